@@ -1,0 +1,36 @@
+/**
+ * The public API of Baton's pure orchestration core. Nothing here does I/O.
+ */
+export * from "./types.ts";
+export { PlanValidationError, FormAnswerError, type PlanIssue, type FormAnswerIssue } from "./errors.ts";
+export { rawPlanSchema, rawStepSchema, rawAppendedStepsSchema, type RawPlan, type RawStep } from "./plan-schema.ts";
+export { validatePlan, validateAppendedSteps, ancestors, type PlanLimits } from "./validate-plan.ts";
+export {
+  parseTemplateRefs,
+  renderTemplate,
+  fenceUntrusted,
+  type TemplateVariable,
+  type TemplateRefs,
+  type RenderableStep,
+} from "./templates.ts";
+export { isTerminalStep, isSuccessfulEnough, isLiveStep, isTerminalPlan } from "./status.ts";
+export { readySteps, nextRetryAt } from "./readiness.ts";
+export {
+  DEFAULT_MAX_RETRIES,
+  HARD_MAX_RETRIES,
+  BASE_BACKOFF_MS,
+  MAX_BACKOFF_MS,
+  retryDelayMs,
+  canRetry,
+} from "./failure-policy.ts";
+export { createPlanState, stepStateFromSpec, findStep } from "./plan-state.ts";
+export { reconcile } from "./reconcile.ts";
+export { RUN_LOST_REASON } from "./reconcile-events.ts";
+export {
+  formSpecSchema,
+  validateFormAnswer,
+  formatFormAnswer,
+  MAX_FORM_TEXT_CHARS,
+  MAX_FORM_FIELDS,
+  type FormValue,
+} from "./form-schema.ts";

@@ -1,0 +1,32 @@
+/**
+ * The raw plan JSON that the commander's create_plan tool and the HTTP API accept
+ * (snake_case, as the model writes it). Only the shape is checked here; the rules
+ * that relate steps to each other live in validate-plan.ts.
+ */
+import { z } from "zod";
+import { ON_FAILURE_POLICIES } from "./types.ts";
+import { HARD_MAX_RETRIES } from "./failure-policy.ts";
+
+// strict objects: a misspelt key ("waitFor", "depends_on") must be an error, not a
+// silently applied default that runs the step at the wrong time
+export const rawStepSchema = z.strictObject({
+  index: z.int().min(1),
+  title: z.string().trim().min(1).max(200),
+  assignee: z.string().trim().min(1).max(100),
+  input: z.string().min(1),
+  wait_for: z.array(z.int().min(1)).optional(),
+  on_failure: z.enum(ON_FAILURE_POLICIES).optional(),
+  max_retries: z.int().min(0).max(HARD_MAX_RETRIES).optional(),
+});
+
+export const rawPlanSchema = z.strictObject({
+  title: z.string().trim().min(1).max(200),
+  max_parallel: z.int().min(1).optional(),
+  steps: z.array(rawStepSchema),
+});
+
+/** Steps the commander appends to a running plan. */
+export const rawAppendedStepsSchema = z.array(rawStepSchema);
+
+export type RawStep = z.infer<typeof rawStepSchema>;
+export type RawPlan = z.infer<typeof rawPlanSchema>;

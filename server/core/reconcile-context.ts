@@ -1,0 +1,130 @@
+/**
+ * The mutable working copy that one reconcile edits, and the transitions that
+ * several events share (failure policy, abort cascade, cancel). Internal to
+ * reconcile: the input plan is cloned first, so nothing here touches the caller's
+ * state.
+ */
+import { canRetry, retryDelayMs } from "./failure-policy.ts";
+import { isTerminalStep } from "./status.ts";
+import type { PlanCommand, PlanState, ReconcileInput, ReconcileResult, StepState } from "./types.ts";
+
+export interface Working {
+  readonly input: ReconcileInput;
+  readonly now: number;
+  plan: PlanState;
+  commands: PlanCommand[];
+  log: ReconcileResult["log"];
+}
+
+export function cloneStep(step: StepState): StepState {
+  return { ...step, waitFor: [...step.waitFor], outputFiles: [...step.outputFiles] };
+}
+
+export function startWorking(input: ReconcileInput): Working {
+  const plan = { ...input.plan, steps: input.plan.steps.map(cloneStep) };
+  return { input, now: input.now, plan, commands: [], log: [] };
+}
+
+export function note(working: Working, stepIndex: number | null, message: string): void {
+  working.log.push({ stepIndex, message });
+}
+
+/** Mark a step finished without output. */
+export function skipStep(working: Working, step: StepState, reason: string | null): void {
+  step.status = "skipped";
+  step.failureReason = reason;
+  step.decisionPending = false;
+  step.retryAt = null;
+  step.liveRunId = null;
+  step.endedAt = working.now;
+}
+
+/** Back to pending with a fresh retry budget (commander retry, member retry). */
+export function resetForRetry(step: StepState): void {
+  step.status = "pending";
+  step.decisionPending = false;
+  step.transientFailures = 0;
+  step.failureReason = null;
+  step.retryAt = null;
+  step.liveRunId = null;
+  step.endedAt = null;
+}
+
+/**
+ * A run of `step` failed. Transient failures with budget left go back to pending
+ * with backoff; anything else applies the step's on_failure policy.
+ */
+export function handleFailure(working: Working, step: StepState, transient: boolean, reason: string): void {
+  step.liveRunId = null;
+  if (transient && canRetry(step)) {
+    step.transientFailures += 1;
+    const delay = retryDelayMs(step.transientFailures, working.input.random);
+    step.status = "pending";
+    step.retryAt = working.now + delay;
+    step.failureReason = reason;
+    working.commands.push({ type: "schedule-tick", at: step.retryAt });
+    note(working, step.index, `transient failure (${reason}); retry ${step.transientFailures} of ${step.maxRetries} in ${delay} ms`);
+    return;
+  }
+  const finalReason = transient ? `${reason} (no retries left after ${step.transientFailures})` : reason;
+  switch (step.onFailure) {
+    case "abort_plan":
+      note(working, step.index, `failed (${finalReason}); on_failure abort_plan stops the plan`);
+      abortPlan(working, step, finalReason, `plan aborted: step ${step.index} failed`);
+      return;
+    case "continue":
+      skipStep(working, step, finalReason);
+      note(working, step.index, `failed (${finalReason}); on_failure continue: skipped, downstream proceeds`);
+      return;
+    case "ask_commander":
+      step.status = "failed";
+      step.failureReason = finalReason;
+      step.decisionPending = true;
+      step.retryAt = null;
+      step.endedAt = working.now;
+      working.commands.push({ type: "ask-commander", stepIndex: step.index, failureReason: finalReason });
+      note(working, step.index, `failed (${finalReason}); asking the commander to decide`);
+      return;
+  }
+}
+
+/**
+ * Every step that has not ended is skipped, live runs are cancelled, and decisions
+ * nobody will take any more are dropped. Shared by abort and cancel.
+ */
+function endOpenSteps(working: Working, reason: string, except: StepState | null): void {
+  for (const step of working.plan.steps) {
+    if (step === except) continue;
+    if (step.status === "in_progress" && step.liveRunId !== null) {
+      working.commands.push({ type: "cancel-run", runId: step.liveRunId });
+    }
+    if (!isTerminalStep(step.status)) {
+      skipStep(working, step, reason);
+      note(working, step.index, `skipped: ${reason}`);
+    } else if (step.decisionPending) {
+      step.decisionPending = false;
+    }
+  }
+}
+
+/** on_failure abort_plan, or the commander's abort: `failed` fails, everything open is skipped, the plan fails. */
+export function abortPlan(working: Working, failed: StepState, failureReason: string | null, cascadeReason: string): void {
+  failed.status = "failed";
+  if (failureReason !== null) failed.failureReason = failureReason;
+  failed.decisionPending = false;
+  failed.retryAt = null;
+  failed.liveRunId = null;
+  failed.endedAt ??= working.now;
+  endOpenSteps(working, cascadeReason, failed);
+  working.plan.status = "failed";
+  working.commands.push({ type: "plan-ended", status: "failed" });
+  note(working, null, `plan failed: ${cascadeReason}`);
+}
+
+/** A member cancelled the plan. */
+export function cancelPlan(working: Working, reason: string): void {
+  endOpenSteps(working, reason, null);
+  working.plan.status = "cancelled";
+  working.commands.push({ type: "plan-ended", status: "cancelled" });
+  note(working, null, `plan cancelled: ${reason}`);
+}

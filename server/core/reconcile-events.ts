@@ -1,0 +1,210 @@
+/**
+ * One handler per event kind. The map type makes adding a PlanEvent kind a
+ * compile error until it is handled here. A handler edits the working copy and
+ * says whether the event applied; ignored events leave the plan untouched.
+ */
+import { findStep, stepStateFromSpec } from "./plan-state.ts";
+import {
+  abortPlan,
+  cancelPlan,
+  handleFailure,
+  note,
+  resetForRetry,
+  skipStep,
+  type Working,
+} from "./reconcile-context.ts";
+import { USER_ASSIGNEE, type CommanderDecision, type PlanEvent, type PlanEventType, type StepSpec, type StepState } from "./types.ts";
+
+export type HandlerOutcome = "applied" | "ignored";
+
+type Handlers = { [K in PlanEventType]: (working: Working, event: Extract<PlanEvent, { type: K }>) => HandlerOutcome };
+
+/** The reason recorded when a run's process died under it. */
+export const RUN_LOST_REASON = "the run was lost (its process stopped)";
+
+function stepOrIgnore(working: Working, stepIndex: number): StepState | undefined {
+  const step = findStep(working.plan, stepIndex);
+  if (!step) note(working, stepIndex, `event names step ${stepIndex}, which does not exist; ignored`);
+  return step;
+}
+
+/** Results are only accepted from the run currently executing the step; anything else is stale. */
+function liveStepOrIgnore(working: Working, stepIndex: number, runId: string): StepState | undefined {
+  const step = stepOrIgnore(working, stepIndex);
+  if (!step) return undefined;
+  if (step.status !== "in_progress" || step.liveRunId !== runId) {
+    note(working, stepIndex, `stale event from run ${runId} (step is ${step.status}, live run ${step.liveRunId ?? "none"}); ignored`);
+    return undefined;
+  }
+  return step;
+}
+
+export const handlers: Handlers = {
+  "plan-created": () => "applied",
+  tick: () => "applied",
+
+  "run-started": (working, event) => {
+    if (!liveStepOrIgnore(working, event.stepIndex, event.runId)) return "ignored";
+    note(working, event.stepIndex, `run ${event.runId} started`);
+    return "applied";
+  },
+
+  "run-finished": (working, event) => {
+    const step = liveStepOrIgnore(working, event.stepIndex, event.runId);
+    if (!step) return "ignored";
+    const outcome = event.outcome;
+    switch (outcome.kind) {
+      case "ok":
+        step.status = "done";
+        step.outputSummary = outcome.summary;
+        step.outputFiles = [...outcome.files];
+        step.outputUntrusted = outcome.untrusted ?? false;
+        step.failureReason = null;
+        step.retryAt = null;
+        step.liveRunId = null;
+        step.endedAt = working.now;
+        note(working, step.index, `done (run ${event.runId})`);
+        return "applied";
+      case "blocked":
+        // liveRunId stays: it names the session that a form answer resumes
+        step.status = "blocked";
+        note(working, step.index, `blocked: waiting for a form answer (run ${event.runId})`);
+        return "applied";
+      case "failed":
+        handleFailure(working, step, outcome.transient, outcome.reason);
+        return "applied";
+    }
+  },
+
+  "run-lost": (working, event) => {
+    const step = liveStepOrIgnore(working, event.stepIndex, event.runId);
+    if (!step) return "ignored";
+    handleFailure(working, step, true, RUN_LOST_REASON);
+    return "applied";
+  },
+
+  "form-answered": (working, event) => {
+    const step = stepOrIgnore(working, event.stepIndex);
+    if (!step) return "ignored";
+    if (step.status !== "blocked") {
+      note(working, step.index, `form answer for a step that is ${step.status}; ignored`);
+      return "ignored";
+    }
+    if (step.assignee === USER_ASSIGNEE) {
+      step.status = "done";
+      step.outputSummary = event.summary;
+      step.outputFiles = [];
+      step.outputUntrusted = false;
+      step.failureReason = null;
+      step.liveRunId = null;
+      step.endedAt = working.now;
+      note(working, step.index, "done: the form was answered");
+      return "applied";
+    }
+    // resuming takes no new parallel slot: the blocked step kept its share while it waited,
+    // because nothing is dispatched while a plan is paused
+    const previousRunId = step.liveRunId;
+    const runId = working.input.newRunId();
+    step.status = "in_progress";
+    step.liveRunId = runId;
+    working.commands.push({
+      type: "resume",
+      stepIndex: step.index,
+      answer: event.summary,
+      attempt: step.attempts,
+      runId,
+      previousRunId,
+    });
+    note(working, step.index, `resumed with the form answer as run ${runId}`);
+    return "applied";
+  },
+
+  "commander-decision": (working, event) => {
+    const step = stepOrIgnore(working, event.stepIndex);
+    if (!step) return "ignored";
+    if (!step.decisionPending) {
+      note(working, step.index, `commander decision "${event.decision.kind}" but no decision is pending; ignored`);
+      return "ignored";
+    }
+    return applyDecision(working, step, event.decision);
+  },
+
+  "retry-step": (working, event) => {
+    const step = stepOrIgnore(working, event.stepIndex);
+    if (!step) return "ignored";
+    if (step.status !== "failed") {
+      note(working, step.index, `retry requested for a step that is ${step.status}; ignored`);
+      return "ignored";
+    }
+    resetForRetry(step);
+    note(working, step.index, "retry requested by a member");
+    return "applied";
+  },
+
+  "skip-step": (working, event) => {
+    const step = stepOrIgnore(working, event.stepIndex);
+    if (!step) return "ignored";
+    if (step.status !== "failed" && step.status !== "pending") {
+      note(working, step.index, `skip requested for a step that is ${step.status}; ignored`);
+      return "ignored";
+    }
+    skipStep(working, step, event.reason);
+    note(working, step.index, `skipped by a member: ${event.reason}`);
+    return "applied";
+  },
+
+  cancel: (working, event) => {
+    cancelPlan(working, event.reason);
+    return "applied";
+  },
+};
+
+function applyDecision(working: Working, step: StepState, decision: CommanderDecision): HandlerOutcome {
+  switch (decision.kind) {
+    case "retry":
+      resetForRetry(step);
+      if (decision.input !== undefined) step.input = decision.input;
+      if (decision.assignee !== undefined) step.assignee = decision.assignee;
+      note(working, step.index, `the commander retries the step${decision.assignee ? ` with ${decision.assignee}` : ""}${decision.input !== undefined ? " with new input" : ""}`);
+      return "applied";
+    case "skip":
+      skipStep(working, step, decision.reason ?? step.failureReason);
+      note(working, step.index, `the commander skips the step${decision.reason ? `: ${decision.reason}` : ""}`);
+      return "applied";
+    case "abort": {
+      const reason = decision.reason ? `plan aborted by the commander: ${decision.reason}` : `plan aborted: step ${step.index} failed`;
+      abortPlan(working, step, null, reason);
+      return "applied";
+    }
+    case "append": {
+      const problem = appendProblem(working.plan.steps, decision.steps);
+      if (problem) {
+        note(working, step.index, `the commander's appended steps were rejected (${problem}); still waiting for a decision`);
+        return "ignored";
+      }
+      for (const spec of decision.steps) working.plan.steps.push(stepStateFromSpec(spec));
+      // the failed step is replaced by the new work: skipping it lets its downstream proceed
+      skipStep(working, step, step.failureReason);
+      note(working, step.index, `the commander appends steps ${decision.steps.map((spec) => spec.index).join(", ")}; this step is skipped`);
+      return "applied";
+    }
+  }
+}
+
+/**
+ * A last structural guard; validateAppendedSteps is the real check, run before the
+ * decision is recorded. Appending anything that could deadlock the plan is refused.
+ */
+function appendProblem(existing: readonly StepState[], specs: readonly StepSpec[]): string | null {
+  if (specs.length === 0) return "no steps";
+  const known = new Set(existing.map((step) => step.index));
+  let expected = Math.max(0, ...known) + 1;
+  for (const spec of specs) {
+    if (spec.index !== expected) return `expected index ${expected}, got ${spec.index}`;
+    const bad = spec.waitFor.find((upstream) => upstream >= spec.index || !known.has(upstream));
+    if (bad !== undefined) return `step ${spec.index} waits for step ${bad}`;
+    known.add(spec.index);
+    expected += 1;
+  }
+  return null;
+}

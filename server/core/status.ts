@@ -1,0 +1,25 @@
+/**
+ * Small predicates over the closed status unions, so every module asks the same
+ * question the same way instead of repeating lists of statuses.
+ */
+import type { PlanStatus, StepStatus } from "./types.ts";
+
+/** A step that will not change again unless someone intervenes (retry, skip). */
+export function isTerminalStep(status: StepStatus): boolean {
+  return status === "done" || status === "failed" || status === "skipped";
+}
+
+/** Downstream steps may proceed past this one: it produced output, or was skipped on purpose. */
+export function isSuccessfulEnough(status: StepStatus): boolean {
+  return status === "done" || status === "skipped";
+}
+
+/** A run is executing this step right now. */
+export function isLiveStep(status: StepStatus): boolean {
+  return status === "in_progress";
+}
+
+/** The plan has ended; events for it are ignored. */
+export function isTerminalPlan(status: PlanStatus): boolean {
+  return status === "completed" || status === "failed" || status === "cancelled";
+}

@@ -1,0 +1,163 @@
+/**
+ * The vocabulary of Baton's orchestration core. Everything here is plain data:
+ * the executor loads it from the database, hands it to `reconcile`, and carries
+ * out the commands that come back.
+ */
+
+export const STEP_STATUSES = ["pending", "in_progress", "done", "failed", "skipped", "blocked"] as const;
+export type StepStatus = (typeof STEP_STATUSES)[number];
+
+export const PLAN_STATUSES = ["running", "paused", "completed", "failed", "cancelled"] as const;
+export type PlanStatus = (typeof PLAN_STATUSES)[number];
+
+export const ON_FAILURE_POLICIES = ["abort_plan", "continue", "ask_commander"] as const;
+export type OnFailure = (typeof ON_FAILURE_POLICIES)[number];
+
+/** Reserved assignees; anything else is an agent handle. */
+export const USER_ASSIGNEE = "user";
+export const COMMANDER_ASSIGNEE = "commander";
+
+/** A step as the commander (or an API client) proposes it, after validation and defaults. */
+export interface StepSpec {
+  index: number;
+  title: string;
+  assignee: string;
+  input: string;
+  waitFor: number[];
+  onFailure: OnFailure;
+  maxRetries: number;
+}
+
+/** A validated plan proposal. */
+export interface PlanSpec {
+  title: string;
+  maxParallel: number;
+  steps: StepSpec[];
+}
+
+/** A step with its executor-owned runtime fields. */
+export interface StepState extends StepSpec {
+  status: StepStatus;
+  /** how many times the step has been dispatched */
+  attempts: number;
+  /** transient failures so far; retries stop at maxRetries */
+  transientFailures: number;
+  /** epoch ms before which a pending retry must not be dispatched */
+  retryAt: number | null;
+  outputSummary: string | null;
+  outputFiles: string[];
+  /** the summary came from untrusted content: fence it when rendered downstream */
+  outputUntrusted: boolean;
+  failureReason: string | null;
+  /** the run currently executing this step; results from any other run are stale */
+  liveRunId: string | null;
+  /** a failed ask_commander step waiting for the commander's decision */
+  decisionPending: boolean;
+  startedAt: number | null;
+  endedAt: number | null;
+}
+
+export interface PlanState {
+  id: string;
+  status: PlanStatus;
+  maxParallel: number;
+  /** the original request ({{request}}) */
+  request: string;
+  steps: StepState[];
+}
+
+/** Form a blocked step raises; the answer is validated against it. */
+export interface FormField {
+  name: string;
+  label: string;
+  type: "text" | "textarea" | "number" | "boolean" | "select";
+  required: boolean;
+  options?: string[];
+}
+export interface FormSpec {
+  title: string;
+  fields: FormField[];
+}
+
+export type RunOutcome =
+  | { kind: "ok"; summary: string; files: string[]; untrusted?: boolean }
+  | { kind: "failed"; transient: boolean; reason: string }
+  | { kind: "blocked" };
+
+export type CommanderDecision =
+  | { kind: "retry"; input?: string; assignee?: string }
+  | { kind: "skip"; reason?: string }
+  | { kind: "abort"; reason?: string }
+  | { kind: "append"; steps: StepSpec[] };
+
+/** Everything that can happen to a plan. Reconcile runs once per event. */
+export type PlanEvent =
+  | { type: "plan-created" }
+  | { type: "run-started"; stepIndex: number; runId: string }
+  | { type: "run-finished"; stepIndex: number; runId: string; outcome: RunOutcome }
+  /** a live run's process died (lease expired, or found at start-up): a transient failure */
+  | { type: "run-lost"; stepIndex: number; runId: string }
+  /** a person answered the form of a blocked step (user step: done; agent step: resumes) */
+  | { type: "form-answered"; stepIndex: number; summary: string }
+  | { type: "commander-decision"; stepIndex: number; decision: CommanderDecision }
+  /** a retry timer fired (or anything else that only needs readiness re-computed) */
+  | { type: "tick" }
+  | { type: "cancel"; reason: string }
+  /** member controls on a failed step */
+  | { type: "retry-step"; stepIndex: number }
+  | { type: "skip-step"; stepIndex: number; reason: string };
+
+export type PlanEventType = PlanEvent["type"];
+
+/** What the executor must do after a reconcile, inside the same transaction where it can. */
+export type PlanCommand =
+  /** start a run: sub-agent = visible @mention message; commander = private wake-up */
+  | { type: "dispatch"; stepIndex: number; assignee: string; renderedInput: string; attempt: number; runId: string }
+  /** assignee `user`: raise a form in the conversation; the step is now blocked */
+  | { type: "open-form"; stepIndex: number; renderedInput: string }
+  /**
+   * continue the blocked agent session of this step with the form answer, as a new run `runId`;
+   * `previousRunId` is the run that blocked (whose session to continue)
+   */
+  | { type: "resume"; stepIndex: number; answer: string; attempt: number; runId: string; previousRunId: string | null }
+  /** wake the commander to decide about a failed ask_commander step */
+  | { type: "ask-commander"; stepIndex: number; failureReason: string }
+  /** arrange a `tick` at this time (retry backoff) */
+  | { type: "schedule-tick"; at: number }
+  /** abort a live run (plan cancelled or aborted) */
+  | { type: "cancel-run"; runId: string }
+  | { type: "plan-ended"; status: Extract<PlanStatus, "completed" | "failed" | "cancelled"> };
+
+/** Live run counts outside this plan, so pooled limits hold across plans. */
+export interface CapacityView {
+  /** per agent handle: the limit and how many runs of it are live elsewhere */
+  agents: Record<string, { limit: number; live: number }>;
+  /** per model id: the limit and how many runs on it are live elsewhere */
+  models: Record<string, { limit: number; live: number }>;
+  /** which model each agent handle uses */
+  agentModel: Record<string, string>;
+}
+
+export interface ReconcileInput {
+  plan: PlanState;
+  event: PlanEvent;
+  now: number;
+  /** [0, 1); injected so backoff jitter stays deterministic in tests */
+  random: () => number;
+  /**
+   * Mints the id of a run that a dispatch or resume starts. The id is written to the
+   * step's `liveRunId` in the same result, so recording the run and deciding to start
+   * it stay one atomic unit (no window where a step is in progress without a run id).
+   */
+  newRunId: () => string;
+  capacity: CapacityView;
+}
+
+export interface ReconcileResult {
+  plan: PlanState;
+  commands: PlanCommand[];
+  /** indexes of steps whose fields changed (what the executor must write back) */
+  changedSteps: number[];
+  /** human-readable decisions for the execution log */
+  log: { stepIndex: number | null; message: string }[];
+}

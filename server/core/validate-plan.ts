@@ -1,0 +1,282 @@
+/**
+ * Turns a raw plan proposal into a PlanSpec, or rejects it with every problem
+ * found, each naming the step and field, so the commander can fix all of them in
+ * one more tool call.
+ */
+import type { z } from "zod";
+import { PlanValidationError, type PlanIssue } from "./errors.ts";
+import { rawAppendedStepsSchema, rawPlanSchema, type RawStep } from "./plan-schema.ts";
+import { parseTemplateRefs } from "./templates.ts";
+import { COMMANDER_ASSIGNEE, USER_ASSIGNEE, type PlanSpec, type PlanState, type StepSpec } from "./types.ts";
+
+export interface PlanLimits {
+  maxSteps: number;
+  maxInputChars: number;
+  defaultMaxParallel: number;
+  defaultMaxRetries: number;
+}
+
+interface ValidationContext {
+  assignees: ReadonlySet<string>;
+  limits: PlanLimits;
+}
+
+/**
+ * Validate a plan proposed by the commander or an API client and apply defaults
+ * (wait_for = [index-1], on_failure = ask_commander, max_retries and max_parallel
+ * from `limits`). `assignees` are the agent handles in the conversation; `user`
+ * and `commander` are always allowed.
+ * @throws PlanValidationError listing every issue found
+ */
+export function validatePlan({
+  raw,
+  assignees,
+  limits,
+}: {
+  raw: unknown;
+  assignees: ReadonlySet<string>;
+  limits: PlanLimits;
+}): PlanSpec {
+  const parsed = rawPlanSchema.safeParse(raw);
+  if (!parsed.success) {
+    const rawSteps = isRecord(raw) ? raw.steps : undefined;
+    throw new PlanValidationError(shapeIssues(parsed.error, rawSteps, ["steps"]));
+  }
+  const plan = parsed.data;
+  const issues: PlanIssue[] = [];
+  if (plan.steps.length === 0) {
+    issues.push({ stepIndex: null, field: "steps", message: "the plan has no steps" });
+  } else if (plan.steps.length > limits.maxSteps) {
+    issues.push({
+      stepIndex: null,
+      field: "steps",
+      message: `the plan has ${plan.steps.length} steps; the limit is ${limits.maxSteps}`,
+    });
+  }
+  const steps = checkSteps({ steps: plan.steps, firstIndex: 1, existing: new Map(), context: { assignees, limits }, issues });
+  if (issues.length > 0) throw new PlanValidationError(issues);
+  return { title: plan.title, maxParallel: plan.max_parallel ?? limits.defaultMaxParallel, steps };
+}
+
+/**
+ * Validate steps the commander appends to a running plan (its "append" decision).
+ * Indexes continue from the plan's current highest index; wait_for and templates
+ * may name any existing step or an earlier appended one.
+ * @throws PlanValidationError listing every issue found
+ */
+export function validateAppendedSteps({
+  existing,
+  raw,
+  assignees,
+  limits,
+}: {
+  existing: PlanState;
+  raw: unknown;
+  assignees: ReadonlySet<string>;
+  limits: PlanLimits;
+}): StepSpec[] {
+  const parsed = rawAppendedStepsSchema.safeParse(raw);
+  if (!parsed.success) throw new PlanValidationError(shapeIssues(parsed.error, raw, []));
+  const issues: PlanIssue[] = [];
+  const total = existing.steps.length + parsed.data.length;
+  if (parsed.data.length === 0) {
+    issues.push({ stepIndex: null, field: "steps", message: "there are no steps to append" });
+  } else if (total > limits.maxSteps) {
+    issues.push({
+      stepIndex: null,
+      field: "steps",
+      message: `the plan would have ${total} steps; the limit is ${limits.maxSteps}`,
+    });
+  }
+  const existingWaitFor = new Map(existing.steps.map((step) => [step.index, step.waitFor] as const));
+  const firstIndex = Math.max(0, ...existing.steps.map((step) => step.index)) + 1;
+  const steps = checkSteps({
+    steps: parsed.data,
+    firstIndex,
+    existing: existingWaitFor,
+    context: { assignees, limits },
+    issues,
+  });
+  if (issues.length > 0) throw new PlanValidationError(issues);
+  return steps;
+}
+
+function isRecord(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Map zod issues to plan issues: `steps.2.wait_for.0` becomes the step's declared index and "wait_for". */
+function shapeIssues(error: z.ZodError, rawSteps: unknown, stepsPath: PropertyKey[]): PlanIssue[] {
+  return error.issues.map((issue) => {
+    const path = issue.path;
+    const underSteps = stepsPath.every((key, i) => path[i] === key);
+    const position = underSteps ? path[stepsPath.length] : undefined;
+    if (typeof position !== "number") {
+      const field = issue.code === "unrecognized_keys" ? issue.keys.join(", ") : path.map(String).join(".") || (stepsPath.length === 0 ? "steps" : "plan");
+      const message = issue.code === "unrecognized_keys" ? `unknown field (${issue.message})` : issue.message;
+      return { stepIndex: null, field, message };
+    }
+    const rawStep = Array.isArray(rawSteps) ? rawSteps[position] : undefined;
+    const declared = isRecord(rawStep) ? rawStep.index : undefined;
+    const stepIndex = typeof declared === "number" && Number.isInteger(declared) ? declared : null;
+    const rest = path.slice(stepsPath.length + 1);
+    if (issue.code === "unrecognized_keys") {
+      return { stepIndex, field: issue.keys.join(", "), message: `unknown field (${issue.message})` };
+    }
+    const field = rest.length > 0 ? String(rest[0]) : "step";
+    // a step that is not at the position its index claims is easier to find by position
+    const where = stepIndex === null ? ` (the step at position ${position + 1})` : "";
+    return { stepIndex, field, message: issue.message + where };
+  });
+}
+
+function normalizeAssignee(assignee: string): string {
+  // models often write the mention form; the handle is what the conversation knows
+  return assignee.startsWith("@") ? assignee.slice(1) : assignee;
+}
+
+/** Relational checks shared by a new plan and appended steps. Pushes issues, returns specs with defaults. */
+function checkSteps({
+  steps,
+  firstIndex,
+  existing,
+  context,
+  issues,
+}: {
+  steps: RawStep[];
+  firstIndex: number;
+  existing: ReadonlyMap<number, readonly number[]>;
+  context: ValidationContext;
+  issues: PlanIssue[];
+}): StepSpec[] {
+  const { assignees, limits } = context;
+  const declared = new Set<number>(existing.keys());
+  for (const step of steps) declared.add(step.index);
+
+  const specs: StepSpec[] = [];
+  const seen = new Set<number>(existing.keys());
+  steps.forEach((step, position) => {
+    const index = step.index;
+    const report = (field: string, message: string) => issues.push({ stepIndex: index, field, message });
+    const expected = firstIndex + position;
+    if (seen.has(index)) {
+      report("index", `index ${index} repeats (indexes must run ${firstIndex}, ${firstIndex + 1}, ... in order)`);
+    } else if (index !== expected) {
+      report("index", `expected index ${expected} here (indexes must run ${firstIndex}, ${firstIndex + 1}, ... in order, without gaps)`);
+    }
+    seen.add(index);
+
+    if (step.wait_for !== undefined) {
+      const listed = new Set<number>();
+      for (const upstream of step.wait_for) {
+        if (listed.has(upstream)) report("wait_for", `names step ${upstream} more than once`);
+        listed.add(upstream);
+        if (upstream === index) report("wait_for", "names the step itself");
+        else if (!declared.has(upstream)) report("wait_for", `names step ${upstream}, which does not exist`);
+        else if (upstream > index) report("wait_for", `names step ${upstream}, which comes later (a step can only wait for earlier steps)`);
+      }
+    }
+
+    const assignee = normalizeAssignee(step.assignee);
+    if (assignee !== USER_ASSIGNEE && assignee !== COMMANDER_ASSIGNEE && !assignees.has(assignee)) {
+      const known = [...assignees, USER_ASSIGNEE, COMMANDER_ASSIGNEE].join(", ");
+      report("assignee", `"${assignee}" is not in this conversation (available: ${known})`);
+    }
+    if (step.input.length > limits.maxInputChars) {
+      report("input", `is ${step.input.length} characters long; the limit is ${limits.maxInputChars}`);
+    }
+
+    // the default names the previous step only if it exists, so a bad index is reported once
+    const waitFor = step.wait_for ?? (index > 1 && declared.has(index - 1) ? [index - 1] : []);
+    specs.push({
+      index,
+      title: step.title,
+      assignee,
+      input: step.input,
+      waitFor: [...new Set(waitFor)],
+      onFailure: step.on_failure ?? "ask_commander",
+      maxRetries: step.max_retries ?? limits.defaultMaxRetries,
+    });
+  });
+
+  const graph = new Map<number, readonly number[]>(existing);
+  for (const spec of specs) if (!graph.has(spec.index)) graph.set(spec.index, spec.waitFor);
+  for (const spec of specs) checkTemplate(spec, graph, declared, issues);
+  issues.push(...cycleIssues(graph));
+  return specs;
+}
+
+function checkTemplate(spec: StepSpec, graph: ReadonlyMap<number, readonly number[]>, declared: ReadonlySet<number>, issues: PlanIssue[]): void {
+  const refs = parseTemplateRefs(spec.input);
+  const report = (message: string) => issues.push({ stepIndex: spec.index, field: "input", message });
+  for (const text of new Set(refs.unknown)) {
+    report(`unknown template variable {{${text}}} (use {{request}}, {{step_N.output_summary}} or {{step_N.output_files}})`);
+  }
+  const upstream = ancestors(spec.index, graph);
+  const reported = new Set<string>();
+  for (const variable of refs.variables) {
+    if (variable.kind !== "step") continue;
+    const name = `{{step_${variable.stepIndex}.${variable.field}}}`;
+    if (reported.has(name)) continue;
+    reported.add(name);
+    if (variable.stepIndex === spec.index) report(`${name} reads the step's own output`);
+    else if (!declared.has(variable.stepIndex)) report(`${name} names step ${variable.stepIndex}, which does not exist`);
+    else if (!upstream.has(variable.stepIndex)) {
+      report(`${name} names step ${variable.stepIndex}, which is not upstream of step ${spec.index} (add it to wait_for, directly or through another step)`);
+    }
+  }
+}
+
+/** Every step reachable through wait_for, ignoring references to missing steps. */
+export function ancestors(index: number, graph: ReadonlyMap<number, readonly number[]>): Set<number> {
+  const found = new Set<number>();
+  const stack = [...(graph.get(index) ?? [])];
+  while (stack.length > 0) {
+    const next = stack.pop()!;
+    if (found.has(next) || !graph.has(next)) continue;
+    found.add(next);
+    stack.push(...graph.get(next)!);
+  }
+  found.delete(index);
+  return found;
+}
+
+/**
+ * Explicit cycle detection. Index ordering already rules cycles out for a fresh
+ * plan, but appended steps are checked against stored ones, and we would rather
+ * reject than deadlock if that invariant is ever broken.
+ */
+function cycleIssues(graph: ReadonlyMap<number, readonly number[]>): PlanIssue[] {
+  const issues: PlanIssue[] = [];
+  const state = new Map<number, "visiting" | "done">();
+  const reportedCycles = new Set<string>();
+  const path: number[] = [];
+  const visit = (node: number): void => {
+    state.set(node, "visiting");
+    path.push(node);
+    for (const next of graph.get(node) ?? []) {
+      // a self-wait is already reported as "names the step itself"
+      if (!graph.has(next) || next === node) continue;
+      const seen = state.get(next);
+      if (seen === "visiting") {
+        const cycle = path.slice(path.indexOf(next));
+        const key = [...cycle].sort((a, b) => a - b).join(",");
+        if (!reportedCycles.has(key)) {
+          reportedCycles.add(key);
+          const start = Math.min(...cycle);
+          issues.push({
+            stepIndex: start,
+            field: "wait_for",
+            message: `steps wait for each other in a cycle: ${[...cycle, next].join(" waits for ")}`,
+          });
+        }
+      } else if (seen === undefined) {
+        visit(next);
+      }
+    }
+    path.pop();
+    state.set(node, "done");
+  };
+  for (const node of [...graph.keys()].sort((a, b) => a - b)) if (!state.has(node)) visit(node);
+  return issues;
+}
