@@ -1,0 +1,22 @@
+import { z } from "zod";
+import { parseJson, requireApiConversation, withApiToken } from "@/server/http/api-v1.ts";
+
+const postMessage = z.object({
+  body: z.string().max(20_000),
+  mentions: z.array(z.string().min(1)).max(20).default([]),
+});
+
+export async function POST(request: Request, context: { params: Promise<{ id: string }> }) {
+  return withApiToken(request, async (runtime) => {
+    const { id } = await context.params;
+    await requireApiConversation(runtime, id);
+    const body = await parseJson(request, postMessage);
+    const message = await runtime.executor.postMessage({
+      conversationId: id,
+      author: { kind: "user", userId: runtime.apiUserId },
+      body: body.body,
+      mentionHandles: body.mentions,
+    });
+    return Response.json(message, { status: 201 });
+  });
+}

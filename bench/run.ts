@@ -1,0 +1,61 @@
+/**
+ * `npm run bench`: prints orchestration figures for the embedded database and, when
+ * DATABASE_URL points at PostgreSQL, for PostgreSQL too. Figures, not assertions.
+ *   overhead  — ms of orchestration per step on a 200-step chain whose steps take 0 ms
+ *   makespan  — wall time / critical path on DAGs with known step times (1.00 is ideal)
+ */
+import { createTestDatabase } from "../server/db/test-database.ts";
+import type { Database } from "../server/db/database.ts";
+import { createExecutorFixture } from "../server/executor/testing/executor-fixture.ts";
+import { createBenchRunner } from "./bench-runner.ts";
+import { chain, criticalPathMs, diamondWithStraggler, randomDag, toPlan, type TimedStep } from "./dags.ts";
+
+const UNBOUNDED = 1000;
+
+async function runPlan(fixture: Awaited<ReturnType<typeof createExecutorFixture>>, plan: ReturnType<typeof toPlan>) {
+  const started = performance.now();
+  const submitted = await fixture.executor.submitPlan({ conversationId: fixture.conversationId, raw: plan });
+  const status = await fixture.waitForPlan(submitted.id, ["completed", "failed", "cancelled"], 600_000);
+  if (status !== "completed") throw new Error(`${plan.title} ended ${status}`);
+  return performance.now() - started;
+}
+
+async function benchDatabase(label: string, open: () => Promise<Database>) {
+  const db = await open();
+  const fixture = await createExecutorFixture({ db, script: createBenchRunner() });
+  await db.prisma.agent.updateMany({ data: { concurrency: UNBOUNDED } });
+  try {
+    // warm-up: JIT, prepared statements, connection pool
+    await runPlan(fixture, toPlan("warm-up", chain(20), 1));
+
+    const length = 200;
+    const chainMs = await runPlan(fixture, toPlan("chain", chain(length), 1));
+    console.log(`${label.padEnd(10)} overhead   200-step chain, 0 ms steps: ${(chainMs / length).toFixed(2)} ms/step (${chainMs.toFixed(0)} ms total)`);
+
+    const report = async (name: string, steps: TimedStep[]) => {
+      const makespan = await runPlan(fixture, toPlan(name, steps, UNBOUNDED));
+      const critical = criticalPathMs(steps);
+      console.log(
+        `${label.padEnd(10)} makespan   ${name.padEnd(28)} ${makespan.toFixed(0).padStart(5)} ms / critical path ${critical} ms = ${(makespan / critical).toFixed(3)}`,
+      );
+      return makespan / critical;
+    };
+    await report("diamond with straggler", diamondWithStraggler());
+    const ratios: number[] = [];
+    for (const seed of [1, 2, 3, 4, 5]) ratios.push(await report(`random 20-step DAG seed ${seed}`, randomDag(seed)));
+    const mean = ratios.reduce((sum, ratio) => sum + ratio, 0) / ratios.length;
+    console.log(`${label.padEnd(10)} makespan   mean of random DAGs: ${mean.toFixed(3)}`);
+  } finally {
+    await fixture.close();
+    await db.close();
+  }
+}
+
+console.log("Baton benchmarks (offline model; parallelism unbounded for makespan)\n");
+await benchDatabase("embedded", () => createTestDatabase({ kind: "embedded" }));
+if (process.env.DATABASE_URL?.startsWith("postgres")) {
+  await benchDatabase("postgres", () => createTestDatabase({ kind: "postgres" }));
+} else {
+  console.log("\n(set DATABASE_URL=postgresql://… to benchmark PostgreSQL too; a scratch database is created and dropped)");
+}
+process.exit(0);

@@ -1,0 +1,69 @@
+/**
+ * Wires Baton's parts together: config → database (migrated) → demo workspace →
+ * executor. The one place where concrete adapters are chosen; used by the server,
+ * by headless worker processes in tests, and by the benchmarks.
+ */
+import { randomUUID } from "node:crypto";
+import path from "node:path";
+import type { Config } from "./config/config.ts";
+import { openDatabase, type Database } from "./db/database.ts";
+import { Executor } from "./executor/executor.ts";
+import type { AgentRunner, EventPublisher } from "./executor/ports.ts";
+import { systemClock } from "./executor/system-clock.ts";
+import { createConversationServices } from "./services/conversations.ts";
+import { seedWorkspace } from "./services/seed.ts";
+import { setRuntime, type Runtime } from "./runtime.ts";
+
+export interface BootedCore {
+  db: Database;
+  executor: Executor;
+  runtime: Runtime;
+  demoConversationId: string | null;
+  close(): Promise<void>;
+}
+
+export async function bootCore(input: {
+  config: Config;
+  createRunner: (db: Database) => AgentRunner;
+  publisher: EventPublisher;
+  instanceId?: string;
+  /** false: don't take over orphaned runs or resume plans (tools that only read) */
+  startExecutor?: boolean;
+}): Promise<BootedCore> {
+  const { config } = input;
+  const db = await openDatabase({ url: config.databaseUrl, dataDir: path.join(config.dataDir, "pglite") });
+  const seeded = await seedWorkspace(db.prisma, { defaultModel: config.defaultModel, demoConversation: config.seedDemo });
+  const executor = new Executor({
+    prisma: db.prisma,
+    runner: input.createRunner(db),
+    publisher: input.publisher,
+    clock: systemClock,
+    random: Math.random,
+    instanceId: input.instanceId ?? `baton-${process.pid}-${randomUUID().slice(0, 8)}`,
+    config: {
+      planLimits: config.planLimits,
+      leaseMs: config.leaseMs,
+      modelConcurrency: config.modelConcurrency,
+      singleProcess: db.kind === "embedded",
+    },
+  });
+  const runtime: Runtime = {
+    config,
+    prisma: db.prisma,
+    executor,
+    services: createConversationServices(db.prisma),
+    apiUserId: seeded.apiUserId,
+  };
+  setRuntime(runtime);
+  if (input.startExecutor !== false) await executor.start();
+  return {
+    db,
+    executor,
+    runtime,
+    demoConversationId: seeded.demoConversationId,
+    async close() {
+      await executor.stop();
+      await db.close();
+    },
+  };
+}

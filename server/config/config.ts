@@ -1,0 +1,103 @@
+/**
+ * Configuration comes from the environment, validated once at start-up: a bad
+ * variable stops the server with a message that names it.
+ */
+import { z } from "zod";
+
+const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
+
+const envSchema = z.object({
+  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  HOST: z.string().default("0.0.0.0"),
+  /** unset: embedded PGlite in BATON_DATA_DIR; postgres://… : that PostgreSQL */
+  DATABASE_URL: z
+    .string()
+    .regex(/^postgres(ql)?:\/\//, "must start with postgresql:// (unset it to use the embedded database)")
+    .optional(),
+  BATON_DATA_DIR: z.string().default("./data"),
+  /** bearer token for /api/v1; unset disables the automation API */
+  BATON_API_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
+  BATON_DEFAULT_MODEL: z.string().default("offline"),
+  BATON_MAX_PARALLEL: positiveInt(4),
+  BATON_MAX_PLAN_STEPS: positiveInt(200),
+  BATON_MAX_STEP_INPUT_CHARS: positiveInt(20_000),
+  BATON_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(3),
+  /** how long a run's lease lasts without a heartbeat before another process may take it over */
+  BATON_LEASE_MS: positiveInt(30_000),
+  /** per-model concurrency, e.g. "anthropic:claude-sonnet-4-5=4,offline=64" */
+  BATON_MODEL_CONCURRENCY: z.string().default(""),
+  BATON_SEED_DEMO: z.enum(["0", "1"]).default("1"),
+  BETTER_AUTH_SECRET: z.string().optional(),
+  BETTER_AUTH_URL: z.string().optional(),
+  ANTHROPIC_API_KEY: z.string().optional(),
+  ANTHROPIC_BASE_URL: z.string().url().optional(),
+  OPENAI_API_KEY: z.string().optional(),
+  OPENAI_BASE_URL: z.string().url().optional(),
+  LOCAL_MODEL_BASE_URL: z.string().url().optional(),
+  LOCAL_MODEL_API_KEY: z.string().optional(),
+  NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
+});
+
+export type Env = z.infer<typeof envSchema>;
+
+export interface Config {
+  env: Env;
+  port: number;
+  host: string;
+  databaseUrl: string | undefined;
+  dataDir: string;
+  apiToken: string | undefined;
+  defaultModel: string;
+  planLimits: { maxSteps: number; maxInputChars: number; defaultMaxParallel: number; defaultMaxRetries: number };
+  leaseMs: number;
+  modelConcurrency: Record<string, number>;
+  seedDemo: boolean;
+  dev: boolean;
+}
+
+export class ConfigError extends Error {
+  readonly code = "config_invalid";
+}
+
+function parseModelConcurrency(value: string): Record<string, number> {
+  const limits: Record<string, number> = {};
+  for (const part of value.split(",").map((p) => p.trim()).filter(Boolean)) {
+    const at = part.lastIndexOf("=");
+    const limit = Number(part.slice(at + 1));
+    if (at <= 0 || !Number.isInteger(limit) || limit < 1) {
+      throw new ConfigError(`BATON_MODEL_CONCURRENCY: "${part}" is not model=positive-integer`);
+    }
+    limits[part.slice(0, at)] = limit;
+  }
+  return limits;
+}
+
+/** Validates the environment; throws ConfigError naming every bad variable. */
+export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
+  const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
+  const parsed = envSchema.safeParse(cleaned);
+  if (!parsed.success) {
+    const lines = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
+    throw new ConfigError(`Invalid environment:\n${lines.join("\n")}`);
+  }
+  const env = parsed.data;
+  return {
+    env,
+    port: env.PORT,
+    host: env.HOST,
+    databaseUrl: env.DATABASE_URL,
+    dataDir: env.BATON_DATA_DIR,
+    apiToken: env.BATON_API_TOKEN,
+    defaultModel: env.BATON_DEFAULT_MODEL,
+    planLimits: {
+      maxSteps: env.BATON_MAX_PLAN_STEPS,
+      maxInputChars: env.BATON_MAX_STEP_INPUT_CHARS,
+      defaultMaxParallel: env.BATON_MAX_PARALLEL,
+      defaultMaxRetries: env.BATON_MAX_RETRIES,
+    },
+    leaseMs: env.BATON_LEASE_MS,
+    modelConcurrency: parseModelConcurrency(env.BATON_MODEL_CONCURRENCY),
+    seedDemo: env.BATON_SEED_DEMO === "1",
+    dev: env.NODE_ENV !== "production",
+  };
+}

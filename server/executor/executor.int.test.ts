@@ -1,0 +1,220 @@
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { PlanValidationError } from "../core/errors.ts";
+import { createExecutorFixture, type ExecutorFixture } from "./testing/executor-fixture.ts";
+import { directiveScript } from "./testing/directive-script.ts";
+
+let fixture: ExecutorFixture;
+
+beforeAll(async () => {
+  fixture = await createExecutorFixture({ script: directiveScript });
+});
+
+afterAll(async () => {
+  await fixture?.close();
+});
+
+const step = (index: number, assignee: string, input: string, extra: Record<string, unknown> = {}) => ({
+  index,
+  title: `Step ${index}`,
+  assignee,
+  input,
+  ...extra,
+});
+
+describe("executor on the embedded database", () => {
+  it("runs a diamond in parallel, passes summaries downstream and dispatches each step once", async () => {
+    const plan = await fixture.executor.submitPlan({
+      conversationId: fixture.conversationId,
+      request: "compare things",
+      raw: {
+        title: "Diamond",
+        steps: [
+          step(1, "researcher", "sleep=10 start"),
+          step(2, "analyst", "sleep=80 left of {{step_1.output_summary}}", { wait_for: [1] }),
+          step(3, "writer", "sleep=80 right", { wait_for: [1] }),
+          step(4, "commander", "join {{step_2.output_summary}} and {{step_3.output_summary}}", { wait_for: [2, 3] }),
+        ],
+      },
+    });
+    expect(await fixture.waitForPlan(plan.id)).toBe("completed");
+    const steps = await fixture.db.prisma.planStep.findMany({ where: { planId: plan.id }, orderBy: { index: "asc" } });
+    expect(steps.map((s) => s.status)).toEqual(["done", "done", "done", "done"]);
+    expect(steps[1]!.renderedInput).toContain("summary of 1");
+    expect(steps[3]!.renderedInput).toContain("summary of 2");
+    expect(steps[3]!.renderedInput).toContain("summary of 3");
+    const runs = await fixture.db.prisma.run.findMany({ where: { planId: plan.id } });
+    expect(runs).toHaveLength(4);
+    for (const s of steps) expect(fixture.runner.startsByStep.get(`${plan.id}:${s.index}`)).toBe(1);
+    // the two middle branches overlapped in time
+    const [left, right] = [runs.find((r) => r.stepId === steps[1]!.id)!, runs.find((r) => r.stepId === steps[2]!.id)!];
+    expect(left.startedAt!.getTime()).toBeLessThan(right.endedAt!.getTime());
+    expect(right.startedAt!.getTime()).toBeLessThan(left.endedAt!.getTime());
+    // sub-agent steps were dispatched as visible commander @-mentions; the commander step was not
+    const dispatches = await fixture.db.prisma.message.findMany({ where: { planId: plan.id, kind: "dispatch" } });
+    expect(dispatches).toHaveLength(3);
+    expect(dispatches.every((m) => (m.mentions as { handle: string }[]).length === 1)).toBe(true);
+    expect(dispatches.map((m) => m.body.split(" ")[0]).sort()).toEqual(["@analyst", "@researcher", "@writer"]);
+  });
+
+  it("keeps seq gap-free and published in order", async () => {
+    const seqs = fixture.published.filter((e) => e.conversationId === fixture.conversationId).map((e) => e.seq);
+    expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+    const stored = await fixture.db.prisma.conversationEvent.count({ where: { conversationId: fixture.conversationId } });
+    expect(stored).toBe(seqs.length);
+  });
+
+  it("runs strictly serially when max_parallel is 1", async () => {
+    const before = fixture.runner.maxLive;
+    fixture.runner.maxLive = 0;
+    const plan = await fixture.executor.submitPlan({
+      conversationId: fixture.conversationId,
+      raw: {
+        title: "Serial fan-out",
+        max_parallel: 1,
+        steps: [step(1, "researcher", "sleep=20 a"), step(2, "analyst", "sleep=20 b", { wait_for: [] }), step(3, "writer", "sleep=20 c", { wait_for: [] })],
+      },
+    });
+    expect(await fixture.waitForPlan(plan.id)).toBe("completed");
+    expect(fixture.runner.maxLive).toBe(1);
+    fixture.runner.maxLive = before;
+  });
+
+  it("retries a transient failure with backoff, then succeeds", async () => {
+    const plan = await fixture.executor.submitPlan({
+      conversationId: fixture.conversationId,
+      raw: { title: "Flaky", steps: [step(1, "researcher", "fail=transient fail_attempts=2")] },
+    });
+    expect(await fixture.waitForPlan(plan.id)).toBe("completed");
+    const runs = await fixture.db.prisma.run.findMany({ where: { planId: plan.id }, orderBy: { createdAt: "asc" } });
+    expect(runs.map((r) => r.status)).toEqual(["failed", "failed", "succeeded"]);
+    const stepRow = await fixture.db.prisma.planStep.findFirstOrThrow({ where: { planId: plan.id } });
+    expect(stepRow.attempts).toBe(3);
+    expect(stepRow.transientFailures).toBe(2);
+  });
+
+  it("aborts the plan and skips every pending step on an abort_plan failure", async () => {
+    const plan = await fixture.executor.submitPlan({
+      conversationId: fixture.conversationId,
+      raw: {
+        title: "Abort",
+        steps: [step(1, "researcher", "fail=fatal", { on_failure: "abort_plan" }), step(2, "analyst", "b"), step(3, "writer", "c")],
+      },
+    });
+    expect(await fixture.waitForPlan(plan.id)).toBe("failed");
+    const steps = await fixture.db.prisma.planStep.findMany({ where: { planId: plan.id }, orderBy: { index: "asc" } });
+    expect(steps.map((s) => s.status)).toEqual(["failed", "skipped", "skipped"]);
+    expect(steps[0]!.failureReason).toContain("fatal failure");
+  });
+
+  it("wakes the commander on an ask_commander failure and applies its decision", async () => {
+    const plan = await fixture.executor.submitPlan({
+      conversationId: fixture.conversationId,
+      raw: { title: "Ask", steps: [step(1, "researcher", "fail=fatal"), step(2, "analyst", "after {{step_1.output_summary}}")] },
+    });
+    expect(await fixture.waitForPlan(plan.id)).toBe("completed");
+    const steps = await fixture.db.prisma.planStep.findMany({ where: { planId: plan.id }, orderBy: { index: "asc" } });
+    expect(steps.map((s) => s.status)).toEqual(["skipped", "done"]);
+    expect(steps[1]!.renderedInput).toContain("skipped");
+    const decision = await fixture.db.prisma.message.findFirstOrThrow({ where: { planId: plan.id, kind: "decision" } });
+    expect(decision.body).toContain("skip");
+  });
+
+  it("pauses on a user step's form and resumes when it is answered", async () => {
+    const plan = await fixture.executor.submitPlan({
+      conversationId: fixture.conversationId,
+      raw: { title: "Ask a person", steps: [step(1, "user", "Which database?"), step(2, "writer", "use {{step_1.output_summary}}")] },
+    });
+    expect(await fixture.waitForPlan(plan.id, ["paused"])).toBe("paused");
+    const form = await fixture.db.prisma.form.findFirstOrThrow({ where: { planId: plan.id } });
+    await expect(fixture.executor.answerForm({ formId: form.id, userId: fixture.userId, values: {} })).rejects.toMatchObject({
+      code: "form_answer_invalid",
+    });
+    await fixture.executor.answerForm({ formId: form.id, userId: fixture.userId, values: { answer: "PostgreSQL" } });
+    await expect(
+      fixture.executor.answerForm({ formId: form.id, userId: fixture.userId, values: { answer: "again" } }),
+    ).rejects.toMatchObject({ code: "form_closed" });
+    expect(await fixture.waitForPlan(plan.id)).toBe("completed");
+    const writer = await fixture.db.prisma.planStep.findFirstOrThrow({ where: { planId: plan.id, index: 2 } });
+    expect(writer.renderedInput).toContain("PostgreSQL");
+  });
+
+  it("resumes the same agent session after a blocked step's form is answered", async () => {
+    const plan = await fixture.executor.submitPlan({
+      conversationId: fixture.conversationId,
+      raw: { title: "Agent asks", steps: [step(1, "researcher", "block=1 find it")] },
+    });
+    expect(await fixture.waitForPlan(plan.id, ["paused"])).toBe("paused");
+    const form = await fixture.db.prisma.form.findFirstOrThrow({ where: { planId: plan.id } });
+    await fixture.executor.answerForm({ formId: form.id, userId: fixture.userId, values: { name: "Grace" } });
+    expect(await fixture.waitForPlan(plan.id)).toBe("completed");
+    const runs = await fixture.db.prisma.run.findMany({ where: { planId: plan.id }, orderBy: { createdAt: "asc" } });
+    expect(runs.map((r) => r.status)).toEqual(["blocked", "succeeded"]);
+    expect(runs[1]!.resumesRunId).toBe(runs[0]!.id);
+    const stepRow = await fixture.db.prisma.planStep.findFirstOrThrow({ where: { planId: plan.id } });
+    expect(stepRow.outputSummary).toContain("Grace");
+  });
+
+  it("cancels a running plan, aborting its live run and ignoring its late result", async () => {
+    const plan = await fixture.executor.submitPlan({
+      conversationId: fixture.conversationId,
+      raw: { title: "Cancel me", steps: [step(1, "researcher", "sleep=5000 long"), step(2, "analyst", "never")] },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    await fixture.executor.cancelPlan({ planId: plan.id, reason: "changed my mind" });
+    expect(await fixture.waitForPlan(plan.id)).toBe("cancelled");
+    const steps = await fixture.db.prisma.planStep.findMany({ where: { planId: plan.id }, orderBy: { index: "asc" } });
+    expect(steps.map((s) => s.status)).toEqual(["skipped", "skipped"]);
+    const runs = await fixture.db.prisma.run.findMany({ where: { planId: plan.id } });
+    expect(runs.map((r) => r.status)).toEqual(["cancelled"]);
+  });
+
+  it("rejects an invalid plan naming the step and field, storing nothing", async () => {
+    const before = await fixture.db.prisma.plan.count();
+    const attempt = fixture.executor.submitPlan({
+      conversationId: fixture.conversationId,
+      raw: { title: "Bad", steps: [step(1, "researcher", "a"), step(2, "nobody", "b")] },
+    });
+    await expect(attempt).rejects.toBeInstanceOf(PlanValidationError);
+    await expect(attempt).rejects.toMatchObject({ issues: [expect.objectContaining({ stepIndex: 2, field: "assignee" })] });
+    expect(await fixture.db.prisma.plan.count()).toBe(before);
+  });
+
+  it("starts an agent run from a person's mention and the commander from an unaddressed message", async () => {
+    const callsBefore = fixture.runner.calls.length;
+    await fixture.executor.postMessage({
+      conversationId: fixture.conversationId,
+      author: { kind: "user", userId: fixture.userId },
+      body: "hello @analyst",
+      mentionHandles: ["analyst"],
+    });
+    await fixture.executor.postMessage({
+      conversationId: fixture.conversationId,
+      author: { kind: "user", userId: fixture.userId },
+      body: "just a note that names @writer in prose",
+    });
+    await fixture.executor.idle();
+    const started = fixture.runner.calls.slice(callsBefore).map((call) => call.agent.handle);
+    expect(started).toEqual(["analyst", "commander"]);
+    await expect(
+      fixture.executor.postMessage({
+        conversationId: fixture.conversationId,
+        author: { kind: "user", userId: fixture.userId },
+        body: "hi",
+        mentionHandles: ["ghost"],
+      }),
+    ).rejects.toMatchObject({ code: "invalid_input" });
+  });
+
+  it("re-dispatches a run that was live when the process stopped", async () => {
+    const plan = await fixture.executor.submitPlan({
+      conversationId: fixture.conversationId,
+      raw: { title: "Crash", steps: [step(1, "researcher", "sleep=300 slow"), step(2, "analyst", "after")] },
+    });
+    await new Promise((resolve) => setTimeout(resolve, 60));
+    await fixture.restart();
+    expect(await fixture.waitForPlan(plan.id)).toBe("completed");
+    const runs = await fixture.db.prisma.run.findMany({ where: { planId: plan.id }, orderBy: { createdAt: "asc" } });
+    expect(runs.map((r) => r.status)).toEqual(["lost", "succeeded", "succeeded"]);
+    expect(fixture.runner.maxLivePerStep).toBe(1);
+  });
+});

@@ -1,0 +1,352 @@
+/**
+ * The executor: every change to a conversation's plans and runs happens in one
+ * transaction that first takes the conversation's database lock, so "record what
+ * finished" and "decide what runs next" are one atomic unit across processes.
+ * After commit it publishes the events, starts the runs and sets the timers.
+ */
+import { randomUUID } from "node:crypto";
+import type { Prisma } from "../generated/prisma/client.ts";
+import { validatePlan } from "../core/validate-plan.ts";
+import { validateFormAnswer, formatFormAnswer } from "../core/form-schema.ts";
+import type { FormSpec, PlanEvent } from "../core/types.ts";
+import { appendConversationEvents } from "../adapters/prisma/event-log.ts";
+import { insertPlan } from "../adapters/prisma/plan-repository.ts";
+import { formInclude, messageInclude, toFormDTO, toMessageDTO, toPlanDTO } from "../adapters/prisma/serializers.ts";
+import type { FormDTO, MessageDTO, PlanDTO } from "../protocol/dto.ts";
+import { createExecutorContext, type ExecutorContext, type ExecutorDeps } from "./context.ts";
+import { BatonError, invalidInput, notFound } from "./errors.ts";
+import { KeyedMutex } from "./keyed-mutex.ts";
+import { reconcilePlan } from "./plan-effects.ts";
+import { createRun } from "./run-records.ts";
+import { conversationHandles, finishRun, loadRunRequest, type RunLogEntry } from "./run-lifecycle.ts";
+import { UnitOfWork } from "./unit-of-work.ts";
+import { LeaseKeeper } from "./leases.ts";
+
+type Tx = Prisma.TransactionClient;
+
+export const MAX_MESSAGE_CHARS = 20_000;
+
+export class Executor {
+  readonly context: ExecutorContext;
+  private readonly mutex = new KeyedMutex();
+  private readonly liveRuns = new Map<string, AbortController>();
+  private readonly timers = new Map<string, { at: number; cancel(): void }>();
+  private readonly inFlight = new Set<Promise<unknown>>();
+  private readonly capacityWaiters = new Map<string, string>();
+  private readonly leases: LeaseKeeper;
+  private stopped = false;
+
+  constructor(deps: ExecutorDeps) {
+    this.context = createExecutorContext(deps);
+    this.leases = new LeaseKeeper(this.context, {
+      liveRunIds: () => [...this.liveRuns.keys()],
+      abortRun: (runId) => this.liveRuns.get(runId)?.abort(),
+      runLost: (input) => this.runLost(input),
+      tickPlan: (input) => this.tick(input),
+    });
+  }
+
+  /** Takes over what a previous process left behind, then keeps leases fresh. */
+  async start(): Promise<void> {
+    await this.leases.recover();
+    this.leases.start();
+  }
+
+  /** Stops timers and waits for in-flight bookkeeping; live runs are aborted. */
+  async stop(): Promise<void> {
+    this.stopped = true;
+    this.leases.stop();
+    for (const timer of this.timers.values()) timer.cancel();
+    this.timers.clear();
+    for (const controller of this.liveRuns.values()) controller.abort();
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** Resolves when no run started by this process is live (tests and benchmarks). */
+  async idle(): Promise<void> {
+    while (this.inFlight.size > 0) await Promise.allSettled([...this.inFlight]);
+  }
+
+  // ─── Entry points ──────────────────────────────────────────────────────────
+
+  /** A person's message. Structured mentions start those agents; no mention wakes the commander. */
+  async postMessage(input: {
+    conversationId: string;
+    author: { kind: "user"; userId: string };
+    body: string;
+    mentionHandles?: string[];
+    attachmentIds?: string[];
+  }): Promise<MessageDTO> {
+    const body = input.body.trim();
+    if (!body && !input.attachmentIds?.length) throw invalidInput("body: a message needs text or an attachment");
+    if (body.length > MAX_MESSAGE_CHARS) throw invalidInput(`body: longer than ${MAX_MESSAGE_CHARS} characters`);
+    return this.inConversation(input.conversationId, async (tx, uow) => {
+      await this.requireConversation(tx, input.conversationId);
+      const members = await tx.conversationAgent.findMany({
+        where: { conversationId: input.conversationId },
+        include: { agent: true },
+      });
+      const handles = [...new Set((input.mentionHandles ?? []).map((handle) => handle.replace(/^@/, "").toLowerCase()))];
+      const mentioned = handles.map((handle) => {
+        const member = members.find((entry) => entry.agent.handle === handle);
+        if (!member) throw invalidInput(`mentions: @${handle} is not an agent in this conversation`);
+        return member.agent;
+      });
+      const message = await tx.message.create({
+        data: {
+          conversationId: input.conversationId,
+          authorKind: "user",
+          authorUserId: input.author.userId,
+          body,
+          mentions: mentioned.map((agent) => ({ agentId: agent.id, handle: agent.handle })),
+        },
+      });
+      if (input.attachmentIds?.length) {
+        const attached = await tx.artifact.updateMany({
+          where: { id: { in: input.attachmentIds }, conversationId: input.conversationId, messageId: null },
+          data: { messageId: message.id },
+        });
+        if (attached.count !== input.attachmentIds.length) throw invalidInput("attachmentIds: unknown or already used upload");
+      }
+      const full = await tx.message.findUniqueOrThrow({ where: { id: message.id }, include: messageInclude });
+      uow.emit("message-created", { message: toMessageDTO(full) });
+
+      const targets = mentioned.length > 0 ? mentioned : [await this.context.commanderFor(tx, input.conversationId)];
+      for (const agent of targets) {
+        await createRun(this.context, tx, uow, {
+          id: randomUUID(),
+          conversationId: input.conversationId,
+          agent,
+          kind: agent.role === "commander" ? "chat" : "mention",
+          input: body,
+          triggerMessageId: message.id,
+        });
+      }
+      return toMessageDTO(full);
+    });
+  }
+
+  /** A plan submitted directly (API, automation): validated exactly like the commander's. */
+  async submitPlan(input: {
+    conversationId: string;
+    raw: unknown;
+    request?: string;
+    userId?: string;
+  }): Promise<PlanDTO> {
+    return this.inConversation(input.conversationId, async (tx, uow) => {
+      await this.requireConversation(tx, input.conversationId);
+      const spec = validatePlan({
+        raw: input.raw,
+        assignees: await conversationHandles(tx, input.conversationId),
+        limits: this.context.config.planLimits,
+      });
+      const loaded = await insertPlan(tx, {
+        conversationId: input.conversationId,
+        spec,
+        request: input.request ?? spec.title,
+        createdByUserId: input.userId,
+      });
+      const created = await tx.plan.findUniqueOrThrow({ where: { id: loaded.state.id }, include: { steps: true } });
+      uow.emit("plan-created", { plan: toPlanDTO(created) });
+      const message = await tx.message.create({
+        data: {
+          conversationId: input.conversationId,
+          authorKind: "system",
+          kind: "plan",
+          body: `Plan **${spec.title}** submitted (${spec.steps.length} steps)`,
+          planId: created.id,
+        },
+        include: messageInclude,
+      });
+      uow.emit("message-created", { message: toMessageDTO(message) });
+      await reconcilePlan(this.context, tx, uow, { planId: created.id, event: { type: "plan-created" } });
+      const final = await tx.plan.findUniqueOrThrow({ where: { id: created.id }, include: { steps: true } });
+      return toPlanDTO(final);
+    });
+  }
+
+  /** A person answers an open form; the step (or the agent's session) resumes. */
+  async answerForm(input: { formId: string; userId: string; values: unknown }): Promise<FormDTO> {
+    const form = await this.context.prisma.form.findUnique({ where: { id: input.formId } });
+    if (!form) throw notFound("form");
+    return this.inConversation(form.conversationId, async (tx, uow) => {
+      const current = await tx.form.findUniqueOrThrow({ where: { id: input.formId } });
+      if (current.status !== "open") throw new BatonError("form_closed", "this form has already been answered");
+      const spec: FormSpec = { title: current.title, fields: current.fields as unknown as FormSpec["fields"] };
+      const values = validateFormAnswer(spec, input.values);
+      await tx.formAnswer.create({ data: { formId: current.id, userId: input.userId, values } });
+      await tx.form.update({ where: { id: current.id }, data: { status: "answered" } });
+      const step = current.stepId ? await tx.planStep.findUnique({ where: { id: current.stepId } }) : null;
+      const answered = await tx.form.findUniqueOrThrow({ where: { id: current.id }, include: formInclude });
+      const dto = toFormDTO(answered, step?.index ?? null);
+      uow.emit("form-answered", { form: dto });
+      if (current.planId && step) {
+        await reconcilePlan(this.context, tx, uow, {
+          planId: current.planId,
+          event: { type: "form-answered", stepIndex: step.index, summary: formatFormAnswer(spec, values) },
+        });
+      } else if (current.runId) {
+        // A direct mention that asked a question: the same agent session continues.
+        const blocked = await tx.run.findUnique({ where: { id: current.runId }, include: { agent: true } });
+        if (blocked?.agent && blocked.status === "blocked") {
+          await createRun(this.context, tx, uow, {
+            id: randomUUID(),
+            conversationId: blocked.conversationId,
+            agent: blocked.agent,
+            kind: "mention",
+            input: blocked.input,
+            resumesRunId: blocked.id,
+            triggerMessageId: blocked.triggerMessageId ?? undefined,
+          });
+        }
+      }
+      return dto;
+    });
+  }
+
+  cancelPlan(input: { planId: string; reason: string }): Promise<void> {
+    return this.planControl(input.planId, { type: "cancel", reason: input.reason });
+  }
+
+  retryStep(input: { planId: string; stepIndex: number }): Promise<void> {
+    return this.planControl(input.planId, { type: "retry-step", stepIndex: input.stepIndex });
+  }
+
+  skipStep(input: { planId: string; stepIndex: number; reason: string }): Promise<void> {
+    return this.planControl(input.planId, { type: "skip-step", stepIndex: input.stepIndex, reason: input.reason });
+  }
+
+  // ─── Internals ─────────────────────────────────────────────────────────────
+
+  private async planControl(planId: string, event: PlanEvent): Promise<void> {
+    const plan = await this.context.prisma.plan.findUnique({ where: { id: planId }, select: { conversationId: true } });
+    if (!plan) throw notFound("plan");
+    await this.inConversation(plan.conversationId, (tx, uow) => reconcilePlan(this.context, tx, uow, { planId, event }));
+  }
+
+  private async requireConversation(tx: Tx, conversationId: string): Promise<void> {
+    const exists = await tx.conversation.findUnique({ where: { id: conversationId }, select: { id: true } });
+    if (!exists) throw notFound("conversation");
+  }
+
+  /** The one way to change a conversation: lock, work, append events, commit, then act. */
+  inConversation<T>(conversationId: string, work: (tx: Tx, uow: UnitOfWork) => Promise<T>): Promise<T> {
+    return this.mutex.run(conversationId, async () => {
+      const uow = new UnitOfWork(conversationId);
+      let published: Awaited<ReturnType<typeof appendConversationEvents>> = [];
+      const result = await this.context.prisma.$transaction(
+        async (tx) => {
+          await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`baton:conversation:${conversationId}`}, 0))`;
+          const value = await work(tx, uow);
+          published = await appendConversationEvents(tx, conversationId, uow.events);
+          return value;
+        },
+        { maxWait: 30_000, timeout: 120_000 },
+      );
+      this.afterCommit(uow, published);
+      return result;
+    });
+  }
+
+  private afterCommit(uow: UnitOfWork, published: Awaited<ReturnType<typeof appendConversationEvents>>): void {
+    if (published.length > 0) this.context.publisher.publish(published);
+    for (const runId of uow.runsToCancel) this.liveRuns.get(runId)?.abort();
+    for (const tick of uow.ticks) this.scheduleTick(tick);
+    for (const waiter of uow.capacityWaiters) this.capacityWaiters.set(waiter.planId, waiter.conversationId);
+    for (const runId of uow.runsToStart) this.track(this.executeRun(uow.conversationId, runId));
+    if (uow.freedAgents.size > 0 && this.capacityWaiters.size > 0) {
+      const waiting = [...this.capacityWaiters];
+      this.capacityWaiters.clear();
+      for (const [planId, conversationId] of waiting) this.track(this.tick({ conversationId, planId }));
+    }
+  }
+
+  private track(promise: Promise<unknown>): void {
+    const tracked = promise.catch((error) => this.context.logger.error("[executor]", error));
+    this.inFlight.add(tracked);
+    void tracked.finally(() => this.inFlight.delete(tracked));
+  }
+
+  private async executeRun(conversationId: string, runId: string): Promise<void> {
+    if (this.stopped) return;
+    const controller = new AbortController();
+    this.liveRuns.set(runId, controller);
+    const logs: RunLogEntry[] = [];
+    try {
+      const request = await loadRunRequest(this.context, runId, controller.signal);
+      if (!request) return;
+      let result;
+      try {
+        result = await this.context.runner.run(request, {
+          textDelta: (delta) => this.context.publisher.runDelta(conversationId, runId, delta),
+          log: (entry) => logs.push(entry),
+        });
+      } catch (error) {
+        result = {
+          kind: "failed" as const,
+          transient: false,
+          reason: `the agent runtime crashed: ${error instanceof Error ? error.message : String(error)}`,
+          usage: { tokensIn: 0, tokensOut: 0, cost: 0 },
+        };
+      }
+      if (controller.signal.aborted || this.stopped) return;
+      await finishRun(this.context, this.inConversation.bind(this), { runId, conversationId, result, logs });
+    } finally {
+      this.liveRuns.delete(runId);
+    }
+  }
+
+  private scheduleTick(input: { conversationId: string; planId: string; at: number }): void {
+    if (this.stopped) return;
+    const existing = this.timers.get(input.planId);
+    if (existing && existing.at <= input.at) return;
+    existing?.cancel();
+    const timer = this.context.clock.setTimer(input.at, () => {
+      this.timers.delete(input.planId);
+      this.track(this.tick(input));
+    });
+    this.timers.set(input.planId, { at: input.at, cancel: () => timer.cancel() });
+  }
+
+  /** Re-computes readiness of one plan (retry timers, freed pool slots, recovery). */
+  tick(input: { conversationId: string; planId: string }): Promise<void> {
+    return this.inConversation(input.conversationId, async (tx, uow) => {
+      await reconcilePlan(this.context, tx, uow, { planId: input.planId, event: { type: "tick" } });
+    });
+  }
+
+  /** A run whose process died: a transient failure of its step, decided under the lock. */
+  private runLost(input: { conversationId: string; runId: string }): Promise<void> {
+    return this.inConversation(input.conversationId, async (tx, uow) => {
+      const run = await tx.run.findUnique({ where: { id: input.runId }, include: { step: true, agent: true } });
+      if (!run || (run.status !== "running" && run.status !== "queued")) return;
+      const now = new Date(this.context.clock.now());
+      // Re-checked under the lock: only a lease that is really gone is taken over.
+      if (run.leaseOwner === this.context.instanceId && this.liveRuns.has(run.id)) return;
+      await tx.run.update({
+        where: { id: run.id },
+        data: { status: "lost", endedAt: now, error: "the run was lost (its process stopped)", leaseOwner: null },
+      });
+      if (run.planId && run.step && (run.kind === "step" || run.kind === "commander-step")) {
+        await reconcilePlan(this.context, tx, uow, {
+          planId: run.planId,
+          event: { type: "run-lost", stepIndex: run.step.index, runId: run.id },
+        });
+      } else if (run.agent && run.attempt < 2) {
+        // Runs outside a plan step (mentions, chat, decisions) are re-dispatched once.
+        await createRun(this.context, tx, uow, {
+          id: randomUUID(),
+          conversationId: run.conversationId,
+          agent: run.agent,
+          kind: run.kind as "mention",
+          input: run.input,
+          planId: run.planId,
+          stepId: run.stepId,
+          attempt: run.attempt + 1,
+          triggerMessageId: run.triggerMessageId ?? undefined,
+          resumesRunId: run.resumesRunId ?? undefined,
+        });
+      }
+    });
+  }
+}

@@ -1,0 +1,104 @@
+/**
+ * The executor's ports: what it needs from the outside world. Adapters implement
+ * them (Prisma + Socket.IO in the server, fakes in tests); the executor never
+ * imports an adapter directly.
+ */
+import type { FormSpec } from "../core/types.ts";
+import type { ConversationEventDTO } from "../protocol/events.ts";
+
+/** An agent as the runtime needs it. */
+export interface AgentProfile {
+  id: string;
+  handle: string;
+  name: string;
+  role: "commander" | "sub_agent";
+  systemPrompt: string;
+  model: string;
+  allowedTools: string[];
+  skills: string[];
+  concurrency: number;
+  mcpServers: unknown;
+}
+
+export interface ArtifactRef {
+  id: string;
+  name: string;
+  mediaType: string;
+  size: number;
+  untrusted: boolean;
+}
+
+/** Why the run was started; the agent sees the same request either way (rule 2). */
+export type RunPurpose =
+  /** a person (or the commander dispatching a step) @-mentioned the agent */
+  | { kind: "mention" }
+  /** a message that mentions nobody goes to the commander */
+  | { kind: "commander-chat" }
+  /** commander step of a plan (synthesis / decision), woken privately */
+  | { kind: "commander-step" }
+  /** an ask_commander step failed: decide retry | skip | abort | append */
+  | { kind: "commander-decision"; failedStep: { index: number; title: string; assignee: string; failureReason: string } };
+
+export interface RunRequest {
+  runId: string;
+  conversationId: string;
+  agent: AgentProfile;
+  purpose: RunPurpose;
+  /** the message body or the step's rendered input */
+  input: string;
+  /** the original request of the plan (or the message itself) and its attachments */
+  request: { text: string; attachments: ArtifactRef[] };
+  /** set when this run belongs to a plan step */
+  step?: { planId: string; stepIndex: number; title: string };
+  /** the agents in this conversation, so the commander can plan with them */
+  roster: { handle: string; name: string; role: "commander" | "sub_agent" }[];
+  /** set when the run resumes a blocked session with a person's form answer */
+  resume?: { previousRunId: string; answer: string };
+  signal: AbortSignal;
+}
+
+export interface Usage {
+  tokensIn: number;
+  tokensOut: number;
+  cost: number;
+}
+
+/** What a finished run reports. The executor alone decides what it means for the plan. */
+export type AgentRunResult =
+  | {
+      kind: "ok";
+      /** the visible answer (markdown) */
+      text: string;
+      summary: string;
+      files: string[];
+      untrusted: boolean;
+      /** the commander's create_plan tool input, unvalidated (the executor validates) */
+      plan?: unknown;
+      /** the commander's decision tool input for a failed step, unvalidated */
+      decision?: unknown;
+      usage: Usage;
+    }
+  | { kind: "blocked"; form: FormSpec; text: string; usage: Usage }
+  | { kind: "failed"; transient: boolean; reason: string; usage: Usage };
+
+/** Live signals while a run is going; none of them is stored by the runner itself. */
+export interface RunSink {
+  textDelta(delta: string): void;
+  log(entry: { phase: string; message: string; data?: unknown }): void;
+}
+
+export interface AgentRunner {
+  run(request: RunRequest, sink: RunSink): Promise<AgentRunResult>;
+}
+
+export interface Clock {
+  now(): number;
+  setTimer(at: number, callback: () => void): { cancel(): void };
+}
+
+/** Delivers committed events to connected clients (Socket.IO rooms in the server). */
+export interface EventPublisher {
+  publish(events: ConversationEventDTO[]): void;
+  /** ephemeral streaming text; never stored, never replayed */
+  runDelta(conversationId: string, runId: string, delta: string): void;
+}

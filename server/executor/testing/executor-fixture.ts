@@ -1,0 +1,110 @@
+/**
+ * One builder for executor tests: a fresh database, the demo agents, a conversation,
+ * and an executor wired to a scripted runner and a recording publisher.
+ */
+import { randomUUID } from "node:crypto";
+import { createTestDatabase } from "../../db/test-database.ts";
+import type { Database } from "../../db/database.ts";
+import { seedWorkspace } from "../../services/seed.ts";
+import { createConversationServices } from "../../services/conversations.ts";
+import type { ConversationEventDTO } from "../../protocol/events.ts";
+import type { PlanStatus } from "../../core/types.ts";
+import { Executor } from "../executor.ts";
+import type { ExecutorConfig } from "../context.ts";
+import { systemClock } from "../system-clock.ts";
+import type { AgentRunner } from "../ports.ts";
+import { ScriptedRunner, ok, type Script } from "./scripted-runner.ts";
+
+export const TEST_EXECUTOR_CONFIG: ExecutorConfig = {
+  planLimits: { maxSteps: 500, maxInputChars: 20_000, defaultMaxParallel: 8, defaultMaxRetries: 3 },
+  leaseMs: 30_000,
+  modelConcurrency: {},
+  singleProcess: true,
+};
+
+export interface ExecutorFixture {
+  db: Database;
+  executor: Executor;
+  runner: ScriptedRunner;
+  services: ReturnType<typeof createConversationServices>;
+  published: ConversationEventDTO[];
+  conversationId: string;
+  userId: string;
+  /** waits (polling the database; tests only) until the plan reaches one of the statuses */
+  waitForPlan(planId: string, statuses?: PlanStatus[], timeoutMs?: number): Promise<PlanStatus>;
+  /** a second executor on the same database, as after a restart */
+  restart(options?: { runner?: AgentRunner }): Promise<Executor>;
+  close(): Promise<void>;
+}
+
+export async function createExecutorFixture(
+  options: {
+    kind?: "embedded" | "postgres";
+    script?: Script;
+    config?: Partial<ExecutorConfig>;
+    db?: Database;
+  } = {},
+): Promise<ExecutorFixture> {
+  const db = options.db ?? (await createTestDatabase({ kind: options.kind ?? "embedded" }));
+  await seedWorkspace(db.prisma, { defaultModel: "offline", demoConversation: false });
+  const services = createConversationServices(db.prisma);
+  const published: ConversationEventDTO[] = [];
+  const runner = new ScriptedRunner(options.script ?? ((request) => ok(`done: ${request.input.slice(0, 40)}`)));
+  const config = { ...TEST_EXECUTOR_CONFIG, ...options.config };
+  const build = (agentRunner: AgentRunner) =>
+    new Executor({
+      prisma: db.prisma,
+      runner: agentRunner,
+      publisher: { publish: (events) => published.push(...events), runDelta() {} },
+      clock: systemClock,
+      random: Math.random,
+      instanceId: `test-${randomUUID()}`,
+      config,
+      logger: { info() {}, warn: console.warn, error: console.error },
+    });
+  let executor = build(runner);
+  await executor.start();
+  const user = await db.prisma.user.create({
+    data: { id: randomUUID(), name: "Ada", email: `ada-${randomUUID()}@example.com` },
+  });
+  const conversation = await services.createConversation({
+    title: "test",
+    agentHandles: ["researcher", "analyst", "writer"],
+    userId: user.id,
+  });
+
+  const fixture: ExecutorFixture = {
+    db,
+    get executor() {
+      return executor;
+    },
+    runner,
+    services,
+    published,
+    conversationId: conversation.id,
+    userId: user.id,
+    async waitForPlan(planId, statuses = ["completed", "failed", "cancelled"], timeoutMs = 30_000) {
+      const deadline = Date.now() + timeoutMs;
+      for (;;) {
+        const plan = await db.prisma.plan.findUniqueOrThrow({ where: { id: planId }, select: { status: true } });
+        if (statuses.includes(plan.status)) {
+          await executor.idle();
+          return plan.status;
+        }
+        if (Date.now() > deadline) throw new Error(`plan ${planId} still ${plan.status} after ${timeoutMs} ms`);
+        await new Promise((resolve) => setTimeout(resolve, 15));
+      }
+    },
+    async restart(restartOptions = {}) {
+      await executor.stop();
+      executor = build(restartOptions.runner ?? runner);
+      await executor.start();
+      return executor;
+    },
+    async close() {
+      await executor.stop();
+      if (!options.db) await db.close();
+    },
+  };
+  return fixture;
+}

@@ -1,0 +1,64 @@
+/**
+ * A headless Baton executor in its own process, driven over IPC by tests that need
+ * real process boundaries: SIGKILL mid-plan, or two processes on one PostgreSQL.
+ * Messages in: { id, type: "submit", conversationId, raw } | { id, type: "plan", planId }
+ * | { id, type: "runs", planId } | { id, type: "stop" }. Replies: { id, ok, value | error }.
+ */
+import { loadConfig } from "../../config/config.ts";
+import { bootCore } from "../../boot.ts";
+import { silentPublisher } from "../../adapters/socket/socket-publisher.ts";
+import { ScriptedRunner } from "./scripted-runner.ts";
+import { directiveScript } from "./directive-script.ts";
+
+type Request =
+  | { id: number; type: "submit"; conversationId: string; raw: unknown }
+  | { id: number; type: "conversation"; title: string; agents: string[] }
+  | { id: number; type: "plan"; planId: string }
+  | { id: number; type: "runs"; planId: string }
+  | { id: number; type: "stop" };
+
+const config = loadConfig({ ...process.env, BATON_SEED_DEMO: "0" });
+const runner = new ScriptedRunner(directiveScript);
+const core = await bootCore({
+  config,
+  createRunner: () => runner,
+  publisher: silentPublisher,
+  instanceId: process.env.BATON_INSTANCE_ID,
+});
+const { prisma } = core.runtime;
+
+process.on("message", async (message: Request) => {
+  try {
+    let value: unknown;
+    switch (message.type) {
+      case "submit":
+        value = await core.executor.submitPlan({ conversationId: message.conversationId, raw: message.raw });
+        break;
+      case "conversation":
+        value = await core.runtime.services.createConversation({
+          title: message.title,
+          agentHandles: message.agents,
+          userId: core.runtime.apiUserId,
+        });
+        break;
+      case "plan":
+        value = await core.runtime.services.getPlan({ planId: message.planId });
+        break;
+      case "runs":
+        value = await prisma.run.findMany({
+          where: { planId: message.planId },
+          orderBy: { createdAt: "asc" },
+          select: { id: true, status: true, attempt: true, stepId: true, leaseOwner: true, startedAt: true, endedAt: true },
+        });
+        break;
+      case "stop":
+        await core.close();
+        process.send?.({ id: message.id, ok: true, value: null }, () => process.exit(0));
+        return;
+    }
+    process.send?.({ id: message.id, ok: true, value: JSON.parse(JSON.stringify(value)) });
+  } catch (error) {
+    process.send?.({ id: message.id, ok: false, error: error instanceof Error ? error.message : String(error) });
+  }
+});
+process.send?.({ id: 0, ok: true, value: { ready: true, pid: process.pid } });

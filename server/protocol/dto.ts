@@ -1,0 +1,95 @@
+/**
+ * Shapes that cross the wire (REST responses, Socket.IO payloads, replayed events).
+ * The browser imports these as types only.
+ */
+import type { FormSpec, PlanStatus, StepStatus, OnFailure } from "../core/types.ts";
+
+export interface MentionDTO {
+  agentId: string;
+  handle: string;
+}
+
+export interface AttachmentDTO {
+  id: string;
+  name: string;
+  mediaType: string;
+  size: number;
+  untrusted: boolean;
+}
+
+export interface MessageDTO {
+  id: string;
+  conversationId: string;
+  authorKind: "user" | "agent" | "system";
+  author: { id: string; name: string; handle?: string; role?: "commander" | "sub_agent" } | null;
+  kind: "text" | "dispatch" | "result" | "form" | "decision" | "plan" | "error";
+  body: string;
+  mentions: MentionDTO[];
+  planId: string | null;
+  stepId: string | null;
+  runId: string | null;
+  formId: string | null;
+  attachments: AttachmentDTO[];
+  createdAt: string;
+}
+
+export interface StepDTO {
+  id: string;
+  index: number;
+  title: string;
+  assignee: string;
+  input: string;
+  waitFor: number[];
+  onFailure: OnFailure;
+  maxRetries: number;
+  status: StepStatus;
+  attempts: number;
+  renderedInput: string | null;
+  outputSummary: string | null;
+  outputFiles: string[];
+  failureReason: string | null;
+  decisionPending: boolean;
+  retryAt: string | null;
+  startedAt: string | null;
+  endedAt: string | null;
+}
+
+export interface PlanDTO {
+  id: string;
+  conversationId: string;
+  title: string;
+  status: PlanStatus;
+  maxParallel: number;
+  request: string;
+  createdAt: string;
+  endedAt: string | null;
+  steps: StepDTO[];
+}
+
+export interface RunDTO {
+  id: string;
+  conversationId: string;
+  agentHandle: string | null;
+  planId: string | null;
+  stepIndex: number | null;
+  kind: string;
+  attempt: number;
+  status: "queued" | "running" | "succeeded" | "failed" | "blocked" | "cancelled" | "lost";
+  model: string;
+  startedAt: string | null;
+  endedAt: string | null;
+  error: string | null;
+  tokensIn: number;
+  tokensOut: number;
+  cost: number;
+}
+
+export interface FormDTO {
+  id: string;
+  conversationId: string;
+  planId: string | null;
+  stepIndex: number | null;
+  spec: FormSpec;
+  status: "open" | "answered" | "cancelled";
+  answer: { by: { id: string; name: string }; values: Record<string, unknown>; at: string } | null;
+}

@@ -1,0 +1,53 @@
+/**
+ * Conversation events: appended under the conversation's lock with a gap-free `seq`,
+ * published after commit, replayed to clients that reconnect (`after=seq`).
+ * One payload type per event name; adding a kind is a compile error until handled.
+ */
+import type { FormDTO, MessageDTO, PlanDTO, RunDTO, StepDTO } from "./dto.ts";
+import type { PlanStatus } from "../core/types.ts";
+
+export const PROTOCOL_VERSION = 1;
+
+export interface ConversationEventPayloads {
+  "message-created": { message: MessageDTO };
+  "plan-created": { plan: PlanDTO };
+  "plan-updated": { planId: string; status: PlanStatus; endedAt: string | null };
+  "step-updated": { planId: string; step: StepDTO };
+  "run-updated": { run: RunDTO };
+  "form-created": { form: FormDTO };
+  "form-answered": { form: FormDTO };
+}
+
+export type ConversationEventType = keyof ConversationEventPayloads;
+
+export type ConversationEventDTO = {
+  [K in ConversationEventType]: {
+    v: typeof PROTOCOL_VERSION;
+    conversationId: string;
+    seq: number;
+    type: K;
+    payload: ConversationEventPayloads[K];
+    createdAt: string;
+  };
+}[ConversationEventType];
+
+/** Socket.IO: server → client. */
+export interface ServerToClientEvents {
+  "conversation-event": (event: ConversationEventDTO) => void;
+  /** streaming text of a live run; never stored, never replayed */
+  "run-delta": (delta: { conversationId: string; runId: string; text: string }) => void;
+  /** something happened in a conversation the user belongs to (sidebar badges) */
+  activity: (activity: { conversationId: string; seq: number }) => void;
+}
+
+export type JoinAck =
+  | { ok: true; events: ConversationEventDTO[]; lastSeq: number }
+  | { ok: false; error: string };
+
+/** Socket.IO: client → server. Payloads are validated with zod on the server. */
+export interface ClientToServerEvents {
+  "conversation-join": (request: { conversationId: string; afterSeq: number }, ack: (result: JoinAck) => void) => void;
+  "conversation-leave": (request: { conversationId: string }) => void;
+}
+
+export type { StepDTO, PlanDTO, RunDTO, FormDTO, MessageDTO };

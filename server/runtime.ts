@@ -1,0 +1,31 @@
+/**
+ * The process-wide runtime, shared between the custom server and Next's route
+ * handlers (which Next bundles separately, so a module-level variable would not be
+ * shared: globalThis is).
+ */
+import type { PrismaClient } from "./generated/prisma/client.ts";
+import type { Config } from "./config/config.ts";
+import type { Executor } from "./executor/executor.ts";
+import type { ConversationServices } from "./services/conversations.ts";
+
+export interface Runtime {
+  config: Config;
+  prisma: PrismaClient;
+  executor: Executor;
+  services: ConversationServices;
+  /** the user the API token acts as */
+  apiUserId: string;
+}
+
+const KEY = Symbol.for("baton.runtime");
+type Holder = { [KEY]?: Runtime };
+
+export function setRuntime(runtime: Runtime): void {
+  (globalThis as Holder)[KEY] = runtime;
+}
+
+export function getRuntime(): Runtime {
+  const runtime = (globalThis as Holder)[KEY];
+  if (!runtime) throw new Error("Baton's runtime is not initialised (start the app with `npm start`)");
+  return runtime;
+}

@@ -1,0 +1,57 @@
+/** Admin: create and edit agents (handle, role, prompt, model, tools, skills, concurrency). */
+import { z } from "zod";
+import type { PrismaClient } from "../generated/prisma/client.ts";
+
+export const agentInputSchema = z.object({
+  handle: z.string().regex(/^[a-z0-9_-]{1,40}$/, "lowercase letters, digits, - and _ (max 40)"),
+  name: z.string().trim().min(1).max(80),
+  role: z.enum(["commander", "sub_agent"]),
+  systemPrompt: z.string().max(20_000),
+  model: z.string().trim().min(1).max(120),
+  allowedTools: z.array(z.string().trim().min(1).max(80)).max(50),
+  skills: z.array(z.string().trim().min(1).max(80)).max(50),
+  concurrency: z.number().int().min(1).max(256),
+});
+export type AgentInput = z.infer<typeof agentInputSchema>;
+
+export class AgentAdminError extends Error {
+  constructor(
+    readonly code: "conflict" | "not_found",
+    message: string,
+  ) {
+    super(message);
+  }
+}
+
+const agentSelect = {
+  id: true,
+  handle: true,
+  name: true,
+  role: true,
+  systemPrompt: true,
+  model: true,
+  allowedTools: true,
+  skills: true,
+  concurrency: true,
+  updatedAt: true,
+} as const;
+
+export async function listAgentsForAdmin(prisma: PrismaClient) {
+  const agents = await prisma.agent.findMany({ orderBy: [{ role: "asc" }, { handle: "asc" }], select: agentSelect });
+  return agents.map((agent) => ({ ...agent, updatedAt: agent.updatedAt.toISOString() }));
+}
+
+export async function createAgent(prisma: PrismaClient, input: AgentInput) {
+  if (await prisma.agent.findUnique({ where: { handle: input.handle }, select: { id: true } })) {
+    throw new AgentAdminError("conflict", `@${input.handle} already exists.`);
+  }
+  return prisma.agent.create({ data: input, select: agentSelect });
+}
+
+export async function updateAgent(prisma: PrismaClient, { agentId, input }: { agentId: string; input: AgentInput }) {
+  const clash = await prisma.agent.findUnique({ where: { handle: input.handle }, select: { id: true } });
+  if (clash && clash.id !== agentId) throw new AgentAdminError("conflict", `@${input.handle} already exists.`);
+  const found = await prisma.agent.findUnique({ where: { id: agentId }, select: { id: true } });
+  if (!found) throw new AgentAdminError("not_found", "No such agent.");
+  return prisma.agent.update({ where: { id: agentId }, data: input, select: agentSelect });
+}

@@ -1,0 +1,153 @@
+/**
+ * Admin read model of plan history across all conversations, and one plan's
+ * timeline: when each step became ready, started and ended, with the critical path
+ * (the chain of dependencies whose durations add up to the longest).
+ */
+import type { Prisma, PrismaClient } from "../generated/prisma/client.ts";
+import type { PlanStatus } from "../core/types.ts";
+
+export interface PlanHistoryFilter {
+  status?: PlanStatus;
+  agent?: string;
+  from?: Date;
+  to?: Date;
+}
+
+export async function listPlanHistory(prisma: PrismaClient, filter: PlanHistoryFilter, take = 100) {
+  const where: Prisma.PlanWhereInput = {
+    ...(filter.status ? { status: filter.status } : {}),
+    ...(filter.agent ? { steps: { some: { assignee: filter.agent } } } : {}),
+    ...(filter.from || filter.to ? { createdAt: { ...(filter.from ? { gte: filter.from } : {}), ...(filter.to ? { lt: filter.to } : {}) } } : {}),
+  };
+  const plans = await prisma.plan.findMany({
+    where,
+    orderBy: { createdAt: "desc" },
+    take,
+    include: {
+      conversation: { select: { id: true, title: true } },
+      steps: { select: { status: true, assignee: true } },
+      runs: { select: { tokensIn: true, tokensOut: true, cost: true } },
+    },
+  });
+  return plans.map((plan) => ({
+    id: plan.id,
+    title: plan.title,
+    status: plan.status,
+    conversation: plan.conversation,
+    createdAt: plan.createdAt.toISOString(),
+    endedAt: plan.endedAt?.toISOString() ?? null,
+    steps: plan.steps.length,
+    failedSteps: plan.steps.filter((s) => s.status === "failed").length,
+    assignees: [...new Set(plan.steps.map((s) => s.assignee))],
+    tokens: plan.runs.reduce((sum, run) => sum + run.tokensIn + run.tokensOut, 0),
+    cost: plan.runs.reduce((sum, run) => sum + run.cost, 0),
+  }));
+}
+
+export interface TimelineStep {
+  index: number;
+  title: string;
+  assignee: string;
+  status: string;
+  waitFor: number[];
+  attempts: number;
+  /** ms since the plan was created */
+  readyAt: number | null;
+  startedAt: number | null;
+  endedAt: number | null;
+  renderedInput: string | null;
+  outputSummary: string | null;
+  outputFiles: string[];
+  failureReason: string | null;
+  tokens: number;
+  cost: number;
+  critical: boolean;
+}
+
+/** Longest chain by step duration through `waitFor`; returns the indexes on it. */
+export function criticalPath(steps: { index: number; waitFor: number[]; duration: number }[]): Set<number> {
+  const byIndex = new Map(steps.map((step) => [step.index, step]));
+  const best = new Map<number, { total: number; previous: number | null }>();
+  const visit = (index: number): number => {
+    const known = best.get(index);
+    if (known) return known.total;
+    const step = byIndex.get(index);
+    if (!step) return 0;
+    let previous: number | null = null;
+    let longest = 0;
+    for (const upstream of step.waitFor) {
+      const total = visit(upstream);
+      if (total > longest || previous === null) {
+        longest = total;
+        previous = upstream;
+      }
+    }
+    const total = longest + step.duration;
+    best.set(index, { total, previous });
+    return total;
+  };
+  let end: number | null = null;
+  for (const step of steps) if (end === null || visit(step.index) > visit(end)) end = step.index;
+  const path = new Set<number>();
+  for (let at = end; at !== null && !path.has(at); at = best.get(at)?.previous ?? null) path.add(at);
+  return path;
+}
+
+export async function getPlanTimeline(prisma: PrismaClient, { planId }: { planId: string }) {
+  const plan = await prisma.plan.findUnique({
+    where: { id: planId },
+    include: {
+      conversation: { select: { id: true, title: true } },
+      steps: { orderBy: { index: "asc" } },
+      runs: { select: { stepId: true, tokensIn: true, tokensOut: true, cost: true } },
+      events: { orderBy: { id: "asc" }, select: { stepIndex: true, at: true, phase: true, message: true } },
+    },
+  });
+  if (!plan) return null;
+  const origin = plan.createdAt.getTime();
+  const offset = (date: Date | null | undefined) => (date ? date.getTime() - origin : null);
+  const endOf = new Map(plan.steps.map((step) => [step.index, offset(step.endedAt)]));
+  const path = criticalPath(
+    plan.steps.map((step) => ({
+      index: step.index,
+      waitFor: step.waitFor,
+      duration: step.startedAt ? (step.endedAt ?? new Date()).getTime() - step.startedAt.getTime() : 0,
+    })),
+  );
+  const steps: TimelineStep[] = plan.steps.map((step) => {
+    const runs = plan.runs.filter((run) => run.stepId === step.id);
+    const upstreamEnds = step.waitFor.map((index) => endOf.get(index) ?? null);
+    const readyAt = upstreamEnds.length === 0 ? 0 : upstreamEnds.every((end) => end !== null) ? Math.max(...(upstreamEnds as number[])) : null;
+    return {
+      index: step.index,
+      title: step.title,
+      assignee: step.assignee,
+      status: step.status,
+      waitFor: step.waitFor,
+      attempts: step.attempts,
+      readyAt,
+      startedAt: offset(step.startedAt),
+      endedAt: offset(step.endedAt),
+      renderedInput: step.renderedInput,
+      outputSummary: step.outputSummary,
+      outputFiles: step.outputFiles,
+      failureReason: step.failureReason,
+      tokens: runs.reduce((sum, run) => sum + run.tokensIn + run.tokensOut, 0),
+      cost: runs.reduce((sum, run) => sum + run.cost, 0),
+      critical: path.has(step.index),
+    };
+  });
+  return {
+    id: plan.id,
+    title: plan.title,
+    status: plan.status,
+    request: plan.request,
+    conversation: plan.conversation,
+    createdAt: plan.createdAt.toISOString(),
+    endedAt: plan.endedAt?.toISOString() ?? null,
+    steps,
+    log: plan.events.map((event) => ({ stepIndex: event.stepIndex, at: event.at.toISOString(), phase: event.phase, message: event.message })),
+  };
+}
+
+export type PlanTimeline = NonNullable<Awaited<ReturnType<typeof getPlanTimeline>>>;

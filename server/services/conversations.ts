@@ -1,0 +1,171 @@
+/**
+ * Conversation reads and the few writes that are not plan execution (creating a
+ * conversation, uploads). Route handlers and the API call these; they never touch
+ * Prisma themselves.
+ */
+import { createHash } from "node:crypto";
+import type { PrismaClient } from "../generated/prisma/client.ts";
+import {
+  formInclude,
+  messageInclude,
+  toFormDTO,
+  toMessageDTO,
+  toPlanDTO,
+  toRunDTO,
+} from "../adapters/prisma/serializers.ts";
+import { BatonError, invalidInput, notFound } from "../executor/errors.ts";
+import type { AttachmentDTO } from "../protocol/dto.ts";
+
+export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
+
+export function createConversationServices(prisma: PrismaClient) {
+  return {
+    /** Creates a conversation with the given agents; the workspace's commander always joins. */
+    async createConversation(input: { title: string; agentHandles: string[]; userId?: string }) {
+      const title = input.title.trim();
+      if (!title) throw invalidInput("title: required");
+      if (title.length > 200) throw invalidInput("title: longer than 200 characters");
+      const handles = [...new Set(input.agentHandles.map((handle) => handle.replace(/^@/, "").toLowerCase()))];
+      const agents = await prisma.agent.findMany({ where: { OR: [{ handle: { in: handles } }, { role: "commander" }] } });
+      const missing = handles.filter((handle) => !agents.some((agent) => agent.handle === handle));
+      if (missing.length > 0) throw invalidInput(`agentHandles: no agent @${missing.join(", @")}`);
+      const commander = agents.filter((agent) => agent.role === "commander").sort((a, b) => +a.createdAt - +b.createdAt)[0];
+      const chosen = agents.filter((agent) => handles.includes(agent.handle) || agent.id === commander?.id);
+      const conversation = await prisma.conversation.create({
+        data: {
+          title,
+          agents: { create: chosen.map((agent) => ({ agentId: agent.id })) },
+          memberships: input.userId ? { create: { userId: input.userId, role: "owner" } } : undefined,
+        },
+      });
+      return { id: conversation.id, title: conversation.title };
+    },
+
+    async addMember(input: { conversationId: string; userId: string }) {
+      await prisma.membership.upsert({
+        where: { conversationId_userId: { conversationId: input.conversationId, userId: input.userId } },
+        create: { conversationId: input.conversationId, userId: input.userId },
+        update: {},
+      });
+    },
+
+    async isMember(input: { conversationId: string; userId: string }): Promise<boolean> {
+      const membership = await prisma.membership.findUnique({
+        where: { conversationId_userId: { conversationId: input.conversationId, userId: input.userId } },
+        select: { id: true },
+      });
+      return membership !== null;
+    },
+
+    async listConversations(input: { userId: string }) {
+      const rows = await prisma.conversation.findMany({
+        where: { memberships: { some: { userId: input.userId } } },
+        orderBy: { updatedAt: "desc" },
+        select: { id: true, title: true, lastSeq: true, updatedAt: true },
+      });
+      return rows.map((row) => ({ ...row, updatedAt: row.updatedAt.toISOString() }));
+    },
+
+    async listAgents() {
+      return prisma.agent.findMany({
+        orderBy: [{ role: "asc" }, { handle: "asc" }],
+        select: { id: true, handle: true, name: true, role: true, model: true, concurrency: true },
+      });
+    },
+
+    /** Everything a client needs to draw a conversation, with the seq it is consistent with. */
+    async getSnapshot(input: { conversationId: string }) {
+      // One transaction: the snapshot and lastSeq must describe the same moment.
+      return prisma.$transaction(async (tx) => {
+        const conversation = await tx.conversation.findUnique({
+          where: { id: input.conversationId },
+          include: {
+            agents: { include: { agent: { select: { id: true, handle: true, name: true, role: true, model: true } } } },
+            memberships: { include: { user: { select: { id: true, name: true, email: true } } } },
+          },
+        });
+        if (!conversation) throw notFound("conversation");
+        const [messages, plans, forms, runs] = await Promise.all([
+          tx.message.findMany({ where: { conversationId: conversation.id }, orderBy: { createdAt: "asc" }, include: messageInclude }),
+          tx.plan.findMany({ where: { conversationId: conversation.id }, orderBy: { createdAt: "asc" }, include: { steps: true } }),
+          tx.form.findMany({ where: { conversationId: conversation.id }, include: { ...formInclude } }),
+          tx.run.findMany({
+            where: { conversationId: conversation.id },
+            orderBy: { createdAt: "asc" },
+            include: { agent: { select: { handle: true } }, step: { select: { index: true } } },
+          }),
+        ]);
+        const stepIndexById = new Map(plans.flatMap((plan) => plan.steps.map((step) => [step.id, step.index] as const)));
+        return {
+          conversation: { id: conversation.id, title: conversation.title },
+          lastSeq: conversation.lastSeq,
+          agents: conversation.agents.map((entry) => entry.agent),
+          members: conversation.memberships.map((entry) => ({ ...entry.user, role: entry.role })),
+          messages: messages.map(toMessageDTO),
+          plans: plans.map(toPlanDTO),
+          forms: forms.map((form) => toFormDTO(form, form.stepId ? (stepIndexById.get(form.stepId) ?? null) : null)),
+          runs: runs.map((run) => toRunDTO(run, { agentHandle: run.agent?.handle ?? null, stepIndex: run.step?.index ?? null })),
+        };
+      });
+    },
+
+    async getPlan(input: { planId: string }) {
+      const plan = await prisma.plan.findUnique({ where: { id: input.planId }, include: { steps: true } });
+      if (!plan) throw notFound("plan");
+      return toPlanDTO(plan);
+    },
+
+    /** A step's detail: input as rendered, the execution log, and every run with usage. */
+    async getStepDetail(input: { planId: string; stepIndex: number }) {
+      const step = await prisma.planStep.findUnique({
+        where: { planId_index: { planId: input.planId, index: input.stepIndex } },
+      });
+      if (!step) throw notFound("step");
+      const [log, runs] = await Promise.all([
+        prisma.stepEvent.findMany({ where: { planId: input.planId, stepIndex: input.stepIndex }, orderBy: { id: "asc" } }),
+        prisma.run.findMany({ where: { stepId: step.id }, orderBy: { createdAt: "asc" }, include: { agent: { select: { handle: true } } } }),
+      ]);
+      return {
+        step: toPlanDTO({ ...(await prisma.plan.findUniqueOrThrow({ where: { id: input.planId } })), steps: [step] }).steps[0]!,
+        log: log.map((entry) => ({
+          id: entry.id.toString(),
+          at: entry.at.toISOString(),
+          phase: entry.phase,
+          message: entry.message,
+          runId: entry.runId,
+          data: entry.data,
+        })),
+        runs: runs.map((run) => toRunDTO(run, { agentHandle: run.agent?.handle ?? null, stepIndex: step.index })),
+      };
+    },
+
+    async saveUpload(input: { conversationId: string; userId: string; name: string; mediaType: string; bytes: Uint8Array }): Promise<AttachmentDTO> {
+      if (input.bytes.byteLength > MAX_UPLOAD_BYTES) {
+        throw new BatonError("invalid_input", `file: larger than ${MAX_UPLOAD_BYTES / 1024 / 1024} MiB`);
+      }
+      const name = input.name.replace(/[/\\\0]/g, "_").slice(0, 200) || "upload";
+      const artifact = await prisma.artifact.create({
+        data: {
+          conversationId: input.conversationId,
+          name,
+          mediaType: input.mediaType || "application/octet-stream",
+          size: input.bytes.byteLength,
+          sha256: createHash("sha256").update(input.bytes).digest("hex"),
+          producerKind: "user",
+          producerUserId: input.userId,
+          untrusted: true,
+          content: Buffer.from(input.bytes),
+        },
+      });
+      return { id: artifact.id, name: artifact.name, mediaType: artifact.mediaType, size: artifact.size, untrusted: artifact.untrusted };
+    },
+
+    async readArtifact(input: { artifactId: string }) {
+      const artifact = await prisma.artifact.findUnique({ where: { id: input.artifactId } });
+      if (!artifact) throw notFound("file");
+      return artifact;
+    },
+  };
+}
+
+export type ConversationServices = ReturnType<typeof createConversationServices>;
