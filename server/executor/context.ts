@@ -1,8 +1,8 @@
-/** What every part of the executor shares: its dependencies and a few lookups. */
-import type { Prisma, PrismaClient, Agent } from "../generated/prisma/client.ts";
+/** What every part of the executor shares: its dependencies and process-local caches. */
+import type { PrismaClient } from "../generated/prisma/client.ts";
+import type { LoadedPlan } from "../adapters/prisma/plan-repository.ts";
 import type { AgentRunner, Clock, EventPublisher } from "./ports.ts";
-
-type Tx = Prisma.TransactionClient;
+import { AgentDirectory } from "./agent-directory.ts";
 
 export interface ExecutorConfig {
   planLimits: { maxSteps: number; maxInputChars: number; defaultMaxParallel: number; defaultMaxRetries: number };
@@ -24,25 +24,40 @@ export interface ExecutorDeps {
   logger?: Pick<Console, "info" | "warn" | "error">;
 }
 
+/**
+ * Plans as this process last wrote or read them. A copy is used only after checking,
+ * under the conversation lock, that the row's version still matches.
+ */
+export class PlanCache {
+  private readonly plans = new Map<string, LoadedPlan>();
+  constructor(private readonly capacity = 256) {}
+
+  get(planId: string): LoadedPlan | undefined {
+    return this.plans.get(planId);
+  }
+
+  set(plan: LoadedPlan): void {
+    this.plans.delete(plan.state.id);
+    this.plans.set(plan.state.id, plan);
+    if (this.plans.size > this.capacity) this.plans.delete(this.plans.keys().next().value!);
+  }
+
+  delete(planId: string): void {
+    this.plans.delete(planId);
+  }
+}
+
 export interface ExecutorContext extends ExecutorDeps {
   logger: Pick<Console, "info" | "warn" | "error">;
-  /** the commander of a conversation (the workspace's commander if none joined) */
-  commanderFor(tx: Tx, conversationId: string): Promise<Agent>;
+  agents: AgentDirectory;
+  plans: PlanCache;
 }
 
 export function createExecutorContext(deps: ExecutorDeps): ExecutorContext {
   return {
     ...deps,
     logger: deps.logger ?? console,
-    async commanderFor(tx, conversationId) {
-      const joined = await tx.conversationAgent.findFirst({
-        where: { conversationId, agent: { role: "commander" } },
-        include: { agent: true },
-      });
-      if (joined) return joined.agent;
-      const any = await tx.agent.findFirst({ where: { role: "commander" }, orderBy: { createdAt: "asc" } });
-      if (!any) throw new Error("the workspace has no commander agent");
-      return any;
-    },
+    agents: new AgentDirectory(() => deps.clock.now()),
+    plans: new PlanCache(),
   };
 }

@@ -12,13 +12,15 @@ import type { FormSpec, PlanEvent } from "../core/types.ts";
 import { appendConversationEvents } from "../adapters/prisma/event-log.ts";
 import { insertPlan } from "../adapters/prisma/plan-repository.ts";
 import { formInclude, messageInclude, toFormDTO, toMessageDTO, toPlanDTO } from "../adapters/prisma/serializers.ts";
+import type { Prisma as PrismaNamespace } from "../generated/prisma/client.ts";
 import type { FormDTO, MessageDTO, PlanDTO } from "../protocol/dto.ts";
 import { createExecutorContext, type ExecutorContext, type ExecutorDeps } from "./context.ts";
 import { BatonError, invalidInput, notFound } from "./errors.ts";
 import { KeyedMutex } from "./keyed-mutex.ts";
 import { reconcilePlan } from "./plan-effects.ts";
-import { createRun } from "./run-records.ts";
-import { conversationHandles, finishRun, loadRunRequest, type RunLogEntry } from "./run-lifecycle.ts";
+import { createRun, type RunKind, type RunLaunch } from "./run-records.ts";
+import { conversationHandles, finishRun, type RunLogEntry } from "./run-lifecycle.ts";
+import { insertMessage } from "./messages.ts";
 import { UnitOfWork } from "./unit-of-work.ts";
 import { LeaseKeeper } from "./leases.ts";
 
@@ -82,15 +84,12 @@ export class Executor {
     if (body.length > MAX_MESSAGE_CHARS) throw invalidInput(`body: longer than ${MAX_MESSAGE_CHARS} characters`);
     return this.inConversation(input.conversationId, async (tx, uow) => {
       await this.requireConversation(tx, input.conversationId);
-      const members = await tx.conversationAgent.findMany({
-        where: { conversationId: input.conversationId },
-        include: { agent: true },
-      });
+      const members = await this.context.agents.roster(tx, input.conversationId);
       const handles = [...new Set((input.mentionHandles ?? []).map((handle) => handle.replace(/^@/, "").toLowerCase()))];
       const mentioned = handles.map((handle) => {
-        const member = members.find((entry) => entry.agent.handle === handle);
+        const member = members.find((agent) => agent.handle === handle);
         if (!member) throw invalidInput(`mentions: @${handle} is not an agent in this conversation`);
-        return member.agent;
+        return member;
       });
       const message = await tx.message.create({
         data: {
@@ -111,7 +110,7 @@ export class Executor {
       const full = await tx.message.findUniqueOrThrow({ where: { id: message.id }, include: messageInclude });
       uow.emit("message-created", { message: toMessageDTO(full) });
 
-      const targets = mentioned.length > 0 ? mentioned : [await this.context.commanderFor(tx, input.conversationId)];
+      const targets = mentioned.length > 0 ? mentioned : [await this.context.agents.commanderFor(tx, input.conversationId)];
       for (const agent of targets) {
         await createRun(this.context, tx, uow, {
           id: randomUUID(),
@@ -119,6 +118,7 @@ export class Executor {
           agent,
           kind: agent.role === "commander" ? "chat" : "mention",
           input: body,
+          request: { text: body, messageId: message.id },
           triggerMessageId: message.id,
         });
       }
@@ -137,7 +137,7 @@ export class Executor {
       await this.requireConversation(tx, input.conversationId);
       const spec = validatePlan({
         raw: input.raw,
-        assignees: await conversationHandles(tx, input.conversationId),
+        assignees: await conversationHandles(this.context, tx, input.conversationId),
         limits: this.context.config.planLimits,
       });
       const loaded = await insertPlan(tx, {
@@ -148,17 +148,13 @@ export class Executor {
       });
       const created = await tx.plan.findUniqueOrThrow({ where: { id: loaded.state.id }, include: { steps: true } });
       uow.emit("plan-created", { plan: toPlanDTO(created) });
-      const message = await tx.message.create({
-        data: {
-          conversationId: input.conversationId,
-          authorKind: "system",
-          kind: "plan",
-          body: `Plan **${spec.title}** submitted (${spec.steps.length} steps)`,
-          planId: created.id,
-        },
-        include: messageInclude,
+      await insertMessage(tx, uow, {
+        conversationId: input.conversationId,
+        author: { kind: "system" },
+        kind: "plan",
+        body: `Plan **${spec.title}** submitted (${spec.steps.length} steps)`,
+        planId: created.id,
       });
-      uow.emit("message-created", { message: toMessageDTO(message) });
       await reconcilePlan(this.context, tx, uow, { planId: created.id, event: { type: "plan-created" } });
       const final = await tx.plan.findUniqueOrThrow({ where: { id: created.id }, include: { steps: true } });
       return toPlanDTO(final);
@@ -189,14 +185,18 @@ export class Executor {
         // A direct mention that asked a question: the same agent session continues.
         const blocked = await tx.run.findUnique({ where: { id: current.runId }, include: { agent: true } });
         if (blocked?.agent && blocked.status === "blocked") {
+          const trigger = blocked.triggerMessageId
+            ? await tx.message.findUnique({ where: { id: blocked.triggerMessageId }, select: { body: true } })
+            : null;
           await createRun(this.context, tx, uow, {
             id: randomUUID(),
             conversationId: blocked.conversationId,
             agent: blocked.agent,
             kind: "mention",
             input: blocked.input,
-            resumesRunId: blocked.id,
-            triggerMessageId: blocked.triggerMessageId ?? undefined,
+            request: { text: trigger?.body ?? blocked.input, messageId: blocked.triggerMessageId },
+            resume: { previousRunId: blocked.id, answer: formatFormAnswer(spec, values) },
+            triggerMessageId: blocked.triggerMessageId,
           });
         }
       }
@@ -238,6 +238,18 @@ export class Executor {
         async (tx) => {
           await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`baton:conversation:${conversationId}`}, 0))`;
           const value = await work(tx, uow);
+          if (uow.stepLog.length > 0) {
+            await tx.stepEvent.createMany({
+              data: uow.stepLog.map((line) => ({
+                planId: line.planId,
+                stepIndex: line.stepIndex,
+                runId: line.runId ?? null,
+                phase: line.phase,
+                message: line.message,
+                data: line.data === undefined ? undefined : (JSON.parse(JSON.stringify(line.data)) as PrismaNamespace.InputJsonValue),
+              })),
+            });
+          }
           published = await appendConversationEvents(tx, conversationId, uow.events);
           return value;
         },
@@ -249,11 +261,12 @@ export class Executor {
   }
 
   private afterCommit(uow: UnitOfWork, published: Awaited<ReturnType<typeof appendConversationEvents>>): void {
+    for (const plan of uow.plans) this.context.plans.set(plan);
     if (published.length > 0) this.context.publisher.publish(published);
     for (const runId of uow.runsToCancel) this.liveRuns.get(runId)?.abort();
     for (const tick of uow.ticks) this.scheduleTick(tick);
     for (const waiter of uow.capacityWaiters) this.capacityWaiters.set(waiter.planId, waiter.conversationId);
-    for (const runId of uow.runsToStart) this.track(this.executeRun(uow.conversationId, runId));
+    for (const launch of uow.runsToStart) this.track(this.executeRun(launch));
     if (uow.freedAgents.size > 0 && this.capacityWaiters.size > 0) {
       const waiting = [...this.capacityWaiters];
       this.capacityWaiters.clear();
@@ -267,20 +280,22 @@ export class Executor {
     void tracked.finally(() => this.inFlight.delete(tracked));
   }
 
-  private async executeRun(conversationId: string, runId: string): Promise<void> {
+  private async executeRun(launch: RunLaunch): Promise<void> {
     if (this.stopped) return;
+    const { runId, conversationId } = launch.request;
     const controller = new AbortController();
     this.liveRuns.set(runId, controller);
     const logs: RunLogEntry[] = [];
     try {
-      const request = await loadRunRequest(this.context, runId, controller.signal);
-      if (!request) return;
       let result;
       try {
-        result = await this.context.runner.run(request, {
-          textDelta: (delta) => this.context.publisher.runDelta(conversationId, runId, delta),
-          log: (entry) => logs.push(entry),
-        });
+        result = await this.context.runner.run(
+          { ...launch.request, signal: controller.signal },
+          {
+            textDelta: (delta) => this.context.publisher.runDelta(conversationId, runId, delta),
+            log: (entry) => logs.push(entry),
+          },
+        );
       } catch (error) {
         result = {
           kind: "failed" as const,
@@ -290,7 +305,7 @@ export class Executor {
         };
       }
       if (controller.signal.aborted || this.stopped) return;
-      await finishRun(this.context, this.inConversation.bind(this), { runId, conversationId, result, logs });
+      await this.inConversation(conversationId, (tx, uow) => finishRun(this.context, tx, uow, { launch, result, logs }));
     } finally {
       this.liveRuns.delete(runId);
     }
@@ -334,17 +349,27 @@ export class Executor {
         });
       } else if (run.agent && run.attempt < 2) {
         // Runs outside a plan step (mentions, chat, decisions) are re-dispatched once.
+        const plan = run.planId ? await tx.plan.findUnique({ where: { id: run.planId } }) : null;
+        const trigger = run.triggerMessageId
+          ? await tx.message.findUnique({ where: { id: run.triggerMessageId }, select: { body: true } })
+          : null;
         await createRun(this.context, tx, uow, {
           id: randomUUID(),
           conversationId: run.conversationId,
           agent: run.agent,
-          kind: run.kind as "mention",
+          kind: run.kind as RunKind,
           input: run.input,
-          planId: run.planId,
-          stepId: run.stepId,
+          request: plan
+            ? { text: plan.request, messageId: plan.requestMessageId }
+            : { text: trigger?.body ?? run.input, messageId: run.triggerMessageId },
+          plan: run.step && run.planId
+            ? { planId: run.planId, stepId: run.step.id, stepIndex: run.step.index, stepTitle: run.step.title }
+            : null,
           attempt: run.attempt + 1,
-          triggerMessageId: run.triggerMessageId ?? undefined,
-          resumesRunId: run.resumesRunId ?? undefined,
+          triggerMessageId: run.triggerMessageId,
+          failedStep: run.kind === "decision" && run.step
+            ? { index: run.step.index, title: run.step.title, assignee: run.step.assignee, failureReason: run.step.failureReason ?? "unknown" }
+            : undefined,
         });
       }
     });

@@ -5,16 +5,26 @@
  * starts a run through the same entry point as a person's mention (DESIGN rule 2).
  */
 import { randomUUID } from "node:crypto";
-import type { Prisma } from "../generated/prisma/client.ts";
+import type { Agent, Prisma } from "../generated/prisma/client.ts";
 import { reconcile } from "../core/reconcile.ts";
-import type { PlanCommand, PlanEvent } from "../core/types.ts";
-import { loadCapacity, loadPlan, savePlan, type LoadedPlan } from "../adapters/prisma/plan-repository.ts";
-import { formInclude, messageInclude, toFormDTO, toMessageDTO, toStepDTO } from "../adapters/prisma/serializers.ts";
+import { readySteps } from "../core/readiness.ts";
+import { COMMANDER_ASSIGNEE, type PlanCommand, type PlanEvent, type StepState } from "../core/types.ts";
+import { loadCapacity, loadPlan, planVersion, savePlan, type LoadedPlan } from "../adapters/prisma/plan-repository.ts";
+import { formInclude, toFormDTO } from "../adapters/prisma/serializers.ts";
+import type { StepDTO } from "../protocol/dto.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
-import { createRun, type RunKind } from "./run-records.ts";
+import { createRun } from "./run-records.ts";
+import { insertMessage } from "./messages.ts";
 import type { ExecutorContext } from "./context.ts";
 
 type Tx = Prisma.TransactionClient;
+
+/** A plan as stored now: the cached copy if its version still matches, else a fresh read. */
+async function currentPlan(context: ExecutorContext, tx: Tx, planId: string): Promise<LoadedPlan | null> {
+  const cached = context.plans.get(planId);
+  if (cached && (await planVersion(tx, planId)) === cached.version) return cached;
+  return loadPlan(tx, planId);
+}
 
 /** Feeds one event to the core for one plan and performs what it decides. */
 export async function reconcilePlan(
@@ -23,68 +33,85 @@ export async function reconcilePlan(
   uow: UnitOfWork,
   input: { planId: string; event: PlanEvent },
 ): Promise<LoadedPlan | null> {
-  const loaded = await loadPlan(tx, input.planId);
+  const loaded = await currentPlan(context, tx, input.planId);
   if (!loaded) return null;
-  const handles = [...new Set(loaded.state.steps.map((step) => step.assignee))];
+  const assignees = new Set(loaded.state.steps.map((step) => step.assignee));
+  const agents = [...(await context.agents.all(tx)).values()].filter(
+    (agent) => assignees.has(agent.handle) || (agent.role === "commander" && assignees.has(COMMANDER_ASSIGNEE)),
+  );
   const capacity = await loadCapacity(tx, {
     planId: loaded.state.id,
-    handles,
+    agents,
     modelConcurrency: context.config.modelConcurrency,
   });
+  const now = context.clock.now();
   const result = reconcile({
     plan: loaded.state,
     event: input.event,
-    now: context.clock.now(),
+    now,
     random: context.random,
     capacity,
     newRunId: randomUUID,
   });
-  const stepIds = await savePlan(tx, loaded, result.plan, result.changedSteps);
-  const current: LoadedPlan = { ...loaded, state: result.plan, stepIds };
-
-  if (result.log.length > 0) {
-    await tx.stepEvent.createMany({
-      data: result.log.map((line) => ({
-        planId: loaded.state.id,
-        stepIndex: line.stepIndex,
-        phase: "reconcile",
-        message: line.message,
-      })),
-    });
+  for (const line of result.log) {
+    uow.log({ planId: loaded.state.id, stepIndex: line.stepIndex, phase: "reconcile", message: line.message });
   }
+  const unchanged =
+    result.changedSteps.length === 0 && result.commands.length === 0 && result.plan.status === loaded.state.status;
+  if (result.plan === loaded.state || unchanged) {
+    uow.cachePlan(loaded);
+    return loaded; // nothing changed (stale or inapplicable event)
+  }
+  const renderedInputs = new Map<number, string>();
   for (const command of result.commands) {
-    await applyCommand(context, tx, uow, current, command);
+    if (command.type === "dispatch" || command.type === "open-form") renderedInputs.set(command.stepIndex, command.renderedInput);
   }
+  const saved = await savePlan(tx, { loaded, next: result.plan, changedSteps: result.changedSteps, renderedInputs });
+  uow.cachePlan(saved);
 
-  if (result.changedSteps.length > 0) {
-    const rows = await tx.planStep.findMany({
-      where: { planId: loaded.state.id, index: { in: [...new Set(result.changedSteps)] } },
-      orderBy: { index: "asc" },
-    });
-    for (const row of rows) uow.emit("step-updated", { planId: loaded.state.id, step: toStepDTO(row) });
+  for (const command of result.commands) {
+    await applyCommand(context, tx, uow, saved, command);
+  }
+  for (const index of new Set(result.changedSteps)) {
+    const step = saved.state.steps.find((candidate) => candidate.index === index);
+    if (step) uow.emit("step-updated", { planId: saved.state.id, step: stepDTO(saved, step) });
   }
   if (result.plan.status !== loaded.state.status) {
     const ended = ["completed", "failed", "cancelled"].includes(result.plan.status);
     uow.emit("plan-updated", {
       planId: loaded.state.id,
       status: result.plan.status,
-      endedAt: ended ? new Date(context.clock.now()).toISOString() : null,
+      endedAt: ended ? new Date(now).toISOString() : null,
     });
   }
-  if (result.plan.status === "running" && hasUndispatchedReadyStep(result.plan, context.clock.now())) {
+  if (result.plan.status === "running" && readySteps(result.plan, now).length > 0) {
     uow.capacityWaiters.push({ conversationId: loaded.conversationId, planId: loaded.state.id });
   }
-  return current;
+  return saved;
 }
 
-function hasUndispatchedReadyStep(plan: LoadedPlan["state"], now: number): boolean {
-  const byIndex = new Map(plan.steps.map((step) => [step.index, step]));
-  return plan.steps.some(
-    (step) =>
-      step.status === "pending" &&
-      (step.retryAt === null || step.retryAt <= now) &&
-      step.waitFor.every((index) => ["done", "skipped"].includes(byIndex.get(index)?.status ?? "")),
-  );
+function stepDTO(plan: LoadedPlan, step: StepState): StepDTO {
+  const iso = (millis: number | null) => (millis === null ? null : new Date(millis).toISOString());
+  return {
+    id: plan.stepIds.get(step.index)!,
+    index: step.index,
+    title: step.title,
+    assignee: step.assignee,
+    input: step.input,
+    waitFor: step.waitFor,
+    onFailure: step.onFailure,
+    maxRetries: step.maxRetries,
+    status: step.status,
+    attempts: step.attempts,
+    renderedInput: plan.renderedInputs.get(step.index) ?? null,
+    outputSummary: step.outputSummary,
+    outputFiles: step.outputFiles,
+    failureReason: step.failureReason,
+    decisionPending: step.decisionPending,
+    retryAt: iso(step.retryAt),
+    startedAt: iso(step.startedAt),
+    endedAt: iso(step.endedAt),
+  };
 }
 
 async function applyCommand(
@@ -95,22 +122,24 @@ async function applyCommand(
   command: PlanCommand,
 ): Promise<void> {
   const planId = plan.state.id;
+  const request = { text: plan.state.request, messageId: plan.requestMessageId };
+  const stepOf = (index: number) => {
+    const step = plan.state.steps.find((candidate) => candidate.index === index)!;
+    return { step, ref: { planId, stepId: plan.stepIds.get(index)!, stepIndex: index, stepTitle: step.title } };
+  };
   switch (command.type) {
     case "dispatch": {
-      const stepId = plan.stepIds.get(command.stepIndex)!;
-      await tx.planStep.update({ where: { id: stepId }, data: { renderedInput: command.renderedInput } });
-      await tx.stepEvent.create({
-        data: {
-          planId,
-          stepIndex: command.stepIndex,
-          runId: command.runId,
-          phase: "dispatch",
-          message: `attempt ${command.attempt} dispatched to ${command.assignee}`,
-          data: { renderedInput: command.renderedInput },
-        },
+      const { ref } = stepOf(command.stepIndex);
+      uow.log({
+        planId,
+        stepIndex: command.stepIndex,
+        runId: command.runId,
+        phase: "dispatch",
+        message: `attempt ${command.attempt} dispatched to ${command.assignee}`,
+        data: { renderedInput: command.renderedInput },
       });
-      const commander = await context.commanderFor(tx, plan.conversationId);
-      if (command.assignee === "commander") {
+      const commander = await context.agents.commanderFor(tx, plan.conversationId);
+      if (command.assignee === COMMANDER_ASSIGNEE) {
         // A private wake-up: the commander's answer becomes visible, the nudge does not.
         await createRun(context, tx, uow, {
           id: command.runId,
@@ -118,50 +147,43 @@ async function applyCommand(
           agent: commander,
           kind: "commander-step",
           input: command.renderedInput,
-          planId,
-          stepId,
+          request,
+          plan: ref,
           attempt: command.attempt,
         });
         return;
       }
-      const agent = await tx.agent.findUnique({ where: { handle: command.assignee } });
+      const agent = await context.agents.byHandle(tx, command.assignee);
       if (!agent) throw new Error(`step ${command.stepIndex}: agent @${command.assignee} no longer exists`);
-      const message = await tx.message.create({
-        data: {
-          conversationId: plan.conversationId,
-          authorKind: "agent",
-          authorAgentId: commander?.id,
-          kind: "dispatch",
-          body: `@${agent.handle} ${command.renderedInput}`,
-          mentions: [{ agentId: agent.id, handle: agent.handle }],
-          planId,
-          stepId,
-          runId: command.runId,
-        },
-        include: messageInclude,
+      const message = await insertMessage(tx, uow, {
+        conversationId: plan.conversationId,
+        author: { kind: "agent", agent: commander },
+        kind: "dispatch",
+        body: `@${agent.handle} ${command.renderedInput}`,
+        mentions: [{ agentId: agent.id, handle: agent.handle }],
+        planId,
+        stepId: ref.stepId,
+        runId: command.runId,
       });
-      uow.emit("message-created", { message: toMessageDTO(message) });
       await createRun(context, tx, uow, {
         id: command.runId,
         conversationId: plan.conversationId,
         agent,
         kind: "step",
         input: command.renderedInput,
-        planId,
-        stepId,
+        request,
+        plan: ref,
         attempt: command.attempt,
         triggerMessageId: message.id,
       });
       return;
     }
     case "open-form": {
-      const stepId = plan.stepIds.get(command.stepIndex)!;
-      const step = plan.state.steps.find((candidate) => candidate.index === command.stepIndex)!;
-      await tx.planStep.update({ where: { id: stepId }, data: { renderedInput: command.renderedInput } });
+      const { step, ref } = stepOf(command.stepIndex);
       await openForm(context, tx, uow, {
         conversationId: plan.conversationId,
         planId,
-        stepId,
+        stepId: ref.stepId,
         stepIndex: command.stepIndex,
         runId: null,
         body: command.renderedInput,
@@ -173,38 +195,37 @@ async function applyCommand(
       return;
     }
     case "resume": {
-      const stepId = plan.stepIds.get(command.stepIndex)!;
-      const blocked = await tx.run.findFirst({
-        where: { stepId, status: "blocked" },
-        orderBy: { createdAt: "desc" },
-        include: { agent: true },
-      });
-      if (!blocked?.agent) throw new Error(`step ${command.stepIndex}: no blocked run to resume`);
+      const { step, ref } = stepOf(command.stepIndex);
+      const isCommander = step.assignee === COMMANDER_ASSIGNEE;
+      const agent = isCommander
+        ? await context.agents.commanderFor(tx, plan.conversationId)
+        : await context.agents.byHandle(tx, step.assignee);
+      if (!agent) throw new Error(`step ${command.stepIndex}: agent @${step.assignee} no longer exists`);
       await createRun(context, tx, uow, {
         id: command.runId,
         conversationId: plan.conversationId,
-        agent: blocked.agent,
-        kind: blocked.kind as RunKind,
-        input: blocked.input,
-        planId,
-        stepId,
+        agent,
+        kind: isCommander ? "commander-step" : "step",
+        input: plan.renderedInputs.get(command.stepIndex) ?? step.input,
+        request,
+        plan: ref,
         attempt: command.attempt,
-        resumesRunId: blocked.id,
+        resume: command.previousRunId ? { previousRunId: command.previousRunId, answer: command.answer } : undefined,
       });
       return;
     }
     case "ask-commander": {
-      const stepId = plan.stepIds.get(command.stepIndex)!;
-      const commander = await context.commanderFor(tx, plan.conversationId);
+      const { step, ref } = stepOf(command.stepIndex);
+      const commander = await context.agents.commanderFor(tx, plan.conversationId);
       await createRun(context, tx, uow, {
         id: randomUUID(),
         conversationId: plan.conversationId,
         agent: commander,
         kind: "decision",
-        input: `Step ${command.stepIndex} failed: ${command.failureReason}`,
-        planId,
-        stepId,
-        attempt: 1,
+        input: `Step ${command.stepIndex} (${step.title}, @${step.assignee}) failed: ${command.failureReason}`,
+        request,
+        plan: ref,
+        failedStep: { index: step.index, title: step.title, assignee: step.assignee, failureReason: command.failureReason },
       });
       return;
     }
@@ -220,9 +241,7 @@ async function applyCommand(
       return;
     }
     case "plan-ended":
-      await tx.stepEvent.create({
-        data: { planId, phase: "plan-ended", message: `plan ${command.status}` },
-      });
+      uow.log({ planId, stepIndex: null, phase: "plan-ended", message: `plan ${command.status}` });
       return;
     default: {
       const unhandled: never = command;
@@ -244,7 +263,8 @@ export async function openForm(
     runId: string | null;
     body: string;
     spec: { title: string; fields: unknown[] };
-    authorAgentId?: string;
+    /** who asks: the blocked agent, or the commander for a `user` step */
+    asker?: Agent;
   },
 ): Promise<void> {
   const form = await tx.form.create({
@@ -258,21 +278,16 @@ export async function openForm(
     },
     include: formInclude,
   });
-  const commander = input.authorAgentId ? null : await context.commanderFor(tx, input.conversationId);
-  const message = await tx.message.create({
-    data: {
-      conversationId: input.conversationId,
-      authorKind: "agent",
-      authorAgentId: input.authorAgentId ?? commander?.id,
-      kind: "form",
-      body: input.body,
-      planId: input.planId,
-      stepId: input.stepId,
-      runId: input.runId,
-      formId: form.id,
-    },
-    include: messageInclude,
-  });
+  const asker = input.asker ?? (await context.agents.commanderFor(tx, input.conversationId));
   uow.emit("form-created", { form: toFormDTO(form, input.stepIndex) });
-  uow.emit("message-created", { message: toMessageDTO(message) });
+  await insertMessage(tx, uow, {
+    conversationId: input.conversationId,
+    author: { kind: "agent", agent: asker },
+    kind: "form",
+    body: input.body,
+    planId: input.planId,
+    stepId: input.stepId,
+    runId: input.runId,
+    formId: form.id,
+  });
 }

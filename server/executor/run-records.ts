@@ -1,6 +1,12 @@
-/** Creating run rows: every agent run, whatever started it, begins here. */
+/**
+ * Creating runs: every agent run, whatever started it, begins here. The row is
+ * written inside the caller's transaction; the launch (everything the agent runtime
+ * needs) is kept in memory and started right after commit, so starting a run costs
+ * no further reads.
+ */
 import type { Agent, Prisma } from "../generated/prisma/client.ts";
-import { toRunDTO } from "../adapters/prisma/serializers.ts";
+import type { RunDTO } from "../protocol/dto.ts";
+import type { AgentProfile, ArtifactRef, RunPurpose, RunRequest } from "./ports.ts";
 import type { ExecutorContext } from "./context.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
 
@@ -13,50 +19,146 @@ type Tx = Prisma.TransactionClient;
  */
 export type RunKind = "mention" | "step" | "chat" | "commander-step" | "decision";
 
-export async function createRun(
-  context: ExecutorContext,
-  tx: Tx,
-  uow: UnitOfWork,
-  input: {
-    id: string;
-    conversationId: string;
-    agent: Agent;
-    kind: RunKind;
-    input: string;
-    planId?: string | null;
-    stepId?: string | null;
-    stepIndex?: number | null;
-    attempt?: number;
-    triggerMessageId?: string;
-    resumesRunId?: string;
-  },
-): Promise<void> {
-  const now = context.clock.now();
-  // The run is born owned by this process: it starts it right after commit, and the
-  // lease lets another process take over if this one dies first.
-  const run = await tx.run.create({
+/** A created run, ready to start: the request minus its abort signal, plus bookkeeping. */
+export interface RunLaunch {
+  request: Omit<RunRequest, "signal">;
+  kind: RunKind;
+  agent: Agent;
+  planId: string | null;
+  stepId: string | null;
+  stepIndex: number | null;
+  attempt: number;
+  startedAt: Date;
+  triggerMessageId: string | null;
+}
+
+export function toAgentProfile(agent: Agent): AgentProfile {
+  return {
+    id: agent.id,
+    handle: agent.handle,
+    name: agent.name,
+    role: agent.role,
+    systemPrompt: agent.systemPrompt,
+    model: agent.model,
+    allowedTools: agent.allowedTools,
+    skills: agent.skills,
+    concurrency: agent.concurrency,
+    mcpServers: agent.mcpServers,
+  };
+}
+
+function purposeFor(kind: RunKind, failedStep?: Extract<RunPurpose, { kind: "commander-decision" }>["failedStep"]): RunPurpose {
+  switch (kind) {
+    case "mention":
+    case "step":
+      return { kind: "mention" };
+    case "chat":
+      return { kind: "commander-chat" };
+    case "commander-step":
+      return { kind: "commander-step" };
+    case "decision":
+      return { kind: "commander-decision", failedStep: failedStep ?? { index: 0, title: "", assignee: "", failureReason: "unknown" } };
+  }
+}
+
+export interface NewRun {
+  id: string;
+  conversationId: string;
+  agent: Agent;
+  kind: RunKind;
+  input: string;
+  /** the original request and the message whose attachments travel with it */
+  request: { text: string; messageId: string | null };
+  plan?: { planId: string; stepId: string; stepIndex: number; stepTitle: string } | null;
+  attempt?: number;
+  triggerMessageId?: string | null;
+  resume?: { previousRunId: string; answer: string };
+  failedStep?: Extract<RunPurpose, { kind: "commander-decision" }>["failedStep"];
+}
+
+export async function createRun(context: ExecutorContext, tx: Tx, uow: UnitOfWork, input: NewRun): Promise<RunLaunch> {
+  const now = new Date(context.clock.now());
+  const attempt = input.attempt ?? 1;
+  // Born owned by this process: it starts the run right after commit, and the lease
+  // lets another process take over if this one dies first.
+  await tx.run.create({
     data: {
       id: input.id,
       conversationId: input.conversationId,
       agentId: input.agent.id,
-      planId: input.planId ?? null,
-      stepId: input.stepId ?? null,
+      planId: input.plan?.planId ?? null,
+      stepId: input.plan?.stepId ?? null,
       kind: input.kind,
-      attempt: input.attempt ?? 1,
+      attempt,
       status: "running",
       input: input.input,
       model: input.agent.model,
-      triggerMessageId: input.triggerMessageId,
-      resumesRunId: input.resumesRunId,
+      triggerMessageId: input.triggerMessageId ?? null,
+      resumesRunId: input.resume?.previousRunId ?? null,
       leaseOwner: context.instanceId,
-      leaseExpiresAt: new Date(now + context.config.leaseMs),
-      startedAt: new Date(now),
+      leaseExpiresAt: new Date(now.getTime() + context.config.leaseMs),
+      startedAt: now,
     },
+    select: { id: true },
   });
-  let stepIndex = input.stepIndex ?? null;
-  if (stepIndex === null && input.stepId) {
-    stepIndex = (await tx.planStep.findUnique({ where: { id: input.stepId }, select: { index: true } }))?.index ?? null;
-  }
-  uow.emit("run-updated", { run: toRunDTO(run, { agentHandle: input.agent.handle, stepIndex }) });
-  uow.runsToStart.push(run.id);
+  const attachments: ArtifactRef[] = input.request.messageId
+    ? await tx.artifact.findMany({
+        where: { messageId: input.request.messageId },
+        select: { id: true, name: true, mediaType: true, size: true, untrusted: true },
+      })
+    : [];
+  const roster = await context.agents.roster(tx, input.conversationId);
+  const launch: RunLaunch = {
+    kind: input.kind,
+    agent: input.agent,
+    planId: input.plan?.planId ?? null,
+    stepId: input.plan?.stepId ?? null,
+    stepIndex: input.plan?.stepIndex ?? null,
+    attempt,
+    startedAt: now,
+    triggerMessageId: input.triggerMessageId ?? null,
+    request: {
+      runId: input.id,
+      conversationId: input.conversationId,
+      agent: toAgentProfile(input.agent),
+      purpose: purposeFor(input.kind, input.failedStep),
+      input: input.input,
+      request: { text: input.request.text, attachments },
+      step: input.plan ? { planId: input.plan.planId, stepIndex: input.plan.stepIndex, title: input.plan.stepTitle } : undefined,
+      roster: roster.map((agent) => ({ handle: agent.handle, name: agent.name, role: agent.role })),
+      resume: input.resume,
+    },
+  };
+  uow.emit("run-updated", { run: runDTO(launch, { status: "running", endedAt: null, error: null, usage: null }) });
+  uow.runsToStart.push(launch);
+  return launch;
+}
+
+/** The wire shape of a run, from its launch and how it ended so far. */
+export function runDTO(
+  launch: RunLaunch,
+  outcome: {
+    status: RunDTO["status"];
+    endedAt: Date | null;
+    error: string | null;
+    usage: { tokensIn: number; tokensOut: number; cost: number } | null;
+  },
+): RunDTO {
+  return {
+    id: launch.request.runId,
+    conversationId: launch.request.conversationId,
+    agentHandle: launch.agent.handle,
+    planId: launch.planId,
+    stepIndex: launch.stepIndex,
+    kind: launch.kind,
+    attempt: launch.attempt,
+    status: outcome.status,
+    model: launch.agent.model,
+    startedAt: launch.startedAt.toISOString(),
+    endedAt: outcome.endedAt?.toISOString() ?? null,
+    error: outcome.error,
+    tokensIn: outcome.usage?.tokensIn ?? 0,
+    tokensOut: outcome.usage?.tokensOut ?? 0,
+    cost: outcome.usage?.cost ?? 0,
+  };
 }

@@ -5,10 +5,23 @@
  */
 import type { PendingEvent } from "../adapters/prisma/event-log.ts";
 import type { ConversationEventType, ConversationEventPayloads } from "../protocol/events.ts";
+import type { RunLaunch } from "./run-records.ts";
+import type { LoadedPlan } from "../adapters/prisma/plan-repository.ts";
+
+export interface StepLogLine {
+  planId: string;
+  stepIndex: number | null;
+  runId?: string | null;
+  phase: string;
+  message: string;
+  data?: unknown;
+}
 
 export class UnitOfWork {
   readonly events: PendingEvent[] = [];
-  readonly runsToStart: string[] = [];
+  /** execution-log lines, written in one insert at the end of the transaction */
+  readonly stepLog: StepLogLine[] = [];
+  readonly runsToStart: RunLaunch[] = [];
   readonly runsToCancel: string[] = [];
   readonly ticks: { conversationId: string; planId: string; at: number }[] = [];
   /** plans whose ready steps waited for a pool slot; reconcile them when slots free up */
@@ -16,9 +29,20 @@ export class UnitOfWork {
   /** agents whose runs ended in this transaction (slots freed) */
   readonly freedAgents = new Set<string>();
 
+  /** plans as this transaction left them; cached only once it commits */
+  readonly plans: LoadedPlan[] = [];
+
   constructor(readonly conversationId: string) {}
+
+  cachePlan(plan: LoadedPlan): void {
+    this.plans.push(plan);
+  }
 
   emit<K extends ConversationEventType>(type: K, payload: ConversationEventPayloads[K]): void {
     this.events.push({ type, payload } as PendingEvent);
+  }
+
+  log(line: StepLogLine): void {
+    this.stepLog.push(line);
   }
 }

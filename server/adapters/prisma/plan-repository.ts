@@ -12,8 +12,13 @@ export interface LoadedPlan {
   state: PlanState;
   conversationId: string;
   title: string;
+  requestMessageId: string | null;
+  /** Plan.version as loaded; a cached copy is valid while the row still has it */
+  version: number;
   /** step index → PlanStep.id */
   stepIds: Map<number, string>;
+  /** step index → the input as rendered at its last dispatch */
+  renderedInputs: Map<number, string | null>;
 }
 
 const toMillis = (date: Date | null) => (date ? date.getTime() : null);
@@ -113,7 +118,10 @@ export async function loadPlan(tx: Tx, planId: string): Promise<LoadedPlan | nul
   return {
     conversationId: plan.conversationId,
     title: plan.title,
+    requestMessageId: plan.requestMessageId,
+    version: plan.version,
     stepIds: new Map(steps.map((step) => [step.index, step.id])),
+    renderedInputs: new Map(steps.map((step) => [step.index, step.renderedInput])),
     state: {
       id: plan.id,
       status: plan.status,
@@ -124,36 +132,48 @@ export async function loadPlan(tx: Tx, planId: string): Promise<LoadedPlan | nul
   };
 }
 
+/** The plan's current version, read under the conversation lock to validate a cached copy. */
+export async function planVersion(tx: Tx, planId: string): Promise<number | null> {
+  const row = await tx.plan.findUnique({ where: { id: planId }, select: { version: true } });
+  return row?.version ?? null;
+}
+
 /**
- * Writes back the plan status and the changed steps; appended steps are inserted.
- * Returns the PlanStep ids of every step (including new ones).
+ * Writes back the plan (always bumping its version) and the changed steps, with the
+ * inputs rendered for steps dispatched now; appended steps are inserted. Returns the
+ * plan as now stored.
  */
 export async function savePlan(
   tx: Tx,
-  loaded: LoadedPlan,
-  next: PlanState,
-  changedSteps: number[],
-): Promise<Map<number, string>> {
+  input: { loaded: LoadedPlan; next: PlanState; changedSteps: number[]; renderedInputs: Map<number, string> },
+): Promise<LoadedPlan> {
+  const { loaded, next } = input;
   const stepIds = new Map(loaded.stepIds);
-  if (next.status !== loaded.state.status) {
-    const ended = next.status === "completed" || next.status === "failed" || next.status === "cancelled";
-    await tx.plan.update({
-      where: { id: next.id },
-      data: { status: next.status, endedAt: ended ? new Date() : null },
-    });
-  }
-  for (const index of new Set(changedSteps)) {
+  const renderedInputs = new Map(loaded.renderedInputs);
+  for (const [index, rendered] of input.renderedInputs) renderedInputs.set(index, rendered);
+  const statusChanged = next.status !== loaded.state.status;
+  const ended = next.status === "completed" || next.status === "failed" || next.status === "cancelled";
+  await tx.plan.update({
+    where: { id: next.id },
+    data: {
+      version: { increment: 1 },
+      ...(statusChanged ? { status: next.status, endedAt: ended ? new Date() : null } : {}),
+    },
+  });
+  for (const index of new Set(input.changedSteps)) {
     const step = next.steps.find((candidate) => candidate.index === index);
     if (!step) continue;
     const id = stepIds.get(index);
+    const rendered = input.renderedInputs.get(index);
+    const columns = { ...stepColumns(step), ...(rendered !== undefined ? { renderedInput: rendered } : {}) };
     if (id) {
-      await tx.planStep.update({ where: { id }, data: stepColumns(step) });
+      await tx.planStep.update({ where: { id }, data: columns });
     } else {
-      const created = await tx.planStep.create({ data: { planId: next.id, index, ...stepColumns(step) } });
+      const created = await tx.planStep.create({ data: { planId: next.id, index, ...columns } });
       stepIds.set(index, created.id);
     }
   }
-  return stepIds;
+  return { ...loaded, state: next, version: loaded.version + 1, stepIds, renderedInputs };
 }
 
 /**
@@ -162,12 +182,13 @@ export async function savePlan(
  */
 export async function loadCapacity(
   tx: Tx,
-  input: { planId: string | null; handles: string[]; modelConcurrency: Record<string, number> },
+  input: {
+    planId: string | null;
+    agents: { id: string; handle: string; role: string; model: string; concurrency: number }[];
+    modelConcurrency: Record<string, number>;
+  },
 ): Promise<CapacityView> {
-  const agents = await tx.agent.findMany({
-    where: { OR: [{ handle: { in: input.handles } }, { role: "commander" }] },
-    select: { id: true, handle: true, role: true, model: true, concurrency: true },
-  });
+  const { agents } = input;
   const live = await tx.run.groupBy({
     by: ["agentId"],
     where: {

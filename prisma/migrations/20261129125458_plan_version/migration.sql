@@ -1,0 +1,5 @@
+-- AlterTable
+ALTER TABLE "Plan" ADD COLUMN     "version" INTEGER NOT NULL DEFAULT 0;
+
+-- AlterTable
+ALTER TABLE "PlanStep" ALTER COLUMN "waitFor" SET DEFAULT ARRAY[]::INTEGER[];

@@ -1,0 +1,69 @@
+/**
+ * Agents and conversation rosters change rarely (an admin edits them) but are needed
+ * on every dispatch, so they are cached briefly. Admin writes call `invalidate()`;
+ * other processes see an edit within the TTL.
+ */
+import type { Agent, Prisma } from "../generated/prisma/client.ts";
+
+type Tx = Prisma.TransactionClient;
+
+export const AGENT_CACHE_TTL_MS = 2_000;
+
+interface Entry<T> {
+  value: T;
+  expires: number;
+}
+
+export class AgentDirectory {
+  private agents: Entry<Map<string, Agent>> | null = null;
+  private readonly rosters = new Map<string, Entry<string[]>>();
+
+  constructor(private readonly now: () => number) {}
+
+  invalidate(): void {
+    this.agents = null;
+    this.rosters.clear();
+  }
+
+  /** Every agent of the workspace, by handle. */
+  async all(tx: Tx): Promise<Map<string, Agent>> {
+    if (this.agents && this.agents.expires > this.now()) return this.agents.value;
+    const rows = await tx.agent.findMany({ orderBy: { createdAt: "asc" } });
+    const value = new Map(rows.map((agent) => [agent.handle, agent]));
+    this.agents = { value, expires: this.now() + AGENT_CACHE_TTL_MS };
+    return value;
+  }
+
+  async byHandle(tx: Tx, handle: string): Promise<Agent | undefined> {
+    return (await this.all(tx)).get(handle);
+  }
+
+  async byId(tx: Tx, id: string): Promise<Agent | undefined> {
+    for (const agent of (await this.all(tx)).values()) if (agent.id === id) return agent;
+    return undefined;
+  }
+
+  /** The agents that joined a conversation. */
+  async roster(tx: Tx, conversationId: string): Promise<Agent[]> {
+    const cached = this.rosters.get(conversationId);
+    let ids: string[];
+    if (cached && cached.expires > this.now()) {
+      ids = cached.value;
+    } else {
+      const rows = await tx.conversationAgent.findMany({ where: { conversationId }, select: { agentId: true } });
+      ids = rows.map((row) => row.agentId);
+      this.rosters.set(conversationId, { value: ids, expires: this.now() + AGENT_CACHE_TTL_MS });
+    }
+    const all = [...(await this.all(tx)).values()];
+    return ids.map((id) => all.find((agent) => agent.id === id)).filter((agent): agent is Agent => Boolean(agent));
+  }
+
+  /** The conversation's commander, or the workspace's first one if none joined. */
+  async commanderFor(tx: Tx, conversationId: string): Promise<Agent> {
+    const joined = (await this.roster(tx, conversationId)).find((agent) => agent.role === "commander");
+    if (joined) return joined;
+    const any = [...(await this.all(tx)).values()].find((agent) => agent.role === "commander");
+    if (!any) throw new Error("the workspace has no commander agent");
+    return any;
+  }
+}
