@@ -17,7 +17,8 @@ const envSchema = z.object({
   BATON_DATA_DIR: z.string().default("./data"),
   /** bearer token for /api/v1; unset disables the automation API */
   BATON_API_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
-  BATON_DEFAULT_MODEL: z.string().default("offline"),
+  /** unset: the first configured provider's default model, else the offline model */
+  BATON_DEFAULT_MODEL: z.string().optional(),
   BATON_MAX_PARALLEL: positiveInt(4),
   BATON_MAX_PLAN_STEPS: positiveInt(200),
   BATON_MAX_STEP_INPUT_CHARS: positiveInt(20_000),
@@ -72,11 +73,25 @@ function parseModelConcurrency(value: string): Record<string, number> {
   return limits;
 }
 
+/** Model ids used when a provider key is present but BATON_DEFAULT_MODEL is not. */
+export const PROVIDER_DEFAULT_MODELS = {
+  anthropic: "anthropic:claude-sonnet-4-5",
+  openai: "openai:gpt-4.1-mini",
+} as const;
+
+function defaultModelFor(env: Env): string {
+  if (env.BATON_DEFAULT_MODEL) return env.BATON_DEFAULT_MODEL;
+  if (env.ANTHROPIC_API_KEY) return PROVIDER_DEFAULT_MODELS.anthropic;
+  if (env.OPENAI_API_KEY) return PROVIDER_DEFAULT_MODELS.openai;
+  return "offline";
+}
+
 /** Validates the environment; throws ConfigError naming every bad variable. */
 export function loadConfig(source: Record<string, string | undefined> = process.env): Config {
   const cleaned = Object.fromEntries(Object.entries(source).filter(([, v]) => v !== undefined && v !== ""));
   const parsed = envSchema.safeParse(cleaned);
   if (!parsed.success) {
+    // name the variable, never echo its value (it may be a secret)
     const lines = parsed.error.issues.map((issue) => `  ${issue.path.join(".")}: ${issue.message}`);
     throw new ConfigError(`Invalid environment:\n${lines.join("\n")}`);
   }
@@ -88,7 +103,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     databaseUrl: env.DATABASE_URL,
     dataDir: env.BATON_DATA_DIR,
     apiToken: env.BATON_API_TOKEN,
-    defaultModel: env.BATON_DEFAULT_MODEL,
+    defaultModel: defaultModelFor(env),
     planLimits: {
       maxSteps: env.BATON_MAX_PLAN_STEPS,
       maxInputChars: env.BATON_MAX_STEP_INPUT_CHARS,

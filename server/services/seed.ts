@@ -42,11 +42,18 @@ const DEMO_AGENTS = [
 
 export async function seedWorkspace(prisma: PrismaClient, input: { defaultModel: string; demoConversation: boolean }) {
   for (const agent of DEMO_AGENTS) {
-    await prisma.agent.upsert({
-      where: { handle: agent.handle },
-      create: { ...agent, model: input.defaultModel },
-      update: {},
-    });
+    const existing = await prisma.agent.findUnique({ where: { handle: agent.handle } });
+    if (!existing) {
+      const now = new Date();
+      await prisma.agent.create({ data: { ...agent, model: input.defaultModel, createdAt: now, updatedAt: now } });
+    } else if (existing.model !== input.defaultModel && existing.createdAt.getTime() === existing.updatedAt.getTime()) {
+      // a demo agent nobody has edited follows the workspace default (e.g. a key was added);
+      // keep updatedAt equal to createdAt so it stays "unedited"
+      await prisma.agent.update({
+        where: { id: existing.id },
+        data: { model: input.defaultModel, updatedAt: existing.createdAt },
+      });
+    }
   }
   const apiUser = await prisma.user.upsert({
     where: { email: API_USER_EMAIL },

@@ -1,0 +1,287 @@
+/**
+ * Test helper: a loopback HTTP server that speaks the real wire formats of
+ * OpenAI Chat Completions and Anthropic Messages — server-sent events when the
+ * client asks for a stream, plain JSON otherwise — so the real AI SDK
+ * providers can be driven through their baseURL.
+ *
+ * Each test scripts the turns the "model" takes, in order; every request takes
+ * the next turn and is recorded for assertions.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+
+export type WireFormat = "openai" | "anthropic";
+
+export interface ScriptedToolCall {
+  id: string;
+  name: string;
+  /** raw JSON text of the arguments, sent as is (may be malformed on purpose) */
+  args: string;
+}
+
+export type ScriptedTurn =
+  /** streamed text in `chunks` pieces */
+  | { kind: "text"; text: string; chunks?: number; usage?: { input: number; output: number } }
+  /** optional text, then tool calls whose arguments are split into `chunks` pieces each */
+  | { kind: "tools"; text?: string; calls: ScriptedToolCall[]; chunks?: number; interleave?: boolean }
+  /** an HTTP error response with the provider's error body */
+  | { kind: "error"; status: number; message: string; errorType?: string; code?: string; headers?: Record<string, string> }
+  /** starts streaming text, then cuts the connection mid-stream */
+  | { kind: "drop"; text: string };
+
+export interface RecordedRequest {
+  format: WireFormat;
+  path: string;
+  headers: IncomingMessage["headers"];
+  body: Record<string, unknown>;
+  stream: boolean;
+}
+
+export interface FakeModelServer {
+  url: string;
+  /** base URL to give the provider (`…/v1`) */
+  baseURL: string;
+  requests: RecordedRequest[];
+  script(...turns: ScriptedTurn[]): void;
+  /** forget the script and the recorded requests (between tests) */
+  reset(): void;
+  remaining(): number;
+  close(): Promise<void>;
+}
+
+function split(text: string, pieces: number): string[] {
+  if (pieces <= 1 || text.length <= 1) return [text];
+  const size = Math.ceil(text.length / pieces);
+  const out: string[] = [];
+  for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
+  return out;
+}
+
+const sse = (data: unknown, event?: string) => `${event ? `event: ${event}\n` : ""}data: ${JSON.stringify(data)}\n\n`;
+
+// ---------------------------------------------------------------- OpenAI Chat Completions
+
+function openaiChunk(delta: Record<string, unknown>, finishReason: string | null = null) {
+  return {
+    id: "chatcmpl-fake",
+    object: "chat.completion.chunk",
+    created: 1_700_000_000,
+    model: "fake-model",
+    choices: [{ index: 0, delta, finish_reason: finishReason }],
+  };
+}
+
+function openaiStream(turn: Exclude<ScriptedTurn, { kind: "error" }>): string[] {
+  const events: string[] = [sse(openaiChunk({ role: "assistant", content: "" }))];
+  const text = turn.kind === "tools" ? (turn.text ?? "") : turn.text;
+  for (const piece of text ? split(text, turn.kind === "tools" ? 2 : (turn.kind === "text" ? (turn.chunks ?? 4) : 4)) : []) {
+    events.push(sse(openaiChunk({ content: piece })));
+  }
+  if (turn.kind === "drop") return events; // the caller cuts the connection here
+  if (turn.kind === "tools") {
+    const pieces = turn.calls.map((call) => split(call.args, turn.chunks ?? 3));
+    turn.calls.forEach((call, index) => {
+      events.push(sse(openaiChunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] })));
+      if (!turn.interleave) for (const piece of pieces[index]) events.push(sse(openaiChunk({ tool_calls: [{ index, function: { arguments: piece } }] })));
+    });
+    if (turn.interleave) {
+      // parallel calls whose argument chunks arrive interleaved, as OpenAI sends them
+      const longest = Math.max(...pieces.map((p) => p.length));
+      for (let i = 0; i < longest; i++) {
+        pieces.forEach((callPieces, index) => {
+          if (i < callPieces.length) events.push(sse(openaiChunk({ tool_calls: [{ index, function: { arguments: callPieces[i] } }] })));
+        });
+      }
+    }
+  }
+  events.push(sse(openaiChunk({}, turn.kind === "tools" ? "tool_calls" : "stop")));
+  const usage = turn.kind === "text" && turn.usage ? turn.usage : { input: 100, output: 20 };
+  events.push(
+    sse({
+      id: "chatcmpl-fake",
+      object: "chat.completion.chunk",
+      created: 1_700_000_000,
+      model: "fake-model",
+      choices: [],
+      usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output },
+    }),
+  );
+  events.push("data: [DONE]\n\n");
+  return events;
+}
+
+function openaiJson(turn: ScriptedTurn) {
+  const text = turn.kind === "error" ? "" : turn.kind === "tools" ? (turn.text ?? "") : turn.text;
+  const toolCalls =
+    turn.kind === "tools" ? turn.calls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.args } })) : undefined;
+  return {
+    id: "chatcmpl-fake",
+    object: "chat.completion",
+    created: 1_700_000_000,
+    model: "fake-model",
+    choices: [{ index: 0, message: { role: "assistant", content: text, tool_calls: toolCalls }, finish_reason: toolCalls ? "tool_calls" : "stop" }],
+    usage: { prompt_tokens: 50, completion_tokens: 10, total_tokens: 60 },
+  };
+}
+
+function openaiError(turn: Extract<ScriptedTurn, { kind: "error" }>) {
+  return { error: { message: turn.message, type: turn.errorType ?? "server_error", param: null, code: turn.code ?? null } };
+}
+
+// ---------------------------------------------------------------- Anthropic Messages
+
+function anthropicStream(turn: Exclude<ScriptedTurn, { kind: "error" }>): string[] {
+  const usage = turn.kind === "text" && turn.usage ? turn.usage : { input: 100, output: 20 };
+  const events: string[] = [
+    sse(
+      {
+        type: "message_start",
+        message: {
+          id: "msg_fake",
+          type: "message",
+          role: "assistant",
+          model: "claude-fake",
+          content: [],
+          stop_reason: null,
+          stop_sequence: null,
+          usage: { input_tokens: usage.input, output_tokens: 1 },
+        },
+      },
+      "message_start",
+    ),
+  ];
+  let block = 0;
+  const text = turn.kind === "tools" ? (turn.text ?? "") : turn.text;
+  if (text) {
+    events.push(sse({ type: "content_block_start", index: block, content_block: { type: "text", text: "" } }, "content_block_start"));
+    events.push(sse({ type: "ping" }, "ping"));
+    for (const piece of split(text, turn.kind === "text" ? (turn.chunks ?? 4) : 2)) {
+      events.push(sse({ type: "content_block_delta", index: block, delta: { type: "text_delta", text: piece } }, "content_block_delta"));
+    }
+    if (turn.kind === "drop") return events;
+    events.push(sse({ type: "content_block_stop", index: block }, "content_block_stop"));
+    block++;
+  }
+  if (turn.kind === "tools") {
+    // Anthropic streams content blocks one after another: parallel calls are consecutive tool_use blocks
+    for (const call of turn.calls) {
+      events.push(
+        sse({ type: "content_block_start", index: block, content_block: { type: "tool_use", id: call.id, name: call.name, input: {} } }, "content_block_start"),
+      );
+      for (const piece of split(call.args, turn.chunks ?? 3)) {
+        events.push(sse({ type: "content_block_delta", index: block, delta: { type: "input_json_delta", partial_json: piece } }, "content_block_delta"));
+      }
+      events.push(sse({ type: "content_block_stop", index: block }, "content_block_stop"));
+      block++;
+    }
+  }
+  events.push(
+    sse(
+      { type: "message_delta", delta: { stop_reason: turn.kind === "tools" ? "tool_use" : "end_turn", stop_sequence: null }, usage: { output_tokens: usage.output } },
+      "message_delta",
+    ),
+  );
+  events.push(sse({ type: "message_stop" }, "message_stop"));
+  return events;
+}
+
+function anthropicJson(turn: ScriptedTurn) {
+  const content: unknown[] = [];
+  const text = turn.kind === "error" ? "" : turn.kind === "tools" ? (turn.text ?? "") : turn.text;
+  if (text) content.push({ type: "text", text });
+  if (turn.kind === "tools") for (const call of turn.calls) content.push({ type: "tool_use", id: call.id, name: call.name, input: JSON.parse(call.args) });
+  return {
+    id: "msg_fake",
+    type: "message",
+    role: "assistant",
+    model: "claude-fake",
+    content,
+    stop_reason: turn.kind === "tools" ? "tool_use" : "end_turn",
+    stop_sequence: null,
+    usage: { input_tokens: 50, output_tokens: 10 },
+  };
+}
+
+function anthropicError(turn: Extract<ScriptedTurn, { kind: "error" }>) {
+  return { type: "error", error: { type: turn.errorType ?? "api_error", message: turn.message } };
+}
+
+// ---------------------------------------------------------------- server
+
+async function readBody(request: IncomingMessage): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of request) chunks.push(chunk as Buffer);
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+export async function startFakeModelServer(): Promise<FakeModelServer> {
+  const queue: ScriptedTurn[] = [];
+  const requests: RecordedRequest[] = [];
+
+  async function handle(request: IncomingMessage, response: ServerResponse) {
+    const path = request.url ?? "";
+    const format: WireFormat | null = path.endsWith("/chat/completions") ? "openai" : path.endsWith("/messages") ? "anthropic" : null;
+    const raw = await readBody(request);
+    if (format == null) {
+      response.writeHead(404).end();
+      return;
+    }
+    const body = JSON.parse(raw) as Record<string, unknown>;
+    const stream = body.stream === true;
+    requests.push({ format, path, headers: request.headers, body, stream });
+    const turn = queue.shift();
+    if (!turn) {
+      response.writeHead(500, { "content-type": "application/json" });
+      response.end(JSON.stringify(format === "openai" ? openaiError({ kind: "error", status: 500, message: "fake server: script exhausted", errorType: "invalid_request_error" }) : anthropicError({ kind: "error", status: 500, message: "fake server: script exhausted", errorType: "invalid_request_error" })));
+      return;
+    }
+    if (turn.kind === "error") {
+      response.writeHead(turn.status, { "content-type": "application/json", ...turn.headers });
+      response.end(JSON.stringify(format === "openai" ? openaiError(turn) : anthropicError(turn)));
+      return;
+    }
+    if (!stream) {
+      response.writeHead(200, { "content-type": "application/json" });
+      response.end(JSON.stringify(format === "openai" ? openaiJson(turn) : anthropicJson(turn)));
+      return;
+    }
+    response.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+    const events = format === "openai" ? openaiStream(turn) : anthropicStream(turn);
+    for (const event of events) {
+      response.write(event);
+      // let the client see the chunks arrive separately, as over a real network
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    if (turn.kind === "drop") {
+      await new Promise((resolve) => setTimeout(resolve, 5));
+      response.socket?.destroy();
+      return;
+    }
+    response.end();
+  }
+
+  const server: Server = createServer((request, response) => {
+    handle(request, response).catch((error: unknown) => {
+      response.writeHead(500).end(String(error));
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const { port } = server.address() as AddressInfo;
+  const url = `http://127.0.0.1:${port}`;
+  return {
+    url,
+    baseURL: `${url}/v1`,
+    requests,
+    script: (...turns) => queue.push(...turns),
+    reset: () => {
+      queue.length = 0;
+      requests.length = 0;
+    },
+    remaining: () => queue.length,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}

@@ -1,0 +1,222 @@
+import { APICallError } from "ai";
+import { describe, expect, it } from "vitest";
+import { deriveSummary, extractItems, parseDirective } from "./offline-directives.ts";
+import { commanderProfile, recordingSink, runRequest, testRuntime } from "./test-support.ts";
+
+describe("offline directives", () => {
+  it("parses every key, quoted values included", () => {
+    const directive = parseDirective('Do it.\n@offline sleep=250 fail=transient fail_attempts=2 block=1 summary="All \\"good\\", done"');
+    expect(directive).toEqual({
+      sleepMs: 250,
+      fail: "transient",
+      failAttempts: 2,
+      block: true,
+      summary: 'All "good", done',
+      decision: null,
+    });
+  });
+
+  it("ignores prose that mentions @offline without a directive, and bad values", () => {
+    expect(parseDirective("the @offline model is nice").fail).toBeNull();
+    expect(parseDirective("@offline sleep=-5 fail=sometimes").sleepMs).toBe(0);
+  });
+
+  it.each([
+    ["compare Postgres, MySQL and SQLite", ["Postgres", "MySQL", "SQLite"]],
+    ["Research A, B and C", ["A", "B", "C"]],
+    ["Please compare red apples and green pears for a picnic.", ["red apples", "green pears"]],
+    ["research Rust, Go, Zig, and Odin in terms of safety", ["Rust", "Go", "Zig", "Odin"]],
+  ])("finds the items of %j", (request, items) => {
+    expect(extractItems(request)).toEqual(items);
+  });
+
+  it.each(["What is the capital of France?", "Hello and welcome", "I like tea, mostly"])("finds no list in %j", (request) => {
+    expect(extractItems(request)).toEqual([]);
+  });
+
+  it("derives a summary sentence from the input", () => {
+    expect(deriveSummary("@offline sleep=1\nWrite a haiku about rain.\nmore")).toBe("Offline answer to: Write a haiku about rain.");
+  });
+});
+
+describe("offline model through the runner", () => {
+  it("plans one step per item, round-robin, plus a synthesis that waits for all", async () => {
+    const { runner } = testRuntime();
+    const sink = recordingSink();
+    const result = await runner.run(
+      runRequest({ agent: commanderProfile(), purpose: { kind: "commander-chat" }, input: "compare Postgres, MySQL and SQLite" }),
+      sink,
+    );
+    expect(result.kind).toBe("ok");
+    if (result.kind !== "ok") return;
+    const plan = result.plan as { steps: { index: number; assignee: string; input: string; wait_for: number[] }[] };
+    expect(plan.steps.map((step) => step.assignee)).toEqual(["researcher", "writer", "researcher", "commander"]);
+    expect(plan.steps[0].input).toContain("Postgres");
+    expect(plan.steps[0].input).toContain("{{request}}");
+    expect(plan.steps[3].wait_for).toEqual([1, 2, 3]);
+    expect(plan.steps[3].input).toContain("{{step_1.output_summary}}");
+    expect(plan.steps[3].input).toContain("{{step_3.output_summary}}");
+    expect(sink.text()).toContain("3 parallel steps");
+    expect(sink.phases()).toContain("tool-call");
+  });
+
+  it("answers a request with no list directly", async () => {
+    const { runner } = testRuntime();
+    const result = await runner.run(
+      runRequest({ agent: commanderProfile(), purpose: { kind: "commander-chat" }, input: "What time is it?" }),
+      recordingSink(),
+    );
+    expect(result).toMatchObject({ kind: "ok" });
+    if (result.kind === "ok") {
+      expect(result.plan).toBeUndefined();
+      expect(result.text).toContain("What time is it?");
+    }
+  });
+
+  it("an invalid plan goes back to the model, a bounded number of times", async () => {
+    const seen: unknown[] = [];
+    const { runner } = testRuntime({
+      deps: {
+        validatePlan: (raw) => {
+          seen.push(raw);
+          return { ok: false, message: 'step 2: assignee "writer" is not in this conversation' };
+        },
+      },
+    });
+    const result = await runner.run(
+      runRequest({ agent: commanderProfile(), purpose: { kind: "commander-chat" }, input: "research A, B and C" }),
+      recordingSink(),
+    );
+    // the offline model answers the rejection in text instead of retrying: one rejection, then ok without plan
+    expect(seen).toHaveLength(1);
+    expect(result.kind).toBe("ok");
+    if (result.kind === "ok") {
+      expect(result.plan).toBeUndefined();
+      expect(result.text).toContain("not in this conversation");
+    }
+  });
+
+  it("synthesizes upstream summaries on a commander step", async () => {
+    const { runner } = testRuntime();
+    const result = await runner.run(
+      runRequest({
+        agent: commanderProfile(),
+        purpose: { kind: "commander-step" },
+        input: "Synthesize the findings:\n- Postgres: robust\n- SQLite: embedded",
+        step: { planId: "p1", stepIndex: 3, title: "Synthesize" },
+      }),
+      recordingSink(),
+    );
+    expect(result).toMatchObject({ kind: "ok" });
+    if (result.kind === "ok") {
+      expect(result.text).toContain("## Synthesis");
+      expect(result.text).toContain("- Postgres: robust");
+      expect(result.summary).toContain("Synthesis");
+    }
+  });
+
+  it.each([
+    ["Step failed: timeout", "skip"],
+    ["@offline decision=retry", "retry"],
+    ["@offline decision=abort", "abort"],
+  ])("decides about a failed step (%s → %s)", async (reason, kind) => {
+    const { runner } = testRuntime();
+    const result = await runner.run(
+      runRequest({
+        agent: commanderProfile(),
+        purpose: { kind: "commander-decision", failedStep: { index: 2, title: "Research B", assignee: "writer", failureReason: reason } },
+        input: "Step 2 failed. Decide.",
+      }),
+      recordingSink(),
+    );
+    expect(result.kind).toBe("ok");
+    if (result.kind === "ok") expect(result.decision).toMatchObject({ kind });
+  });
+
+  it("as a sub-agent answers in markdown and finishes with a summary", async () => {
+    const { runner } = testRuntime();
+    const sink = recordingSink();
+    const result = await runner.run(runRequest({ input: 'Cover "Postgres"\n@offline summary="Postgres is solid"' }), sink);
+    expect(result).toMatchObject({ kind: "ok", summary: "Postgres is solid", files: [] });
+    if (result.kind === "ok") {
+      expect(result.text).toContain("### Findings");
+      expect(result.usage.tokensIn).toBeGreaterThan(0);
+      expect(result.usage.cost).toBe(0);
+    }
+    // batched: far fewer deltas than the model's 24-character chunks
+    expect(sink.text()).toBe(result.kind === "ok" ? result.text : "");
+    expect(sink.deltas.length).toBeLessThan(Math.ceil(sink.text().length / 24));
+  });
+
+  it("fails transiently or fatally on request, and only for the first N attempts", async () => {
+    const { runner, sleeps } = testRuntime();
+    const step = { planId: "p1", stepIndex: 1, title: "t" };
+    const transient = await runner.run(runRequest({ input: "x\n@offline fail=transient fail_attempts=2", step }), recordingSink());
+    expect(transient).toMatchObject({ kind: "failed", transient: true });
+    if (transient.kind === "failed") expect(transient.reason).toContain("503");
+    expect(sleeps).toEqual([]); // simulated failures are for the executor: no in-run retry
+    expect(await runner.run(runRequest({ input: "x\n@offline fail=transient fail_attempts=2", step }), recordingSink())).toMatchObject({
+      kind: "failed",
+    });
+    expect(await runner.run(runRequest({ input: "x\n@offline fail=transient fail_attempts=2", step }), recordingSink())).toMatchObject({
+      kind: "ok",
+    });
+    const fatal = await runner.run(runRequest({ input: "y\n@offline fail=fatal" }), recordingSink());
+    expect(fatal).toMatchObject({ kind: "failed", transient: false });
+  });
+
+  it("fails a commander synthesis step on request, but never the planner", async () => {
+    const { runner } = testRuntime();
+    const commander = commanderProfile();
+    const synthesis = await runner.run(
+      runRequest({ agent: commander, purpose: { kind: "commander-step" }, input: "- a: x\n@offline fail=fatal" }),
+      recordingSink(),
+    );
+    expect(synthesis).toMatchObject({ kind: "failed", transient: false });
+    const planner = await runner.run(
+      runRequest({ agent: commander, purpose: { kind: "commander-chat" }, input: "compare A, B and C\n@offline fail=fatal" }),
+      recordingSink(),
+    );
+    expect(planner).toMatchObject({ kind: "ok", plan: expect.anything() });
+  });
+
+  it("blocks with a form, then resumes the same session with the answer", async () => {
+    const { runner, sessions } = testRuntime();
+    const first = runRequest({ input: "Deploy it\n@offline block=1", step: { planId: "p1", stepIndex: 2, title: "Deploy" } });
+    const blocked = await runner.run(first, recordingSink());
+    expect(blocked).toMatchObject({
+      kind: "blocked",
+      form: { title: "Input needed", fields: [{ name: "answer", type: "text", required: true }] },
+    });
+    expect(await sessions.load(first.runId)).not.toBeNull();
+
+    const resumed = await runner.run(
+      runRequest({ ...first, runId: "run-resumed", resume: { previousRunId: first.runId, answer: "use region eu-west" } }),
+      recordingSink(),
+    );
+    expect(resumed).toMatchObject({ kind: "ok" });
+    if (resumed.kind === "ok") expect(resumed.summary).toContain("use region eu-west");
+    const session = await sessions.load("run-resumed");
+    expect(session!.length).toBeGreaterThan((await sessions.load(first.runId))!.length);
+  });
+
+  it("sleeps, and an abort ends the run as failed, not transient", async () => {
+    const { runner } = testRuntime();
+    const controller = new AbortController();
+    const started = Date.now();
+    const pending = runner.run(runRequest({ input: "slow\n@offline sleep=5000", signal: controller.signal }), recordingSink());
+    setTimeout(() => controller.abort(), 30);
+    const result = await pending;
+    expect(Date.now() - started).toBeLessThan(2000);
+    expect(result).toMatchObject({ kind: "failed", transient: false });
+  });
+
+  it("raises a retryable APICallError for transient failures", async () => {
+    const { createOfflineModel } = await import("./offline-model.ts");
+    const model = createOfflineModel();
+    const error = await Promise.resolve(model
+      .doGenerate({ prompt: [{ role: "user", content: [{ type: "text", text: "## Your task\nx\n@offline fail=transient" }] }], tools: [] })
+      ).catch((e: unknown) => e);
+    expect(APICallError.isInstance(error) && error.isRetryable && error.statusCode === 503).toBe(true);
+  });
+});

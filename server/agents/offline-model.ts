@@ -1,0 +1,308 @@
+/**
+ * The offline model: a deterministic LanguageModelV3 with no network, so the
+ * demo works without an API key and the executor can be tested end to end.
+ *
+ * It behaves like a model would, from what the prompt shows it: which tools it
+ * was offered (create_plan → plan or answer; decide → decision; finish /
+ * ask_user → sub-agent; none → synthesis) and the sections of the first user
+ * message (see prompt.ts). Directives (`@offline …`, offline-directives.ts)
+ * simulate work, failures and forms.
+ */
+import { APICallError } from "ai";
+import type {
+  LanguageModelV3,
+  LanguageModelV3CallOptions,
+  LanguageModelV3Content,
+  LanguageModelV3GenerateResult,
+  LanguageModelV3Message,
+  LanguageModelV3StreamPart,
+  LanguageModelV3Usage,
+} from "@ai-sdk/provider";
+import { deriveSummary, extractItems, parseDirective, stripDirectives, type OfflineDirective } from "./offline-directives.ts";
+import { parseRoster, readSection, SECTION } from "./prompt.ts";
+
+/** What the runner may tell the offline model through `providerOptions.offline`. */
+export interface OfflineCallOptions {
+  /** identifies a plan step across its attempts (for fail_attempts) */
+  stepKey?: string;
+  /** the executor's attempt number, when known (1-based); wins over counting */
+  attempt?: number;
+}
+
+export interface OfflineModelOptions {
+  /** abortable sleep; tests may inject a fake */
+  sleep?: (ms: number, signal: AbortSignal | undefined) => Promise<void>;
+  /** characters per streamed text delta */
+  chunkSize?: number;
+}
+
+type Planned = { text: string; toolCalls: { toolName: string; input: unknown }[] };
+
+function abortError(): Error {
+  const error = new Error("The operation was aborted.");
+  error.name = "AbortError";
+  return error;
+}
+
+export function abortableSleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
+  if (signal?.aborted) return Promise.reject(abortError());
+  if (ms <= 0) return Promise.resolve();
+  return new Promise((resolve, reject) => {
+    const onAbort = () => {
+      clearTimeout(timer);
+      reject(abortError());
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener("abort", onAbort);
+      resolve();
+    }, ms);
+    signal?.addEventListener("abort", onAbort, { once: true });
+  });
+}
+
+function textOf(message: LanguageModelV3Message): string {
+  if (message.role === "system") return message.content;
+  return message.content
+    .map((part) => (part.type === "text" ? part.text : part.type === "tool-call" ? JSON.stringify(part.input) : ""))
+    .join("");
+}
+
+function toolResultText(output: unknown): string {
+  const value = (output as { value?: unknown })?.value;
+  return typeof value === "string" ? value : JSON.stringify(value ?? "");
+}
+
+/** Estimated tokens: four characters each, the usual rule of thumb. */
+export function estimateTokens(chars: number): number {
+  return Math.ceil(chars / 4);
+}
+
+function usage(inputChars: number, outputChars: number): LanguageModelV3Usage {
+  const input = estimateTokens(inputChars);
+  const output = estimateTokens(outputChars);
+  return {
+    inputTokens: { total: input, noCache: input, cacheRead: 0, cacheWrite: 0 },
+    outputTokens: { total: output, text: output, reasoning: 0 },
+  };
+}
+
+function simulatedFailure(kind: "transient" | "fatal"): APICallError {
+  return new APICallError({
+    message:
+      kind === "transient"
+        ? "offline: simulated transient failure (503 service unavailable)"
+        : "offline: simulated fatal failure (400 bad request)",
+    url: "offline://model",
+    requestBodyValues: {},
+    statusCode: kind === "transient" ? 503 : 400,
+    isRetryable: kind === "transient",
+  });
+}
+
+export function createOfflineModel(options: OfflineModelOptions = {}): LanguageModelV3 {
+  const sleep = options.sleep ?? abortableSleep;
+  const chunkSize = options.chunkSize ?? 24;
+  // attempts seen per step, for fail_attempts when the runner cannot say
+  const attemptsByStep = new Map<string, number>();
+
+  function plan(call: LanguageModelV3CallOptions): { planned: Planned; directive: OfflineDirective } {
+    const prompt = call.prompt;
+    const toolNames = new Set((call.tools ?? []).map((tool) => tool.name));
+    const firstUser = prompt.find((message) => message.role === "user");
+    const context = firstUser ? textOf(firstUser) : "";
+    const task = readSection(context, SECTION.task) ?? context;
+    const failed = readSection(context, SECTION.failedStep) ?? "";
+    const directive = parseDirective(`${task}\n${failed}`);
+    const isFirstCall = !prompt.some((message) => message.role === "assistant");
+    const last = prompt[prompt.length - 1];
+    const lastResults = last?.role === "tool" ? last.content.filter((part) => part.type === "tool-result") : [];
+
+    // the planner ignores fail: a directive in a request is meant for the steps it reaches through {{request}}
+    if (isFirstCall && directive.fail && !toolNames.has("create_plan")) {
+      const offline = (call.providerOptions?.offline ?? {}) as OfflineCallOptions;
+      const key = offline.stepKey ?? task;
+      const attempt = offline.attempt ?? (attemptsByStep.get(key) ?? 0) + 1;
+      attemptsByStep.set(key, attempt);
+      if (directive.failAttempts == null || attempt <= directive.failAttempts) throw simulatedFailure(directive.fail);
+    }
+
+    // A turn after our own tool calls: close the conversation, except for the
+    // form answer, which is what a blocked sub-agent was waiting for.
+    const answer = lastResults.find((part) => part.toolName === "ask_user");
+    if (answer) {
+      const answerText = toolResultText(answer.output);
+      const summary = `${directive.summary ?? deriveSummary(task).replace(/\.$/, "")} (answer: ${answerText})`;
+      return {
+        directive,
+        planned: {
+          text: `Thanks — continuing with your answer: **${answerText}**.\n\n${summary}`,
+          toolCalls: toolNames.has("finish") ? [{ toolName: "finish", input: { summary, files: [] } }] : [],
+        },
+      };
+    }
+    if (lastResults.length > 0) {
+      const rejected = lastResults.find((part) => part.output.type === "error-text" || part.output.type === "error-json");
+      return {
+        directive,
+        planned: {
+          text: rejected ? `I could not complete that: ${toolResultText(rejected.output)}` : "Done.",
+          toolCalls: [],
+        },
+      };
+    }
+
+    if (toolNames.has("decide")) return { directive, planned: decide(directive, failed) };
+    if (toolNames.has("create_plan")) return { directive, planned: commanderChat(context, task) };
+    if (toolNames.has("finish") || toolNames.has("ask_user")) return { directive, planned: subAgent(task, directive, toolNames) };
+    return { directive, planned: synthesis(task, directive) };
+  }
+
+  async function respond(call: LanguageModelV3CallOptions) {
+    const { planned, directive } = plan(call);
+    // sleep after deciding, so a fail directive fails fast and sleep simulates the work
+    if (directive.sleepMs > 0) await sleep(directive.sleepMs, call.abortSignal);
+    if (call.abortSignal?.aborted) throw abortError();
+    const inputChars = call.prompt.reduce((sum, message) => sum + textOf(message).length, 0);
+    const calls = planned.toolCalls.map((toolCall, i) => ({
+      toolCallId: `offline-call-${i + 1}`,
+      toolName: toolCall.toolName,
+      input: JSON.stringify(toolCall.input),
+    }));
+    const outputChars = planned.text.length + calls.reduce((sum, c) => sum + c.input.length, 0);
+    return { planned, calls, usage: usage(inputChars, outputChars) };
+  }
+
+  return {
+    specificationVersion: "v3",
+    provider: "offline",
+    modelId: "offline",
+    supportedUrls: {},
+
+    async doGenerate(call): Promise<LanguageModelV3GenerateResult> {
+      const { planned, calls, usage: used } = await respond(call);
+      const content: LanguageModelV3Content[] = [];
+      if (planned.text) content.push({ type: "text", text: planned.text });
+      for (const c of calls) content.push({ type: "tool-call", ...c });
+      return {
+        content,
+        finishReason: { unified: calls.length > 0 ? "tool-calls" : "stop", raw: undefined },
+        usage: used,
+        warnings: [],
+      };
+    },
+
+    async doStream(call) {
+      const { planned, calls, usage: used } = await respond(call);
+      const parts: LanguageModelV3StreamPart[] = [{ type: "stream-start", warnings: [] }];
+      parts.push({ type: "response-metadata", id: "offline-response", modelId: "offline", timestamp: new Date(0) });
+      if (planned.text) {
+        parts.push({ type: "text-start", id: "t1" });
+        for (let i = 0; i < planned.text.length; i += chunkSize) {
+          parts.push({ type: "text-delta", id: "t1", delta: planned.text.slice(i, i + chunkSize) });
+        }
+        parts.push({ type: "text-end", id: "t1" });
+      }
+      for (const c of calls) {
+        parts.push({ type: "tool-input-start", id: c.toolCallId, toolName: c.toolName });
+        parts.push({ type: "tool-input-delta", id: c.toolCallId, delta: c.input });
+        parts.push({ type: "tool-input-end", id: c.toolCallId });
+        parts.push({ type: "tool-call", ...c });
+      }
+      parts.push({
+        type: "finish",
+        usage: used,
+        finishReason: { unified: calls.length > 0 ? "tool-calls" : "stop", raw: undefined },
+      });
+      const stream = new ReadableStream<LanguageModelV3StreamPart>({
+        start(controller) {
+          for (const part of parts) controller.enqueue(part);
+          controller.close();
+        },
+      });
+      return { stream };
+    },
+  };
+}
+
+function commanderChat(context: string, task: string): Planned {
+  const items = extractItems(task);
+  const subAgents = parseRoster(context).filter((member) => member.role === "sub_agent");
+  const question = stripDirectives(task);
+  if (items.length < 2 || subAgents.length === 0) {
+    const clipped = question.length > 200 ? `${question.slice(0, 197)}…` : question;
+    return {
+      text: `(offline commander) You asked: "${clipped}". This needs no plan — here is a short answer: noted, and happy to help further.`,
+      toolCalls: [],
+    };
+  }
+  const steps = items.map((item, i) => ({
+    index: i + 1,
+    title: `Research ${item}`,
+    assignee: subAgents[i % subAgents.length].handle,
+    input: `Cover "${item}" for this request:\n{{request}}`,
+    wait_for: [] as number[],
+  }));
+  const synthesisIndex = items.length + 1;
+  const rawPlan = {
+    title: `Plan: ${items.join(", ")}`,
+    steps: [
+      ...steps,
+      {
+        index: synthesisIndex,
+        title: "Synthesize the findings",
+        assignee: "commander",
+        input: [
+          "Synthesize the findings into one answer to: {{request}}",
+          "",
+          ...items.map((item, i) => `- ${item}: {{step_${i + 1}.output_summary}}`),
+        ].join("\n"),
+        wait_for: steps.map((step) => step.index),
+      },
+    ],
+  };
+  return {
+    text: `I'll split this into ${items.length} parallel steps (${items.join(", ")}) and a synthesis.`,
+    toolCalls: [{ toolName: "create_plan", input: rawPlan }],
+  };
+}
+
+function subAgent(task: string, directive: OfflineDirective, toolNames: Set<string>): Planned {
+  if (directive.block && toolNames.has("ask_user")) {
+    return {
+      text: "I need one thing from a person before I can continue.",
+      toolCalls: [
+        {
+          toolName: "ask_user",
+          input: {
+            title: "Input needed",
+            fields: [{ name: "answer", label: "Your answer", type: "text", required: true }],
+          },
+        },
+      ],
+    };
+  }
+  const summary = directive.summary ?? deriveSummary(task);
+  const topic = stripDirectives(task).split("\n")[0]?.trim() || "the task";
+  const text = `### Findings\n\n- Topic: ${topic}\n- Result: ${summary}\n\n_(offline model: deterministic placeholder answer)_`;
+  return { text, toolCalls: toolNames.has("finish") ? [{ toolName: "finish", input: { summary, files: [] } }] : [] };
+}
+
+function synthesis(task: string, directive: OfflineDirective): Planned {
+  const bullets = stripDirectives(task)
+    .split("\n")
+    .filter((line) => /^\s*[-*]\s+/.test(line))
+    .map((line) => line.trim());
+  const body = bullets.length > 0 ? bullets.join("\n") : `> ${stripDirectives(task).replace(/\n/g, "\n> ")}`;
+  const lead = directive.summary ?? `Synthesis of ${bullets.length || 1} finding${bullets.length === 1 ? "" : "s"}.`;
+  return { text: `## Synthesis\n\n${lead}\n\n${body}`, toolCalls: [] };
+}
+
+function decide(directive: OfflineDirective, failed: string): Planned {
+  const kind = directive.decision ?? "skip";
+  const stepMatch = /Step (\d+)/.exec(failed);
+  const reason = `offline commander decided to ${kind}`;
+  return {
+    text: `Decision${stepMatch ? ` for step ${stepMatch[1]}` : ""}: ${kind}.`,
+    toolCalls: [{ toolName: "decide", input: kind === "retry" ? { kind } : { kind, reason } }],
+  };
+}

@@ -1,0 +1,68 @@
+/**
+ * What the agent runtime needs from the outside world, as ports. The server
+ * wires Prisma-backed adapters; tests use the in-memory ones in memory-stores.ts.
+ */
+import type { ModelMessage } from "ai";
+
+/**
+ * Where a run's model messages live between a `blocked` run and its resume —
+ * the database in the server (Run.session), so a resume works after a restart.
+ * Messages are stored uncompacted: compaction only shapes what a model sees.
+ */
+export interface SessionStore {
+  load(runId: string): Promise<ModelMessage[] | null>;
+  save(runId: string, messages: ModelMessage[]): Promise<void>;
+}
+
+/** Who wrote a file: the run, its agent, and its plan step if any. */
+export interface ArtifactProducer {
+  runId: string;
+  agentHandle: string;
+  planId?: string;
+  stepIndex?: number;
+}
+
+export interface ArtifactRecord {
+  id: string;
+  conversationId: string;
+  name: string;
+  mediaType: string;
+  size: number;
+  /** hex sha256 of the content, computed by the runtime so every adapter agrees */
+  sha256: string;
+  /** came from outside (upload, fetched page, tool output) or derived from such content */
+  untrusted: boolean;
+  /** null for uploads by people */
+  producer: ArtifactProducer | null;
+  createdAt: string;
+}
+
+export interface ArtifactWrite {
+  conversationId: string;
+  name: string;
+  content: Uint8Array;
+  mediaType: string;
+  sha256: string;
+  untrusted: boolean;
+  producer: ArtifactProducer;
+}
+
+/**
+ * A conversation's files. Names are unique per conversation; writing an
+ * existing name stores a new version that `read` returns from then on.
+ */
+export interface ArtifactStore {
+  list(input: { conversationId: string }): Promise<ArtifactRecord[]>;
+  read(input: { conversationId: string; name: string }): Promise<{ record: ArtifactRecord; content: Uint8Array } | null>;
+  write(input: ArtifactWrite): Promise<ArtifactRecord>;
+}
+
+/** An MCP server an agent may use, as configured on the agent (Agent.mcpServers). */
+export interface McpServerConfig {
+  name: string;
+  transport: "stdio" | "http";
+  command?: string;
+  args?: string[];
+  env?: Record<string, string>;
+  url?: string;
+}

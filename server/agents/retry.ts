@@ -1,0 +1,138 @@
+/**
+ * Which model errors heal by waiting, and how long to wait.
+ *
+ * The run loop retries transient errors itself (instead of the AI SDK's
+ * maxRetries) because it must also survive a stream cut mid-way, which the SDK
+ * does not retry, and because tests need injectable delays. p-retry would do
+ * the waiting, but it is not a dependency and the policy fits in this file.
+ */
+import { APICallError } from "ai";
+
+export interface RetryPolicy {
+  /** retries after the first attempt, per run */
+  maxRetries: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** a Retry-After longer than this is not waited for: the executor's backoff takes over */
+  maxRetryAfterMs: number;
+  /** injectable so tests run fast; must reject when the signal aborts */
+  sleep: (ms: number, signal: AbortSignal) => Promise<void>;
+  /** [0, 1), for jitter */
+  random: () => number;
+}
+
+export const DEFAULT_RETRY_POLICY: Omit<RetryPolicy, "sleep"> = {
+  maxRetries: 4,
+  baseDelayMs: 1_000,
+  maxDelayMs: 30_000,
+  maxRetryAfterMs: 60_000,
+  random: Math.random,
+};
+
+export type ModelErrorKind = "transient" | "context-overflow" | "aborted" | "fatal";
+
+const TRANSIENT_CODES = new Set([
+  "ECONNRESET",
+  "ECONNREFUSED",
+  "ECONNABORTED",
+  "ETIMEDOUT",
+  "EPIPE",
+  "EAI_AGAIN",
+  "UND_ERR_SOCKET",
+  "UND_ERR_CONNECT_TIMEOUT",
+  "UND_ERR_HEADERS_TIMEOUT",
+  "UND_ERR_BODY_TIMEOUT",
+]);
+
+// Error types that providers send inside a 200 stream (Anthropic `event: error`,
+// OpenAI `{"error": …}` chunks).
+const TRANSIENT_STREAM_ERROR_TYPES = new Set(["overloaded_error", "api_error", "rate_limit_error", "server_error", "timeout_error"]);
+
+const CONTEXT_OVERFLOW = /context[_ ]length|maximum context|context window|prompt is too long|too many tokens|input is too long|exceeds the context/i;
+
+function causes(error: unknown): unknown[] {
+  const chain: unknown[] = [];
+  let current: unknown = error;
+  for (let depth = 0; current != null && depth < 6; depth++) {
+    chain.push(current);
+    const next = (current as { cause?: unknown; lastError?: unknown }).lastError ?? (current as { cause?: unknown }).cause;
+    if (next === current) break;
+    current = next;
+  }
+  return chain;
+}
+
+function messageOf(error: unknown): string {
+  if (error instanceof Error) return error.message;
+  if (typeof error === "object" && error != null) {
+    const record = error as { message?: unknown; error?: { message?: unknown } };
+    if (typeof record.message === "string") return record.message;
+    if (typeof record.error?.message === "string") return record.error.message;
+    return JSON.stringify(error);
+  }
+  return String(error);
+}
+
+export function describeError(error: unknown): string {
+  const parts: string[] = [];
+  for (const link of causes(error)) {
+    const message = messageOf(link);
+    if (message && !parts.includes(message)) parts.push(message);
+  }
+  return parts.join(" ← ") || "unknown error";
+}
+
+export function classifyModelError(error: unknown): ModelErrorKind {
+  for (const link of causes(error)) {
+    if (link instanceof Error && (link.name === "AbortError" || link.name === "TimeoutError")) {
+      // our own per-chunk timeout is a stall; a person's cancel is checked by the caller first
+      return link.name === "TimeoutError" ? "transient" : "aborted";
+    }
+    if (APICallError.isInstance(link)) {
+      const body = `${link.message} ${link.responseBody ?? ""}`;
+      if ((link.statusCode === 400 || link.statusCode === 413) && CONTEXT_OVERFLOW.test(body)) return "context-overflow";
+      if (link.isRetryable) return "transient";
+      if (link.statusCode != null && (link.statusCode >= 500 || link.statusCode === 429 || link.statusCode === 408)) return "transient";
+      return "fatal";
+    }
+    const code = (link as { code?: unknown })?.code;
+    if (typeof code === "string" && TRANSIENT_CODES.has(code)) return "transient";
+    const type = (link as { type?: unknown; error?: { type?: unknown } })?.type ?? (link as { error?: { type?: unknown } })?.error?.type;
+    if (typeof type === "string") {
+      if (TRANSIENT_STREAM_ERROR_TYPES.has(type)) return "transient";
+      if (CONTEXT_OVERFLOW.test(messageOf(link))) return "context-overflow";
+    }
+    // undici: the body stream ended before the response did (connection cut mid-stream)
+    if (link instanceof TypeError && /terminated|fetch failed|other side closed/i.test(link.message)) return "transient";
+  }
+  if (CONTEXT_OVERFLOW.test(describeError(error))) return "context-overflow";
+  return "fatal";
+}
+
+/** Retry-After (or retry-after-ms) of a rate-limit or overload response, in ms. */
+export function retryAfterMs(error: unknown, now: number = Date.now()): number | null {
+  for (const link of causes(error)) {
+    if (!APICallError.isInstance(link) || !link.responseHeaders) continue;
+    const headers = link.responseHeaders;
+    const ms = Number.parseFloat(headers["retry-after-ms"] ?? "");
+    if (Number.isFinite(ms) && ms >= 0) return ms;
+    const value = headers["retry-after"];
+    if (value == null) continue;
+    const seconds = Number.parseFloat(value);
+    if (Number.isFinite(seconds) && seconds >= 0) return seconds * 1000;
+    const date = Date.parse(value);
+    if (Number.isFinite(date)) return Math.max(0, date - now);
+  }
+  return null;
+}
+
+/**
+ * Delay before retry number `retry` (1-based): the server's Retry-After when
+ * it gave one, else exponential backoff with full jitter in [base/2, cap].
+ */
+export function retryDelayMs(policy: Omit<RetryPolicy, "sleep">, retry: number, error: unknown): number | null {
+  const after = retryAfterMs(error);
+  if (after != null) return after > policy.maxRetryAfterMs ? null : after;
+  const cap = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (retry - 1));
+  return Math.round(cap / 2 + (policy.random() * cap) / 2);
+}

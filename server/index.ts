@@ -1,0 +1,90 @@
+/**
+ * Baton's server: Next.js pages and routes, Socket.IO and the executor on one port.
+ * This is where concrete adapters are chosen (database, models, publisher).
+ */
+import { createServer } from "node:http";
+import next from "next";
+import { Server } from "socket.io";
+import { createAdapter } from "@socket.io/postgres-adapter";
+import { ConfigError, loadConfig } from "./config/config.ts";
+import { bootCore } from "./boot.ts";
+import { createSocketPublisher } from "./adapters/socket/socket-publisher.ts";
+import { createPrismaArtifactStore, createPrismaSessionStore } from "./adapters/prisma/agent-stores.ts";
+import { createAgentRunner } from "./agents/run-agent.ts";
+import { createModelRegistry } from "./agents/model-registry.ts";
+import { corePlanValidator } from "./agents/core-plan-validator.ts";
+import { attachSocketHandlers } from "./socket/handlers.ts";
+import type { ClientToServerEvents, ServerToClientEvents } from "./protocol/events.ts";
+
+async function main() {
+  let config;
+  try {
+    config = loadConfig();
+  } catch (error) {
+    if (error instanceof ConfigError) {
+      console.error(error.message);
+      process.exit(1);
+    }
+    throw error;
+  }
+
+  const httpServer = createServer();
+  const io = new Server<ClientToServerEvents, ServerToClientEvents>(httpServer, {
+    // same-origin only: the app and its socket share one host and port
+    cors: { origin: false },
+    maxHttpBufferSize: 1e6,
+  });
+
+  const models = createModelRegistry({ env: config.env });
+  const core = await bootCore({
+    config,
+    publisher: createSocketPublisher(io),
+    createRunner: (db) =>
+      createAgentRunner({
+        models,
+        artifacts: createPrismaArtifactStore(db.prisma),
+        sessions: createPrismaSessionStore(db.prisma),
+        validatePlan: corePlanValidator(config.planLimits),
+      }),
+  });
+  if (core.db.kind === "postgres" && core.db.pool) {
+    // several processes: rooms span all of them through PostgreSQL NOTIFY
+    await core.db.pool.query(
+      `CREATE TABLE IF NOT EXISTS socket_io_attachments (id bigserial UNIQUE, created_at timestamptz DEFAULT NOW(), payload bytea)`,
+    );
+    io.adapter(createAdapter(core.db.pool));
+  }
+  attachSocketHandlers(io, { prisma: core.db.prisma });
+
+  const app = next({ dev: config.dev, hostname: config.host, port: config.port });
+  const handle = app.getRequestHandler();
+  await app.prepare();
+  httpServer.on("request", (request, response) => {
+    // Socket.IO answers its own path; everything else is Next's
+    if (request.url?.startsWith("/socket.io/")) return;
+    void handle(request, response);
+  });
+
+  await new Promise<void>((resolve) => httpServer.listen(config.port, config.host, resolve));
+  const where = core.db.kind === "embedded" ? `embedded database in ${config.dataDir}` : "PostgreSQL";
+  console.log(`Baton is ready on http://localhost:${config.port} (${where}, default model ${config.defaultModel})`);
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: stopping Baton`);
+    io.close();
+    httpServer.close();
+    await core.close();
+    await app.close?.();
+    process.exit(0);
+  };
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+}
+
+main().catch((error) => {
+  console.error("Baton failed to start:", error);
+  process.exit(1);
+});
