@@ -51,13 +51,20 @@ export interface ExecutorContext extends ExecutorDeps {
   logger: Pick<Console, "info" | "warn" | "error">;
   agents: AgentDirectory;
   plans: PlanCache;
+  /** now, strictly increasing within this process, so rows written together keep their order */
+  stamp(): Date;
 }
 
 export function createExecutorContext(deps: ExecutorDeps): ExecutorContext {
+  let last = 0;
   return {
     ...deps,
     logger: deps.logger ?? console,
     agents: new AgentDirectory(() => deps.clock.now()),
     plans: new PlanCache(),
+    stamp() {
+      last = Math.max(deps.clock.now(), last + 1);
+      return new Date(last);
+    },
   };
 }

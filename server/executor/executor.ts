@@ -9,7 +9,8 @@ import type { Prisma } from "../generated/prisma/client.ts";
 import { validatePlan } from "../core/validate-plan.ts";
 import { validateFormAnswer, formatFormAnswer } from "../core/form-schema.ts";
 import type { FormSpec, PlanEvent } from "../core/types.ts";
-import { appendConversationEvents } from "../adapters/prisma/event-log.ts";
+import { sqlWrites } from "../adapters/prisma/write-batch.ts";
+import { PROTOCOL_VERSION, type ConversationEventDTO } from "../protocol/events.ts";
 import { insertPlan } from "../adapters/prisma/plan-repository.ts";
 import { formInclude, messageInclude, toFormDTO, toMessageDTO, toPlanDTO } from "../adapters/prisma/serializers.ts";
 import type { Prisma as PrismaNamespace } from "../generated/prisma/client.ts";
@@ -17,7 +18,7 @@ import type { FormDTO, MessageDTO, PlanDTO } from "../protocol/dto.ts";
 import { createExecutorContext, type ExecutorContext, type ExecutorDeps } from "./context.ts";
 import { BatonError, invalidInput, notFound } from "./errors.ts";
 import { KeyedMutex } from "./keyed-mutex.ts";
-import { reconcilePlan } from "./plan-effects.ts";
+import { reconcilePlan, stepDTO } from "./plan-effects.ts";
 import { createRun, type RunKind, type RunLaunch } from "./run-records.ts";
 import { conversationHandles, finishRun, type RunLogEntry } from "./run-lifecycle.ts";
 import { insertMessage } from "./messages.ts";
@@ -148,16 +149,17 @@ export class Executor {
       });
       const created = await tx.plan.findUniqueOrThrow({ where: { id: loaded.state.id }, include: { steps: true } });
       uow.emit("plan-created", { plan: toPlanDTO(created) });
-      await insertMessage(tx, uow, {
+      insertMessage(this.context, uow, {
         conversationId: input.conversationId,
         author: { kind: "system" },
         kind: "plan",
         body: `Plan **${spec.title}** submitted (${spec.steps.length} steps)`,
         planId: created.id,
       });
-      await reconcilePlan(this.context, tx, uow, { planId: created.id, event: { type: "plan-created" } });
-      const final = await tx.plan.findUniqueOrThrow({ where: { id: created.id }, include: { steps: true } });
-      return toPlanDTO(final);
+      const saved = await reconcilePlan(this.context, tx, uow, { planId: created.id, event: { type: "plan-created" } });
+      // the batch has not written the steps yet: describe the plan from what reconcile decided
+      const dto = toPlanDTO(created);
+      return saved ? { ...dto, status: saved.state.status, steps: saved.state.steps.map((step) => stepDTO(saved, step)) } : dto;
     });
   }
 
@@ -233,24 +235,34 @@ export class Executor {
   inConversation<T>(conversationId: string, work: (tx: Tx, uow: UnitOfWork) => Promise<T>): Promise<T> {
     return this.mutex.run(conversationId, async () => {
       const uow = new UnitOfWork(conversationId);
-      let published: Awaited<ReturnType<typeof appendConversationEvents>> = [];
+      let published: ConversationEventDTO[] = [];
       const result = await this.context.prisma.$transaction(
         async (tx) => {
           await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`baton:conversation:${conversationId}`}, 0))`;
           const value = await work(tx, uow);
+          const now = this.context.stamp();
           if (uow.stepLog.length > 0) {
-            await tx.stepEvent.createMany({
-              data: uow.stepLog.map((line) => ({
-                planId: line.planId,
-                stepIndex: line.stepIndex,
-                runId: line.runId ?? null,
-                phase: line.phase,
-                message: line.message,
-                data: line.data === undefined ? undefined : (JSON.parse(JSON.stringify(line.data)) as PrismaNamespace.InputJsonValue),
-              })),
-            });
+            uow.batch.add(
+              sqlWrites.insertStepEvents(
+                uow.stepLog.map((line) => ({ ...line, runId: line.runId ?? null, at: now, data: line.data ?? null })),
+              ),
+            );
           }
-          published = await appendConversationEvents(tx, conversationId, uow.events);
+          const lastSeq = await uow.batch.flush(tx, { conversationId, events: uow.events, now });
+          if (lastSeq !== null) {
+            const first = lastSeq - uow.events.length + 1;
+            published = uow.events.map(
+              (event, offset) =>
+                ({
+                  v: PROTOCOL_VERSION,
+                  conversationId,
+                  seq: first + offset,
+                  type: event.type,
+                  payload: event.payload,
+                  createdAt: now.toISOString(),
+                }) as ConversationEventDTO,
+            );
+          }
           return value;
         },
         { maxWait: 30_000, timeout: 120_000 },
@@ -260,8 +272,8 @@ export class Executor {
     });
   }
 
-  private afterCommit(uow: UnitOfWork, published: Awaited<ReturnType<typeof appendConversationEvents>>): void {
-    for (const plan of uow.plans) this.context.plans.set(plan);
+  private afterCommit(uow: UnitOfWork, published: ConversationEventDTO[]): void {
+    for (const plan of uow.plans.values()) this.context.plans.set(plan);
     if (published.length > 0) this.context.publisher.publish(published);
     for (const runId of uow.runsToCancel) this.liveRuns.get(runId)?.abort();
     for (const tick of uow.ticks) this.scheduleTick(tick);

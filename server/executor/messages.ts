@@ -2,11 +2,12 @@
  * Messages the executor writes. The DTO is built from what is already known instead
  * of reading the row back: executor messages carry no attachments.
  */
-import type { Agent, Prisma } from "../generated/prisma/client.ts";
+import { randomUUID } from "node:crypto";
+import type { Agent } from "../generated/prisma/client.ts";
+import { sqlWrites } from "../adapters/prisma/write-batch.ts";
 import type { MentionDTO, MessageDTO } from "../protocol/dto.ts";
+import type { ExecutorContext } from "./context.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
-
-type Tx = Prisma.TransactionClient;
 
 export interface NewMessage {
   conversationId: string;
@@ -20,23 +21,26 @@ export interface NewMessage {
   formId?: string | null;
 }
 
-export async function insertMessage(tx: Tx, uow: UnitOfWork, input: NewMessage): Promise<MessageDTO> {
+/** Queues the message in the transaction's write batch and emits its event. */
+export function insertMessage(context: ExecutorContext, uow: UnitOfWork, input: NewMessage): MessageDTO {
   const agent = input.author.kind === "agent" ? input.author.agent : null;
-  const row = await tx.message.create({
-    data: {
+  const row = { id: randomUUID(), createdAt: context.stamp() };
+  uow.batch.add(
+    sqlWrites.insertMessage({
+      id: row.id,
       conversationId: input.conversationId,
       authorKind: input.author.kind,
-      authorAgentId: agent?.id,
+      authorAgentId: agent?.id ?? null,
       kind: input.kind,
       body: input.body,
-      mentions: (input.mentions ?? []) as unknown as Prisma.InputJsonValue,
+      mentions: input.mentions ?? [],
       planId: input.planId ?? null,
       stepId: input.stepId ?? null,
       runId: input.runId ?? null,
       formId: input.formId ?? null,
-    },
-    select: { id: true, createdAt: true },
-  });
+      createdAt: row.createdAt,
+    }),
+  );
   const message: MessageDTO = {
     id: row.id,
     conversationId: input.conversationId,

@@ -9,7 +9,8 @@ import type { Agent, Prisma } from "../generated/prisma/client.ts";
 import { reconcile } from "../core/reconcile.ts";
 import { readySteps } from "../core/readiness.ts";
 import { COMMANDER_ASSIGNEE, type PlanCommand, type PlanEvent, type StepState } from "../core/types.ts";
-import { loadCapacity, loadPlan, planVersion, savePlan, type LoadedPlan } from "../adapters/prisma/plan-repository.ts";
+import { capacityView, loadPlan, readPlanContext, savePlan, type LoadedPlan } from "../adapters/prisma/plan-repository.ts";
+import { sqlWrites } from "../adapters/prisma/write-batch.ts";
 import { formInclude, toFormDTO } from "../adapters/prisma/serializers.ts";
 import type { StepDTO } from "../protocol/dto.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
@@ -19,10 +20,24 @@ import type { ExecutorContext } from "./context.ts";
 
 type Tx = Prisma.TransactionClient;
 
-/** A plan as stored now: the cached copy if its version still matches, else a fresh read. */
-async function currentPlan(context: ExecutorContext, tx: Tx, planId: string): Promise<LoadedPlan | null> {
+export type PlanContext = Awaited<ReturnType<typeof readPlanContext>>;
+
+/**
+ * The plan as stored now: this transaction's own copy if it already changed it, the
+ * process cache if the row's version still matches, else a fresh read.
+ */
+async function currentPlan(
+  context: ExecutorContext,
+  tx: Tx,
+  uow: UnitOfWork,
+  planId: string,
+  read: PlanContext,
+): Promise<LoadedPlan | null> {
+  const own = uow.plans.get(planId);
+  if (own) return own;
+  if (read.version === null) return null;
   const cached = context.plans.get(planId);
-  if (cached && (await planVersion(tx, planId)) === cached.version) return cached;
+  if (cached && cached.version === read.version) return cached;
   return loadPlan(tx, planId);
 }
 
@@ -31,17 +46,14 @@ export async function reconcilePlan(
   context: ExecutorContext,
   tx: Tx,
   uow: UnitOfWork,
-  input: { planId: string; event: PlanEvent },
+  input: { planId: string; event: PlanEvent; read?: PlanContext },
 ): Promise<LoadedPlan | null> {
-  const loaded = await currentPlan(context, tx, input.planId);
+  const read = input.read ?? (await readPlanContext(tx, { planId: input.planId }));
+  const loaded = await currentPlan(context, tx, uow, input.planId, read);
   if (!loaded) return null;
-  const assignees = new Set(loaded.state.steps.map((step) => step.assignee));
-  const agents = [...(await context.agents.all(tx)).values()].filter(
-    (agent) => assignees.has(agent.handle) || (agent.role === "commander" && assignees.has(COMMANDER_ASSIGNEE)),
-  );
-  const capacity = await loadCapacity(tx, {
-    planId: loaded.state.id,
-    agents,
+  const capacity = capacityView({
+    agents: [...(await context.agents.all(tx)).values()],
+    liveByAgentId: read.liveByAgentId,
     modelConcurrency: context.config.modelConcurrency,
   });
   const now = context.clock.now();
@@ -66,7 +78,13 @@ export async function reconcilePlan(
   for (const command of result.commands) {
     if (command.type === "dispatch" || command.type === "open-form") renderedInputs.set(command.stepIndex, command.renderedInput);
   }
-  const saved = await savePlan(tx, { loaded, next: result.plan, changedSteps: result.changedSteps, renderedInputs });
+  const saved = await savePlan(tx, uow.batch, {
+    loaded,
+    next: result.plan,
+    changedSteps: result.changedSteps,
+    renderedInputs,
+    now: new Date(now),
+  });
   uow.cachePlan(saved);
 
   for (const command of result.commands) {
@@ -90,7 +108,7 @@ export async function reconcilePlan(
   return saved;
 }
 
-function stepDTO(plan: LoadedPlan, step: StepState): StepDTO {
+export function stepDTO(plan: LoadedPlan, step: StepState): StepDTO {
   const iso = (millis: number | null) => (millis === null ? null : new Date(millis).toISOString());
   return {
     id: plan.stepIds.get(step.index)!,
@@ -155,7 +173,7 @@ async function applyCommand(
       }
       const agent = await context.agents.byHandle(tx, command.assignee);
       if (!agent) throw new Error(`step ${command.stepIndex}: agent @${command.assignee} no longer exists`);
-      const message = await insertMessage(tx, uow, {
+      const message = insertMessage(context, uow, {
         conversationId: plan.conversationId,
         author: { kind: "agent", agent: commander },
         kind: "dispatch",
@@ -233,11 +251,10 @@ async function applyCommand(
       uow.ticks.push({ conversationId: plan.conversationId, planId, at: command.at });
       return;
     case "cancel-run": {
-      const updated = await tx.run.updateMany({
-        where: { id: command.runId, status: { in: ["queued", "running"] } },
-        data: { status: "cancelled", endedAt: new Date(context.clock.now()), error: "cancelled" },
-      });
-      if (updated.count > 0) uow.runsToCancel.push(command.runId);
+      // Runs are cancelled only in transactions after the one that created them,
+      // so the batched update always finds the row (see write-batch.ts).
+      uow.batch.add(sqlWrites.cancelRun({ id: command.runId, endedAt: new Date(context.clock.now()) }));
+      uow.runsToCancel.push(command.runId);
       return;
     }
     case "plan-ended":
@@ -280,7 +297,7 @@ export async function openForm(
   });
   const asker = input.asker ?? (await context.agents.commanderFor(tx, input.conversationId));
   uow.emit("form-created", { form: toFormDTO(form, input.stepIndex) });
-  await insertMessage(tx, uow, {
+  insertMessage(context, uow, {
     conversationId: input.conversationId,
     author: { kind: "agent", agent: asker },
     kind: "form",

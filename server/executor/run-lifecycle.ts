@@ -8,7 +8,8 @@ import type { Prisma } from "../generated/prisma/client.ts";
 import { validatePlan, validateAppendedSteps } from "../core/validate-plan.ts";
 import { PlanValidationError } from "../core/errors.ts";
 import type { CommanderDecision, PlanEvent, RunOutcome } from "../core/types.ts";
-import { insertPlan } from "../adapters/prisma/plan-repository.ts";
+import { insertPlan, loadPlan, readPlanContext } from "../adapters/prisma/plan-repository.ts";
+import { sqlWrites } from "../adapters/prisma/write-batch.ts";
 import { toPlanDTO } from "../adapters/prisma/serializers.ts";
 import type { AgentRunResult } from "./ports.ts";
 import type { ExecutorContext } from "./context.ts";
@@ -44,24 +45,21 @@ export async function finishRun(
   const { launch, result } = input;
   const runId = launch.request.runId;
   const conversationId = launch.request.conversationId;
-  const now = new Date(context.clock.now());
+  const now = context.stamp();
   const status = result.kind === "ok" ? "succeeded" : result.kind === "blocked" ? "blocked" : "failed";
   const error = result.kind === "failed" ? result.reason : null;
   // Only a run that is still running may be recorded: cancelled, lost to another
-  // process or already recorded means the facts are settled.
-  const recorded = await tx.run.updateMany({
-    where: { id: runId, status: "running" },
-    data: {
-      status,
-      endedAt: now,
-      error,
-      tokensIn: result.usage.tokensIn,
-      tokensOut: result.usage.tokensOut,
-      cost: result.usage.cost,
-      leaseExpiresAt: null, // leaseOwner stays: which process ran it is worth keeping
-    },
-  });
-  if (recorded.count === 0) return;
+  // process or already recorded means the facts are settled. For a plan's run the
+  // check rides on the read the reconcile needs anyway.
+  const read = launch.planId ? await readPlanContext(tx, { planId: launch.planId, runId }) : null;
+  const runStatus = read
+    ? read.runStatus
+    : (await tx.run.findUnique({ where: { id: runId }, select: { status: true } }))?.status;
+  if (runStatus !== "running") return;
+  uow.batch.add(
+    // leaseOwner stays: which process ran it is worth keeping
+    sqlWrites.finishRun({ id: runId, status, endedAt: now, error, ...result.usage }),
+  );
   uow.freedAgents.add(launch.agent.handle);
   uow.emit("run-updated", { run: runDTO(launch, { status, endedAt: now, error, usage: result.usage }) });
   if (launch.planId) {
@@ -72,7 +70,7 @@ export async function finishRun(
 
   const say = (body: string, kind: "result" | "decision" | "plan" | "error" | "text", planId?: string) =>
     body.trim()
-      ? insertMessage(tx, uow, {
+      ? insertMessage(context, uow, {
           conversationId,
           author: { kind: "agent", agent: launch.agent },
           kind,
@@ -81,9 +79,9 @@ export async function finishRun(
           stepId: launch.stepId,
           runId,
         })
-      : Promise.resolve(null);
+      : null;
   const tellPlan = async (event: PlanEvent) => {
-    if (launch.planId) await reconcilePlan(context, tx, uow, { planId: launch.planId, event });
+    if (launch.planId) await reconcilePlan(context, tx, uow, { planId: launch.planId, event, read: read ?? undefined });
   };
   const report = (outcome: RunOutcome) =>
     launch.stepIndex === null ? Promise.resolve() : tellPlan({ type: "run-finished", stepIndex: launch.stepIndex, runId, outcome });
@@ -155,7 +153,7 @@ async function parseDecision(
   tx: Tx,
   launch: RunLaunch,
   raw: unknown,
-  say: (body: string, kind: "error") => Promise<unknown>,
+  say: (body: string, kind: "error") => unknown,
 ): Promise<CommanderDecision> {
   const parsed = decisionSchema.safeParse(raw);
   if (!parsed.success) return { kind: "abort", reason: "the commander gave no valid decision" };
@@ -182,7 +180,6 @@ async function parseDecision(
 }
 
 async function reconcilePlanState(context: ExecutorContext, tx: Tx, planId: string) {
-  const { loadPlan } = await import("../adapters/prisma/plan-repository.ts");
   const loaded = await loadPlan(tx, planId);
   if (!loaded) throw new Error(`plan ${planId} vanished`);
   return loaded.state;

@@ -8,6 +8,7 @@ import type { Agent, Prisma } from "../generated/prisma/client.ts";
 import type { RunDTO } from "../protocol/dto.ts";
 import type { AgentProfile, ArtifactRef, RunPurpose, RunRequest } from "./ports.ts";
 import type { ExecutorContext } from "./context.ts";
+import { sqlWrites } from "../adapters/prisma/write-batch.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
 
 type Tx = Prisma.TransactionClient;
@@ -77,12 +78,12 @@ export interface NewRun {
 }
 
 export async function createRun(context: ExecutorContext, tx: Tx, uow: UnitOfWork, input: NewRun): Promise<RunLaunch> {
-  const now = new Date(context.clock.now());
+  const now = context.stamp();
   const attempt = input.attempt ?? 1;
   // Born owned by this process: it starts the run right after commit, and the lease
   // lets another process take over if this one dies first.
-  await tx.run.create({
-    data: {
+  uow.batch.add(
+    sqlWrites.insertRun({
       id: input.id,
       conversationId: input.conversationId,
       agentId: input.agent.id,
@@ -90,7 +91,6 @@ export async function createRun(context: ExecutorContext, tx: Tx, uow: UnitOfWor
       stepId: input.plan?.stepId ?? null,
       kind: input.kind,
       attempt,
-      status: "running",
       input: input.input,
       model: input.agent.model,
       triggerMessageId: input.triggerMessageId ?? null,
@@ -98,9 +98,8 @@ export async function createRun(context: ExecutorContext, tx: Tx, uow: UnitOfWor
       leaseOwner: context.instanceId,
       leaseExpiresAt: new Date(now.getTime() + context.config.leaseMs),
       startedAt: now,
-    },
-    select: { id: true },
-  });
+    }),
+  );
   const attachments: ArtifactRef[] = input.request.messageId
     ? await tx.artifact.findMany({
         where: { messageId: input.request.messageId },

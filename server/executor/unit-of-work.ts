@@ -7,6 +7,7 @@ import type { PendingEvent } from "../adapters/prisma/event-log.ts";
 import type { ConversationEventType, ConversationEventPayloads } from "../protocol/events.ts";
 import type { RunLaunch } from "./run-records.ts";
 import type { LoadedPlan } from "../adapters/prisma/plan-repository.ts";
+import { WriteBatch } from "../adapters/prisma/write-batch.ts";
 
 export interface StepLogLine {
   planId: string;
@@ -29,13 +30,15 @@ export class UnitOfWork {
   /** agents whose runs ended in this transaction (slots freed) */
   readonly freedAgents = new Set<string>();
 
-  /** plans as this transaction left them; cached only once it commits */
-  readonly plans: LoadedPlan[] = [];
+  /** plans as this transaction left them: read back within it, cached once it commits */
+  readonly plans = new Map<string, LoadedPlan>();
+  /** the hot path's row writes, sent as one statement before commit */
+  readonly batch = new WriteBatch();
 
   constructor(readonly conversationId: string) {}
 
   cachePlan(plan: LoadedPlan): void {
-    this.plans.push(plan);
+    this.plans.set(plan.state.id, plan);
   }
 
   emit<K extends ConversationEventType>(type: K, payload: ConversationEventPayloads[K]): void {

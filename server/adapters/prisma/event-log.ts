@@ -1,7 +1,7 @@
 /**
- * The per-conversation event log. `seq` comes from bumping Conversation.lastSeq inside
- * the caller's transaction: the row lock orders concurrent writers, so seq is gap-free
- * and matches commit order for each conversation.
+ * The per-conversation event log. Events are appended by the executor's write batch
+ * (write-batch.ts), which bumps Conversation.lastSeq in the same statement: the row
+ * lock orders concurrent writers, so seq is gap-free and follows commit order.
  */
 import type { Prisma } from "../../generated/prisma/client.ts";
 import type { ConversationEventDTO, ConversationEventPayloads, ConversationEventType } from "../../protocol/events.ts";
@@ -19,42 +19,6 @@ export function pendingEvent<K extends ConversationEventType>(
   payload: ConversationEventPayloads[K],
 ): PendingEvent<K> {
   return { type, payload };
-}
-
-/** Appends events in order and returns them with their seq, ready to publish after commit. */
-export async function appendConversationEvents(
-  tx: Tx,
-  conversationId: string,
-  events: PendingEvent[],
-): Promise<ConversationEventDTO[]> {
-  if (events.length === 0) return [];
-  const updated = await tx.conversation.update({
-    where: { id: conversationId },
-    data: { lastSeq: { increment: events.length } },
-    select: { lastSeq: true },
-  });
-  const firstSeq = updated.lastSeq - events.length + 1;
-  const createdAt = new Date();
-  await tx.conversationEvent.createMany({
-    data: events.map((event, offset) => ({
-      conversationId,
-      seq: firstSeq + offset,
-      type: event.type,
-      payload: event.payload as unknown as Prisma.InputJsonValue,
-      createdAt,
-    })),
-  });
-  return events.map(
-    (event, offset) =>
-      ({
-        v: PROTOCOL_VERSION,
-        conversationId,
-        seq: firstSeq + offset,
-        type: event.type,
-        payload: event.payload,
-        createdAt: createdAt.toISOString(),
-      }) as ConversationEventDTO,
-  );
 }
 
 /** Events after `afterSeq`, oldest first: what a reconnecting client replays. */

@@ -4,6 +4,7 @@
  */
 import type { Prisma } from "../../generated/prisma/client.ts";
 import type { CapacityView, PlanSpec, PlanState, StepSpec, StepState } from "../../core/types.ts";
+import { sqlWrites, type WriteBatch } from "./write-batch.ts";
 
 type Tx = Prisma.TransactionClient;
 type StepRow = Prisma.PlanStepGetPayload<object>;
@@ -132,80 +133,89 @@ export async function loadPlan(tx: Tx, planId: string): Promise<LoadedPlan | nul
   };
 }
 
-/** The plan's current version, read under the conversation lock to validate a cached copy. */
-export async function planVersion(tx: Tx, planId: string): Promise<number | null> {
-  const row = await tx.plan.findUnique({ where: { id: planId }, select: { version: true } });
-  return row?.version ?? null;
+/**
+ * One round trip after the lock: the plan's version (to validate a cached copy), how
+ * many runs of each agent are live outside this plan (pooled limits), and optionally
+ * the status of the run being finished.
+ */
+export async function readPlanContext(
+  tx: Tx,
+  input: { planId: string; runId?: string },
+): Promise<{ version: number | null; liveByAgentId: Map<string, number>; runStatus: string | null }> {
+  const rows = await tx.$queryRaw<{ version: number | null; live: Record<string, number> | null; runStatus: string | null }[]>`
+    SELECT
+      (SELECT "version" FROM "Plan" WHERE "id" = ${input.planId}) AS "version",
+      (SELECT json_object_agg(t."agentId", t.n) FROM (
+         SELECT "agentId", count(*)::int AS n FROM "Run"
+         WHERE "status" IN ('queued'::"RunStatus", 'running'::"RunStatus") AND "agentId" IS NOT NULL
+           AND ("planId" IS NULL OR "planId" <> ${input.planId})
+         GROUP BY "agentId") t) AS "live",
+      (SELECT "status"::text FROM "Run" WHERE "id" = ${input.runId ?? ""}) AS "runStatus"`;
+  const row = rows[0]!;
+  return {
+    version: row.version === null ? null : Number(row.version),
+    liveByAgentId: new Map(Object.entries(row.live ?? {}).map(([id, n]) => [id, Number(n)])),
+    runStatus: row.runStatus,
+  };
 }
 
 /**
- * Writes back the plan (always bumping its version) and the changed steps, with the
- * inputs rendered for steps dispatched now; appended steps are inserted. Returns the
- * plan as now stored.
+ * Queues the plan (its version bumped) and its changed steps, with the inputs
+ * rendered for steps dispatched now, in the transaction's write batch; appended
+ * steps are inserted at once. Returns the plan as it will be stored.
  */
 export async function savePlan(
   tx: Tx,
-  input: { loaded: LoadedPlan; next: PlanState; changedSteps: number[]; renderedInputs: Map<number, string> },
+  batch: WriteBatch,
+  input: { loaded: LoadedPlan; next: PlanState; changedSteps: number[]; renderedInputs: Map<number, string>; now: Date },
 ): Promise<LoadedPlan> {
-  const { loaded, next } = input;
+  const { loaded, next, now } = input;
   const stepIds = new Map(loaded.stepIds);
   const renderedInputs = new Map(loaded.renderedInputs);
   for (const [index, rendered] of input.renderedInputs) renderedInputs.set(index, rendered);
   const statusChanged = next.status !== loaded.state.status;
   const ended = next.status === "completed" || next.status === "failed" || next.status === "cancelled";
-  await tx.plan.update({
-    where: { id: next.id },
-    data: {
-      version: { increment: 1 },
-      ...(statusChanged ? { status: next.status, endedAt: ended ? new Date() : null } : {}),
-    },
-  });
+  const version = loaded.version + 1;
+  batch.set(
+    `plan:${next.id}`,
+    sqlWrites.updatePlan({
+      id: next.id,
+      version,
+      updatedAt: now,
+      ...(statusChanged ? { status: next.status, endedAt: ended ? now : null } : {}),
+    }),
+  );
   for (const index of new Set(input.changedSteps)) {
     const step = next.steps.find((candidate) => candidate.index === index);
     if (!step) continue;
-    const id = stepIds.get(index);
-    const rendered = input.renderedInputs.get(index);
-    const columns = { ...stepColumns(step), ...(rendered !== undefined ? { renderedInput: rendered } : {}) };
-    if (id) {
-      await tx.planStep.update({ where: { id }, data: columns });
-    } else {
-      const created = await tx.planStep.create({ data: { planId: next.id, index, ...columns } });
-      stepIds.set(index, created.id);
+    let id = stepIds.get(index);
+    if (!id) {
+      // an appended step: inserted now, so the batched update below finds its row
+      const created = await tx.planStep.create({ data: { planId: next.id, index, ...stepColumns(step) }, select: { id: true } });
+      id = created.id;
+      stepIds.set(index, id);
     }
+    batch.set(`step:${id}`, sqlWrites.updateStep({ id, ...stepColumns(step), renderedInput: renderedInputs.get(index) ?? undefined }));
   }
-  return { ...loaded, state: next, version: loaded.version + 1, stepIds, renderedInputs };
+  return { ...loaded, state: next, version, stepIds, renderedInputs };
 }
 
-/**
- * How many runs of each agent (and each model) are live outside this plan, so the
- * core can keep pooled limits across plans and conversations.
- */
-export async function loadCapacity(
-  tx: Tx,
-  input: {
-    planId: string | null;
-    agents: { id: string; handle: string; role: string; model: string; concurrency: number }[];
-    modelConcurrency: Record<string, number>;
-  },
-): Promise<CapacityView> {
-  const { agents } = input;
-  const live = await tx.run.groupBy({
-    by: ["agentId"],
-    where: {
-      status: { in: ["queued", "running"] },
-      agentId: { in: agents.map((agent) => agent.id) },
-      ...(input.planId ? { OR: [{ planId: null }, { planId: { not: input.planId } }] } : {}),
-    },
-    _count: { _all: true },
-  });
-  const liveByAgentId = new Map(live.map((row) => [row.agentId, row._count._all]));
+/** The pooled limits as the core sees them, from the agents and their live run counts. */
+export function capacityView(input: {
+  agents: { id: string; handle: string; role: string; model: string; concurrency: number }[];
+  liveByAgentId: Map<string, number>;
+  modelConcurrency: Record<string, number>;
+}): CapacityView {
   const view: CapacityView = { agents: {}, models: {}, agentModel: {} };
   const liveByModel = new Map<string, number>();
-  for (const agent of agents) {
+  for (const agent of input.agents) {
     const key = agent.role === "commander" ? "commander" : agent.handle;
-    const count = liveByAgentId.get(agent.id) ?? 0;
-    view.agents[key] = { limit: agent.concurrency, live: count };
-    view.agentModel[key] = agent.model;
+    const count = input.liveByAgentId.get(agent.id) ?? 0;
+    // the workspace's first commander stands for "commander"; a later one must not overwrite it
+    if (!(key in view.agents)) {
+      view.agents[key] = { limit: agent.concurrency, live: count };
+      view.agentModel[key] = agent.model;
+    }
     liveByModel.set(agent.model, (liveByModel.get(agent.model) ?? 0) + count);
   }
   for (const [model, limit] of Object.entries(input.modelConcurrency)) {
