@@ -18,7 +18,7 @@ export default defineConfig({
         extends: true,
         test: {
           name: "integration",
-          include: ["server/**/*.int.test.ts", "bench/**/*.int.test.ts"],
+          include: ["server/**/*.int.test.ts", "app/**/*.int.test.ts", "bench/**/*.int.test.ts"],
           testTimeout: 120_000,
           hookTimeout: 120_000,
           // two cores: keep database-heavy files from starving each other

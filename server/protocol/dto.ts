@@ -33,6 +33,12 @@ export interface MessageDTO {
   createdAt: string;
 }
 
+export interface UsageDTO {
+  tokensIn: number;
+  tokensOut: number;
+  cost: number;
+}
+
 export interface StepDTO {
   id: string;
   index: number;
@@ -52,6 +58,8 @@ export interface StepDTO {
   retryAt: string | null;
   startedAt: string | null;
   endedAt: string | null;
+  /** summed over the step's runs; present where the server computed it (plan reads) */
+  usage?: UsageDTO;
 }
 
 export interface PlanDTO {
@@ -64,6 +72,8 @@ export interface PlanDTO {
   createdAt: string;
   endedAt: string | null;
   steps: StepDTO[];
+  /** summed over every run of the plan (steps and commander decisions) */
+  usage?: UsageDTO;
 }
 
 export interface RunDTO {

@@ -14,7 +14,7 @@ import {
   toRunDTO,
 } from "../adapters/prisma/serializers.ts";
 import { BatonError, invalidInput, notFound } from "../executor/errors.ts";
-import type { AttachmentDTO } from "../protocol/dto.ts";
+import type { AttachmentDTO, PlanDTO } from "../protocol/dto.ts";
 
 export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
 
@@ -109,10 +109,34 @@ export function createConversationServices(prisma: PrismaClient) {
       });
     },
 
-    async getPlan(input: { planId: string }) {
+    /** A plan with every step's runtime fields and token/cost usage per step and in total. */
+    async getPlan(input: { planId: string }): Promise<PlanDTO> {
       const plan = await prisma.plan.findUnique({ where: { id: input.planId }, include: { steps: true } });
       if (!plan) throw notFound("plan");
-      return toPlanDTO(plan);
+      const usage = await prisma.run.groupBy({
+        by: ["stepId"],
+        where: { planId: plan.id },
+        _sum: { tokensIn: true, tokensOut: true, cost: true },
+      });
+      const toUsage = (sum: { tokensIn: number | null; tokensOut: number | null; cost: number | null }) => ({
+        tokensIn: sum.tokensIn ?? 0,
+        tokensOut: sum.tokensOut ?? 0,
+        cost: sum.cost ?? 0,
+      });
+      const byStep = new Map(usage.map((row) => [row.stepId, toUsage(row._sum)]));
+      const dto = toPlanDTO(plan);
+      const total = usage.reduce(
+        (sum, row) => {
+          const part = toUsage(row._sum);
+          return { tokensIn: sum.tokensIn + part.tokensIn, tokensOut: sum.tokensOut + part.tokensOut, cost: sum.cost + part.cost };
+        },
+        { tokensIn: 0, tokensOut: 0, cost: 0 },
+      );
+      return {
+        ...dto,
+        usage: total,
+        steps: dto.steps.map((step) => ({ ...step, usage: byStep.get(step.id) ?? { tokensIn: 0, tokensOut: 0, cost: 0 } })),
+      };
     },
 
     /** A step's detail: input as rendered, the execution log, and every run with usage. */

@@ -43,6 +43,8 @@ export async function createExecutorFixture(
     script?: Script;
     config?: Partial<ExecutorConfig>;
     db?: Database;
+    /** a real agent runtime instead of the scripted runner */
+    createRunner?: (db: Database) => AgentRunner;
   } = {},
 ): Promise<ExecutorFixture> {
   const db = options.db ?? (await createTestDatabase({ kind: options.kind ?? "embedded" }));
@@ -62,7 +64,8 @@ export async function createExecutorFixture(
       config,
       logger: { info() {}, warn: console.warn, error: console.error },
     });
-  let executor = build(runner);
+  const initialRunner = options.createRunner ? options.createRunner(db) : runner;
+  let executor = build(initialRunner);
   await executor.start();
   const user = await db.prisma.user.create({
     data: { id: randomUUID(), name: "Ada", email: `ada-${randomUUID()}@example.com` },
@@ -97,7 +100,7 @@ export async function createExecutorFixture(
     },
     async restart(restartOptions = {}) {
       await executor.stop();
-      executor = build(restartOptions.runner ?? runner);
+      executor = build(restartOptions.runner ?? (options.createRunner ? options.createRunner(db) : runner));
       await executor.start();
       return executor;
     },

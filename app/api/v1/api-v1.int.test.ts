@@ -1,0 +1,135 @@
+/**
+ * The automation API through its real route handlers (Request in, Response out),
+ * with the executor and a scripted agent behind them.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { loadConfig } from "@/server/config/config.ts";
+import { setRuntime } from "@/server/runtime.ts";
+import { createExecutorFixture, type ExecutorFixture } from "@/server/executor/testing/executor-fixture.ts";
+import { directiveScript } from "@/server/executor/testing/directive-script.ts";
+import { API_USER_EMAIL } from "@/server/services/seed.ts";
+import * as conversations from "./conversations/route.ts";
+import * as plans from "./conversations/[id]/plans/route.ts";
+import * as messages from "./conversations/[id]/messages/route.ts";
+import * as events from "./conversations/[id]/events/route.ts";
+import * as agents from "./agents/route.ts";
+import * as planById from "./plans/[id]/route.ts";
+
+const TOKEN = "test-token-0123456789abcdef";
+let fixture: ExecutorFixture;
+
+const call = (
+  handler: (request: Request, context: { params: Promise<{ id: string }> }) => Promise<Response>,
+  init: { method?: string; path?: string; id?: string; body?: unknown; token?: string | null } = {},
+) =>
+  handler(
+    new Request(`http://baton.test${init.path ?? "/api/v1"}`, {
+      method: init.method ?? (init.body === undefined ? "GET" : "POST"),
+      headers: {
+        ...(init.token === null ? {} : { authorization: `Bearer ${init.token ?? TOKEN}` }),
+        "content-type": "application/json",
+      },
+      body: init.body === undefined ? undefined : typeof init.body === "string" ? init.body : JSON.stringify(init.body),
+    }),
+    { params: Promise.resolve({ id: init.id ?? "" }) },
+  );
+
+beforeAll(async () => {
+  fixture = await createExecutorFixture({ script: directiveScript });
+  const apiUser = await fixture.db.prisma.user.findUniqueOrThrow({ where: { email: API_USER_EMAIL } });
+  setRuntime({
+    config: loadConfig({ BATON_API_TOKEN: TOKEN }),
+    prisma: fixture.db.prisma,
+    executor: fixture.executor,
+    services: fixture.services,
+    apiUserId: apiUser.id,
+  });
+});
+
+afterAll(async () => {
+  await fixture?.close();
+});
+
+describe("/api/v1", () => {
+  it("refuses a missing or wrong token", async () => {
+    expect((await call(agents.GET, { token: null })).status).toBe(401);
+    expect((await call(agents.GET, { token: "wrong-token-0123456789" })).status).toBe(401);
+    const ok = await call(agents.GET);
+    expect(ok.status).toBe(200);
+    const body = await ok.json();
+    expect(body.agents.map((a: { handle: string }) => a.handle).sort()).toEqual(["analyst", "commander", "researcher", "writer"]);
+  });
+
+  it("creates a conversation, runs a submitted plan, and reports its runtime fields", async () => {
+    const created = await call(conversations.POST, { body: { title: "From CI", agents: ["researcher", "writer"] } });
+    expect(created.status).toBe(201);
+    const { id } = await created.json();
+
+    const submitted = await call(plans.POST, {
+      id,
+      body: {
+        title: "Two steps",
+        request: "summarise the build",
+        steps: [
+          { index: 1, title: "Look", assignee: "researcher", input: "sleep=20 {{request}}" },
+          { index: 2, title: "Write", assignee: "writer", input: "from {{step_1.output_summary}}" },
+        ],
+      },
+    });
+    expect(submitted.status).toBe(201);
+    const plan = await submitted.json();
+    expect(plan.steps[0].status).toBe("in_progress");
+    await fixture.waitForPlan(plan.id);
+
+    const fetched = await call(planById.GET, { id: plan.id });
+    const body = await fetched.json();
+    expect(body.status).toBe("completed");
+    expect(body.steps.map((s: { status: string }) => s.status)).toEqual(["done", "done"]);
+    expect(body.steps[0].renderedInput).toContain("summarise the build");
+    expect(body.steps[1].renderedInput).toContain("summary of 1");
+    expect(body.steps[0].attempts).toBe(1);
+    expect(body.steps[0].startedAt).not.toBeNull();
+    expect(body.steps[0].endedAt).not.toBeNull();
+    expect(body.usage.tokensIn).toBeGreaterThan(0);
+
+    const replay = await (await call(events.GET, { id, path: `/api/v1/conversations/${id}/events?after=0` })).json();
+    const seqs = replay.events.map((e: { seq: number }) => e.seq);
+    expect(seqs).toEqual(seqs.map((_: number, i: number) => i + 1));
+    expect(replay.lastSeq).toBe(seqs.at(-1));
+    const tail = await (await call(events.GET, { id, path: `/api/v1/conversations/${id}/events?after=${seqs.length - 2}` })).json();
+    expect(tail.events.map((e: { seq: number }) => e.seq)).toEqual(seqs.slice(-2));
+    expect((await call(events.GET, { id, path: `/api/v1/conversations/${id}/events?after=-1` })).status).toBe(400);
+  });
+
+  it("answers 422 naming the step and field of an invalid plan, and stores nothing", async () => {
+    const { id } = await (await call(conversations.POST, { body: { title: "Bad plans", agents: ["researcher"] } })).json();
+    const before = await fixture.db.prisma.plan.count();
+    const response = await call(plans.POST, {
+      id,
+      body: { title: "Cycle", steps: [{ index: 1, title: "a", assignee: "researcher", input: "x", wait_for: [2] }, { index: 2, title: "b", assignee: "researcher", input: "y" }] },
+    });
+    expect(response.status).toBe(422);
+    const body = await response.json();
+    expect(body.error.code).toBe("plan_invalid");
+    expect(body.error.issues).toEqual(expect.arrayContaining([expect.objectContaining({ stepIndex: 1, field: "wait_for" })]));
+    expect(await fixture.db.prisma.plan.count()).toBe(before);
+    expect((await call(plans.POST, { id, body: "{not json" })).status).toBe(400);
+  });
+
+  it("posts a message with structured mentions exactly as the composer does", async () => {
+    const { id } = await (await call(conversations.POST, { body: { title: "Chat", agents: ["analyst"] } })).json();
+    const posted = await call(messages.POST, { id, body: { body: "have a look", mentions: ["analyst"] } });
+    expect(posted.status).toBe(201);
+    const message = await posted.json();
+    expect(message.mentions).toEqual([expect.objectContaining({ handle: "analyst" })]);
+    const unknown = await call(messages.POST, { id, body: { body: "hi", mentions: ["nobody"] } });
+    expect(unknown.status).toBe(400);
+    expect((await unknown.json()).error.message).toContain("@nobody");
+  });
+
+  it("hides conversations the API user is not a member of", async () => {
+    const foreign = await fixture.services.createConversation({ title: "private", agentHandles: [], userId: fixture.userId });
+    expect((await call(events.GET, { id: foreign.id, path: `/api/v1/conversations/${foreign.id}/events` })).status).toBe(404);
+    expect((await call(messages.POST, { id: foreign.id, body: { body: "hi" } })).status).toBe(404);
+  });
+});

@@ -1,0 +1,84 @@
+/**
+ * The executor with the real agent runtime and the offline model (no network): the
+ * commander plans from a chat message, and a step that asks a person resumes its
+ * own agent session from the database after the process restarted.
+ */
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { createExecutorFixture, type ExecutorFixture } from "./testing/executor-fixture.ts";
+import { createAgentRunner } from "../agents/run-agent.ts";
+import { createModelRegistry } from "../agents/model-registry.ts";
+import { corePlanValidator } from "../agents/core-plan-validator.ts";
+import { createPrismaArtifactStore, createPrismaSessionStore } from "../adapters/prisma/agent-stores.ts";
+import { TEST_EXECUTOR_CONFIG } from "./testing/executor-fixture.ts";
+
+let fixture: ExecutorFixture;
+
+beforeAll(async () => {
+  fixture = await createExecutorFixture({
+    createRunner: (db) =>
+      createAgentRunner({
+        models: createModelRegistry({ env: {} }),
+        artifacts: createPrismaArtifactStore(db.prisma),
+        sessions: createPrismaSessionStore(db.prisma),
+        validatePlan: corePlanValidator(TEST_EXECUTOR_CONFIG.planLimits),
+      }),
+  });
+});
+
+afterAll(async () => {
+  await fixture?.close();
+});
+
+it("turns an unaddressed request naming several items into a parallel plan with a synthesis", async () => {
+  await fixture.executor.postMessage({
+    conversationId: fixture.conversationId,
+    author: { kind: "user", userId: fixture.userId },
+    body: "Please compare Postgres, MySQL and SQLite for a small team",
+  });
+  await fixture.executor.idle();
+  const plan = await fixture.db.prisma.plan.findFirstOrThrow({ where: { conversationId: fixture.conversationId } });
+  expect(await fixture.waitForPlan(plan.id)).toBe("completed");
+  const steps = await fixture.db.prisma.planStep.findMany({ where: { planId: plan.id }, orderBy: { index: "asc" } });
+  expect(steps.map((s) => s.assignee)).toEqual(["researcher", "analyst", "writer", "commander"]);
+  expect(steps[3]!.waitFor).toEqual([1, 2, 3]);
+  expect(steps.every((s) => s.status === "done" && s.outputSummary)).toBe(true);
+  const messages = await fixture.db.prisma.message.findMany({ where: { planId: plan.id }, orderBy: { createdAt: "asc" } });
+  expect(messages.filter((m) => m.kind === "dispatch")).toHaveLength(3);
+  const synthesis = messages.at(-1)!;
+  expect(synthesis.kind).toBe("result");
+  expect(synthesis.body).toMatch(/Postgres/);
+  expect(synthesis.body).toMatch(/SQLite/);
+  // tool calls of the runs are in the execution log
+  const log = await fixture.db.prisma.stepEvent.findMany({ where: { planId: plan.id, stepIndex: 1 } });
+  expect(log.some((entry) => entry.phase === "dispatch")).toBe(true);
+  expect(log.some((entry) => /finish/.test(entry.message))).toBe(true);
+});
+
+it("resumes a blocked step's own session with the answer, after a restart", async () => {
+  const plan = await fixture.executor.submitPlan({
+    conversationId: fixture.conversationId,
+    raw: {
+      title: "Ask then write",
+      steps: [
+        { index: 1, title: "Find the owner", assignee: "researcher", input: "@offline block=1\nFind who owns the billing service" },
+        { index: 2, title: "Write it up", assignee: "writer", input: "Write up: {{step_1.output_summary}}" },
+      ],
+    },
+  });
+  expect(await fixture.waitForPlan(plan.id, ["paused"])).toBe("paused");
+  const form = await fixture.db.prisma.form.findFirstOrThrow({ where: { planId: plan.id } });
+  const blocked = await fixture.db.prisma.run.findFirstOrThrow({ where: { planId: plan.id, status: "blocked" } });
+  expect(blocked.session).not.toBeNull();
+
+  await fixture.restart();
+  const field = (form.fields as { name: string }[])[0]!.name;
+  await fixture.executor.answerForm({ formId: form.id, userId: fixture.userId, values: { [field]: "Team Falcon" } });
+  expect(await fixture.waitForPlan(plan.id)).toBe("completed");
+
+  const runs = await fixture.db.prisma.run.findMany({ where: { planId: plan.id }, orderBy: { createdAt: "asc" } });
+  const resumed = runs.find((run) => run.resumesRunId === blocked.id);
+  expect(resumed?.status).toBe("succeeded");
+  const [first, second] = await fixture.db.prisma.planStep.findMany({ where: { planId: plan.id }, orderBy: { index: "asc" } });
+  expect(first!.outputSummary).toContain("Team Falcon");
+  expect(second!.renderedInput).toContain("Team Falcon");
+});
