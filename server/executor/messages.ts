@@ -24,28 +24,10 @@ export interface NewMessage {
 /** Queues the message in the transaction's write batch and emits its event. */
 export function insertMessage(context: ExecutorContext, uow: UnitOfWork, input: NewMessage): MessageDTO {
   const agent = input.author.kind === "agent" ? input.author.agent : null;
-  const row = { id: randomUUID(), createdAt: context.stamp() };
-  uow.batch.add(
-    sqlWrites.insertMessage({
-      id: row.id,
-      conversationId: input.conversationId,
-      authorKind: input.author.kind,
-      authorAgentId: agent?.id ?? null,
-      kind: input.kind,
-      body: input.body,
-      mentions: input.mentions ?? [],
-      planId: input.planId ?? null,
-      stepId: input.stepId ?? null,
-      runId: input.runId ?? null,
-      formId: input.formId ?? null,
-      createdAt: row.createdAt,
-    }),
-  );
-  const message: MessageDTO = {
-    id: row.id,
+  const row = {
+    id: randomUUID(),
     conversationId: input.conversationId,
     authorKind: input.author.kind,
-    author: agent ? { id: agent.id, name: agent.name, handle: agent.handle, role: agent.role } : null,
     kind: input.kind,
     body: input.body,
     mentions: input.mentions ?? [],
@@ -53,8 +35,14 @@ export function insertMessage(context: ExecutorContext, uow: UnitOfWork, input: 
     stepId: input.stepId ?? null,
     runId: input.runId ?? null,
     formId: input.formId ?? null,
+  };
+  const createdAt = context.stamp();
+  uow.batch.add(sqlWrites.insertMessage({ ...row, authorAgentId: agent?.id ?? null, createdAt }));
+  const message: MessageDTO = {
+    ...row,
+    author: agent ? { id: agent.id, name: agent.name, handle: agent.handle, role: agent.role } : null,
     attachments: [],
-    createdAt: row.createdAt.toISOString(),
+    createdAt: createdAt.toISOString(),
   };
   uow.emit("message-created", { message });
   return message;

@@ -3,7 +3,8 @@
  * core decide, and writes back only the steps the core says changed.
  */
 import type { Prisma } from "../../generated/prisma/client.ts";
-import type { CapacityView, PlanSpec, PlanState, StepSpec, StepState } from "../../core/types.ts";
+import type { CapacityView, PlanSpec, PlanState, StepState } from "../../core/types.ts";
+import { stepStateFromSpec } from "../../core/plan-state.ts";
 import { sqlWrites, type WriteBatch } from "./write-batch.ts";
 
 type Tx = Prisma.TransactionClient;
@@ -72,24 +73,6 @@ function stepColumns(step: StepState) {
   };
 }
 
-export function freshStepState(spec: StepSpec): StepState {
-  return {
-    ...spec,
-    status: "pending",
-    attempts: 0,
-    transientFailures: 0,
-    retryAt: null,
-    outputSummary: null,
-    outputFiles: [],
-    outputUntrusted: false,
-    failureReason: null,
-    liveRunId: null,
-    decisionPending: false,
-    startedAt: null,
-    endedAt: null,
-  };
-}
-
 export async function insertPlan(
   tx: Tx,
   input: { conversationId: string; spec: PlanSpec; request: string; requestMessageId?: string; createdByUserId?: string },
@@ -105,7 +88,7 @@ export async function insertPlan(
     },
   });
   await tx.planStep.createMany({
-    data: input.spec.steps.map((step) => ({ planId: plan.id, index: step.index, ...stepColumns(freshStepState(step)) })),
+    data: input.spec.steps.map((step) => ({ planId: plan.id, index: step.index, ...stepColumns(stepStateFromSpec(step)) })),
   });
   const loaded = await loadPlan(tx, plan.id);
   if (!loaded) throw new Error(`plan ${plan.id} vanished inside its own transaction`);
