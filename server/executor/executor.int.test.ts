@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { PlanValidationError } from "../core/errors.ts";
 import { createExecutorFixture, type ExecutorFixture } from "./testing/executor-fixture.ts";
 import { directiveScript } from "./testing/directive-script.ts";
+import { NO_USAGE, ok } from "./testing/scripted-runner.ts";
 
 let fixture: ExecutorFixture;
 
@@ -152,6 +153,35 @@ describe("executor on the embedded database", () => {
     expect(runs[1]!.resumesRunId).toBe(runs[0]!.id);
     const stepRow = await fixture.db.prisma.planStep.findFirstOrThrow({ where: { planId: plan.id } });
     expect(stepRow.outputSummary).toContain("Grace");
+  });
+
+  it("treats an invalid form or an oversized summary from the model as untrusted input", async () => {
+    fixture.runner.setScript((request) =>
+      /badform/.test(request.input)
+        ? { kind: "blocked", text: "?", form: { title: "", fields: [{ name: "1 bad", label: "x", type: "select", required: true }] }, usage: NO_USAGE }
+        : ok("x".repeat(50_000)),
+    );
+    try {
+      const bad = await fixture.executor.submitPlan({
+        conversationId: fixture.conversationId,
+        raw: { title: "Bad form", steps: [step(1, "researcher", "badform", { on_failure: "abort_plan" })] },
+      });
+      expect(await fixture.waitForPlan(bad.id)).toBe("failed");
+      const failed = await fixture.db.prisma.planStep.findFirstOrThrow({ where: { planId: bad.id } });
+      expect(failed.failureReason).toContain("invalid form");
+      expect(await fixture.db.prisma.form.count({ where: { planId: bad.id } })).toBe(0);
+
+      const long = await fixture.executor.submitPlan({
+        conversationId: fixture.conversationId,
+        raw: { title: "Long", steps: [step(1, "researcher", "talk a lot")] },
+      });
+      expect(await fixture.waitForPlan(long.id)).toBe("completed");
+      const done = await fixture.db.prisma.planStep.findFirstOrThrow({ where: { planId: long.id } });
+      expect(done.outputSummary!.length).toBeLessThan(8_100);
+      expect(done.outputSummary).toContain("(truncated)");
+    } finally {
+      fixture.runner.setScript(directiveScript);
+    }
   });
 
   it("cancels a running plan, aborting its live run and ignoring its late result", async () => {

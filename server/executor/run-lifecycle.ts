@@ -7,6 +7,7 @@ import { z } from "zod";
 import type { Prisma } from "../generated/prisma/client.ts";
 import { validatePlan, validateAppendedSteps } from "../core/validate-plan.ts";
 import { PlanValidationError } from "../core/errors.ts";
+import { formSpecSchema } from "../core/form-schema.ts";
 import type { CommanderDecision, PlanEvent, RunOutcome } from "../core/types.ts";
 import { insertPlan, loadPlan, readPlanContext } from "../adapters/prisma/plan-repository.ts";
 import { sqlWrites } from "../adapters/prisma/write-batch.ts";
@@ -27,6 +28,11 @@ export interface RunLogEntry {
   message: string;
   data?: unknown;
 }
+
+/** Model output is stored and shown, so it is bounded. */
+export const MAX_TEXT_CHARS = 100_000;
+export const MAX_SUMMARY_CHARS = 8_000;
+const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}\n\n…(truncated)` : text);
 
 const decisionSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("retry"), input: z.string().max(20_000).optional(), assignee: z.string().optional() }),
@@ -89,6 +95,13 @@ export async function finishRun(
     launch.stepIndex === null ? Promise.resolve() : tellPlan({ type: "commander-decision", stepIndex: launch.stepIndex, decision });
 
   if (result.kind === "blocked") {
+    const form = formSpecSchema.safeParse(result.form);
+    if (!form.success) {
+      // model output is untrusted: a malformed form is the run's failure, not a crash
+      const reason = `the agent asked with an invalid form: ${form.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`;
+      await say(`⚠️ ${reason}`, "error");
+      return report({ kind: "failed", transient: false, reason });
+    }
     if (launch.kind !== "step" && launch.kind !== "mention") {
       // The commander cannot wait on a form here: a real failure of the run.
       const reason = "the commander asked for input it cannot wait for";
@@ -101,8 +114,8 @@ export async function finishRun(
       stepId: launch.stepId,
       stepIndex: launch.stepIndex,
       runId,
-      body: result.text || result.form.title,
-      spec: result.form,
+      body: clip(result.text, MAX_TEXT_CHARS) || form.data.title,
+      spec: form.data,
       asker: launch.agent,
     });
     return report({ kind: "blocked" });
@@ -115,7 +128,7 @@ export async function finishRun(
   }
 
   if (launch.kind === "decision") {
-    await say(result.text, "decision");
+    await say(clip(result.text, MAX_TEXT_CHARS), "decision");
     return decide(await parseDecision(context, tx, launch, result.decision, say));
   }
 
@@ -134,7 +147,7 @@ export async function finishRun(
       });
       const plan = await tx.plan.findUniqueOrThrow({ where: { id: loaded.state.id }, include: { steps: true } });
       uow.emit("plan-created", { plan: toPlanDTO(plan) });
-      await say(result.text || `Plan: **${spec.title}**`, "plan", plan.id);
+      await say(clip(result.text, MAX_TEXT_CHARS) || `Plan: **${spec.title}**`, "plan", plan.id);
       await reconcilePlan(context, tx, uow, { planId: plan.id, event: { type: "plan-created" } });
     } catch (error) {
       if (!(error instanceof PlanValidationError)) throw error;
@@ -143,8 +156,13 @@ export async function finishRun(
     return;
   }
 
-  await say(result.text, launch.planId ? "result" : "text");
-  return report({ kind: "ok", summary: result.summary, files: result.files, untrusted: result.untrusted });
+  await say(clip(result.text, MAX_TEXT_CHARS), launch.planId ? "result" : "text");
+  return report({
+    kind: "ok",
+    summary: clip(result.summary, MAX_SUMMARY_CHARS),
+    files: result.files.slice(0, 100).map((name) => clip(name, 200)),
+    untrusted: result.untrusted,
+  });
 }
 
 /** The commander's decision, checked like any model output; anything invalid aborts. */
