@@ -15,6 +15,7 @@ import {
 } from "../adapters/prisma/serializers.ts";
 import { BatonError, invalidInput, notFound } from "../executor/errors.ts";
 import type { AttachmentDTO, PlanDTO } from "../protocol/dto.ts";
+import { computePlanMetrics, type PlanMetrics } from "./plan-metrics.ts";
 
 export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
 
@@ -109,15 +110,17 @@ export function createConversationServices(prisma: PrismaClient) {
       });
     },
 
-    /** A plan with every step's runtime fields and token/cost usage per step and in total. */
-    async getPlan(input: { planId: string }): Promise<PlanDTO> {
+    /** A plan with every step's runtime fields, token/cost usage per step and in total, and timing metrics. */
+    async getPlan(input: { planId: string }): Promise<PlanDTO & { metrics: PlanMetrics }> {
       const plan = await prisma.plan.findUnique({ where: { id: input.planId }, include: { steps: true } });
       if (!plan) throw notFound("plan");
-      const usage = await prisma.run.groupBy({
-        by: ["stepId"],
-        where: { planId: plan.id },
-        _sum: { tokensIn: true, tokensOut: true, cost: true },
-      });
+      const [usage, runs] = await Promise.all([
+        prisma.run.groupBy({ by: ["stepId"], where: { planId: plan.id }, _sum: { tokensIn: true, tokensOut: true, cost: true } }),
+        prisma.run.findMany({
+          where: { planId: plan.id, kind: { in: ["step", "commander-step"] } },
+          select: { startedAt: true, endedAt: true, step: { select: { index: true } } },
+        }),
+      ]);
       const toUsage = (sum: { tokensIn: number | null; tokensOut: number | null; cost: number | null }) => ({
         tokensIn: sum.tokensIn ?? 0,
         tokensOut: sum.tokensOut ?? 0,
@@ -132,9 +135,20 @@ export function createConversationServices(prisma: PrismaClient) {
         },
         { tokensIn: 0, tokensOut: 0, cost: 0 },
       );
+      const metrics = computePlanMetrics({
+        createdAt: dto.createdAt,
+        endedAt: dto.endedAt,
+        steps: dto.steps,
+        runs: runs.map((run) => ({
+          stepIndex: run.step?.index ?? null,
+          startedAt: run.startedAt?.toISOString() ?? null,
+          endedAt: run.endedAt?.toISOString() ?? null,
+        })),
+      });
       return {
         ...dto,
         usage: total,
+        metrics,
         steps: dto.steps.map((step) => ({ ...step, usage: byStep.get(step.id) ?? { tokensIn: 0, tokensOut: 0, cost: 0 } })),
       };
     },

@@ -91,6 +91,8 @@ describe("/api/v1", () => {
     expect(body.steps[0].startedAt).not.toBeNull();
     expect(body.steps[0].endedAt).not.toBeNull();
     expect(body.usage.tokensIn).toBeGreaterThan(0);
+    expect(body.metrics.criticalPathMs).toBeGreaterThanOrEqual(20);
+    expect(body.metrics.steps.map((s: { onCriticalPath: boolean }) => s.onCriticalPath)).toEqual([true, true]);
 
     const replay = await (await call(events.GET, { id, path: `/api/v1/conversations/${id}/events?after=0` })).json();
     const seqs = replay.events.map((e: { seq: number }) => e.seq);
