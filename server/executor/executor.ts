@@ -206,6 +206,11 @@ export class Executor {
     });
   }
 
+  /** An admin created or edited an agent: this process stops using its cached copy now. */
+  agentsChanged(): void {
+    this.context.agents.invalidate();
+  }
+
   cancelPlan(input: { planId: string; reason: string }): Promise<void> {
     return this.planControl(input.planId, { type: "cancel", reason: input.reason });
   }

@@ -99,13 +99,13 @@ export async function finishRun(
     if (!form.success) {
       // model output is untrusted: a malformed form is the run's failure, not a crash
       const reason = `the agent asked with an invalid form: ${form.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`;
-      await say(`⚠️ ${reason}`, "error");
+      await say(`**Failed:** ${reason}`, "error");
       return report({ kind: "failed", transient: false, reason });
     }
     if (launch.kind !== "step" && launch.kind !== "mention") {
       // The commander cannot wait on a form here: a real failure of the run.
       const reason = "the commander asked for input it cannot wait for";
-      await say(`⚠️ ${reason}`, "error");
+      await say(`**Failed:** ${reason}`, "error");
       return launch.kind === "decision" ? decide({ kind: "abort", reason }) : report({ kind: "failed", transient: false, reason });
     }
     await openForm(context, tx, uow, {
@@ -122,7 +122,7 @@ export async function finishRun(
   }
 
   if (result.kind === "failed") {
-    await say(`⚠️ ${result.transient ? "Temporary failure" : "Failed"}: ${result.reason}`, "error");
+    await say(`**${result.transient ? "Temporary failure" : "Failed"}:** ${result.reason}`, "error");
     if (launch.kind === "decision") return decide({ kind: "abort", reason: `the commander could not decide: ${result.reason}` });
     return report({ kind: "failed", transient: result.transient, reason: result.reason });
   }

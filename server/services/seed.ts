@@ -74,3 +74,14 @@ export async function seedWorkspace(prisma: PrismaClient, input: { defaultModel:
   }
   return { apiUserId: apiUser.id, demoConversationId: demo.id };
 }
+
+/** Everyone who signs up can open the demo conversation and watch a plan run at once. */
+export async function joinDemoConversation(prisma: PrismaClient, userId: string): Promise<void> {
+  const demo = await prisma.conversation.findFirst({ where: { title: DEMO_CONVERSATION_TITLE }, select: { id: true } });
+  if (!demo) return;
+  await prisma.membership.upsert({
+    where: { conversationId_userId: { conversationId: demo.id, userId } },
+    create: { conversationId: demo.id, userId },
+    update: {},
+  });
+}
