@@ -1,0 +1,20 @@
+import { InvitesPanel } from "@/components/admin/invites-panel.tsx";
+import { listInvites } from "@/server/auth/invites.ts";
+import { getRuntime } from "@/server/runtime.ts";
+
+export const metadata = { title: "Invites" };
+
+export default async function InvitesPage() {
+  const invites = await listInvites(getRuntime().prisma);
+  return (
+    <InvitesPanel
+      invites={invites.map((invite) => ({
+        id: invite.id,
+        token: invite.token,
+        role: invite.role,
+        used: invite.usedAt !== null,
+        expiresAt: invite.expiresAt.toISOString(),
+      }))}
+    />
+  );
+}

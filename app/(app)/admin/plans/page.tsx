@@ -1,0 +1,118 @@
+import Link from "next/link";
+import { Badge } from "@/components/ui/badge.tsx";
+import { inputClass } from "@/components/ui/field.tsx";
+import { PLAN_TONE } from "@/components/conversation/step-status.ts";
+import { PLAN_STATUSES, type PlanStatus } from "@/server/core/types.ts";
+import { getRuntime } from "@/server/runtime.ts";
+import { listPlanHistory } from "@/server/services/admin-plans.ts";
+
+export const metadata = { title: "Plan history" };
+
+type Search = { status?: string; agent?: string; from?: string; to?: string };
+
+function parseDate(value: string | undefined, endOfDay = false): Date | undefined {
+  if (!value || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return undefined;
+  const date = new Date(`${value}T00:00:00Z`);
+  if (endOfDay) date.setUTCDate(date.getUTCDate() + 1);
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}
+
+export default async function PlanHistoryPage({ searchParams }: { searchParams: Promise<Search> }) {
+  const search = await searchParams;
+  const status = PLAN_STATUSES.includes(search.status as PlanStatus) ? (search.status as PlanStatus) : undefined;
+  const { prisma, services } = getRuntime();
+  const [plans, agents] = await Promise.all([
+    listPlanHistory(prisma, { status, agent: search.agent || undefined, from: parseDate(search.from), to: parseDate(search.to, true) }),
+    services.listAgents(),
+  ]);
+  return (
+    <div className="flex flex-col gap-4">
+      <h2 className="text-lg font-semibold">Plan history</h2>
+      <form className="flex flex-wrap items-end gap-3" aria-label="Filter plans">
+        <label className="flex flex-col gap-1 text-sm">
+          Status
+          <select name="status" defaultValue={status ?? ""} className={inputClass}>
+            <option value="">any</option>
+            {PLAN_STATUSES.map((s) => (
+              <option key={s} value={s}>
+                {s}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="flex flex-col gap-1 text-sm">
+          Agent
+          <select name="agent" defaultValue={search.agent ?? ""} className={inputClass}>
+            <option value="">any</option>
+            <option value="user">user</option>
+            <option value="commander">commander</option>
+            {agents
+              .filter((a) => a.role !== "commander")
+              .map((a) => (
+                <option key={a.id} value={a.handle}>
+                  @{a.handle}
+                </option>
+              ))}
+          </select>
+        </label>
+        <label className="flex flex-col gap-1 text-sm">
+          From
+          <input type="date" name="from" defaultValue={search.from ?? ""} className={inputClass} />
+        </label>
+        <label className="flex flex-col gap-1 text-sm">
+          To
+          <input type="date" name="to" defaultValue={search.to ?? ""} className={inputClass} />
+        </label>
+        <button type="submit" className="h-10 rounded-md bg-accent px-4 text-sm font-medium text-white">
+          Filter
+        </button>
+      </form>
+      <div className="overflow-x-auto rounded-lg border border-zinc-200 dark:border-zinc-800">
+        <table className="w-full text-left text-sm" data-testid="plan-history">
+          <thead className="bg-zinc-50 text-xs text-zinc-500 dark:bg-zinc-900">
+            <tr>
+              <th className="px-3 py-2 font-medium">Plan</th>
+              <th className="px-3 py-2 font-medium">Conversation</th>
+              <th className="px-3 py-2 font-medium">Status</th>
+              <th className="px-3 py-2 font-medium">Steps</th>
+              <th className="px-3 py-2 font-medium">Agents</th>
+              <th className="px-3 py-2 font-medium">Tokens</th>
+              <th className="px-3 py-2 font-medium">Cost</th>
+              <th className="px-3 py-2 font-medium">Created</th>
+            </tr>
+          </thead>
+          <tbody>
+            {plans.length === 0 ? (
+              <tr>
+                <td colSpan={8} className="px-3 py-6 text-center text-zinc-500">
+                  No plans match.
+                </td>
+              </tr>
+            ) : null}
+            {plans.map((plan) => (
+              <tr key={plan.id} className="border-t border-zinc-200 dark:border-zinc-800">
+                <td className="px-3 py-2">
+                  <Link href={`/admin/plans/${plan.id}`} className="font-medium text-accent hover:underline">
+                    {plan.title}
+                  </Link>
+                </td>
+                <td className="px-3 py-2 text-zinc-600 dark:text-zinc-400">{plan.conversation.title}</td>
+                <td className="px-3 py-2">
+                  <Badge tone={PLAN_TONE[plan.status]}>{plan.status}</Badge>
+                </td>
+                <td className="px-3 py-2">
+                  {plan.steps}
+                  {plan.failedSteps ? <span className="text-red-600"> ({plan.failedSteps} failed)</span> : null}
+                </td>
+                <td className="px-3 py-2 text-xs">{plan.assignees.join(", ")}</td>
+                <td className="px-3 py-2">{plan.tokens.toLocaleString("en")}</td>
+                <td className="px-3 py-2">${plan.cost.toFixed(4)}</td>
+                <td className="px-3 py-2 text-xs text-zinc-500">{plan.createdAt.slice(0, 16).replace("T", " ")}</td>
+              </tr>
+            ))}
+          </tbody>
+        </table>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,16 @@
+import { NewConversationButton } from "@/components/new-conversation-dialog.tsx";
+
+export const metadata = { title: "Conversations" };
+
+export default function HomePage() {
+  return (
+    <main className="flex flex-1 flex-col items-center justify-center gap-4 p-8 text-center">
+      <h1 className="text-2xl font-semibold">Work with your agents</h1>
+      <p className="max-w-md text-sm text-zinc-600 dark:text-zinc-400">
+        Start a conversation, pick the agents who should be in it, and ask the commander for something. When it needs more than one step, it
+        writes a plan and you watch it run.
+      </p>
+      <NewConversationButton label="Start a conversation" />
+    </main>
+  );
+}

@@ -1,0 +1,16 @@
+import { NextResponse } from "next/server";
+import { handle, parseJson, requireAdmin } from "@/server/auth/guards.ts";
+import { getRuntime } from "@/server/runtime.ts";
+import { agentInputSchema, updateAgent } from "@/server/services/admin-agents.ts";
+
+type Context = { params: Promise<{ agentId: string }> };
+
+export const PUT = handle(async (request: Request, context: Context) => {
+  await requireAdmin(request);
+  const { agentId } = await context.params;
+  const input = await parseJson(request, agentInputSchema);
+  const runtime = getRuntime();
+  const agent = await updateAgent(runtime.prisma, { agentId, input });
+  runtime.executor.agentsChanged();
+  return NextResponse.json({ agent });
+});

@@ -1,0 +1,18 @@
+import { NextResponse } from "next/server";
+import { handle, parseJson, requireAdmin } from "@/server/auth/guards.ts";
+import { getRuntime } from "@/server/runtime.ts";
+import { agentInputSchema, createAgent, listAgentsForAdmin } from "@/server/services/admin-agents.ts";
+
+export const GET = handle(async (request: Request) => {
+  await requireAdmin(request);
+  return NextResponse.json({ agents: await listAgentsForAdmin(getRuntime().prisma) });
+});
+
+export const POST = handle(async (request: Request) => {
+  await requireAdmin(request);
+  const input = await parseJson(request, agentInputSchema);
+  const runtime = getRuntime();
+  const agent = await createAgent(runtime.prisma, input);
+  runtime.executor.agentsChanged();
+  return NextResponse.json({ agent }, { status: 201 });
+});

@@ -1,0 +1,34 @@
+import { NextResponse } from "next/server";
+import { z } from "zod";
+import { enforceRate, handle, parseJson, requireMember } from "@/server/auth/guards.ts";
+import { MESSAGE_RATE } from "@/server/auth/rate-limit.ts";
+import { getRuntime } from "@/server/runtime.ts";
+
+/** the largest message a person may send, in characters */
+export const MAX_MESSAGE_CHARS = 20_000;
+
+const messageSchema = z.object({
+  body: z
+    .string()
+    .max(MAX_MESSAGE_CHARS, `A message can hold at most ${MAX_MESSAGE_CHARS} characters.`)
+    .refine((body) => body.trim().length > 0, "Write something first."),
+  mentionHandles: z.array(z.string().regex(/^[a-z0-9_-]{1,40}$/)).max(20).default([]),
+  attachmentIds: z.array(z.string().min(1).max(64)).max(10).default([]),
+});
+
+type Context = { params: Promise<{ conversationId: string }> };
+
+export const POST = handle(async (request: Request, context: Context) => {
+  const { conversationId } = await context.params;
+  const user = await requireMember(request, conversationId);
+  enforceRate(`message:${user.id}`, MESSAGE_RATE);
+  const input = await parseJson(request, messageSchema);
+  const message = await getRuntime().executor.postMessage({
+    conversationId,
+    author: { kind: "user", userId: user.id },
+    body: input.body,
+    mentionHandles: [...new Set(input.mentionHandles)],
+    attachmentIds: input.attachmentIds,
+  });
+  return NextResponse.json({ message }, { status: 201 });
+});

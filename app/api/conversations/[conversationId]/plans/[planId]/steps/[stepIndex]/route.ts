@@ -1,0 +1,15 @@
+import { NextResponse } from "next/server";
+import { handle, HttpError, requireMember, requirePlanIn } from "@/server/auth/guards.ts";
+import { getRuntime } from "@/server/runtime.ts";
+
+type Context = { params: Promise<{ conversationId: string; planId: string; stepIndex: string }> };
+
+/** Step detail: input as rendered, execution log, runs with tokens and cost. */
+export const GET = handle(async (request: Request, context: Context) => {
+  const { conversationId, planId, stepIndex } = await context.params;
+  await requireMember(request, conversationId);
+  await requirePlanIn(conversationId, planId);
+  const index = Number(stepIndex);
+  if (!Number.isInteger(index) || index < 1) throw new HttpError(400, "invalid_input", "stepIndex: must be a positive integer");
+  return NextResponse.json(await getRuntime().services.getStepDetail({ planId, stepIndex: index }));
+});

@@ -1,0 +1,32 @@
+import { NextResponse } from "next/server";
+import { enforceRate, handle, HttpError, requireMember } from "@/server/auth/guards.ts";
+import { UPLOAD_RATE } from "@/server/auth/rate-limit.ts";
+import { getRuntime } from "@/server/runtime.ts";
+
+/** the largest file a person may attach */
+export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
+
+type Context = { params: Promise<{ conversationId: string }> };
+
+export const POST = handle(async (request: Request, context: Context) => {
+  const { conversationId } = await context.params;
+  const user = await requireMember(request, conversationId);
+  enforceRate(`upload:${user.id}`, UPLOAD_RATE);
+  const declared = Number(request.headers.get("content-length") ?? 0);
+  if (declared > MAX_UPLOAD_BYTES + 64 * 1024) throw tooLarge();
+  const form = await request.formData().catch(() => {
+    throw new HttpError(400, "invalid_input", "Send the file as multipart/form-data.");
+  });
+  const file = form.get("file");
+  if (!(file instanceof File)) throw new HttpError(400, "invalid_input", "file: missing");
+  if (file.size > MAX_UPLOAD_BYTES) throw tooLarge();
+  const name = file.name.replace(/[\\/\u0000-\u001f]/g, "_").slice(0, 200) || "file";
+  const mediaType = /^[\w.+-]+\/[\w.+-]+$/.test(file.type) ? file.type : "application/octet-stream";
+  const bytes = new Uint8Array(await file.arrayBuffer());
+  const artifact = await getRuntime().services.saveUpload({ conversationId, userId: user.id, name, mediaType, bytes });
+  return NextResponse.json({ attachment: artifact }, { status: 201 });
+});
+
+function tooLarge() {
+  return new HttpError(413, "too_large", `Files can be at most ${MAX_UPLOAD_BYTES / 1024 / 1024} MB.`);
+}

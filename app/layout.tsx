@@ -1,0 +1,23 @@
+import type { Metadata, Viewport } from "next";
+import "./globals.css";
+
+export const metadata: Metadata = {
+  title: { default: "Baton", template: "%s · Baton" },
+  description: "Group chat where people work with a team of AI agents.",
+};
+
+export const viewport: Viewport = { width: "device-width", initialScale: 1 };
+
+// Runs before first paint so the stored (or system) theme never flashes.
+const themeScript = `(function(){try{var t=localStorage.getItem("baton-theme");var d=t?t==="dark":matchMedia("(prefers-color-scheme: dark)").matches;document.documentElement.classList.toggle("dark",d);}catch(e){}})();`;
+
+export default function RootLayout({ children }: { children: React.ReactNode }) {
+  return (
+    <html lang="en" suppressHydrationWarning>
+      <head>
+        <script dangerouslySetInnerHTML={{ __html: themeScript }} />
+      </head>
+      <body className="bg-white text-zinc-900 antialiased dark:bg-zinc-950 dark:text-zinc-100">{children}</body>
+    </html>
+  );
+}

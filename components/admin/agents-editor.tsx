@@ -1,0 +1,148 @@
+"use client";
+import { useState, type FormEvent } from "react";
+import { apiFetch } from "../api-client.ts";
+import { Avatar } from "../ui/avatar.tsx";
+import { Badge } from "../ui/badge.tsx";
+import { Button } from "../ui/button.tsx";
+import { ErrorText, TextAreaField, TextField, inputClass } from "../ui/field.tsx";
+
+export interface AdminAgent {
+  id: string;
+  handle: string;
+  name: string;
+  role: "commander" | "sub_agent";
+  systemPrompt: string;
+  model: string;
+  allowedTools: string[];
+  skills: string[];
+  concurrency: number;
+}
+
+const BLANK: AdminAgent = { id: "", handle: "", name: "", role: "sub_agent", systemPrompt: "", model: "offline", allowedTools: [], skills: [], concurrency: 4 };
+
+const splitList = (value: FormDataEntryValue | null) =>
+  String(value ?? "")
+    .split(",")
+    .map((item) => item.trim())
+    .filter(Boolean);
+
+export function AgentsEditor({ initialAgents }: { initialAgents: AdminAgent[] }) {
+  const [agents, setAgents] = useState(initialAgents);
+  const [editing, setEditing] = useState<AdminAgent | null>(null);
+
+  return (
+    <div className="grid gap-6 lg:grid-cols-[20rem_1fr]">
+      <section aria-label="Agents">
+        <div className="mb-2 flex items-center justify-between">
+          <h2 className="text-lg font-semibold">Agents</h2>
+          <Button size="sm" onClick={() => setEditing({ ...BLANK })}>
+            + New agent
+          </Button>
+        </div>
+        <ul className="divide-y divide-zinc-200 rounded-lg border border-zinc-200 dark:divide-zinc-800 dark:border-zinc-800">
+          {agents.map((agent) => (
+            <li key={agent.id}>
+              <button
+                type="button"
+                onClick={() => setEditing(agent)}
+                aria-current={editing?.id === agent.id ? "true" : undefined}
+                className={`flex w-full items-center gap-2 px-3 py-2 text-left text-sm hover:bg-zinc-50 dark:hover:bg-zinc-900 ${editing?.id === agent.id ? "bg-zinc-100 dark:bg-zinc-900" : ""}`}
+              >
+                <Avatar name={agent.handle} kind="agent" size={28} />
+                <span className="min-w-0 flex-1">
+                  <span className="block font-medium">@{agent.handle}</span>
+                  <span className="block truncate text-xs text-zinc-500">
+                    {agent.name} · {agent.model}
+                  </span>
+                </span>
+                {agent.role === "commander" ? <Badge tone="accent">commander</Badge> : null}
+              </button>
+            </li>
+          ))}
+        </ul>
+      </section>
+      {editing ? (
+        <AgentForm
+          key={editing.id || "new"}
+          agent={editing}
+          onSaved={(saved) => {
+            setAgents((list) => (list.some((a) => a.id === saved.id) ? list.map((a) => (a.id === saved.id ? saved : a)) : [...list, saved]));
+            setEditing(saved);
+          }}
+        />
+      ) : (
+        <p className="text-sm text-zinc-500">Choose an agent to edit, or create a new one.</p>
+      )}
+    </div>
+  );
+}
+
+function AgentForm({ agent, onSaved }: { agent: AdminAgent; onSaved: (agent: AdminAgent) => void }) {
+  const [error, setError] = useState("");
+  const [saved, setSaved] = useState(false);
+  const [busy, setBusy] = useState(false);
+
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const data = new FormData(event.currentTarget);
+    const input = {
+      handle: String(data.get("handle") ?? "").trim(),
+      name: String(data.get("name") ?? ""),
+      role: data.get("role") === "commander" ? "commander" : "sub_agent",
+      systemPrompt: String(data.get("systemPrompt") ?? ""),
+      model: String(data.get("model") ?? ""),
+      allowedTools: splitList(data.get("allowedTools")),
+      skills: splitList(data.get("skills")),
+      concurrency: Number(data.get("concurrency")),
+    };
+    setBusy(true);
+    setError("");
+    setSaved(false);
+    try {
+      const { agent: result } = agent.id
+        ? await apiFetch<{ agent: AdminAgent }>(`/api/admin/agents/${agent.id}`, { method: "PUT", json: input })
+        : await apiFetch<{ agent: AdminAgent }>("/api/admin/agents", { method: "POST", json: input });
+      onSaved(result);
+      setSaved(true);
+    } catch (caught) {
+      setError(caught instanceof Error ? caught.message : "Could not save.");
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form onSubmit={submit} aria-label={agent.id ? `Edit @${agent.handle}` : "New agent"} className="flex max-w-2xl flex-col gap-4">
+      <h2 className="text-lg font-semibold">{agent.id ? `Edit @${agent.handle}` : "New agent"}</h2>
+      <div className="grid gap-4 sm:grid-cols-2">
+        <TextField label="Handle" name="handle" defaultValue={agent.handle} required pattern="[a-z0-9_\-]{1,40}" hint="What people type after @." />
+        <TextField label="Name" name="name" defaultValue={agent.name} required maxLength={80} />
+        <div className="flex flex-col gap-1">
+          <label htmlFor="agent-role" className="text-sm font-medium">
+            Role
+          </label>
+          <select id="agent-role" name="role" defaultValue={agent.role} className={inputClass}>
+            <option value="sub_agent">sub-agent</option>
+            <option value="commander">commander</option>
+          </select>
+        </div>
+        <TextField label="Model" name="model" defaultValue={agent.model} required hint="offline, anthropic:…, openai:…, local:…" />
+        <TextField label="Allowed tools" name="allowedTools" defaultValue={agent.allowedTools.join(", ")} hint="Comma-separated." />
+        <TextField label="Skills" name="skills" defaultValue={agent.skills.join(", ")} hint="Comma-separated." />
+        <TextField label="Concurrency limit" name="concurrency" type="number" min={1} max={256} defaultValue={agent.concurrency} required />
+      </div>
+      <TextAreaField label="System prompt" name="systemPrompt" defaultValue={agent.systemPrompt} rows={10} />
+      <ErrorText>{error}</ErrorText>
+      {saved ? (
+        <p role="status" className="text-sm text-emerald-600">
+          Saved.
+        </p>
+      ) : null}
+      <div>
+        <Button type="submit" disabled={busy}>
+          {busy ? "Saving…" : agent.id ? "Save changes" : "Create agent"}
+        </Button>
+      </div>
+    </form>
+  );
+}

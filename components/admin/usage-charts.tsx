@@ -1,0 +1,48 @@
+"use client";
+import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
+import type { Usage, UsageRow } from "@/server/services/admin-usage.ts";
+
+function Chart({ title, rows }: { title: string; rows: UsageRow[] }) {
+  return (
+    <section aria-label={title} className="rounded-lg border border-zinc-200 p-3 dark:border-zinc-800">
+      <h3 className="mb-2 text-sm font-semibold">{title}</h3>
+      {rows.length === 0 ? (
+        <p className="py-8 text-center text-sm text-zinc-500">No runs yet.</p>
+      ) : (
+        <div className="h-64">
+          <ResponsiveContainer width="100%" height="100%">
+            <BarChart data={rows} margin={{ left: 0, right: 8, top: 8, bottom: 0 }}>
+              <CartesianGrid strokeDasharray="3 3" strokeOpacity={0.3} />
+              <XAxis dataKey="key" tick={{ fontSize: 11 }} />
+              <YAxis yAxisId="tokens" tick={{ fontSize: 11 }} />
+              <YAxis yAxisId="cost" orientation="right" tick={{ fontSize: 11 }} tickFormatter={(v: number) => `$${v.toFixed(2)}`} />
+              <Tooltip />
+              <Legend />
+              <Bar yAxisId="tokens" dataKey="tokensIn" name="tokens in" stackId="t" fill="#6366f1" />
+              <Bar yAxisId="tokens" dataKey="tokensOut" name="tokens out" stackId="t" fill="#a5b4fc" />
+              <Bar yAxisId="cost" dataKey="cost" name="cost ($)" fill="#10b981" />
+            </BarChart>
+          </ResponsiveContainer>
+        </div>
+      )}
+    </section>
+  );
+}
+
+export function UsageCharts({ usage }: { usage: Usage }) {
+  return (
+    <div className="flex flex-col gap-4">
+      <div className="flex flex-wrap items-baseline gap-4">
+        <h2 className="text-lg font-semibold">Usage, last 30 days</h2>
+        <span className="text-sm text-zinc-500">
+          {usage.totals.runs} runs · {usage.totals.tokens.toLocaleString("en")} tokens · ${usage.totals.cost.toFixed(4)}
+        </span>
+      </div>
+      <Chart title="By day" rows={usage.byDay} />
+      <div className="grid gap-4 xl:grid-cols-2">
+        <Chart title="By model" rows={usage.byModel} />
+        <Chart title="By agent" rows={usage.byAgent} />
+      </div>
+    </div>
+  );
+}

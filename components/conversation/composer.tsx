@@ -1,0 +1,200 @@
+"use client";
+import { useMemo, useRef, useState, type ChangeEvent, type KeyboardEvent } from "react";
+import type { AttachmentDTO, MessageDTO } from "@/server/protocol/dto.ts";
+import { apiFetch } from "../api-client.ts";
+import { useConversationStore, type AgentInfo } from "../stores/conversation-store.ts";
+import { Button } from "../ui/button.tsx";
+import { CloseIcon, FileIcon, PaperclipIcon } from "../ui/icons.tsx";
+
+const MAX_MESSAGE_CHARS = 20_000;
+const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
+const MENTION_QUERY = /(^|\s)@([a-z0-9_-]*)$/;
+
+/**
+ * Mentions are structured: picking an agent from the autocomplete records its handle,
+ * and only recorded handles still present as `@handle` in the text are sent as mentions.
+ */
+export function Composer({ conversationId }: { conversationId: string }) {
+  const agents = useConversationStore((s) => s.agents);
+  const upsertMessage = useConversationStore((s) => s.upsertMessage);
+  const [text, setText] = useState("");
+  const [mentioned, setMentioned] = useState<string[]>([]);
+  const [query, setQuery] = useState<string | null>(null);
+  const [highlight, setHighlight] = useState(0);
+  const [attachments, setAttachments] = useState<AttachmentDTO[]>([]);
+  const [uploading, setUploading] = useState(false);
+  const [sending, setSending] = useState(false);
+  const [error, setError] = useState("");
+  const textarea = useRef<HTMLTextAreaElement>(null);
+  const fileInput = useRef<HTMLInputElement>(null);
+
+  const suggestions = useMemo<AgentInfo[]>(
+    () => (query === null ? [] : agents.filter((a) => a.handle.startsWith(query) || a.name.toLowerCase().startsWith(query)).slice(0, 8)),
+    [agents, query],
+  );
+  const open = suggestions.length > 0;
+
+  function updateQuery(value: string, caret: number) {
+    const match = MENTION_QUERY.exec(value.slice(0, caret));
+    setQuery(match ? match[2] : null);
+    setHighlight(0);
+  }
+
+  function onChange(event: ChangeEvent<HTMLTextAreaElement>) {
+    setText(event.target.value);
+    setError("");
+    updateQuery(event.target.value, event.target.selectionStart);
+  }
+
+  function pick(agent: AgentInfo) {
+    const element = textarea.current;
+    const caret = element?.selectionStart ?? text.length;
+    const before = text.slice(0, caret).replace(MENTION_QUERY, (_all, lead: string) => `${lead}@${agent.handle} `);
+    const next = before + text.slice(caret);
+    setText(next);
+    setMentioned((list) => (list.includes(agent.handle) ? list : [...list, agent.handle]));
+    setQuery(null);
+    requestAnimationFrame(() => {
+      element?.focus();
+      element?.setSelectionRange(before.length, before.length);
+    });
+  }
+
+  async function send() {
+    const body = text.trim();
+    if (!body || sending || uploading) return;
+    if (body.length > MAX_MESSAGE_CHARS) return setError(`A message can hold at most ${MAX_MESSAGE_CHARS} characters.`);
+    const mentionHandles = mentioned.filter((handle) => new RegExp(`(^|\\s)@${handle}(?![\\w-])`).test(body));
+    setSending(true);
+    try {
+      const { message } = await apiFetch<{ message: MessageDTO }>(`/api/conversations/${conversationId}/messages`, {
+        method: "POST",
+        json: { body, mentionHandles, attachmentIds: attachments.map((a) => a.id) },
+      });
+      upsertMessage(message);
+      setText("");
+      setMentioned([]);
+      setAttachments([]);
+    } catch (caught) {
+      setError(caught instanceof Error ? caught.message : "Could not send.");
+    } finally {
+      setSending(false);
+    }
+  }
+
+  function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
+    if (open) {
+      if (event.key === "ArrowDown" || event.key === "ArrowUp") {
+        event.preventDefault();
+        const step = event.key === "ArrowDown" ? 1 : -1;
+        setHighlight((h) => (h + step + suggestions.length) % suggestions.length);
+        return;
+      }
+      if (event.key === "Enter" || event.key === "Tab") {
+        event.preventDefault();
+        pick(suggestions[highlight]);
+        return;
+      }
+      if (event.key === "Escape") {
+        event.preventDefault();
+        setQuery(null);
+        return;
+      }
+    }
+    if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing) {
+      event.preventDefault();
+      void send();
+    }
+  }
+
+  async function onFiles(event: ChangeEvent<HTMLInputElement>) {
+    const files = [...(event.target.files ?? [])];
+    event.target.value = "";
+    setError("");
+    for (const file of files) {
+      if (file.size > MAX_UPLOAD_BYTES) {
+        setError(`${file.name} is larger than ${MAX_UPLOAD_BYTES / 1024 / 1024} MB.`);
+        continue;
+      }
+      setUploading(true);
+      try {
+        const data = new FormData();
+        data.set("file", file);
+        const { attachment } = await apiFetch<{ attachment: AttachmentDTO }>(`/api/conversations/${conversationId}/uploads`, { method: "POST", body: data });
+        setAttachments((list) => [...list, attachment]);
+      } catch (caught) {
+        setError(caught instanceof Error ? caught.message : "Upload failed.");
+      } finally {
+        setUploading(false);
+      }
+    }
+  }
+
+  return (
+    <div className="border-t border-zinc-200 p-3 dark:border-zinc-800">
+      {attachments.length > 0 ? (
+        <ul className="mb-2 flex flex-wrap gap-2" aria-label="Files to send">
+          {attachments.map((attachment) => (
+            <li key={attachment.id} className="flex items-center gap-1 rounded-md bg-zinc-100 px-2 py-1 text-xs dark:bg-zinc-800">
+              <FileIcon size={14} /> {attachment.name}
+              <button type="button" aria-label={`Remove ${attachment.name}`} onClick={() => setAttachments((l) => l.filter((a) => a.id !== attachment.id))} className="ml-1 text-zinc-500">
+                <CloseIcon size={12} />
+              </button>
+            </li>
+          ))}
+        </ul>
+      ) : null}
+      {error ? (
+        <p role="alert" className="mb-2 text-sm text-red-600 dark:text-red-400">
+          {error}
+        </p>
+      ) : null}
+      <div className="relative flex items-end gap-2">
+        {open ? (
+          <ul id="mention-listbox" role="listbox" aria-label="Agents" className="absolute bottom-full left-10 z-20 mb-1 w-64 overflow-hidden rounded-md border border-zinc-200 bg-white shadow-lg dark:border-zinc-700 dark:bg-zinc-900">
+            {suggestions.map((agent, index) => (
+              <li
+                key={agent.id}
+                id={`mention-${agent.handle}`}
+                role="option"
+                aria-selected={index === highlight}
+                onMouseDown={(event) => {
+                  event.preventDefault();
+                  pick(agent);
+                }}
+                className={`flex cursor-pointer items-center gap-2 px-3 py-1.5 text-sm ${index === highlight ? "bg-indigo-50 dark:bg-indigo-950" : ""}`}
+              >
+                <span className="font-medium">@{agent.handle}</span>
+                <span className="truncate text-zinc-500">{agent.name}</span>
+              </li>
+            ))}
+          </ul>
+        ) : null}
+        <input ref={fileInput} type="file" multiple hidden onChange={onFiles} aria-label="Attach files" data-testid="file-input" />
+        <Button variant="ghost" size="md" aria-label="Attach a file" title="Attach a file" onClick={() => fileInput.current?.click()} disabled={uploading}>
+          {uploading ? "…" : <PaperclipIcon />}
+        </Button>
+        <textarea
+          ref={textarea}
+          value={text}
+          onChange={onChange}
+          onKeyDown={onKeyDown}
+          onBlur={() => setQuery(null)}
+          rows={Math.min(8, Math.max(1, text.split("\n").length))}
+          maxLength={MAX_MESSAGE_CHARS + 1}
+          placeholder="Message — type @ to mention an agent"
+          aria-label="Message"
+          role="combobox"
+          aria-expanded={open}
+          aria-controls="mention-listbox"
+          aria-autocomplete="list"
+          aria-activedescendant={open ? `mention-${suggestions[highlight]?.handle}` : undefined}
+          className="min-h-10 flex-1 resize-none rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm focus:border-accent focus:outline-none focus:ring-2 focus:ring-accent/30 dark:border-zinc-700 dark:bg-zinc-900"
+        />
+        <Button onClick={() => void send()} disabled={sending || uploading || text.trim().length === 0} aria-label="Send message">
+          Send
+        </Button>
+      </div>
+    </div>
+  );
+}

@@ -1,0 +1,118 @@
+"use client";
+import dagre from "@dagrejs/dagre";
+import { Handle, Position, ReactFlow, type Edge, type Node, type NodeProps } from "@xyflow/react";
+import { memo, useMemo } from "react";
+import type { PlanDTO, StepDTO } from "@/server/protocol/dto.ts";
+import { Badge } from "../ui/badge.tsx";
+import { STEP_STYLE, formatDuration } from "./step-status.ts";
+
+const NODE_WIDTH = 190;
+const NODE_HEIGHT = 88;
+
+type StepNodeData = { step: StepDTO; onOpen: (index: number) => void };
+type StepNode = Node<StepNodeData, "step">;
+
+/** Top-to-bottom layered layout of the DAG; recomputed only when its shape changes. */
+function layout(steps: StepDTO[]): Map<number, { x: number; y: number }> {
+  const graph = new dagre.graphlib.Graph();
+  graph.setGraph({ rankdir: "TB", nodesep: 24, ranksep: 40, marginx: 8, marginy: 8 });
+  graph.setDefaultEdgeLabel(() => ({}));
+  for (const step of steps) graph.setNode(String(step.index), { width: NODE_WIDTH, height: NODE_HEIGHT });
+  for (const step of steps) for (const upstream of step.waitFor) if (steps.some((s) => s.index === upstream)) graph.setEdge(String(upstream), String(step.index));
+  dagre.layout(graph);
+  const positions = new Map<number, { x: number; y: number }>();
+  for (const step of steps) {
+    const node = graph.node(String(step.index));
+    positions.set(step.index, { x: node.x - NODE_WIDTH / 2, y: node.y - NODE_HEIGHT / 2 });
+  }
+  // Mirroring keeps every crossing count; do it when it puts lower step numbers on the left.
+  let score = 0;
+  for (const a of steps) for (const b of steps) if (a.index < b.index && positions.get(a.index)!.y === positions.get(b.index)!.y) score += Math.sign(positions.get(b.index)!.x - positions.get(a.index)!.x);
+  if (score < 0) {
+    const right = Math.max(...[...positions.values()].map((p) => p.x));
+    for (const [index, p] of positions) positions.set(index, { x: right - p.x, y: p.y });
+  }
+  return positions;
+}
+
+const StepNodeView = memo(function StepNodeView({ data }: NodeProps<StepNode>) {
+  const { step, onOpen } = data;
+  const style = STEP_STYLE[step.status];
+  const duration = formatDuration(step.startedAt, step.endedAt);
+  return (
+    <div
+      data-testid="plan-step"
+      data-index={step.index}
+      data-status={step.status}
+      style={{ width: NODE_WIDTH, height: NODE_HEIGHT }}
+      className={`rounded-lg border-2 px-2.5 py-2 text-left text-xs shadow-sm ${style.node} ${step.status === "in_progress" ? "animate-soft-pulse" : ""}`}
+    >
+      <Handle type="target" position={Position.Top} className="!h-1.5 !w-1.5 !border-0 !bg-zinc-400" isConnectable={false} />
+      <button
+        type="button"
+        onClick={() => onOpen(step.index)}
+        aria-label={`Step ${step.index}: ${step.title}, ${style.label}. Open details`}
+        className="nodrag pointer-events-auto flex h-full w-full flex-col gap-1 text-left focus-visible:outline-2 focus-visible:outline-accent"
+      >
+        <span className="flex items-center gap-1.5">
+          <span className="font-mono text-zinc-500">{step.index}</span>
+          <span className="min-w-0 flex-1 truncate font-semibold text-zinc-900 dark:text-zinc-100">{step.title}</span>
+        </span>
+        <span className="flex flex-wrap items-center gap-1">
+          <span className="text-zinc-600 dark:text-zinc-400">{step.assignee === "user" || step.assignee === "commander" ? step.assignee : `@${step.assignee}`}</span>
+          <Badge tone={style.tone}>{style.label}</Badge>
+        </span>
+        <span className="flex gap-2 text-[11px] text-zinc-500">
+          {step.attempts > 1 ? <span>attempt {step.attempts}</span> : null}
+          {duration ? <span>{duration}</span> : null}
+          {step.outputFiles.length ? <span>{step.outputFiles.length} file(s)</span> : null}
+        </span>
+        {step.failureReason ? <span className="truncate text-[11px] text-red-600 dark:text-red-400">{step.failureReason}</span> : null}
+        {!step.failureReason && step.outputSummary ? <span className="truncate text-[11px] text-zinc-600 dark:text-zinc-400">{step.outputSummary}</span> : null}
+      </button>
+      <Handle type="source" position={Position.Bottom} className="!h-1.5 !w-1.5 !border-0 !bg-zinc-400" isConnectable={false} />
+    </div>
+  );
+});
+
+const nodeTypes = { step: StepNodeView };
+
+export function PlanGraph({ plan, onOpenStep }: { plan: PlanDTO; onOpenStep: (index: number) => void }) {
+  const shape = plan.steps.map((s) => `${s.index}:${s.waitFor.join(",")}`).join(";");
+  // eslint-disable-next-line react-hooks/exhaustive-deps
+  const positions = useMemo(() => layout(plan.steps), [shape]);
+  const nodes = useMemo<StepNode[]>(
+    () => plan.steps.map((step) => ({ id: String(step.index), type: "step", position: positions.get(step.index) ?? { x: 0, y: 0 }, data: { step, onOpen: onOpenStep } })),
+    [plan.steps, positions, onOpenStep],
+  );
+  const edges = useMemo<Edge[]>(
+    () =>
+      plan.steps.flatMap((step) =>
+        step.waitFor.map((upstream) => {
+          const from = plan.steps.find((s) => s.index === upstream);
+          const live = from?.status === "done" && step.status === "in_progress";
+          return { id: `${upstream}-${step.index}`, source: String(upstream), target: String(step.index), animated: live, style: { strokeWidth: 1.5 } };
+        }),
+      ),
+    [plan.steps],
+  );
+  const height = Math.min(520, Math.max(180, Math.max(...[...positions.values()].map((p) => p.y), 0) + NODE_HEIGHT + 40));
+  return (
+    <div style={{ height }} className="w-full" aria-label={`Plan graph: ${plan.title}`} role="group">
+      <ReactFlow
+        nodes={nodes}
+        edges={edges}
+        nodeTypes={nodeTypes}
+        fitView
+        fitViewOptions={{ padding: 0.15, maxZoom: 1 }}
+        nodesDraggable={false}
+        nodesConnectable={false}
+        elementsSelectable={false}
+        onNodeClick={(_event, node) => onOpenStep(Number(node.id))}
+        proOptions={{ hideAttribution: true }}
+        minZoom={0.3}
+        style={{ background: "transparent" }}
+      />
+    </div>
+  );
+}

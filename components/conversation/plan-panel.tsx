@@ -1,0 +1,105 @@
+"use client";
+import { useCallback, useMemo, useState } from "react";
+import type { PlanDTO } from "@/server/protocol/dto.ts";
+import { apiFetch } from "../api-client.ts";
+import { useConversationStore } from "../stores/conversation-store.ts";
+import { Badge } from "../ui/badge.tsx";
+import { Button } from "../ui/button.tsx";
+import { PlanGraph } from "./plan-graph.tsx";
+import { StepDrawer } from "./step-drawer.tsx";
+import { PLAN_TONE } from "./step-status.ts";
+
+/** The conversation's plans, newest first by default; the chosen one drawn as a live DAG. */
+export function PlanPanel({ conversationId }: { conversationId: string }) {
+  const plansById = useConversationStore((s) => s.plans);
+  const plans = useMemo(() => Object.values(plansById).sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1)), [plansById]);
+  const [chosenId, setChosenId] = useState<string | null>(null);
+  const [openStep, setOpenStep] = useState<number | null>(null);
+  const plan = plans.find((p) => p.id === chosenId) ?? plans[0];
+  const onOpenStep = useCallback((index: number) => setOpenStep(index), []);
+
+  if (!plan) {
+    return (
+      <div className="p-4 text-sm text-zinc-500" data-testid="plan-panel-empty">
+        No plan yet. When a request needs several steps, the commander writes a plan and it shows here.
+      </div>
+    );
+  }
+
+  return (
+    <div className="flex min-h-0 flex-1 flex-col" data-testid="plan-panel" data-plan-status={plan.status}>
+      <div className="flex flex-wrap items-center gap-2 border-b border-zinc-200 px-3 py-2 dark:border-zinc-800">
+        {plans.length > 1 ? (
+          <select
+            aria-label="Choose a plan"
+            value={plan.id}
+            onChange={(event) => {
+              setChosenId(event.target.value);
+              setOpenStep(null);
+            }}
+            className="min-w-0 flex-1 truncate rounded border border-zinc-300 bg-transparent px-1 py-1 text-sm dark:border-zinc-700"
+          >
+            {plans.map((p) => (
+              <option key={p.id} value={p.id}>
+                {p.title}
+              </option>
+            ))}
+          </select>
+        ) : (
+          <h2 className="min-w-0 flex-1 truncate text-sm font-semibold">{plan.title}</h2>
+        )}
+        <Badge tone={PLAN_TONE[plan.status] ?? "neutral"}>
+          <span data-testid="plan-status">{plan.status}</span>
+        </Badge>
+        <PlanControls conversationId={conversationId} plan={plan} />
+      </div>
+      <PlanProgress plan={plan} />
+      <div className="min-h-0 flex-1 overflow-y-auto">
+        <PlanGraph plan={plan} onOpenStep={onOpenStep} />
+      </div>
+      {openStep !== null ? <StepDrawer conversationId={conversationId} plan={plan} stepIndex={openStep} onClose={() => setOpenStep(null)} /> : null}
+    </div>
+  );
+}
+
+function PlanProgress({ plan }: { plan: PlanDTO }) {
+  const finished = plan.steps.filter((s) => s.status === "done" || s.status === "skipped").length;
+  return (
+    <div className="px-3 py-1.5 text-xs text-zinc-500">
+      {finished} of {plan.steps.length} steps finished · up to {plan.maxParallel} in parallel
+      <div className="mt-1 h-1 w-full overflow-hidden rounded bg-zinc-200 dark:bg-zinc-800" role="progressbar" aria-label="Plan progress" aria-valuemin={0} aria-valuemax={plan.steps.length} aria-valuenow={finished}>
+        <div className="h-full bg-emerald-500 transition-all" style={{ width: `${(finished / Math.max(1, plan.steps.length)) * 100}%` }} />
+      </div>
+    </div>
+  );
+}
+
+function PlanControls({ conversationId, plan }: { conversationId: string; plan: PlanDTO }) {
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState("");
+  if (plan.status !== "running" && plan.status !== "paused") return null;
+  const cancel = async () => {
+    if (!window.confirm(`Cancel the plan "${plan.title}"? Running steps are stopped.`)) return;
+    setBusy(true);
+    setError("");
+    try {
+      await apiFetch(`/api/conversations/${conversationId}/plans/${plan.id}`, { method: "POST", json: { action: "cancel" } });
+    } catch (caught) {
+      setError(caught instanceof Error ? caught.message : "Could not cancel.");
+    } finally {
+      setBusy(false);
+    }
+  };
+  return (
+    <>
+      <Button variant="secondary" size="sm" onClick={cancel} disabled={busy}>
+        Cancel plan
+      </Button>
+      {error ? (
+        <p role="alert" className="w-full text-xs text-red-600">
+          {error}
+        </p>
+      ) : null}
+    </>
+  );
+}

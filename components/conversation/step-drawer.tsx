@@ -1,0 +1,190 @@
+"use client";
+import { useEffect, useState } from "react";
+import type { PlanDTO, RunDTO } from "@/server/protocol/dto.ts";
+import { apiFetch } from "../api-client.ts";
+import { useConversationStore } from "../stores/conversation-store.ts";
+import { Badge } from "../ui/badge.tsx";
+import { Button } from "../ui/button.tsx";
+import { CloseIcon } from "../ui/icons.tsx";
+import { Markdown } from "./markdown.tsx";
+import { Timestamp } from "./message-item.tsx";
+import { STEP_STYLE, formatDuration } from "./step-status.ts";
+
+interface StepDetail {
+  log: { id: string; at: string; phase: string; message: string; runId: string | null }[];
+  runs: RunDTO[];
+}
+
+/** Everything about one step: the input as rendered, its execution log and its runs. */
+export function StepDrawer({ conversationId, plan, stepIndex, onClose }: { conversationId: string; plan: PlanDTO; stepIndex: number; onClose: () => void }) {
+  const step = plan.steps.find((s) => s.index === stepIndex);
+  const lastSeq = useConversationStore((s) => s.lastSeq);
+  const [detail, setDetail] = useState<StepDetail | null>(null);
+  const [error, setError] = useState("");
+  const [busy, setBusy] = useState(false);
+
+  // refetch when anything in the conversation moved, so the log stays live
+  useEffect(() => {
+    let stale = false;
+    apiFetch<StepDetail>(`/api/conversations/${conversationId}/plans/${plan.id}/steps/${stepIndex}`)
+      .then((data) => !stale && setDetail(data))
+      .catch((caught) => !stale && setError(caught.message));
+    return () => {
+      stale = true;
+    };
+  }, [conversationId, plan.id, stepIndex, lastSeq]);
+
+  useEffect(() => {
+    const onKey = (event: KeyboardEvent) => event.key === "Escape" && onClose();
+    window.addEventListener("keydown", onKey);
+    return () => window.removeEventListener("keydown", onKey);
+  }, [onClose]);
+
+  if (!step) return null;
+  const style = STEP_STYLE[step.status];
+  const planLive = plan.status === "running" || plan.status === "paused";
+
+  async function control(action: "retry" | "skip") {
+    setBusy(true);
+    setError("");
+    try {
+      await apiFetch(`/api/conversations/${conversationId}/plans/${plan.id}`, { method: "POST", json: { action, stepIndex } });
+    } catch (caught) {
+      setError(caught instanceof Error ? caught.message : `Could not ${action}.`);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const tokens = (detail?.runs ?? []).reduce((sum, run) => ({ in: sum.in + run.tokensIn, out: sum.out + run.tokensOut, cost: sum.cost + run.cost }), { in: 0, out: 0, cost: 0 });
+
+  return (
+    <section
+      role="dialog"
+      aria-label={`Step ${step.index} details`}
+      data-testid="step-drawer"
+      className="absolute inset-0 z-20 flex flex-col overflow-hidden bg-white dark:bg-zinc-950"
+    >
+      <header className="flex items-center gap-2 border-b border-zinc-200 px-3 py-2 dark:border-zinc-800">
+        <h2 className="min-w-0 flex-1 truncate text-sm font-semibold">
+          {step.index}. {step.title}
+        </h2>
+        <Badge tone={style.tone}>{style.label}</Badge>
+        <Button variant="ghost" size="sm" onClick={onClose} aria-label="Close step details" autoFocus>
+          <CloseIcon size={16} />
+        </Button>
+      </header>
+      <div className="min-h-0 flex-1 space-y-4 overflow-y-auto p-3 text-sm">
+        <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 text-xs">
+          <dt className="text-zinc-500">Assignee</dt>
+          <dd>{step.assignee}</dd>
+          <dt className="text-zinc-500">Waits for</dt>
+          <dd>{step.waitFor.length ? step.waitFor.map((i) => `step ${i}`).join(", ") : "—"}</dd>
+          <dt className="text-zinc-500">On failure</dt>
+          <dd>{step.onFailure}</dd>
+          <dt className="text-zinc-500">Attempts</dt>
+          <dd>{step.attempts}</dd>
+          <dt className="text-zinc-500">Duration</dt>
+          <dd>{formatDuration(step.startedAt, step.endedAt) ?? "—"}</dd>
+          <dt className="text-zinc-500">Tokens / cost</dt>
+          <dd>
+            {tokens.in} in · {tokens.out} out · ${tokens.cost.toFixed(4)}
+          </dd>
+        </dl>
+        {step.status === "failed" && planLive ? (
+          <div className="flex gap-2">
+            <Button size="sm" onClick={() => control("retry")} disabled={busy}>
+              Retry step
+            </Button>
+            <Button size="sm" variant="secondary" onClick={() => control("skip")} disabled={busy}>
+              Skip step
+            </Button>
+          </div>
+        ) : null}
+        {error ? (
+          <p role="alert" className="text-xs text-red-600">
+            {error}
+          </p>
+        ) : null}
+        {step.failureReason ? (
+          <Section title="Failure reason">
+            <p className="text-red-700 dark:text-red-400">{step.failureReason}</p>
+          </Section>
+        ) : null}
+        {step.outputSummary ? (
+          <Section title="Summary">
+            <Markdown text={step.outputSummary} />
+          </Section>
+        ) : null}
+        {step.outputFiles.length ? (
+          <Section title="Files">
+            <ul className="list-inside list-disc text-xs">
+              {step.outputFiles.map((file) => (
+                <li key={file}>{file}</li>
+              ))}
+            </ul>
+          </Section>
+        ) : null}
+        <Section title="Input as rendered">
+          <pre className="max-h-60 overflow-auto whitespace-pre-wrap rounded bg-zinc-100 p-2 text-xs dark:bg-zinc-900" data-testid="rendered-input">
+            {step.renderedInput ?? `(not dispatched yet)\n\ntemplate:\n${step.input}`}
+          </pre>
+        </Section>
+        <Section title="Runs">
+          {detail?.runs.length ? (
+            <table className="w-full text-left text-xs">
+              <thead className="text-zinc-500">
+                <tr>
+                  <th className="py-1 font-medium">#</th>
+                  <th className="font-medium">Agent</th>
+                  <th className="font-medium">Status</th>
+                  <th className="font-medium">Tokens</th>
+                  <th className="font-medium">Cost</th>
+                </tr>
+              </thead>
+              <tbody>
+                {detail.runs.map((run) => (
+                  <tr key={run.id} className="border-t border-zinc-200 dark:border-zinc-800" title={run.error ?? undefined}>
+                    <td className="py-1">{run.attempt}</td>
+                    <td>{run.agentHandle ? `@${run.agentHandle}` : "—"}</td>
+                    <td>{run.status}</td>
+                    <td>
+                      {run.tokensIn}/{run.tokensOut}
+                    </td>
+                    <td>${run.cost.toFixed(4)}</td>
+                  </tr>
+                ))}
+              </tbody>
+            </table>
+          ) : (
+            <p className="text-xs text-zinc-500">{detail ? "No runs yet." : "Loading…"}</p>
+          )}
+        </Section>
+        <Section title="Execution log">
+          {detail?.log.length ? (
+            <ol className="space-y-1 text-xs" data-testid="execution-log">
+              {detail.log.map((entry) => (
+                <li key={entry.id} className="flex gap-2">
+                  <Timestamp iso={entry.at} />
+                  <Badge tone="neutral">{entry.phase}</Badge>
+                  <span className="min-w-0 flex-1 break-words">{entry.message}</span>
+                </li>
+              ))}
+            </ol>
+          ) : (
+            <p className="text-xs text-zinc-500">{detail ? "Nothing logged yet." : "Loading…"}</p>
+          )}
+        </Section>
+      </div>
+    </section>
+  );
+}
+
+function Section({ title, children }: { title: string; children: React.ReactNode }) {
+  return (
+    <section>
+      <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-zinc-500">{title}</h3>
+      {children}
+    </section>
+  );
+}

@@ -1,0 +1,102 @@
+"use client";
+import { useRouter } from "next/navigation";
+import { useEffect, useState, type FormEvent } from "react";
+import { apiFetch } from "./api-client.ts";
+import { Button } from "./ui/button.tsx";
+import { Dialog } from "./ui/dialog.tsx";
+import { ErrorText, TextField } from "./ui/field.tsx";
+import { Badge } from "./ui/badge.tsx";
+
+interface AgentOption {
+  id: string;
+  handle: string;
+  name: string;
+  role: "commander" | "sub_agent";
+}
+
+export function NewConversationButton({ label, full = false }: { label: string; full?: boolean }) {
+  const [open, setOpen] = useState(false);
+  return (
+    <>
+      <Button onClick={() => setOpen(true)} className={full ? "w-full" : ""}>
+        + {label}
+      </Button>
+      <Dialog open={open} onClose={() => setOpen(false)} title="New conversation">
+        <NewConversationForm onDone={() => setOpen(false)} />
+      </Dialog>
+    </>
+  );
+}
+
+function NewConversationForm({ onDone }: { onDone: () => void }) {
+  const router = useRouter();
+  const [agents, setAgents] = useState<AgentOption[] | null>(null);
+  const [chosen, setChosen] = useState<Set<string>>(new Set());
+  const [error, setError] = useState("");
+  const [busy, setBusy] = useState(false);
+
+  useEffect(() => {
+    apiFetch<{ agents: AgentOption[] }>("/api/agents")
+      .then(({ agents }) => {
+        setAgents(agents);
+        setChosen(new Set(agents.map((a) => a.handle)));
+      })
+      .catch((caught) => setError(caught.message));
+  }, []);
+
+  function toggle(handle: string) {
+    const next = new Set(chosen);
+    if (next.has(handle)) next.delete(handle);
+    else next.add(handle);
+    setChosen(next);
+  }
+
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const title = String(new FormData(event.currentTarget).get("title") ?? "");
+    setBusy(true);
+    setError("");
+    try {
+      const { id } = await apiFetch<{ id: string }>("/api/conversations", { method: "POST", json: { title, agentHandles: [...chosen] } });
+      onDone();
+      router.push(`/c/${id}`);
+      router.refresh();
+    } catch (caught) {
+      setError(caught instanceof Error ? caught.message : "Could not create the conversation.");
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form onSubmit={submit} className="flex flex-col gap-4" aria-label="New conversation">
+      <TextField label="Title" name="title" required maxLength={120} placeholder="e.g. Pick a database" autoFocus />
+      <fieldset className="flex flex-col gap-1">
+        <legend className="mb-1 text-sm font-medium">Agents in this conversation</legend>
+        {agents === null ? <p className="text-sm text-zinc-500">Loading agents…</p> : null}
+        {agents?.map((agent) => (
+          <label key={agent.id} className="flex items-center gap-2 rounded px-1 py-1 text-sm hover:bg-zinc-50 dark:hover:bg-zinc-800">
+            <input
+              type="checkbox"
+              checked={chosen.has(agent.handle) || agent.role === "commander"}
+              disabled={agent.role === "commander"}
+              onChange={() => toggle(agent.handle)}
+            />
+            <span className="font-medium">@{agent.handle}</span>
+            <span className="text-zinc-500">{agent.name}</span>
+            {agent.role === "commander" ? <Badge tone="accent">commander</Badge> : null}
+          </label>
+        ))}
+      </fieldset>
+      <ErrorText>{error}</ErrorText>
+      <div className="flex justify-end gap-2">
+        <Button variant="secondary" onClick={onDone}>
+          Cancel
+        </Button>
+        <Button type="submit" disabled={busy}>
+          {busy ? "Creating…" : "Create"}
+        </Button>
+      </div>
+    </form>
+  );
+}

@@ -1,0 +1,82 @@
+import { beforeEach, describe, expect, it } from "vitest";
+import type { ConversationEventDTO } from "@/server/protocol/events.ts";
+import type { MessageDTO } from "@/server/protocol/dto.ts";
+import { useConversationStore } from "./conversation-store.ts";
+
+const conversationId = "c1";
+
+function message(id: string, at: string): MessageDTO {
+  return {
+    id,
+    conversationId,
+    authorKind: "user",
+    author: { id: "u1", name: "Ada" },
+    kind: "text",
+    body: id,
+    mentions: [],
+    planId: null,
+    stepId: null,
+    runId: null,
+    formId: null,
+    attachments: [],
+    createdAt: at,
+  };
+}
+
+function messageEvent(seq: number): ConversationEventDTO {
+  return { v: 1, conversationId, seq, type: "message-created", payload: { message: message(`m${seq}`, `2026-01-01T00:00:0${seq}Z`) }, createdAt: "" };
+}
+
+describe("conversation store", () => {
+  beforeEach(() => {
+    useConversationStore.getState().load({
+      conversation: { id: conversationId, title: "t" },
+      lastSeq: 0,
+      agents: [],
+      members: [],
+      messages: [],
+      plans: [],
+      forms: [],
+      runs: [],
+    });
+  });
+
+  it("applies events once, in seq order", () => {
+    const store = useConversationStore.getState();
+    expect(store.applyEvents([messageEvent(1), messageEvent(2)])).toBe(false);
+    expect(store.applyEvents([messageEvent(2), messageEvent(1)])).toBe(false);
+    const state = useConversationStore.getState();
+    expect(state.lastSeq).toBe(2);
+    expect(state.messages.map((m) => m.id)).toEqual(["m1", "m2"]);
+  });
+
+  it("holds an early event until the gap before it is filled", () => {
+    const store = useConversationStore.getState();
+    expect(store.applyEvents([messageEvent(1), messageEvent(3)])).toBe(true);
+    expect(useConversationStore.getState().lastSeq).toBe(1);
+    expect(store.applyEvents([messageEvent(2), messageEvent(3)])).toBe(false);
+    const state = useConversationStore.getState();
+    expect(state.lastSeq).toBe(3);
+    expect(state.messages.map((m) => m.id)).toEqual(["m1", "m2", "m3"]);
+    expect(state.pending).toEqual({});
+  });
+
+  it("ignores events of another conversation and keeps an optimistic message single", () => {
+    const store = useConversationStore.getState();
+    store.upsertMessage(message("m1", "2026-01-01T00:00:01Z"));
+    store.applyEvents([{ ...messageEvent(1), conversationId: "other" }]);
+    store.applyEvents([messageEvent(1)]);
+    expect(useConversationStore.getState().messages).toHaveLength(1);
+  });
+
+  it("drops streamed text once the run's message arrives", () => {
+    const store = useConversationStore.getState();
+    store.appendDelta({ conversationId, runId: "r1", text: "hel" });
+    store.appendDelta({ conversationId, runId: "r1", text: "lo" });
+    expect(useConversationStore.getState().streams.r1).toBe("hello");
+    const event = messageEvent(1);
+    if (event.type === "message-created") event.payload.message.runId = "r1";
+    store.applyEvents([event]);
+    expect(useConversationStore.getState().streams.r1).toBeUndefined();
+  });
+});

@@ -1,0 +1,169 @@
+/**
+ * The open conversation's state, built from a snapshot and then only from
+ * conversation events, applied strictly in `seq` order: duplicates are ignored,
+ * events that arrive early wait in `pending` until the gap before them is filled
+ * (the caller re-joins with `afterSeq = lastSeq` to fetch it).
+ */
+import { create } from "zustand";
+import type { ConversationEventDTO, ConversationEventPayloads, ConversationEventType } from "@/server/protocol/events.ts";
+import type { FormDTO, MessageDTO, PlanDTO, RunDTO } from "@/server/protocol/dto.ts";
+
+export interface AgentInfo {
+  id: string;
+  handle: string;
+  name: string;
+  role: "commander" | "sub_agent";
+}
+
+export interface Snapshot {
+  conversation: { id: string; title: string };
+  lastSeq: number;
+  agents: AgentInfo[];
+  members: { id: string; name: string }[];
+  messages: MessageDTO[];
+  plans: PlanDTO[];
+  forms: FormDTO[];
+  runs: RunDTO[];
+}
+
+export interface ConversationData {
+  conversationId: string | null;
+  title: string;
+  agents: AgentInfo[];
+  members: { id: string; name: string }[];
+  lastSeq: number;
+  messages: MessageDTO[];
+  plans: Record<string, PlanDTO>;
+  forms: Record<string, FormDTO>;
+  runs: Record<string, RunDTO>;
+  /** streaming text of live runs, by run id (never stored server-side) */
+  streams: Record<string, string>;
+  pending: Record<number, ConversationEventDTO>;
+}
+
+interface ConversationActions {
+  load(snapshot: Snapshot): void;
+  /** Applies events in seq order; returns true when a gap is waiting to be filled. */
+  applyEvents(events: ConversationEventDTO[]): boolean;
+  appendDelta(delta: { conversationId: string; runId: string; text: string }): void;
+  upsertMessage(message: MessageDTO): void;
+}
+
+export type ConversationStore = ConversationData & ConversationActions;
+
+const EMPTY: ConversationData = {
+  conversationId: null,
+  title: "",
+  agents: [],
+  members: [],
+  lastSeq: 0,
+  messages: [],
+  plans: {},
+  forms: {},
+  runs: {},
+  streams: {},
+  pending: {},
+};
+
+const LIVE_RUN = new Set<RunDTO["status"]>(["queued", "running"]);
+
+function insertMessage(messages: MessageDTO[], message: MessageDTO): MessageDTO[] {
+  const at = messages.findIndex((m) => m.id === message.id);
+  if (at >= 0) {
+    const next = messages.slice();
+    next[at] = message;
+    return next;
+  }
+  const next = [...messages, message];
+  // server order is createdAt; a late insert (optimistic POST response) keeps it
+  if (messages.length && messages[messages.length - 1].createdAt > message.createdAt) {
+    next.sort((a, b) => (a.createdAt < b.createdAt ? -1 : a.createdAt > b.createdAt ? 1 : 0));
+  }
+  return next;
+}
+
+type Reducer<K extends ConversationEventType> = (state: ConversationData, payload: ConversationEventPayloads[K]) => Partial<ConversationData>;
+
+/** One handler per event type: a new type is a compile error until handled here. */
+const reducers: { [K in ConversationEventType]: Reducer<K> } = {
+  "message-created": (state, { message }) => {
+    const streams = message.runId && state.streams[message.runId] !== undefined ? omit(state.streams, message.runId) : state.streams;
+    return { messages: insertMessage(state.messages, message), streams };
+  },
+  "plan-created": (state, { plan }) => ({ plans: { ...state.plans, [plan.id]: plan } }),
+  "plan-updated": (state, { planId, status, endedAt }) => {
+    const plan = state.plans[planId];
+    return plan ? { plans: { ...state.plans, [planId]: { ...plan, status, endedAt } } } : {};
+  },
+  "step-updated": (state, { planId, step }) => {
+    const plan = state.plans[planId];
+    if (!plan) return {};
+    const exists = plan.steps.some((s) => s.index === step.index);
+    const steps = exists ? plan.steps.map((s) => (s.index === step.index ? step : s)) : [...plan.steps, step].sort((a, b) => a.index - b.index);
+    return { plans: { ...state.plans, [planId]: { ...plan, steps } } };
+  },
+  "run-updated": (state, { run }) => ({
+    runs: { ...state.runs, [run.id]: run },
+    streams: LIVE_RUN.has(run.status) ? state.streams : omit(state.streams, run.id),
+  }),
+  "form-created": (state, { form }) => ({ forms: { ...state.forms, [form.id]: form } }),
+  "form-answered": (state, { form }) => ({ forms: { ...state.forms, [form.id]: form } }),
+};
+
+function omit<T>(record: Record<string, T>, key: string): Record<string, T> {
+  if (!(key in record)) return record;
+  const { [key]: _removed, ...rest } = record;
+  return rest;
+}
+
+export function reduceEvent(state: ConversationData, event: ConversationEventDTO): ConversationData {
+  const reducer = reducers[event.type] as Reducer<typeof event.type>;
+  return { ...state, ...reducer(state, event.payload as never), lastSeq: event.seq };
+}
+
+export const useConversationStore = create<ConversationStore>()((set, get) => ({
+  ...EMPTY,
+  load(snapshot) {
+    set({
+      ...EMPTY,
+      conversationId: snapshot.conversation.id,
+      title: snapshot.conversation.title,
+      agents: snapshot.agents,
+      members: snapshot.members,
+      lastSeq: snapshot.lastSeq,
+      messages: snapshot.messages,
+      plans: Object.fromEntries(snapshot.plans.map((plan) => [plan.id, plan])),
+      forms: Object.fromEntries(snapshot.forms.map((form) => [form.id, form])),
+      runs: Object.fromEntries(snapshot.runs.map((run) => [run.id, run])),
+    });
+  },
+  applyEvents(events) {
+    const current = get();
+    let state: ConversationData = current;
+    const pending = { ...current.pending };
+    for (const event of events) {
+      if (event.conversationId !== current.conversationId || event.seq <= state.lastSeq) continue;
+      pending[event.seq] = event;
+    }
+    while (pending[state.lastSeq + 1]) {
+      const next = pending[state.lastSeq + 1];
+      delete pending[next.seq];
+      state = reduceEvent(state, next);
+    }
+    for (const seq of Object.keys(pending).map(Number)) if (seq <= state.lastSeq) delete pending[seq];
+    set({ ...state, pending });
+    return Object.keys(pending).length > 0;
+  },
+  appendDelta({ conversationId, runId, text }) {
+    const state = get();
+    if (conversationId !== state.conversationId) return;
+    const run = state.runs[runId];
+    if (run && !LIVE_RUN.has(run.status)) return;
+    set({ streams: { ...state.streams, [runId]: (state.streams[runId] ?? "") + text } });
+  },
+  upsertMessage(message) {
+    const state = get();
+    if (message.conversationId !== state.conversationId) return;
+    set({ messages: insertMessage(state.messages, message) });
+  },
+}));

@@ -1,0 +1,64 @@
+/**
+ * Browser tests against a freshly built app on a free port with an empty data dir.
+ * Chromium is Debian's (`apt-get install -y chromium`); Playwright's own download
+ * cannot work offline. The port and data dir are chosen once and passed to the
+ * workers through the environment, since this file is evaluated in each process.
+ */
+import { execFileSync } from "node:child_process";
+import fs from "node:fs";
+import os from "node:os";
+import path from "node:path";
+import { defineConfig, devices } from "@playwright/test";
+
+function freePort(): string {
+  const script = "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{process.stdout.write(String(s.address().port));s.close()})";
+  return execFileSync(process.execPath, ["-e", script], { encoding: "utf8" }).trim();
+}
+
+process.env.BATON_E2E_PORT ??= freePort();
+process.env.BATON_E2E_DATA_DIR ??= fs.mkdtempSync(path.join(os.tmpdir(), "baton-e2e-"));
+const port = process.env.BATON_E2E_PORT;
+/** set to test a server that is already running (then no webServer is started) */
+const external = process.env.BATON_E2E_BASE_URL;
+const baseURL = external ?? `http://127.0.0.1:${port}`;
+
+export default defineConfig({
+  testDir: "e2e",
+  testMatch: "**/*.spec.ts",
+  // one server, one database: the scenarios share the first (admin) account
+  workers: 1,
+  fullyParallel: false,
+  timeout: 90_000,
+  expect: { timeout: 20_000 },
+  retries: process.env.CI ? 1 : 0,
+  reporter: [["list"]],
+  outputDir: "test-results",
+  use: {
+    ...devices["Desktop Chrome"],
+    baseURL,
+    viewport: { width: 1400, height: 900 },
+    trace: "retain-on-failure",
+    launchOptions: {
+      executablePath: process.env.BATON_CHROMIUM ?? "/usr/bin/chromium",
+      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+    },
+  },
+  webServer: external
+    ? undefined
+    : {
+    command: process.env.BATON_E2E_SKIP_BUILD ? "npx tsx server/index.ts" : "npx next build && npx tsx server/index.ts",
+    url: `${baseURL}/sign-in`,
+    timeout: 240_000,
+    reuseExistingServer: false,
+    stdout: "pipe",
+    stderr: "pipe",
+    env: {
+      NODE_ENV: "production",
+      PORT: port,
+      HOST: "127.0.0.1",
+      BATON_DATA_DIR: process.env.BATON_E2E_DATA_DIR,
+      BETTER_AUTH_URL: baseURL,
+      BATON_SEED_DEMO: "1",
+    },
+  },
+});

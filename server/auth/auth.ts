@@ -1,0 +1,113 @@
+/**
+ * Accounts: better-auth with email + password over Prisma. Passwords are hashed by
+ * better-auth's default scrypt (memory-hard); sessions live in httpOnly cookies;
+ * mutations are CSRF-checked by its origin check. The first user becomes admin;
+ * after that, signing up needs an unused invite token (see invites.ts).
+ */
+import fs from "node:fs";
+import path from "node:path";
+import crypto from "node:crypto";
+import { betterAuth } from "better-auth";
+import { APIError } from "better-auth/api";
+import { prismaAdapter } from "better-auth/adapters/prisma";
+import type { PrismaClient } from "../generated/prisma/client.ts";
+import { claimInvite, recordInviteUse } from "./invites.ts";
+import { joinDemoConversation } from "../services/seed.ts";
+
+/** sign-in attempts per client address per minute */
+export const SIGN_IN_LIMIT = { window: 60, max: 10 };
+/** sign-up attempts per client address per minute */
+export const SIGN_UP_LIMIT = { window: 60, max: 20 };
+export const MIN_PASSWORD_LENGTH = 8;
+/** the custom server overwrites this header with the socket's address (clients cannot forge it) */
+export const CLIENT_IP_HEADER = "x-baton-client-ip";
+
+/** A secret from the environment, or one generated once and kept in the data dir. */
+function resolveSecret(): string {
+  if (process.env.BETTER_AUTH_SECRET) return process.env.BETTER_AUTH_SECRET;
+  const dir = process.env.BATON_DATA_DIR ?? "./data";
+  const file = path.join(dir, "auth-secret");
+  try {
+    return fs.readFileSync(file, "utf8").trim();
+  } catch {
+    fs.mkdirSync(dir, { recursive: true });
+    const secret = crypto.randomBytes(32).toString("base64url");
+    fs.writeFileSync(file, secret, { mode: 0o600 });
+    return secret;
+  }
+}
+
+function trustedOrigins(): string[] {
+  const list = [process.env.BETTER_AUTH_URL, ...(process.env.BATON_TRUSTED_ORIGINS ?? "").split(",")];
+  return list.map((origin) => origin?.trim()).filter((origin): origin is string => Boolean(origin));
+}
+
+function readInviteToken(context: unknown): string | undefined {
+  const body = (context as { body?: Record<string, unknown> } | null)?.body;
+  const token = body?.inviteToken;
+  return typeof token === "string" && token.length > 0 && token.length < 200 ? token : undefined;
+}
+
+/** People have a credential account; the seeded automation user (API token) does not count. */
+export async function hasHumanUser(prisma: PrismaClient): Promise<boolean> {
+  return (await prisma.user.count({ where: { accounts: { some: {} } } })) > 0;
+}
+
+export function createAuth(prisma: PrismaClient) {
+  return betterAuth({
+    appName: "Baton",
+    secret: resolveSecret(),
+    baseURL: process.env.BETTER_AUTH_URL || undefined,
+    trustedOrigins: trustedOrigins(),
+    database: prismaAdapter(prisma, { provider: "postgresql" }),
+    emailAndPassword: {
+      enabled: true,
+      minPasswordLength: MIN_PASSWORD_LENGTH,
+      maxPasswordLength: 128,
+      autoSignIn: true,
+    },
+    user: {
+      additionalFields: {
+        // set by the server only (first user / invite), never by the sign-up body
+        role: { type: "string", input: false, defaultValue: "member", required: false },
+      },
+    },
+    session: { expiresIn: 60 * 60 * 24 * 30, updateAge: 60 * 60 * 24 },
+    rateLimit: {
+      enabled: true,
+      window: 60,
+      max: 300,
+      storage: "memory",
+      customRules: { "/sign-in/email": SIGN_IN_LIMIT, "/sign-up/email": SIGN_UP_LIMIT },
+    },
+    advanced: {
+      ipAddress: { ipAddressHeaders: [CLIENT_IP_HEADER] },
+      useSecureCookies: process.env.BETTER_AUTH_URL?.startsWith("https://") ?? false,
+    },
+    databaseHooks: {
+      user: {
+        create: {
+          before: async (user, context) => {
+            if (!(await hasHumanUser(prisma))) return { data: { ...user, role: "admin" } };
+            const token = readInviteToken(context);
+            const invite = token ? await claimInvite(prisma, token) : null;
+            if (!invite) {
+              throw new APIError("FORBIDDEN", {
+                message: "Sign-up is by invitation. Ask an admin for an invite link.",
+                code: "INVITE_REQUIRED",
+              });
+            }
+            return { data: { ...user, role: invite.role } };
+          },
+          after: async (user, context) => {
+            const token = readInviteToken(context);
+            if (token) await recordInviteUse(prisma, { token, userId: user.id });
+            await joinDemoConversation(prisma, user.id);
+          },
+        },
+      },
+    },
+  });
+}
+
+export type Auth = ReturnType<typeof createAuth>;

@@ -1,0 +1,49 @@
+/**
+ * Invite links: an admin creates one, a newcomer signs up through it once.
+ * Claiming is a single conditional update, so two sign-ups cannot share a token.
+ */
+import crypto from "node:crypto";
+import type { PrismaClient } from "../generated/prisma/client.ts";
+
+export const INVITE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
+export type InviteRole = "admin" | "member";
+
+export async function createInvite(
+  prisma: PrismaClient,
+  { createdById, role }: { createdById: string; role: InviteRole },
+): Promise<{ token: string; expiresAt: Date; role: InviteRole }> {
+  const token = crypto.randomBytes(24).toString("base64url");
+  const expiresAt = new Date(Date.now() + INVITE_TTL_MS);
+  await prisma.invite.create({ data: { token, role, createdById, expiresAt } });
+  return { token, expiresAt, role };
+}
+
+/** Marks the invite as taken (usedAt) if it is unused and unexpired; null otherwise. */
+export async function claimInvite(prisma: PrismaClient, token: string): Promise<{ role: InviteRole } | null> {
+  const now = new Date();
+  const claimed = await prisma.invite.updateMany({
+    where: { token, usedAt: null, expiresAt: { gt: now } },
+    data: { usedAt: now },
+  });
+  if (claimed.count !== 1) return null;
+  const invite = await prisma.invite.findUnique({ where: { token }, select: { role: true } });
+  return { role: invite?.role === "admin" ? "admin" : "member" };
+}
+
+export async function recordInviteUse(prisma: PrismaClient, { token, userId }: { token: string; userId: string }) {
+  await prisma.invite.updateMany({ where: { token, usedById: null }, data: { usedById: userId } });
+}
+
+/** Whether a token can still be used (the sign-up page says so before the form is filled). */
+export async function isInviteUsable(prisma: PrismaClient, token: string): Promise<boolean> {
+  const invite = await prisma.invite.findUnique({ where: { token }, select: { usedAt: true, expiresAt: true } });
+  return Boolean(invite && !invite.usedAt && invite.expiresAt > new Date());
+}
+
+export async function listInvites(prisma: PrismaClient) {
+  return prisma.invite.findMany({
+    orderBy: { createdAt: "desc" },
+    take: 50,
+    select: { id: true, token: true, role: true, usedAt: true, expiresAt: true, createdAt: true },
+  });
+}

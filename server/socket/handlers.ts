@@ -1,0 +1,99 @@
+/**
+ * Socket.IO connection handling. The handshake is authenticated from the better-auth
+ * session cookie; every event is validated with zod and checked against membership.
+ * A socket joins `activity:<id>` for each of its user's conversations (sidebar badges)
+ * and `conv:<id>` only after `conversation-join`, which replays stored events after
+ * `afterSeq`. The room is joined before the replay is read, so nothing falls between.
+ */
+import type { Server, Socket } from "socket.io";
+import { z } from "zod";
+import type { PrismaClient } from "../generated/prisma/client.ts";
+import { PROTOCOL_VERSION, type ClientToServerEvents, type ConversationEventDTO, type ServerToClientEvents } from "../protocol/events.ts";
+import { getSessionUser, type SessionUser } from "../auth/session.ts";
+import { activityRoom, conversationRoom, rememberIo, userRoom } from "./rooms.ts";
+
+/** a replay longer than this tells the client to reload the snapshot instead */
+export const MAX_REPLAY_EVENTS = 2_000;
+
+export interface SocketData {
+  user: SessionUser;
+}
+
+export type BatonServer = Server<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;
+type BatonSocket = Socket<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;
+
+const joinSchema = z.object({ conversationId: z.string().min(1).max(64), afterSeq: z.number().int().min(0) });
+const leaveSchema = z.object({ conversationId: z.string().min(1).max(64) });
+
+export function attachSocketHandlers(io: Server, { prisma }: { prisma: PrismaClient }) {
+  const server = io as BatonServer;
+  rememberIo(io);
+
+  server.use(async (socket, next) => {
+    try {
+      const headers = new Headers();
+      const cookie = socket.handshake.headers.cookie;
+      if (cookie) headers.set("cookie", cookie);
+      const user = await getSessionUser(headers, prisma);
+      if (!user) return next(new Error("unauthenticated"));
+      socket.data.user = user;
+      next();
+    } catch {
+      next(new Error("unauthenticated"));
+    }
+  });
+
+  server.on("connection", (socket: BatonSocket) => {
+    const { user } = socket.data;
+    socket.join(userRoom(user.id));
+    // handlers are registered synchronously below, so no early event is dropped meanwhile
+    prisma.membership
+      .findMany({ where: { userId: user.id }, select: { conversationId: true } })
+      .then((memberships) => socket.join(memberships.map((m) => activityRoom(m.conversationId))))
+      .catch((error) => console.error("[baton] joining activity rooms failed", error));
+
+    socket.on("conversation-join", async (request, ack) => {
+      const reply = typeof ack === "function" ? ack : () => {};
+      const parsed = joinSchema.safeParse(request);
+      if (!parsed.success) return reply({ ok: false, error: "invalid_input" });
+      const { conversationId, afterSeq } = parsed.data;
+      try {
+        const member = await prisma.membership.findUnique({
+          where: { conversationId_userId: { conversationId, userId: user.id } },
+          select: { id: true },
+        });
+        // same answer for "missing" and "not yours": a non-member learns nothing
+        if (!member) return reply({ ok: false, error: "not_found" });
+        await socket.join(conversationRoom(conversationId));
+        await socket.join(activityRoom(conversationId));
+        const conversation = await prisma.conversation.findUnique({ where: { id: conversationId }, select: { lastSeq: true } });
+        const lastSeq = conversation?.lastSeq ?? 0;
+        if (lastSeq - afterSeq > MAX_REPLAY_EVENTS) return reply({ ok: false, error: "replay_too_long" });
+        const rows = await prisma.conversationEvent.findMany({
+          where: { conversationId, seq: { gt: afterSeq } },
+          orderBy: { seq: "asc" },
+        });
+        const events = rows.map(
+          (row) =>
+            ({
+              v: PROTOCOL_VERSION,
+              conversationId: row.conversationId,
+              seq: row.seq,
+              type: row.type,
+              payload: row.payload,
+              createdAt: row.createdAt.toISOString(),
+            }) as unknown as ConversationEventDTO,
+        );
+        reply({ ok: true, events, lastSeq: Math.max(lastSeq, events.at(-1)?.seq ?? 0) });
+      } catch (error) {
+        console.error("[baton] conversation-join failed", error);
+        reply({ ok: false, error: "internal" });
+      }
+    });
+
+    socket.on("conversation-leave", (request) => {
+      const parsed = leaveSchema.safeParse(request);
+      if (parsed.success) socket.leave(conversationRoom(parsed.data.conversationId));
+    });
+  });
+}
