@@ -1,0 +1,41 @@
+import { describe, expect, it } from "vitest";
+import { ConfigError, loadConfig } from "./config.ts";
+
+describe("loadConfig", () => {
+  it("has defaults that need nothing: embedded database, offline model", () => {
+    const config = loadConfig({});
+    expect(config.port).toBe(3000);
+    expect(config.databaseUrl).toBeUndefined();
+    expect(config.defaultModel).toBe("offline");
+    expect(config.planLimits.defaultMaxParallel).toBe(4);
+  });
+
+  it("names every bad variable without echoing its value", () => {
+    let error: unknown;
+    try {
+      loadConfig({ PORT: "eighty", DATABASE_URL: "mysql://user:secret@db/x", BATON_API_TOKEN: "short" });
+    } catch (caught) {
+      error = caught;
+    }
+    expect(error).toBeInstanceOf(ConfigError);
+    const message = (error as Error).message;
+    expect(message).toContain("PORT");
+    expect(message).toContain("DATABASE_URL");
+    expect(message).toContain("BATON_API_TOKEN");
+    expect(message).not.toContain("secret");
+  });
+
+  it("parses per-model pools and rejects a malformed one by name", () => {
+    expect(loadConfig({ BATON_MODEL_CONCURRENCY: "offline=64, anthropic:claude-sonnet-4-5=4" }).modelConcurrency).toEqual({
+      offline: 64,
+      "anthropic:claude-sonnet-4-5": 4,
+    });
+    expect(() => loadConfig({ BATON_MODEL_CONCURRENCY: "offline=lots" })).toThrow(/BATON_MODEL_CONCURRENCY/);
+  });
+
+  it("picks the demo agents' model from the keys present unless one is named", () => {
+    expect(loadConfig({ ANTHROPIC_API_KEY: "k" }).defaultModel).toMatch(/^anthropic:/);
+    expect(loadConfig({ OPENAI_API_KEY: "k" }).defaultModel).toMatch(/^openai:/);
+    expect(loadConfig({ OPENAI_API_KEY: "k", BATON_DEFAULT_MODEL: "local:llama3.1" }).defaultModel).toBe("local:llama3.1");
+  });
+});
