@@ -8,9 +8,20 @@ import { createTestDatabase } from "../server/db/test-database.ts";
 import type { Database } from "../server/db/database.ts";
 import { createExecutorFixture } from "../server/executor/testing/executor-fixture.ts";
 import { createBenchRunner } from "./bench-runner.ts";
+import { createAgentRunner } from "../server/agents/run-agent.ts";
+import { createModelRegistry } from "../server/agents/model-registry.ts";
+import { createPrismaArtifactStore, createPrismaSessionStore } from "../server/adapters/prisma/agent-stores.ts";
 import { chain, criticalPathMs, diamondWithStraggler, randomDag, toPlan, type TimedStep } from "./dags.ts";
 
 const UNBOUNDED = 1000;
+
+/** The real agent runtime (AI SDK loop, tools, session store) on the offline model. */
+const offlineRunner = (db: Database) =>
+  createAgentRunner({
+    models: createModelRegistry({ env: {} }),
+    artifacts: createPrismaArtifactStore(db.prisma),
+    sessions: createPrismaSessionStore(db.prisma),
+  });
 
 async function runPlan(fixture: Awaited<ReturnType<typeof createExecutorFixture>>, plan: ReturnType<typeof toPlan>) {
   const started = performance.now();
@@ -30,7 +41,17 @@ async function benchDatabase(label: string, open: () => Promise<Database>) {
 
     const length = 200;
     const chainMs = await runPlan(fixture, toPlan("chain", chain(length), 1));
-    console.log(`${label.padEnd(10)} overhead   200-step chain, 0 ms steps: ${(chainMs / length).toFixed(2)} ms/step (${chainMs.toFixed(0)} ms total)`);
+    console.log(`${label.padEnd(10)} overhead   200-step chain, 0 ms steps, scripted agent: ${(chainMs / length).toFixed(2)} ms/step (${chainMs.toFixed(0)} ms total)`);
+    const offline = await createExecutorFixture({ db, createRunner: offlineRunner });
+    try {
+      await runPlan(offline, toPlan("warm-up", chain(20), 1));
+      const offlineMs = await runPlan(offline, toPlan("chain", chain(length), 1));
+      console.log(
+        `${label.padEnd(10)} overhead   200-step chain, 0 ms steps, offline model via the agent runtime: ${(offlineMs / length).toFixed(2)} ms/step`,
+      );
+    } finally {
+      await offline.close();
+    }
 
     const report = async (name: string, steps: TimedStep[]) => {
       const makespan = await runPlan(fixture, toPlan(name, steps, UNBOUNDED));

@@ -8,7 +8,7 @@
  * exactly "the run ends blocked".
  */
 import { createHash } from "node:crypto";
-import { tool, type ToolSet } from "ai";
+import { tool, zodSchema, type ToolSet } from "ai";
 import { z } from "zod";
 import type { RunRequest } from "../executor/ports.ts";
 import type { FormSpec } from "../core/types.ts";
@@ -164,6 +164,34 @@ export interface BuiltinToolDeps {
   state: RunToolState;
 }
 
+/**
+ * Tool input schemas, wrapped once: the AI SDK memoizes each wrapper's JSON schema,
+ * so it is not re-derived from zod on every run.
+ */
+const INPUT = {
+  create_plan: zodSchema(rawPlanSchema),
+  decide: zodSchema(decisionSchema),
+  finish: zodSchema(
+    z.object({
+      summary: z.string().min(1).describe("one paragraph; this is what downstream steps receive"),
+      files: z.array(z.string()).default([]),
+    }),
+  ),
+  ask_user: zodSchema(
+    formSpecSchema.refine((form) => form.fields.every((field) => field.type !== "select" || (field.options?.length ?? 0) > 0), {
+      message: "select fields need options",
+    }),
+  ),
+  read_file: zodSchema(z.object({ name: z.string().optional() })),
+  write_file: zodSchema(
+    z.object({
+      name: z.string().describe("file name, e.g. report.md; folders allowed, no '..'"),
+      content: z.string(),
+      media_type: z.string().optional(),
+    }),
+  ),
+};
+
 /** Every built-in tool; the run loop passes on only the allowed ones. */
 export function createBuiltinTools(deps: BuiltinToolDeps): Record<BuiltinToolName, ToolSet[string]> {
   const { request, artifacts, state } = deps;
@@ -174,7 +202,7 @@ export function createBuiltinTools(deps: BuiltinToolDeps): Record<BuiltinToolNam
       description:
         "Propose the plan for this request (once). Steps run in parallel when their wait_for allows. " +
         "The plan is validated; if it is rejected you get the reasons and may fix it.",
-      inputSchema: rawPlanSchema,
+      inputSchema: INPUT.create_plan,
       execute: async (plan) => {
         const verdict = deps.validatePlan ? deps.validatePlan(plan, request) : ({ ok: true } as const);
         if (verdict.ok) {
@@ -192,7 +220,7 @@ export function createBuiltinTools(deps: BuiltinToolDeps): Record<BuiltinToolNam
 
     decide: tool({
       description: "Decide what happens to the failed step: retry (optionally new input/assignee), skip, abort the plan, or append steps.",
-      inputSchema: decisionSchema,
+      inputSchema: INPUT.decide,
       execute: async (decision) => {
         state.decision = decision;
         return `Decision recorded: ${decision.kind}.`;
@@ -201,14 +229,13 @@ export function createBuiltinTools(deps: BuiltinToolDeps): Record<BuiltinToolNam
 
     finish: tool({
       description: "Finish your task: a short summary for the next steps, and the names of files you produced.",
-      inputSchema: z.object({
-        summary: z.string().min(1).describe("one paragraph; this is what downstream steps receive"),
-        files: z.array(z.string()).default([]),
-      }),
+      inputSchema: INPUT.finish,
       execute: async ({ summary, files }) => {
-        const known = new Set((await artifacts.list({ conversationId })).map((file) => file.name));
-        const missing = files.filter((file) => !known.has(file));
-        if (missing.length > 0) throw new Error(`Unknown file(s): ${missing.join(", ")}. Write them with write_file first.`);
+        if (files.length > 0) {
+          const known = new Set((await artifacts.list({ conversationId })).map((file) => file.name));
+          const missing = files.filter((file) => !known.has(file));
+          if (missing.length > 0) throw new Error(`Unknown file(s): ${missing.join(", ")}. Write them with write_file first.`);
+        }
         state.finish = { summary, files };
         return "Finished.";
       },
@@ -218,16 +245,13 @@ export function createBuiltinTools(deps: BuiltinToolDeps): Record<BuiltinToolNam
       description:
         "Ask a person for something only they can give (a decision, a secret, a preference) with a small form. " +
         "Your run pauses until they answer; the answer comes back as this tool's result.",
-      inputSchema: formSpecSchema.refine(
-        (form) => form.fields.every((field) => field.type !== "select" || (field.options?.length ?? 0) > 0),
-        { message: "select fields need options" },
-      ),
+      inputSchema: INPUT.ask_user,
       // no execute: see the file comment
     }),
 
     read_file: tool({
       description: "Read a file of this conversation (uploads and files written by earlier steps). Call with no name to list them.",
-      inputSchema: z.object({ name: z.string().optional() }),
+      inputSchema: INPUT.read_file,
       execute: async ({ name }) => {
         if (name == null || name === "") {
           const files = await artifacts.list({ conversationId });
@@ -248,11 +272,7 @@ export function createBuiltinTools(deps: BuiltinToolDeps): Record<BuiltinToolNam
 
     write_file: tool({
       description: "Write a text file to this conversation (replaces a file of the same name). Mention it in finish.files.",
-      inputSchema: z.object({
-        name: z.string().describe("file name, e.g. report.md; folders allowed, no '..'"),
-        content: z.string(),
-        media_type: z.string().optional(),
-      }),
+      inputSchema: INPUT.write_file,
       execute: async ({ name, content, media_type }) => {
         if (!FILE_NAME.test(name)) throw new Error(`Invalid file name "${name}"`);
         const bytes = new TextEncoder().encode(content);
