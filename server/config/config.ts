@@ -18,6 +18,8 @@ const envSchema = z.object({
   /** bearer token for /api/v1; unset disables the automation API */
   BATON_API_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   /** unset: the first configured provider's default model, else the offline model */
+  /** HMAC-SHA256 secret for signed webhooks (reactions) as an alternative to the bearer token */
+  BATON_WEBHOOK_SECRET: z.string().min(16, "must be at least 16 characters").optional(),
   BATON_DEFAULT_MODEL: z.string().optional(),
   BATON_MAX_PARALLEL: positiveInt(4),
   BATON_MAX_PLAN_STEPS: positiveInt(200),
@@ -48,6 +50,7 @@ export interface Config {
   databaseUrl: string | undefined;
   dataDir: string;
   apiToken: string | undefined;
+  webhookSecret: string | undefined;
   defaultModel: string;
   planLimits: { maxSteps: number; maxInputChars: number; defaultMaxParallel: number; defaultMaxRetries: number };
   leaseMs: number;
@@ -103,6 +106,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     databaseUrl: env.DATABASE_URL,
     dataDir: env.BATON_DATA_DIR,
     apiToken: env.BATON_API_TOKEN,
+    webhookSecret: env.BATON_WEBHOOK_SECRET,
     defaultModel: defaultModelFor(env),
     planLimits: {
       maxSteps: env.BATON_MAX_PLAN_STEPS,

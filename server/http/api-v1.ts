@@ -2,7 +2,7 @@
  * Shared plumbing of the automation API (/api/v1): bearer-token authentication,
  * zod parsing, and one mapping from typed error codes to HTTP statuses.
  */
-import { timingSafeEqual } from "node:crypto";
+import { createHmac, timingSafeEqual } from "node:crypto";
 import { z } from "zod";
 import { PlanValidationError, FormAnswerError } from "../core/errors.ts";
 import { BatonError } from "../executor/errors.ts";
@@ -47,6 +47,31 @@ function tokenMatches(given: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/**
+ * For webhooks: accepts the bearer token, or an `X-Baton-Signature: sha256=<hex>` HMAC
+ * of the raw body with BATON_WEBHOOK_SECRET (what CI systems and code hosts send).
+ * Returns the raw body, which the caller parses.
+ */
+export async function withSignedBody(
+  request: Request,
+  handle: (runtime: Runtime, body: string) => Promise<Response>,
+): Promise<Response> {
+  try {
+    const runtime = getRuntime();
+    const body = await request.text();
+    const signature = request.headers.get("x-baton-signature") ?? "";
+    const secret = runtime.config.webhookSecret;
+    if (secret && signature.startsWith("sha256=")) {
+      const expected = `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
+      if (!tokenMatches(signature, expected)) throw new HttpError(401, "unauthorized", "the signature does not match the body");
+      return await handle(runtime, body);
+    }
+    return await withApiToken(request, (authorised) => handle(authorised, body));
+  } catch (error) {
+    return errorResponse(error);
+  }
+}
+
 /** Runs a /api/v1 handler: checks the bearer token, maps every error to a JSON response. */
 export async function withApiToken(request: Request, handle: (runtime: Runtime) => Promise<Response>): Promise<Response> {
   try {
@@ -62,10 +87,10 @@ export async function withApiToken(request: Request, handle: (runtime: Runtime) 
   }
 }
 
-export async function parseJson<T>(request: Request, schema: z.ZodType<T>): Promise<T> {
+export async function parseJson<T>(request: Request | string, schema: z.ZodType<T>): Promise<T> {
   let body: unknown;
   try {
-    body = await request.json();
+    body = typeof request === "string" ? JSON.parse(request) : await request.json();
   } catch {
     throw new HttpError(400, "invalid_json", "the request body is not valid JSON");
   }

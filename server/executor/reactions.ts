@@ -1,0 +1,79 @@
+/**
+ * Reactions: an outside event (a CI result, a review comment, any JSON) routed into
+ * the conversation to the agent that owns the work, and waking it. The event is
+ * posted as a visible system message that @-mentions the owner, so it starts an
+ * ordinary run (DESIGN rule 2), with the payload fenced as untrusted data.
+ */
+import { randomUUID } from "node:crypto";
+import { fenceUntrusted } from "../core/templates.ts";
+import { COMMANDER_ASSIGNEE, USER_ASSIGNEE } from "../core/types.ts";
+import type { MessageDTO } from "../protocol/dto.ts";
+import type { Executor } from "./executor.ts";
+import { invalidInput, notFound } from "./errors.ts";
+import { insertMessage } from "./messages.ts";
+import { createRun } from "./run-records.ts";
+
+export const MAX_REACTION_PAYLOAD_CHARS = 64_000;
+
+export interface Reaction {
+  conversationId: string;
+  /** who sent it, e.g. "ci" or "github"; shown, and named in the fence */
+  source: string;
+  /** the work it is about: a plan step (its assignee owns it) or an agent */
+  target: { planId: string; stepIndex: number } | { agent: string };
+  payload: unknown;
+}
+
+export async function routeReaction(executor: Executor, reaction: Reaction): Promise<{ message: MessageDTO; runId: string; agent: string }> {
+  const source = reaction.source.toLowerCase().replace(/[^a-z0-9_.:-]/g, "-").slice(0, 40) || "webhook";
+  const text = typeof reaction.payload === "string" ? reaction.payload : JSON.stringify(reaction.payload, null, 2);
+  if (text === undefined || text.length > MAX_REACTION_PAYLOAD_CHARS) {
+    throw invalidInput(`payload: must be JSON of at most ${MAX_REACTION_PAYLOAD_CHARS} characters`);
+  }
+  const context = executor.context;
+  return executor.inConversation(reaction.conversationId, async (tx, uow) => {
+    const roster = await context.agents.roster(tx, reaction.conversationId);
+    if (roster.length === 0 && !(await tx.conversation.findUnique({ where: { id: reaction.conversationId }, select: { id: true } }))) {
+      throw notFound("conversation");
+    }
+    let handle: string;
+    let about = "";
+    if ("agent" in reaction.target) {
+      handle = reaction.target.agent.replace(/^@/, "").toLowerCase();
+    } else {
+      const { planId, stepIndex } = reaction.target;
+      const step = await tx.planStep.findFirst({
+        where: { planId, index: stepIndex, plan: { conversationId: reaction.conversationId } },
+        select: { assignee: true, title: true },
+      });
+      if (!step) throw notFound(`step ${stepIndex} of that plan`);
+      handle = step.assignee === COMMANDER_ASSIGNEE || step.assignee === USER_ASSIGNEE ? "" : step.assignee;
+      about = ` about step ${stepIndex} (${step.title})`;
+    }
+    const agent = handle
+      ? roster.find((candidate) => candidate.handle === handle)
+      : await context.agents.commanderFor(tx, reaction.conversationId);
+    if (!agent) throw invalidInput(`target: @${handle} is not an agent in this conversation`);
+
+    const fenced = fenceUntrusted(text, `reaction:${source}`);
+    const body = `@${agent.handle} Reaction from **${source}**${about}:\n\n${fenced}`;
+    const message = insertMessage(context, uow, {
+      conversationId: reaction.conversationId,
+      author: { kind: "system" },
+      kind: "text",
+      body,
+      mentions: [{ agentId: agent.id, handle: agent.handle }],
+    });
+    const runId = randomUUID();
+    await createRun(context, tx, uow, {
+      id: runId,
+      conversationId: reaction.conversationId,
+      agent,
+      kind: agent.role === "commander" ? "chat" : "mention",
+      input: body,
+      request: { text: body, messageId: null },
+      triggerMessageId: message.id,
+    });
+    return { message, runId, agent: agent.handle };
+  });
+}
