@@ -95,14 +95,23 @@ export class ToolNotAllowedError extends Error {
   }
 }
 
+const budgetSchema = z
+  .looseObject({ max_tokens: z.number().int().optional(), max_cost: z.number().optional() })
+  .describe("past this the scheduler stops dispatching and asks the commander");
+
 const rawStepSchema = z.looseObject({
   index: z.number().int().describe("1-based, in order, never reused"),
   title: z.string(),
   assignee: z.string().describe("an agent handle from the roster (without @), `commander`, or `user`"),
   input: z.string().describe("the step's instructions; may use {{request}}, {{step_N.output_summary}}, {{step_N.output_files}}"),
-  wait_for: z.array(z.number().int()).optional().describe("upstream step indexes; default: the previous step"),
+  wait_for: z
+    .array(z.union([z.number().int(), z.looseObject({ step: z.number().int(), optional: z.boolean().optional() })]))
+    .optional()
+    .describe("upstream step indexes (or { step, optional: true } when its failure must not hold this step); default: the previous step"),
+  quorum: z.number().int().optional().describe("start once this many of wait_for succeeded; the rest are released"),
   on_failure: z.enum(["abort_plan", "continue", "ask_commander"]).optional(),
   max_retries: z.number().int().optional(),
+  budget: budgetSchema.optional(),
 });
 
 // Loose objects: unknown keys reach the validator, which names them, instead of
@@ -110,6 +119,7 @@ const rawStepSchema = z.looseObject({
 export const rawPlanSchema = z.looseObject({
   title: z.string(),
   max_parallel: z.number().int().optional().describe("how many steps may run at once; 1 = strictly serial"),
+  budget: budgetSchema.optional(),
   steps: z.array(rawStepSchema),
 });
 

@@ -3,7 +3,17 @@
  */
 export * from "./types.ts";
 export { PlanValidationError, FormAnswerError, type PlanIssue, type FormAnswerIssue } from "./errors.ts";
-export { rawPlanSchema, rawStepSchema, rawAppendedStepsSchema, type RawPlan, type RawStep } from "./plan-schema.ts";
+export {
+  rawPlanSchema,
+  rawStepSchema,
+  rawAppendedStepsSchema,
+  rawWaitForEntrySchema,
+  rawBudgetSchema,
+  type RawPlan,
+  type RawStep,
+  type RawWaitForEntry,
+  type RawBudget,
+} from "./plan-schema.ts";
 export { validatePlan, validateAppendedSteps, ancestors, type PlanLimits } from "./validate-plan.ts";
 export {
   parseTemplateRefs,
@@ -16,6 +26,16 @@ export {
 export { isTerminalStep, isSuccessfulEnough, isLiveStep, isTerminalPlan } from "./status.ts";
 export { readySteps, nextRetryAt } from "./readiness.ts";
 export {
+  hasSettled,
+  isDeadEnd,
+  requirementMet,
+  unreachableBecause,
+  type DependencyView,
+  type DependentView,
+} from "./dependencies.ts";
+export { normalizeInput, canShareRuns, stepsSharingRun, liveTwin } from "./single-flight.ts";
+export { BUDGET_DECISION_LIMIT, addUsage, planUsage, budgetRefusal } from "./budget.ts";
+export {
   DEFAULT_MAX_RETRIES,
   HARD_MAX_RETRIES,
   BASE_BACKOFF_MS,
@@ -26,6 +46,7 @@ export {
 export { createPlanState, stepStateFromSpec, findStep } from "./plan-state.ts";
 export { reconcile } from "./reconcile.ts";
 export { RUN_LOST_REASON } from "./reconcile-events.ts";
+export { BUDGET_ABORT_REASON } from "./reconcile-dispatch.ts";
 export {
   formSpecSchema,
   validateFormAnswer,

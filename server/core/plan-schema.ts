@@ -9,19 +9,40 @@ import { HARD_MAX_RETRIES } from "./failure-policy.ts";
 
 // strict objects: a misspelt key ("waitFor", "depends_on") must be an error, not a
 // silently applied default that runs the step at the wrong time
+
+/**
+ * A wait_for entry: a bare index is a required dependency (the common case, and all
+ * that older plans contain); the object form can mark the edge optional.
+ */
+export const rawWaitForEntrySchema = z.union(
+  [z.int().min(1), z.strictObject({ step: z.int().min(1), optional: z.boolean().optional() })],
+  // the default union message ("Invalid input") would not tell the model what to write
+  { error: 'each entry must be a step index (1, 2, ...) or { "step": N, "optional": true }' },
+);
+
+/** Token and cost limits; both optional, both strictly positive (a zero budget could never dispatch). */
+export const rawBudgetSchema = z.strictObject({
+  max_tokens: z.int().min(1).optional(),
+  max_cost: z.number().positive().optional(),
+});
+
 export const rawStepSchema = z.strictObject({
   index: z.int().min(1),
   title: z.string().trim().min(1).max(200),
   assignee: z.string().trim().min(1).max(100),
   input: z.string().min(1),
-  wait_for: z.array(z.int().min(1)).optional(),
+  wait_for: z.array(rawWaitForEntrySchema).optional(),
+  // the upper bound (number of wait_for entries) is relational: validate-plan checks it
+  quorum: z.int().min(1).optional(),
   on_failure: z.enum(ON_FAILURE_POLICIES).optional(),
   max_retries: z.int().min(0).max(HARD_MAX_RETRIES).optional(),
+  budget: rawBudgetSchema.optional(),
 });
 
 export const rawPlanSchema = z.strictObject({
   title: z.string().trim().min(1).max(200),
   max_parallel: z.int().min(1).optional(),
+  budget: rawBudgetSchema.optional(),
   steps: z.array(rawStepSchema),
 });
 
@@ -29,4 +50,6 @@ export const rawPlanSchema = z.strictObject({
 export const rawAppendedStepsSchema = z.array(rawStepSchema);
 
 export type RawStep = z.infer<typeof rawStepSchema>;
+export type RawWaitForEntry = z.infer<typeof rawWaitForEntrySchema>;
+export type RawBudget = z.infer<typeof rawBudgetSchema>;
 export type RawPlan = z.infer<typeof rawPlanSchema>;

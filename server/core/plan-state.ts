@@ -8,6 +8,8 @@ export function stepStateFromSpec(spec: StepSpec): StepState {
   return {
     ...spec,
     waitFor: [...spec.waitFor],
+    optionalWaitFor: [...spec.optionalWaitFor],
+    budget: { ...spec.budget },
     status: "pending",
     attempts: 0,
     transientFailures: 0,
@@ -18,6 +20,9 @@ export function stepStateFromSpec(spec: StepSpec): StepState {
     failureReason: null,
     liveRunId: null,
     decisionPending: false,
+    decisionCount: 0,
+    renderedInput: null,
+    usage: { tokens: 0, cost: 0 },
     startedAt: null,
     endedAt: null,
   };
@@ -28,7 +33,14 @@ export function stepStateFromSpec(spec: StepSpec): StepState {
  * Reconcile it with a `plan-created` event to dispatch the first steps.
  */
 export function createPlanState({ id, request, spec }: { id: string; request: string; spec: PlanSpec }): PlanState {
-  return { id, status: "running", maxParallel: spec.maxParallel, request, steps: spec.steps.map(stepStateFromSpec) };
+  return {
+    id,
+    status: "running",
+    maxParallel: spec.maxParallel,
+    budget: { ...spec.budget },
+    request,
+    steps: spec.steps.map(stepStateFromSpec),
+  };
 }
 
 /** The step with this index, if the plan has one. */

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { hasSettled, isDeadEnd, requirementMet, unreachableBecause } from "./dependencies.ts";
 import { nextRetryAt, readySteps } from "./readiness.ts";
 import { isLiveStep, isSuccessfulEnough, isTerminalPlan, isTerminalStep } from "./status.ts";
 import { done, live, makePlan, NOW } from "./test-fixtures.ts";
@@ -51,5 +52,82 @@ describe("nextRetryAt", () => {
     });
     expect(nextRetryAt(plan)).toBe(NOW + 200);
     expect(nextRetryAt(makePlan({ steps: [{ index: 1 }] }))).toBeNull();
+  });
+});
+
+describe("readySteps: optional dependencies", () => {
+  const consumer = { index: 3, waitFor: [1, 2], optionalWaitFor: [2] };
+
+  it("an optional dependency that failed for good does not block", () => {
+    const plan = makePlan({ steps: [done(1), { index: 2, waitFor: [], status: "failed", failureReason: "x" }, consumer] });
+    expect(readySteps(plan, NOW).map((step) => step.index)).toEqual([3]);
+  });
+
+  it("done and skipped optional dependencies pass, like required ones", () => {
+    for (const status of ["done", "skipped"] as const) {
+      const plan = makePlan({ steps: [done(1), { index: 2, waitFor: [], status }, consumer] });
+      expect(readySteps(plan, NOW).map((step) => step.index)).toEqual([3]);
+    }
+  });
+
+  it("waits while the optional dependency is open or awaits a decision", () => {
+    for (const init of [{ status: "pending" }, { status: "in_progress", liveRunId: "r" }, { status: "blocked" }, { status: "failed", decisionPending: true }] as const) {
+      const plan = makePlan({ steps: [done(1), { index: 2, waitFor: [], ...init }, consumer] });
+      expect(readySteps(plan, NOW).map((step) => step.index)).not.toContain(3);
+    }
+  });
+
+  it("a required dependency still has to succeed", () => {
+    const plan = makePlan({ steps: [{ index: 1, status: "failed" }, done(2, { waitFor: [] }), consumer] });
+    expect(readySteps(plan, NOW)).toEqual([]);
+  });
+});
+
+describe("readySteps: quorum", () => {
+  const quorum = { index: 4, waitFor: [1, 2, 3], quorum: 2 };
+
+  it("is ready once k dependencies are done or skipped, whatever the others do", () => {
+    const plan = makePlan({ steps: [done(1, { waitFor: [] }), { index: 2, waitFor: [], status: "skipped" }, live(3, { waitFor: [] }), quorum] });
+    expect(readySteps(plan, NOW).map((step) => step.index)).toEqual([4]);
+    const failedRest = makePlan({ steps: [done(1, { waitFor: [] }), done(2, { waitFor: [] }), { index: 3, waitFor: [], status: "failed", decisionPending: true }, quorum] });
+    expect(readySteps(failedRest, NOW).map((step) => step.index)).toEqual([4]);
+  });
+
+  it("is not ready below k", () => {
+    const plan = makePlan({ steps: [done(1, { waitFor: [] }), { index: 2, waitFor: [], status: "failed" }, live(3, { waitFor: [] }), quorum] });
+    expect(readySteps(plan, NOW)).toEqual([]);
+  });
+
+  it("counts every entry alike, optional or not", () => {
+    const plan = makePlan({ steps: [done(1, { waitFor: [] }), { index: 2, waitFor: [] }, { index: 3, waitFor: [1, 2], optionalWaitFor: [1], quorum: 1 }] });
+    expect(readySteps(plan, NOW).map((step) => step.index)).toEqual([2, 3]);
+  });
+});
+
+describe("dependency rules", () => {
+  it("hasSettled and isDeadEnd", () => {
+    expect(hasSettled({ status: "failed", decisionPending: false })).toBe(true);
+    expect(hasSettled({ status: "failed", decisionPending: true })).toBe(false);
+    expect(hasSettled({ status: "skipped", decisionPending: false })).toBe(true);
+    expect(hasSettled({ status: "blocked", decisionPending: false })).toBe(false);
+    expect(isDeadEnd({ status: "failed", decisionPending: false })).toBe(true);
+    expect(isDeadEnd({ status: "failed", decisionPending: true })).toBe(false);
+    expect(isDeadEnd({ status: "skipped", decisionPending: false })).toBe(false);
+  });
+
+  it("requirementMet never counts a dependency that does not resolve", () => {
+    expect(requirementMet({ waitFor: [7], optionalWaitFor: [7], quorum: null }, () => undefined)).toBe(false);
+    expect(requirementMet({ waitFor: [7], optionalWaitFor: [], quorum: 1 }, () => undefined)).toBe(false);
+    expect(requirementMet({ waitFor: [], optionalWaitFor: [], quorum: null }, () => undefined)).toBe(true);
+  });
+
+  it("unreachableBecause: required edges doom, optional never do, quorum when too few are left", () => {
+    const dead = (indexes: number[]) => (index: number) => indexes.includes(index);
+    expect(unreachableBecause({ waitFor: [1, 2], optionalWaitFor: [], quorum: null }, dead([2]))).toBe(2);
+    expect(unreachableBecause({ waitFor: [1, 2], optionalWaitFor: [1], quorum: null }, dead([1]))).toBeNull();
+    expect(unreachableBecause({ waitFor: [1, 2], optionalWaitFor: [1], quorum: null }, dead([1, 2]))).toBe(2);
+    expect(unreachableBecause({ waitFor: [1, 2, 3], optionalWaitFor: [], quorum: 2 }, dead([1]))).toBeNull();
+    expect(unreachableBecause({ waitFor: [1, 2, 3], optionalWaitFor: [], quorum: 2 }, dead([1, 3]))).toBe(1);
+    expect(unreachableBecause({ waitFor: [1], optionalWaitFor: [], quorum: null }, dead([]))).toBeNull();
   });
 });

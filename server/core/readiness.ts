@@ -2,13 +2,14 @@
  * Which steps may start now. Reconcile re-computes this after every event; it is
  * never polled.
  */
-import { isSuccessfulEnough } from "./status.ts";
+import { requirementMet } from "./dependencies.ts";
 import type { PlanState, StepState } from "./types.ts";
 
 /**
- * Steps that may be dispatched at `now`: pending, past any retry backoff, and every
- * step they wait for is done or skipped. Sorted by index (dispatch order).
- * Capacity is not considered here; reconcile applies the pools.
+ * Steps that may be dispatched at `now`: pending, past any retry backoff, and their
+ * dependencies allow it (see dependencies.ts: required edges done or skipped,
+ * optional edges ended, or a quorum of k reached). Sorted by index (dispatch order).
+ * Capacity and budgets are not considered here; reconcile applies them.
  */
 export function readySteps(plan: Pick<PlanState, "steps">, now: number): StepState[] {
   const byIndex = new Map(plan.steps.map((step) => [step.index, step] as const));
@@ -16,10 +17,7 @@ export function readySteps(plan: Pick<PlanState, "steps">, now: number): StepSta
     .filter((step) => {
       if (step.status !== "pending") return false;
       if (step.retryAt !== null && step.retryAt > now) return false;
-      return step.waitFor.every((upstream) => {
-        const dependency = byIndex.get(upstream);
-        return dependency !== undefined && isSuccessfulEnough(dependency.status);
-      });
+      return requirementMet(step, (index) => byIndex.get(index));
     })
     .sort((a, b) => a.index - b.index);
 }

@@ -5,6 +5,7 @@
  * state.
  */
 import { canRetry, retryDelayMs } from "./failure-policy.ts";
+import { stepsSharingRun } from "./single-flight.ts";
 import { isTerminalStep } from "./status.ts";
 import type { PlanCommand, PlanState, ReconcileInput, ReconcileResult, StepState } from "./types.ts";
 
@@ -14,15 +15,56 @@ export interface Working {
   plan: PlanState;
   commands: PlanCommand[];
   log: ReconcileResult["log"];
+  /** the run this event reports as ended: it is over, so it is never cancelled */
+  finishedRun: string | null;
+  /**
+   * runs this reconcile decided to start (dispatch, resume): if the same reconcile
+   * ends them again, the start is withdrawn instead of cancelling a run the executor
+   * has not even created (it cancels only runs of earlier transactions)
+   */
+  startedRuns: Set<string>;
 }
 
 export function cloneStep(step: StepState): StepState {
-  return { ...step, waitFor: [...step.waitFor], outputFiles: [...step.outputFiles] };
+  return {
+    ...step,
+    waitFor: [...step.waitFor],
+    optionalWaitFor: [...step.optionalWaitFor],
+    outputFiles: [...step.outputFiles],
+    usage: { ...step.usage },
+    budget: { ...step.budget },
+  };
 }
 
 export function startWorking(input: ReconcileInput): Working {
-  const plan = { ...input.plan, steps: input.plan.steps.map(cloneStep) };
-  return { input, now: input.now, plan, commands: [], log: [] };
+  const plan = { ...input.plan, budget: { ...input.plan.budget }, steps: input.plan.steps.map(cloneStep) };
+  return { input, now: input.now, plan, commands: [], log: [], finishedRun: null, startedRuns: new Set() };
+}
+
+/**
+ * Stop runs that no step needs any more. Call after the steps that used them left
+ * `in_progress`: a run another live step still shares (single-flight) goes on, the
+ * run this event reports is already over, each run is cancelled once, and a run
+ * started in this very reconcile is withdrawn (its start command dropped) instead.
+ */
+export function releaseRuns(working: Working, runIds: Iterable<string>): void {
+  for (const runId of new Set(runIds)) {
+    if (runId === working.finishedRun) continue;
+    const sharers = stepsSharingRun(working.plan.steps, runId);
+    if (sharers.length > 0) {
+      if (working.startedRuns.has(runId)) handOverStart(working, runId, sharers[0]);
+      continue;
+    }
+    if (working.startedRuns.has(runId)) {
+      working.startedRuns.delete(runId);
+      working.commands = working.commands.filter(
+        (command) => !((command.type === "dispatch" || command.type === "resume") && command.runId === runId),
+      );
+      continue;
+    }
+    if (working.commands.some((command) => command.type === "cancel-run" && command.runId === runId)) continue;
+    working.commands.push({ type: "cancel-run", runId });
+  }
 }
 
 export function note(working: Working, stepIndex: number | null, message: string): void {
@@ -89,22 +131,46 @@ export function handleFailure(working: Working, step: StepState, transient: bool
 }
 
 /**
+ * A run started in this reconcile goes on for its twins, but the step its start
+ * command names has left it: name a step still on the run instead, so the executor
+ * records the run against a step it serves.
+ */
+function handOverStart(working: Working, runId: string, heir: StepState): void {
+  working.commands = working.commands.map((command) => {
+    if ((command.type !== "dispatch" && command.type !== "resume") || command.runId !== runId || command.stepIndex === heir.index) return command;
+    note(working, heir.index, `takes over run ${runId} from step ${command.stepIndex}`);
+    return command.type === "dispatch"
+      ? { ...command, stepIndex: heir.index, attempt: heir.attempts, renderedInput: heir.renderedInput ?? command.renderedInput }
+      : { ...command, stepIndex: heir.index, attempt: heir.attempts };
+  });
+}
+
+/**
  * Every step that has not ended is skipped, live runs are cancelled, and decisions
  * nobody will take any more are dropped. Shared by abort and cancel.
  */
 function endOpenSteps(working: Working, reason: string, except: StepState | null): void {
+  const runs: string[] = [];
   for (const step of working.plan.steps) {
     if (step === except) continue;
-    if (step.status === "in_progress" && step.liveRunId !== null) {
-      working.commands.push({ type: "cancel-run", runId: step.liveRunId });
-    }
+    if (step.status === "in_progress" && step.liveRunId !== null) runs.push(step.liveRunId);
     if (!isTerminalStep(step.status)) {
       skipStep(working, step, reason);
       note(working, step.index, `skipped: ${reason}`);
     } else if (step.decisionPending) {
       step.decisionPending = false;
+      dropAsk(working, step);
     }
   }
+  releaseRuns(working, runs);
+}
+
+/**
+ * A decision nobody will take any more must not wake the commander either (e.g. a
+ * shared run failed two steps at once: one asked, the other aborted the plan).
+ */
+function dropAsk(working: Working, step: StepState): void {
+  working.commands = working.commands.filter((command) => !(command.type === "ask-commander" && command.stepIndex === step.index));
 }
 
 /** on_failure abort_plan, or the commander's abort: `failed` fails, everything open is skipped, the plan fails. */

@@ -3,6 +3,7 @@
  * compile error until it is handled here. A handler edits the working copy and
  * says whether the event applied; ignored events leave the plan untouched.
  */
+import { addUsage } from "./budget.ts";
 import { findStep, stepStateFromSpec } from "./plan-state.ts";
 import {
   abortPlan,
@@ -13,7 +14,17 @@ import {
   skipStep,
   type Working,
 } from "./reconcile-context.ts";
-import { USER_ASSIGNEE, type CommanderDecision, type PlanEvent, type PlanEventType, type StepSpec, type StepState } from "./types.ts";
+import { stepsSharingRun } from "./single-flight.ts";
+import { isTerminalPlan } from "./status.ts";
+import {
+  USER_ASSIGNEE,
+  type CommanderDecision,
+  type PlanEvent,
+  type PlanEventType,
+  type RunOutcome,
+  type StepSpec,
+  type StepState,
+} from "./types.ts";
 
 export type HandlerOutcome = "applied" | "ignored";
 
@@ -28,15 +39,49 @@ function stepOrIgnore(working: Working, stepIndex: number): StepState | undefine
   return step;
 }
 
-/** Results are only accepted from the run currently executing the step; anything else is stale. */
-function liveStepOrIgnore(working: Working, stepIndex: number, runId: string): StepState | undefined {
+/**
+ * Results are only accepted from a run that some step is in progress on right now;
+ * anything else is stale. Returns every step on the run, lowest index first (more
+ * than one when steps share the run). `stepIndex` names the step the run was started
+ * for; it need not be among them (it may have been let go as a straggler while a
+ * twin still shares the run), it only picks the log line for a stale event.
+ */
+function liveStepsOrIgnore(working: Working, stepIndex: number, runId: string): StepState[] | undefined {
+  const sharers = stepsSharingRun(working.plan.steps, runId);
+  if (sharers.length > 0) return sharers;
   const step = stepOrIgnore(working, stepIndex);
-  if (!step) return undefined;
-  if (step.status !== "in_progress" || step.liveRunId !== runId) {
-    note(working, stepIndex, `stale event from run ${runId} (step is ${step.status}, live run ${step.liveRunId ?? "none"}); ignored`);
-    return undefined;
+  if (step) note(working, stepIndex, `stale event from run ${runId} (step is ${step.status}, live run ${step.liveRunId ?? "none"}); ignored`);
+  return undefined;
+}
+
+function sharedNote(sharers: readonly StepState[], step: StepState): string {
+  const others = sharers.filter((other) => other !== step).map((other) => other.index);
+  return others.length === 0 ? "" : `, shared with step ${others.join(", ")}`;
+}
+
+/** One step's share of a run's outcome. */
+function applyOutcome(working: Working, step: StepState, runId: string, outcome: RunOutcome, shared: string): void {
+  switch (outcome.kind) {
+    case "ok":
+      step.status = "done";
+      step.outputSummary = outcome.summary;
+      step.outputFiles = [...outcome.files];
+      step.outputUntrusted = outcome.untrusted ?? false;
+      step.failureReason = null;
+      step.retryAt = null;
+      step.liveRunId = null;
+      step.endedAt = working.now;
+      note(working, step.index, `done (run ${runId}${shared})`);
+      return;
+    case "blocked":
+      // liveRunId stays: it names the session that a form answer resumes
+      step.status = "blocked";
+      note(working, step.index, `blocked: waiting for a form answer (run ${runId}${shared})`);
+      return;
+    case "failed":
+      handleFailure(working, step, outcome.transient, outcome.reason);
+      return;
   }
-  return step;
 }
 
 export const handlers: Handlers = {
@@ -44,42 +89,34 @@ export const handlers: Handlers = {
   tick: () => "applied",
 
   "run-started": (working, event) => {
-    if (!liveStepOrIgnore(working, event.stepIndex, event.runId)) return "ignored";
+    if (!liveStepsOrIgnore(working, event.stepIndex, event.runId)) return "ignored";
     note(working, event.stepIndex, `run ${event.runId} started`);
     return "applied";
   },
 
   "run-finished": (working, event) => {
-    const step = liveStepOrIgnore(working, event.stepIndex, event.runId);
-    if (!step) return "ignored";
-    const outcome = event.outcome;
-    switch (outcome.kind) {
-      case "ok":
-        step.status = "done";
-        step.outputSummary = outcome.summary;
-        step.outputFiles = [...outcome.files];
-        step.outputUntrusted = outcome.untrusted ?? false;
-        step.failureReason = null;
-        step.retryAt = null;
-        step.liveRunId = null;
-        step.endedAt = working.now;
-        note(working, step.index, `done (run ${event.runId})`);
-        return "applied";
-      case "blocked":
-        // liveRunId stays: it names the session that a form answer resumes
-        step.status = "blocked";
-        note(working, step.index, `blocked: waiting for a form answer (run ${event.runId})`);
-        return "applied";
-      case "failed":
-        handleFailure(working, step, outcome.transient, outcome.reason);
-        return "applied";
+    const sharers = liveStepsOrIgnore(working, event.stepIndex, event.runId);
+    if (!sharers) return "ignored";
+    working.finishedRun = event.runId;
+    // once, on the lowest-index step: the run was paid for once, however many steps it served
+    const first = sharers[0];
+    first.usage = addUsage(first.usage, event.outcome.usage);
+    for (const step of sharers) {
+      // an earlier sharer's abort_plan ended the plan and already skipped the rest
+      if (isTerminalPlan(working.plan.status)) break;
+      applyOutcome(working, step, event.runId, event.outcome, sharedNote(sharers, step));
     }
+    return "applied";
   },
 
   "run-lost": (working, event) => {
-    const step = liveStepOrIgnore(working, event.stepIndex, event.runId);
-    if (!step) return "ignored";
-    handleFailure(working, step, true, RUN_LOST_REASON);
+    const sharers = liveStepsOrIgnore(working, event.stepIndex, event.runId);
+    if (!sharers) return "ignored";
+    working.finishedRun = event.runId;
+    for (const step of sharers) {
+      if (isTerminalPlan(working.plan.status)) break;
+      handleFailure(working, step, true, RUN_LOST_REASON);
+    }
     return "applied";
   },
 
@@ -105,8 +142,14 @@ export const handlers: Handlers = {
     // because nothing is dispatched while a plan is paused
     const previousRunId = step.liveRunId;
     const runId = working.input.newRunId();
-    step.status = "in_progress";
-    step.liveRunId = runId;
+    // steps that shared the blocked run wait on the same form: they continue on the resumed run
+    const twins = previousRunId === null ? [] : working.plan.steps.filter((other) => other.status === "blocked" && other.liveRunId === previousRunId);
+    for (const resumed of [step, ...twins.filter((other) => other !== step)]) {
+      resumed.status = "in_progress";
+      resumed.liveRunId = runId;
+      if (resumed !== step) note(working, resumed.index, `resumed with step ${step.index}'s form answer on shared run ${runId}`);
+    }
+    working.startedRuns.add(runId);
     working.commands.push({
       type: "resume",
       stepIndex: step.index,
@@ -126,7 +169,10 @@ export const handlers: Handlers = {
       note(working, step.index, `commander decision "${event.decision.kind}" but no decision is pending; ignored`);
       return "ignored";
     }
-    return applyDecision(working, step, event.decision);
+    const outcome = applyDecision(working, step, event.decision);
+    // counted so that a commander answering "retry" to an exhausted budget cannot loop forever
+    if (outcome === "applied") step.decisionCount += 1;
+    return outcome;
   },
 
   "retry-step": (working, event) => {
@@ -203,6 +249,11 @@ function appendProblem(existing: readonly StepState[], specs: readonly StepSpec[
     if (spec.index !== expected) return `expected index ${expected}, got ${spec.index}`;
     const bad = spec.waitFor.find((upstream) => upstream >= spec.index || !known.has(upstream));
     if (bad !== undefined) return `step ${spec.index} waits for step ${bad}`;
+    const strayOptional = spec.optionalWaitFor.find((upstream) => !spec.waitFor.includes(upstream));
+    if (strayOptional !== undefined) return `step ${spec.index} marks step ${strayOptional} optional without waiting for it`;
+    if (spec.quorum !== null && !(Number.isInteger(spec.quorum) && spec.quorum >= 1 && spec.quorum <= spec.waitFor.length)) {
+      return `step ${spec.index} has quorum ${spec.quorum} for ${spec.waitFor.length} dependencies`;
+    }
     known.add(spec.index);
     expected += 1;
   }

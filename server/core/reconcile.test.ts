@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { RUN_LOST_REASON } from "./reconcile-events.ts";
-import { done, live, makePlan, NOW, run, stepOf } from "./test-fixtures.ts";
+import { done, live, makePlan, makeSpec, NOW, run, stepOf } from "./test-fixtures.ts";
 import type { CapacityView, PlanCommand, PlanEvent, RunOutcome } from "./types.ts";
 
 function commandTypes(commands: PlanCommand[]) {
@@ -357,7 +357,7 @@ describe("reconcile: commander decisions", () => {
       stepIndex: 1,
       decision: {
         kind: "append",
-        steps: [{ index: 3, title: "fix", assignee: "editor", input: "fix it", waitFor: [], onFailure: "continue", maxRetries: 1 }],
+        steps: [makeSpec({ index: 3, title: "fix", assignee: "editor", input: "fix it", waitFor: [], onFailure: "continue", maxRetries: 1 })],
       },
     });
     expect(stepOf(result, 1)).toMatchObject({ status: "skipped", decisionPending: false, failureReason: "boom" });
@@ -371,7 +371,7 @@ describe("reconcile: commander decisions", () => {
     const result = run(plan, {
       type: "commander-decision",
       stepIndex: 1,
-      decision: { kind: "append", steps: [{ index: 5, title: "x", assignee: "a", input: "i", waitFor: [], onFailure: "continue", maxRetries: 0 }] },
+      decision: { kind: "append", steps: [makeSpec({ index: 5, title: "x", assignee: "a", input: "i", waitFor: [], onFailure: "continue", maxRetries: 0 })] },
     });
     expect(result).toMatchObject({ plan, commands: [], changedSteps: [] });
   });

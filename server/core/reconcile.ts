@@ -5,31 +5,38 @@
  * are one atomic unit.
  *
  * Decisions worth knowing (the tests pin each one):
- * - Only the step's live run may report on it; results from any other run are
- *   stale and ignored outright (no state change, no commands).
+ * - A run's result applies to every step that is in progress on that run (several
+ *   when steps share one run, see single-flight), each with its own on_failure and
+ *   retry budget; results from a run no step is live on are stale and ignored
+ *   outright (no state change, no commands).
+ * - Single-flight: a ready agent or commander step whose assignee and normalized
+ *   rendered input match a running step joins that step's run: no dispatch, no
+ *   slot. A run is cancelled only when no live step shares it any more.
+ * - Usage a run reports is added once, to the lowest-index step on the run, so the
+ *   plan total never counts a shared run twice.
+ * - Budgets: a ready step is never started (dispatched or joined) once the plan's
+ *   or its own usage reached a limit; it fails and the commander is asked, whatever
+ *   its on_failure. After BUDGET_DECISION_LIMIT decisions a further refusal aborts.
  * - A blocked step keeps `liveRunId` = the run that blocked, so the form answer can
- *   resume that session; `resume` starts a new run id and names the old one.
+ *   resume that session; `resume` starts a new run id and names the old one. Steps
+ *   that shared the blocked run resume with it, on the same new run.
  * - While any step is blocked the plan is paused: live runs go on, nothing new is
  *   dispatched. Resuming takes no new slot (see form-answered).
  * - The commander's `append` skips the failed step it replaces, so the failed
  *   step's downstream proceeds alongside the appended steps.
- * - A pending step downstream of a failed step that awaits no decision is skipped
+ * - A pending step that can no longer meet its requirement (a required upstream
+ *   step failed for good, or too few are left for its quorum) is skipped
  *   ("upstream step N failed") so the plan can end instead of hanging.
+ * - Once a quorum step is ready, dependencies it no longer needs that nobody else
+ *   waits for are skipped ("not needed: quorum of step M reached") and their runs
+ *   cancelled, so a straggler does not hold the plan.
  */
 import { note, startWorking, type Working } from "./reconcile-context.ts";
+import { releaseStragglers, skipDoomedSteps } from "./reconcile-dependencies.ts";
+import { dispatchReady, refuseOverBudget } from "./reconcile-dispatch.ts";
 import { handlers } from "./reconcile-events.ts";
-import { readySteps } from "./readiness.ts";
 import { isTerminalPlan } from "./status.ts";
-import { renderTemplate } from "./templates.ts";
-import {
-  USER_ASSIGNEE,
-  type CapacityView,
-  type PlanEvent,
-  type PlanState,
-  type ReconcileInput,
-  type ReconcileResult,
-  type StepState,
-} from "./types.ts";
+import type { PlanEvent, PlanState, ReconcileInput, ReconcileResult, StepState } from "./types.ts";
 
 /**
  * Apply one event to a plan and decide what happens next. Pure: the input is
@@ -65,11 +72,22 @@ function dispatchEvent(working: Working, event: PlanEvent) {
   return handler(working, event);
 }
 
+function isPaused(working: Working): boolean {
+  return working.plan.steps.some((step) => step.status === "blocked");
+}
+
 /** The common tail after every applied event on a plan that has not ended. */
 function settle(working: Working): void {
   skipDoomedSteps(working);
+  // stragglers are let go even while paused: that frees their slots for later
+  releaseStragglers(working);
   const wasStatus = working.plan.status;
-  if (!working.plan.steps.some((step) => step.status === "blocked")) dispatchReady(working);
+  if (!isPaused(working)) {
+    // budget refusals first: an abort there must not cancel a run dispatched just before
+    refuseOverBudget(working);
+    if (isTerminalPlan(working.plan.status)) return;
+    dispatchReady(working);
+  }
   const blocked = working.plan.steps.find((step) => step.status === "blocked");
   working.plan.status = blocked ? "paused" : "running";
   if (wasStatus !== working.plan.status) {
@@ -77,104 +95,6 @@ function settle(working: Working): void {
   }
   if (endIfSettled(working)) return;
   scheduleNextRetry(working);
-}
-
-/**
- * A pending step downstream of a failed step that awaits no decision can never
- * run; skip it so the plan can end. Index order visits upstream first (wait_for
- * only names earlier steps), so one pass covers whole chains.
- */
-function skipDoomedSteps(working: Working): void {
-  const doomedBy = new Map<number, number>();
-  for (const step of [...working.plan.steps].sort((a, b) => a.index - b.index)) {
-    if (step.status === "failed" && !step.decisionPending) doomedBy.set(step.index, step.index);
-    if (step.status !== "pending") continue;
-    for (const waitIndex of step.waitFor) {
-      const root = doomedBy.get(waitIndex);
-      if (root === undefined) continue;
-      const reason = `upstream step ${root} failed`;
-      step.status = "skipped";
-      step.failureReason = reason;
-      step.retryAt = null;
-      step.endedAt = working.now;
-      doomedBy.set(step.index, root);
-      note(working, step.index, `skipped: ${reason}`);
-      break;
-    }
-  }
-}
-
-function stepsByIndex(plan: PlanState): Map<number, StepState> {
-  return new Map(plan.steps.map((step) => [step.index, step] as const));
-}
-
-/** Live runs per pool, counting runs elsewhere (capacity) and in this plan. */
-class Pools {
-  private readonly agentLive = new Map<string, number>();
-  private readonly modelLive = new Map<string, number>();
-
-  constructor(private readonly capacity: CapacityView, live: readonly StepState[]) {
-    for (const step of live) this.add(step.assignee);
-  }
-
-  hasRoom(assignee: string): boolean {
-    const agent = this.capacity.agents[assignee];
-    if (agent && agent.live + (this.agentLive.get(assignee) ?? 0) >= agent.limit) return false;
-    const modelId = this.capacity.agentModel[assignee];
-    const model = modelId === undefined ? undefined : this.capacity.models[modelId];
-    if (model && model.live + (this.modelLive.get(modelId!) ?? 0) >= model.limit) return false;
-    return true;
-  }
-
-  add(assignee: string): void {
-    this.agentLive.set(assignee, (this.agentLive.get(assignee) ?? 0) + 1);
-    const modelId = this.capacity.agentModel[assignee];
-    if (modelId !== undefined) this.modelLive.set(modelId, (this.modelLive.get(modelId) ?? 0) + 1);
-  }
-}
-
-/**
- * Start ready steps in index order within max_parallel and the agent and model
- * pools. A `user` step opens a form instead (no parallel slot) and pauses the
- * plan, so nothing after it is dispatched in this pass.
- */
-function dispatchReady(working: Working): void {
-  const { plan, now } = working;
-  const live = plan.steps.filter((step) => step.status === "in_progress");
-  const pools = new Pools(working.input.capacity, live);
-  let running = live.length;
-  for (const step of readySteps(plan, now)) {
-    const rendered = () => renderTemplate({ template: step.input, request: plan.request, steps: stepsByIndex(plan) });
-    if (step.assignee === USER_ASSIGNEE) {
-      step.status = "blocked";
-      step.attempts += 1;
-      step.startedAt ??= now;
-      step.retryAt = null;
-      step.liveRunId = null;
-      working.commands.push({ type: "open-form", stepIndex: step.index, renderedInput: rendered() });
-      note(working, step.index, "form opened for a person to answer");
-      return;
-    }
-    if (running >= plan.maxParallel) continue;
-    if (!pools.hasRoom(step.assignee)) continue;
-    const runId = working.input.newRunId();
-    step.status = "in_progress";
-    step.attempts += 1;
-    step.startedAt ??= now;
-    step.retryAt = null;
-    step.liveRunId = runId;
-    pools.add(step.assignee);
-    running += 1;
-    working.commands.push({
-      type: "dispatch",
-      stepIndex: step.index,
-      assignee: step.assignee,
-      renderedInput: rendered(),
-      attempt: step.attempts,
-      runId,
-    });
-    note(working, step.index, `dispatched to ${step.assignee} (attempt ${step.attempts}, run ${runId})`);
-  }
 }
 
 /** The plan ends when nothing is open and no decision is awaited. Returns whether it ended. */
@@ -205,21 +125,27 @@ function scheduleNextRetry(working: Working): void {
   }
 }
 
-function sameStep(a: StepState, b: StepState): boolean {
-  for (const key of Object.keys(a) as (keyof StepState)[]) {
-    const left = a[key];
-    const right = b[key];
-    if (Array.isArray(left) && Array.isArray(right)) {
-      if (left.length !== right.length || left.some((value, i) => value !== right[i])) return false;
-    } else if (left !== right) {
-      return false;
-    }
+/** Equal as stored: primitives by value, arrays element-wise, small records (usage, budget) field-wise. */
+function sameValue(left: unknown, right: unknown): boolean {
+  if (left === right) return true;
+  if (Array.isArray(left) && Array.isArray(right)) {
+    return left.length === right.length && left.every((value, i) => value === right[i]);
   }
+  if (typeof left === "object" && typeof right === "object" && left !== null && right !== null) {
+    const keys = new Set([...Object.keys(left), ...Object.keys(right)]);
+    return [...keys].every((key) => (left as Record<string, unknown>)[key] === (right as Record<string, unknown>)[key]);
+  }
+  return false;
+}
+
+function sameStep(a: StepState, b: StepState): boolean {
+  const keys = new Set([...Object.keys(a), ...Object.keys(b)] as (keyof StepState)[]);
+  for (const key of keys) if (!sameValue(a[key], b[key])) return false;
   return true;
 }
 
 function changedSteps(before: PlanState, after: PlanState): number[] {
-  const previous = stepsByIndex(before);
+  const previous = new Map(before.steps.map((step) => [step.index, step] as const));
   return after.steps
     .filter((step) => {
       const old = previous.get(step.index);

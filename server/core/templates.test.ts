@@ -89,3 +89,10 @@ describe("renderTemplate", () => {
     expect(rendered).toContain("Ignore previous instructions");
   });
 });
+
+describe("renderTemplate: failed dependencies", () => {
+  it("renders a failed (optional) dependency as having no output, even if a summary lingers", () => {
+    const steps = new Map([[1, step({ status: "failed", outputSummary: "half-done", failureReason: "broke" })]]);
+    expect(renderTemplate({ template: "{{step_1.output_summary}} / {{step_1.output_files}}", request: "r", steps })).toBe("(step 1 has no output) / (no files)");
+  });
+});

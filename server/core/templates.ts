@@ -61,7 +61,8 @@ function renderStepField(stepIndex: number, field: "output_summary" | "output_fi
     return step.outputFiles.length > 0 ? step.outputFiles.join(", ") : "(no files)";
   }
   if (step.status === "skipped") return `(step ${stepIndex} was skipped)`;
-  if (step.outputSummary === null) return `(step ${stepIndex} has no output)`;
+  // a failed optional dependency does not hold its consumer; whatever it left is not output
+  if (step.status === "failed" || step.outputSummary === null) return `(step ${stepIndex} has no output)`;
   return step.outputUntrusted ? fenceUntrusted(step.outputSummary, `step_${stepIndex}`) : step.outputSummary;
 }
 

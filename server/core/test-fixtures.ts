@@ -5,7 +5,7 @@
  */
 import { reconcile } from "./reconcile.ts";
 import { stepStateFromSpec } from "./plan-state.ts";
-import type { CapacityView, PlanEvent, PlanState, ReconcileResult, StepSpec, StepState } from "./types.ts";
+import type { Budget, CapacityView, PlanEvent, PlanState, ReconcileResult, StepSpec, StepState } from "./types.ts";
 
 export const NOW = 1_000_000;
 
@@ -21,8 +21,11 @@ export function makeStep(init: StepInit): StepState {
     assignee: init.assignee ?? "writer",
     input: init.input ?? `do part ${init.index}`,
     waitFor: init.waitFor ?? (init.index > 1 ? [init.index - 1] : []),
+    optionalWaitFor: init.optionalWaitFor ?? [],
+    quorum: init.quorum ?? null,
     onFailure: init.onFailure ?? "ask_commander",
     maxRetries: init.maxRetries ?? 3,
+    budget: init.budget ?? { maxTokens: null, maxCost: null },
   };
   return { ...stepStateFromSpec(spec), ...init };
 }
@@ -32,13 +35,31 @@ export function makePlan({
   maxParallel = 3,
   status = "running",
   request = "the request",
+  budget = { maxTokens: null, maxCost: null },
 }: {
   steps: StepInit[];
   maxParallel?: number;
   status?: PlanState["status"];
   request?: string;
+  budget?: Budget;
 }): PlanState {
-  return { id: "plan-1", status, maxParallel, request, steps: steps.map(makeStep) };
+  return { id: "plan-1", status, maxParallel, budget, request, steps: steps.map(makeStep) };
+}
+
+/** A StepSpec for an appended step: no optional edges, no quorum, no budget unless given. */
+export function makeSpec(init: Partial<StepSpec> & { index: number }): StepSpec {
+  return {
+    title: `step ${init.index}`,
+    assignee: "writer",
+    input: `do part ${init.index}`,
+    waitFor: [],
+    optionalWaitFor: [],
+    quorum: null,
+    onFailure: "continue",
+    maxRetries: 1,
+    budget: { maxTokens: null, maxCost: null },
+    ...init,
+  };
 }
 
 /** A step that is running as run `run-<index>`. */

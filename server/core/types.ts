@@ -17,21 +17,51 @@ export type OnFailure = (typeof ON_FAILURE_POLICIES)[number];
 export const USER_ASSIGNEE = "user";
 export const COMMANDER_ASSIGNEE = "commander";
 
+/**
+ * Token and cost limits (plan-wide or per step); null = no limit. The scheduler
+ * refuses to start a step once a limit is reached and asks the commander instead.
+ */
+export interface Budget {
+  maxTokens: number | null;
+  maxCost: number | null;
+}
+
+/** What runs consumed: tokens in + out, and cost in the provider's currency. */
+export interface RunUsage {
+  tokens: number;
+  cost: number;
+}
+
 /** A step as the commander (or an API client) proposes it, after validation and defaults. */
 export interface StepSpec {
   index: number;
   title: string;
   assignee: string;
   input: string;
+  /** every step this one depends on, required and optional alike (so graph checks see all edges) */
   waitFor: number[];
+  /**
+   * the subset of `waitFor` that is optional: it must have ended (done, skipped, or
+   * failed with no decision pending) but need not have succeeded
+   */
+  optionalWaitFor: number[];
+  /**
+   * "any k of these": the step is ready once this many of `waitFor` are done or
+   * skipped, whatever the rest are doing; null = every dependency counts
+   */
+  quorum: number | null;
   onFailure: OnFailure;
   maxRetries: number;
+  /** limits on this step's own usage, over all its runs */
+  budget: Budget;
 }
 
 /** A validated plan proposal. */
 export interface PlanSpec {
   title: string;
   maxParallel: number;
+  /** limits on the usage of all steps together */
+  budget: Budget;
   steps: StepSpec[];
 }
 
@@ -53,6 +83,15 @@ export interface StepState extends StepSpec {
   liveRunId: string | null;
   /** a failed ask_commander step waiting for the commander's decision */
   decisionPending: boolean;
+  /** commander decisions applied to this step so far; bounds the budget ask loop */
+  decisionCount: number;
+  /**
+   * the input as rendered at the step's latest dispatch, form or shared run (null
+   * until then); a live step's value is what single-flight compares
+   */
+  renderedInput: string | null;
+  /** what this step's runs consumed, accumulated (a shared run counts once, see reconcile) */
+  usage: RunUsage;
   startedAt: number | null;
   endedAt: number | null;
 }
@@ -61,6 +100,8 @@ export interface PlanState {
   id: string;
   status: PlanStatus;
   maxParallel: number;
+  /** limits on the usage of all steps together */
+  budget: Budget;
   /** the original request ({{request}}) */
   request: string;
   steps: StepState[];
@@ -79,10 +120,14 @@ export interface FormSpec {
   fields: FormField[];
 }
 
+/**
+ * What a run reported. `usage` (when the runtime knows it) is added to the step's
+ * usage whatever the outcome: a failed run still spent tokens.
+ */
 export type RunOutcome =
-  | { kind: "ok"; summary: string; files: string[]; untrusted?: boolean }
-  | { kind: "failed"; transient: boolean; reason: string }
-  | { kind: "blocked" };
+  | { kind: "ok"; summary: string; files: string[]; untrusted?: boolean; usage?: RunUsage }
+  | { kind: "failed"; transient: boolean; reason: string; usage?: RunUsage }
+  | { kind: "blocked"; usage?: RunUsage };
 
 export type CommanderDecision =
   | { kind: "retry"; input?: string; assignee?: string }
@@ -94,8 +139,12 @@ export type CommanderDecision =
 export type PlanEvent =
   | { type: "plan-created" }
   | { type: "run-started"; stepIndex: number; runId: string }
+  /**
+   * applies to every in-progress step whose live run is `runId` (several when steps
+   * share one run, see single-flight); `stepIndex` names the step the run was started for
+   */
   | { type: "run-finished"; stepIndex: number; runId: string; outcome: RunOutcome }
-  /** a live run's process died (lease expired, or found at start-up): a transient failure */
+  /** a live run's process died (lease expired, or found at start-up): a transient failure of every step sharing it */
   | { type: "run-lost"; stepIndex: number; runId: string }
   /** a person answered the form of a blocked step (user step: done; agent step: resumes) */
   | { type: "form-answered"; stepIndex: number; summary: string }
@@ -120,11 +169,11 @@ export type PlanCommand =
    * `previousRunId` is the run that blocked (whose session to continue)
    */
   | { type: "resume"; stepIndex: number; answer: string; attempt: number; runId: string; previousRunId: string | null }
-  /** wake the commander to decide about a failed ask_commander step */
+  /** wake the commander to decide about a failed ask_commander step (or one refused for its budget) */
   | { type: "ask-commander"; stepIndex: number; failureReason: string }
   /** arrange a `tick` at this time (retry backoff) */
   | { type: "schedule-tick"; at: number }
-  /** abort a live run (plan cancelled or aborted) */
+  /** abort a live run (plan cancelled or aborted, or a straggler a quorum no longer needs); never one another live step still shares */
   | { type: "cancel-run"; runId: string }
   | { type: "plan-ended"; status: Extract<PlanStatus, "completed" | "failed" | "cancelled"> };
 

@@ -39,13 +39,15 @@ describe("validatePlan", () => {
       assignees,
       limits,
     });
+    const defaults = { optionalWaitFor: [], quorum: null, budget: { maxTokens: null, maxCost: null } };
     expect(spec).toEqual({
       title: "Report",
       maxParallel: 2,
+      budget: { maxTokens: null, maxCost: null },
       steps: [
-        { index: 1, title: "step 1", assignee: "writer", input: "part 1", waitFor: [], onFailure: "ask_commander", maxRetries: 3 },
-        { index: 2, title: "step 2", assignee: "writer", input: "part 2", waitFor: [1], onFailure: "ask_commander", maxRetries: 3 },
-        { index: 3, title: "step 3", assignee: "writer", input: "part 3", waitFor: [1], onFailure: "continue", maxRetries: 0 },
+        { index: 1, title: "step 1", assignee: "writer", input: "part 1", waitFor: [], onFailure: "ask_commander", maxRetries: 3, ...defaults },
+        { index: 2, title: "step 2", assignee: "writer", input: "part 2", waitFor: [1], onFailure: "ask_commander", maxRetries: 3, ...defaults },
+        { index: 3, title: "step 3", assignee: "writer", input: "part 3", waitFor: [1], onFailure: "continue", maxRetries: 0, ...defaults },
       ],
     });
   });

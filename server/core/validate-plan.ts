@@ -5,9 +5,9 @@
  */
 import type { z } from "zod";
 import { PlanValidationError, type PlanIssue } from "./errors.ts";
-import { rawAppendedStepsSchema, rawPlanSchema, type RawStep } from "./plan-schema.ts";
+import { rawAppendedStepsSchema, rawPlanSchema, type RawBudget, type RawStep, type RawWaitForEntry } from "./plan-schema.ts";
 import { parseTemplateRefs } from "./templates.ts";
-import { COMMANDER_ASSIGNEE, USER_ASSIGNEE, type PlanSpec, type PlanState, type StepSpec } from "./types.ts";
+import { COMMANDER_ASSIGNEE, USER_ASSIGNEE, type Budget, type PlanSpec, type PlanState, type StepSpec } from "./types.ts";
 
 export interface PlanLimits {
   maxSteps: number;
@@ -24,8 +24,8 @@ interface ValidationContext {
 /**
  * Validate a plan proposed by the commander or an API client and apply defaults
  * (wait_for = [index-1], on_failure = ask_commander, max_retries and max_parallel
- * from `limits`). `assignees` are the agent handles in the conversation; `user`
- * and `commander` are always allowed.
+ * from `limits`, no quorum, no budget). `assignees` are the agent handles in the
+ * conversation; `user` and `commander` are always allowed.
  * @throws PlanValidationError listing every issue found
  */
 export function validatePlan({
@@ -55,7 +55,17 @@ export function validatePlan({
   }
   const steps = checkSteps({ steps: plan.steps, firstIndex: 1, existing: new Map(), context: { assignees, limits }, issues });
   if (issues.length > 0) throw new PlanValidationError(issues);
-  return { title: plan.title, maxParallel: plan.max_parallel ?? limits.defaultMaxParallel, steps };
+  return { title: plan.title, maxParallel: plan.max_parallel ?? limits.defaultMaxParallel, budget: toBudget(plan.budget), steps };
+}
+
+/** snake_case budget → Budget, absent limits as null. */
+function toBudget(raw: RawBudget | undefined): Budget {
+  return { maxTokens: raw?.max_tokens ?? null, maxCost: raw?.max_cost ?? null };
+}
+
+/** A wait_for entry as index + optional flag, whichever form it was written in. */
+function waitForEntry(entry: RawWaitForEntry): { step: number; optional: boolean } {
+  return typeof entry === "number" ? { step: entry, optional: false } : { step: entry.step, optional: entry.optional ?? false };
 }
 
 /**
@@ -112,7 +122,9 @@ function shapeIssues(error: z.ZodError, rawSteps: unknown, stepsPath: PropertyKe
     const underSteps = stepsPath.every((key, i) => path[i] === key);
     const position = underSteps ? path[stepsPath.length] : undefined;
     if (typeof position !== "number") {
-      const field = issue.code === "unrecognized_keys" ? issue.keys.join(", ") : path.map(String).join(".") || (stepsPath.length === 0 ? "steps" : "plan");
+      // an unknown key inside a nested object (budget) is reported on that object
+      const field =
+        issue.code === "unrecognized_keys" && path.length === 0 ? issue.keys.join(", ") : path.map(String).join(".") || (stepsPath.length === 0 ? "steps" : "plan");
       const message = issue.code === "unrecognized_keys" ? `unknown field (${issue.message})` : issue.message;
       return { stepIndex: null, field, message };
     }
@@ -121,7 +133,9 @@ function shapeIssues(error: z.ZodError, rawSteps: unknown, stepsPath: PropertyKe
     const stepIndex = typeof declared === "number" && Number.isInteger(declared) ? declared : null;
     const rest = path.slice(stepsPath.length + 1);
     if (issue.code === "unrecognized_keys") {
-      return { stepIndex, field: issue.keys.join(", "), message: `unknown field (${issue.message})` };
+      // on the step itself the key is the field; inside wait_for or budget, that field is
+      const field = rest.length > 0 ? String(rest[0]) : issue.keys.join(", ");
+      return { stepIndex, field, message: `unknown field (${issue.message})` };
     }
     const field = rest.length > 0 ? String(rest[0]) : "step";
     // a step that is not at the position its index claims is easier to find by position
@@ -166,9 +180,11 @@ function checkSteps({
     }
     seen.add(index);
 
-    if (step.wait_for !== undefined) {
+    const entries = step.wait_for?.map(waitForEntry);
+    if (entries !== undefined) {
       const listed = new Set<number>();
-      for (const upstream of step.wait_for) {
+      // optional entries are checked exactly like required ones: both are edges of the graph
+      for (const { step: upstream } of entries) {
         if (listed.has(upstream)) report("wait_for", `names step ${upstream} more than once`);
         listed.add(upstream);
         if (upstream === index) report("wait_for", "names the step itself");
@@ -187,15 +203,23 @@ function checkSteps({
     }
 
     // the default names the previous step only if it exists, so a bad index is reported once
-    const waitFor = step.wait_for ?? (index > 1 && declared.has(index - 1) ? [index - 1] : []);
+    const waitFor = [...new Set(entries?.map((entry) => entry.step) ?? (index > 1 && declared.has(index - 1) ? [index - 1] : []))];
+    const optionalWaitFor = [...new Set(entries?.filter((entry) => entry.optional).map((entry) => entry.step) ?? [])];
+    // k counts distinct dependencies: a repeated entry (already reported) must not widen the range
+    if (step.quorum !== undefined && step.quorum > waitFor.length) {
+      report("quorum", `is ${step.quorum}, but the step waits for ${waitFor.length} ${waitFor.length === 1 ? "step" : "steps"} (quorum must be between 1 and the number of wait_for entries)`);
+    }
     specs.push({
       index,
       title: step.title,
       assignee,
       input: step.input,
-      waitFor: [...new Set(waitFor)],
+      waitFor,
+      optionalWaitFor,
+      quorum: step.quorum ?? null,
       onFailure: step.on_failure ?? "ask_commander",
       maxRetries: step.max_retries ?? limits.defaultMaxRetries,
+      budget: toBudget(step.budget),
     });
   });
 

@@ -198,6 +198,67 @@ describe("executor on the embedded database", () => {
     expect(runs.map((r) => r.status)).toEqual(["cancelled"]);
   });
 
+  it("runs identical subtasks once and fans the result out", async () => {
+    const plan = await fixture.executor.submitPlan({
+      conversationId: fixture.conversationId,
+      raw: {
+        title: "Twins",
+        steps: [
+          step(1, "researcher", "sleep=50 look up the release date", { wait_for: [] }),
+          step(2, "researcher", "sleep=50   look up the release   date ", { wait_for: [] }),
+          step(3, "writer", "{{step_1.output_summary}} / {{step_2.output_summary}}", { wait_for: [1, 2] }),
+        ],
+      },
+    });
+    expect(await fixture.waitForPlan(plan.id)).toBe("completed");
+    const runs = await fixture.db.prisma.run.findMany({ where: { planId: plan.id } });
+    expect(runs).toHaveLength(2); // one shared run for steps 1 and 2, one for step 3
+    const steps = await fixture.db.prisma.planStep.findMany({ where: { planId: plan.id }, orderBy: { index: "asc" } });
+    expect(steps[0]!.outputSummary).toBe(steps[1]!.outputSummary);
+    expect(steps[0]!.usageTokens + steps[1]!.usageTokens).toBe(runs.find((r) => r.stepId === steps[0]!.id)!.tokensIn + runs.find((r) => r.stepId === steps[0]!.id)!.tokensOut);
+  });
+
+  it("starts a quorum step once enough inputs exist and releases the straggler", async () => {
+    const plan = await fixture.executor.submitPlan({
+      conversationId: fixture.conversationId,
+      raw: {
+        title: "Quorum",
+        steps: [
+          step(1, "researcher", "sleep=20 a", { wait_for: [] }),
+          step(2, "analyst", "sleep=20 b", { wait_for: [] }),
+          step(3, "writer", "sleep=20000 straggler", { wait_for: [] }),
+          step(4, "commander", "any two of them", { wait_for: [1, 2, 3], quorum: 2 }),
+        ],
+      },
+    });
+    expect(await fixture.waitForPlan(plan.id)).toBe("completed");
+    const steps = await fixture.db.prisma.planStep.findMany({ where: { planId: plan.id }, orderBy: { index: "asc" } });
+    expect(steps.map((s) => s.status)).toEqual(["done", "done", "skipped", "done"]);
+    expect(steps[2]!.failureReason).toContain("quorum");
+    const straggler = await fixture.db.prisma.run.findFirstOrThrow({ where: { stepId: steps[2]!.id } });
+    expect(straggler.status).toBe("cancelled");
+  });
+
+  it("refuses dispatch past the plan's token budget and asks the commander", async () => {
+    const plan = await fixture.executor.submitPlan({
+      conversationId: fixture.conversationId,
+      raw: {
+        title: "Budget",
+        budget: { max_tokens: 10 },
+        steps: [step(1, "researcher", "first"), step(2, "analyst", "second {{step_1.output_summary}}")],
+      },
+    });
+    expect(await fixture.waitForPlan(plan.id)).toBe("completed");
+    const steps = await fixture.db.prisma.planStep.findMany({ where: { planId: plan.id }, orderBy: { index: "asc" } });
+    expect(steps[0]!.status).toBe("done");
+    expect(steps[0]!.usageTokens).toBe(15);
+    // the commander (scripted: skip) was asked instead of the step running
+    expect(steps[1]!.status).toBe("skipped");
+    expect(steps[1]!.failureReason).toContain("budget exhausted");
+    expect(await fixture.db.prisma.run.count({ where: { stepId: steps[1]!.id, kind: "step" } })).toBe(0);
+    expect(await fixture.db.prisma.message.count({ where: { planId: plan.id, kind: "decision" } })).toBe(1);
+  });
+
   it("rejects an invalid plan naming the step and field, storing nothing", async () => {
     const before = await fixture.db.prisma.plan.count();
     const attempt = fixture.executor.submitPlan({

@@ -74,15 +74,10 @@ export async function reconcilePlan(
     uow.cachePlan(loaded);
     return loaded; // nothing changed (stale or inapplicable event)
   }
-  const renderedInputs = new Map<number, string>();
-  for (const command of result.commands) {
-    if (command.type === "dispatch" || command.type === "open-form") renderedInputs.set(command.stepIndex, command.renderedInput);
-  }
   const saved = await savePlan(tx, uow.batch, {
     loaded,
     next: result.plan,
     changedSteps: result.changedSteps,
-    renderedInputs,
     now: new Date(now),
   });
   uow.cachePlan(saved);
@@ -121,7 +116,7 @@ export function stepDTO(plan: LoadedPlan, step: StepState): StepDTO {
     maxRetries: step.maxRetries,
     status: step.status,
     attempts: step.attempts,
-    renderedInput: plan.renderedInputs.get(step.index) ?? null,
+    renderedInput: step.renderedInput,
     outputSummary: step.outputSummary,
     outputFiles: step.outputFiles,
     failureReason: step.failureReason,
@@ -224,7 +219,7 @@ async function applyCommand(
         conversationId: plan.conversationId,
         agent,
         kind: isCommander ? "commander-step" : "step",
-        input: plan.renderedInputs.get(command.stepIndex) ?? step.input,
+        input: step.renderedInput ?? step.input,
         request,
         plan: ref,
         attempt: command.attempt,

@@ -89,8 +89,12 @@ export async function finishRun(
   const tellPlan = async (event: PlanEvent) => {
     if (launch.planId) await reconcilePlan(context, tx, uow, { planId: launch.planId, event, read: read ?? undefined });
   };
+  // every outcome carries the run's usage: the core adds it to the step and checks budgets
+  const usage = { tokens: result.usage.tokensIn + result.usage.tokensOut, cost: result.usage.cost };
   const report = (outcome: RunOutcome) =>
-    launch.stepIndex === null ? Promise.resolve() : tellPlan({ type: "run-finished", stepIndex: launch.stepIndex, runId, outcome });
+    launch.stepIndex === null
+      ? Promise.resolve()
+      : tellPlan({ type: "run-finished", stepIndex: launch.stepIndex, runId, outcome: { ...outcome, usage } });
   const decide = (decision: CommanderDecision) =>
     launch.stepIndex === null ? Promise.resolve() : tellPlan({ type: "commander-decision", stepIndex: launch.stepIndex, decision });
 

@@ -38,7 +38,7 @@ function randomPlan(seed: number) {
     steps: Array.from({ length: STEPS_PER_PLAN }, (_, i) => {
       const index = i + 1;
       const waitFor = index === 1 ? [] : [...new Set(Array.from({ length: 1 + Math.floor(random() * 3) }, () => 1 + Math.floor(random() * i)))];
-      return { index, title: `s${index}`, assignee: handles[index % 3], input: "sleep=0-4", wait_for: waitFor, on_failure: "abort_plan" };
+      return { index, title: `s${index}`, assignee: handles[index % 3], input: `sleep=0-4 item ${seed}.${index}`, wait_for: waitFor, on_failure: "abort_plan" };
     }),
   };
 }

@@ -19,8 +19,6 @@ export interface LoadedPlan {
   version: number;
   /** step index → PlanStep.id */
   stepIds: Map<number, string>;
-  /** step index → the input as rendered at its last dispatch */
-  renderedInputs: Map<number, string | null>;
 }
 
 const toMillis = (date: Date | null) => (date ? date.getTime() : null);
@@ -33,6 +31,9 @@ function toStepState(row: StepRow): StepState {
     assignee: row.assignee,
     input: row.input,
     waitFor: row.waitFor,
+    optionalWaitFor: row.optionalWaitFor,
+    quorum: row.quorum,
+    budget: { maxTokens: row.budgetTokens, maxCost: row.budgetCost },
     onFailure: row.onFailure,
     maxRetries: row.maxRetries,
     status: row.status,
@@ -45,6 +46,9 @@ function toStepState(row: StepRow): StepState {
     failureReason: row.failureReason,
     liveRunId: row.liveRunId,
     decisionPending: row.decisionPending,
+    decisionCount: row.decisionCount,
+    renderedInput: row.renderedInput,
+    usage: { tokens: row.usageTokens, cost: row.usageCost },
     startedAt: toMillis(row.startedAt),
     endedAt: toMillis(row.endedAt),
   };
@@ -56,6 +60,10 @@ function stepColumns(step: StepState) {
     assignee: step.assignee,
     input: step.input,
     waitFor: step.waitFor,
+    optionalWaitFor: step.optionalWaitFor,
+    quorum: step.quorum,
+    budgetTokens: step.budget.maxTokens,
+    budgetCost: step.budget.maxCost,
     onFailure: step.onFailure,
     maxRetries: step.maxRetries,
     status: step.status,
@@ -68,6 +76,10 @@ function stepColumns(step: StepState) {
     failureReason: step.failureReason,
     liveRunId: step.liveRunId,
     decisionPending: step.decisionPending,
+    decisionCount: step.decisionCount,
+    renderedInput: step.renderedInput,
+    usageTokens: step.usage.tokens,
+    usageCost: step.usage.cost,
     startedAt: toDate(step.startedAt),
     endedAt: toDate(step.endedAt),
   };
@@ -82,6 +94,8 @@ export async function insertPlan(
       conversationId: input.conversationId,
       title: input.spec.title,
       maxParallel: input.spec.maxParallel,
+      budgetTokens: input.spec.budget.maxTokens,
+      budgetCost: input.spec.budget.maxCost,
       request: input.request,
       requestMessageId: input.requestMessageId,
       createdByUserId: input.createdByUserId,
@@ -105,11 +119,11 @@ export async function loadPlan(tx: Tx, planId: string): Promise<LoadedPlan | nul
     requestMessageId: plan.requestMessageId,
     version: plan.version,
     stepIds: new Map(steps.map((step) => [step.index, step.id])),
-    renderedInputs: new Map(steps.map((step) => [step.index, step.renderedInput])),
     state: {
       id: plan.id,
       status: plan.status,
       maxParallel: plan.maxParallel,
+      budget: { maxTokens: plan.budgetTokens, maxCost: plan.budgetCost },
       request: plan.request,
       steps: steps.map(toStepState),
     },
@@ -143,19 +157,16 @@ export async function readPlanContext(
 }
 
 /**
- * Queues the plan (its version bumped) and its changed steps, with the inputs
- * rendered for steps dispatched now, in the transaction's write batch; appended
- * steps are inserted at once. Returns the plan as it will be stored.
+ * Queues the plan (its version bumped) and its changed steps in the transaction's
+ * write batch; appended steps are inserted at once. Returns the plan as it will be stored.
  */
 export async function savePlan(
   tx: Tx,
   batch: WriteBatch,
-  input: { loaded: LoadedPlan; next: PlanState; changedSteps: number[]; renderedInputs: Map<number, string>; now: Date },
+  input: { loaded: LoadedPlan; next: PlanState; changedSteps: number[]; now: Date },
 ): Promise<LoadedPlan> {
   const { loaded, next, now } = input;
   const stepIds = new Map(loaded.stepIds);
-  const renderedInputs = new Map(loaded.renderedInputs);
-  for (const [index, rendered] of input.renderedInputs) renderedInputs.set(index, rendered);
   const statusChanged = next.status !== loaded.state.status;
   const ended = next.status === "completed" || next.status === "failed" || next.status === "cancelled";
   const version = loaded.version + 1;
@@ -178,9 +189,9 @@ export async function savePlan(
       id = created.id;
       stepIds.set(index, id);
     }
-    batch.set(`step:${id}`, sqlWrites.updateStep({ id, ...stepColumns(step), renderedInput: renderedInputs.get(index) ?? undefined }));
+    batch.set(`step:${id}`, sqlWrites.updateStep({ id, ...stepColumns(step) }));
   }
-  return { ...loaded, state: next, version, stepIds, renderedInputs };
+  return { ...loaded, state: next, version, stepIds };
 }
 
 /** The pooled limits as the core sees them, from the agents and their live run counts. */

@@ -146,6 +146,10 @@ export const sqlWrites = {
     assignee: string;
     input: string;
     waitFor: number[];
+    optionalWaitFor: number[];
+    quorum: number | null;
+    budgetTokens: number | null;
+    budgetCost: number | null;
     onFailure: string;
     maxRetries: number;
     status: string;
@@ -158,17 +162,23 @@ export const sqlWrites = {
     failureReason: string | null;
     liveRunId: string | null;
     decisionPending: boolean;
+    decisionCount: number;
+    renderedInput: string | null;
+    usageTokens: number;
+    usageCost: number;
     startedAt: Date | null;
     endedAt: Date | null;
-    renderedInput?: string;
   }): Prisma.Sql {
-    const rendered = row.renderedInput === undefined ? Prisma.empty : Prisma.sql`, "renderedInput" = ${row.renderedInput}`;
     return Prisma.sql`UPDATE "PlanStep" SET "title" = ${row.title}, "assignee" = ${row.assignee}, "input" = ${row.input},
-        "waitFor" = ${row.waitFor}::int[], "onFailure" = ${row.onFailure}::"OnFailure", "maxRetries" = ${row.maxRetries},
+        "waitFor" = ${row.waitFor}::int[], "optionalWaitFor" = ${row.optionalWaitFor}::int[], "quorum" = ${row.quorum}::int,
+        "budgetTokens" = ${row.budgetTokens}::int, "budgetCost" = ${row.budgetCost}::float8,
+        "onFailure" = ${row.onFailure}::"OnFailure", "maxRetries" = ${row.maxRetries},
         "status" = ${row.status}::"StepStatus", "attempts" = ${row.attempts}, "transientFailures" = ${row.transientFailures},
         "retryAt" = ${row.retryAt}::timestamp(3), "outputSummary" = ${row.outputSummary}, "outputFiles" = ${row.outputFiles}::text[],
         "outputUntrusted" = ${row.outputUntrusted}, "failureReason" = ${row.failureReason}, "liveRunId" = ${row.liveRunId},
-        "decisionPending" = ${row.decisionPending}, "startedAt" = ${row.startedAt}::timestamp(3), "endedAt" = ${row.endedAt}::timestamp(3)${rendered}
+        "decisionPending" = ${row.decisionPending}, "decisionCount" = ${row.decisionCount}, "renderedInput" = ${row.renderedInput},
+        "usageTokens" = ${row.usageTokens}, "usageCost" = ${row.usageCost}::float8,
+        "startedAt" = ${row.startedAt}::timestamp(3), "endedAt" = ${row.endedAt}::timestamp(3)
       WHERE "id" = ${row.id}`;
   },
 

@@ -1,0 +1,12 @@
+-- AlterTable
+ALTER TABLE "Plan" ADD COLUMN     "budgetCost" DOUBLE PRECISION,
+ADD COLUMN     "budgetTokens" INTEGER;
+
+-- AlterTable
+ALTER TABLE "PlanStep" ADD COLUMN     "budgetCost" DOUBLE PRECISION,
+ADD COLUMN     "budgetTokens" INTEGER,
+ADD COLUMN     "decisionCount" INTEGER NOT NULL DEFAULT 0,
+ADD COLUMN     "optionalWaitFor" INTEGER[] DEFAULT ARRAY[]::INTEGER[],
+ADD COLUMN     "quorum" INTEGER,
+ADD COLUMN     "usageCost" DOUBLE PRECISION NOT NULL DEFAULT 0,
+ADD COLUMN     "usageTokens" INTEGER NOT NULL DEFAULT 0;

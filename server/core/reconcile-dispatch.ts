@@ -1,0 +1,145 @@
+/**
+ * The "decide what runs next" half of reconcile: budget refusals, then ready steps
+ * started within max_parallel and the agent and model pools, sharing a live run
+ * when an identical subtask is already running (single-flight).
+ */
+import { BUDGET_DECISION_LIMIT, budgetRefusal } from "./budget.ts";
+import { readySteps } from "./readiness.ts";
+import { abortPlan, note, type Working } from "./reconcile-context.ts";
+import { liveTwin } from "./single-flight.ts";
+import { renderTemplate } from "./templates.ts";
+import { USER_ASSIGNEE, type CapacityView, type PlanState, type StepState } from "./types.ts";
+
+/** The reason other steps get when repeated budget refusals abort the plan. */
+export const BUDGET_ABORT_REASON = `budget exhausted after ${BUDGET_DECISION_LIMIT} decisions`;
+
+/** Live runs per pool, counting runs elsewhere (capacity) and in this plan. */
+class Pools {
+  private readonly agentLive = new Map<string, number>();
+  private readonly modelLive = new Map<string, number>();
+
+  constructor(private readonly capacity: CapacityView, liveAssignees: readonly string[]) {
+    for (const assignee of liveAssignees) this.add(assignee);
+  }
+
+  hasRoom(assignee: string): boolean {
+    const agent = this.capacity.agents[assignee];
+    if (agent && agent.live + (this.agentLive.get(assignee) ?? 0) >= agent.limit) return false;
+    const modelId = this.capacity.agentModel[assignee];
+    const model = modelId === undefined ? undefined : this.capacity.models[modelId];
+    if (model && model.live + (this.modelLive.get(modelId!) ?? 0) >= model.limit) return false;
+    return true;
+  }
+
+  add(assignee: string): void {
+    this.agentLive.set(assignee, (this.agentLive.get(assignee) ?? 0) + 1);
+    const modelId = this.capacity.agentModel[assignee];
+    if (modelId !== undefined) this.modelLive.set(modelId, (this.modelLive.get(modelId) ?? 0) + 1);
+  }
+}
+
+/**
+ * The assignee of each distinct live run. Slots are counted per run, not per step:
+ * steps sharing one run (single-flight) occupy one slot together.
+ */
+function liveRunAssignees(plan: PlanState): string[] {
+  const runs = new Map<string, string>();
+  for (const step of plan.steps) {
+    if (step.status === "in_progress" && step.liveRunId !== null) runs.set(step.liveRunId, step.assignee);
+  }
+  return [...runs.values()];
+}
+
+function stepsByIndex(plan: PlanState): Map<number, StepState> {
+  return new Map(plan.steps.map((step) => [step.index, step] as const));
+}
+
+/**
+ * Ready agent and commander steps that a budget forbids to start fail and ask the
+ * commander, whatever their on_failure says: running out of budget is the
+ * scheduler's call, not a model's failure. After BUDGET_DECISION_LIMIT decisions on
+ * the step a further refusal aborts the plan instead of asking again. Runs before
+ * any dispatch of the same reconcile, so an abort here never cancels a run that
+ * this reconcile started. Forms (`user` steps) spend no tokens and are never refused.
+ */
+export function refuseOverBudget(working: Working): void {
+  const refused: { step: StepState; detail: string }[] = [];
+  for (const step of readySteps(working.plan, working.now)) {
+    if (step.assignee === USER_ASSIGNEE) continue;
+    const detail = budgetRefusal(working.plan, step);
+    if (detail !== null) refused.push({ step, detail });
+  }
+  // an abort wins over asking: asking first would leave steps failed that the abort must skip
+  const hopeless = refused.find(({ step }) => step.decisionCount >= BUDGET_DECISION_LIMIT);
+  if (hopeless) {
+    const { step, detail } = hopeless;
+    note(working, step.index, `not dispatched: budget exhausted (${detail}) after ${step.decisionCount} decisions; the plan stops`);
+    abortPlan(working, step, `${BUDGET_ABORT_REASON}: ${detail}`, BUDGET_ABORT_REASON);
+    return;
+  }
+  for (const { step, detail } of refused) {
+    const reason = `budget exhausted: ${detail}`;
+    step.status = "failed";
+    step.failureReason = reason;
+    step.decisionPending = true;
+    step.retryAt = null;
+    step.liveRunId = null;
+    step.endedAt = working.now;
+    working.commands.push({ type: "ask-commander", stepIndex: step.index, failureReason: reason });
+    note(working, step.index, `not dispatched: ${reason}; asking the commander to decide`);
+  }
+}
+
+/**
+ * Start ready steps in index order. A `user` step opens a form instead (no parallel
+ * slot) and pauses the plan, so nothing after it is dispatched in this pass. A step
+ * whose twin (same assignee, same normalized input) is running joins the twin's run
+ * and takes no slot; otherwise it needs room in max_parallel and its pools.
+ */
+export function dispatchReady(working: Working): void {
+  const { plan, now } = working;
+  const liveAssignees = liveRunAssignees(plan);
+  const pools = new Pools(working.input.capacity, liveAssignees);
+  let running = liveAssignees.length;
+  // the map holds the live step objects, so it stays current as this loop edits them
+  const byIndex = stepsByIndex(plan);
+  for (const step of readySteps(plan, now)) {
+    const renderedInput = renderTemplate({ template: step.input, request: plan.request, steps: byIndex });
+    if (step.assignee === USER_ASSIGNEE) {
+      step.status = "blocked";
+      step.attempts += 1;
+      step.startedAt ??= now;
+      step.retryAt = null;
+      step.liveRunId = null;
+      step.renderedInput = renderedInput;
+      working.commands.push({ type: "open-form", stepIndex: step.index, renderedInput });
+      note(working, step.index, "form opened for a person to answer");
+      return;
+    }
+    const twin = liveTwin(plan.steps, step, renderedInput);
+    if (twin) {
+      // joining costs nothing: no new run, no slot, no dispatch; the run's result fans out
+      startStep(working, step, twin.liveRunId!, renderedInput);
+      note(working, step.index, `shares run ${twin.liveRunId} with step ${twin.index} (same assignee and input; attempt ${step.attempts})`);
+      continue;
+    }
+    if (running >= plan.maxParallel) continue;
+    if (!pools.hasRoom(step.assignee)) continue;
+    const runId = working.input.newRunId();
+    startStep(working, step, runId, renderedInput);
+    working.startedRuns.add(runId);
+    pools.add(step.assignee);
+    running += 1;
+    working.commands.push({ type: "dispatch", stepIndex: step.index, assignee: step.assignee, renderedInput, attempt: step.attempts, runId });
+    note(working, step.index, `dispatched to ${step.assignee} (attempt ${step.attempts}, run ${runId})`);
+  }
+}
+
+function startStep(working: Working, step: StepState, runId: string, renderedInput: string): void {
+  step.status = "in_progress";
+  step.attempts += 1;
+  step.startedAt ??= working.now;
+  step.retryAt = null;
+  step.liveRunId = runId;
+  step.renderedInput = renderedInput;
+}
