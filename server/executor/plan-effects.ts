@@ -112,6 +112,8 @@ export function stepDTO(plan: LoadedPlan, step: StepState): StepDTO {
     assignee: step.assignee,
     input: step.input,
     waitFor: step.waitFor,
+    optionalWaitFor: step.optionalWaitFor,
+    quorum: step.quorum,
     onFailure: step.onFailure,
     maxRetries: step.maxRetries,
     status: step.status,

@@ -46,6 +46,10 @@ export interface StepDTO {
   assignee: string;
   input: string;
   waitFor: number[];
+  /** the dependencies in waitFor whose failure does not hold this step */
+  optionalWaitFor: number[];
+  /** ready once this many dependencies succeeded (null: all) */
+  quorum: number | null;
   onFailure: OnFailure;
   maxRetries: number;
   status: StepStatus;

@@ -47,6 +47,8 @@ export function toStepDTO(row: Prisma.PlanStepGetPayload<object>): StepDTO {
     assignee: row.assignee,
     input: row.input,
     waitFor: row.waitFor,
+    optionalWaitFor: row.optionalWaitFor,
+    quorum: row.quorum,
     onFailure: row.onFailure,
     maxRetries: row.maxRetries,
     status: row.status,
