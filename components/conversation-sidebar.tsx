@@ -53,9 +53,13 @@ export function ConversationSidebar({ conversations }: { conversations: SidebarC
               >
                 <span className="min-w-0 flex-1 truncate">{conversation.title}</span>
                 {count > 0 && !active ? (
-                  <span data-testid="activity-badge" aria-label={`${count} new updates`} className="rounded-full bg-accent px-1.5 text-[11px] font-semibold text-white">
-                    {count > 99 ? "99+" : count}
-                  </span>
+                  <>
+                    <span data-testid="activity-badge" aria-hidden className="rounded-full bg-accent px-1.5 text-[11px] font-semibold text-white">
+                      {count > 99 ? "99+" : count}
+                    </span>
+                    {/* part of the link's name, "Title, 3 new updates": ARIA 1.2 does not allow aria-label on a plain span */}
+                    <span className="sr-only">{`, ${count > 99 ? "99+" : count} new ${count === 1 ? "update" : "updates"}`}</span>
+                  </>
                 ) : null}
               </Link>
             </li>

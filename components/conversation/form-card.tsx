@@ -11,10 +11,15 @@ import type { FormDTO } from "@/server/protocol/dto.ts";
 export function FormCard({ formId }: { formId: string }) {
   const form = useConversationStore((s) => s.forms[formId]);
   const conversationId = useConversationStore((s) => s.conversationId);
+  // the server leaves a step's form open when its plan ends (cancelled, aborted): an
+  // answer then resumes nothing, so the form is shown closed instead of inviting one
+  const planStatus = useConversationStore((s) => (form?.planId ? s.plans[form.planId]?.status : undefined));
   const upsertForm = (next: FormDTO) => useConversationStore.setState((s) => ({ forms: { ...s.forms, [next.id]: next } }));
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
   if (!form) return null;
+  const planEnded = planStatus === "completed" || planStatus === "failed" || planStatus === "cancelled";
+  const open = form.status === "open" && !planEnded;
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -43,7 +48,7 @@ export function FormCard({ formId }: { formId: string }) {
     <section
       data-testid="form-card"
       data-form-id={form.id}
-      data-status={form.status}
+      data-status={open || form.status !== "open" ? form.status : "closed"}
       aria-label={`Form: ${form.spec.title}`}
       className="mt-2 max-w-lg rounded-lg border border-amber-300 bg-amber-50/60 p-3 dark:border-amber-700/60 dark:bg-amber-950/20"
     >
@@ -51,7 +56,7 @@ export function FormCard({ formId }: { formId: string }) {
         {form.spec.title}
         {form.stepIndex ? <span className="ml-2 text-xs font-normal text-zinc-500">step {form.stepIndex}</span> : null}
       </h3>
-      {form.status === "open" ? (
+      {open ? (
         <form onSubmit={submit} className="flex flex-col gap-3">
           {form.spec.fields.map((field) => (
             <FieldInput key={field.name} formId={form.id} field={field} />
@@ -78,7 +83,7 @@ export function FormCard({ formId }: { formId: string }) {
           </dl>
         </div>
       ) : (
-        <p className="text-sm text-zinc-500">This form was closed.</p>
+        <p className="text-sm text-zinc-500">{planEnded ? `This form was closed: the plan is ${planStatus}.` : "This form was closed."}</p>
       )}
     </section>
   );

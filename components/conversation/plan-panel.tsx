@@ -49,7 +49,9 @@ export function PlanPanel({ conversationId }: { conversationId: string }) {
           <h2 className="min-w-0 flex-1 truncate text-sm font-semibold">{plan.title}</h2>
         )}
         <Badge tone={PLAN_TONE[plan.status] ?? "neutral"}>
-          <span data-testid="plan-status">{plan.status}</span>
+          <span data-testid="plan-status" role="status" aria-label="Plan status">
+            {plan.status}
+          </span>
         </Badge>
         <PlanControls conversationId={conversationId} plan={plan} />
       </div>

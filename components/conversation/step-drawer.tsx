@@ -132,7 +132,7 @@ export function StepDrawer({ conversationId, plan, stepIndex, onClose }: { conve
         </Section>
         <Section title="Runs">
           {detail?.runs.length ? (
-            <table className="w-full text-left text-xs">
+            <table aria-label="Runs" className="w-full text-left text-xs">
               <thead className="text-zinc-500">
                 <tr>
                   <th className="py-1 font-medium">#</th>

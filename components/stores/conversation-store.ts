@@ -108,6 +108,7 @@ const reducers: { [K in ConversationEventType]: Reducer<K> } = {
   }),
   "form-created": (state, { form }) => ({ forms: { ...state.forms, [form.id]: form } }),
   "form-answered": (state, { form }) => ({ forms: { ...state.forms, [form.id]: form } }),
+  "form-closed": (state, { form }) => ({ forms: { ...state.forms, [form.id]: form } }),
 };
 
 function omit<T>(record: Record<string, T>, key: string): Record<string, T> {

@@ -116,15 +116,20 @@ describe("offline model through the runner", () => {
   });
 
   it.each([
-    ["Step failed: timeout", "skip"],
-    ["@offline decision=retry", "retry"],
-    ["@offline decision=abort", "abort"],
-  ])("decides about a failed step (%s → %s)", async (reason, kind) => {
+    ["Step failed: timeout", "Research B", "skip"],
+    ["@offline decision=retry", "Research B", "retry"],
+    ["@offline decision=abort", "Research B", "abort"],
+    // a directive in the failed step's own input (e.g. from {{request}}); its fail= is not the decider's
+    ["Step failed: fatal", "Research B\n@offline fail=fatal decision=retry", "retry"],
+  ])("decides about a failed step (%s / input %s → %s)", async (reason, input, kind) => {
     const { runner } = testRuntime();
     const result = await runner.run(
       runRequest({
         agent: commanderProfile(),
-        purpose: { kind: "commander-decision", failedStep: { index: 2, title: "Research B", assignee: "writer", failureReason: reason } },
+        purpose: {
+          kind: "commander-decision",
+          failedStep: { index: 2, title: "Research B", assignee: "writer", input, failureReason: reason },
+        },
         input: "Step 2 failed. Decide.",
       }),
       recordingSink(),

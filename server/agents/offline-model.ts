@@ -117,8 +117,9 @@ export function createOfflineModel(options: OfflineModelOptions = {}): LanguageM
     const last = prompt[prompt.length - 1];
     const lastResults = last?.role === "tool" ? last.content.filter((part) => part.type === "tool-result") : [];
 
-    // the planner ignores fail: a directive in a request is meant for the steps it reaches through {{request}}
-    if (isFirstCall && directive.fail && !toolNames.has("create_plan")) {
+    // the planner and the decider ignore fail: a directive in a request (or in the failed
+    // step's input the decider is shown) is meant for the steps it reaches through {{request}}
+    if (isFirstCall && directive.fail && !toolNames.has("create_plan") && !toolNames.has("decide")) {
       const offline = (call.providerOptions?.offline ?? {}) as OfflineCallOptions;
       const key = offline.stepKey ?? task;
       const attempt = offline.attempt ?? (attemptsByStep.get(key) ?? 0) + 1;

@@ -94,7 +94,7 @@ export function buildUserMessage(request: RunRequest): string {
     const failed = request.purpose.failedStep;
     // the failure reason can quote model or tool output: data, not instructions
     sections.push(
-      `${SECTION.failedStep}\nStep ${failed.index} "${failed.title}" (assignee ${failed.assignee}) failed:\n` +
+      `${SECTION.failedStep}\nStep ${failed.index} "${failed.title}" (assignee ${failed.assignee}) was asked:\n${failed.input}\n\nIt failed:\n` +
         fenceUntrusted(failed.failureReason),
     );
   }

@@ -139,6 +139,23 @@ describe("executor on the embedded database", () => {
     expect(writer.renderedInput).toContain("PostgreSQL");
   });
 
+  it("closes a paused plan's open forms when it is cancelled, so they cannot be answered", async () => {
+    const plan = await fixture.executor.submitPlan({
+      conversationId: fixture.conversationId,
+      raw: { title: "Abandoned question", steps: [step(1, "user", "Which region?"), step(2, "writer", "{{step_1.output_summary}}")] },
+    });
+    expect(await fixture.waitForPlan(plan.id, ["paused"])).toBe("paused");
+    await fixture.executor.cancelPlan({ planId: plan.id, reason: "not needed" });
+    expect(await fixture.waitForPlan(plan.id)).toBe("cancelled");
+    const form = await fixture.db.prisma.form.findFirstOrThrow({ where: { planId: plan.id } });
+    expect(form.status).toBe("cancelled");
+    await expect(fixture.executor.answerForm({ formId: form.id, userId: fixture.userId, values: { answer: "eu" } })).rejects.toMatchObject({
+      code: "form_closed",
+    });
+    const closed = fixture.published.find((event) => event.type === "form-closed" && event.payload.form.id === form.id);
+    expect(closed).toBeDefined();
+  });
+
   it("resumes the same agent session after a blocked step's form is answered", async () => {
     const plan = await fixture.executor.submitPlan({
       conversationId: fixture.conversationId,

@@ -385,7 +385,13 @@ export class Executor {
           attempt: run.attempt + 1,
           triggerMessageId: run.triggerMessageId,
           failedStep: run.kind === "decision" && run.step
-            ? { index: run.step.index, title: run.step.title, assignee: run.step.assignee, failureReason: run.step.failureReason ?? "unknown" }
+            ? {
+                index: run.step.index,
+                title: run.step.title,
+                assignee: run.step.assignee,
+                input: run.step.renderedInput ?? run.step.input,
+                failureReason: run.step.failureReason ?? "unknown",
+              }
             : undefined,
         });
       }

@@ -240,7 +240,13 @@ async function applyCommand(
         input: `Step ${command.stepIndex} (${step.title}, @${step.assignee}) failed: ${command.failureReason}`,
         request,
         plan: ref,
-        failedStep: { index: step.index, title: step.title, assignee: step.assignee, failureReason: command.failureReason },
+        failedStep: {
+          index: step.index,
+          title: step.title,
+          assignee: step.assignee,
+          input: step.renderedInput ?? step.input,
+          failureReason: command.failureReason,
+        },
       });
       return;
     }
@@ -254,9 +260,17 @@ async function applyCommand(
       uow.runsToCancel.push(command.runId);
       return;
     }
-    case "plan-ended":
+    case "plan-ended": {
       uow.log({ planId, stepIndex: null, phase: "plan-ended", message: `plan ${command.status}` });
+      // a question nobody needs answered any more must not stay answerable
+      const open = await tx.form.findMany({ where: { planId, status: "open" }, include: formInclude });
+      for (const form of open) {
+        uow.batch.add(sqlWrites.closeForm({ id: form.id }));
+        const stepIndex = [...plan.stepIds].find(([, id]) => id === form.stepId)?.[0] ?? null;
+        uow.emit("form-closed", { form: toFormDTO({ ...form, status: "cancelled" }, stepIndex) });
+      }
       return;
+    }
     default: {
       const unhandled: never = command;
       throw new Error(`unhandled plan command ${JSON.stringify(unhandled)}`);

@@ -37,7 +37,11 @@ export type RunPurpose =
   /** commander step of a plan (synthesis / decision), woken privately */
   | { kind: "commander-step" }
   /** an ask_commander step failed: decide retry | skip | abort | append */
-  | { kind: "commander-decision"; failedStep: { index: number; title: string; assignee: string; failureReason: string } };
+  | {
+      kind: "commander-decision";
+      /** the step and what it was asked (its input as rendered), so the commander can judge a retry */
+      failedStep: { index: number; title: string; assignee: string; input: string; failureReason: string };
+    };
 
 export interface RunRequest {
   runId: string;

@@ -58,7 +58,7 @@ function purposeFor(kind: RunKind, failedStep?: Extract<RunPurpose, { kind: "com
     case "commander-step":
       return { kind: "commander-step" };
     case "decision":
-      return { kind: "commander-decision", failedStep: failedStep ?? { index: 0, title: "", assignee: "", failureReason: "unknown" } };
+      return { kind: "commander-decision", failedStep: failedStep ?? { index: 0, title: "", assignee: "", input: "", failureReason: "unknown" } };
   }
 }
 

@@ -16,6 +16,8 @@ export interface ConversationEventPayloads {
   "run-updated": { run: RunDTO };
   "form-created": { form: FormDTO };
   "form-answered": { form: FormDTO };
+  /** the plan ended while the form was open: it can no longer be answered */
+  "form-closed": { form: FormDTO };
 }
 
 export type ConversationEventType = keyof ConversationEventPayloads;

@@ -127,6 +127,10 @@ export const sqlWrites = {
       WHERE "id" = ${row.id} AND "status" = 'running'::"RunStatus"`;
   },
 
+  closeForm(row: { id: string }): Prisma.Sql {
+    return Prisma.sql`UPDATE "Form" SET "status" = 'cancelled'::"FormStatus" WHERE "id" = ${row.id} AND "status" = 'open'::"FormStatus"`;
+  },
+
   cancelRun(row: { id: string; endedAt: Date }): Prisma.Sql {
     return Prisma.sql`UPDATE "Run" SET "status" = 'cancelled'::"RunStatus", "endedAt" = ${row.endedAt}::timestamp(3), "error" = 'cancelled'
       WHERE "id" = ${row.id} AND "status" IN ('queued'::"RunStatus", 'running'::"RunStatus")`;
