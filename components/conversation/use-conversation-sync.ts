@@ -40,7 +40,16 @@ export function useConversationSync(snapshot: Snapshot): ConnectionState {
           const gap = useConversationStore.getState().applyEvents(ack.events);
           if (gap) again = true;
         } else if (ack.error === "replay_too_long") {
-          useConversationStore.getState().load(await apiFetch<Snapshot>(`/api/conversations/${conversationId}`));
+          // too far behind to replay: start again from a fresh snapshot, then join from its seq
+          try {
+            useConversationStore.getState().load(await apiFetch<Snapshot>(`/api/conversations/${conversationId}`));
+            again = true;
+          } catch {
+            setConnection("offline");
+          }
+        } else if (ack.error !== "not_found") {
+          // a passing server error: try again shortly rather than stay "reconnecting" forever
+          setTimeout(() => socket.connected && join(), 2_000);
         }
         joining = false;
         if (again) {
