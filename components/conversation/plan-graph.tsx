@@ -63,6 +63,7 @@ const StepNodeView = memo(function StepNodeView({ data }: NodeProps<StepNode>) {
           <Badge tone={style.tone}>{style.label}</Badge>
         </span>
         <span className="flex gap-2 text-[11px] text-zinc-500">
+          {step.quorum ? <span title="starts once this many inputs succeeded">any {step.quorum} of {step.waitFor.length}</span> : null}
           {step.attempts > 1 ? <span>attempt {step.attempts}</span> : null}
           {duration ? <span>{duration}</span> : null}
           {step.outputFiles.length ? <span>{step.outputFiles.length} file(s)</span> : null}
@@ -91,7 +92,15 @@ export function PlanGraph({ plan, onOpenStep }: { plan: PlanDTO; onOpenStep: (in
         step.waitFor.map((upstream) => {
           const from = plan.steps.find((s) => s.index === upstream);
           const live = from?.status === "done" && step.status === "in_progress";
-          return { id: `${upstream}-${step.index}`, source: String(upstream), target: String(step.index), animated: live, style: { strokeWidth: 1.5 } };
+          // an optional dependency is drawn dashed: its failure does not hold the step
+          const optional = step.optionalWaitFor?.includes(upstream) ?? false;
+          return {
+            id: `${upstream}-${step.index}`,
+            source: String(upstream),
+            target: String(step.index),
+            animated: live,
+            style: optional ? { strokeWidth: 1.5, strokeDasharray: "4 3" } : { strokeWidth: 1.5 },
+          };
         }),
       ),
     [plan.steps],
