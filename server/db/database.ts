@@ -13,6 +13,7 @@ import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
+import { DATABASE_FUNCTIONS } from "./database-functions.ts";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { type Prisma, PrismaClient } from "../generated/prisma/client.ts";
 import { applyMigrations } from "./schema-engine.ts";
@@ -60,6 +61,21 @@ export function defaultMigrationsDir(): string {
   return existsSync(beside) ? beside : path.resolve("prisma/migrations");
 }
 
+async function withFunctionsLock(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<void>): Promise<void> {
+  const client = await pool.connect();
+  try {
+    await client.query("BEGIN");
+    await client.query("SELECT pg_advisory_xact_lock(hashtextextended('baton:functions', 0))");
+    await work(client);
+    await client.query("COMMIT");
+  } catch (error) {
+    await client.query("ROLLBACK").catch(() => {});
+    throw error;
+  } finally {
+    client.release();
+  }
+}
+
 export function isPostgresUrl(url: string | undefined): url is string {
   return !!url && /^postgres(ql)?:\/\//i.test(url);
 }
@@ -91,6 +107,7 @@ export async function databaseFromPGlite(
   const adapter = new PrismaPGlite(pglite);
   try {
     const applied = await migrate(adapter, opts);
+    for (const sql of DATABASE_FUNCTIONS) await pglite.exec(sql);
     const prisma = new PrismaClient({ adapter, log: opts.log }) as PrismaClient;
     return {
       prisma,
@@ -124,6 +141,10 @@ export async function databaseFromPool(
   const adapter = new PrismaPg(pool);
   try {
     const applied = await migrate(adapter, opts);
+    // serialised: concurrent CREATE OR REPLACE of one function can conflict on its catalog row
+    await withFunctionsLock(pool, async (client) => {
+      for (const sql of DATABASE_FUNCTIONS) await client.query(sql);
+    });
     const prisma = new PrismaClient({ adapter, log: opts.log }) as PrismaClient;
     return {
       prisma,

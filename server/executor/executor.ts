@@ -11,7 +11,7 @@ import { validateFormAnswer, formatFormAnswer } from "../core/form-schema.ts";
 import type { FormSpec, PlanEvent } from "../core/types.ts";
 import { sqlWrites } from "../adapters/prisma/write-batch.ts";
 import { PROTOCOL_VERSION, type ConversationEventDTO } from "../protocol/events.ts";
-import { insertPlan } from "../adapters/prisma/plan-repository.ts";
+import { enterConversation, insertPlan } from "../adapters/prisma/plan-repository.ts";
 import { formInclude, messageInclude, toFormDTO, toMessageDTO, toPlanDTO } from "../adapters/prisma/serializers.ts";
 import type { Prisma as PrismaNamespace } from "../generated/prisma/client.ts";
 import type { FormDTO, MessageDTO, PlanDTO } from "../protocol/dto.ts";
@@ -228,7 +228,7 @@ export class Executor {
   private async planControl(planId: string, event: PlanEvent): Promise<void> {
     const plan = await this.context.prisma.plan.findUnique({ where: { id: planId }, select: { conversationId: true } });
     if (!plan) throw notFound("plan");
-    await this.inConversation(plan.conversationId, (tx, uow) => reconcilePlan(this.context, tx, uow, { planId, event }));
+    await this.inConversation(plan.conversationId, (tx, uow) => reconcilePlan(this.context, tx, uow, { planId, event }), { planId });
   }
 
   private async requireConversation(tx: Tx, conversationId: string): Promise<void> {
@@ -236,14 +236,27 @@ export class Executor {
     if (!exists) throw notFound("conversation");
   }
 
-  /** The one way to change a conversation: lock, work, append events, commit, then act. */
-  inConversation<T>(conversationId: string, work: (tx: Tx, uow: UnitOfWork) => Promise<T>): Promise<T> {
+  /**
+   * The one way to change a conversation: lock, work, append events, commit, then act.
+   * `plan` names the plan (and run) the work will reconcile, so taking the lock and
+   * reading the plan's context share one round trip.
+   */
+  inConversation<T>(
+    conversationId: string,
+    work: (tx: Tx, uow: UnitOfWork) => Promise<T>,
+    plan?: { planId: string; runId?: string },
+  ): Promise<T> {
     return this.mutex.run(conversationId, async () => {
       const uow = new UnitOfWork(conversationId);
       let published: ConversationEventDTO[] = [];
       const result = await this.context.prisma.$transaction(
         async (tx) => {
-          await tx.$executeRaw`SELECT pg_advisory_xact_lock(hashtextextended(${`baton:conversation:${conversationId}`}, 0))`;
+          const context = await enterConversation(tx, {
+            conversationId,
+            planId: plan?.planId ?? null,
+            runId: plan?.runId ?? null,
+          });
+          if (plan) uow.prefetched = { planId: plan.planId, runId: plan.runId ?? null, context };
           const value = await work(tx, uow);
           const now = this.context.stamp();
           if (uow.stepLog.length > 0) {
@@ -322,7 +335,11 @@ export class Executor {
         };
       }
       if (controller.signal.aborted || this.stopped) return;
-      await this.inConversation(conversationId, (tx, uow) => finishRun(this.context, tx, uow, { launch, result, logs }));
+      await this.inConversation(
+        conversationId,
+        (tx, uow) => finishRun(this.context, tx, uow, { launch, result, logs }),
+        launch.planId ? { planId: launch.planId, runId } : undefined,
+      );
     } finally {
       this.liveRuns.delete(runId);
     }
@@ -342,9 +359,13 @@ export class Executor {
 
   /** Re-computes readiness of one plan (retry timers, freed pool slots, recovery). */
   tick(input: { conversationId: string; planId: string }): Promise<void> {
-    return this.inConversation(input.conversationId, async (tx, uow) => {
-      await reconcilePlan(this.context, tx, uow, { planId: input.planId, event: { type: "tick" } });
-    });
+    return this.inConversation(
+      input.conversationId,
+      async (tx, uow) => {
+        await reconcilePlan(this.context, tx, uow, { planId: input.planId, event: { type: "tick" } });
+      },
+      { planId: input.planId },
+    );
   }
 
   /** A run whose process died: a transient failure of its step, decided under the lock. */

@@ -9,7 +9,14 @@ import type { Agent, Prisma } from "../generated/prisma/client.ts";
 import { reconcile } from "../core/reconcile.ts";
 import { readySteps } from "../core/readiness.ts";
 import { COMMANDER_ASSIGNEE, type PlanCommand, type PlanEvent, type StepState } from "../core/types.ts";
-import { capacityView, loadPlan, readPlanContext, savePlan, type LoadedPlan } from "../adapters/prisma/plan-repository.ts";
+import {
+  capacityView,
+  loadPlan,
+  readPlanContext,
+  savePlan,
+  type LoadedPlan,
+  type PlanContext,
+} from "../adapters/prisma/plan-repository.ts";
 import { sqlWrites } from "../adapters/prisma/write-batch.ts";
 import { formInclude, toFormDTO } from "../adapters/prisma/serializers.ts";
 import type { StepDTO } from "../protocol/dto.ts";
@@ -20,7 +27,23 @@ import type { ExecutorContext } from "./context.ts";
 
 type Tx = Prisma.TransactionClient;
 
-export type PlanContext = Awaited<ReturnType<typeof readPlanContext>>;
+/**
+ * The plan context for this reconcile: what was read together with the lock when the
+ * unit was entered for this plan (used once, before anything is written), else a read.
+ */
+export async function planContext(
+  tx: Tx,
+  uow: UnitOfWork,
+  input: { planId: string; runId?: string },
+): Promise<PlanContext> {
+  const prefetched = uow.prefetched;
+  if (prefetched && prefetched.planId === input.planId && prefetched.runId === (input.runId ?? null)) {
+    uow.prefetched = null;
+    return prefetched.context;
+  }
+  uow.prefetched = null;
+  return readPlanContext(tx, input);
+}
 
 /**
  * The plan as stored now: this transaction's own copy if it already changed it, the
@@ -48,7 +71,7 @@ export async function reconcilePlan(
   uow: UnitOfWork,
   input: { planId: string; event: PlanEvent; read?: PlanContext },
 ): Promise<LoadedPlan | null> {
-  const read = input.read ?? (await readPlanContext(tx, { planId: input.planId }));
+  const read = input.read ?? (await planContext(tx, uow, { planId: input.planId }));
   const loaded = await currentPlan(context, tx, uow, input.planId, read);
   if (!loaded) return null;
   const capacity = capacityView({

@@ -9,12 +9,12 @@ import { validatePlan, validateAppendedSteps } from "../core/validate-plan.ts";
 import { PlanValidationError } from "../core/errors.ts";
 import { formSpecSchema } from "../core/form-schema.ts";
 import type { CommanderDecision, PlanEvent, RunOutcome } from "../core/types.ts";
-import { insertPlan, loadPlan, readPlanContext } from "../adapters/prisma/plan-repository.ts";
+import { insertPlan, loadPlan } from "../adapters/prisma/plan-repository.ts";
 import { sqlWrites } from "../adapters/prisma/write-batch.ts";
 import { toPlanDTO } from "../adapters/prisma/serializers.ts";
 import type { AgentRunResult } from "./ports.ts";
 import type { ExecutorContext } from "./context.ts";
-import { openForm, reconcilePlan } from "./plan-effects.ts";
+import { openForm, planContext, reconcilePlan } from "./plan-effects.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
 import { runDTO, type RunLaunch } from "./run-records.ts";
 import { insertMessage } from "./messages.ts";
@@ -57,7 +57,7 @@ export async function finishRun(
   // Only a run that is still running may be recorded: cancelled, lost to another
   // process or already recorded means the facts are settled. For a plan's run the
   // check rides on the read the reconcile needs anyway.
-  const read = launch.planId ? await readPlanContext(tx, { planId: launch.planId, runId }) : null;
+  const read = launch.planId ? await planContext(tx, uow, { planId: launch.planId, runId }) : null;
   const runStatus = read
     ? read.runStatus
     : (await tx.run.findUnique({ where: { id: runId }, select: { status: true } }))?.status;

@@ -6,7 +6,7 @@
 import type { PendingEvent } from "../adapters/prisma/event-log.ts";
 import type { ConversationEventType, ConversationEventPayloads } from "../protocol/events.ts";
 import type { RunLaunch } from "./run-records.ts";
-import type { LoadedPlan } from "../adapters/prisma/plan-repository.ts";
+import type { LoadedPlan, PlanContext } from "../adapters/prisma/plan-repository.ts";
 import { WriteBatch } from "../adapters/prisma/write-batch.ts";
 
 export interface StepLogLine {
@@ -34,6 +34,8 @@ export class UnitOfWork {
   readonly plans = new Map<string, LoadedPlan>();
   /** the hot path's row writes, sent as one statement before commit */
   readonly batch = new WriteBatch();
+  /** read together with taking the lock, for the plan (and run) this unit was entered for */
+  prefetched: { planId: string; runId: string | null; context: PlanContext } | null = null;
 
   constructor(readonly conversationId: string) {}
 

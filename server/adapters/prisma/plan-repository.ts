@@ -130,16 +130,45 @@ export async function loadPlan(tx: Tx, planId: string): Promise<LoadedPlan | nul
   };
 }
 
+export interface PlanContext {
+  version: number | null;
+  liveByAgentId: Map<string, number>;
+  runStatus: string | null;
+}
+
+type PlanContextRow = { version: number | null; live: Record<string, number> | null; runStatus: string | null };
+
+function toPlanContext(row: PlanContextRow): PlanContext {
+  return {
+    version: row.version === null ? null : Number(row.version),
+    liveByAgentId: new Map(Object.entries(row.live ?? {}).map(([id, n]) => [id, Number(n)])),
+    runStatus: row.runStatus,
+  };
+}
+
+/** The advisory-lock key of a conversation (the same whichever way the lock is taken). */
+export const conversationLockKey = (conversationId: string) => `baton:conversation:${conversationId}`;
+
 /**
- * One round trip after the lock: the plan's version (to validate a cached copy), how
+ * Takes the conversation's lock and, in the same round trip, reads what a reconcile
+ * of `planId` needs (see the enter_conversation migration for why this is safe).
+ */
+export async function enterConversation(
+  tx: Tx,
+  input: { conversationId: string; planId: string | null; runId: string | null },
+): Promise<PlanContext> {
+  const rows = await tx.$queryRaw<PlanContextRow[]>`
+    SELECT * FROM baton_enter_conversation(${conversationLockKey(input.conversationId)}, ${input.planId}, ${input.runId})`;
+  return toPlanContext(rows[0]!);
+}
+
+/**
+ * One round trip under the lock: the plan's version (to validate a cached copy), how
  * many runs of each agent are live outside this plan (pooled limits), and optionally
  * the status of the run being finished.
  */
-export async function readPlanContext(
-  tx: Tx,
-  input: { planId: string; runId?: string },
-): Promise<{ version: number | null; liveByAgentId: Map<string, number>; runStatus: string | null }> {
-  const rows = await tx.$queryRaw<{ version: number | null; live: Record<string, number> | null; runStatus: string | null }[]>`
+export async function readPlanContext(tx: Tx, input: { planId: string; runId?: string }): Promise<PlanContext> {
+  const rows = await tx.$queryRaw<PlanContextRow[]>`
     SELECT
       (SELECT "version" FROM "Plan" WHERE "id" = ${input.planId}) AS "version",
       (SELECT json_object_agg(t."agentId", t.n) FROM (
@@ -148,12 +177,7 @@ export async function readPlanContext(
            AND ("planId" IS NULL OR "planId" <> ${input.planId})
          GROUP BY "agentId") t) AS "live",
       (SELECT "status"::text FROM "Run" WHERE "id" = ${input.runId ?? ""}) AS "runStatus"`;
-  const row = rows[0]!;
-  return {
-    version: row.version === null ? null : Number(row.version),
-    liveByAgentId: new Map(Object.entries(row.live ?? {}).map(([id, n]) => [id, Number(n)])),
-    runStatus: row.runStatus,
-  };
+  return toPlanContext(rows[0]!);
 }
 
 /**
