@@ -12,13 +12,32 @@ const NODE_HEIGHT = 88;
 type StepNodeData = { step: StepDTO; onOpen: (index: number) => void };
 type StepNode = Node<StepNodeData, "step">;
 
+/**
+ * Every edge to draw: each step's dependencies, and for a for_each step's children an
+ * edge from the child to the step that collects it (the parent waits for them).
+ */
+function dependencyEdges(steps: StepDTO[]): { from: number; to: number; optional: boolean; collects: boolean }[] {
+  const known = new Set(steps.map((s) => s.index));
+  const edges = steps.flatMap((step) =>
+    step.waitFor
+      .filter((upstream) => known.has(upstream))
+      .map((upstream) => ({ from: upstream, to: step.index, optional: step.optionalWaitFor?.includes(upstream) ?? false, collects: false })),
+  );
+  for (const step of steps) {
+    if (step.parentIndex !== null && step.parentIndex !== undefined && known.has(step.parentIndex)) {
+      edges.push({ from: step.index, to: step.parentIndex, optional: false, collects: true });
+    }
+  }
+  return edges;
+}
+
 /** Top-to-bottom layered layout of the DAG; recomputed only when its shape changes. */
 function layout(steps: StepDTO[]): Map<number, { x: number; y: number }> {
   const graph = new dagre.graphlib.Graph();
   graph.setGraph({ rankdir: "TB", nodesep: 24, ranksep: 40, marginx: 8, marginy: 8 });
   graph.setDefaultEdgeLabel(() => ({}));
   for (const step of steps) graph.setNode(String(step.index), { width: NODE_WIDTH, height: NODE_HEIGHT });
-  for (const step of steps) for (const upstream of step.waitFor) if (steps.some((s) => s.index === upstream)) graph.setEdge(String(upstream), String(step.index));
+  for (const edge of dependencyEdges(steps)) graph.setEdge(String(edge.from), String(edge.to));
   dagre.layout(graph);
   const positions = new Map<number, { x: number; y: number }>();
   for (const step of steps) {
@@ -64,6 +83,11 @@ const StepNodeView = memo(function StepNodeView({ data }: NodeProps<StepNode>) {
         </span>
         <span className="flex gap-2 text-[11px] text-zinc-500">
           {step.quorum ? <span title="starts once this many inputs succeeded">any {step.quorum} of {step.waitFor.length}</span> : null}
+          {step.forEach ? (
+            <span title={`runs once per item of step ${step.forEach.from}`}>
+              for each{step.forEach.children.length ? ` · ${step.forEach.children.length} items` : ""}
+            </span>
+          ) : null}
           {step.attempts > 1 ? <span>attempt {step.attempts}</span> : null}
           {duration ? <span>{duration}</span> : null}
           {step.outputFiles.length ? <span>{step.outputFiles.length} file(s)</span> : null}
@@ -79,7 +103,7 @@ const StepNodeView = memo(function StepNodeView({ data }: NodeProps<StepNode>) {
 const nodeTypes = { step: StepNodeView };
 
 export function PlanGraph({ plan, onOpenStep }: { plan: PlanDTO; onOpenStep: (index: number) => void }) {
-  const shape = plan.steps.map((s) => `${s.index}:${s.waitFor.join(",")}`).join(";");
+  const shape = plan.steps.map((s) => `${s.index}:${s.waitFor.join(",")}:${s.parentIndex ?? ""}`).join(";");
   // eslint-disable-next-line react-hooks/exhaustive-deps
   const positions = useMemo(() => layout(plan.steps), [shape]);
   const nodes = useMemo<StepNode[]>(
@@ -88,21 +112,20 @@ export function PlanGraph({ plan, onOpenStep }: { plan: PlanDTO; onOpenStep: (in
   );
   const edges = useMemo<Edge[]>(
     () =>
-      plan.steps.flatMap((step) =>
-        step.waitFor.map((upstream) => {
-          const from = plan.steps.find((s) => s.index === upstream);
-          const live = from?.status === "done" && step.status === "in_progress";
-          // an optional dependency is drawn dashed: its failure does not hold the step
-          const optional = step.optionalWaitFor?.includes(upstream) ?? false;
-          return {
-            id: `${upstream}-${step.index}`,
-            source: String(upstream),
-            target: String(step.index),
-            animated: live,
-            style: optional ? { strokeWidth: 1.5, strokeDasharray: "4 3" } : { strokeWidth: 1.5 },
-          };
-        }),
-      ),
+      dependencyEdges(plan.steps).map(({ from, to, optional, collects }) => {
+        const source = plan.steps.find((s) => s.index === from);
+        const target = plan.steps.find((s) => s.index === to);
+        const live = source?.status === "done" && target?.status === "in_progress";
+        // optional dependencies dashed: their failure does not hold the step; collection dotted
+        const dash = collects ? "1 3" : optional ? "4 3" : undefined;
+        return {
+          id: `${from}-${to}`,
+          source: String(from),
+          target: String(to),
+          animated: live,
+          style: dash ? { strokeWidth: 1.5, strokeDasharray: dash } : { strokeWidth: 1.5 },
+        };
+      }),
     [plan.steps],
   );
   const height = Math.min(520, Math.max(180, Math.max(...[...positions.values()].map((p) => p.y), 0) + NODE_HEIGHT + 40));

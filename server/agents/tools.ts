@@ -103,7 +103,9 @@ const rawStepSchema = z.looseObject({
   index: z.number().int().describe("1-based, in order, never reused"),
   title: z.string(),
   assignee: z.string().describe("an agent handle from the roster (without @), `commander`, or `user`"),
-  input: z.string().describe("the step's instructions; may use {{request}}, {{step_N.output_summary}}, {{step_N.output_files}}"),
+  input: z
+    .string()
+    .describe("the step's instructions; may use {{request}}, {{step_N.output_summary}}, {{step_N.output_files}} (and {{item}}, {{item_index}} in a for_each step)"),
   wait_for: z
     .array(z.union([z.number().int(), z.looseObject({ step: z.number().int(), optional: z.boolean().optional() })]))
     .optional()
@@ -112,6 +114,14 @@ const rawStepSchema = z.looseObject({
   on_failure: z.enum(["abort_plan", "continue", "ask_commander"]).optional(),
   max_retries: z.number().int().optional(),
   budget: budgetSchema.optional(),
+  for_each: z
+    .looseObject({
+      from: z.number().int().describe("an upstream step in wait_for whose list this step maps over"),
+      field: z.enum(["output_files", "output_lines"]).describe("its files, or the lines of its summary"),
+      max_parallel: z.number().int().optional(),
+    })
+    .optional()
+    .describe("run this step once per item ({{item}}, {{item_index}} in its input); results are collected in order"),
 });
 
 // Loose objects: unknown keys reach the validator, which names them, instead of

@@ -9,16 +9,19 @@ export {
   rawAppendedStepsSchema,
   rawWaitForEntrySchema,
   rawBudgetSchema,
+  rawForEachSchema,
   type RawPlan,
   type RawStep,
   type RawWaitForEntry,
   type RawBudget,
+  type RawForEach,
 } from "./plan-schema.ts";
 export { validatePlan, validateAppendedSteps, ancestors, type PlanLimits } from "./validate-plan.ts";
 export {
   parseTemplateRefs,
   renderTemplate,
   fenceUntrusted,
+  substituteItem,
   type TemplateVariable,
   type TemplateRefs,
   type RenderableStep,
@@ -44,6 +47,7 @@ export {
   canRetry,
 } from "./failure-policy.ts";
 export { createPlanState, stepStateFromSpec, findStep } from "./plan-state.ts";
+export { MAX_FOR_EACH_ITEMS, NO_ITEMS_SUMMARY, forEachItems, collectedSummary, liveChildCounts } from "./for-each.ts";
 export { reconcile } from "./reconcile.ts";
 export { RUN_LOST_REASON } from "./reconcile-events.ts";
 export { BUDGET_ABORT_REASON } from "./reconcile-dispatch.ts";

@@ -4,7 +4,7 @@
  * that relate steps to each other live in validate-plan.ts.
  */
 import { z } from "zod";
-import { ON_FAILURE_POLICIES } from "./types.ts";
+import { FOR_EACH_FIELDS, ON_FAILURE_POLICIES } from "./types.ts";
 import { HARD_MAX_RETRIES } from "./failure-policy.ts";
 
 // strict objects: a misspelt key ("waitFor", "depends_on") must be an error, not a
@@ -26,6 +26,16 @@ export const rawBudgetSchema = z.strictObject({
   max_cost: z.number().positive().optional(),
 });
 
+/**
+ * Map the step's input over a list step `from` produced: its files, or the lines of
+ * its summary. `from` must be in wait_for (validate-plan checks that relation).
+ */
+export const rawForEachSchema = z.strictObject({
+  from: z.int().min(1),
+  field: z.enum(FOR_EACH_FIELDS),
+  max_parallel: z.int().min(1).optional(),
+});
+
 export const rawStepSchema = z.strictObject({
   index: z.int().min(1),
   title: z.string().trim().min(1).max(200),
@@ -37,6 +47,7 @@ export const rawStepSchema = z.strictObject({
   on_failure: z.enum(ON_FAILURE_POLICIES).optional(),
   max_retries: z.int().min(0).max(HARD_MAX_RETRIES).optional(),
   budget: rawBudgetSchema.optional(),
+  for_each: rawForEachSchema.optional(),
 });
 
 export const rawPlanSchema = z.strictObject({
@@ -52,4 +63,5 @@ export const rawAppendedStepsSchema = z.array(rawStepSchema);
 export type RawStep = z.infer<typeof rawStepSchema>;
 export type RawWaitForEntry = z.infer<typeof rawWaitForEntrySchema>;
 export type RawBudget = z.infer<typeof rawBudgetSchema>;
+export type RawForEach = z.infer<typeof rawForEachSchema>;
 export type RawPlan = z.infer<typeof rawPlanSchema>;

@@ -10,6 +10,7 @@ export function stepStateFromSpec(spec: StepSpec): StepState {
     waitFor: [...spec.waitFor],
     optionalWaitFor: [...spec.optionalWaitFor],
     budget: { ...spec.budget },
+    forEach: spec.forEach === null ? null : { ...spec.forEach },
     status: "pending",
     attempts: 0,
     transientFailures: 0,
@@ -25,6 +26,8 @@ export function stepStateFromSpec(spec: StepSpec): StepState {
     usage: { tokens: 0, cost: 0 },
     startedAt: null,
     endedAt: null,
+    expansion: null,
+    parentIndex: null,
   };
 }
 

@@ -1,12 +1,13 @@
 /**
  * Test-only (never imported by production code): the random scenarios that
  * reconcile.property.test.ts drives — random DAGs with required and optional
- * edges, quorums, repeated inputs (to force single-flight), budgets — and a seeded
- * driver that picks one plausible event at a time, with random usage in outcomes.
+ * edges, quorums, repeated inputs (to force single-flight), budgets, for_each steps —
+ * and a seeded driver that picks one plausible event at a time, with random usage in
+ * outcomes and, for for_each to map over, summaries that are lists and file lists.
  */
 import fc from "fast-check";
 import { createPlanState } from "./plan-state.ts";
-import type { CapacityView, CommanderDecision, PlanEvent, PlanState, RunUsage, StepSpec } from "./types.ts";
+import type { CapacityView, CommanderDecision, ForEach, PlanEvent, PlanState, RunUsage, StepSpec } from "./types.ts";
 import { validatePlan } from "./validate-plan.ts";
 
 export const HANDLES = ["alpha", "beta", "gamma"] as const;
@@ -46,6 +47,18 @@ const rawStepArbitrary = fc.record({
   sharedInput: fc.oneof({ weight: 2, arbitrary: fc.constant(null) }, { weight: 1, arbitrary: fc.integer({ min: 0, max: 2 }) }),
   oddSpacing: fc.boolean(),
   budget: rawBudgetArbitrary({ min: 50, max: 800 }, { min: 0.05, max: 1 }),
+  // a for_each over its first dependency for about one step in five that has one
+  forEach: fc.oneof(
+    { weight: 4, arbitrary: fc.constant(null) },
+    {
+      weight: 1,
+      arbitrary: fc.record({
+        field: fc.constantFrom("output_files" as const, "output_lines" as const),
+        maxParallel: fc.option(fc.integer({ min: 1, max: 3 }), { nil: undefined }),
+        indexed: fc.boolean(),
+      }),
+    },
+  ),
 });
 
 const poolArbitrary = fc.option(
@@ -83,13 +96,18 @@ export function buildPlan(scenario: Scenario): PlanState {
       const waitFor = entries.map((entry) => entry.step);
       const template = step.useTemplate && waitFor.length > 0 ? `{{request}} then {{step_${waitFor[0]}.output_summary}}` : `part ${index}`;
       const shared = step.sharedInput === null ? null : step.oddSpacing ? `  shared\n task   ${step.sharedInput} ` : `shared task ${step.sharedInput}`;
+      // without {{item_index}} equal items of one list are twins (single-flight among children)
+      const forEach = step.forEach !== null && waitFor.length > 0 ? step.forEach : null;
+      const input = forEach ? `${forEach.indexed ? "{{item_index}}. " : ""}handle {{item}}` : (shared ?? template);
       return {
         index,
         title: `step ${index}`,
         assignee: step.assignee,
-        input: shared ?? template,
+        input,
         wait_for: entries.map((entry) => (entry.optional ? entry : entry.step)),
-        ...(step.quorum !== null && waitFor.length > 0 ? { quorum: 1 + (step.quorum % waitFor.length) } : {}),
+        ...(forEach ? { for_each: { from: waitFor[0], field: forEach.field, ...(forEach.maxParallel !== undefined ? { max_parallel: forEach.maxParallel } : {}) } } : {}),
+        // for_each and quorum do not mix (validation)
+        ...(step.quorum !== null && waitFor.length > 0 && !forEach ? { quorum: 1 + (step.quorum % waitFor.length) } : {}),
         on_failure: step.onFailure,
         max_retries: step.maxRetries,
         budget: rawBudget(step.budget),
@@ -137,6 +155,30 @@ export function makeDriver(seed: number): Driver {
   };
 }
 
+const ITEM_WORDS = ["alpha", "beta", "gamma", "delta"] as const;
+const MARKERS = ["", "- ", "* ", "1. ", "2) ", "  "] as const;
+
+/**
+ * What an ok run says: mostly one line, often a list (bullets, numbers, blank lines,
+ * repeated items) for output_lines to map over, rarely a list past the item limit.
+ */
+function randomSummary(driver: Driver, stepIndex: number): string {
+  const roll = driver.random();
+  if (roll < 0.45) return `out ${stepIndex}`;
+  if (roll < 0.93) {
+    const count = Math.floor(driver.random() * 6);
+    return Array.from({ length: count }, () => (driver.chance(0.15) ? "" : `${driver.pick(MARKERS)}${driver.pick(ITEM_WORDS)}`)).join("\n");
+  }
+  return Array.from({ length: 101 + Math.floor(driver.random() * 3) }, (_, i) => `- line ${i}`).join("\n");
+}
+
+/** Files an ok run produced: often none, else a few names that repeat across steps, rarely more than the item limit. */
+function randomFiles(driver: Driver): string[] {
+  if (driver.chance(0.5)) return [];
+  if (driver.chance(0.06)) return Array.from({ length: 101 + Math.floor(driver.random() * 3) }, (_, i) => `bulk-${i}.md`);
+  return Array.from({ length: 1 + Math.floor(driver.random() * 4) }, () => `f${Math.floor(driver.random() * 5)}.md`);
+}
+
 function randomUsage(driver: Driver): RunUsage | undefined {
   if (driver.chance(0.3)) return undefined;
   return { tokens: Math.floor(driver.random() * 300), cost: Math.round(driver.random() * 3000) / 10_000 };
@@ -148,17 +190,24 @@ function appendedSteps(driver: Driver, plan: PlanState): StepSpec[] {
   for (let index = first; index < first + 1 + Math.floor(driver.random() * 2); index += 1) {
     const candidates = Array.from({ length: index - 1 }, (_, i) => i + 1);
     const waitFor = candidates.filter(() => driver.chance(0.15));
+    // sometimes a for_each over its first dependency (no quorum with it, as validation requires)
+    const forEach: ForEach | null =
+      waitFor.length > 0 && driver.chance(0.25)
+        ? { from: waitFor[0], field: driver.pick(["output_files", "output_lines"] as const), maxParallel: driver.chance(0.5) ? 1 + Math.floor(driver.random() * 2) : null }
+        : null;
+    const input = driver.chance(0.3) ? "shared task 0" : "appended work";
     steps.push({
       index,
       title: `appended ${index}`,
       assignee: driver.pick([...HANDLES, "user", "commander"]),
-      input: driver.chance(0.3) ? "shared task 0" : "appended work",
+      input: forEach ? `${input} on {{item}}` : input,
       waitFor,
       optionalWaitFor: waitFor.filter(() => driver.chance(0.3)),
-      quorum: waitFor.length > 0 && driver.chance(0.3) ? 1 + Math.floor(driver.random() * waitFor.length) : null,
+      quorum: waitFor.length > 0 && !forEach && driver.chance(0.3) ? 1 + Math.floor(driver.random() * waitFor.length) : null,
       onFailure: driver.pick(["abort_plan", "continue", "ask_commander"] as const),
       maxRetries: Math.floor(driver.random() * 3),
       budget: { maxTokens: driver.chance(0.2) ? 100 + Math.floor(driver.random() * 400) : null, maxCost: null },
+      forEach,
     });
   }
   return steps;
@@ -173,14 +222,16 @@ function randomDecision(driver: Driver, plan: PlanState, stepIndex: number, wind
   if (roll < 0.2) return driver.chance(0.5) ? { kind: "retry" } : { kind: "retry", assignee: driver.pick([...HANDLES, "user"]), input: "again" };
   if (roll < 0.6) return { kind: "skip", reason: "not needed" };
   if (roll < 0.75) return { kind: "abort", reason: "hopeless" };
-  if (plan.steps.length >= MAX_STEPS) return { kind: "skip" };
+  // for_each children do not count: they are bounded by the item limit, as in validateAppendedSteps
+  if (plan.steps.filter((step) => step.parentIndex === null).length >= MAX_STEPS) return { kind: "skip" };
   return { kind: "append", steps: appendedSteps(driver, plan) };
 }
 
 /** One random event that makes sense for the plan as it is, or null when nothing can happen. */
 export function chooseEvent(driver: Driver, plan: PlanState, windDown: boolean, decisions: Map<number, number>): PlanEvent | null {
   const options: Array<{ weight: number; make: () => PlanEvent }> = [];
-  const liveSteps = plan.steps.filter((step) => step.status === "in_progress");
+  // a collecting for_each step is in progress with no run: there is nothing of it to finish
+  const liveSteps = plan.steps.filter((step) => step.status === "in_progress" && step.liveRunId !== null);
   const blocked = plan.steps.filter((step) => step.status === "blocked");
   const awaiting = plan.steps.filter((step) => step.decisionPending);
   const backoff = plan.steps.filter((step) => step.status === "pending" && step.retryAt !== null);
@@ -194,7 +245,10 @@ export function chooseEvent(driver: Driver, plan: PlanState, windDown: boolean, 
         const runId = step.liveRunId!;
         const usage = randomUsage(driver);
         const roll = windDown ? 0 : driver.random();
-        if (roll < 0.55) return { type: "run-finished", stepIndex: step.index, runId, outcome: { kind: "ok", summary: `out ${step.index}`, files: [], untrusted: driver.chance(0.2), usage } };
+        if (roll < 0.55) {
+          const outcome = { kind: "ok" as const, summary: randomSummary(driver, step.index), files: randomFiles(driver), untrusted: driver.chance(0.2), usage };
+          return { type: "run-finished", stepIndex: step.index, runId, outcome };
+        }
         if (roll < 0.7) return { type: "run-finished", stepIndex: step.index, runId, outcome: { kind: "failed", transient: true, reason: "rate limited", usage } };
         if (roll < 0.8) return { type: "run-finished", stepIndex: step.index, runId, outcome: { kind: "failed", transient: false, reason: "broken", usage } };
         if (roll < 0.9) return { type: "run-finished", stepIndex: step.index, runId, outcome: { kind: "blocked", usage } };

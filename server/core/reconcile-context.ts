@@ -33,6 +33,8 @@ export function cloneStep(step: StepState): StepState {
     outputFiles: [...step.outputFiles],
     usage: { ...step.usage },
     budget: { ...step.budget },
+    forEach: step.forEach === null ? null : { ...step.forEach },
+    expansion: step.expansion === null ? null : { children: [...step.expansion.children], items: [...step.expansion.items] },
   };
 }
 
@@ -94,7 +96,8 @@ export function resetForRetry(step: StepState): void {
 
 /**
  * A run of `step` failed. Transient failures with budget left go back to pending
- * with backoff; anything else applies the step's on_failure policy.
+ * with backoff; anything else applies the step's on_failure policy (for a for_each
+ * child, ask_commander is left to its parent, see reconcile-for-each.ts).
  */
 export function handleFailure(working: Working, step: StepState, transient: boolean, reason: string): void {
   step.liveRunId = null;
@@ -119,6 +122,16 @@ export function handleFailure(working: Working, step: StepState, transient: bool
       note(working, step.index, `failed (${finalReason}); on_failure continue: skipped, downstream proceeds`);
       return;
     case "ask_commander":
+      if (step.parentIndex !== null) {
+        // one decision for the whole list: the for_each step asks once its children have all ended
+        step.status = "failed";
+        step.failureReason = finalReason;
+        step.decisionPending = false;
+        step.retryAt = null;
+        step.endedAt = working.now;
+        note(working, step.index, `failed (${finalReason}); for_each step ${step.parentIndex} asks the commander once its items have ended`);
+        return;
+      }
       step.status = "failed";
       step.failureReason = finalReason;
       step.decisionPending = true;
@@ -169,7 +182,7 @@ function endOpenSteps(working: Working, reason: string, except: StepState | null
  * A decision nobody will take any more must not wake the commander either (e.g. a
  * shared run failed two steps at once: one asked, the other aborted the plan).
  */
-function dropAsk(working: Working, step: StepState): void {
+export function dropAsk(working: Working, step: StepState): void {
   working.commands = working.commands.filter((command) => !(command.type === "ask-commander" && command.stepIndex === step.index));
 }
 

@@ -45,8 +45,16 @@ function stillNeedsInputs(step: StepState): boolean {
  * progress that no other open step waits for directly is skipped as "not needed",
  * and its run cancelled unless another live step shares it. Blocked dependencies and
  * ones awaiting a decision are left alone: a person or the commander owns them.
+ * Repeated until nothing more is released: releasing one straggler can leave another
+ * that only it waited for unneeded, and that one must not be dispatched meanwhile.
  */
 export function releaseStragglers(working: Working): void {
+  while (releaseOnce(working));
+}
+
+/** One pass of releaseStragglers; returns whether it released anything. */
+function releaseOnce(working: Working): boolean {
+  let released = false;
   for (const consumer of readySteps(working.plan, working.now)) {
     if (consumer.quorum === null) continue;
     for (const index of consumer.waitFor) {
@@ -61,6 +69,8 @@ export function releaseStragglers(working: Working): void {
       skipStep(working, dependency, reason);
       note(working, index, `skipped: ${reason}`);
       if (run !== null) releaseRuns(working, [run]);
+      released = true;
     }
   }
+  return released;
 }

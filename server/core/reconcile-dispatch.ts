@@ -4,6 +4,7 @@
  * when an identical subtask is already running (single-flight).
  */
 import { BUDGET_DECISION_LIMIT, budgetRefusal } from "./budget.ts";
+import { liveChildCounts } from "./for-each.ts";
 import { readySteps } from "./readiness.ts";
 import { abortPlan, note, type Working } from "./reconcile-context.ts";
 import { liveTwin } from "./single-flight.ts";
@@ -94,7 +95,10 @@ export function refuseOverBudget(working: Working): void {
  * Start ready steps in index order. A `user` step opens a form instead (no parallel
  * slot) and pauses the plan, so nothing after it is dispatched in this pass. A step
  * whose twin (same assignee, same normalized input) is running joins the twin's run
- * and takes no slot; otherwise it needs room in max_parallel and its pools.
+ * and takes no slot; otherwise it needs room in max_parallel and its pools. A
+ * for_each child first needs one of its parent's slots (for_each max_parallel),
+ * whichever way it starts: that bound counts children in progress, not runs.
+ * A for_each step itself is never dispatched: expansion handles it.
  */
 export function dispatchReady(working: Working): void {
   const { plan, now } = working;
@@ -103,7 +107,16 @@ export function dispatchReady(working: Working): void {
   let running = liveAssignees.length;
   // the map holds the live step objects, so it stays current as this loop edits them
   const byIndex = stepsByIndex(plan);
+  const liveChildren = liveChildCounts(plan.steps);
+  const childSlotFree = (step: StepState) => {
+    const limit = step.parentIndex === null ? null : (byIndex.get(step.parentIndex)?.forEach?.maxParallel ?? null);
+    return limit === null || (liveChildren.get(step.parentIndex!) ?? 0) < limit;
+  };
+  const takeChildSlot = (step: StepState) => {
+    if (step.parentIndex !== null) liveChildren.set(step.parentIndex, (liveChildren.get(step.parentIndex) ?? 0) + 1);
+  };
   for (const step of readySteps(plan, now)) {
+    if (step.forEach !== null || !childSlotFree(step)) continue;
     const renderedInput = renderTemplate({ template: step.input, request: plan.request, steps: byIndex });
     if (step.assignee === USER_ASSIGNEE) {
       step.status = "blocked";
@@ -112,6 +125,7 @@ export function dispatchReady(working: Working): void {
       step.retryAt = null;
       step.liveRunId = null;
       step.renderedInput = renderedInput;
+      takeChildSlot(step);
       working.commands.push({ type: "open-form", stepIndex: step.index, renderedInput });
       note(working, step.index, "form opened for a person to answer");
       return;
@@ -120,6 +134,7 @@ export function dispatchReady(working: Working): void {
     if (twin) {
       // joining costs nothing: no new run, no slot, no dispatch; the run's result fans out
       startStep(working, step, twin.liveRunId!, renderedInput);
+      takeChildSlot(step);
       note(working, step.index, `shares run ${twin.liveRunId} with step ${twin.index} (same assignee and input; attempt ${step.attempts})`);
       continue;
     }
@@ -127,6 +142,7 @@ export function dispatchReady(working: Working): void {
     if (!pools.hasRoom(step.assignee)) continue;
     const runId = working.input.newRunId();
     startStep(working, step, runId, renderedInput);
+    takeChildSlot(step);
     working.startedRuns.add(runId);
     pools.add(step.assignee);
     running += 1;

@@ -5,15 +5,8 @@
  */
 import { addUsage } from "./budget.ts";
 import { findStep, stepStateFromSpec } from "./plan-state.ts";
-import {
-  abortPlan,
-  cancelPlan,
-  handleFailure,
-  note,
-  resetForRetry,
-  skipStep,
-  type Working,
-} from "./reconcile-context.ts";
+import { abortPlan, cancelPlan, handleFailure, note, skipStep, type Working } from "./reconcile-context.ts";
+import { retryStep } from "./reconcile-for-each.ts";
 import { stepsSharingRun } from "./single-flight.ts";
 import { isTerminalPlan } from "./status.ts";
 import {
@@ -182,7 +175,7 @@ export const handlers: Handlers = {
       note(working, step.index, `retry requested for a step that is ${step.status}; ignored`);
       return "ignored";
     }
-    resetForRetry(step);
+    retryStep(working, step);
     note(working, step.index, "retry requested by a member");
     return "applied";
   },
@@ -208,9 +201,7 @@ export const handlers: Handlers = {
 function applyDecision(working: Working, step: StepState, decision: CommanderDecision): HandlerOutcome {
   switch (decision.kind) {
     case "retry":
-      resetForRetry(step);
-      if (decision.input !== undefined) step.input = decision.input;
-      if (decision.assignee !== undefined) step.assignee = decision.assignee;
+      retryStep(working, step, { input: decision.input, assignee: decision.assignee });
       note(working, step.index, `the commander retries the step${decision.assignee ? ` with ${decision.assignee}` : ""}${decision.input !== undefined ? " with new input" : ""}`);
       return "applied";
     case "skip":
@@ -253,6 +244,10 @@ function appendProblem(existing: readonly StepState[], specs: readonly StepSpec[
     if (strayOptional !== undefined) return `step ${spec.index} marks step ${strayOptional} optional without waiting for it`;
     if (spec.quorum !== null && !(Number.isInteger(spec.quorum) && spec.quorum >= 1 && spec.quorum <= spec.waitFor.length)) {
       return `step ${spec.index} has quorum ${spec.quorum} for ${spec.waitFor.length} dependencies`;
+    }
+    // a for_each step whose list might not exist when it becomes ready would expand too early
+    if (spec.forEach !== null && (!spec.waitFor.includes(spec.forEach.from) || spec.quorum !== null)) {
+      return `step ${spec.index} maps over step ${spec.forEach.from}, which it does not simply wait for`;
     }
     known.add(spec.index);
     expected += 1;

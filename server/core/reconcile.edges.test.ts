@@ -81,6 +81,17 @@ describe("reconcile: quorum", () => {
     expect(result.log).toContainEqual({ stepIndex: 3, message: "skipped: not needed: quorum of step 4 reached" });
   });
 
+  it("releases a straggler that only a released straggler waited for, in the same reconcile", () => {
+    // step 2 is kept at first because step 3 waits for it; once step 3 is released, nothing does
+    const plan = makePlan({
+      maxParallel: 1,
+      steps: [done(1, { waitFor: [] }), { index: 2, waitFor: [] }, { index: 3, waitFor: [2] }, { index: 4, waitFor: [1, 2, 3], quorum: 1 }],
+    });
+    const result = run(plan, { type: "tick" });
+    for (const index of [2, 3]) expect(stepOf(result, index)).toMatchObject({ status: "skipped", failureReason: "not needed: quorum of step 4 reached" });
+    expect(result.commands).toEqual([expect.objectContaining({ type: "dispatch", stepIndex: 4 })]);
+  });
+
   it("waits below the quorum", () => {
     const plan = makePlan({ steps: [...researchers, { index: 4, waitFor: [1, 2, 3], quorum: 2 }] });
     const result = run(plan, { type: "run-finished", stepIndex: 1, runId: "run-1", outcome: { kind: "ok", summary: "a", files: [] } });

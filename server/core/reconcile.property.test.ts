@@ -1,8 +1,10 @@
 /**
  * Property tests: random DAGs (required and optional edges, quorums, repeated
- * inputs, budgets) driven by a random driver (finish runs ok, transient, fatal or
- * blocked with random usage, answer forms and decisions, fire ticks, sometimes
- * cancel). Invariants (property-invariants.ts) are checked after every reconcile.
+ * inputs, budgets, for_each steps) driven by a random driver (finish runs ok —
+ * sometimes with list summaries and files to map over — transient, fatal or blocked
+ * with random usage, answer forms and decisions, fire ticks, sometimes cancel).
+ * Invariants (property-invariants.ts, property-invariants-for-each.ts) are checked
+ * after every reconcile.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
@@ -64,6 +66,12 @@ describe("reconcile properties", () => {
     expect(coverage.quorumReleased).toBeGreaterThan(0);
     expect(coverage.budgetRefused).toBeGreaterThan(0);
     expect(coverage.budgetAborted).toBeGreaterThan(0);
+    expect(coverage.expanded).toBeGreaterThan(0);
+    expect(coverage.noItems).toBeGreaterThan(0);
+    expect(coverage.tooManyItems).toBeGreaterThan(0);
+    expect(coverage.collected).toBeGreaterThan(0);
+    expect(coverage.collectedFailed).toBeGreaterThan(0);
+    expect(coverage.childBoundHeld).toBeGreaterThan(0);
   }, 30_000);
 
   it("an abort_plan failure cascades exactly", () => {

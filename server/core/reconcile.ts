@@ -30,11 +30,16 @@
  * - Once a quorum step is ready, dependencies it no longer needs that nobody else
  *   waits for are skipped ("not needed: quorum of step M reached") and their runs
  *   cancelled, so a straggler does not hold the plan.
+ * - A ready for_each step is expanded into child steps instead of dispatched, and
+ *   completes when they have all ended (see reconcile-for-each.ts). Children are
+ *   ordinary steps for dispatch, single-flight, budgets and cascades, plus a bound
+ *   of their own: at most the step's for_each max_parallel in progress at once.
  */
 import { note, startWorking, type Working } from "./reconcile-context.ts";
 import { releaseStragglers, skipDoomedSteps } from "./reconcile-dependencies.ts";
 import { dispatchReady, refuseOverBudget } from "./reconcile-dispatch.ts";
 import { handlers } from "./reconcile-events.ts";
+import { closeSkippedExpansions, collectExpansions, expandReady } from "./reconcile-for-each.ts";
 import { isTerminalPlan } from "./status.ts";
 import type { PlanEvent, PlanState, ReconcileInput, ReconcileResult, StepState } from "./types.ts";
 
@@ -78,12 +83,27 @@ function isPaused(working: Working): boolean {
 
 /** The common tail after every applied event on a plan that has not ended. */
 function settle(working: Working): void {
-  skipDoomedSteps(working);
-  // stragglers are let go even while paused: that frees their slots for later
-  releaseStragglers(working);
   const wasStatus = working.plan.status;
+  // bookkeeping passes, repeated while for_each expansion changes the picture: an
+  // empty list completes its step at once, which can make further steps ready (or a
+  // for_each downstream expandable) in this same reconcile
+  for (;;) {
+    collectExpansions(working);
+    if (isTerminalPlan(working.plan.status)) return;
+    closeSkippedExpansions(working);
+    skipDoomedSteps(working);
+    // stragglers are let go even while paused: that frees their slots for later
+    releaseStragglers(working);
+    // a released straggler may be a for_each step whose children must go with it
+    closeSkippedExpansions(working);
+    if (isPaused(working)) break;
+    // before budget refusals: an expansion can abort the plan, and an abort wins over asking
+    const expanded = expandReady(working);
+    if (isTerminalPlan(working.plan.status)) return;
+    if (!expanded) break;
+  }
   if (!isPaused(working)) {
-    // budget refusals first: an abort there must not cancel a run dispatched just before
+    // budget refusals before dispatch: an abort there must not cancel a run dispatched just before
     refuseOverBudget(working);
     if (isTerminalPlan(working.plan.status)) return;
     dispatchReady(working);
@@ -125,15 +145,18 @@ function scheduleNextRetry(working: Working): void {
   }
 }
 
-/** Equal as stored: primitives by value, arrays element-wise, small records (usage, budget) field-wise. */
+/**
+ * Equal as stored: primitives by value, arrays element-wise, records (usage, budget,
+ * forEach, expansion) field-wise, recursively (an expansion holds arrays).
+ */
 function sameValue(left: unknown, right: unknown): boolean {
   if (left === right) return true;
   if (Array.isArray(left) && Array.isArray(right)) {
-    return left.length === right.length && left.every((value, i) => value === right[i]);
+    return left.length === right.length && left.every((value, i) => sameValue(value, right[i]));
   }
-  if (typeof left === "object" && typeof right === "object" && left !== null && right !== null) {
+  if (typeof left === "object" && typeof right === "object" && left !== null && right !== null && !Array.isArray(left) && !Array.isArray(right)) {
     const keys = new Set([...Object.keys(left), ...Object.keys(right)]);
-    return [...keys].every((key) => (left as Record<string, unknown>)[key] === (right as Record<string, unknown>)[key]);
+    return [...keys].every((key) => sameValue((left as Record<string, unknown>)[key], (right as Record<string, unknown>)[key]));
   }
   return false;
 }

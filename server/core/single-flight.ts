@@ -24,10 +24,11 @@ export function canShareRuns(assignee: string): boolean {
 
 /**
  * The in-progress steps whose live run is `runId`, lowest index first: every step a
- * result of that run applies to. Empty when the run is stale.
+ * result of that run applies to. Empty when the run is stale. A step with no run (a
+ * collecting for_each step) is never on one, whatever a malformed event says.
  */
 export function stepsSharingRun<T extends Pick<StepState, "index" | "status" | "liveRunId">>(steps: readonly T[], runId: string): T[] {
-  return steps.filter((step) => step.status === "in_progress" && step.liveRunId === runId).sort((a, b) => a.index - b.index);
+  return steps.filter((step) => step.status === "in_progress" && step.liveRunId !== null && step.liveRunId === runId).sort((a, b) => a.index - b.index);
 }
 
 /**

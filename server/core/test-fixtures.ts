@@ -26,6 +26,7 @@ export function makeStep(init: StepInit): StepState {
     onFailure: init.onFailure ?? "ask_commander",
     maxRetries: init.maxRetries ?? 3,
     budget: init.budget ?? { maxTokens: null, maxCost: null },
+    forEach: init.forEach ?? null,
   };
   return { ...stepStateFromSpec(spec), ...init };
 }
@@ -58,6 +59,7 @@ export function makeSpec(init: Partial<StepSpec> & { index: number }): StepSpec 
     onFailure: "continue",
     maxRetries: 1,
     budget: { maxTokens: null, maxCost: null },
+    forEach: null,
     ...init,
   };
 }

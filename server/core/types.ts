@@ -26,6 +26,28 @@ export interface Budget {
   maxCost: number | null;
 }
 
+/** Where a for_each step reads its list: one entry per file, or one per line of the summary. */
+export const FOR_EACH_FIELDS = ["output_files", "output_lines"] as const;
+export type ForEachField = (typeof FOR_EACH_FIELDS)[number];
+
+/**
+ * "Map one template over a list produced upstream": when the step becomes ready,
+ * reconcile reads the list from step `from` (always one of its wait_for steps) and
+ * appends one child step per item instead of dispatching the step itself.
+ */
+export interface ForEach {
+  from: number;
+  field: ForEachField;
+  /** children of this step in progress at once (on top of max_parallel and the pools); null = no extra bound */
+  maxParallel: number | null;
+}
+
+/** What a for_each step expanded into: child indexes, and the item each one got, in item order. */
+export interface StepExpansion {
+  children: number[];
+  items: string[];
+}
+
 /** What runs consumed: tokens in + out, and cost in the provider's currency. */
 export interface RunUsage {
   tokens: number;
@@ -52,8 +74,10 @@ export interface StepSpec {
   quorum: number | null;
   onFailure: OnFailure;
   maxRetries: number;
-  /** limits on this step's own usage, over all its runs */
+  /** limits on this step's own usage, over all its runs (for a for_each step: per item) */
   budget: Budget;
+  /** null for an ordinary step */
+  forEach: ForEach | null;
 }
 
 /** A validated plan proposal. */
@@ -94,6 +118,13 @@ export interface StepState extends StepSpec {
   usage: RunUsage;
   startedAt: number | null;
   endedAt: number | null;
+  /**
+   * set once a for_each step has expanded: from then on it is a collector (in
+   * progress with no run of its own) until every child has ended
+   */
+  expansion: StepExpansion | null;
+  /** on a child of a for_each step: that step's index; null otherwise */
+  parentIndex: number | null;
 }
 
 export interface PlanState {

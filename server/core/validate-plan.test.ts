@@ -39,7 +39,7 @@ describe("validatePlan", () => {
       assignees,
       limits,
     });
-    const defaults = { optionalWaitFor: [], quorum: null, budget: { maxTokens: null, maxCost: null } };
+    const defaults = { optionalWaitFor: [], quorum: null, budget: { maxTokens: null, maxCost: null }, forEach: null };
     expect(spec).toEqual({
       title: "Report",
       maxParallel: 2,

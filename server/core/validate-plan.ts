@@ -5,9 +5,9 @@
  */
 import type { z } from "zod";
 import { PlanValidationError, type PlanIssue } from "./errors.ts";
-import { rawAppendedStepsSchema, rawPlanSchema, type RawBudget, type RawStep, type RawWaitForEntry } from "./plan-schema.ts";
+import { rawAppendedStepsSchema, rawPlanSchema, type RawBudget, type RawForEach, type RawStep, type RawWaitForEntry } from "./plan-schema.ts";
 import { parseTemplateRefs } from "./templates.ts";
-import { COMMANDER_ASSIGNEE, USER_ASSIGNEE, type Budget, type PlanSpec, type PlanState, type StepSpec } from "./types.ts";
+import { COMMANDER_ASSIGNEE, USER_ASSIGNEE, type Budget, type ForEach, type PlanSpec, type PlanState, type StepSpec } from "./types.ts";
 
 export interface PlanLimits {
   maxSteps: number;
@@ -24,7 +24,8 @@ interface ValidationContext {
 /**
  * Validate a plan proposed by the commander or an API client and apply defaults
  * (wait_for = [index-1], on_failure = ask_commander, max_retries and max_parallel
- * from `limits`, no quorum, no budget). `assignees` are the agent handles in the
+ * from `limits`, no quorum, no budget, no for_each, a for_each without max_parallel
+ * bounded only by the plan's). `assignees` are the agent handles in the
  * conversation; `user` and `commander` are always allowed.
  * @throws PlanValidationError listing every issue found
  */
@@ -63,6 +64,11 @@ function toBudget(raw: RawBudget | undefined): Budget {
   return { maxTokens: raw?.max_tokens ?? null, maxCost: raw?.max_cost ?? null };
 }
 
+/** snake_case for_each → ForEach; absent max_parallel as null (only the plan's limit applies). */
+function toForEach(raw: RawForEach | undefined): ForEach | null {
+  return raw === undefined ? null : { from: raw.from, field: raw.field, maxParallel: raw.max_parallel ?? null };
+}
+
 /** A wait_for entry as index + optional flag, whichever form it was written in. */
 function waitForEntry(entry: RawWaitForEntry): { step: number; optional: boolean } {
   return typeof entry === "number" ? { step: entry, optional: false } : { step: entry.step, optional: entry.optional ?? false };
@@ -70,8 +76,11 @@ function waitForEntry(entry: RawWaitForEntry): { step: number; optional: boolean
 
 /**
  * Validate steps the commander appends to a running plan (its "append" decision).
- * Indexes continue from the plan's current highest index; wait_for and templates
- * may name any existing step or an earlier appended one.
+ * Indexes continue from the plan's current highest index (for_each children
+ * included); wait_for and templates may name any existing step or an earlier
+ * appended one. The step limit counts proposed steps only: for_each children are
+ * bounded by their own item limit, and counting them would refuse every append to
+ * a plan that fanned out.
  * @throws PlanValidationError listing every issue found
  */
 export function validateAppendedSteps({
@@ -88,7 +97,7 @@ export function validateAppendedSteps({
   const parsed = rawAppendedStepsSchema.safeParse(raw);
   if (!parsed.success) throw new PlanValidationError(shapeIssues(parsed.error, raw, []));
   const issues: PlanIssue[] = [];
-  const total = existing.steps.length + parsed.data.length;
+  const total = existing.steps.filter((step) => step.parentIndex === null).length + parsed.data.length;
   if (parsed.data.length === 0) {
     issues.push({ stepIndex: null, field: "steps", message: "there are no steps to append" });
   } else if (total > limits.maxSteps) {
@@ -209,6 +218,7 @@ function checkSteps({
     if (step.quorum !== undefined && step.quorum > waitFor.length) {
       report("quorum", `is ${step.quorum}, but the step waits for ${waitFor.length} ${waitFor.length === 1 ? "step" : "steps"} (quorum must be between 1 and the number of wait_for entries)`);
     }
+    if (step.for_each !== undefined) checkForEach(step.for_each, waitFor, step.quorum, report);
     specs.push({
       index,
       title: step.title,
@@ -220,6 +230,7 @@ function checkSteps({
       onFailure: step.on_failure ?? "ask_commander",
       maxRetries: step.max_retries ?? limits.defaultMaxRetries,
       budget: toBudget(step.budget),
+      forEach: toForEach(step.for_each),
     });
   });
 
@@ -230,11 +241,32 @@ function checkSteps({
   return specs;
 }
 
+/**
+ * The list must exist when the step expands: `from` is one of its wait_for steps,
+ * and no quorum, which could start the step (and release `from` as a straggler)
+ * before the list is known. An optional `from` is allowed: if it ends without being
+ * done, the list is empty.
+ */
+function checkForEach(forEach: RawForEach, waitFor: readonly number[], quorum: number | undefined, report: (field: string, message: string) => void): void {
+  if (!waitFor.includes(forEach.from)) {
+    report("for_each", `"from" names step ${forEach.from}, which is not in wait_for (a for_each step maps over the output of a step it waits for; wait_for is [${waitFor.join(", ")}])`);
+  }
+  if (quorum !== undefined) {
+    report("for_each", "cannot be combined with quorum: the list must be complete before the items are known");
+  }
+}
+
 function checkTemplate(spec: StepSpec, graph: ReadonlyMap<number, readonly number[]>, declared: ReadonlySet<number>, issues: PlanIssue[]): void {
   const refs = parseTemplateRefs(spec.input);
   const report = (message: string) => issues.push({ stepIndex: spec.index, field: "input", message });
+  const itemVariables = spec.forEach === null ? "" : ", {{item}}, {{item_index}}";
   for (const text of new Set(refs.unknown)) {
-    report(`unknown template variable {{${text}}} (use {{request}}, {{step_N.output_summary}} or {{step_N.output_files}})`);
+    report(`unknown template variable {{${text}}} (use {{request}}, {{step_N.output_summary}} or {{step_N.output_files}}${itemVariables})`);
+  }
+  if (spec.forEach === null) {
+    for (const kind of new Set(refs.variables.map((variable) => variable.kind))) {
+      if (kind === "item" || kind === "item_index") report(`{{${kind}}} is only available in a for_each step`);
+    }
   }
   const upstream = ancestors(spec.index, graph);
   const reported = new Set<string>();

@@ -276,6 +276,48 @@ describe("executor on the embedded database", () => {
     expect(await fixture.db.prisma.message.count({ where: { planId: plan.id, kind: "decision" } })).toBe(1);
   });
 
+  it("maps a for_each step over an upstream list with bounded concurrency and collects in order", async () => {
+    fixture.runner.setScript(async (request, call) => {
+      if (request.step?.title === "List") return ok("- alpha\n- beta\n- gamma");
+      return directiveScript(request, call);
+    });
+    try {
+      fixture.runner.maxLive = 0;
+      const plan = await fixture.executor.submitPlan({
+        conversationId: fixture.conversationId,
+        raw: {
+          title: "Fan out",
+          steps: [
+            { index: 1, title: "List", assignee: "researcher", input: "list three things" },
+            { index: 2, title: "Each", assignee: "analyst", input: "sleep=30 look at {{item}} (#{{item_index}})", for_each: { from: 1, field: "output_lines", max_parallel: 2 } },
+            { index: 3, title: "Sum up", assignee: "writer", input: "{{step_2.output_summary}}" },
+          ],
+        },
+      });
+      expect(await fixture.waitForPlan(plan.id)).toBe("completed");
+      const steps = await fixture.db.prisma.planStep.findMany({ where: { planId: plan.id }, orderBy: { index: "asc" } });
+      expect(steps.map((s) => s.index)).toEqual([1, 2, 3, 4, 5, 6]);
+      const children = steps.filter((s) => s.parentIndex === 2);
+      expect(children.map((s) => s.renderedInput)).toEqual([
+        expect.stringContaining("alpha (#1)"),
+        expect.stringContaining("beta (#2)"),
+        expect.stringContaining("gamma (#3)"),
+      ]);
+      expect(fixture.runner.maxLive).toBeLessThanOrEqual(2);
+      const parent = steps[1]!;
+      expect(parent.status).toBe("done");
+      expect(parent.outputSummary!.split("\n")).toEqual([
+        expect.stringMatching(/^1\. alpha: /),
+        expect.stringMatching(/^2\. beta: /),
+        expect.stringMatching(/^3\. gamma: /),
+      ]);
+      expect(await fixture.db.prisma.run.count({ where: { stepId: parent.id } })).toBe(0);
+      expect(steps[2]!.renderedInput).toContain("2. beta");
+    } finally {
+      fixture.runner.setScript(directiveScript);
+    }
+  });
+
   it("rejects an invalid plan naming the step and field, storing nothing", async () => {
     const before = await fixture.db.prisma.plan.count();
     const attempt = fixture.executor.submitPlan({

@@ -108,6 +108,7 @@ export async function reconcilePlan(
   for (const command of result.commands) {
     await applyCommand(context, tx, uow, saved, command);
   }
+  await closeAbandonedForms(tx, uow, { before: loaded, after: saved });
   for (const index of new Set(result.changedSteps)) {
     const step = saved.state.steps.find((candidate) => candidate.index === index);
     if (step) uow.emit("step-updated", { planId: saved.state.id, step: stepDTO(saved, step) });
@@ -126,6 +127,34 @@ export async function reconcilePlan(
   return saved;
 }
 
+/**
+ * A step that stopped waiting for a person without an answer (skipped by a cascade,
+ * a released quorum, a cancel) leaves its form open: close it, so nobody answers a
+ * question that no longer matters. The plan ending closes the rest (plan-ended).
+ */
+async function closeAbandonedForms(tx: Tx, uow: UnitOfWork, input: { before: LoadedPlan; after: LoadedPlan }) {
+  const left = input.after.state.steps.filter((step) => {
+    const previous = input.before.state.steps.find((candidate) => candidate.index === step.index);
+    return previous?.status === "blocked" && (step.status === "skipped" || step.status === "failed");
+  });
+  if (left.length === 0) return;
+  const stepIds = left.map((step) => input.after.stepIds.get(step.index)!).filter(Boolean);
+  const open = await tx.form.findMany({ where: { stepId: { in: stepIds }, status: "open" }, include: formInclude });
+  for (const form of open) {
+    closeForm(uow, form, left.find((step) => input.after.stepIds.get(step.index) === form.stepId)?.index ?? null);
+  }
+}
+
+type FormRow = Prisma.FormGetPayload<{ include: typeof formInclude }>;
+
+/** Closes an open form once per transaction (the batch must not write a row twice). */
+function closeForm(uow: UnitOfWork, form: FormRow, stepIndex: number | null): void {
+  if (uow.closedForms.has(form.id)) return;
+  uow.closedForms.add(form.id);
+  uow.batch.add(sqlWrites.closeForm({ id: form.id }));
+  uow.emit("form-closed", { form: toFormDTO({ ...form, status: "cancelled" }, stepIndex) });
+}
+
 export function stepDTO(plan: LoadedPlan, step: StepState): StepDTO {
   const iso = (millis: number | null) => (millis === null ? null : new Date(millis).toISOString());
   return {
@@ -137,6 +166,8 @@ export function stepDTO(plan: LoadedPlan, step: StepState): StepDTO {
     waitFor: step.waitFor,
     optionalWaitFor: step.optionalWaitFor,
     quorum: step.quorum,
+    forEach: step.forEach ? { ...step.forEach, children: step.expansion?.children ?? [] } : null,
+    parentIndex: step.parentIndex,
     onFailure: step.onFailure,
     maxRetries: step.maxRetries,
     status: step.status,
@@ -287,11 +318,7 @@ async function applyCommand(
       uow.log({ planId, stepIndex: null, phase: "plan-ended", message: `plan ${command.status}` });
       // a question nobody needs answered any more must not stay answerable
       const open = await tx.form.findMany({ where: { planId, status: "open" }, include: formInclude });
-      for (const form of open) {
-        uow.batch.add(sqlWrites.closeForm({ id: form.id }));
-        const stepIndex = [...plan.stepIds].find(([, id]) => id === form.stepId)?.[0] ?? null;
-        uow.emit("form-closed", { form: toFormDTO({ ...form, status: "cancelled" }, stepIndex) });
-      }
+      for (const form of open) closeForm(uow, form, [...plan.stepIds].find(([, id]) => id === form.stepId)?.[0] ?? null);
       return;
     }
     default: {

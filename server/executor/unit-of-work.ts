@@ -27,6 +27,8 @@ export class UnitOfWork {
   readonly ticks: { conversationId: string; planId: string; at: number }[] = [];
   /** plans whose ready steps waited for a pool slot; reconcile them when slots free up */
   readonly capacityWaiters: { conversationId: string; planId: string }[] = [];
+  /** forms closed in this transaction */
+  readonly closedForms = new Set<string>();
   /** agents whose runs ended in this transaction (slots freed) */
   readonly freedAgents = new Set<string>();
 

@@ -50,6 +50,10 @@ export interface StepDTO {
   optionalWaitFor: number[];
   /** ready once this many dependencies succeeded (null: all) */
   quorum: number | null;
+  /** a for_each step: mapped over step `from`'s list; once expanded, the steps it fanned out to */
+  forEach: { from: number; field: "output_files" | "output_lines"; maxParallel: number | null; children: number[] } | null;
+  /** set on a step a for_each step fanned out to */
+  parentIndex: number | null;
   onFailure: OnFailure;
   maxRetries: number;
   status: StepStatus;

@@ -2,8 +2,8 @@
  * Plans in the database ⇄ the core's PlanState. The executor loads a plan, lets the
  * core decide, and writes back only the steps the core says changed.
  */
-import type { Prisma } from "../../generated/prisma/client.ts";
-import type { CapacityView, PlanSpec, PlanState, StepState } from "../../core/types.ts";
+import { Prisma } from "../../generated/prisma/client.ts";
+import type { CapacityView, ForEachField, PlanSpec, PlanState, StepExpansion, StepState } from "../../core/types.ts";
 import { stepStateFromSpec } from "../../core/plan-state.ts";
 import { sqlWrites, type WriteBatch } from "./write-batch.ts";
 
@@ -34,6 +34,10 @@ function toStepState(row: StepRow): StepState {
     optionalWaitFor: row.optionalWaitFor,
     quorum: row.quorum,
     budget: { maxTokens: row.budgetTokens, maxCost: row.budgetCost },
+    forEach:
+      row.forEachFrom === null
+        ? null
+        : { from: row.forEachFrom, field: row.forEachField as ForEachField, maxParallel: row.forEachMaxParallel },
     onFailure: row.onFailure,
     maxRetries: row.maxRetries,
     status: row.status,
@@ -49,6 +53,8 @@ function toStepState(row: StepRow): StepState {
     decisionCount: row.decisionCount,
     renderedInput: row.renderedInput,
     usage: { tokens: row.usageTokens, cost: row.usageCost },
+    expansion: (row.expansion as StepExpansion | null) ?? null,
+    parentIndex: row.parentIndex,
     startedAt: toMillis(row.startedAt),
     endedAt: toMillis(row.endedAt),
   };
@@ -64,6 +70,9 @@ function stepColumns(step: StepState) {
     quorum: step.quorum,
     budgetTokens: step.budget.maxTokens,
     budgetCost: step.budget.maxCost,
+    forEachFrom: step.forEach?.from ?? null,
+    forEachField: step.forEach?.field ?? null,
+    forEachMaxParallel: step.forEach?.maxParallel ?? null,
     onFailure: step.onFailure,
     maxRetries: step.maxRetries,
     status: step.status,
@@ -80,9 +89,17 @@ function stepColumns(step: StepState) {
     renderedInput: step.renderedInput,
     usageTokens: step.usage.tokens,
     usageCost: step.usage.cost,
+    expansion: step.expansion,
+    parentIndex: step.parentIndex,
     startedAt: toDate(step.startedAt),
     endedAt: toDate(step.endedAt),
   };
+}
+
+/** stepColumns for Prisma's own writes, which spell a JSON null as DbNull. */
+function createColumns(step: StepState) {
+  const columns = stepColumns(step);
+  return { ...columns, expansion: columns.expansion === null ? Prisma.DbNull : (columns.expansion as unknown as Prisma.InputJsonValue) };
 }
 
 export async function insertPlan(
@@ -102,7 +119,7 @@ export async function insertPlan(
     },
   });
   await tx.planStep.createMany({
-    data: input.spec.steps.map((step) => ({ planId: plan.id, index: step.index, ...stepColumns(stepStateFromSpec(step)) })),
+    data: input.spec.steps.map((step) => ({ planId: plan.id, index: step.index, ...createColumns(stepStateFromSpec(step)) })),
   });
   const loaded = await loadPlan(tx, plan.id);
   if (!loaded) throw new Error(`plan ${plan.id} vanished inside its own transaction`);
@@ -209,7 +226,7 @@ export async function savePlan(
     let id = stepIds.get(index);
     if (!id) {
       // an appended step: inserted now, so the batched update below finds its row
-      const created = await tx.planStep.create({ data: { planId: next.id, index, ...stepColumns(step) }, select: { id: true } });
+      const created = await tx.planStep.create({ data: { planId: next.id, index, ...createColumns(step) }, select: { id: true } });
       id = created.id;
       stepIds.set(index, id);
     }

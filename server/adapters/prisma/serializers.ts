@@ -49,6 +49,16 @@ export function toStepDTO(row: Prisma.PlanStepGetPayload<object>): StepDTO {
     waitFor: row.waitFor,
     optionalWaitFor: row.optionalWaitFor,
     quorum: row.quorum,
+    forEach:
+      row.forEachFrom === null
+        ? null
+        : {
+            from: row.forEachFrom,
+            field: row.forEachField as "output_files" | "output_lines",
+            maxParallel: row.forEachMaxParallel,
+            children: ((row.expansion as { children?: number[] } | null)?.children ?? []).slice(),
+          },
+    parentIndex: row.parentIndex,
     onFailure: row.onFailure,
     maxRetries: row.maxRetries,
     status: row.status,

@@ -154,6 +154,9 @@ export const sqlWrites = {
     quorum: number | null;
     budgetTokens: number | null;
     budgetCost: number | null;
+    forEachFrom: number | null;
+    forEachField: string | null;
+    forEachMaxParallel: number | null;
     onFailure: string;
     maxRetries: number;
     status: string;
@@ -170,12 +173,16 @@ export const sqlWrites = {
     renderedInput: string | null;
     usageTokens: number;
     usageCost: number;
+    expansion: unknown;
+    parentIndex: number | null;
     startedAt: Date | null;
     endedAt: Date | null;
   }): Prisma.Sql {
     return Prisma.sql`UPDATE "PlanStep" SET "title" = ${row.title}, "assignee" = ${row.assignee}, "input" = ${row.input},
         "waitFor" = ${row.waitFor}::int[], "optionalWaitFor" = ${row.optionalWaitFor}::int[], "quorum" = ${row.quorum}::int,
         "budgetTokens" = ${row.budgetTokens}::int, "budgetCost" = ${row.budgetCost}::float8,
+        "forEachFrom" = ${row.forEachFrom}::int, "forEachField" = ${row.forEachField}, "forEachMaxParallel" = ${row.forEachMaxParallel}::int,
+        "expansion" = ${json(row.expansion)}::jsonb, "parentIndex" = ${row.parentIndex}::int,
         "onFailure" = ${row.onFailure}::"OnFailure", "maxRetries" = ${row.maxRetries},
         "status" = ${row.status}::"StepStatus", "attempts" = ${row.attempts}, "transientFailures" = ${row.transientFailures},
         "retryAt" = ${row.retryAt}::timestamp(3), "outputSummary" = ${row.outputSummary}, "outputFiles" = ${row.outputFiles}::text[],
