@@ -25,17 +25,13 @@ export interface Working {
   startedRuns: Set<string>;
 }
 
+/**
+ * A step's working copy. Shallow on purpose: reconcile replaces nested values (arrays,
+ * usage, expansion) instead of editing them in place, and the property test runs on a
+ * deep-frozen input, so an in-place edit anywhere would fail it.
+ */
 export function cloneStep(step: StepState): StepState {
-  return {
-    ...step,
-    waitFor: [...step.waitFor],
-    optionalWaitFor: [...step.optionalWaitFor],
-    outputFiles: [...step.outputFiles],
-    usage: { ...step.usage },
-    budget: { ...step.budget },
-    forEach: step.forEach === null ? null : { ...step.forEach },
-    expansion: step.expansion === null ? null : { children: [...step.expansion.children], items: [...step.expansion.items] },
-  };
+  return { ...step };
 }
 
 export function startWorking(input: ReconcileInput): Working {

@@ -149,22 +149,27 @@ function scheduleNextRetry(working: Working): void {
  * Equal as stored: primitives by value, arrays element-wise, records (usage, budget,
  * forEach, expansion) field-wise, recursively (an expansion holds arrays).
  */
+// Runs on every step of the plan after every event, so it allocates nothing.
 function sameValue(left: unknown, right: unknown): boolean {
   if (left === right) return true;
-  if (Array.isArray(left) && Array.isArray(right)) {
-    return left.length === right.length && left.every((value, i) => sameValue(value, right[i]));
+  if (typeof left !== "object" || typeof right !== "object" || left === null || right === null) return false;
+  if (Array.isArray(left)) {
+    if (!Array.isArray(right) || left.length !== right.length) return false;
+    for (let i = 0; i < left.length; i++) if (!sameValue(left[i], right[i])) return false;
+    return true;
   }
-  if (typeof left === "object" && typeof right === "object" && left !== null && right !== null && !Array.isArray(left) && !Array.isArray(right)) {
-    const keys = new Set([...Object.keys(left), ...Object.keys(right)]);
-    return [...keys].every((key) => sameValue((left as Record<string, unknown>)[key], (right as Record<string, unknown>)[key]));
+  if (Array.isArray(right)) return false;
+  let count = 0;
+  for (const key in left) {
+    count++;
+    if (!sameValue((left as Record<string, unknown>)[key], (right as Record<string, unknown>)[key])) return false;
   }
-  return false;
+  for (const _key in right) count--;
+  return count === 0;
 }
 
 function sameStep(a: StepState, b: StepState): boolean {
-  const keys = new Set([...Object.keys(a), ...Object.keys(b)] as (keyof StepState)[]);
-  for (const key of keys) if (!sameValue(a[key], b[key])) return false;
-  return true;
+  return sameValue(a, b);
 }
 
 function changedSteps(before: PlanState, after: PlanState): number[] {
