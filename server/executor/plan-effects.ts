@@ -108,7 +108,7 @@ export async function reconcilePlan(
   for (const command of result.commands) {
     await applyCommand(context, tx, uow, saved, command);
   }
-  await closeAbandonedForms(tx, uow, { before: loaded, after: saved });
+  await closeAbandonedForms(tx, uow, { before: loaded, after: saved, changed: result.changedSteps });
   for (const index of new Set(result.changedSteps)) {
     const step = saved.state.steps.find((candidate) => candidate.index === index);
     if (step) uow.emit("step-updated", { planId: saved.state.id, step: stepDTO(saved, step) });
@@ -132,11 +132,19 @@ export async function reconcilePlan(
  * a released quorum, a cancel) leaves its form open: close it, so nobody answers a
  * question that no longer matters. The plan ending closes the rest (plan-ended).
  */
-async function closeAbandonedForms(tx: Tx, uow: UnitOfWork, input: { before: LoadedPlan; after: LoadedPlan }) {
-  const left = input.after.state.steps.filter((step) => {
-    const previous = input.before.state.steps.find((candidate) => candidate.index === step.index);
-    return previous?.status === "blocked" && (step.status === "skipped" || step.status === "failed");
-  });
+async function closeAbandonedForms(
+  tx: Tx,
+  uow: UnitOfWork,
+  input: { before: LoadedPlan; after: LoadedPlan; changed: number[] },
+) {
+  // only changed steps can have left `blocked`; steps are ordered by index, so look them up directly
+  const byIndex = (plan: LoadedPlan, index: number) => plan.state.steps[index - 1]?.index === index
+    ? plan.state.steps[index - 1]
+    : plan.state.steps.find((step) => step.index === index);
+  const left = [...new Set(input.changed)]
+    .map((index) => ({ previous: byIndex(input.before, index), step: byIndex(input.after, index) }))
+    .filter(({ previous, step }) => previous?.status === "blocked" && (step?.status === "skipped" || step?.status === "failed"))
+    .map(({ step }) => step!);
   if (left.length === 0) return;
   const stepIds = left.map((step) => input.after.stepIds.get(step.index)!).filter(Boolean);
   const open = await tx.form.findMany({ where: { stepId: { in: stepIds }, status: "open" }, include: formInclude });
