@@ -8,7 +8,8 @@
 import type { Server, Socket } from "socket.io";
 import { z } from "zod";
 import type { PrismaClient } from "../generated/prisma/client.ts";
-import { PROTOCOL_VERSION, type ClientToServerEvents, type ConversationEventDTO, type ServerToClientEvents } from "../protocol/events.ts";
+import type { ClientToServerEvents, ServerToClientEvents } from "../protocol/events.ts";
+import { listConversationEvents } from "../adapters/prisma/event-log.ts";
 import { getSessionUser, type SessionUser } from "../auth/session.ts";
 import { activityRoom, conversationRoom, rememberIo, userRoom } from "./rooms.ts";
 
@@ -69,21 +70,7 @@ export function attachSocketHandlers(io: Server, { prisma }: { prisma: PrismaCli
         const conversation = await prisma.conversation.findUnique({ where: { id: conversationId }, select: { lastSeq: true } });
         const lastSeq = conversation?.lastSeq ?? 0;
         if (lastSeq - afterSeq > MAX_REPLAY_EVENTS) return reply({ ok: false, error: "replay_too_long" });
-        const rows = await prisma.conversationEvent.findMany({
-          where: { conversationId, seq: { gt: afterSeq } },
-          orderBy: { seq: "asc" },
-        });
-        const events = rows.map(
-          (row) =>
-            ({
-              v: PROTOCOL_VERSION,
-              conversationId: row.conversationId,
-              seq: row.seq,
-              type: row.type,
-              payload: row.payload,
-              createdAt: row.createdAt.toISOString(),
-            }) as unknown as ConversationEventDTO,
-        );
+        const events = await listConversationEvents(prisma, { conversationId, afterSeq, limit: MAX_REPLAY_EVENTS + 1 });
         reply({ ok: true, events, lastSeq: Math.max(lastSeq, events.at(-1)?.seq ?? 0) });
       } catch (error) {
         console.error("[baton] conversation-join failed", error);

@@ -14,12 +14,6 @@ export interface PendingEvent<K extends ConversationEventType = ConversationEven
   payload: ConversationEventPayloads[K];
 }
 
-export function pendingEvent<K extends ConversationEventType>(
-  type: K,
-  payload: ConversationEventPayloads[K],
-): PendingEvent<K> {
-  return { type, payload };
-}
 
 /** Events after `afterSeq`, oldest first: what a reconnecting client replays. */
 export async function listConversationEvents(
