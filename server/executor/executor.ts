@@ -13,7 +13,6 @@ import { sqlWrites } from "../adapters/prisma/write-batch.ts";
 import { PROTOCOL_VERSION, type ConversationEventDTO } from "../protocol/events.ts";
 import { enterConversation, insertPlan } from "../adapters/prisma/plan-repository.ts";
 import { formInclude, messageInclude, toFormDTO, toMessageDTO, toPlanDTO } from "../adapters/prisma/serializers.ts";
-import type { Prisma as PrismaNamespace } from "../generated/prisma/client.ts";
 import type { FormDTO, MessageDTO, PlanDTO } from "../protocol/dto.ts";
 import { createExecutorContext, type ExecutorContext, type ExecutorDeps } from "./context.ts";
 import { BatonError, invalidInput, notFound } from "./errors.ts";
