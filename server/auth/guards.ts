@@ -30,7 +30,39 @@ const STATUS_BY_CODE: Record<string, number> = {
   conflict: 409,
 };
 
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+/**
+ * Defence in depth against cross-site requests (session cookies are SameSite=Lax
+ * already): a state-changing request a browser marks as coming from another site, or
+ * whose Origin is neither this host nor a trusted origin, is refused.
+ */
+export function assertSameOrigin(request: Request, trusted: string[] = trustedOrigins()): void {
+  if (SAFE_METHODS.has(request.method.toUpperCase())) return;
+  if (request.headers.get("sec-fetch-site") === "cross-site") {
+    throw new HttpError(403, "forbidden", "Cross-site requests are not accepted.");
+  }
+  const origin = request.headers.get("origin");
+  if (!origin) return; // not a browser form or fetch: no ambient-credential risk to guard
+  let host: string;
+  try {
+    host = new URL(origin).host;
+  } catch {
+    throw new HttpError(403, "forbidden", "Malformed Origin header.");
+  }
+  const forwarded = request.headers.get("x-forwarded-host");
+  if (host === request.headers.get("host") || (forwarded && host === forwarded) || trusted.includes(origin)) return;
+  throw new HttpError(403, "forbidden", "Cross-site requests are not accepted.");
+}
+
+function trustedOrigins(): string[] {
+  return [process.env.BETTER_AUTH_URL, ...(process.env.BATON_TRUSTED_ORIGINS ?? "").split(",")]
+    .map((origin) => origin?.trim().replace(/\/$/, ""))
+    .filter((origin): origin is string => Boolean(origin));
+}
+
 export async function requireUser(request: Request): Promise<SessionUser> {
+  assertSameOrigin(request);
   const user = await getSessionUser(request.headers);
   if (!user) throw new HttpError(401, "unauthenticated", "Sign in first.");
   return user;
