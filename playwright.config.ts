@@ -57,7 +57,7 @@ export default defineConfig({
       PORT: port,
       HOST: "127.0.0.1",
       BATON_DATA_DIR: process.env.BATON_E2E_DATA_DIR,
-      BETTER_AUTH_URL: baseURL,
+      // no BETTER_AUTH_URL: the tests sign up exactly as a fresh `npm start` is reached
       BATON_SEED_DEMO: "1",
     },
   },

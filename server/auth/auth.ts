@@ -37,9 +37,25 @@ function resolveSecret(): string {
   }
 }
 
-function trustedOrigins(): string[] {
+export function configuredOrigins(): string[] {
   const list = [process.env.BETTER_AUTH_URL, ...(process.env.BATON_TRUSTED_ORIGINS ?? "").split(",")];
   return list.map((origin) => origin?.trim()).filter((origin): origin is string => Boolean(origin));
+}
+
+/**
+ * The configured origins plus the one the request was addressed to, so a fresh
+ * `npm start` works at whatever host and port it is reached on. A cross-site request
+ * carries another site's Origin, which still matches none of these.
+ */
+export function trustedOrigins(request?: Request): string[] {
+  const origins = configuredOrigins();
+  const host = request?.headers.get("x-forwarded-host") ?? request?.headers.get("host");
+  if (host) {
+    const forwardedProto = request?.headers.get("x-forwarded-proto");
+    const protocol = forwardedProto ?? (request ? new URL(request.url).protocol.replace(":", "") : "http");
+    origins.push(`${protocol}://${host}`);
+  }
+  return origins;
 }
 
 function readInviteToken(context: unknown): string | undefined {
@@ -58,7 +74,7 @@ export function createAuth(prisma: PrismaClient) {
     appName: "Baton",
     secret: resolveSecret(),
     baseURL: process.env.BETTER_AUTH_URL || undefined,
-    trustedOrigins: trustedOrigins(),
+    trustedOrigins: (request) => trustedOrigins(request),
     database: prismaAdapter(prisma, { provider: "postgresql" }),
     emailAndPassword: {
       enabled: true,

@@ -8,6 +8,7 @@ import type { z } from "zod";
 import { getSessionUser, type SessionUser } from "./session.ts";
 import { getRuntime } from "../runtime.ts";
 import { hitRateLimit, type RateRule } from "./rate-limit.ts";
+import { configuredOrigins } from "./auth.ts";
 
 export class HttpError extends Error {
   constructor(
@@ -37,7 +38,7 @@ const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
  * already): a state-changing request a browser marks as coming from another site, or
  * whose Origin is neither this host nor a trusted origin, is refused.
  */
-export function assertSameOrigin(request: Request, trusted: string[] = trustedOrigins()): void {
+export function assertSameOrigin(request: Request, trusted: string[] = configuredOrigins()): void {
   if (SAFE_METHODS.has(request.method.toUpperCase())) return;
   if (request.headers.get("sec-fetch-site") === "cross-site") {
     throw new HttpError(403, "forbidden", "Cross-site requests are not accepted.");
@@ -55,11 +56,6 @@ export function assertSameOrigin(request: Request, trusted: string[] = trustedOr
   throw new HttpError(403, "forbidden", "Cross-site requests are not accepted.");
 }
 
-function trustedOrigins(): string[] {
-  return [process.env.BETTER_AUTH_URL, ...(process.env.BATON_TRUSTED_ORIGINS ?? "").split(",")]
-    .map((origin) => origin?.trim().replace(/\/$/, ""))
-    .filter((origin): origin is string => Boolean(origin));
-}
 
 export async function requireUser(request: Request): Promise<SessionUser> {
   assertSameOrigin(request);
