@@ -38,7 +38,8 @@ export function parseDirective(text: string): OfflineDirective {
   for (const line of text.matchAll(DIRECTIVE_LINE)) {
     for (const pair of line[1].matchAll(PAIR)) {
       const key = pair[1];
-      const value = pair[2] != null ? pair[2].replace(/\\(.)/g, "$1") : pair[3];
+      // quoted values take \n for a line break (multi-line summaries feed for_each) and \x for x
+      const value = pair[2] != null ? pair[2].replace(/\\(.)/g, (_, char: string) => (char === "n" ? "\n" : char)) : pair[3];
       switch (key) {
         case "sleep": {
           const ms = Number(value);

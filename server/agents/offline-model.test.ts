@@ -16,6 +16,10 @@ describe("offline directives", () => {
     });
   });
 
+  it("reads \\n in a quoted summary as a line break, so a summary can be a list", () => {
+    expect(parseDirective('@offline summary="- one\\n- two"').summary).toBe("- one\n- two");
+  });
+
   it("ignores prose that mentions @offline without a directive, and bad values", () => {
     expect(parseDirective("the @offline model is nice").fail).toBeNull();
     expect(parseDirective("@offline sleep=-5 fail=sometimes").sleepMs).toBe(0);
