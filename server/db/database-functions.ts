@@ -29,10 +29,11 @@ END
 $$;`;
 
 /**
- * Applies one transaction's batched writes (adapters/prisma/write-batch.ts) from a
+ * Applies one unit of work's batched writes (adapters/prisma/write-batch.ts) from a
  * single JSON document, table by table, then appends the conversation's events with
  * gap-free seq (the row lock on Conversation orders concurrent writers) and returns
- * the new lastSeq. Statements run in order, each seeing the ones before it.
+ * the new lastSeq. Statements run in order, each seeing the ones before it. With
+ * `expect`, it is the whole optimistic unit on its own: lock, verify, write.
  */
 export const APPLY_WRITES_FUNCTION = `
 CREATE OR REPLACE FUNCTION baton_apply_writes(doc jsonb)
@@ -42,7 +43,18 @@ DECLARE
   event_count integer := coalesce(jsonb_array_length(doc->'events'), 0);
   now_at timestamp(3) := (doc->>'now')::timestamp(3);
   last_seq integer := NULL;
+  expected jsonb := doc->'expect';
 BEGIN
+  -- Optimistic use (one statement, no surrounding transaction): take the lock, then
+  -- check that what the caller decided from is still true; if not, write nothing.
+  IF expected IS NOT NULL AND jsonb_typeof(expected) = 'object' THEN
+    PERFORM pg_advisory_xact_lock(hashtextextended(expected->>'lockKey', 0));
+    IF (SELECT p."version" FROM "Plan" p WHERE p."id" = expected->>'planId') IS DISTINCT FROM (expected->>'version')::integer
+       OR (expected->>'runId' IS NOT NULL AND
+           (SELECT r."status"::text FROM "Run" r WHERE r."id" = expected->>'runId') IS DISTINCT FROM expected->>'runStatus') THEN
+      RAISE EXCEPTION 'baton_conflict: the plan changed since it was read';
+    END IF;
+  END IF;
   INSERT INTO "Message" ("id", "conversationId", "authorKind", "authorAgentId", "kind", "body", "mentions", "planId", "stepId", "runId", "formId", "createdAt")
     SELECT x."id", x."conversationId", x."authorKind", x."authorAgentId", x."kind", x."body", x."mentions", x."planId", x."stepId", x."runId", x."formId", x."createdAt"
     FROM jsonb_populate_recordset(NULL::"Message", coalesce(doc->'messages', '[]')) x;

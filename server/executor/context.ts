@@ -1,7 +1,7 @@
 /** What every part of the executor shares: its dependencies and process-local caches. */
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { LoadedPlan } from "../adapters/prisma/plan-repository.ts";
-import type { AgentRunner, Clock, EventPublisher } from "./ports.ts";
+import type { AgentRunner, ArtifactRef, Clock, EventPublisher } from "./ports.ts";
 import { AgentDirectory } from "./agent-directory.ts";
 
 export interface ExecutorConfig {
@@ -22,6 +22,8 @@ export interface ExecutorDeps {
   instanceId: string;
   config: ExecutorConfig;
   logger?: Pick<Console, "info" | "warn" | "error">;
+  /** observation points for tests that need to interleave with a unit of work */
+  hooks?: { beforeOptimisticWrite?: (input: { conversationId: string; planId: string }) => Promise<void> };
 }
 
 /**
@@ -51,6 +53,8 @@ export interface ExecutorContext extends ExecutorDeps {
   logger: Pick<Console, "info" | "warn" | "error">;
   agents: AgentDirectory;
   plans: PlanCache;
+  /** request message id → its attachments (fixed once the message exists) */
+  attachments: Map<string, ArtifactRef[]>;
   /** now, strictly increasing within this process, so rows written together keep their order */
   stamp(): Date;
 }
@@ -62,6 +66,7 @@ export function createExecutorContext(deps: ExecutorDeps): ExecutorContext {
     logger: deps.logger ?? console,
     agents: new AgentDirectory(() => deps.clock.now()),
     plans: new PlanCache(),
+    attachments: new Map(),
     stamp() {
       last = Math.max(deps.clock.now(), last + 1);
       return new Date(last);

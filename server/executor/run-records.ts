@@ -62,6 +62,23 @@ function purposeFor(kind: RunKind, failedStep?: Extract<RunPurpose, { kind: "com
   }
 }
 
+/**
+ * The files attached to a request message. They are fixed once the message exists,
+ * so every step of a plan reuses one read.
+ */
+async function requestAttachments(context: ExecutorContext, tx: Tx, messageId: string | null): Promise<ArtifactRef[]> {
+  if (!messageId) return [];
+  const cached = context.attachments.get(messageId);
+  if (cached) return cached;
+  const found = await tx.artifact.findMany({
+    where: { messageId },
+    select: { id: true, name: true, mediaType: true, size: true, untrusted: true },
+  });
+  context.attachments.set(messageId, found);
+  if (context.attachments.size > 512) context.attachments.delete(context.attachments.keys().next().value!);
+  return found;
+}
+
 export interface NewRun {
   id: string;
   conversationId: string;
@@ -100,12 +117,7 @@ export async function createRun(context: ExecutorContext, tx: Tx, uow: UnitOfWor
       startedAt: now,
     }),
   );
-  const attachments: ArtifactRef[] = input.request.messageId
-    ? await tx.artifact.findMany({
-        where: { messageId: input.request.messageId },
-        select: { id: true, name: true, mediaType: true, size: true, untrusted: true },
-      })
-    : [];
+  const attachments = await requestAttachments(context, tx, input.request.messageId);
   const roster = await context.agents.roster(tx, input.conversationId);
   const launch: RunLaunch = {
     kind: input.kind,

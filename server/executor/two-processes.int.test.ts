@@ -87,4 +87,12 @@ it("never double-dispatches with two processes completing steps of the same conv
   expect(owners.map((row) => row.leaseOwner).sort()).toEqual(["process-a", "process-b"]);
   const dispatchMessages = await db.prisma.message.count({ where: { kind: "dispatch", planId: { in: plans.map((p) => p.id) } } });
   expect(dispatchMessages).toBe(steps.length);
+
+  // most units ran optimistically (one read, one write), the rest in the locked transaction
+  type Stats = { optimistic: number; conflicts: number; neededTransaction: number; locked: number };
+  const stats = await Promise.all([a.request<Stats>({ type: "stats" }), b.request<Stats>({ type: "stats" })]);
+  for (const s of stats) {
+    expect(s.optimistic).toBeGreaterThan(0);
+    expect(s.locked).toBeGreaterThan(0);
+  }
 }, 900_000);

@@ -7,6 +7,7 @@ import type { PendingEvent } from "../adapters/prisma/event-log.ts";
 import type { ConversationEventType, ConversationEventPayloads } from "../protocol/events.ts";
 import type { RunLaunch } from "./run-records.ts";
 import type { LoadedPlan, PlanContext } from "../adapters/prisma/plan-repository.ts";
+import type { Prisma } from "../generated/prisma/client.ts";
 import { WriteBatch } from "../adapters/prisma/write-batch.ts";
 
 export interface StepLogLine {
@@ -27,6 +28,8 @@ export class UnitOfWork {
   readonly ticks: { conversationId: string; planId: string; at: number }[] = [];
   /** plans whose ready steps waited for a pool slot; reconcile them when slots free up */
   readonly capacityWaiters: { conversationId: string; planId: string }[] = [];
+  /** set when an optimistic attempt needed the database beyond its one read */
+  needsTransaction = false;
   /** forms closed in this transaction */
   readonly closedForms = new Set<string>();
   /** agents whose runs ended in this transaction (slots freed) */
@@ -51,5 +54,25 @@ export class UnitOfWork {
 
   log(line: StepLogLine): void {
     this.stepLog.push(line);
+  }
+}
+
+/**
+ * The `tx` an optimistic attempt gets: any use means the work needs more than the
+ * cached state and the one read, so the attempt is abandoned (nothing was written)
+ * and the unit runs again in a locked transaction.
+ */
+export function transactionRequired(uow: UnitOfWork): Prisma.TransactionClient {
+  return new Proxy({} as Prisma.TransactionClient, {
+    get() {
+      uow.needsTransaction = true;
+      throw new TransactionRequired();
+    },
+  });
+}
+
+export class TransactionRequired extends Error {
+  constructor() {
+    super("this unit of work needs a transaction");
   }
 }

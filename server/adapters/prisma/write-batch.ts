@@ -13,6 +13,18 @@ import type { PendingEvent } from "./event-log.ts";
 
 type Tx = Prisma.TransactionClient;
 
+/** What an optimistic unit decided from; the write is refused if it no longer holds. */
+export interface WriteExpectation {
+  lockKey: string;
+  planId: string;
+  version: number | null;
+  runId: string | null;
+  runStatus: string | null;
+}
+
+/** Raised (as a database error) when an optimistic unit's expectation failed. */
+export const CONFLICT_MARKER = "baton_conflict";
+
 export interface MessageRow {
   id: string;
   conversationId: string;
@@ -121,11 +133,14 @@ export class WriteBatch {
    * Applies every write and appends the events in order. Returns the conversation's
    * new lastSeq (the events got lastSeq - n + 1 … lastSeq), or null without events.
    */
-  async flush(tx: Tx, input: { conversationId: string; events: PendingEvent[]; now: Date }): Promise<number | null> {
+  async flush(
+    tx: Pick<Tx, "$queryRaw">,
+    input: { conversationId: string; events: PendingEvent[]; now: Date; expect?: WriteExpectation },
+  ): Promise<number | null> {
     const writes = [...this.appended, ...this.keyed.values()];
     this.appended.length = 0;
     this.keyed.clear();
-    if (writes.length === 0 && input.events.length === 0) return null;
+    if (writes.length === 0 && input.events.length === 0 && !input.expect) return null;
     const doc = {
       conversationId: input.conversationId,
       now: input.now,
@@ -138,6 +153,7 @@ export class WriteBatch {
       steps: [] as StepRow[],
       stepEvents: [] as StepEventRow[],
       events: input.events.map((event) => ({ type: event.type, payload: event.payload })),
+      ...(input.expect ? { expect: input.expect } : {}),
     };
     for (const write of writes) {
       switch (write.kind) {

@@ -10,7 +10,7 @@ import { createConversationServices } from "../../services/conversations.ts";
 import type { ConversationEventDTO } from "../../protocol/events.ts";
 import type { PlanStatus } from "../../core/types.ts";
 import { Executor } from "../executor.ts";
-import type { ExecutorConfig } from "../context.ts";
+import type { ExecutorConfig, ExecutorDeps } from "../context.ts";
 import { systemClock } from "../system-clock.ts";
 import type { AgentRunner } from "../ports.ts";
 import { ScriptedRunner, ok, type Script } from "./scripted-runner.ts";
@@ -45,6 +45,7 @@ export async function createExecutorFixture(
     db?: Database;
     /** a real agent runtime instead of the scripted runner */
     createRunner?: (db: Database) => AgentRunner;
+    hooks?: ExecutorDeps["hooks"];
   } = {},
 ): Promise<ExecutorFixture> {
   const db = options.db ?? (await createTestDatabase({ kind: options.kind ?? "embedded" }));
@@ -63,6 +64,7 @@ export async function createExecutorFixture(
       instanceId: `test-${randomUUID()}`,
       config,
       logger: { info() {}, warn: console.warn, error: console.error },
+      hooks: options.hooks,
     });
   const initialRunner = options.createRunner ? options.createRunner(db) : runner;
   let executor = build(initialRunner);

@@ -15,6 +15,7 @@ type Request =
   | { id: number; type: "conversation"; title: string; agents: string[] }
   | { id: number; type: "plan"; planId: string }
   | { id: number; type: "runs"; planId: string }
+  | { id: number; type: "stats" }
   | { id: number; type: "stop" };
 
 const config = loadConfig({ ...process.env, BATON_SEED_DEMO: "0" });
@@ -50,6 +51,9 @@ process.on("message", async (message: Request) => {
           orderBy: { createdAt: "asc" },
           select: { id: true, status: true, attempt: true, stepId: true, leaseOwner: true, startedAt: true, endedAt: true },
         });
+        break;
+      case "stats":
+        value = core.executor.stats;
         break;
       case "stop":
         await core.close();

@@ -1,0 +1,56 @@
+/**
+ * The optimistic unit of work: when the plan changes between its read and its write,
+ * the write is refused whole and the unit runs again under the lock, so the outcome
+ * is the same as if it had waited.
+ */
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { createExecutorFixture, type ExecutorFixture } from "./testing/executor-fixture.ts";
+import { directiveScript } from "./testing/directive-script.ts";
+
+let fixture: ExecutorFixture;
+let interfere: ((planId: string) => Promise<void>) | null = null;
+
+beforeAll(async () => {
+  fixture = await createExecutorFixture({
+    script: directiveScript,
+    hooks: {
+      beforeOptimisticWrite: async ({ planId }) => {
+        const once = interfere;
+        interfere = null;
+        await once?.(planId);
+      },
+    },
+  });
+});
+
+afterAll(async () => {
+  await fixture?.close();
+});
+
+it("falls back to the locked transaction when another writer changed the plan meanwhile", async () => {
+  const plan = await fixture.executor.submitPlan({
+    conversationId: fixture.conversationId,
+    raw: {
+      title: "Raced",
+      steps: [
+        { index: 1, title: "a", assignee: "researcher", input: "sleep=30 first" },
+        { index: 2, title: "b", assignee: "analyst", input: "second {{step_1.output_summary}}" },
+      ],
+    },
+  });
+  const before = { ...fixture.executor.stats };
+  // as if another process had written the plan between this unit's read and its write
+  interfere = async (planId) => {
+    await fixture.db.prisma.plan.update({ where: { id: planId }, data: { version: { increment: 1 } } });
+  };
+  expect(await fixture.waitForPlan(plan.id)).toBe("completed");
+  expect(fixture.executor.stats.conflicts).toBe(before.conflicts + 1);
+  expect(fixture.executor.stats.locked).toBeGreaterThan(before.locked);
+  const steps = await fixture.db.prisma.planStep.findMany({ where: { planId: plan.id }, orderBy: { index: "asc" } });
+  expect(steps.map((s) => s.status)).toEqual(["done", "done"]);
+  const runs = await fixture.db.prisma.run.findMany({ where: { planId: plan.id } });
+  expect(runs).toHaveLength(2); // the refused attempt wrote nothing: no duplicate run or message
+  expect(await fixture.db.prisma.message.count({ where: { planId: plan.id, kind: "dispatch" } })).toBe(2);
+  const seqs = (await fixture.db.prisma.conversationEvent.findMany({ where: { conversationId: fixture.conversationId }, orderBy: { seq: "asc" } })).map((e) => e.seq);
+  expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+});
