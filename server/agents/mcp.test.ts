@@ -5,6 +5,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startFakeModelServer, type FakeModelServer } from "./fake-model-server.ts";
 import { parseMcpServers } from "./mcp.ts";
+import { startHttpMcpServer } from "./test-fixtures/mcp-http-server.ts";
 import { agentProfile, recordingSink, runRequest, testRuntime } from "./test-support.ts";
 
 const fixture = fileURLToPath(new URL("./test-fixtures/mcp-test-server.mjs", import.meta.url));
@@ -44,6 +45,36 @@ describe("MCP tools", () => {
     expect(toolMessages(2)[1]).toContain("not allowed");
     expect(existsSync(marker)).toBe(false);
     expect(sink.phases()).toEqual(expect.arrayContaining(["mcp", "tool-refused"]));
+  }, 20_000);
+
+  it("calls an allowed tool of an MCP server over HTTP and refuses one outside the allow-list", async () => {
+    const mcp = await startHttpMcpServer();
+    try {
+      const { runner } = testRuntime({ env: { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: server.baseURL } });
+      const agent = agentProfile({
+        model: "openai:gpt-test",
+        allowedTools: ["web__echo"],
+        mcpServers: [{ name: "web", transport: "http", url: mcp.url }],
+      });
+      const before = server.requests.length;
+      server.script(
+        { kind: "tools", calls: [{ id: "call_echo", name: "web__echo", args: JSON.stringify({ text: "hi" }) }] },
+        { kind: "tools", calls: [{ id: "call_del", name: "web__delete_everything", args: "{}" }] },
+        { kind: "tools", calls: [{ id: "call_fin", name: "finish", args: JSON.stringify({ summary: "echoed", files: [] }) }] },
+      );
+      const result = await runner.run(runRequest({ agent, input: "Echo hi" }), recordingSink());
+      expect(result).toMatchObject({ kind: "ok", summary: "echoed" });
+      const offered = JSON.stringify(server.requests[before].body.tools);
+      expect(offered).toContain("web__echo");
+      expect(offered).not.toContain("delete_everything");
+      const toolMessages = (server.requests[before + 1].body.messages as { role: string; content: string }[])
+        .filter((m) => m.role === "tool")
+        .map((m) => m.content);
+      expect(toolMessages[0]).toContain("echo over http: hi");
+      expect(mcp.forbiddenCalls()).toBe(0);
+    } finally {
+      await mcp.close();
+    }
   }, 20_000);
 
   it("rejects a bad server configuration with the field named", () => {
