@@ -9,19 +9,18 @@ import type { Prisma } from "../generated/prisma/client.ts";
 import { validatePlan } from "../core/validate-plan.ts";
 import { validateFormAnswer, formatFormAnswer } from "../core/form-schema.ts";
 import type { FormSpec, PlanEvent } from "../core/types.ts";
-import { CONFLICT_MARKER, sqlWrites, type WriteExpectation } from "../adapters/prisma/write-batch.ts";
-import { PROTOCOL_VERSION, type ConversationEventDTO } from "../protocol/events.ts";
-import { conversationLockKey, enterConversation, insertPlan, readPlanContext } from "../adapters/prisma/plan-repository.ts";
+import type { ConversationEventDTO } from "../protocol/events.ts";
+import { insertPlan } from "../adapters/prisma/plan-repository.ts";
 import { formInclude, messageInclude, toFormDTO, toMessageDTO, toPlanDTO } from "../adapters/prisma/serializers.ts";
 import type { FormDTO, MessageDTO, PlanDTO } from "../protocol/dto.ts";
 import { createExecutorContext, type ExecutorContext, type ExecutorDeps } from "./context.ts";
 import { BatonError, invalidInput, notFound } from "./errors.ts";
-import { KeyedMutex } from "./keyed-mutex.ts";
+import { UnitRunner } from "./units.ts";
 import { reconcilePlan, stepDTO } from "./plan-effects.ts";
 import { createRun, type RunKind, type RunLaunch } from "./run-records.ts";
 import { conversationHandles, finishRun, type RunLogEntry } from "./run-lifecycle.ts";
 import { insertMessage } from "./messages.ts";
-import { transactionRequired, UnitOfWork } from "./unit-of-work.ts";
+import type { UnitOfWork } from "./unit-of-work.ts";
 import { LeaseKeeper } from "./leases.ts";
 
 type Tx = Prisma.TransactionClient;
@@ -30,18 +29,17 @@ export const MAX_MESSAGE_CHARS = 20_000;
 
 export class Executor {
   readonly context: ExecutorContext;
-  private readonly mutex = new KeyedMutex();
   private readonly liveRuns = new Map<string, AbortController>();
   private readonly timers = new Map<string, { at: number; cancel(): void }>();
   private readonly inFlight = new Set<Promise<unknown>>();
   private readonly capacityWaiters = new Map<string, string>();
   private readonly leases: LeaseKeeper;
   private stopped = false;
-  /** how units of work ran: optimistic writes, and fallbacks to the locked transaction */
-  readonly stats = { optimistic: 0, conflicts: 0, neededTransaction: 0, locked: 0 };
+  private readonly units: UnitRunner;
 
   constructor(deps: ExecutorDeps) {
     this.context = createExecutorContext(deps);
+    this.units = new UnitRunner(this.context, (uow, published) => this.afterCommit(uow, published));
     this.leases = new LeaseKeeper(this.context, {
       liveRunIds: () => [...this.liveRuns.keys()],
       abortRun: (runId) => this.liveRuns.get(runId)?.abort(),
@@ -238,119 +236,20 @@ export class Executor {
   }
 
   /**
-   * The one way to change a conversation: lock, work, append events, commit, then act.
-   * `plan` names the plan (and run) the work will reconcile. Then the unit is first
-   * tried optimistically — read without a transaction, decide, and write everything in
-   * one statement that takes the lock and checks the plan did not change meanwhile —
-   * and falls back to the locked transaction if it did, or if the work needs more
-   * than the cached state and the one read (it touched `tx`).
+   * The one way to change a conversation (see units.ts): `plan` names the plan (and
+   * run) the work will reconcile, which lets it run optimistically.
    */
   inConversation<T>(
     conversationId: string,
     work: (tx: Tx, uow: UnitOfWork) => Promise<T>,
     plan?: { planId: string; runId?: string },
   ): Promise<T> {
-    return this.mutex.run(conversationId, async () => {
-      if (plan) {
-        const attempt = await this.optimisticUnit(conversationId, work, plan);
-        if (attempt.done) return attempt.value;
-      }
-      return this.lockedUnit(conversationId, work, plan);
-    });
+    return this.units.run(conversationId, work, plan);
   }
 
-  private async optimisticUnit<T>(
-    conversationId: string,
-    work: (tx: Tx, uow: UnitOfWork) => Promise<T>,
-    plan: { planId: string; runId?: string },
-  ): Promise<{ done: true; value: T } | { done: false }> {
-    const uow = new UnitOfWork(conversationId);
-    const read = await readPlanContext(this.context.prisma, plan);
-    uow.prefetched = { planId: plan.planId, runId: plan.runId ?? null, context: read };
-    let value: T;
-    try {
-      value = await work(transactionRequired(uow), uow);
-    } catch (error) {
-      if (!uow.needsTransaction) throw error;
-    }
-    if (uow.needsTransaction) {
-      this.stats.neededTransaction++;
-      return { done: false };
-    }
-    let published: ConversationEventDTO[] = [];
-    if (!uow.batch.isEmpty || uow.events.length > 0 || uow.stepLog.length > 0) {
-      await this.context.hooks?.beforeOptimisticWrite?.({ conversationId, planId: plan.planId });
-      try {
-        published = await this.flushUnit(this.context.prisma, uow, {
-          lockKey: conversationLockKey(conversationId),
-          planId: plan.planId,
-          version: read.version,
-          runId: plan.runId ?? null,
-          runStatus: read.runStatus,
-        });
-      } catch (error) {
-        if (!String((error as Error)?.message ?? error).includes(CONFLICT_MARKER)) throw error;
-        this.stats.conflicts++;
-        return { done: false };
-      }
-    }
-    this.stats.optimistic++;
-    this.afterCommit(uow, published);
-    return { done: true, value: value! };
-  }
-
-  private async lockedUnit<T>(
-    conversationId: string,
-    work: (tx: Tx, uow: UnitOfWork) => Promise<T>,
-    plan?: { planId: string; runId?: string },
-  ): Promise<T> {
-    this.stats.locked++;
-    const uow = new UnitOfWork(conversationId);
-    let published: ConversationEventDTO[] = [];
-    const result = await this.context.prisma.$transaction(
-      async (tx) => {
-        const context = await enterConversation(tx, {
-          conversationId,
-          planId: plan?.planId ?? null,
-          runId: plan?.runId ?? null,
-        });
-        if (plan) uow.prefetched = { planId: plan.planId, runId: plan.runId ?? null, context };
-        const value = await work(tx, uow);
-        published = await this.flushUnit(tx, uow);
-        return value;
-      },
-      { maxWait: 30_000, timeout: 120_000 },
-    );
-    this.afterCommit(uow, published);
-    return result;
-  }
-
-  /** Writes the unit's batch and events (one call) and returns the events with their seq. */
-  private async flushUnit(
-    runner: Pick<Tx, "$queryRaw">,
-    uow: UnitOfWork,
-    expect?: WriteExpectation,
-  ): Promise<ConversationEventDTO[]> {
-    const now = this.context.stamp();
-    if (uow.stepLog.length > 0) {
-      uow.batch.add(
-        sqlWrites.insertStepEvents(uow.stepLog.map((line) => ({ ...line, runId: line.runId ?? null, at: now, data: line.data ?? null }))),
-      );
-    }
-    const lastSeq = await uow.batch.flush(runner, { conversationId: uow.conversationId, events: uow.events, now, expect });
-    if (lastSeq === null) return [];
-    const first = lastSeq - uow.events.length + 1;
-    return uow.events.map(
-      (event, offset) =>
-        ({
-          v: PROTOCOL_VERSION,
-          conversationId: uow.conversationId,
-          seq: first + offset,
-          type: event.type,
-          payload: event.payload,
-          createdAt: now.toISOString(),
-        }) as ConversationEventDTO,
-    );
+  /** how units of work ran (optimistic, conflicts, locked) */
+  get stats() {
+    return this.units.stats;
   }
 
   private afterCommit(uow: UnitOfWork, published: ConversationEventDTO[]): void {
