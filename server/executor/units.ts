@@ -138,5 +138,4 @@ export class UnitRunner {
         }) as ConversationEventDTO,
     );
   }
-
 }
