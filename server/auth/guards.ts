@@ -1,35 +1,12 @@
 /**
- * Route-handler guards: session, membership, admin, and the mapping from typed
- * error codes to HTTP statuses. A non-member gets the same 404 as a missing
+ * Route-handler guards: session, membership, admin, same origin, rate limits. A non-member gets the same 404 as a missing
  * conversation, so membership checks never reveal that a conversation exists.
  */
-import { NextResponse } from "next/server";
-import type { z } from "zod";
+import { errorResponse, HttpError } from "../http/errors.ts";
 import { getSessionUser, type SessionUser } from "./session.ts";
 import { getRuntime } from "../runtime.ts";
 import { hitRateLimit, type RateRule } from "./rate-limit.ts";
 import { configuredOrigins } from "./auth.ts";
-
-export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly headers?: Record<string, string>,
-  ) {
-    super(message);
-  }
-}
-
-const STATUS_BY_CODE: Record<string, number> = {
-  plan_invalid: 422,
-  form_answer_invalid: 422,
-  form_closed: 409,
-  not_found: 404,
-  invalid_input: 400,
-  forbidden: 403,
-  conflict: 409,
-};
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
@@ -84,22 +61,6 @@ export function enforceRate(key: string, rule: RateRule) {
   }
 }
 
-export async function parseJson<T extends z.ZodType>(request: Request, schema: T): Promise<z.infer<T>> {
-  let raw: unknown;
-  try {
-    raw = await request.json();
-  } catch {
-    throw new HttpError(400, "invalid_input", "Body must be JSON.");
-  }
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    const issue = parsed.error.issues[0];
-    const where = issue?.path.length ? `${issue.path.join(".")}: ` : "";
-    throw new HttpError(400, "invalid_input", `${where}${issue?.message ?? "invalid input"}`);
-  }
-  return parsed.data;
-}
-
 /** Wraps a handler so thrown HttpErrors and coded service errors become JSON responses. */
 export function handle<A extends unknown[]>(fn: (...args: A) => Promise<Response>) {
   return async (...args: A): Promise<Response> => {
@@ -109,19 +70,6 @@ export function handle<A extends unknown[]>(fn: (...args: A) => Promise<Response
       return errorResponse(error);
     }
   };
-}
-
-export function errorResponse(error: unknown): Response {
-  if (error instanceof HttpError) {
-    return NextResponse.json({ error: { code: error.code, message: error.message } }, { status: error.status, headers: error.headers });
-  }
-  const code = (error as { code?: unknown })?.code;
-  if (typeof code === "string" && code in STATUS_BY_CODE) {
-    const message = error instanceof Error ? error.message : code;
-    return NextResponse.json({ error: { code, message } }, { status: STATUS_BY_CODE[code] });
-  }
-  console.error("[baton] unhandled route error", error);
-  return NextResponse.json({ error: { code: "internal", message: "Something went wrong." } }, { status: 500 });
 }
 
 /** Forms and plans are addressed by id; make sure the id belongs to the conversation in the URL. */
@@ -134,3 +82,5 @@ export async function requirePlanIn(conversationId: string, planId: string) {
   const plan = await getRuntime().prisma.plan.findUnique({ where: { id: planId }, select: { conversationId: true } });
   if (plan?.conversationId !== conversationId) throw new HttpError(404, "not_found", "No such plan.");
 }
+
+export { errorResponse, HttpError, parseJson } from "../http/errors.ts";

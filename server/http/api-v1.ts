@@ -1,45 +1,12 @@
 /**
- * Shared plumbing of the automation API (/api/v1): bearer-token authentication,
- * zod parsing, and one mapping from typed error codes to HTTP statuses.
+ * Shared plumbing of the automation API (/api/v1): bearer-token and signed-body
+ * authentication; errors and parsing come from errors.ts like every route's.
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
-import { z } from "zod";
-import { PlanValidationError, FormAnswerError } from "../core/errors.ts";
-import { BatonError } from "../executor/errors.ts";
 import { getRuntime, type Runtime } from "../runtime.ts";
+import { errorResponse, HttpError } from "./errors.ts";
 
-export class HttpError extends Error {
-  constructor(
-    readonly status: number,
-    readonly code: string,
-    message: string,
-    readonly details?: unknown,
-  ) {
-    super(message);
-  }
-}
-
-const STATUS_BY_CODE: Record<string, number> = {
-  not_found: 404,
-  invalid_input: 400,
-  form_closed: 409,
-  conflict: 409,
-  forbidden: 403,
-};
-
-export function errorResponse(error: unknown): Response {
-  if (error instanceof HttpError) {
-    return Response.json({ error: { code: error.code, message: error.message, details: error.details } }, { status: error.status });
-  }
-  if (error instanceof PlanValidationError || error instanceof FormAnswerError) {
-    return Response.json({ error: { code: error.code, message: error.message, issues: error.issues } }, { status: 422 });
-  }
-  if (error instanceof BatonError) {
-    return Response.json({ error: { code: error.code, message: error.message } }, { status: STATUS_BY_CODE[error.code] ?? 400 });
-  }
-  console.error("[api]", error);
-  return Response.json({ error: { code: "internal", message: "internal error" } }, { status: 500 });
-}
+export { errorResponse, HttpError, parseJson } from "./errors.ts";
 
 function tokenMatches(given: string, expected: string): boolean {
   const a = Buffer.from(given);
@@ -85,21 +52,6 @@ export async function withApiToken(request: Request, handle: (runtime: Runtime) 
   } catch (error) {
     return errorResponse(error);
   }
-}
-
-export async function parseJson<T>(request: Request | string, schema: z.ZodType<T>): Promise<T> {
-  let body: unknown;
-  try {
-    body = typeof request === "string" ? JSON.parse(request) : await request.json();
-  } catch {
-    throw new HttpError(400, "invalid_json", "the request body is not valid JSON");
-  }
-  const parsed = schema.safeParse(body);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((issue) => ({ path: issue.path.join("."), message: issue.message }));
-    throw new HttpError(400, "invalid_input", issues.map((i) => `${i.path || "body"}: ${i.message}`).join("; "), issues);
-  }
-  return parsed.data;
 }
 
 export async function requireApiConversation(runtime: Runtime, conversationId: string): Promise<void> {
