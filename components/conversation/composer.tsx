@@ -5,9 +5,8 @@ import { apiFetch } from "../api-client.ts";
 import { useConversationStore, type AgentInfo } from "../stores/conversation-store.ts";
 import { Button } from "../ui/button.tsx";
 import { CloseIcon, FileIcon, PaperclipIcon } from "../ui/icons.tsx";
+import { MAX_MESSAGE_CHARS, MAX_UPLOAD_BYTES } from "@/server/protocol/limits.ts";
 
-const MAX_MESSAGE_CHARS = 20_000;
-const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
 const MENTION_QUERY = /(^|\s)@([a-z0-9_-]*)$/;
 
 /**

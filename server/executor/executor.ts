@@ -13,6 +13,7 @@ import type { ConversationEventDTO } from "../protocol/events.ts";
 import { insertPlan } from "../adapters/prisma/plan-repository.ts";
 import { formInclude, messageInclude, toFormDTO, toMessageDTO, toPlanDTO } from "../adapters/prisma/serializers.ts";
 import type { FormDTO, MessageDTO, PlanDTO } from "../protocol/dto.ts";
+import { MAX_MESSAGE_CHARS } from "../protocol/limits.ts";
 import { createExecutorContext, type ExecutorContext, type ExecutorDeps } from "./context.ts";
 import { BatonError, invalidInput, notFound } from "./errors.ts";
 import { UnitRunner } from "./units.ts";
@@ -25,7 +26,6 @@ import { LeaseKeeper } from "./leases.ts";
 
 type Tx = Prisma.TransactionClient;
 
-export const MAX_MESSAGE_CHARS = 20_000;
 
 export class Executor {
   readonly context: ExecutorContext;

@@ -15,9 +15,9 @@ import {
 } from "../adapters/prisma/serializers.ts";
 import { BatonError, invalidInput, notFound } from "../executor/errors.ts";
 import type { AttachmentDTO, PlanDTO } from "../protocol/dto.ts";
+import { MAX_UPLOAD_BYTES } from "../protocol/limits.ts";
 import { computePlanMetrics, type PlanMetrics } from "./plan-metrics.ts";
 
-export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
 
 export function createConversationServices(prisma: PrismaClient) {
   return {

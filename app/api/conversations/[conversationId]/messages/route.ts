@@ -3,9 +3,8 @@ import { z } from "zod";
 import { enforceRate, handle, parseJson, requireMember } from "@/server/auth/guards.ts";
 import { MESSAGE_RATE } from "@/server/auth/rate-limit.ts";
 import { getRuntime } from "@/server/runtime.ts";
+import { MAX_MESSAGE_CHARS } from "@/server/protocol/limits.ts";
 
-/** the largest message a person may send, in characters */
-export const MAX_MESSAGE_CHARS = 20_000;
 
 const messageSchema = z.object({
   body: z

@@ -2,9 +2,8 @@ import { NextResponse } from "next/server";
 import { enforceRate, handle, HttpError, requireMember } from "@/server/auth/guards.ts";
 import { UPLOAD_RATE } from "@/server/auth/rate-limit.ts";
 import { getRuntime } from "@/server/runtime.ts";
+import { MAX_UPLOAD_BYTES } from "@/server/protocol/limits.ts";
 
-/** the largest file a person may attach */
-export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
 
 type Context = { params: Promise<{ conversationId: string }> };
 
