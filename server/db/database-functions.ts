@@ -16,7 +16,10 @@ CREATE OR REPLACE FUNCTION baton_enter_conversation(lock_key text, plan_id text,
 RETURNS TABLE ("version" integer, "live" json, "runStatus" text)
 LANGUAGE plpgsql VOLATILE AS $$
 BEGIN
-  PERFORM pg_advisory_xact_lock(hashtextextended(lock_key, 0));
+  -- without a key it is only the read (the optimistic path locks when it writes)
+  IF lock_key IS NOT NULL THEN
+    PERFORM pg_advisory_xact_lock(hashtextextended(lock_key, 0));
+  END IF;
   RETURN QUERY SELECT
     (SELECT p."version" FROM "Plan" p WHERE p."id" = plan_id),
     (SELECT json_object_agg(t."agentId", t.n) FROM (

@@ -168,32 +168,29 @@ export const conversationLockKey = (conversationId: string) => `baton:conversati
 
 /**
  * Takes the conversation's lock and, in the same round trip, reads what a reconcile
- * of `planId` needs (see the enter_conversation migration for why this is safe).
+ * of `planId` needs: the plan's version (to validate a cached copy), how many runs of
+ * each agent are live outside this plan (pooled limits), and the status of `runId`
+ * (see database-functions.ts for why reading after the lock this way is safe).
  */
 export async function enterConversation(
   tx: Tx,
   input: { conversationId: string; planId: string | null; runId: string | null },
 ): Promise<PlanContext> {
-  const rows = await tx.$queryRaw<PlanContextRow[]>`
-    SELECT * FROM baton_enter_conversation(${conversationLockKey(input.conversationId)}, ${input.planId}, ${input.runId})`;
-  return toPlanContext(rows[0]!);
+  return planContextQuery(tx, conversationLockKey(input.conversationId), input.planId, input.runId);
 }
 
-/**
- * One round trip under the lock: the plan's version (to validate a cached copy), how
- * many runs of each agent are live outside this plan (pooled limits), and optionally
- * the status of the run being finished.
- */
-export async function readPlanContext(tx: Tx, input: { planId: string; runId?: string }): Promise<PlanContext> {
-  const rows = await tx.$queryRaw<PlanContextRow[]>`
-    SELECT
-      (SELECT "version" FROM "Plan" WHERE "id" = ${input.planId}) AS "version",
-      (SELECT json_object_agg(t."agentId", t.n) FROM (
-         SELECT "agentId", count(*)::int AS n FROM "Run"
-         WHERE "status" IN ('queued'::"RunStatus", 'running'::"RunStatus") AND "agentId" IS NOT NULL
-           AND ("planId" IS NULL OR "planId" <> ${input.planId})
-         GROUP BY "agentId") t) AS "live",
-      (SELECT "status"::text FROM "Run" WHERE "id" = ${input.runId ?? ""}) AS "runStatus"`;
+/** The same read without taking the lock (the optimistic path checks it when it writes). */
+export async function readPlanContext(tx: Pick<Tx, "$queryRaw">, input: { planId: string; runId?: string }): Promise<PlanContext> {
+  return planContextQuery(tx, null, input.planId, input.runId ?? null);
+}
+
+async function planContextQuery(
+  tx: Pick<Tx, "$queryRaw">,
+  lockKey: string | null,
+  planId: string | null,
+  runId: string | null,
+): Promise<PlanContext> {
+  const rows = await tx.$queryRaw<PlanContextRow[]>`SELECT * FROM baton_enter_conversation(${lockKey}, ${planId}, ${runId})`;
   return toPlanContext(rows[0]!);
 }
 
