@@ -18,7 +18,7 @@ import {
   type PlanContext,
 } from "../adapters/prisma/plan-repository.ts";
 import { sqlWrites } from "../adapters/prisma/write-batch.ts";
-import { formInclude, toFormDTO } from "../adapters/prisma/serializers.ts";
+import { formInclude, stepStateDTO, toFormDTO } from "../adapters/prisma/serializers.ts";
 import type { StepDTO } from "../protocol/dto.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
 import { createRun } from "./run-records.ts";
@@ -164,31 +164,7 @@ function closeForm(uow: UnitOfWork, form: FormRow, stepIndex: number | null): vo
 }
 
 export function stepDTO(plan: LoadedPlan, step: StepState): StepDTO {
-  const iso = (millis: number | null) => (millis === null ? null : new Date(millis).toISOString());
-  return {
-    id: plan.stepIds.get(step.index)!,
-    index: step.index,
-    title: step.title,
-    assignee: step.assignee,
-    input: step.input,
-    waitFor: step.waitFor,
-    optionalWaitFor: step.optionalWaitFor,
-    quorum: step.quorum,
-    forEach: step.forEach ? { ...step.forEach, children: step.expansion?.children ?? [] } : null,
-    parentIndex: step.parentIndex,
-    onFailure: step.onFailure,
-    maxRetries: step.maxRetries,
-    status: step.status,
-    attempts: step.attempts,
-    renderedInput: step.renderedInput,
-    outputSummary: step.outputSummary,
-    outputFiles: step.outputFiles,
-    failureReason: step.failureReason,
-    decisionPending: step.decisionPending,
-    retryAt: iso(step.retryAt),
-    startedAt: iso(step.startedAt),
-    endedAt: iso(step.endedAt),
-  };
+  return stepStateDTO(step, plan.stepIds.get(step.index)!);
 }
 
 async function applyCommand(

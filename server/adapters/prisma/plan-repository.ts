@@ -24,7 +24,7 @@ export interface LoadedPlan {
 const toMillis = (date: Date | null) => (date ? date.getTime() : null);
 const toDate = (millis: number | null) => (millis === null ? null : new Date(millis));
 
-function toStepState(row: StepRow): StepState {
+export function toStepState(row: StepRow): StepState {
   return {
     index: row.index,
     title: row.title,

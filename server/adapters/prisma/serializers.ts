@@ -4,7 +4,8 @@
  */
 import type { Prisma } from "../../generated/prisma/client.ts";
 import type { FormDTO, MessageDTO, PlanDTO, RunDTO, StepDTO, MentionDTO } from "../../protocol/dto.ts";
-import type { FormSpec } from "../../core/types.ts";
+import type { FormSpec, StepState } from "../../core/types.ts";
+import { toStepState } from "./plan-repository.ts";
 
 const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null);
 
@@ -39,39 +40,37 @@ export function toMessageDTO(row: MessageRow): MessageDTO {
   };
 }
 
-export function toStepDTO(row: Prisma.PlanStepGetPayload<object>): StepDTO {
+/** A step as the core holds it → the wire; the one place a StepDTO is built. */
+export function stepStateDTO(step: StepState, id: string): StepDTO {
+  const at = (millis: number | null) => (millis === null ? null : new Date(millis).toISOString());
   return {
-    id: row.id,
-    index: row.index,
-    title: row.title,
-    assignee: row.assignee,
-    input: row.input,
-    waitFor: row.waitFor,
-    optionalWaitFor: row.optionalWaitFor,
-    quorum: row.quorum,
-    forEach:
-      row.forEachFrom === null
-        ? null
-        : {
-            from: row.forEachFrom,
-            field: row.forEachField as "output_files" | "output_lines",
-            maxParallel: row.forEachMaxParallel,
-            children: ((row.expansion as { children?: number[] } | null)?.children ?? []).slice(),
-          },
-    parentIndex: row.parentIndex,
-    onFailure: row.onFailure,
-    maxRetries: row.maxRetries,
-    status: row.status,
-    attempts: row.attempts,
-    renderedInput: row.renderedInput,
-    outputSummary: row.outputSummary,
-    outputFiles: row.outputFiles,
-    failureReason: row.failureReason,
-    decisionPending: row.decisionPending,
-    retryAt: iso(row.retryAt),
-    startedAt: iso(row.startedAt),
-    endedAt: iso(row.endedAt),
+    id,
+    index: step.index,
+    title: step.title,
+    assignee: step.assignee,
+    input: step.input,
+    waitFor: step.waitFor,
+    optionalWaitFor: step.optionalWaitFor,
+    quorum: step.quorum,
+    forEach: step.forEach ? { ...step.forEach, children: step.expansion?.children ?? [] } : null,
+    parentIndex: step.parentIndex,
+    onFailure: step.onFailure,
+    maxRetries: step.maxRetries,
+    status: step.status,
+    attempts: step.attempts,
+    renderedInput: step.renderedInput,
+    outputSummary: step.outputSummary,
+    outputFiles: step.outputFiles,
+    failureReason: step.failureReason,
+    decisionPending: step.decisionPending,
+    retryAt: at(step.retryAt),
+    startedAt: at(step.startedAt),
+    endedAt: at(step.endedAt),
   };
+}
+
+export function toStepDTO(row: Prisma.PlanStepGetPayload<object>): StepDTO {
+  return stepStateDTO(toStepState(row), row.id);
 }
 
 export function toPlanDTO(row: Prisma.PlanGetPayload<{ include: { steps: true } }>): PlanDTO {
