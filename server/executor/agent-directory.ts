@@ -38,11 +38,6 @@ export class AgentDirectory {
     return (await this.all(tx)).get(handle);
   }
 
-  async byId(tx: Tx, id: string): Promise<Agent | undefined> {
-    for (const agent of (await this.all(tx)).values()) if (agent.id === id) return agent;
-    return undefined;
-  }
-
   /** The agents that joined a conversation. */
   async roster(tx: Tx, conversationId: string): Promise<Agent[]> {
     const cached = this.rosters.get(conversationId);

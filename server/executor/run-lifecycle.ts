@@ -190,7 +190,8 @@ async function parseDecision(
     return { ...decision, assignee: handle };
   }
   if (decision.kind !== "append") return decision as CommanderDecision;
-  const plan = await reconcilePlanState(context, tx, launch.planId!);
+  const plan = (await loadPlan(tx, launch.planId!))?.state;
+  if (!plan) throw new Error(`plan ${launch.planId} vanished`);
   try {
     const steps = validateAppendedSteps({ existing: plan, raw: decision.steps, assignees, limits: context.config.planLimits });
     return { kind: "append", steps };
@@ -199,12 +200,6 @@ async function parseDecision(
     await say(`The appended steps were rejected: ${reason}`, "error");
     return { kind: "abort", reason: `appended steps were invalid: ${reason}` };
   }
-}
-
-async function reconcilePlanState(context: ExecutorContext, tx: Tx, planId: string) {
-  const loaded = await loadPlan(tx, planId);
-  if (!loaded) throw new Error(`plan ${planId} vanished`);
-  return loaded.state;
 }
 
 /** Handles of the sub-agents in a conversation: who a plan may assign. */
