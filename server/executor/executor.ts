@@ -140,13 +140,13 @@ export class Executor {
         assignees: await conversationHandles(this.context, tx, input.conversationId),
         limits: this.context.config.planLimits,
       });
-      const loaded = await insertPlan(tx, {
+      const { loaded, row: created } = await insertPlan(tx, {
         conversationId: input.conversationId,
         spec,
         request: input.request ?? spec.title,
         createdByUserId: input.userId,
       });
-      const created = await tx.plan.findUniqueOrThrow({ where: { id: loaded.state.id }, include: { steps: true } });
+      uow.cachePlan(loaded); // the reconcile below starts from it instead of reading it again
       uow.emit("plan-created", { plan: toPlanDTO(created) });
       insertMessage(this.context, uow, {
         conversationId: input.conversationId,

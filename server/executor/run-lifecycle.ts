@@ -143,13 +143,13 @@ export async function finishRun(
         assignees: await conversationHandles(context, tx, conversationId),
         limits: context.config.planLimits,
       });
-      const loaded = await insertPlan(tx, {
+      const { loaded, row: plan } = await insertPlan(tx, {
         conversationId,
         spec,
         request: launch.request.request.text,
         requestMessageId: launch.triggerMessageId ?? undefined,
       });
-      const plan = await tx.plan.findUniqueOrThrow({ where: { id: loaded.state.id }, include: { steps: true } });
+      uow.cachePlan(loaded); // the reconcile below starts from it instead of reading it again
       uow.emit("plan-created", { plan: toPlanDTO(plan) });
       await say(clip(result.text, MAX_TEXT_CHARS) || `Plan: **${spec.title}**`, "plan", plan.id);
       await reconcilePlan(context, tx, uow, { planId: plan.id, event: { type: "plan-created" } });

@@ -105,7 +105,7 @@ function createColumns(step: StepState) {
 export async function insertPlan(
   tx: Tx,
   input: { conversationId: string; spec: PlanSpec; request: string; requestMessageId?: string; createdByUserId?: string },
-): Promise<LoadedPlan> {
+): Promise<{ loaded: LoadedPlan; row: PlanRow }> {
   const plan = await tx.plan.create({
     data: {
       conversationId: input.conversationId,
@@ -121,14 +121,19 @@ export async function insertPlan(
   await tx.planStep.createMany({
     data: input.spec.steps.map((step) => ({ planId: plan.id, index: step.index, ...createColumns(stepStateFromSpec(step)) })),
   });
-  const loaded = await loadPlan(tx, plan.id);
-  if (!loaded) throw new Error(`plan ${plan.id} vanished inside its own transaction`);
-  return loaded;
+  // one read serves both the core's state and the plan-created event
+  const row = await tx.plan.findUniqueOrThrow({ where: { id: plan.id }, include: { steps: true } });
+  return { loaded: fromPlanRow(row), row };
 }
 
 export async function loadPlan(tx: Tx, planId: string): Promise<LoadedPlan | null> {
   const plan = await tx.plan.findUnique({ where: { id: planId }, include: { steps: true } });
-  if (!plan) return null;
+  return plan ? fromPlanRow(plan) : null;
+}
+
+type PlanRow = Prisma.PlanGetPayload<{ include: { steps: true } }>;
+
+function fromPlanRow(plan: PlanRow): LoadedPlan {
   const steps = [...plan.steps].sort((a, b) => a.index - b.index);
   return {
     conversationId: plan.conversationId,
