@@ -1,29 +1,14 @@
 "use client";
-import { useState, type FormEvent } from "react";
 import { Button } from "../ui/button.tsx";
 import { ErrorText, TextField } from "../ui/field.tsx";
-import { apiFetch } from "../api-client.ts";
+import { useAuthSubmit } from "./use-auth-submit.ts";
 
 export function SignUpForm({ inviteToken }: { inviteToken?: string }) {
-  const [error, setError] = useState("");
-  const [busy, setBusy] = useState(false);
-
-  async function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const data = new FormData(event.currentTarget);
-    setBusy(true);
-    setError("");
-    try {
-      await apiFetch("/api/auth/sign-up/email", {
-        method: "POST",
-        json: { name: data.get("name"), email: data.get("email"), password: data.get("password"), inviteToken },
-      });
-      window.location.assign("/");
-    } catch (caught) {
-      setError(caught instanceof Error ? caught.message : "Could not sign up.");
-      setBusy(false);
-    }
-  }
+  const { error, busy, submit } = useAuthSubmit({
+    path: "/api/auth/sign-up/email",
+    failure: "Could not sign up.",
+    body: (data) => ({ name: data.get("name"), email: data.get("email"), password: data.get("password"), inviteToken }),
+  });
 
   return (
     <form onSubmit={submit} className="flex flex-col gap-4" aria-label="Sign up">
