@@ -41,7 +41,7 @@ describe("MCP tools", () => {
       (server.requests[index].body.messages as { role: string; content: string }[]).filter((m) => m.role === "tool").map((m) => m.content);
     // tool output is outside content: fenced as data
     expect(toolMessages(1)[0]).toContain("echo: hi");
-    expect(toolMessages(1)[0]).toContain("<untrusted-data>");
+    expect(toolMessages(1)[0]).toMatch(/<untrusted-data source=\\?"tool:fx__echo\\?">/);
     expect(toolMessages(2)[1]).toContain("not allowed");
     expect(existsSync(marker)).toBe(false);
     expect(sink.phases()).toEqual(expect.arrayContaining(["mcp", "tool-refused"]));

@@ -13,7 +13,7 @@ import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/
 import { dynamicTool, jsonSchema, type ToolSet } from "ai";
 import { z } from "zod";
 import type { McpServerConfig } from "./ports.ts";
-import { fenceUntrusted } from "./prompt.ts";
+import { fenceUntrusted } from "../core/fence.ts";
 
 export const MCP_NAME_SEPARATOR = "__";
 
@@ -115,8 +115,9 @@ export const connectMcpServers: McpConnector = async (servers, signal) => {
             // tool output is outside content: the run is tainted and the model sees it fenced
             onResult();
             const text = contentToText(result.content as McpContent[] | undefined);
-            if (result.isError) throw new Error(`MCP tool ${info.name} failed: ${text}`);
-            return fenceUntrusted(text);
+            const fenced = fenceUntrusted(text, `tool:${info.name}`);
+            if (result.isError) throw new Error(`MCP tool ${info.name} failed:\n${fenced}`);
+            return fenced;
           },
         });
       }

@@ -15,7 +15,8 @@ import { connectMcpServers, parseMcpServers, type McpConnector, type McpSession 
 import type { ModelRegistry } from "./model-registry.ts";
 import { abortableSleep, type OfflineCallOptions } from "./offline-model.ts";
 import type { ArtifactStore, SessionStore } from "./ports.ts";
-import { buildSystemPrompt, buildUserMessage, UNTRUSTED_OPEN } from "./prompt.ts";
+import { containsFenceMarker } from "../core/fence.ts";
+import { buildSystemPrompt, buildUserMessage } from "./prompt.ts";
 import { classifyModelError, DEFAULT_RETRY_POLICY, describeError, retryDelayMs, type RetryPolicy } from "./retry.ts";
 import { findPendingAskUser, resumeSession } from "./session.ts";
 import {
@@ -88,7 +89,7 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
       const ctx: RunContext = {
         request,
         sink,
-        tools: createToolState(request.input.includes(UNTRUSTED_OPEN)),
+        tools: createToolState(false),
         messages: [],
         steps: [],
         tokensIn: 0,
@@ -116,6 +117,9 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
         } else {
           ctx.messages = [{ role: "user", content: buildUserMessage(request) }];
         }
+        // the run has seen outside content if anything it starts from holds a fence (the same
+        // detector the core uses, so every fence counts, also those from a resumed session)
+        if (containsFenceMarker(JSON.stringify(ctx.messages))) ctx.tools.tainted = true;
 
         const servers = parseMcpServers(request.agent.mcpServers);
         if (servers.length > 0) {

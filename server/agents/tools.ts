@@ -13,7 +13,7 @@ import { z } from "zod";
 import type { RunRequest } from "../executor/ports.ts";
 import type { FormSpec } from "../core/types.ts";
 import type { ArtifactStore } from "./ports.ts";
-import { fenceUntrusted } from "./prompt.ts";
+import { fenceUntrusted } from "../core/fence.ts";
 
 /**
  * Injected by the server (see core-plan-validator.ts). It gets the run request
@@ -286,7 +286,7 @@ export function createBuiltinTools(deps: BuiltinToolDeps): Record<BuiltinToolNam
         if (text.length > MAX_READ_CHARS) text = `${text.slice(0, MAX_READ_CHARS)}\n… (truncated, ${text.length} chars in all)`;
         if (!file.record.untrusted) return text;
         state.tainted = true;
-        return fenceUntrusted(text);
+        return fenceUntrusted(text, `file:${name}`);
       },
     }),
 

@@ -20,12 +20,12 @@ export { validatePlan, validateAppendedSteps, ancestors, type PlanLimits } from 
 export {
   parseTemplateRefs,
   renderTemplate,
-  fenceUntrusted,
   substituteItem,
   type TemplateVariable,
   type TemplateRefs,
   type RenderableStep,
 } from "./templates.ts";
+export { FENCE_TAG, FENCE_RULE, fenceUntrusted, fenceSource, neutraliseFenceMarkers, containsFenceMarker } from "./fence.ts";
 export { isTerminalStep, isSuccessfulEnough, isLiveStep, isTerminalPlan } from "./status.ts";
 export { readySteps, nextRetryAt } from "./readiness.ts";
 export {

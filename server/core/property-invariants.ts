@@ -27,10 +27,12 @@ export interface Coverage {
   collectedFailed: number;
   /** ready children held back by their parent's for_each max_parallel */
   childBoundHeld: number;
+  /** steps done from a run that reported trusted output, tainted by what their input held */
+  taintInherited: number;
 }
 
 export function emptyCoverage(): Coverage {
-  return { shared: 0, quorumReleased: 0, budgetRefused: 0, budgetAborted: 0, expanded: 0, noItems: 0, tooManyItems: 0, collected: 0, collectedFailed: 0, childBoundHeld: 0 };
+  return { shared: 0, quorumReleased: 0, budgetRefused: 0, budgetAborted: 0, expanded: 0, noItems: 0, tooManyItems: 0, collected: 0, collectedFailed: 0, childBoundHeld: 0, taintInherited: 0 };
 }
 
 /** A cheap assertion for per-step loops: `expect` per step made the property test several times slower. */
@@ -115,6 +117,7 @@ export function checkInvariants({
   expect([...result.changedSteps].sort((a, b) => a - b)).toEqual(differing.sort((a, b) => a - b));
 
   checkForEachInvariants({ before, after, result, now, coverage });
+  checkTaint({ before, after, event, coverage });
 
   // usage never decreases, and grows by exactly what an accepted run reported (a shared run counts once)
   for (const step of after.steps) {
@@ -268,5 +271,27 @@ export function checkInvariants({
     for (const command of result.commands) {
       if (command.type === "ask-commander") expect(afterByIndex.get(command.stepIndex)!.decisionPending).toBe(true);
     }
+  }
+}
+
+/**
+ * Taint follows the data: a step that a run just finished whose input received an
+ * untrusted upstream summary (a `{{step_N.output_summary}}` of a step done with
+ * untrusted output), or a for_each item from an untrusted list, is untrusted itself,
+ * whatever the run reported.
+ */
+function checkTaint({ before, after, event, coverage }: { before: PlanState; after: PlanState; event: PlanEvent; coverage: Coverage }): void {
+  if (event.type !== "run-finished" || event.outcome.kind !== "ok") return;
+  const afterByIndex = new Map(after.steps.map((step) => [step.index, step] as const));
+  for (const previous of before.steps) {
+    const step = afterByIndex.get(previous.index)!;
+    if (previous.status !== "in_progress" || step.status !== "done" || previous.liveRunId !== event.runId) continue;
+    const upstream = [...step.input.matchAll(/\{\{\s*step_(\d+)\.output_summary\s*\}\}/g)].map((match) => afterByIndex.get(Number(match[1])));
+    const fromSummary = upstream.some((source) => source?.status === "done" && source.outputUntrusted && source.outputSummary !== null);
+    const parent = step.parentIndex === null ? undefined : afterByIndex.get(step.parentIndex);
+    const fromItem = parent?.forEach != null && afterByIndex.get(parent.forEach.from)?.outputUntrusted === true;
+    if (!fromSummary && !fromItem) continue;
+    ensure(step.outputUntrusted, () => `step ${step.index} read untrusted input but its output is trusted`);
+    if (!event.outcome.untrusted) coverage.taintInherited += 1;
   }
 }

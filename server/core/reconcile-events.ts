@@ -4,6 +4,7 @@
  * says whether the event applied; ignored events leave the plan untouched.
  */
 import { addUsage } from "./budget.ts";
+import { containsFenceMarker } from "./fence.ts";
 import { findStep, stepStateFromSpec } from "./plan-state.ts";
 import { abortPlan, cancelPlan, handleFailure, note, skipStep, type Working } from "./reconcile-context.ts";
 import { retryStep } from "./reconcile-for-each.ts";
@@ -59,7 +60,9 @@ function applyOutcome(working: Working, step: StepState, runId: string, outcome:
       step.status = "done";
       step.outputSummary = outcome.summary;
       step.outputFiles = [...outcome.files];
-      step.outputUntrusted = outcome.untrusted ?? false;
+      // taint follows the data: a run that was given outside content produces outside content,
+      // whatever the runtime reported
+      step.outputUntrusted = (outcome.untrusted ?? false) || containsFenceMarker(step.renderedInput ?? step.input);
       step.failureReason = null;
       step.retryAt = null;
       step.liveRunId = null;

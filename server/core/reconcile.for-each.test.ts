@@ -186,7 +186,7 @@ describe("for_each: collecting", () => {
     expect(result.log).toContainEqual({ stepIndex: 2, message: "for_each: collected 3 items; done" });
     // downstream reads the collected summary, fenced because one child's output was untrusted
     expect(result.commands).toEqual([
-      expect.objectContaining({ type: "dispatch", stepIndex: 3, renderedInput: `report: <untrusted-data source="step_2">\n${summary}\n</untrusted-data> / a.md, shared.md, c.md` }),
+      expect.objectContaining({ type: "dispatch", stepIndex: 3, renderedInput: `report: <untrusted-data source="step_2">\n${summary}\n</untrusted-data> / <untrusted-data source="step_2">\na.md, shared.md, c.md\n</untrusted-data>` }),
     ]);
   });
 
@@ -194,6 +194,12 @@ describe("for_each: collecting", () => {
     let plan = run(listPlan({ summary: "x", source: { outputUntrusted: true } }), { type: "tick" }).plan;
     plan = finish(plan, 3, ok("fine")).plan;
     expect(stepOf(plan, 2)).toMatchObject({ status: "done", outputUntrusted: true, outputSummary: "1. x: fine" });
+  });
+
+  it("a child given a fenced item produces untrusted output even when its run reports trusted", () => {
+    let plan = run(listPlan({ summary: "x", source: { outputUntrusted: true } }), { type: "tick" }).plan;
+    plan = finish(plan, 3, ok("fine")).plan;
+    expect(stepOf(plan, 3)).toMatchObject({ status: "done", outputUntrusted: true });
   });
 
   it("a skipped child (on_failure continue) reads (skipped); the parent is done and the plan completes", () => {

@@ -72,6 +72,7 @@ describe("reconcile properties", () => {
     expect(coverage.collected).toBeGreaterThan(0);
     expect(coverage.collectedFailed).toBeGreaterThan(0);
     expect(coverage.childBoundHeld).toBeGreaterThan(0);
+    expect(coverage.taintInherited).toBeGreaterThan(0);
   }, 30_000);
 
   it("an abort_plan failure cascades exactly", () => {

@@ -3,6 +3,7 @@
  * `{{step_N.output_files}}`, and in a for_each step `{{item}}` and `{{item_index}}`.
  * Summaries, not transcripts, flow between steps.
  */
+import { fenceUntrusted } from "./fence.ts";
 import type { StepState } from "./types.ts";
 
 export type TemplateVariable =
@@ -49,23 +50,13 @@ export function parseTemplateRefs(template: string): TemplateRefs {
 
 export type RenderableStep = Pick<StepState, "status" | "outputSummary" | "outputFiles" | "outputUntrusted" | "failureReason">;
 
-export const UNTRUSTED_OPEN_TAG = "untrusted-data";
-
-/**
- * Wrap text that came from outside (fetched pages, uploads, tool output) so the
- * next agent reads it as data. Any tag that looks like the fence, in any case or
- * spacing, is defanged so the text cannot close the fence early and speak as
- * instructions.
- */
-export function fenceUntrusted(text: string, source: string): string {
-  const defanged = text.replace(/<(\s*\/?\s*)untrusted-data/gi, "&lt;$1untrusted-data");
-  return `<${UNTRUSTED_OPEN_TAG} source="${source}">\n${defanged}\n</${UNTRUSTED_OPEN_TAG}>`;
-}
-
 function renderStepField(stepIndex: number, field: "output_summary" | "output_files", step: RenderableStep | undefined): string {
   if (!step) return `(step ${stepIndex} has no output)`;
   if (field === "output_files") {
-    return step.outputFiles.length > 0 ? step.outputFiles.join(", ") : "(no files)";
+    if (step.outputFiles.length === 0) return "(no files)";
+    // names chosen by a run that read outside content are outside content too
+    const names = step.outputFiles.join(", ");
+    return step.outputUntrusted ? fenceUntrusted(names, `step_${stepIndex}`) : names;
   }
   if (step.status === "skipped") return `(step ${stepIndex} was skipped)`;
   // a failed optional dependency does not hold its consumer; whatever it left is not output

@@ -5,7 +5,7 @@
  * ordinary run (DESIGN rule 2), with the payload fenced as untrusted data.
  */
 import { randomUUID } from "node:crypto";
-import { fenceUntrusted } from "../core/templates.ts";
+import { fenceUntrusted } from "../core/fence.ts";
 import { COMMANDER_ASSIGNEE, USER_ASSIGNEE } from "../core/types.ts";
 import type { MessageDTO } from "../protocol/dto.ts";
 import type { Executor } from "./executor.ts";
