@@ -1,6 +1,6 @@
 "use client";
 import { useState, type FormEvent } from "react";
-import type { FormField } from "@/server/core/types.ts";
+import { SECRET_MASK, type FormField } from "@/server/core/types.ts";
 import { apiFetch } from "../api-client.ts";
 import { useConversationStore } from "../stores/conversation-store.ts";
 import { Button } from "../ui/button.tsx";
@@ -77,7 +77,9 @@ export function FormCard({ formId }: { formId: string }) {
             {form.spec.fields.map((field) => (
               <div key={field.name} className="contents">
                 <dt className="text-zinc-500">{field.label}</dt>
-                <dd className="whitespace-pre-wrap">{formatValue(form.answer?.values[field.name])}</dd>
+                <dd className="whitespace-pre-wrap" data-secret={field.secret ? "true" : undefined}>
+                  {field.secret ? formatSecret(form.answer?.values[field.name]) : formatValue(form.answer?.values[field.name])}
+                </dd>
               </div>
             ))}
           </dl>
@@ -87,6 +89,11 @@ export function FormCard({ formId }: { formId: string }) {
       )}
     </section>
   );
+}
+
+/** The server never sends a secret's value; whatever arrives, only say whether one was given. */
+function formatSecret(value: unknown): string {
+  return value === null || value === undefined || value === "" ? "—" : SECRET_MASK;
 }
 
 function formatValue(value: unknown): string {
@@ -114,6 +121,9 @@ function FieldInput({ formId, field }: { formId: string; field: FormField }) {
   return (
     <div className="flex flex-col gap-1">
       {label}
+      {field.secret ? (
+        <span className="text-xs text-zinc-500">Secret: only the agent that asked receives it; everyone else sees ••••.</span>
+      ) : null}
       {field.type === "textarea" ? (
         <textarea id={id} name={field.name} required={field.required} className={inputClass} rows={3} />
       ) : field.type === "select" ? (
@@ -128,7 +138,15 @@ function FieldInput({ formId, field }: { formId: string; field: FormField }) {
           ))}
         </select>
       ) : (
-        <input id={id} name={field.name} type={field.type === "number" ? "number" : "text"} required={field.required} className={inputClass} />
+        <input
+          id={id}
+          name={field.name}
+          type={field.secret ? "password" : field.type === "number" ? "number" : "text"}
+          // a secret goes to the asking agent only: keep it out of the browser's autofill history too
+          autoComplete={field.secret ? "off" : undefined}
+          required={field.required}
+          className={inputClass}
+        />
       )}
     </div>
   );

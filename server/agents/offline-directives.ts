@@ -3,7 +3,7 @@
  * heuristics that find a list of items in a request. Pure functions, kept apart
  * from the model so they can be tested and documented on their own.
  *
- *   @offline sleep=MS fail=transient|fatal fail_attempts=N block=1 summary="…" decision=retry|skip|abort
+ *   @offline sleep=MS fail=transient|fatal fail_attempts=N block=1|secret summary="…" decision=retry|skip|abort
  */
 
 export interface OfflineDirective {
@@ -13,6 +13,8 @@ export interface OfflineDirective {
   /** fail only the first N attempts of a step; null = every attempt */
   failAttempts: number | null;
   block: boolean;
+  /** block=secret: the form's one field is secret */
+  blockSecret: boolean;
   summary: string | null;
   decision: "retry" | "skip" | "abort" | null;
 }
@@ -22,6 +24,7 @@ export const NO_DIRECTIVE: OfflineDirective = {
   fail: null,
   failAttempts: null,
   block: false,
+  blockSecret: false,
   summary: null,
   decision: null,
 };
@@ -55,7 +58,8 @@ export function parseDirective(text: string): OfflineDirective {
           break;
         }
         case "block":
-          directive.block = value === "1" || value === "true";
+          directive.block = value === "1" || value === "true" || value === "secret";
+          directive.blockSecret = value === "secret";
           break;
         case "summary":
           directive.summary = value;

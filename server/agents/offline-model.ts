@@ -275,8 +275,10 @@ function subAgent(task: string, directive: OfflineDirective, toolNames: Set<stri
         {
           toolName: "ask_user",
           input: {
-            title: "Input needed",
-            fields: [{ name: "answer", label: "Your answer", type: "text", required: true }],
+            title: directive.blockSecret ? "Credential needed" : "Input needed",
+            fields: directive.blockSecret
+              ? [{ name: "token", label: "Access token", type: "text", required: true, secret: true }]
+              : [{ name: "answer", label: "Your answer", type: "text", required: true }],
           },
         },
       ],

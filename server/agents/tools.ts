@@ -151,6 +151,10 @@ export const formSpecSchema = z.object({
         type: z.enum(["text", "textarea", "number", "boolean", "select"]),
         required: z.boolean(),
         options: z.array(z.string()).optional().describe("required for select"),
+        secret: z
+          .boolean()
+          .optional()
+          .describe("text fields only: a password, token or key. Only you receive the value; everyone else sees it masked"),
       }),
     )
     .min(1),
@@ -198,9 +202,13 @@ const INPUT = {
     }),
   ),
   ask_user: zodSchema(
-    formSpecSchema.refine((form) => form.fields.every((field) => field.type !== "select" || (field.options?.length ?? 0) > 0), {
-      message: "select fields need options",
-    }),
+    formSpecSchema
+      .refine((form) => form.fields.every((field) => field.type !== "select" || (field.options?.length ?? 0) > 0), {
+        message: "select fields need options",
+      })
+      .refine((form) => form.fields.every((field) => field.secret !== true || field.type === "text"), {
+        message: "only a text field can be secret",
+      }),
   ),
   read_file: zodSchema(z.object({ name: z.string().optional() })),
   write_file: zodSchema(
@@ -263,8 +271,10 @@ export function createBuiltinTools(deps: BuiltinToolDeps): Record<BuiltinToolNam
 
     ask_user: tool({
       description:
-        "Ask a person for something only they can give (a decision, a secret, a preference) with a small form. " +
-        "Your run pauses until they answer; the answer comes back as this tool's result.",
+        "Ask a person for something only they can give (a decision, a credential, a preference) with a small form. " +
+        "Your run pauses until they answer; the answer comes back as this tool's result. " +
+        "Mark a password, token or key `secret: true`: only this run receives it, it is masked for everyone else, " +
+        "and it is masked in your own saved history after this run — use it now, never repeat it in your answer or summary.",
       inputSchema: INPUT.ask_user,
       // no execute: see the file comment
     }),

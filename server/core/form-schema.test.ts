@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { FormAnswerError } from "./errors.ts";
-import { formatFormAnswer, formSpecSchema, validateFormAnswer } from "./form-schema.ts";
+import fc from "fast-check";
+import { formatFormAnswer, formSpecSchema, maskSecretAnswers, SECRET_MASK, secretAnswers, validateFormAnswer } from "./form-schema.ts";
 import type { FormSpec } from "./types.ts";
 
 const form: FormSpec = {
@@ -102,5 +103,46 @@ describe("formatFormAnswer", () => {
   it("quotes multi-line text and handles an empty answer", () => {
     expect(formatFormAnswer(form, { notes: "line 1\nline 2" })).toBe("**Notes**:\n> line 1\n> line 2");
     expect(formatFormAnswer(form, {})).toBe("(no answer given)");
+  });
+});
+
+describe("secret fields", () => {
+  const login: FormSpec = {
+    title: "Sign in",
+    fields: [
+      { name: "user", label: "User", type: "text", required: true },
+      { name: "token", label: "Token", type: "text", required: true, secret: true },
+      { name: "backup", label: "Backup code", type: "text", required: false, secret: true },
+    ],
+  };
+
+  it("a text field may be secret; no other type can", () => {
+    expect(formSpecSchema.safeParse(login).success).toBe(true);
+    const result = formSpecSchema.safeParse({ title: "x", fields: [{ name: "n", label: "N", type: "textarea", required: true, secret: true }] });
+    expect(result.success).toBe(false);
+    expect(result.error?.issues[0]).toMatchObject({ path: ["fields", 0, "secret"], message: "only a text field can be secret" });
+  });
+
+  it("masks every answered secret value and lists them for the asking run", () => {
+    const values = validateFormAnswer(login, { user: "ada", token: "s3cr3t-token" });
+    expect(maskSecretAnswers(login, values)).toEqual({ user: "ada", token: SECRET_MASK });
+    expect(secretAnswers(login, values)).toEqual(["s3cr3t-token"]);
+    expect(formatFormAnswer(login, maskSecretAnswers(login, values))).toBe(`**User**: ada\n**Token**: ${SECRET_MASK}`);
+    // the answer itself is left alone
+    expect(values.token).toBe("s3cr3t-token");
+  });
+
+  it("no secret value survives masking, whatever was answered", () => {
+    fc.assert(
+      fc.property(fc.string({ minLength: 1 }), fc.string({ minLength: 1 }), fc.string(), (token, backup, user) => {
+        fc.pre(token.trim() !== "" && backup.trim() !== "");
+        const values = validateFormAnswer(login, { user: user.trim() === "" ? "u" : user, token, backup });
+        const shown = maskSecretAnswers(login, values);
+        expect(shown.token).toBe(SECRET_MASK);
+        expect(shown.backup).toBe(SECRET_MASK);
+        expect(secretAnswers(login, values)).toEqual([token, backup]);
+      }),
+      { numRuns: 100 },
+    );
   });
 });

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { FormAnswerError, type FormAnswerIssue } from "./errors.ts";
-import type { FormField, FormSpec } from "./types.ts";
+import { SECRET_MASK, type FormField, type FormSpec } from "./types.ts";
 
 /** Longest text a single answer field may hold. */
 export const MAX_FORM_TEXT_CHARS = 10_000;
@@ -16,6 +16,7 @@ const formFieldSchema = z.strictObject({
   type: z.enum(["text", "textarea", "number", "boolean", "select"]),
   required: z.boolean(),
   options: z.array(z.string().min(1).max(200)).min(1).max(50).optional(),
+  secret: z.boolean().optional(),
 });
 
 /** A FormSpec as an agent proposes it: 1..20 fields, unique names, select fields with options. */
@@ -34,6 +35,9 @@ export const formSpecSchema = z
       if (field.type === "select" && (field.options === undefined || field.options.length === 0)) {
         context.addIssue({ code: "custom", path: ["fields", position, "options"], message: "a select field needs options" });
       }
+      if (field.secret === true && field.type !== "text") {
+        context.addIssue({ code: "custom", path: ["fields", position, "secret"], message: "only a text field can be secret" });
+      }
       if (field.options !== undefined && new Set(field.options).size !== field.options.length) {
         context.addIssue({ code: "custom", path: ["fields", position, "options"], message: "options repeat" });
       }
@@ -41,6 +45,8 @@ export const formSpecSchema = z
   }) satisfies z.ZodType<FormSpec>;
 
 export type FormValue = string | number | boolean;
+
+export { SECRET_MASK };
 
 function isMissing(value: unknown): boolean {
   return value === undefined || value === null || (typeof value === "string" && value.trim() === "");
@@ -102,6 +108,20 @@ export function validateFormAnswer(form: FormSpec, values: unknown): Record<stri
   }
   if (issues.length > 0) throw new FormAnswerError(issues);
   return result;
+}
+
+/** The answer with every secret field's value replaced by SECRET_MASK: what may be stored, shown and summarised. */
+export function maskSecretAnswers(form: FormSpec, values: Readonly<Record<string, FormValue>>): Record<string, FormValue> {
+  const masked: Record<string, FormValue> = { ...values };
+  for (const field of form.fields) {
+    if (field.secret === true && Object.hasOwn(masked, field.name)) masked[field.name] = SECRET_MASK;
+  }
+  return masked;
+}
+
+/** The answered values of the secret fields: what the asking run must mask in everything it emits. */
+export function secretAnswers(form: FormSpec, values: Readonly<Record<string, FormValue>>): string[] {
+  return form.fields.flatMap((field) => (field.secret === true && Object.hasOwn(values, field.name) ? [String(values[field.name])] : []));
 }
 
 function formatValue(value: FormValue): string {

@@ -55,6 +55,8 @@ export {
   formSpecSchema,
   validateFormAnswer,
   formatFormAnswer,
+  maskSecretAnswers,
+  secretAnswers,
   MAX_FORM_TEXT_CHARS,
   MAX_FORM_FIELDS,
   type FormValue,

@@ -149,10 +149,11 @@ export const handlers: Handlers = {
     working.commands.push({
       type: "resume",
       stepIndex: step.index,
-      answer: event.summary,
+      answer: event.forAgent?.answer ?? event.summary,
       attempt: step.attempts,
       runId,
       previousRunId,
+      ...(event.forAgent ? { secrets: event.forAgent.secrets } : {}),
     });
     note(working, step.index, `resumed with the form answer as run ${runId}`);
     return "applied";

@@ -311,6 +311,21 @@ describe("reconcile: forms", () => {
     expect(result.plan.status).toBe("running");
   });
 
+  it("a secret answer goes to the resumed run only; the log and a user step's summary get the masked one", () => {
+    const forAgent = { answer: "**Token**: tok-9", secrets: ["tok-9"] };
+    const agentPlan = makePlan({ status: "paused", steps: [{ index: 1, status: "blocked", attempts: 1, liveRunId: "run-1" }] });
+    const resumed = run(agentPlan, { type: "form-answered", stepIndex: 1, summary: "**Token**: ••••", forAgent });
+    expect(resumed.commands).toEqual([
+      { type: "resume", stepIndex: 1, answer: "**Token**: tok-9", secrets: ["tok-9"], attempt: 1, runId: "new-run-1", previousRunId: "run-1" },
+    ]);
+    expect(JSON.stringify(resumed.plan)).not.toContain("tok-9");
+    expect(JSON.stringify(resumed.log)).not.toContain("tok-9");
+    const userPlan = makePlan({ status: "paused", steps: [{ index: 1, assignee: "user", status: "blocked", attempts: 1 }] });
+    const done = run(userPlan, { type: "form-answered", stepIndex: 1, summary: "**Token**: ••••", forAgent });
+    expect(stepOf(done, 1).outputSummary).toBe("**Token**: ••••");
+    expect(JSON.stringify(done)).not.toContain("tok-9");
+  });
+
   it("an answer for a step that is not blocked is ignored", () => {
     const plan = makePlan({ steps: [live(1)] });
     expect(run(plan, { type: "form-answered", stepIndex: 1, summary: "x" })).toMatchObject({ commands: [], changedSteps: [] });

@@ -145,7 +145,15 @@ export interface FormField {
   type: "text" | "textarea" | "number" | "boolean" | "select";
   required: boolean;
   options?: string[];
+  /**
+   * a password, token or key: only the asking run receives the value; everywhere
+   * else (events, messages, summaries, the stored answer) it is masked
+   */
+  secret?: boolean;
 }
+/** What everyone but the asking run sees in place of a secret field's value. */
+export const SECRET_MASK = "••••";
+
 export interface FormSpec {
   title: string;
   fields: FormField[];
@@ -178,7 +186,14 @@ export type PlanEvent =
   /** a live run's process died (lease expired, or found at start-up): a transient failure of every step sharing it */
   | { type: "run-lost"; stepIndex: number; runId: string }
   /** a person answered the form of a blocked step (user step: done; agent step: resumes) */
-  | { type: "form-answered"; stepIndex: number; summary: string }
+  | {
+      type: "form-answered";
+      stepIndex: number;
+      /** the answer as everyone may see it (secret fields masked): a user step's summary */
+      summary: string;
+      /** set when the form had secret fields: the answer in the clear, for the resumed run only */
+      forAgent?: { answer: string; secrets: string[] };
+    }
   | { type: "commander-decision"; stepIndex: number; decision: CommanderDecision }
   /** a retry timer fired (or anything else that only needs readiness re-computed) */
   | { type: "tick" }
@@ -199,7 +214,7 @@ export type PlanCommand =
    * continue the blocked agent session of this step with the form answer, as a new run `runId`;
    * `previousRunId` is the run that blocked (whose session to continue)
    */
-  | { type: "resume"; stepIndex: number; answer: string; attempt: number; runId: string; previousRunId: string | null }
+  | { type: "resume"; stepIndex: number; answer: string; attempt: number; runId: string; previousRunId: string | null; secrets?: string[] }
   /** wake the commander to decide about a failed ask_commander step (or one refused for its budget) */
   | { type: "ask-commander"; stepIndex: number; failureReason: string }
   /** arrange a `tick` at this time (retry backoff) */

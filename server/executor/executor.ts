@@ -7,7 +7,7 @@
 import { randomUUID } from "node:crypto";
 import type { Prisma } from "../generated/prisma/client.ts";
 import { validatePlan } from "../core/validate-plan.ts";
-import { validateFormAnswer, formatFormAnswer } from "../core/form-schema.ts";
+import { validateFormAnswer, formatFormAnswer, maskSecretAnswers, secretAnswers } from "../core/form-schema.ts";
 import type { FormSpec, PlanEvent } from "../core/types.ts";
 import type { ConversationEventDTO } from "../protocol/events.ts";
 import { insertPlan } from "../adapters/prisma/plan-repository.ts";
@@ -171,7 +171,11 @@ export class Executor {
       if (current.status !== "open") throw new BatonError("form_closed", "this form has already been answered");
       const spec: FormSpec = { title: current.title, fields: current.fields as unknown as FormSpec["fields"] };
       const values = validateFormAnswer(spec, input.values);
-      await tx.formAnswer.create({ data: { formId: current.id, userId: input.userId, values } });
+      // secret values go to the asking run only: stored, broadcast and summarised masked
+      const shown = maskSecretAnswers(spec, values);
+      const secrets = secretAnswers(spec, values);
+      const forAgent = secrets.length > 0 ? { answer: formatFormAnswer(spec, values), secrets } : undefined;
+      await tx.formAnswer.create({ data: { formId: current.id, userId: input.userId, values: shown } });
       await tx.form.update({ where: { id: current.id }, data: { status: "answered" } });
       const step = current.stepId ? await tx.planStep.findUnique({ where: { id: current.stepId } }) : null;
       const answered = await tx.form.findUniqueOrThrow({ where: { id: current.id }, include: formInclude });
@@ -180,7 +184,7 @@ export class Executor {
       if (current.planId && step) {
         await reconcilePlan(this.context, tx, uow, {
           planId: current.planId,
-          event: { type: "form-answered", stepIndex: step.index, summary: formatFormAnswer(spec, values) },
+          event: { type: "form-answered", stepIndex: step.index, summary: formatFormAnswer(spec, shown), forAgent },
         });
       } else if (current.runId) {
         // A direct mention that asked a question: the same agent session continues.
@@ -196,7 +200,7 @@ export class Executor {
             kind: "mention",
             input: blocked.input,
             request: { text: trigger?.body ?? blocked.input, messageId: blocked.triggerMessageId },
-            resume: { previousRunId: blocked.id, answer: formatFormAnswer(spec, values) },
+            resume: { previousRunId: blocked.id, answer: forAgent?.answer ?? formatFormAnswer(spec, shown), secrets },
             triggerMessageId: blocked.triggerMessageId,
           });
         }

@@ -263,7 +263,7 @@ async function applyCommand(
         request,
         plan: ref,
         attempt: command.attempt,
-        resume: command.previousRunId ? { previousRunId: command.previousRunId, answer: command.answer } : undefined,
+        resume: command.previousRunId ? { previousRunId: command.previousRunId, answer: command.answer, secrets: command.secrets } : undefined,
       });
       return;
     }

@@ -57,7 +57,7 @@ export interface RunRequest {
   /** the agents in this conversation, so the commander can plan with them */
   roster: { handle: string; name: string; role: "commander" | "sub_agent" }[];
   /** set when the run resumes a blocked session with a person's form answer */
-  resume?: { previousRunId: string; answer: string };
+  resume?: ResumeInput;
   signal: AbortSignal;
 }
 
@@ -86,6 +86,17 @@ export type AgentRunResult =
   | { kind: "failed"; transient: boolean; reason: string; usage: Usage };
 
 /** Live signals while a run is going; none of them is stored by the runner itself. */
+/**
+ * A form answer for the session that asked. `answer` holds the values of secret fields
+ * in the clear: it lives only in memory, in this run, and is never stored or logged;
+ * `secrets` lists those values so the runtime can mask them in all it emits.
+ */
+export interface ResumeInput {
+  previousRunId: string;
+  answer: string;
+  secrets?: string[];
+}
+
 export interface RunSink {
   textDelta(delta: string): void;
   log(entry: { phase: string; message: string; data?: unknown }): void;

@@ -6,7 +6,7 @@
  */
 import type { Agent, Prisma } from "../generated/prisma/client.ts";
 import type { RunDTO } from "../protocol/dto.ts";
-import type { AgentProfile, ArtifactRef, RunPurpose, RunRequest } from "./ports.ts";
+import type { AgentProfile, ArtifactRef, ResumeInput, RunPurpose, RunRequest } from "./ports.ts";
 import type { ExecutorContext } from "./context.ts";
 import { sqlWrites } from "../adapters/prisma/write-batch.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
@@ -90,7 +90,7 @@ export interface NewRun {
   plan?: { planId: string; stepId: string; stepIndex: number; stepTitle: string } | null;
   attempt?: number;
   triggerMessageId?: string | null;
-  resume?: { previousRunId: string; answer: string };
+  resume?: ResumeInput;
   failedStep?: Extract<RunPurpose, { kind: "commander-decision" }>["failedStep"];
 }
 

@@ -28,6 +28,8 @@ export interface ExecutorFixture {
   runner: ScriptedRunner;
   services: ReturnType<typeof createConversationServices>;
   published: ConversationEventDTO[];
+  /** every streamed text delta, as the publisher received it */
+  deltas: string[];
   conversationId: string;
   userId: string;
   /** waits (polling the database; tests only) until the plan reaches one of the statuses */
@@ -52,13 +54,14 @@ export async function createExecutorFixture(
   await seedWorkspace(db.prisma, { defaultModel: "offline", demoConversation: false });
   const services = createConversationServices(db.prisma);
   const published: ConversationEventDTO[] = [];
+  const deltas: string[] = [];
   const runner = new ScriptedRunner(options.script ?? ((request) => ok(`done: ${request.input.slice(0, 40)}`)));
   const config = { ...TEST_EXECUTOR_CONFIG, ...options.config };
   const build = (agentRunner: AgentRunner) =>
     new Executor({
       prisma: db.prisma,
       runner: agentRunner,
-      publisher: { publish: (events) => published.push(...events), runDelta() {} },
+      publisher: { publish: (events) => published.push(...events), runDelta: (_conversation, _run, delta) => deltas.push(delta) },
       clock: systemClock,
       random: Math.random,
       instanceId: `test-${randomUUID()}`,
@@ -86,6 +89,7 @@ export async function createExecutorFixture(
     runner,
     services,
     published,
+    deltas,
     conversationId: conversation.id,
     userId: user.id,
     async waitForPlan(planId, statuses = ["completed", "failed", "cancelled"], timeoutMs = 30_000) {
