@@ -11,9 +11,11 @@ describe("offline directives", () => {
       fail: "transient",
       failAttempts: 2,
       block: true,
+      blockSecret: false,
       summary: 'All "good", done',
       decision: null,
     });
+    expect(parseDirective("@offline block=secret")).toMatchObject({ block: true, blockSecret: true });
   });
 
   it("reads \\n in a quoted summary as a line break, so a summary can be a list", () => {

@@ -41,4 +41,24 @@ describe("file tools", () => {
     await expect(tools.write_file.execute!({ name: "../etc/passwd", content: "x" }, callOptions)).rejects.toThrow(/Invalid file name/);
     await expect(tools.finish.execute!({ summary: "s", files: ["ghost.md"] }, callOptions)).rejects.toThrow(/Unknown file/);
   });
+
+  it("masks a secret form answer in a file the resumed run writes (files are shared with every member)", async () => {
+    const artifacts = new MemoryArtifactStore();
+    const request = runRequest({ resume: { previousRunId: "run-0", answer: "**Token**: tok-123", secrets: ["tok-123"] } });
+    const tools = createBuiltinTools({ request, artifacts, state: createToolState(false) });
+    await tools.write_file.execute!({ name: "deploy.env", content: "TOKEN=tok-123\n" }, callOptions);
+    const file = await artifacts.read({ conversationId: "conv-1", name: "deploy.env" });
+    expect(new TextDecoder().decode(file!.content)).toBe("TOKEN=••••\n");
+  });
+});
+
+describe("ask_user", () => {
+  const schema = (tools: ReturnType<typeof createBuiltinTools>) => tools.ask_user.inputSchema as { validate?: (value: unknown) => Promise<{ success: boolean }> } ;
+  it("accepts a secret text field and refuses a secret of another type", async () => {
+    const tools = createBuiltinTools({ request: runRequest(), artifacts: new MemoryArtifactStore(), state: createToolState(false) });
+    const validate = schema(tools).validate!;
+    const field = { name: "token", label: "Token", required: true, secret: true };
+    expect((await validate({ title: "Login", fields: [{ ...field, type: "text" }] })).success).toBe(true);
+    expect((await validate({ title: "Login", fields: [{ ...field, type: "textarea" }] })).success).toBe(false);
+  });
 });

@@ -14,6 +14,7 @@ import type { RunRequest } from "../executor/ports.ts";
 import type { FormSpec } from "../core/types.ts";
 import type { ArtifactStore } from "./ports.ts";
 import { fenceUntrusted } from "../core/fence.ts";
+import { SecretRedactor } from "./secrets.ts";
 
 /**
  * Injected by the server (see core-plan-validator.ts). It gets the run request
@@ -224,6 +225,8 @@ const INPUT = {
 export function createBuiltinTools(deps: BuiltinToolDeps): Record<BuiltinToolName, ToolSet[string]> {
   const { request, artifacts, state } = deps;
   const conversationId = request.conversationId;
+  // files are shared with every member: a secret form answer must not land in one
+  const secrets = new SecretRedactor(request.resume?.secrets ?? []);
 
   return {
     create_plan: tool({
@@ -301,11 +304,13 @@ export function createBuiltinTools(deps: BuiltinToolDeps): Record<BuiltinToolNam
     }),
 
     write_file: tool({
-      description: "Write a text file to this conversation (replaces a file of the same name). Mention it in finish.files.",
+      description:
+        "Write a text file to this conversation (replaces a file of the same name). Mention it in finish.files. " +
+        "Everyone in the conversation can read it, so secret answers are masked in it.",
       inputSchema: INPUT.write_file,
       execute: async ({ name, content, media_type }) => {
         if (!FILE_NAME.test(name)) throw new Error(`Invalid file name "${name}"`);
-        const bytes = new TextEncoder().encode(content);
+        const bytes = new TextEncoder().encode(secrets.redact(content));
         const record = await artifacts.write({
           conversationId,
           name,
