@@ -118,6 +118,10 @@ describe("executor on the embedded database", () => {
     expect(steps[1]!.renderedInput).toContain("skipped");
     const decision = await fixture.db.prisma.message.findFirstOrThrow({ where: { planId: plan.id, kind: "decision" } });
     expect(decision.body).toContain("skip");
+    // the failure reason (model or tool output) reaches the commander only in its fenced section
+    const asked = fixture.runner.calls.find((call) => call.purpose.kind === "commander-decision" && call.step?.planId === plan.id);
+    expect(asked?.purpose.kind === "commander-decision" && asked.purpose.failedStep.failureReason).toContain("fatal failure");
+    expect(asked?.input).not.toContain("fatal failure");
   });
 
   it("pauses on a user step's form and resumes when it is answered", async () => {

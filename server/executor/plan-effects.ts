@@ -275,7 +275,9 @@ async function applyCommand(
         conversationId: plan.conversationId,
         agent: commander,
         kind: "decision",
-        input: `Step ${command.stepIndex} (${step.title}, @${step.assignee}) failed: ${command.failureReason}`,
+        // the reason can quote model or tool output: it reaches the commander only fenced,
+        // in the failed-step section of its prompt (agents/prompt.ts), never bare here
+        input: `Step ${command.stepIndex} (${step.title}, @${step.assignee}) failed (the reason is in the failed-step section). Decide what to do.`,
         request,
         plan: ref,
         failedStep: {
