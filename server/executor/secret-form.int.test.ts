@@ -119,3 +119,32 @@ it("a secret answer reaches only the asking run, masked everywhere else", async 
   expect(dump).toContain(SECRET_MASK);
   expect(dump).not.toContain(SECRET);
 });
+
+it("a person's direct mention that asks for a secret resumes with it, masked everywhere else", async () => {
+  const secret = `mention-${randomUUID()}`;
+  const before = requests.length;
+  await fixture.executor.postMessage({
+    conversationId: fixture.conversationId,
+    author: { kind: "user", userId: fixture.userId },
+    body: "@researcher rotate the key\n@offline block=secret",
+    mentionHandles: ["researcher"],
+  });
+  await fixture.executor.idle();
+  const form = await fixture.db.prisma.form.findFirstOrThrow({ where: { conversationId: fixture.conversationId, planId: null, status: "open" } });
+  const [field] = form.fields as { name: string; secret?: boolean }[];
+  expect(field!.secret).toBe(true);
+  await fixture.executor.answerForm({ formId: form.id, userId: fixture.userId, values: { [field!.name]: secret } });
+  await fixture.executor.idle();
+  for (let i = 0; i < 200 && !(await fixture.db.prisma.run.findFirst({ where: { resumesRunId: form.runId, status: "succeeded" } })); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 25));
+  }
+  const resumed = requests.slice(before).find((request) => request.resume !== undefined);
+  expect(resumed?.resume?.answer).toContain(secret);
+  expect(await fixture.db.prisma.run.findFirst({ where: { resumesRunId: form.runId, status: "succeeded" } })).not.toBeNull();
+
+  expect(JSON.stringify(fixture.published)).not.toContain(secret);
+  expect(fixture.deltas.join("")).not.toContain(secret);
+  expect(JSON.stringify(await fixture.services.getSnapshot({ conversationId: fixture.conversationId }))).not.toContain(secret);
+  const dump = await dumpDatabase(fixture.db);
+  expect(dump).not.toContain(secret);
+});
