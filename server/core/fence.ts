@@ -47,12 +47,17 @@ const LETTER_LOOKALIKES: Record<string, string> = {
 
 const INVISIBLE = /[\p{Default_Ignorable_Code_Point}\p{Cf}\p{M}\s\p{Z}]/u;
 const MARK = /\p{M}/gu;
-/** In the folded text: a bracket, then only punctuation (`/`, `!`, `-`…), then "untrusted". */
-const MARKER = /<[^a-z0-9<]*untrusted/g;
+/**
+ * Every character a reader may see as `<`: the ASCII one, those whose compatibility
+ * decomposition holds it (≮ ﹤ ＜, checked over all of Unicode in fence.test.ts), and
+ * the lookalikes above.
+ */
+const BRACKETS = new RegExp(`[<\u226e\ufe64\uff1c${BRACKET_LOOKALIKES}]`, "g");
+const WORD = "untrusted";
 
+/** The character as a reader may read it: compatibility form, no marks, lookalikes folded, lower case. */
 function foldChar(char: string): string {
   if (INVISIBLE.test(char)) return "";
-  if (BRACKET_LOOKALIKES.includes(char)) return "<";
   let folded = "";
   for (const part of char.normalize("NFKD").replace(MARK, "")) {
     const lower = part.toLowerCase();
@@ -61,23 +66,32 @@ function foldChar(char: string): string {
   return folded;
 }
 
-/** Start offsets (in `text`) of every character that opens a tag-like marker. */
-function markerStarts(text: string): number[] {
-  // fast path: plain ASCII without a bracket cannot hold a marker
-  if (!/[^\x00-\x7f]/.test(text) && !text.includes("<")) return [];
-  let skeleton = "";
-  const origin: number[] = []; // skeleton position → offset in text
-  let offset = 0;
-  for (const char of text) {
-    const folded = foldChar(char);
-    for (let i = 0; i < folded.length; i++) origin.push(offset);
-    skeleton += folded;
+/**
+ * Whether the text after a bracket reads as a tag named `untrusted…`: folded and with
+ * invisible characters dropped, only punctuation (`/`, `!`, `-`…) and then the word.
+ * Stops at the first character that rules it out, so the scans after successive
+ * brackets never overlap (each ends at the next bracket at the latest): linear in all.
+ */
+function opensMarker(text: string, from: number): boolean {
+  let matched = 0;
+  for (let offset = from; offset < text.length; ) {
+    const char = String.fromCodePoint(text.codePointAt(offset)!);
     offset += char.length;
+    for (const folded of foldChar(char)) {
+      if (matched === 0 && !/[a-z0-9<]/.test(folded)) continue;
+      if (folded !== WORD[matched]) return false;
+      matched += 1;
+      if (matched === WORD.length) return true;
+    }
   }
+  return false;
+}
+
+/** Offsets of every bracket in `text` that opens a tag-like marker. */
+function markerStarts(text: string): number[] {
   const starts: number[] = [];
-  for (const match of skeleton.matchAll(MARKER)) {
-    const start = origin[match.index];
-    if (starts.at(-1) !== start) starts.push(start);
+  for (const match of text.matchAll(BRACKETS)) {
+    if (opensMarker(text, match.index + match[0].length)) starts.push(match.index);
   }
   return starts;
 }
@@ -97,9 +111,9 @@ export function neutraliseFenceMarkers(text: string): string {
   let result = "";
   let from = 0;
   for (const start of starts) {
-    const char = String.fromCodePoint(text.codePointAt(start)!);
+    // every bracket is one UTF-16 unit (see BRACKETS)
     result += text.slice(from, start) + ESCAPED_BRACKET;
-    from = start + char.length;
+    from = start + 1;
   }
   return result + text.slice(from);
 }
