@@ -85,116 +85,119 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
   const maxSteps = deps.maxSteps ?? DEFAULT_MAX_STEPS;
   const connect = deps.mcp ?? connectMcpServers;
 
-  return {
+  // secret form answers reach the model, and nothing else the run lets out (see secrets.ts)
+  const redacted = (inner: AgentRunner): AgentRunner => ({
     async run(request, rawSink) {
-      // secret form answers reach the model, and nothing else (see secrets.ts)
       const redactor = new SecretRedactor(request.resume?.secrets ?? []);
       const sink = redactor.wrapSink(rawSink);
-      const result = await runOnce(request, sink, redactor);
+      const result = await inner.run(request, sink);
       sink.flush();
       return redactor.redactDeep(result);
     },
-  };
+  });
 
-  async function runOnce(request: RunRequest, sink: RunSink, redactor: SecretRedactor): Promise<AgentRunResult> {
-    const ctx: RunContext = {
-      request,
-      sink,
-      tools: createToolState(false),
-      messages: [],
-      steps: [],
-      tokensIn: 0,
-      tokensOut: 0,
-      malformedToolCalls: 0,
-    };
-    const usage = (): Usage => ({
-      tokensIn: ctx.tokensIn,
-      tokensOut: ctx.tokensOut,
-      cost: deps.models.cost(request.agent.model, { tokensIn: ctx.tokensIn, tokensOut: ctx.tokensOut }),
-    });
-    const fail = (transient: boolean, reason: string): AgentRunResult => {
-      sink.log({ phase: "run-failed", message: reason, data: { transient } });
-      return { kind: "failed", transient, reason, usage: usage() };
-    };
-
-    let mcp: McpSession | null = null;
-    try {
-      const model = deps.models.resolve(request.agent.model);
-      const system = buildSystemPrompt(request);
-      if (request.resume) {
-        const stored = await deps.sessions.load(request.resume.previousRunId);
-        ctx.messages = resumeSession(stored, request.resume.answer, request.resume.previousRunId);
-        sink.log({ phase: "resume", message: `resuming the session of run ${request.resume.previousRunId}` });
-      } else {
-        ctx.messages = [{ role: "user", content: buildUserMessage(request) }];
-      }
-      // the run has seen outside content if anything it starts from holds a fence (the same
-      // detector the core uses, so every fence counts, also those from a resumed session)
-      if (containsFenceMarker(JSON.stringify(ctx.messages))) ctx.tools.tainted = true;
-
-      const servers = parseMcpServers(request.agent.mcpServers);
-      if (servers.length > 0) {
-        mcp = await connect(servers, request.signal);
-        sink.log({ phase: "mcp", message: `connected ${servers.length} MCP server(s)`, data: { tools: mcp.tools.map((t) => t.name) } });
-      }
-      const tools = buildToolSet({ ctx, deps, mcp });
-
-      const compactor = new Compactor({
-        budget: deps.models.contextBudget(request.agent.model),
-        summarize:
-          deps.summarize ??
-          modelSummarizer(model, (tokensIn, tokensOut) => {
-            ctx.tokensIn += tokensIn;
-            ctx.tokensOut += tokensOut;
-          }),
-        onCompact: (info) =>
-          sink.log({
-            phase: "compaction",
-            message: `compacted ${info.summarizedMessages} older message(s) into a summary (~${info.tokensBefore} → ~${info.tokensAfter} tokens)`,
-            data: info,
-          }),
+  return redacted({
+    async run(request, sink) {
+      const ctx: RunContext = {
+        request,
+        sink,
+        tools: createToolState(false),
+        messages: [],
+        steps: [],
+        tokensIn: 0,
+        tokensOut: 0,
+        malformedToolCalls: 0,
+      };
+      const usage = (): Usage => ({
+        tokensIn: ctx.tokensIn,
+        tokensOut: ctx.tokensOut,
+        cost: deps.models.cost(request.agent.model, { tokensIn: ctx.tokensIn, tokensOut: ctx.tokensOut }),
       });
+      const fail = (transient: boolean, reason: string): AgentRunResult => {
+        sink.log({ phase: "run-failed", message: reason, data: { transient } });
+        return { kind: "failed", transient, reason, usage: usage() };
+      };
 
-      const maxRetries = deps.models.isSimulated(request.agent.model) ? 0 : policy.maxRetries;
-      const batcher = new DeltaBatcher((delta) => sink.textDelta(delta), deps.deltaBatching ?? DEFAULT_DELTA_BATCHING);
-      let retries = 0;
-      for (;;) {
-        const error = await streamOnce({ ctx, deps, model, system, tools, compactor, batcher, maxSteps });
-        batcher.flush();
-        if (error === null) break;
-        if (request.signal.aborted) return fail(false, "aborted: the run was cancelled");
-        if (error instanceof CompactionImpossibleError) return fail(false, error.message);
-        const kind = classifyModelError(error);
-        const reason = describeError(error);
-        if (kind === "fatal" || kind === "aborted") return fail(false, reason);
-        if (ctx.steps.length >= maxSteps) return fail(kind === "transient", reason);
-        const delay = kind === "context-overflow" ? 0 : retryDelayMs(policy, retries + 1, error);
-        if (retries >= maxRetries || delay == null) return fail(kind === "transient", reason);
-        retries += 1;
-        if (kind === "context-overflow") compactor.requestForcedCompaction();
-        // Text already streamed from the failed model call is not part of the result:
-        // live views should drop what they showed since the last completed step.
-        sink.log({
-          phase: "retry",
-          message: `model error (${kind}), retry ${retries}/${maxRetries} in ${delay} ms: ${reason}`,
-          data: { delay, discardPartialText: true },
+      let mcp: McpSession | null = null;
+      try {
+        const model = deps.models.resolve(request.agent.model);
+        const system = buildSystemPrompt(request);
+        if (request.resume) {
+          const stored = await deps.sessions.load(request.resume.previousRunId);
+          ctx.messages = resumeSession(stored, request.resume.answer, request.resume.previousRunId);
+          sink.log({ phase: "resume", message: `resuming the session of run ${request.resume.previousRunId}` });
+        } else {
+          ctx.messages = [{ role: "user", content: buildUserMessage(request) }];
+        }
+        // the run has seen outside content if anything it starts from holds a fence (the same
+        // detector the core uses, so every fence counts, also those from a resumed session)
+        if (containsFenceMarker(JSON.stringify(ctx.messages))) ctx.tools.tainted = true;
+
+        const servers = parseMcpServers(request.agent.mcpServers);
+        if (servers.length > 0) {
+          mcp = await connect(servers, request.signal);
+          sink.log({ phase: "mcp", message: `connected ${servers.length} MCP server(s)`, data: { tools: mcp.tools.map((t) => t.name) } });
+        }
+        const tools = buildToolSet({ ctx, deps, mcp });
+
+        const compactor = new Compactor({
+          budget: deps.models.contextBudget(request.agent.model),
+          summarize:
+            deps.summarize ??
+            modelSummarizer(model, (tokensIn, tokensOut) => {
+              ctx.tokensIn += tokensIn;
+              ctx.tokensOut += tokensOut;
+            }),
+          onCompact: (info) =>
+            sink.log({
+              phase: "compaction",
+              message: `compacted ${info.summarizedMessages} older message(s) into a summary (~${info.tokensBefore} → ~${info.tokensAfter} tokens)`,
+              data: info,
+            }),
         });
-        await policy.sleep(delay, request.signal);
+
+        const maxRetries = deps.models.isSimulated(request.agent.model) ? 0 : policy.maxRetries;
+        const batcher = new DeltaBatcher((delta) => sink.textDelta(delta), deps.deltaBatching ?? DEFAULT_DELTA_BATCHING);
+        let retries = 0;
+        for (;;) {
+          const error = await streamOnce({ ctx, deps, model, system, tools, compactor, batcher, maxSteps });
+          batcher.flush();
+          if (error === null) break;
+          if (request.signal.aborted) return fail(false, "aborted: the run was cancelled");
+          if (error instanceof CompactionImpossibleError) return fail(false, error.message);
+          const kind = classifyModelError(error);
+          const reason = describeError(error);
+          if (kind === "fatal" || kind === "aborted") return fail(false, reason);
+          if (ctx.steps.length >= maxSteps) return fail(kind === "transient", reason);
+          const delay = kind === "context-overflow" ? 0 : retryDelayMs(policy, retries + 1, error);
+          if (retries >= maxRetries || delay == null) return fail(kind === "transient", reason);
+          retries += 1;
+          if (kind === "context-overflow") compactor.requestForcedCompaction();
+          // Text already streamed from the failed model call is not part of the result:
+          // live views should drop what they showed since the last completed step.
+          sink.log({
+            phase: "retry",
+            message: `model error (${kind}), retry ${retries}/${maxRetries} in ${delay} ms: ${reason}`,
+            data: { delay, discardPartialText: true },
+          });
+          await policy.sleep(delay, request.signal);
+        }
+        return finishRun(ctx, usage);
+      } catch (error) {
+        if (request.signal.aborted) return fail(false, "aborted: the run was cancelled");
+        const kind = classifyModelError(error);
+        return fail(kind === "transient", describeError(error));
+      } finally {
+        await mcp?.close().catch(() => undefined);
+        if (ctx.messages.length > 0) {
+          const secrets = new SecretRedactor(request.resume?.secrets ?? []);
+          await deps.sessions.save(request.runId, secrets.redactDeep(ctx.messages)).catch((error: unknown) =>
+            sink.log({ phase: "session", message: `could not save the session: ${describeError(error)}` }),
+          );
+        }
       }
-      return finishRun(ctx, usage);
-    } catch (error) {
-      if (request.signal.aborted) return fail(false, "aborted: the run was cancelled");
-      const kind = classifyModelError(error);
-      return fail(kind === "transient", describeError(error));
-    } finally {
-      await mcp?.close().catch(() => undefined);
-      if (ctx.messages.length > 0) {
-        await deps.sessions.save(request.runId, redactor.redactDeep(ctx.messages)).catch((error: unknown) =>
-          sink.log({ phase: "session", message: `could not save the session: ${describeError(error)}` }),
-        );
-      }
-    }
-  }
+    },
+  });
 }
 
 /** The allowed tools; every other known tool is refused by name in repairToolCall. */

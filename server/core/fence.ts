@@ -31,11 +31,10 @@ const ESCAPED_BRACKET = "&lt;";
 const BRACKET_LOOKALIKES = "\u2039\u2329\u3008\u27e8\u276e\u276c\u2770\u1438\u02c2\u29fc\u2991\u2993\u00ab\u27ea\u227a\u22b2";
 
 /**
- * Letters that look like the ASCII ones of "untrusted" (and "data") but that NFKD
- * does not fold: Cyrillic, Greek, Armenian, Cherokee and small capitals.
+ * Letters that look like those of "untrusted" but that NFKD does not fold: Cyrillic,
+ * Greek, Armenian, Cherokee and small capitals.
  */
 const LETTER_LOOKALIKES: Record<string, string> = {
-  а: "a", α: "a", ᴀ: "a", Ꭺ: "a", ɑ: "a",
   ԁ: "d", ᴅ: "d", Ꭰ: "d", ɗ: "d",
   е: "e", ε: "e", ᴇ: "e", Ꭼ: "e", ҽ: "e",
   п: "n", ո: "n", ɴ: "n", η: "n",
