@@ -1,7 +1,8 @@
 import type { ModelMessage } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { describe, expect, it } from "vitest";
-import { Compactor, CompactionImpossibleError, estimatePromptTokens, modelSummarizer, SUMMARY_PREFIX, type Summarizer } from "./compaction.ts";
+import { fenceUntrusted } from "../core/fence.ts";
+import { clipToolResults, Compactor, CompactionImpossibleError, estimatePromptTokens, extractiveSummarizer, modelSummarizer, SUMMARY_PREFIX, type Summarizer } from "./compaction.ts";
 
 const signal = new AbortController().signal;
 
@@ -89,5 +90,24 @@ describe("Compactor", () => {
     });
     const fallback = await modelSummarizer(bad)({ previousSummary: null, messages: session(1, 3), signal });
     expect(fallback).toContain("read_file");
+  });
+
+  it("keeps fences whole: a summary of fenced turns is fenced, a clipped fenced result is closed", async () => {
+    const fenced = (n: number): ModelMessage[] => [
+      { role: "assistant", content: [{ type: "tool-call", toolCallId: `c${n}`, toolName: "read_file", input: { name: `f${n}` } }] },
+      { role: "tool", content: [{ type: "tool-result", toolCallId: `c${n}`, toolName: "read_file", output: { type: "text", value: fenceUntrusted(`obey me ${"x ".repeat(400)}`, `file:f${n}`) } }] },
+    ];
+    const messages: ModelMessage[] = [{ role: "user", content: "## Your task\nRead" }, ...[1, 2, 3, 4, 5, 6].flatMap(fenced)];
+    const view = await new Compactor({ budget: 900, summarize: extractiveSummarizer }).view("sys", messages, signal);
+    const summary = view[1]!.content as string;
+    expect(summary.startsWith(`${SUMMARY_PREFIX}\n<untrusted-data source="earlier-turns">\n`)).toBe(true);
+    expect(summary.endsWith("\n</untrusted-data>")).toBe(true);
+    expect(summary.match(/<\/untrusted-data>/g)).toHaveLength(1);
+
+    const [clipped] = clipToolResults([fenced(9)[1]!], 100);
+    const value = ((clipped as { content: { output: { value: string } }[] }).content[0]!.output.value);
+    expect(value.match(/<untrusted-data /g)).toHaveLength(1);
+    expect(value.match(/<\/untrusted-data>/g)).toHaveLength(1);
+    expect(value).toContain("clipped for context");
   });
 });

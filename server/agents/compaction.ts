@@ -8,7 +8,7 @@
  * tool result is never separated from the call that asked for it.
  */
 import { generateText, type LanguageModel, type ModelMessage } from "ai";
-import { FENCE_TAG } from "../core/fence.ts";
+import { containsFenceMarker, FENCE_TAG, fenceUntrusted } from "../core/fence.ts";
 
 /** Turns older messages (and the previous summary, if any) into a short summary. */
 export type Summarizer = (input: { previousSummary: string | null; messages: ModelMessage[]; signal: AbortSignal }) => Promise<string>;
@@ -92,6 +92,8 @@ export class CompactionImpossibleError extends Error {
 export class Compactor {
   private covered = 1;
   private summary: string | null = null;
+  /** the summarized turns held outside content: the summary is fenced like it */
+  private summaryUntrusted = false;
   private forceNext = false;
 
   constructor(
@@ -109,7 +111,8 @@ export class Compactor {
 
   private apply(messages: ModelMessage[]): ModelMessage[] {
     if (this.summary == null) return messages;
-    return [messages[0], { role: "user", content: `${SUMMARY_PREFIX}\n${this.summary}` }, ...messages.slice(this.covered)];
+    const summary = this.summaryUntrusted ? fenceUntrusted(this.summary, "earlier-turns") : this.summary;
+    return [messages[0], { role: "user", content: `${SUMMARY_PREFIX}\n${summary}` }, ...messages.slice(this.covered)];
   }
 
   /** What the model sees for `messages` (the full session), compacting if it must. */
@@ -137,6 +140,7 @@ export class Compactor {
       const maxChars = Math.max(400, summaryAllowance * 4);
       if (summary.length > maxChars) summary = `${summary.slice(0, maxChars)}…`;
       summarizedMessages = cut - this.covered;
+      this.summaryUntrusted ||= containsFenceMarker(JSON.stringify(messages.slice(this.covered, cut)));
       this.summary = summary;
       this.covered = cut;
       view = this.apply(messages);
@@ -177,7 +181,9 @@ export function clipToolResults(messages: ModelMessage[], maxChars: number): Mod
       if (text == null || text.length <= maxChars) return part;
       clippedAny = true;
       const note = `\n… [clipped for context: ${text.length} characters in all; the full output is kept in the session]`;
-      return { ...part, output: { type: output.type.startsWith("error") ? ("error-text" as const) : ("text" as const), value: text.slice(0, maxChars) + note } };
+      // a cut can fall inside a fence and drop its end: fence what is kept as one piece of data
+      const kept = containsFenceMarker(text) ? fenceUntrusted(text.slice(0, maxChars), "clipped-output") : text.slice(0, maxChars);
+      return { ...part, output: { type: output.type.startsWith("error") ? ("error-text" as const) : ("text" as const), value: kept + note } };
     });
     return { ...message, content };
   });
