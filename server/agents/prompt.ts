@@ -6,7 +6,7 @@
  * gets the same context: the original request and its attachments, the
  * roster (commander), the failed step (decisions), and the task itself.
  */
-import { FENCE_RULE, fenceUntrusted } from "../core/fence.ts";
+import { FENCE_RULE, fenceUntrusted, neutraliseFenceMarkers } from "../core/fence.ts";
 import type { ArtifactRef, RunRequest } from "../executor/ports.ts";
 
 export const SECTION = {
@@ -55,7 +55,8 @@ export function buildSystemPrompt(request: Pick<RunRequest, "agent" | "purpose">
 
 function describeAttachment(attachment: ArtifactRef): string {
   const trust = attachment.untrusted ? ", untrusted" : "";
-  return `- ${attachment.name} (${attachment.mediaType}, ${attachment.size} bytes${trust})`;
+  // a name is chosen outside too: it may hold text but never a fence marker
+  return `- ${neutraliseFenceMarkers(attachment.name)} (${attachment.mediaType}, ${attachment.size} bytes${trust})`;
 }
 
 export function renderRosterLine(member: RunRequest["roster"][number]): string {

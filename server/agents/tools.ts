@@ -13,7 +13,7 @@ import { z } from "zod";
 import type { RunRequest } from "../executor/ports.ts";
 import type { FormSpec } from "../core/types.ts";
 import type { ArtifactStore } from "./ports.ts";
-import { fenceUntrusted } from "../core/fence.ts";
+import { fenceUntrusted, neutraliseFenceMarkers } from "../core/fence.ts";
 import { SecretRedactor } from "./secrets.ts";
 
 /**
@@ -288,7 +288,8 @@ export function createBuiltinTools(deps: BuiltinToolDeps): Record<BuiltinToolNam
       execute: async ({ name }) => {
         if (name == null || name === "") {
           const files = await artifacts.list({ conversationId });
-          return files.map((file) => ({ name: file.name, mediaType: file.mediaType, size: file.size, untrusted: file.untrusted }));
+          // names can come from tainted runs: text, but never a fence marker
+          return files.map((file) => ({ name: neutraliseFenceMarkers(file.name), mediaType: file.mediaType, size: file.size, untrusted: file.untrusted }));
         }
         const file = await artifacts.read({ conversationId, name });
         if (!file) {
