@@ -3,9 +3,10 @@
  * refuse NUL and unpaired surrogates, and every integer fits the column that stores it.
  */
 import { describe, expect, it } from "vitest";
+import fc from "fast-check";
 import { PlanValidationError, type PlanIssue } from "./errors.ts";
 import { makePlan } from "./test-fixtures.ts";
-import { validateAppendedSteps, validatePlan, type PlanLimits } from "./validate-plan.ts";
+import { ancestors, validateAppendedSteps, validatePlan, type PlanLimits } from "./validate-plan.ts";
 import { MAX_INT32 } from "./text.ts";
 
 const limits: PlanLimits = { maxSteps: 200, maxInputChars: 20_000, defaultMaxParallel: 4, defaultMaxRetries: 3 };
@@ -63,6 +64,44 @@ describe("plan size is checked before anything else", () => {
     const steps = [rawStep(1), rawStep(2, { wait_for: [] }), rawStep(3, { wait_for: [2], input: "{{step_1.output_summary}}" })];
     const issues = issuesOf(() => validatePlan({ raw: { title: "x", steps }, assignees, limits }));
     expect(issues).toEqual([expect.objectContaining({ stepIndex: 3, field: "input", message: expect.stringContaining("not upstream") })]);
+  });
+});
+
+describe("template references, checked once per plan", () => {
+  it("report exactly the references to steps that are not upstream (property, restated with a plain graph walk)", () => {
+    const dag = fc.integer({ min: 2, max: 40 }).chain((n) =>
+      fc.tuple(
+        // step i (1-based) waits for a subset of the steps before it, and reads one step's summary
+        fc.tuple(...Array.from({ length: n }, (_, i) => fc.subarray(Array.from({ length: i }, (_, j) => j + 1)))),
+        fc.tuple(...Array.from({ length: n }, () => fc.integer({ min: 1, max: n }))),
+      ),
+    );
+    let reported = 0;
+    let accepted = 0;
+    fc.assert(
+      fc.property(dag, ([waits, reads]) => {
+        const steps = waits.map((waitFor, i) => rawStep(i + 1, { wait_for: waitFor, input: `{{step_${reads[i]}.output_summary}}` }));
+        const graph = new Map(waits.map((waitFor, i) => [i + 1, waitFor] as const));
+        const expected = reads.flatMap((read, i) => (read !== i + 1 && !ancestors(i + 1, graph).has(read) ? [i + 1] : []));
+        const selfReads = reads.flatMap((read, i) => (read === i + 1 ? [i + 1] : []));
+        let issues: PlanIssue[] = [];
+        try {
+          validatePlan({ raw: { title: "x", steps }, assignees, limits });
+        } catch (error) {
+          issues = (error as PlanValidationError).issues;
+        }
+        const notUpstream = issues.filter((issue) => issue.message.includes("not upstream")).map((issue) => issue.stepIndex);
+        expect(notUpstream).toEqual(expected);
+        expect(issues).toHaveLength(expected.length + selfReads.length);
+        reported += expected.length;
+        // references that only the closure can accept: upstream, but not a direct dependency
+        accepted += reads.filter((read, i) => !waits[i]!.includes(read) && ancestors(i + 1, graph).has(read)).length;
+      }),
+      { numRuns: 200 },
+    );
+    // both outcomes must be reached, or the generator tests nothing
+    expect(reported).toBeGreaterThan(100);
+    expect(accepted).toBeGreaterThan(100);
   });
 });
 
