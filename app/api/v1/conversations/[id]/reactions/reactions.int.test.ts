@@ -105,7 +105,7 @@ describe("signed reactions", () => {
   ])("refuse a timestamp %s", async (_, offset) => {
     const response = await signed({ timestamp: now() + offset });
     expect(response.status).toBe(401);
-    expect((await response.json()).error.message).toMatch(/timestamp/);
+    expect((await response.json()).error.message).toMatch(/Timestamp/);
   });
 
   it("accept a timestamp four minutes old (clock skew)", async () => {
@@ -133,7 +133,7 @@ describe("signed reactions", () => {
     const hundredMegabytes = countingStream(64 * 1024, 100 * 1024 * 1024);
     const response = await post({
       body: hundredMegabytes.stream,
-      headers: { "x-baton-timestamp": String(now()), "x-baton-delivery": nextDelivery(), "x-baton-signature": "sha256=00" },
+      headers: { "x-baton-timestamp": String(now()), "x-baton-delivery": nextDelivery(), "x-baton-signature": `sha256=${"0".repeat(64)}` },
     });
     expect(response.status).toBe(413);
     expect(hundredMegabytes.pulled()).toBeLessThanOrEqual(2 * 1024 * 1024);
