@@ -4,6 +4,7 @@
  */
 import { errorResponse, HttpError } from "../http/errors.ts";
 import { boundBody } from "../http/body.ts";
+import { assertIdParams } from "../http/params.ts";
 import { getSessionUser, type SessionUser } from "./session.ts";
 import { getRuntime } from "../runtime.ts";
 import { hitRateLimit, type RateRule } from "./rate-limit.ts";
@@ -64,12 +65,16 @@ export function enforceRate(key: string, rule: RateRule) {
 
 /**
  * Wraps a handler so thrown HttpErrors and coded service errors become JSON responses.
- * The body cap applies first, before the handler authenticates anyone.
+ * The body cap applies first, before the handler authenticates anyone; path ids no
+ * database could hold are "not found" before any lookup.
  */
 export function handle<A extends unknown[]>(fn: (request: Request, ...rest: A) => Promise<Response>) {
   return async (request: Request, ...rest: A): Promise<Response> => {
     try {
-      return await fn(await boundBody(request), ...rest);
+      const bounded = await boundBody(request);
+      const params = (rest[0] as { params?: Promise<Record<string, unknown>> } | undefined)?.params;
+      if (params !== undefined) assertIdParams(await params);
+      return await fn(bounded, ...rest);
     } catch (error) {
       return errorResponse(error);
     }

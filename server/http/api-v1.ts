@@ -7,6 +7,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { getRuntime, type Runtime } from "../runtime.ts";
 import { assertDeclaredLength, boundBody, readLimitedText, requestBodyLimit } from "./body.ts";
 import { errorResponse, HttpError } from "./errors.ts";
+import { assertIdParams } from "./params.ts";
 
 export { errorResponse, HttpError } from "./errors.ts";
 export { parseJson } from "./body.ts";
@@ -69,6 +70,7 @@ async function verifySignedDelivery(request: Request, secret: string, nowMs: num
 export async function withSignedBody(
   request: Request,
   handle: (runtime: Runtime, body: string, delivery: WebhookDelivery | null) => Promise<Response>,
+  params?: Promise<Record<string, unknown>>,
 ): Promise<Response> {
   try {
     const runtime = getRuntime();
@@ -76,16 +78,24 @@ export async function withSignedBody(
     if (secret && request.headers.has("x-baton-signature")) {
       assertDeclaredLength(request.headers, requestBodyLimit(request));
       const { body, delivery } = await verifySignedDelivery(request, secret, Date.now());
+      if (params !== undefined) assertIdParams(await params);
       return await handle(runtime, body, delivery);
     }
-    return await withApiToken(request, async (authorised) => handle(authorised, await readLimitedText(request), null));
+    return await withApiToken(request, async (authorised) => handle(authorised, await readLimitedText(request), null), params);
   } catch (error) {
     return errorResponse(error);
   }
 }
 
-/** Runs a /api/v1 handler: the body cap, then the bearer token; maps every error to a JSON response. */
-export async function withApiToken(request: Request, handle: (runtime: Runtime) => Promise<Response>): Promise<Response> {
+/**
+ * Runs a /api/v1 handler: the body cap, then the bearer token, then path ids no
+ * database could hold are "not found"; maps every error to a JSON response.
+ */
+export async function withApiToken(
+  request: Request,
+  handle: (runtime: Runtime) => Promise<Response>,
+  params?: Promise<Record<string, unknown>>,
+): Promise<Response> {
   try {
     const runtime = getRuntime();
     await boundBody(request); // handlers read the body through readLimitedBytes, which finds it
@@ -94,6 +104,7 @@ export async function withApiToken(request: Request, handle: (runtime: Runtime) 
     const header = request.headers.get("authorization") ?? "";
     const given = header.startsWith("Bearer ") ? header.slice("Bearer ".length) : "";
     if (!given || !tokenMatches(given, expected)) throw new HttpError(401, "unauthorized", "missing or wrong bearer token");
+    if (params !== undefined) assertIdParams(await params);
     return await handle(runtime);
   } catch (error) {
     return errorResponse(error);

@@ -20,5 +20,5 @@ export async function POST(request: Request, context: { params: Promise<{ id: st
     const body = await parseJson(raw, reaction);
     const routed = await routeReaction(runtime.executor, { conversationId: id, ...body, delivery });
     return Response.json({ messageId: routed.message.id, runId: routed.runId, agent: routed.agent }, { status: 202 });
-  });
+  }, context.params);
 }
