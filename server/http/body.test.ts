@@ -72,6 +72,30 @@ describe("parseJsonText", () => {
   });
 });
 
+describe("parseJsonText on any text (property)", () => {
+  it("refuses exactly the values holding unstorable text, whether escaped or raw", () => {
+    const texts = (value: unknown): string[] =>
+      typeof value === "string" ? [value] : typeof value === "object" && value !== null ? Object.entries(value).flatMap(([key, inner]) => [key, ...texts(inner)]) : [];
+    const unit = fc.oneof(fc.constantFrom("\u0000", "\ud800", "\udc00", "🎉", "a"), fc.string({ maxLength: 3 }));
+    const value = fc.jsonValue({ maxDepth: 3 }).chain((base) => fc.tuple(fc.constant(base), fc.string({ unit, maxLength: 4 })));
+    let refused = 0;
+    fc.assert(
+      fc.property(value, fc.boolean(), ([base, extra], escape) => {
+        const candidate = { base, extra };
+        // JSON.stringify escapes lone surrogates; the raw form keeps them as they are
+        const text = escape ? JSON.stringify(candidate) : `{"base":${JSON.stringify(base)},"extra":"${extra.replace(/["\\\u0000-\u001f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}"}`;
+        const bad = texts(JSON.parse(text)).some((t) => !isStorableText(t) || t === "__proto__");
+        if (bad) {
+          refused += 1;
+          expect(() => parseJsonText(text)).toThrow(HttpError);
+        } else expect(parseJsonText(text)).toEqual(JSON.parse(text));
+      }),
+      { numRuns: 300 },
+    );
+    expect(refused).toBeGreaterThan(30);
+  });
+});
+
 describe("parseJson on a request", () => {
   const request = (body: BodyInit, type = "application/json") =>
     new Request("http://baton.test/api/conversations", { method: "POST", headers: { "content-type": type }, body });

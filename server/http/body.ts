@@ -129,27 +129,50 @@ export function jsonDepthExceeds(text: string, maxDepth: number): boolean {
   return false;
 }
 
-/** A parsed JSON value's keys and strings, checked without recursion; 400 names the path. */
-export function assertStorableJson(root: unknown): void {
-  type Entry = { value: unknown; path: string };
-  const stack: Entry[] = [{ value: root, path: "" }];
-  const refuse = (path: string, message: string): never => {
-    throw new HttpError(400, "invalid_input", `${path || "body"}: ${message}`, undefined, [{ path, message }]);
+/**
+ * NUL reaches a parsed string only through a `\u` escape (a raw NUL is invalid JSON),
+ * and a surrogate through an escape or raw (never from decoded UTF-8, but a caller may
+ * pass any string); a text with none of these and no `__proto__` needs no walk.
+ */
+const NEEDS_WALK = /\\u|__proto__|[\uD800-\uDFFF]/;
+
+/** The first key or string no table can store (or a __proto__ key), as a path and a reason; null if none. */
+function findUnstorable(root: unknown): { path: string; message: string } | null {
+  // paths are only built on the way to a problem: the common walk allocates nothing per node
+  type Entry = { value: unknown; parent: Entry | null; key: string };
+  const pathOf = (entry: Entry | null, key?: string): string => {
+    const keys = key === undefined ? [] : [key];
+    for (let at = entry; at !== null && at.parent !== null; at = at.parent) keys.unshift(at.key);
+    return keys.join(".");
   };
+  const stack: Entry[] = [{ value: root, parent: null, key: "" }];
   while (stack.length > 0) {
-    const { value, path } = stack.pop()!;
+    const entry = stack.pop()!;
+    const value = entry.value;
     if (typeof value === "string") {
-      if (!isStorableText(value)) refuse(path, UNSTORABLE_TEXT_MESSAGE);
+      if (!isStorableText(value)) return { path: pathOf(entry), message: UNSTORABLE_TEXT_MESSAGE };
     } else if (Array.isArray(value)) {
-      for (let i = 0; i < value.length; i++) stack.push({ value: value[i], path: path ? `${path}.${i}` : String(i) });
+      for (let i = 0; i < value.length; i++) {
+        const item: unknown = value[i];
+        if (typeof item === "object" || typeof item === "string") stack.push({ value: item, parent: entry, key: String(i) });
+      }
     } else if (typeof value === "object" && value !== null) {
       for (const key of Object.keys(value)) {
-        const at = path ? `${path}.${key}` : key;
-        if (key === "__proto__") refuse(at, "the key __proto__ is not allowed");
-        if (!isStorableText(key)) refuse(path, `a key ${UNSTORABLE_TEXT_MESSAGE}`);
-        stack.push({ value: (value as Record<string, unknown>)[key], path: at });
+        if (key === "__proto__") return { path: pathOf(entry, key), message: "the key __proto__ is not allowed" };
+        if (!isStorableText(key)) return { path: pathOf(entry), message: `a key ${UNSTORABLE_TEXT_MESSAGE}` };
+        stack.push({ value: (value as Record<string, unknown>)[key], parent: entry, key });
       }
     }
+  }
+  return null;
+}
+
+/** A parsed JSON value's keys and strings, checked without recursion; 400 names the path. */
+export function assertStorableJson(root: unknown): void {
+  const problem = findUnstorable(root);
+  if (problem !== null) {
+    const { path, message } = problem;
+    throw new HttpError(400, "invalid_input", `${path || "body"}: ${message}`, undefined, [{ path, message }]);
   }
 }
 
@@ -164,7 +187,7 @@ export function parseJsonText(text: string): unknown {
   } catch {
     throw new HttpError(400, "invalid_input", "Body must be JSON.");
   }
-  assertStorableJson(raw);
+  if (NEEDS_WALK.test(text)) assertStorableJson(raw);
   return raw;
 }
 
