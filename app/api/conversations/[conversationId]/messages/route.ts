@@ -12,7 +12,7 @@ const messageSchema = z.object({
     .max(MAX_MESSAGE_CHARS, `A message can hold at most ${MAX_MESSAGE_CHARS} characters.`)
     .refine((body) => body.trim().length > 0, "Write something first."),
   mentionHandles: z.array(z.string().regex(/^[a-z0-9_-]{1,40}$/)).max(20).default([]),
-  attachmentIds: z.array(z.string().min(1).max(64)).max(10).default([]),
+  attachmentIds: z.array(storableText().min(1).max(64)).max(10).default([]),
 });
 
 type Context = { params: Promise<{ conversationId: string }> };
