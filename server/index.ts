@@ -15,6 +15,7 @@ import { createModelRegistry } from "./agents/model-registry.ts";
 import { corePlanValidator } from "./agents/core-plan-validator.ts";
 import { attachSocketHandlers } from "./socket/handlers.ts";
 import { CLIENT_IP_HEADER } from "./auth/auth.ts";
+import { refuseOversizedBody } from "./http/body-gate.ts";
 import type { ClientToServerEvents, ServerToClientEvents } from "./protocol/events.ts";
 
 async function main() {
@@ -63,6 +64,8 @@ async function main() {
   httpServer.on("request", (request, response) => {
     // Socket.IO answers its own path; everything else is Next's
     if (request.url?.startsWith("/socket.io/")) return;
+    // the body cap before Next or any authentication sees the request
+    if (refuseOversizedBody(request, response, config.maxBodyBytes)) return;
     // the address rate limits key on: set here from the socket, so clients cannot forge it
     request.headers[CLIENT_IP_HEADER] = request.socket.remoteAddress ?? "";
     void handle(request, response);

@@ -24,6 +24,11 @@ export function setRuntime(runtime: Runtime): void {
   (globalThis as Holder)[KEY] = runtime;
 }
 
+/** The runtime if the app has started (helpers that work with or without one, e.g. a default limit). */
+export function peekRuntime(): Runtime | undefined {
+  return (globalThis as Holder)[KEY];
+}
+
 export function getRuntime(): Runtime {
   const runtime = (globalThis as Holder)[KEY];
   if (!runtime) throw new Error("Baton's runtime is not initialised (start the app with `npm start`)");

@@ -3,6 +3,8 @@
  * conversation, so membership checks never reveal that a conversation exists.
  */
 import { errorResponse, HttpError } from "../http/errors.ts";
+import { boundBody } from "../http/body.ts";
+import { assertIdParams } from "../http/params.ts";
 import { getSessionUser, type SessionUser } from "./session.ts";
 import { getRuntime } from "../runtime.ts";
 import { hitRateLimit, type RateRule } from "./rate-limit.ts";
@@ -61,11 +63,18 @@ export function enforceRate(key: string, rule: RateRule) {
   }
 }
 
-/** Wraps a handler so thrown HttpErrors and coded service errors become JSON responses. */
-export function handle<A extends unknown[]>(fn: (...args: A) => Promise<Response>) {
-  return async (...args: A): Promise<Response> => {
+/**
+ * Wraps a handler so thrown HttpErrors and coded service errors become JSON responses.
+ * The body cap applies first, before the handler authenticates anyone; path ids no
+ * database could hold are "not found" before any lookup.
+ */
+export function handle<A extends unknown[]>(fn: (request: Request, ...rest: A) => Promise<Response>) {
+  return async (request: Request, ...rest: A): Promise<Response> => {
     try {
-      return await fn(...args);
+      const bounded = await boundBody(request);
+      const params = (rest[0] as { params?: Promise<Record<string, unknown>> } | undefined)?.params;
+      if (params !== undefined) assertIdParams(await params);
+      return await fn(bounded, ...rest);
     } catch (error) {
       return errorResponse(error);
     }
@@ -83,4 +92,5 @@ export async function requirePlanIn(conversationId: string, planId: string) {
   if (plan?.conversationId !== conversationId) throw new HttpError(404, "not_found", "No such plan.");
 }
 
-export { errorResponse, HttpError, parseJson } from "../http/errors.ts";
+export { errorResponse, HttpError } from "../http/errors.ts";
+export { parseJson } from "../http/body.ts";

@@ -38,4 +38,11 @@ describe("loadConfig", () => {
     expect(loadConfig({ OPENAI_API_KEY: "k" }).defaultModel).toMatch(/^openai:/);
     expect(loadConfig({ OPENAI_API_KEY: "k", BATON_DEFAULT_MODEL: "local:llama3.1" }).defaultModel).toBe("local:llama3.1");
   });
+
+  it("caps request bodies at 1 MB unless BATON_MAX_BODY_BYTES says otherwise, and names a bad value", () => {
+    expect(loadConfig({}).maxBodyBytes).toBe(1024 * 1024);
+    expect(loadConfig({ BATON_MAX_BODY_BYTES: "262144" }).maxBodyBytes).toBe(262144);
+    expect(() => loadConfig({ BATON_MAX_BODY_BYTES: "lots" })).toThrow(/BATON_MAX_BODY_BYTES/);
+    expect(() => loadConfig({ BATON_MAX_BODY_BYTES: "10" })).toThrow(/BATON_MAX_BODY_BYTES/);
+  });
 });

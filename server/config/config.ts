@@ -3,6 +3,7 @@
  * variable stops the server with a message that names it.
  */
 import { z } from "zod";
+import { DEFAULT_MAX_BODY_BYTES } from "../protocol/limits.ts";
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
@@ -24,6 +25,8 @@ const envSchema = z.object({
   BATON_MAX_PARALLEL: positiveInt(4),
   BATON_MAX_PLAN_STEPS: positiveInt(200),
   BATON_MAX_STEP_INPUT_CHARS: positiveInt(20_000),
+  /** the largest request body a route reads, in bytes (uploads have their own limit) */
+  BATON_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024 * 1024).default(DEFAULT_MAX_BODY_BYTES),
   BATON_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(3),
   /** how long a run's lease lasts without a heartbeat before another process may take it over */
   BATON_LEASE_MS: positiveInt(30_000),
@@ -54,6 +57,7 @@ export interface Config {
   defaultModel: string;
   planLimits: { maxSteps: number; maxInputChars: number; defaultMaxParallel: number; defaultMaxRetries: number };
   leaseMs: number;
+  maxBodyBytes: number;
   modelConcurrency: Record<string, number>;
   seedDemo: boolean;
   dev: boolean;
@@ -115,6 +119,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
       defaultMaxRetries: env.BATON_MAX_RETRIES,
     },
     leaseMs: env.BATON_LEASE_MS,
+    maxBodyBytes: env.BATON_MAX_BODY_BYTES,
     modelConcurrency: parseModelConcurrency(env.BATON_MODEL_CONCURRENCY),
     seedDemo: env.BATON_SEED_DEMO === "1",
     dev: env.NODE_ENV !== "production",

@@ -5,24 +5,25 @@
 import { z } from "zod";
 import { FormAnswerError, type FormAnswerIssue } from "./errors.ts";
 import { SECRET_MASK, type FormField, type FormSpec } from "./types.ts";
+import { isStorableText, storableText, UNSTORABLE_TEXT_MESSAGE } from "./text.ts";
 
 /** Longest text a single answer field may hold. */
 export const MAX_FORM_TEXT_CHARS = 10_000;
 export const MAX_FORM_FIELDS = 20;
 
 const formFieldSchema = z.strictObject({
-  name: z.string().regex(/^[a-z][a-z0-9_]*$/i, "must start with a letter and contain only letters, digits and _").max(64),
-  label: z.string().trim().min(1).max(200),
+  name: storableText().regex(/^[a-z][a-z0-9_]*$/i, "must start with a letter and contain only letters, digits and _").max(64),
+  label: storableText().trim().min(1).max(200),
   type: z.enum(["text", "textarea", "number", "boolean", "select"]),
   required: z.boolean(),
-  options: z.array(z.string().min(1).max(200)).min(1).max(50).optional(),
+  options: z.array(storableText().min(1).max(200)).min(1).max(50).optional(),
   secret: z.boolean().optional(),
 });
 
 /** A FormSpec as an agent proposes it: 1..20 fields, unique names, select fields with options. */
 export const formSpecSchema = z
   .strictObject({
-    title: z.string().trim().min(1).max(200),
+    title: storableText().trim().min(1).max(200),
     fields: z.array(formFieldSchema).min(1).max(MAX_FORM_FIELDS),
   })
   .superRefine((form, context) => {
@@ -58,6 +59,7 @@ function coerceField(field: FormField, value: unknown): { value: FormValue } | {
     case "text":
     case "textarea":
       if (typeof value !== "string") return { problem: "expected text" };
+      if (!isStorableText(value)) return { problem: UNSTORABLE_TEXT_MESSAGE };
       if (value.length > MAX_FORM_TEXT_CHARS) return { problem: `is ${value.length} characters long; the limit is ${MAX_FORM_TEXT_CHARS}` };
       return { value };
     case "number": {

@@ -6,6 +6,7 @@
 import { z } from "zod";
 import { FOR_EACH_FIELDS, ON_FAILURE_POLICIES } from "./types.ts";
 import { HARD_MAX_RETRIES } from "./failure-policy.ts";
+import { int32, storableText } from "./text.ts";
 
 // strict objects: a misspelt key ("waitFor", "depends_on") must be an error, not a
 // silently applied default that runs the step at the wrong time
@@ -15,15 +16,15 @@ import { HARD_MAX_RETRIES } from "./failure-policy.ts";
  * that older plans contain); the object form can mark the edge optional.
  */
 export const rawWaitForEntrySchema = z.union(
-  [z.int().min(1), z.strictObject({ step: z.int().min(1), optional: z.boolean().optional() })],
+  [int32().min(1), z.strictObject({ step: int32().min(1), optional: z.boolean().optional() })],
   // the default union message ("Invalid input") would not tell the model what to write
   { error: 'each entry must be a step index (1, 2, ...) or { "step": N, "optional": true }' },
 );
 
 /** Token and cost limits; both optional, both strictly positive (a zero budget could never dispatch). */
 export const rawBudgetSchema = z.strictObject({
-  max_tokens: z.int().min(1).optional(),
-  max_cost: z.number().positive().optional(),
+  max_tokens: int32().min(1).optional(),
+  max_cost: z.number().positive().optional(), // a double column: every finite JSON number fits
 });
 
 /**
@@ -31,28 +32,28 @@ export const rawBudgetSchema = z.strictObject({
  * its summary. `from` must be in wait_for (validate-plan checks that relation).
  */
 export const rawForEachSchema = z.strictObject({
-  from: z.int().min(1),
+  from: int32().min(1),
   field: z.enum(FOR_EACH_FIELDS),
-  max_parallel: z.int().min(1).optional(),
+  max_parallel: int32().min(1).optional(),
 });
 
 export const rawStepSchema = z.strictObject({
-  index: z.int().min(1),
-  title: z.string().trim().min(1).max(200),
-  assignee: z.string().trim().min(1).max(100),
-  input: z.string().min(1),
+  index: int32().min(1),
+  title: storableText().trim().min(1).max(200),
+  assignee: storableText().trim().min(1).max(100),
+  input: storableText().min(1),
   wait_for: z.array(rawWaitForEntrySchema).optional(),
   // the upper bound (number of wait_for entries) is relational: validate-plan checks it
-  quorum: z.int().min(1).optional(),
+  quorum: int32().min(1).optional(),
   on_failure: z.enum(ON_FAILURE_POLICIES).optional(),
-  max_retries: z.int().min(0).max(HARD_MAX_RETRIES).optional(),
+  max_retries: int32().min(0).max(HARD_MAX_RETRIES).optional(),
   budget: rawBudgetSchema.optional(),
   for_each: rawForEachSchema.optional(),
 });
 
 export const rawPlanSchema = z.strictObject({
-  title: z.string().trim().min(1).max(200),
-  max_parallel: z.int().min(1).optional(),
+  title: storableText().trim().min(1).max(200),
+  max_parallel: int32().min(1).optional(),
   budget: rawBudgetSchema.optional(),
   steps: z.array(rawStepSchema),
 });

@@ -38,6 +38,7 @@ export function validatePlan({
   assignees: ReadonlySet<string>;
   limits: PlanLimits;
 }): PlanSpec {
+  assertPlanSize({ raw, limits });
   const parsed = rawPlanSchema.safeParse(raw);
   if (!parsed.success) {
     const rawSteps = isRecord(raw) ? raw.steps : undefined;
@@ -45,18 +46,23 @@ export function validatePlan({
   }
   const plan = parsed.data;
   const issues: PlanIssue[] = [];
-  if (plan.steps.length === 0) {
-    issues.push({ stepIndex: null, field: "steps", message: "the plan has no steps" });
-  } else if (plan.steps.length > limits.maxSteps) {
-    issues.push({
-      stepIndex: null,
-      field: "steps",
-      message: `the plan has ${plan.steps.length} steps; the limit is ${limits.maxSteps}`,
-    });
-  }
+  if (plan.steps.length === 0) issues.push({ stepIndex: null, field: "steps", message: "the plan has no steps" });
   const steps = checkSteps({ steps: plan.steps, firstIndex: 1, existing: new Map(), context: { assignees, limits }, issues });
   if (issues.length > 0) throw new PlanValidationError(issues);
   return { title: plan.title, maxParallel: plan.max_parallel ?? limits.defaultMaxParallel, budget: toBudget(plan.budget), steps };
+}
+
+/**
+ * Refuse a plan with more steps than the limit before anything else reads it: the
+ * check costs one property read, however large the proposal, so a hostile plan is
+ * refused in microseconds instead of being validated step by step.
+ * @throws PlanValidationError with the one issue
+ */
+export function assertPlanSize({ raw, limits }: { raw: unknown; limits: PlanLimits }): void {
+  const steps = isRecord(raw) ? raw.steps : undefined;
+  if (Array.isArray(steps) && steps.length > limits.maxSteps) {
+    throw new PlanValidationError([{ stepIndex: null, field: "steps", message: `the plan has ${steps.length} steps; the limit is ${limits.maxSteps}` }]);
+  }
 }
 
 /** snake_case budget → Budget, absent limits as null. */
@@ -94,19 +100,17 @@ export function validateAppendedSteps({
   assignees: ReadonlySet<string>;
   limits: PlanLimits;
 }): StepSpec[] {
+  // the size first: nothing of an oversized proposal is read, so its cost is its length
+  if (Array.isArray(raw)) {
+    const total = existing.steps.filter((step) => step.parentIndex === null).length + raw.length;
+    if (total > limits.maxSteps) {
+      throw new PlanValidationError([{ stepIndex: null, field: "steps", message: `the plan would have ${total} steps; the limit is ${limits.maxSteps}` }]);
+    }
+  }
   const parsed = rawAppendedStepsSchema.safeParse(raw);
   if (!parsed.success) throw new PlanValidationError(shapeIssues(parsed.error, raw, []));
   const issues: PlanIssue[] = [];
-  const total = existing.steps.filter((step) => step.parentIndex === null).length + parsed.data.length;
-  if (parsed.data.length === 0) {
-    issues.push({ stepIndex: null, field: "steps", message: "there are no steps to append" });
-  } else if (total > limits.maxSteps) {
-    issues.push({
-      stepIndex: null,
-      field: "steps",
-      message: `the plan would have ${total} steps; the limit is ${limits.maxSteps}`,
-    });
-  }
+  if (parsed.data.length === 0) issues.push({ stepIndex: null, field: "steps", message: "there are no steps to append" });
   const existingWaitFor = new Map(existing.steps.map((step) => [step.index, step.waitFor] as const));
   const firstIndex = Math.max(0, ...existing.steps.map((step) => step.index)) + 1;
   const steps = checkSteps({
@@ -236,7 +240,8 @@ function checkSteps({
 
   const graph = new Map<number, readonly number[]>(existing);
   for (const spec of specs) if (!graph.has(spec.index)) graph.set(spec.index, spec.waitFor);
-  for (const spec of specs) checkTemplate(spec, graph, declared, issues);
+  const isUpstream = upstreamOracle(graph);
+  for (const spec of specs) checkTemplate(spec, isUpstream, declared, issues);
   issues.push(...cycleIssues(graph));
   return specs;
 }
@@ -256,7 +261,12 @@ function checkForEach(forEach: RawForEach, waitFor: readonly number[], quorum: n
   }
 }
 
-function checkTemplate(spec: StepSpec, graph: ReadonlyMap<number, readonly number[]>, declared: ReadonlySet<number>, issues: PlanIssue[]): void {
+function checkTemplate(
+  spec: StepSpec,
+  isUpstream: (step: number, candidate: number) => boolean,
+  declared: ReadonlySet<number>,
+  issues: PlanIssue[],
+): void {
   const refs = parseTemplateRefs(spec.input);
   const report = (message: string) => issues.push({ stepIndex: spec.index, field: "input", message });
   const itemVariables = spec.forEach === null ? "" : ", {{item}}, {{item_index}}";
@@ -268,7 +278,6 @@ function checkTemplate(spec: StepSpec, graph: ReadonlyMap<number, readonly numbe
       if (kind === "item" || kind === "item_index") report(`{{${kind}}} is only available in a for_each step`);
     }
   }
-  const upstream = ancestors(spec.index, graph);
   const reported = new Set<string>();
   for (const variable of refs.variables) {
     if (variable.kind !== "step") continue;
@@ -277,10 +286,73 @@ function checkTemplate(spec: StepSpec, graph: ReadonlyMap<number, readonly numbe
     reported.add(name);
     if (variable.stepIndex === spec.index) report(`${name} reads the step's own output`);
     else if (!declared.has(variable.stepIndex)) report(`${name} names step ${variable.stepIndex}, which does not exist`);
-    else if (!upstream.has(variable.stepIndex)) {
+    else if (!isUpstream(spec.index, variable.stepIndex)) {
       report(`${name} names step ${variable.stepIndex}, which is not upstream of step ${spec.index} (add it to wait_for, directly or through another step)`);
     }
   }
+}
+
+/**
+ * "Is `candidate` upstream of `step`?" for every template reference of a plan, in
+ * linear time for the common case and without a per-step graph walk otherwise: a
+ * direct dependency is a lookup; anything else reads ancestor sets built once, in
+ * dependency order, as bitsets (each edge ORs one set of n/32 words, so with the step
+ * limit checked first the whole plan costs O(edges × limit/32)). Steps on a cycle
+ * (already reported) fall back to a walk.
+ */
+function upstreamOracle(graph: ReadonlyMap<number, readonly number[]>): (step: number, candidate: number) => boolean {
+  let closure: { bit: Map<number, number>; sets: Map<number, Uint32Array> } | undefined;
+  const build = () => {
+    const order = dependencyOrder(graph);
+    const bit = new Map(order.map((index, position) => [index, position] as const));
+    const words = Math.ceil(order.length / 32);
+    const sets = new Map<number, Uint32Array>();
+    for (const index of order) {
+      const set = new Uint32Array(words);
+      for (const dependency of graph.get(index) ?? []) {
+        const upstream = sets.get(dependency);
+        if (upstream === undefined) continue; // missing or on a cycle
+        for (let word = 0; word < words; word++) set[word]! |= upstream[word]!;
+        const position = bit.get(dependency)!;
+        set[position >>> 5]! |= 1 << (position & 31);
+      }
+      sets.set(index, set);
+    }
+    return { bit, sets };
+  };
+  return (step, candidate) => {
+    const direct = graph.get(step);
+    if (direct?.includes(candidate)) return true;
+    closure ??= build();
+    const set = closure.sets.get(step);
+    const position = closure.bit.get(candidate);
+    if (set === undefined || position === undefined) return ancestors(step, graph).has(candidate);
+    return (set[position >>> 5]! & (1 << (position & 31))) !== 0;
+  };
+}
+
+/** Kahn's order, dependencies first; steps on a cycle are left out. */
+function dependencyOrder(graph: ReadonlyMap<number, readonly number[]>): number[] {
+  const waiting = new Map<number, number>();
+  const dependents = new Map<number, number[]>();
+  for (const [index, waitFor] of graph) {
+    const present = [...new Set(waitFor)].filter((dependency) => graph.has(dependency));
+    waiting.set(index, present.length);
+    for (const dependency of present) {
+      const list = dependents.get(dependency);
+      if (list) list.push(index);
+      else dependents.set(dependency, [index]);
+    }
+  }
+  const order = [...graph.keys()].filter((index) => waiting.get(index) === 0);
+  for (let next = 0; next < order.length; next++) {
+    for (const dependent of dependents.get(order[next]!) ?? []) {
+      const left = waiting.get(dependent)! - 1;
+      waiting.set(dependent, left);
+      if (left === 0) order.push(dependent);
+    }
+  }
+  return order;
 }
 
 /** Every step reachable through wait_for, ignoring references to missing steps. */

@@ -10,3 +10,4 @@ export class BatonError extends Error {
 
 export const notFound = (what: string) => new BatonError("not_found", `${what} was not found`);
 export const invalidInput = (message: string) => new BatonError("invalid_input", message);
+export const conflict = (message: string) => new BatonError("conflict", message);

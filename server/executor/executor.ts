@@ -6,7 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Prisma } from "../generated/prisma/client.ts";
-import { validatePlan } from "../core/validate-plan.ts";
+import { assertPlanSize, validatePlan } from "../core/validate-plan.ts";
 import { validateFormAnswer, formatFormAnswer, maskSecretAnswers, secretAnswers } from "../core/form-schema.ts";
 import type { FormSpec, PlanEvent } from "../core/types.ts";
 import type { ConversationEventDTO } from "../protocol/events.ts";
@@ -133,6 +133,8 @@ export class Executor {
     request?: string;
     userId?: string;
   }): Promise<PlanDTO> {
+    // an oversized plan is refused before it takes the conversation's lock
+    assertPlanSize({ raw: input.raw, limits: this.context.config.planLimits });
     return this.inConversation(input.conversationId, async (tx, uow) => {
       await this.requireConversation(tx, input.conversationId);
       const spec = validatePlan({

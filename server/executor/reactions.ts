@@ -9,7 +9,8 @@ import { fenceUntrusted } from "../core/fence.ts";
 import { COMMANDER_ASSIGNEE, USER_ASSIGNEE } from "../core/types.ts";
 import type { MessageDTO } from "../protocol/dto.ts";
 import type { Executor } from "./executor.ts";
-import { invalidInput, notFound } from "./errors.ts";
+import { conflict, invalidInput, notFound } from "./errors.ts";
+import type { Prisma } from "../generated/prisma/client.ts";
 import { insertMessage } from "./messages.ts";
 import { createRun } from "./run-records.ts";
 
@@ -22,6 +23,8 @@ export interface Reaction {
   /** the work it is about: a plan step (its assignee owns it) or an agent */
   target: { planId: string; stepIndex: number } | { agent: string };
   payload: unknown;
+  /** a signed delivery: recorded with the reaction's effects, so a replay is refused (409) */
+  delivery?: { id: string; expiresAt: Date } | null;
 }
 
 export async function routeReaction(executor: Executor, reaction: Reaction): Promise<{ message: MessageDTO; runId: string; agent: string }> {
@@ -32,6 +35,7 @@ export async function routeReaction(executor: Executor, reaction: Reaction): Pro
   }
   const context = executor.context;
   return executor.inConversation(reaction.conversationId, async (tx, uow) => {
+    if (reaction.delivery) await recordDelivery(tx, reaction.delivery, new Date(context.clock.now()));
     const roster = await context.agents.roster(tx, reaction.conversationId);
     if (roster.length === 0 && !(await tx.conversation.findUnique({ where: { id: reaction.conversationId }, select: { id: true } }))) {
       throw notFound("conversation");
@@ -76,4 +80,15 @@ export async function routeReaction(executor: Executor, reaction: Reaction): Pro
     });
     return { message, runId, agent: agent.handle };
   });
+}
+
+/**
+ * Remembers a signed delivery until its timestamp leaves the window, in the reaction's
+ * own transaction: a delivery that fails (bad target) may be sent again, one that
+ * succeeded cannot be replayed. Expired ids are pruned on the way.
+ */
+async function recordDelivery(tx: Prisma.TransactionClient, delivery: { id: string; expiresAt: Date }, now: Date): Promise<void> {
+  await tx.webhookDelivery.deleteMany({ where: { expiresAt: { lt: now } } });
+  const { count } = await tx.webhookDelivery.createMany({ data: [delivery], skipDuplicates: true });
+  if (count === 0) throw conflict(`delivery ${delivery.id} was already received`);
 }

@@ -1,12 +1,28 @@
 /**
- * Shared plumbing of the automation API (/api/v1): bearer-token and signed-body
- * authentication; errors and parsing come from errors.ts like every route's.
+ * Shared plumbing of the automation API (/api/v1): bearer-token and signed-webhook
+ * authentication; errors and body parsing come from errors.ts and body.ts like every
+ * route's.
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { getRuntime, type Runtime } from "../runtime.ts";
+import { assertDeclaredLength, boundBody, readLimitedText, requestBodyLimit } from "./body.ts";
 import { errorResponse, HttpError } from "./errors.ts";
+import { assertIdParams } from "./params.ts";
 
-export { errorResponse, HttpError, parseJson } from "./errors.ts";
+export { errorResponse, HttpError } from "./errors.ts";
+export { parseJson } from "./body.ts";
+
+/** how far a delivery's timestamp may be from the server's clock, either way */
+export const WEBHOOK_TOLERANCE_SECONDS = 5 * 60;
+/** what a delivery id may look like: no ":" (the signed string's separator), at most 128 characters */
+const DELIVERY_ID = /^[A-Za-z0-9._-]{1,128}$/;
+const SIGNATURE = /^sha256=([0-9a-f]{64})$/;
+
+/** A verified delivery: its id must not have been seen before `expiresAt` (the caller records it). */
+export interface WebhookDelivery {
+  id: string;
+  expiresAt: Date;
+}
 
 function tokenMatches(given: string, expected: string): boolean {
   const a = Buffer.from(given);
@@ -14,40 +30,81 @@ function tokenMatches(given: string, expected: string): boolean {
   return a.length === b.length && timingSafeEqual(a, b);
 }
 
+/** The string a sender signs: version, timestamp, delivery id, the request's path and the raw body. */
+export function webhookSigningString(input: { timestamp: string; delivery: string; path: string; body: string }): string {
+  return `v1:${input.timestamp}:${input.delivery}:${input.path}:${input.body}`;
+}
+
+const unauthorized = (message: string) => new HttpError(401, "unauthorized", message);
+
 /**
- * For webhooks: accepts the bearer token, or an `X-Baton-Signature: sha256=<hex>` HMAC
- * of the raw body with BATON_WEBHOOK_SECRET (what CI systems and code hosts send).
- * Returns the raw body, which the caller parses.
+ * Checks the delivery headers before the body is read: a fresh timestamp (±5 minutes),
+ * a delivery id, a well-formed signature. Then the body, read within the cap, must
+ * match the signature over timestamp, delivery, path and body (constant-time).
+ */
+async function verifySignedDelivery(request: Request, secret: string, nowMs: number): Promise<{ body: string; delivery: WebhookDelivery }> {
+  const timestamp = request.headers.get("x-baton-timestamp") ?? "";
+  const delivery = request.headers.get("x-baton-delivery") ?? "";
+  const signature = SIGNATURE.exec(request.headers.get("x-baton-signature") ?? "");
+  if (!/^\d{1,12}$/.test(timestamp)) throw unauthorized("X-Baton-Timestamp: missing or not a Unix time in seconds");
+  if (Math.abs(nowMs / 1000 - Number(timestamp)) > WEBHOOK_TOLERANCE_SECONDS) {
+    throw unauthorized(`X-Baton-Timestamp: more than ${WEBHOOK_TOLERANCE_SECONDS / 60} minutes from the server's clock`);
+  }
+  if (!DELIVERY_ID.test(delivery)) throw unauthorized("X-Baton-Delivery: missing, or not 1-128 letters, digits, '.', '_' or '-'");
+  if (!signature) throw unauthorized("X-Baton-Signature: must be sha256=<64 hex digits>");
+  const body = await readLimitedText(request);
+  const path = new URL(request.url).pathname;
+  const expected = createHmac("sha256", secret).update(webhookSigningString({ timestamp, delivery, path, body })).digest();
+  if (!timingSafeEqual(Buffer.from(signature[1]!, "hex"), expected)) {
+    throw unauthorized("the signature does not match this timestamp, delivery, path and body");
+  }
+  return { body, delivery: { id: delivery, expiresAt: new Date((Number(timestamp) + WEBHOOK_TOLERANCE_SECONDS) * 1000) } };
+}
+
+/**
+ * For webhooks: accepts the bearer token, or a signed delivery (X-Baton-Timestamp,
+ * X-Baton-Delivery, X-Baton-Signature; see the README's Security section). Returns
+ * the raw body, which the caller parses, and for a signed delivery its id, which the
+ * caller records in the same transaction as its effect so a replay is refused.
  */
 export async function withSignedBody(
   request: Request,
-  handle: (runtime: Runtime, body: string) => Promise<Response>,
+  handle: (runtime: Runtime, body: string, delivery: WebhookDelivery | null) => Promise<Response>,
+  params?: Promise<Record<string, unknown>>,
 ): Promise<Response> {
   try {
     const runtime = getRuntime();
-    const body = await request.text();
-    const signature = request.headers.get("x-baton-signature") ?? "";
     const secret = runtime.config.webhookSecret;
-    if (secret && signature.startsWith("sha256=")) {
-      const expected = `sha256=${createHmac("sha256", secret).update(body).digest("hex")}`;
-      if (!tokenMatches(signature, expected)) throw new HttpError(401, "unauthorized", "the signature does not match the body");
-      return await handle(runtime, body);
+    if (secret && request.headers.has("x-baton-signature")) {
+      assertDeclaredLength(request.headers, requestBodyLimit(request));
+      const { body, delivery } = await verifySignedDelivery(request, secret, Date.now());
+      if (params !== undefined) assertIdParams(await params);
+      return await handle(runtime, body, delivery);
     }
-    return await withApiToken(request, (authorised) => handle(authorised, body));
+    return await withApiToken(request, async (authorised) => handle(authorised, await readLimitedText(request), null), params);
   } catch (error) {
     return errorResponse(error);
   }
 }
 
-/** Runs a /api/v1 handler: checks the bearer token, maps every error to a JSON response. */
-export async function withApiToken(request: Request, handle: (runtime: Runtime) => Promise<Response>): Promise<Response> {
+/**
+ * Runs a /api/v1 handler: the body cap, then the bearer token, then path ids no
+ * database could hold are "not found"; maps every error to a JSON response.
+ */
+export async function withApiToken(
+  request: Request,
+  handle: (runtime: Runtime) => Promise<Response>,
+  params?: Promise<Record<string, unknown>>,
+): Promise<Response> {
   try {
     const runtime = getRuntime();
+    await boundBody(request); // handlers read the body through readLimitedBytes, which finds it
     const expected = runtime.config.apiToken;
     if (!expected) throw new HttpError(503, "api_disabled", "the automation API is off: set BATON_API_TOKEN");
     const header = request.headers.get("authorization") ?? "";
     const given = header.startsWith("Bearer ") ? header.slice("Bearer ".length) : "";
     if (!given || !tokenMatches(given, expected)) throw new HttpError(401, "unauthorized", "missing or wrong bearer token");
+    if (params !== undefined) assertIdParams(await params);
     return await handle(runtime);
   } catch (error) {
     return errorResponse(error);

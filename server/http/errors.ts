@@ -3,8 +3,6 @@
  * routes and the automation API alike): typed codes decide the status, never the
  * message text, and validation errors carry their issues.
  */
-import type { z } from "zod";
-
 export class HttpError extends Error {
   constructor(
     readonly status: number,
@@ -25,6 +23,7 @@ const STATUS_BY_CODE: Record<string, number> = {
   invalid_input: 400,
   forbidden: 403,
   conflict: 409,
+  too_large: 413,
 };
 
 export function errorResponse(error: unknown): Response {
@@ -42,21 +41,4 @@ export function errorResponse(error: unknown): Response {
   }
   console.error("[baton] unhandled route error", error);
   return Response.json({ error: { code: "internal", message: "Something went wrong." } }, { status: 500 });
-}
-
-/** Parses a JSON body (or an already-read one) with a zod schema; 400 names the field. */
-export async function parseJson<T extends z.ZodType>(request: Request | string, schema: T): Promise<z.infer<T>> {
-  let raw: unknown;
-  try {
-    raw = typeof request === "string" ? JSON.parse(request) : await request.json();
-  } catch {
-    throw new HttpError(400, "invalid_input", "Body must be JSON.");
-  }
-  const parsed = schema.safeParse(raw);
-  if (!parsed.success) {
-    const issues = parsed.error.issues.map((issue) => ({ path: issue.path.join("."), message: issue.message }));
-    const message = issues.map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message)).join("; ");
-    throw new HttpError(400, "invalid_input", message, undefined, issues);
-  }
-  return parsed.data;
 }

@@ -5,3 +5,9 @@ export const MAX_MESSAGE_CHARS = 20_000;
 
 /** the largest file a person may attach, in bytes */
 export const MAX_UPLOAD_BYTES = 10 * 1024 * 1024;
+
+/** multipart framing around an upload's file (boundaries, part headers, the name) */
+export const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
+
+/** the largest request body any other route reads (BATON_MAX_BODY_BYTES overrides it) */
+export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;

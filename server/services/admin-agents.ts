@@ -1,15 +1,16 @@
 /** Admin: create and edit agents (handle, role, prompt, model, tools, skills, concurrency). */
 import { z } from "zod";
 import type { PrismaClient } from "../generated/prisma/client.ts";
+import { storableText } from "../core/text.ts";
 
 export const agentInputSchema = z.object({
   handle: z.string().regex(/^[a-z0-9_-]{1,40}$/, "lowercase letters, digits, - and _ (max 40)"),
-  name: z.string().trim().min(1).max(80),
+  name: storableText().trim().min(1).max(80),
   role: z.enum(["commander", "sub_agent"]),
-  systemPrompt: z.string().max(20_000),
-  model: z.string().trim().min(1).max(120),
-  allowedTools: z.array(z.string().trim().min(1).max(80)).max(50),
-  skills: z.array(z.string().trim().min(1).max(80)).max(50),
+  systemPrompt: storableText().max(20_000),
+  model: storableText().trim().min(1).max(120),
+  allowedTools: z.array(storableText().trim().min(1).max(80)).max(50),
+  skills: z.array(storableText().trim().min(1).max(80)).max(50),
   concurrency: z.number().int().min(1).max(256),
 });
 export type AgentInput = z.infer<typeof agentInputSchema>;

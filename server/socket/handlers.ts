@@ -7,6 +7,7 @@
  */
 import type { Server, Socket } from "socket.io";
 import { z } from "zod";
+import { int32, storableText } from "../core/text.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { ClientToServerEvents, ServerToClientEvents } from "../protocol/events.ts";
 import { listConversationEvents } from "../adapters/prisma/event-log.ts";
@@ -23,8 +24,8 @@ export interface SocketData {
 export type BatonServer = Server<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;
 type BatonSocket = Socket<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;
 
-const joinSchema = z.object({ conversationId: z.string().min(1).max(64), afterSeq: z.number().int().min(0) });
-const leaveSchema = z.object({ conversationId: z.string().min(1).max(64) });
+const joinSchema = z.object({ conversationId: storableText().min(1).max(64), afterSeq: int32().min(0) });
+const leaveSchema = z.object({ conversationId: storableText().min(1).max(64) });
 
 export function attachSocketHandlers(io: Server, { prisma }: { prisma: PrismaClient }) {
   const server = io as BatonServer;

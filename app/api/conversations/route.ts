@@ -1,11 +1,12 @@
 import { NextResponse } from "next/server";
 import { z } from "zod";
+import { storableText } from "@/server/core/text.ts";
 import { handle, parseJson, requireUser } from "@/server/auth/guards.ts";
 import { getRuntime } from "@/server/runtime.ts";
 import { joinUserToConversation } from "@/server/socket/rooms.ts";
 
 const createSchema = z.object({
-  title: z.string().trim().min(1, "Give the conversation a title").max(120),
+  title: storableText().trim().min(1, "Give the conversation a title").max(120),
   agentHandles: z.array(z.string().regex(/^[a-z0-9_-]{1,40}$/)).max(30).default([]),
 });
 

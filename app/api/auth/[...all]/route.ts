@@ -1,6 +1,17 @@
 import { toNextJsHandler } from "better-auth/next-js";
 import { getAuth } from "@/server/auth/session.ts";
+import { boundBody } from "@/server/http/body.ts";
+import { errorResponse } from "@/server/http/errors.ts";
 
-// Resolved per request: the auth instance needs the runtime's Prisma client.
-const handler = (request: Request) => getAuth().handler(request);
+// Resolved per request: the auth instance needs the runtime's Prisma client. The body
+// cap applies here as on every route, before better-auth reads anything.
+const handler = async (request: Request) => {
+  let bounded: Request;
+  try {
+    bounded = await boundBody(request);
+  } catch (error) {
+    return errorResponse(error);
+  }
+  return getAuth().handler(bounded);
+};
 export const { GET, POST } = toNextJsHandler(handler);

@@ -1,9 +1,10 @@
 import { z } from "zod";
+import { storableText } from "@/server/core/text.ts";
 import { parseJson, withApiToken } from "@/server/http/api-v1.ts";
 
 const createConversation = z.object({
-  title: z.string().min(1).max(200),
-  agents: z.array(z.string().min(1)).max(50).default([]),
+  title: storableText().min(1).max(200),
+  agents: z.array(storableText().min(1).max(40)).max(50).default([]),
 });
 
 export async function POST(request: Request) {

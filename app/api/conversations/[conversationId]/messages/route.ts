@@ -1,5 +1,6 @@
 import { NextResponse } from "next/server";
 import { z } from "zod";
+import { storableText } from "@/server/core/text.ts";
 import { enforceRate, handle, parseJson, requireMember } from "@/server/auth/guards.ts";
 import { MESSAGE_RATE } from "@/server/auth/rate-limit.ts";
 import { getRuntime } from "@/server/runtime.ts";
@@ -7,12 +8,11 @@ import { MAX_MESSAGE_CHARS } from "@/server/protocol/limits.ts";
 
 
 const messageSchema = z.object({
-  body: z
-    .string()
+  body: storableText()
     .max(MAX_MESSAGE_CHARS, `A message can hold at most ${MAX_MESSAGE_CHARS} characters.`)
     .refine((body) => body.trim().length > 0, "Write something first."),
   mentionHandles: z.array(z.string().regex(/^[a-z0-9_-]{1,40}$/)).max(20).default([]),
-  attachmentIds: z.array(z.string().min(1).max(64)).max(10).default([]),
+  attachmentIds: z.array(storableText().min(1).max(64)).max(10).default([]),
 });
 
 type Context = { params: Promise<{ conversationId: string }> };

@@ -6,5 +6,5 @@ export async function GET(request: Request, context: { params: Promise<{ id: str
     const plan = await runtime.services.getPlan({ planId: id });
     await requireApiConversation(runtime, plan.conversationId);
     return Response.json(plan);
-  });
+  }, context.params);
 }

@@ -1,10 +1,11 @@
 import { NextResponse } from "next/server";
 import { z } from "zod";
+import { storableText } from "@/server/core/text.ts";
 import { handle, parseJson, requireFormIn, requireMember } from "@/server/auth/guards.ts";
 import { getRuntime } from "@/server/runtime.ts";
 
 const answerSchema = z.object({
-  values: z.record(z.string().max(100), z.union([z.string().max(10_000), z.number(), z.boolean(), z.null()])),
+  values: z.record(storableText().max(100), z.union([storableText().max(10_000), z.number(), z.boolean(), z.null()])),
 });
 
 type Context = { params: Promise<{ conversationId: string; formId: string }> };

@@ -1,12 +1,13 @@
 import { NextResponse } from "next/server";
 import { z } from "zod";
+import { int32, storableText } from "@/server/core/text.ts";
 import { handle, parseJson, requireMember, requirePlanIn } from "@/server/auth/guards.ts";
 import { getRuntime } from "@/server/runtime.ts";
 
 const controlSchema = z.discriminatedUnion("action", [
-  z.object({ action: z.literal("cancel"), reason: z.string().max(500).optional() }),
-  z.object({ action: z.literal("retry"), stepIndex: z.number().int().positive() }),
-  z.object({ action: z.literal("skip"), stepIndex: z.number().int().positive(), reason: z.string().max(500).optional() }),
+  z.object({ action: z.literal("cancel"), reason: storableText().max(500).optional() }),
+  z.object({ action: z.literal("retry"), stepIndex: int32().positive() }),
+  z.object({ action: z.literal("skip"), stepIndex: int32().positive(), reason: storableText().max(500).optional() }),
 ]);
 
 type Context = { params: Promise<{ conversationId: string; planId: string }> };

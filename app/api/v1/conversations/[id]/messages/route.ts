@@ -1,9 +1,10 @@
 import { z } from "zod";
+import { storableText } from "@/server/core/text.ts";
 import { parseJson, requireApiConversation, withApiToken } from "@/server/http/api-v1.ts";
 
 const postMessage = z.object({
-  body: z.string().max(20_000),
-  mentions: z.array(z.string().min(1)).max(20).default([]),
+  body: storableText().max(20_000),
+  mentions: z.array(storableText().min(1).max(40)).max(20).default([]),
 });
 
 export async function POST(request: Request, context: { params: Promise<{ id: string }> }) {
@@ -18,5 +19,5 @@ export async function POST(request: Request, context: { params: Promise<{ id: st
       mentionHandles: body.mentions,
     });
     return Response.json(message, { status: 201 });
-  });
+  }, context.params);
 }

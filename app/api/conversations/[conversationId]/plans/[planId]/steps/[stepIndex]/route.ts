@@ -1,5 +1,6 @@
 import { NextResponse } from "next/server";
-import { handle, HttpError, requireMember, requirePlanIn } from "@/server/auth/guards.ts";
+import { handle, requireMember, requirePlanIn } from "@/server/auth/guards.ts";
+import { intParam } from "@/server/http/params.ts";
 import { getRuntime } from "@/server/runtime.ts";
 
 type Context = { params: Promise<{ conversationId: string; planId: string; stepIndex: string }> };
@@ -9,7 +10,6 @@ export const GET = handle(async (request: Request, context: Context) => {
   const { conversationId, planId, stepIndex } = await context.params;
   await requireMember(request, conversationId);
   await requirePlanIn(conversationId, planId);
-  const index = Number(stepIndex);
-  if (!Number.isInteger(index) || index < 1) throw new HttpError(400, "invalid_input", "stepIndex: must be a positive integer");
+  const index = intParam(stepIndex, { name: "stepIndex", min: 1 });
   return NextResponse.json(await getRuntime().services.getStepDetail({ planId, stepIndex: index }));
 });
