@@ -5,6 +5,7 @@
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { getRuntime, type Runtime } from "../runtime.ts";
 import { errorResponse, HttpError } from "./errors.ts";
+import type { Actor } from "../auth/actor.ts";
 
 export { errorResponse, HttpError, parseJson } from "./errors.ts";
 
@@ -52,6 +53,11 @@ export async function withApiToken(request: Request, handle: (runtime: Runtime) 
   } catch (error) {
     return errorResponse(error);
   }
+}
+
+/** The automation API acts as its seeded user, a plain member of the conversations it is in. */
+export function apiActor(runtime: Runtime): Actor {
+  return { id: runtime.apiUserId, role: "member" };
 }
 
 export async function requireApiConversation(runtime: Runtime, conversationId: string): Promise<void> {
