@@ -9,6 +9,7 @@
  * those who may see it do get it.
  */
 import { expect, test, type APIRequestContext, type APIResponse } from "@playwright/test";
+// the `_rsc` value Next's own client sends with these headers (else Next answers 307 to it)
 import { computeCacheBustingSearchParam } from "next/dist/shared/lib/router/utils/cache-busting-search-param.js";
 import { adminContext, invitedContext } from "./support/accounts.ts";
 import { forgedRouterState, listAppTargets, urlOf, type AppTarget, type Ids, type Scope } from "./support/app-routes.ts";
@@ -130,6 +131,9 @@ test("access: every page and route, four roles, normal and forged RSC requests",
   // ─── the sweep ───────────────────────────────────────────────────────────────
   const targets = listAppTargets();
   expect(targets.filter((t) => t.kind === "page").length).toBeGreaterThanOrEqual(10);
+  // a renamed page or route must not silently lose its positive check
+  const known = new Set(targets.flatMap((t) => t.methods.map((method) => `${t.file} ${method}`)));
+  expect(Object.keys(expected).filter((key) => !known.has(key))).toEqual([]);
   const problems: string[] = [];
   let requests = 0;
 
@@ -178,7 +182,9 @@ test("access: every page and route, four roles, normal and forged RSC requests",
       }
     }
   }
-  console.log(`access sweep: ${targets.length} files, ${requests} requests, ${problems.length} problems`);
+  // what was tried, for the record (the issue's closing note lists it)
+  for (const target of targets) console.log(`  ${target.scope.padEnd(12)} ${target.methods.join(",").padEnd(9)} ${urlOf(target, ids)}`);
+  console.log(`access sweep: ${targets.length} files, ${requests} requests (${ROLES.join("/")} × normal/forged RSC), ${problems.length} problems`);
   expect(problems).toEqual([]);
 
   await member.context.close();
