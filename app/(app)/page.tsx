@@ -1,8 +1,10 @@
 import { NewConversationButton } from "@/components/new-conversation-dialog.tsx";
+import { requirePageUser } from "@/server/auth/page-session.ts";
 
 export const metadata = { title: "Conversations" };
 
-export default function HomePage() {
+export default async function HomePage() {
+  await requirePageUser();
   return (
     <main className="flex flex-1 flex-col items-center justify-center gap-4 p-8 text-center">
       <h1 className="text-2xl font-semibold">Work with your agents</h1>

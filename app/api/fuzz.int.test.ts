@@ -67,7 +67,7 @@ beforeAll(async () => {
   });
   await fixture.waitForPlan(plan.id, ["paused", "completed", "failed"]);
   const form = await fixture.db.prisma.form.findFirstOrThrow({ where: { conversationId } });
-  const artifact = await fixture.services.saveUpload({ conversationId, userId: harness.adminId, name: "a.txt", mediaType: "text/plain", bytes: new Uint8Array([104, 105]) });
+  const artifact = await fixture.services.saveUpload({ conversationId, actor: { id: harness.adminId, role: "admin" }, name: "a.txt", mediaType: "text/plain", bytes: new Uint8Array([104, 105]) });
   const agent = await fixture.db.prisma.agent.findFirstOrThrow({ where: { handle: "writer" } });
   realParams = { conversationId, planId: plan.id, formId: form.id, artifactId: artifact.id, agentId: agent.id, stepIndex: "1" };
 });

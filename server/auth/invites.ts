@@ -4,14 +4,16 @@
  */
 import crypto from "node:crypto";
 import type { PrismaClient } from "../generated/prisma/client.ts";
+import { assertAdmin, type Actor } from "./actor.ts";
 
 export const INVITE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 export type InviteRole = "admin" | "member";
 
 export async function createInvite(
   prisma: PrismaClient,
-  { createdById, role }: { createdById: string; role: InviteRole },
+  { actor, role }: { actor: Actor | null; role: InviteRole },
 ): Promise<{ token: string; expiresAt: Date; role: InviteRole }> {
+  const createdById = assertAdmin(actor).id;
   const token = crypto.randomBytes(24).toString("base64url");
   const expiresAt = new Date(Date.now() + INVITE_TTL_MS);
   await prisma.invite.create({ data: { token, role, createdById, expiresAt } });
@@ -40,7 +42,9 @@ export async function isInviteUsable(prisma: PrismaClient, token: string): Promi
   return Boolean(invite && !invite.usedAt && invite.expiresAt > new Date());
 }
 
-export async function listInvites(prisma: PrismaClient) {
+/** Admins only: a live token is a way in (an admin invite, into the admin role). */
+export async function listInvites(prisma: PrismaClient, { actor }: { actor: Actor | null }) {
+  assertAdmin(actor);
   return prisma.invite.findMany({
     orderBy: { createdAt: "desc" },
     take: 50,

@@ -35,6 +35,8 @@ const envSchema = z.object({
   BATON_SEED_DEMO: z.enum(["0", "1"]).default("1"),
   BETTER_AUTH_SECRET: z.string().optional(),
   BETTER_AUTH_URL: z.string().optional(),
+  /** "1": a proxy in front of Baton sets X-Forwarded-For/-Proto, and they are believed */
+  BATON_TRUST_PROXY: z.enum(["0", "1"]).default("0"),
   ANTHROPIC_API_KEY: z.string().optional(),
   ANTHROPIC_BASE_URL: z.string().url().optional(),
   OPENAI_API_KEY: z.string().optional(),
@@ -61,6 +63,8 @@ export interface Config {
   modelConcurrency: Record<string, number>;
   seedDemo: boolean;
   dev: boolean;
+  /** believe X-Forwarded-Proto (and -For) from the proxy in front */
+  trustProxy: boolean;
 }
 
 export class ConfigError extends Error {
@@ -123,5 +127,6 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     modelConcurrency: parseModelConcurrency(env.BATON_MODEL_CONCURRENCY),
     seedDemo: env.BATON_SEED_DEMO === "1",
     dev: env.NODE_ENV !== "production",
+    trustProxy: env.BATON_TRUST_PROXY === "1",
   };
 }

@@ -27,9 +27,11 @@ type Handlers = { [K in PlanEventType]: (working: Working, event: Extract<PlanEv
 /** The reason recorded when a run's process died under it. */
 export const RUN_LOST_REASON = "the run was lost (its process stopped)";
 
+const statusWords = (status: StepState["status"]) => status.replace("_", " ");
+
 function stepOrIgnore(working: Working, stepIndex: number): StepState | undefined {
   const step = findStep(working.plan, stepIndex);
-  if (!step) note(working, stepIndex, `event names step ${stepIndex}, which does not exist; ignored`);
+  if (!step) note(working, stepIndex, `step ${stepIndex} does not exist in this plan`);
   return step;
 }
 
@@ -176,7 +178,7 @@ export const handlers: Handlers = {
     const step = stepOrIgnore(working, event.stepIndex);
     if (!step) return "ignored";
     if (step.status !== "failed") {
-      note(working, step.index, `retry requested for a step that is ${step.status}; ignored`);
+      note(working, step.index, `step ${step.index} is ${statusWords(step.status)}; only a failed step can be retried`);
       return "ignored";
     }
     retryStep(working, step);
@@ -188,7 +190,7 @@ export const handlers: Handlers = {
     const step = stepOrIgnore(working, event.stepIndex);
     if (!step) return "ignored";
     if (step.status !== "failed" && step.status !== "pending") {
-      note(working, step.index, `skip requested for a step that is ${step.status}; ignored`);
+      note(working, step.index, `step ${step.index} is ${statusWords(step.status)}; only a failed or pending step can be skipped`);
       return "ignored";
     }
     skipStep(working, step, event.reason);

@@ -428,6 +428,19 @@ describe("reconcile: member controls and cancel", () => {
     expect(run(plan, { type: "retry-step", stepIndex: 1 })).toMatchObject({ plan, commands: [], changedSteps: [] });
   });
 
+  it("a control that does not apply says why, one that applies says nothing", () => {
+    const plan = makePlan({ steps: [done(1, { waitFor: [] }), live(2, { waitFor: [] }), { index: 3, waitFor: [1, 2] }] });
+    expect(run(plan, { type: "retry-step", stepIndex: 1 }).ignored).toBe("step 1 is done; only a failed step can be retried");
+    expect(run(plan, { type: "skip-step", stepIndex: 2, reason: "x" }).ignored).toBe(
+      "step 2 is in progress; only a failed or pending step can be skipped",
+    );
+    expect(run(plan, { type: "retry-step", stepIndex: 9 }).ignored).toBe("step 9 does not exist in this plan");
+    expect(run(plan, { type: "skip-step", stepIndex: 3, reason: "x" }).ignored).toBeUndefined();
+    expect(run(plan, { type: "cancel", reason: "x" }).ignored).toBeUndefined();
+    const ended = makePlan({ status: "completed", steps: [done(1, { waitFor: [] })] });
+    expect(run(ended, { type: "cancel", reason: "x" })).toMatchObject({ plan: ended, commands: [], ignored: "the plan is completed; cancel no longer applies" });
+  });
+
   it("skip-step skips a pending or failed step, nothing else", () => {
     const pending = makePlan({ steps: [live(1, { waitFor: [] }), { index: 2, waitFor: [] , retryAt: NOW + 9}] , maxParallel: 1});
     const result = run(pending, { type: "skip-step", stepIndex: 2, reason: "not needed" });

@@ -47,16 +47,18 @@ import type { PlanEvent, PlanState, ReconcileInput, ReconcileResult, StepState }
  * Apply one event to a plan and decide what happens next. Pure: the input is
  * never mutated (a new plan is returned), time, randomness and run ids come from
  * the input. Ignored events (terminal plan, stale run, unknown step, a control
- * that does not apply) return the input plan unchanged with no commands.
+ * that does not apply) return the input plan unchanged with no commands, and say
+ * why in `ignored` (a handler that ignores an event notes why as its last line).
  */
 export function reconcile(input: ReconcileInput): ReconcileResult {
   if (isTerminalPlan(input.plan.status)) {
-    return ignored(input, `plan is ${input.plan.status}; ${input.event.type} ignored`);
+    return ignored(input, `the plan is ${input.plan.status}; ${input.event.type} no longer applies`);
   }
   const working = startWorking(input);
   const outcome = dispatchEvent(working, input.event);
   if (outcome === "ignored") {
-    return { plan: input.plan, commands: [], changedSteps: [], log: working.log };
+    const why = working.log.at(-1)?.message ?? `${input.event.type} ignored`;
+    return { plan: input.plan, commands: [], changedSteps: [], log: working.log, ignored: why };
   }
   if (!isTerminalPlan(working.plan.status)) settle(working);
   return {
@@ -68,7 +70,7 @@ export function reconcile(input: ReconcileInput): ReconcileResult {
 }
 
 function ignored(input: ReconcileInput, message: string): ReconcileResult {
-  return { plan: input.plan, commands: [], changedSteps: [], log: [{ stepIndex: null, message }] };
+  return { plan: input.plan, commands: [], changedSteps: [], log: [{ stepIndex: null, message }], ignored: message };
 }
 
 function dispatchEvent(working: Working, event: PlanEvent) {

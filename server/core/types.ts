@@ -255,4 +255,6 @@ export interface ReconcileResult {
   changedSteps: number[];
   /** human-readable decisions for the execution log */
   log: { stepIndex: number | null; message: string }[];
+  /** set when the event did not apply (the plan is unchanged): why, in words a person can read */
+  ignored?: string;
 }

@@ -1,7 +1,7 @@
 /** Typed errors with codes; routes map codes to HTTP statuses, never messages. */
 export class BatonError extends Error {
   constructor(
-    readonly code: "not_found" | "invalid_input" | "form_closed" | "conflict" | "forbidden",
+    readonly code: "not_found" | "invalid_input" | "form_closed" | "conflict" | "forbidden" | "unauthenticated",
     message: string,
   ) {
     super(message);

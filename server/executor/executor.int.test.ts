@@ -149,7 +149,7 @@ describe("executor on the embedded database", () => {
       raw: { title: "Abandoned question", steps: [step(1, "user", "Which region?"), step(2, "writer", "{{step_1.output_summary}}")] },
     });
     expect(await fixture.waitForPlan(plan.id, ["paused"])).toBe("paused");
-    await fixture.executor.cancelPlan({ planId: plan.id, reason: "not needed" });
+    await fixture.executor.cancelPlan({ actor: { id: fixture.userId, role: "member" }, planId: plan.id, reason: "not needed" });
     expect(await fixture.waitForPlan(plan.id)).toBe("cancelled");
     const form = await fixture.db.prisma.form.findFirstOrThrow({ where: { planId: plan.id } });
     expect(form.status).toBe("cancelled");
@@ -211,7 +211,7 @@ describe("executor on the embedded database", () => {
       raw: { title: "Cancel me", steps: [step(1, "researcher", "sleep=5000 long"), step(2, "analyst", "never")] },
     });
     await new Promise((resolve) => setTimeout(resolve, 100));
-    await fixture.executor.cancelPlan({ planId: plan.id, reason: "changed my mind" });
+    await fixture.executor.cancelPlan({ actor: { id: fixture.userId, role: "member" }, planId: plan.id, reason: "changed my mind" });
     expect(await fixture.waitForPlan(plan.id)).toBe("cancelled");
     const steps = await fixture.db.prisma.planStep.findMany({ where: { planId: plan.id }, orderBy: { index: "asc" } });
     expect(steps.map((s) => s.status)).toEqual(["skipped", "skipped"]);

@@ -12,12 +12,13 @@ import type { FormSpec, PlanEvent } from "../core/types.ts";
 import type { ConversationEventDTO } from "../protocol/events.ts";
 import { insertPlan } from "../adapters/prisma/plan-repository.ts";
 import { formInclude, messageInclude, toFormDTO, toMessageDTO, toPlanDTO } from "../adapters/prisma/serializers.ts";
-import type { FormDTO, MessageDTO, PlanDTO } from "../protocol/dto.ts";
+import type { FormDTO, MessageDTO, PlanDTO, StepDTO } from "../protocol/dto.ts";
 import { MAX_MESSAGE_CHARS } from "../protocol/limits.ts";
 import { createExecutorContext, type ExecutorContext, type ExecutorDeps } from "./context.ts";
 import { BatonError, invalidInput, notFound } from "./errors.ts";
 import { UnitRunner } from "./units.ts";
-import { reconcilePlan, stepDTO } from "./plan-effects.ts";
+import { applyPlanEvent, reconcilePlan, stepDTO } from "./plan-effects.ts";
+import { assertMember, assertPlanMember, type Actor } from "../auth/actor.ts";
 import { createRun, type RunKind, type RunLaunch } from "./run-records.ts";
 import { conversationHandles, finishRun, type RunLogEntry } from "./run-lifecycle.ts";
 import { insertMessage } from "./messages.ts";
@@ -25,6 +26,13 @@ import type { UnitOfWork } from "./unit-of-work.ts";
 import { LeaseKeeper } from "./leases.ts";
 
 type Tx = Prisma.TransactionClient;
+
+/** What a member's plan control did: the plan's status after it, and the step it named. */
+export interface PlanControlResult {
+  planId: string;
+  status: PlanDTO["status"];
+  step: StepDTO | null;
+}
 
 
 export class Executor {
@@ -84,6 +92,8 @@ export class Executor {
     if (body.length > MAX_MESSAGE_CHARS) throw invalidInput(`body: longer than ${MAX_MESSAGE_CHARS} characters`);
     return this.inConversation(input.conversationId, async (tx, uow) => {
       await this.requireConversation(tx, input.conversationId);
+      // a person writes only where they are a member, whoever called this
+      await assertMember(tx, { id: input.author.userId, role: "member" }, input.conversationId);
       const members = await this.context.agents.roster(tx, input.conversationId);
       const handles = [...new Set((input.mentionHandles ?? []).map((handle) => handle.replace(/^@/, "").toLowerCase()))];
       const mentioned = handles.map((handle) => {
@@ -169,6 +179,7 @@ export class Executor {
     const form = await this.context.prisma.form.findUnique({ where: { id: input.formId } });
     if (!form) throw notFound("form");
     return this.inConversation(form.conversationId, async (tx, uow) => {
+      await assertMember(tx, { id: input.userId, role: "member" }, form.conversationId);
       const current = await tx.form.findUniqueOrThrow({ where: { id: input.formId } });
       if (current.status !== "open") throw new BatonError("form_closed", "this form has already been answered");
       const spec: FormSpec = { title: current.title, fields: current.fields as unknown as FormSpec["fields"] };
@@ -216,24 +227,44 @@ export class Executor {
     this.context.agents.invalidate();
   }
 
-  cancelPlan(input: { planId: string; reason: string }): Promise<void> {
-    return this.planControl(input.planId, { type: "cancel", reason: input.reason });
+  // A member's controls answer with what happened: the plan as it now is, or a
+  // `conflict` naming why the control cannot apply (the plan ended, the step is
+  // not failed…) or `not_found` for a plan or step that does not exist.
+
+  cancelPlan(input: { actor: Actor; planId: string; reason: string }): Promise<PlanControlResult> {
+    return this.planControl(input, { type: "cancel", reason: input.reason });
   }
 
-  retryStep(input: { planId: string; stepIndex: number }): Promise<void> {
-    return this.planControl(input.planId, { type: "retry-step", stepIndex: input.stepIndex });
+  retryStep(input: { actor: Actor; planId: string; stepIndex: number }): Promise<PlanControlResult> {
+    return this.planControl(input, { type: "retry-step", stepIndex: input.stepIndex });
   }
 
-  skipStep(input: { planId: string; stepIndex: number; reason: string }): Promise<void> {
-    return this.planControl(input.planId, { type: "skip-step", stepIndex: input.stepIndex, reason: input.reason });
+  skipStep(input: { actor: Actor; planId: string; stepIndex: number; reason: string }): Promise<PlanControlResult> {
+    return this.planControl(input, { type: "skip-step", stepIndex: input.stepIndex, reason: input.reason });
   }
 
   // ─── Internals ─────────────────────────────────────────────────────────────
 
-  private async planControl(planId: string, event: PlanEvent): Promise<void> {
-    const plan = await this.context.prisma.plan.findUnique({ where: { id: planId }, select: { conversationId: true } });
-    if (!plan) throw notFound("plan");
-    await this.inConversation(plan.conversationId, (tx, uow) => reconcilePlan(this.context, tx, uow, { planId, event }), { planId });
+  private async planControl(input: { actor: Actor; planId: string }, event: PlanEvent): Promise<PlanControlResult> {
+    const { planId } = input;
+    const found = await this.context.prisma.plan.findUnique({ where: { id: planId }, select: { conversationId: true } });
+    if (!found) throw notFound("plan");
+    const outcome = await this.inConversation(
+      found.conversationId,
+      async (tx, uow) => {
+        await assertPlanMember(tx, input.actor, planId);
+        return applyPlanEvent(this.context, tx, uow, { planId, event });
+      },
+      { planId },
+    );
+    // thrown after the unit committed, so the refusal stays in the plan's execution log
+    if (!outcome) throw notFound("plan");
+    const { plan, ignored } = outcome;
+    const stepIndex = "stepIndex" in event ? event.stepIndex : null;
+    const step = stepIndex === null ? undefined : plan.state.steps.find((candidate) => candidate.index === stepIndex);
+    if (stepIndex !== null && !step) throw new BatonError("not_found", `step ${stepIndex} was not found in this plan`);
+    if (ignored) throw new BatonError("conflict", ignored);
+    return { planId, status: plan.state.status, step: step ? stepDTO(plan, step) : null };
   }
 
   private async requireConversation(tx: Tx, conversationId: string): Promise<void> {

@@ -71,6 +71,19 @@ export async function reconcilePlan(
   uow: UnitOfWork,
   input: { planId: string; event: PlanEvent; read?: PlanContext },
 ): Promise<LoadedPlan | null> {
+  return (await applyPlanEvent(context, tx, uow, input))?.plan ?? null;
+}
+
+/**
+ * reconcilePlan that also says whether the event applied: `ignored` is the core's
+ * reason when it did not (what a member's control answers with). Null: no such plan.
+ */
+export async function applyPlanEvent(
+  context: ExecutorContext,
+  tx: Tx,
+  uow: UnitOfWork,
+  input: { planId: string; event: PlanEvent; read?: PlanContext },
+): Promise<{ plan: LoadedPlan; ignored: string | null } | null> {
   const read = input.read ?? (await planContext(tx, uow, { planId: input.planId }));
   const loaded = await currentPlan(context, tx, uow, input.planId, read);
   if (!loaded) return null;
@@ -95,7 +108,7 @@ export async function reconcilePlan(
     result.changedSteps.length === 0 && result.commands.length === 0 && result.plan.status === loaded.state.status;
   if (result.plan === loaded.state || unchanged) {
     uow.cachePlan(loaded);
-    return loaded; // nothing changed (stale or inapplicable event)
+    return { plan: loaded, ignored: result.ignored ?? null }; // nothing changed (stale or inapplicable event)
   }
   const saved = await savePlan(tx, uow.batch, {
     loaded,
@@ -124,7 +137,7 @@ export async function reconcilePlan(
   if (result.plan.status === "running" && readySteps(result.plan, now).length > 0) {
     uow.capacityWaiters.push({ conversationId: loaded.conversationId, planId: loaded.state.id });
   }
-  return saved;
+  return { plan: saved, ignored: null };
 }
 
 /**

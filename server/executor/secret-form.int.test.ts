@@ -67,6 +67,8 @@ beforeAll(async () => {
   fixture = await createExecutorFixture({ createRunner: recordingRunner });
 });
 
+const member = () => ({ id: fixture.userId, role: "member" as const });
+
 afterAll(async () => {
   await fixture?.close();
 });
@@ -107,10 +109,10 @@ it("a secret answer reaches only the asking run, masked everywhere else", async 
   expect(JSON.stringify(fixture.published)).not.toContain(SECRET);
   expect(fixture.deltas.join("")).not.toContain(SECRET);
   const api = [
-    await fixture.services.getSnapshot({ conversationId: fixture.conversationId }),
-    await fixture.services.getPlan({ planId: plan.id }),
-    await fixture.services.getStepDetail({ planId: plan.id, stepIndex: 1 }),
-    await fixture.services.getStepDetail({ planId: plan.id, stepIndex: 2 }),
+    await fixture.services.getSnapshot({ actor: member(), conversationId: fixture.conversationId }),
+    await fixture.services.getPlan({ actor: member(), planId: plan.id }),
+    await fixture.services.getStepDetail({ actor: member(), planId: plan.id, stepIndex: 1 }),
+    await fixture.services.getStepDetail({ actor: member(), planId: plan.id, stepIndex: 2 }),
     await listConversationEvents(fixture.db.prisma, { conversationId: fixture.conversationId, afterSeq: 0 }),
   ];
   expect(JSON.stringify(api)).toContain(SECRET_MASK);
@@ -144,7 +146,7 @@ it("a person's direct mention that asks for a secret resumes with it, masked eve
 
   expect(JSON.stringify(fixture.published)).not.toContain(secret);
   expect(fixture.deltas.join("")).not.toContain(secret);
-  expect(JSON.stringify(await fixture.services.getSnapshot({ conversationId: fixture.conversationId }))).not.toContain(secret);
+  expect(JSON.stringify(await fixture.services.getSnapshot({ actor: member(), conversationId: fixture.conversationId }))).not.toContain(secret);
   const dump = await dumpDatabase(fixture.db);
   expect(dump).not.toContain(secret);
 });

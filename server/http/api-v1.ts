@@ -8,6 +8,7 @@ import { getRuntime, type Runtime } from "../runtime.ts";
 import { assertDeclaredLength, boundBody, readLimitedText, requestBodyLimit } from "./body.ts";
 import { errorResponse, HttpError } from "./errors.ts";
 import { assertIdParams } from "./params.ts";
+import type { Actor } from "../auth/actor.ts";
 
 export { errorResponse, HttpError } from "./errors.ts";
 export { parseJson } from "./body.ts";
@@ -109,6 +110,11 @@ export async function withApiToken(
   } catch (error) {
     return errorResponse(error);
   }
+}
+
+/** The automation API acts as its seeded user, a plain member of the conversations it is in. */
+export function apiActor(runtime: Runtime): Actor {
+  return { id: runtime.apiUserId, role: "member" };
 }
 
 export async function requireApiConversation(runtime: Runtime, conversationId: string): Promise<void> {

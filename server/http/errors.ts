@@ -22,6 +22,7 @@ const STATUS_BY_CODE: Record<string, number> = {
   not_found: 404,
   invalid_input: 400,
   forbidden: 403,
+  unauthenticated: 401,
   conflict: 409,
   too_large: 413,
 };

@@ -2,6 +2,7 @@
 import { z } from "zod";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { storableText } from "../core/text.ts";
+import { assertAdmin, type Actor } from "../auth/actor.ts";
 
 export const agentInputSchema = z.object({
   handle: z.string().regex(/^[a-z0-9_-]{1,40}$/, "lowercase letters, digits, - and _ (max 40)"),
@@ -37,19 +38,25 @@ const agentSelect = {
   updatedAt: true,
 } as const;
 
-export async function listAgentsForAdmin(prisma: PrismaClient) {
+export async function listAgentsForAdmin(prisma: PrismaClient, { actor }: { actor: Actor | null }) {
+  assertAdmin(actor);
   const agents = await prisma.agent.findMany({ orderBy: [{ role: "asc" }, { handle: "asc" }], select: agentSelect });
   return agents.map((agent) => ({ ...agent, updatedAt: agent.updatedAt.toISOString() }));
 }
 
-export async function createAgent(prisma: PrismaClient, input: AgentInput) {
+export async function createAgent(prisma: PrismaClient, { actor, input }: { actor: Actor | null; input: AgentInput }) {
+  assertAdmin(actor);
   if (await prisma.agent.findUnique({ where: { handle: input.handle }, select: { id: true } })) {
     throw new AgentAdminError("conflict", `@${input.handle} already exists.`);
   }
   return prisma.agent.create({ data: input, select: agentSelect });
 }
 
-export async function updateAgent(prisma: PrismaClient, { agentId, input }: { agentId: string; input: AgentInput }) {
+export async function updateAgent(
+  prisma: PrismaClient,
+  { actor, agentId, input }: { actor: Actor | null; agentId: string; input: AgentInput },
+) {
+  assertAdmin(actor);
   const clash = await prisma.agent.findUnique({ where: { handle: input.handle }, select: { id: true } });
   if (clash && clash.id !== agentId) throw new AgentAdminError("conflict", `@${input.handle} already exists.`);
   const found = await prisma.agent.findUnique({ where: { id: agentId }, select: { id: true } });

@@ -3,6 +3,7 @@
  * email, and listing who is in one.
  */
 import type { PrismaClient } from "../generated/prisma/client.ts";
+import { assertMember, type Actor } from "../auth/actor.ts";
 
 export class MembershipError extends Error {
   constructor(
@@ -24,7 +25,8 @@ export async function findUserForInvite(
   return user;
 }
 
-export async function listMembers(prisma: PrismaClient, { conversationId }: { conversationId: string }) {
+export async function listMembers(prisma: PrismaClient, { actor, conversationId }: { actor: Actor | null; conversationId: string }) {
+  await assertMember(prisma, actor, conversationId);
   const rows = await prisma.membership.findMany({
     where: { conversationId },
     orderBy: { createdAt: "asc" },

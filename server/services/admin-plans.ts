@@ -5,6 +5,7 @@
  */
 import type { Prisma, PrismaClient } from "../generated/prisma/client.ts";
 import type { PlanStatus } from "../core/types.ts";
+import { assertAdmin, type Actor } from "../auth/actor.ts";
 
 export interface PlanHistoryFilter {
   status?: PlanStatus;
@@ -13,7 +14,11 @@ export interface PlanHistoryFilter {
   to?: Date;
 }
 
-export async function listPlanHistory(prisma: PrismaClient, filter: PlanHistoryFilter, take = 100) {
+export async function listPlanHistory(
+  prisma: PrismaClient,
+  { actor, filter, take = 100 }: { actor: Actor | null; filter: PlanHistoryFilter; take?: number },
+) {
+  assertAdmin(actor);
   const where: Prisma.PlanWhereInput = {
     ...(filter.status ? { status: filter.status } : {}),
     ...(filter.agent ? { steps: { some: { assignee: filter.agent } } } : {}),
@@ -93,7 +98,8 @@ export function criticalPath(steps: { index: number; waitFor: number[]; duration
   return path;
 }
 
-export async function getPlanTimeline(prisma: PrismaClient, { planId }: { planId: string }) {
+export async function getPlanTimeline(prisma: PrismaClient, { actor, planId }: { actor: Actor | null; planId: string }) {
+  assertAdmin(actor);
   const plan = await prisma.plan.findUnique({
     where: { id: planId },
     include: {

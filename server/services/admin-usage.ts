@@ -1,5 +1,6 @@
 /** Admin read model: tokens and cost by model, by agent and by day, over a recent window. */
 import type { PrismaClient } from "../generated/prisma/client.ts";
+import { assertAdmin, type Actor } from "../auth/actor.ts";
 
 export interface UsageRow {
   key: string;
@@ -18,7 +19,8 @@ function add(map: Map<string, UsageRow>, key: string, run: { tokensIn: number; t
   map.set(key, row);
 }
 
-export async function getUsage(prisma: PrismaClient, { days = 30 }: { days?: number } = {}) {
+export async function getUsage(prisma: PrismaClient, { actor, days = 30 }: { actor: Actor | null; days?: number }) {
+  assertAdmin(actor);
   const since = new Date(Date.now() - days * 24 * 60 * 60 * 1000);
   const runs = await prisma.run.findMany({
     where: { createdAt: { gte: since } },

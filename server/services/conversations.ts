@@ -1,7 +1,8 @@
 /**
  * Conversation reads and the few writes that are not plan execution (creating a
  * conversation, uploads). Route handlers and the API call these; they never touch
- * Prisma themselves.
+ * Prisma themselves. Every read of a conversation's content takes the acting user
+ * and checks membership itself (server/auth/actor.ts), whoever called it.
  */
 import { createHash } from "node:crypto";
 import type { PrismaClient } from "../generated/prisma/client.ts";
@@ -17,6 +18,7 @@ import { BatonError, invalidInput, notFound } from "../executor/errors.ts";
 import type { AttachmentDTO, PlanDTO } from "../protocol/dto.ts";
 import { MAX_UPLOAD_BYTES } from "../protocol/limits.ts";
 import { computePlanMetrics, type PlanMetrics } from "./plan-metrics.ts";
+import { assertMember, assertPlanMember, type Actor } from "../auth/actor.ts";
 
 
 export function createConversationServices(prisma: PrismaClient) {
@@ -75,7 +77,8 @@ export function createConversationServices(prisma: PrismaClient) {
     },
 
     /** Everything a client needs to draw a conversation, with the seq it is consistent with. */
-    async getSnapshot(input: { conversationId: string }) {
+    async getSnapshot(input: { actor: Actor | null; conversationId: string }) {
+      await assertMember(prisma, input.actor, input.conversationId);
       // One transaction: the snapshot and lastSeq must describe the same moment.
       return prisma.$transaction(async (tx) => {
         const conversation = await tx.conversation.findUnique({
@@ -111,7 +114,8 @@ export function createConversationServices(prisma: PrismaClient) {
     },
 
     /** A plan with every step's runtime fields, token/cost usage per step and in total, and timing metrics. */
-    async getPlan(input: { planId: string }): Promise<PlanDTO & { metrics: PlanMetrics }> {
+    async getPlan(input: { actor: Actor | null; planId: string }): Promise<PlanDTO & { metrics: PlanMetrics }> {
+      await assertPlanMember(prisma, input.actor, input.planId);
       const plan = await prisma.plan.findUnique({ where: { id: input.planId }, include: { steps: true } });
       if (!plan) throw notFound("plan");
       const [usage, runs] = await Promise.all([
@@ -154,7 +158,8 @@ export function createConversationServices(prisma: PrismaClient) {
     },
 
     /** A step's detail: input as rendered, the execution log, and every run with usage. */
-    async getStepDetail(input: { planId: string; stepIndex: number }) {
+    async getStepDetail(input: { actor: Actor | null; planId: string; stepIndex: number }) {
+      await assertPlanMember(prisma, input.actor, input.planId);
       const step = await prisma.planStep.findUnique({
         where: { planId_index: { planId: input.planId, index: input.stepIndex } },
       });
@@ -177,7 +182,8 @@ export function createConversationServices(prisma: PrismaClient) {
       };
     },
 
-    async saveUpload(input: { conversationId: string; userId: string; name: string; mediaType: string; bytes: Uint8Array }): Promise<AttachmentDTO> {
+    async saveUpload(input: { actor: Actor | null; conversationId: string; name: string; mediaType: string; bytes: Uint8Array }): Promise<AttachmentDTO> {
+      const uploader = await assertMember(prisma, input.actor, input.conversationId);
       if (input.bytes.byteLength > MAX_UPLOAD_BYTES) {
         throw new BatonError("invalid_input", `file: larger than ${MAX_UPLOAD_BYTES / 1024 / 1024} MiB`);
       }
@@ -190,7 +196,7 @@ export function createConversationServices(prisma: PrismaClient) {
           size: input.bytes.byteLength,
           sha256: createHash("sha256").update(input.bytes).digest("hex"),
           producerKind: "user",
-          producerUserId: input.userId,
+          producerUserId: uploader.id,
           untrusted: true,
           content: Buffer.from(input.bytes),
         },
@@ -198,9 +204,11 @@ export function createConversationServices(prisma: PrismaClient) {
       return { id: artifact.id, name: artifact.name, mediaType: artifact.mediaType, size: artifact.size, untrusted: artifact.untrusted };
     },
 
-    async readArtifact(input: { artifactId: string }) {
+    /** A file of the conversation named; one of another conversation is "not found", like a missing one. */
+    async readArtifact(input: { actor: Actor | null; conversationId: string; artifactId: string }) {
+      await assertMember(prisma, input.actor, input.conversationId);
       const artifact = await prisma.artifact.findUnique({ where: { id: input.artifactId } });
-      if (!artifact) throw notFound("file");
+      if (!artifact || artifact.conversationId !== input.conversationId) throw notFound("file");
       return artifact;
     },
   };

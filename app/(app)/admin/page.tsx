@@ -1,5 +1,7 @@
 import { redirect } from "next/navigation";
+import { requirePageAdmin } from "@/server/auth/page-session.ts";
 
-export default function AdminIndex() {
+export default async function AdminIndex() {
+  await requirePageAdmin();
   redirect("/admin/agents");
 }

@@ -43,7 +43,7 @@ process.on("message", async (message: Request) => {
         });
         break;
       case "plan":
-        value = await core.runtime.services.getPlan({ planId: message.planId });
+        value = await core.runtime.services.getPlan({ actor: { id: core.runtime.apiUserId, role: "member" }, planId: message.planId });
         break;
       case "runs":
         value = await prisma.run.findMany({

@@ -1,10 +1,13 @@
 import { AgentsEditor } from "@/components/admin/agents-editor.tsx";
+import { requirePageAdmin } from "@/server/auth/page-session.ts";
 import { getRuntime } from "@/server/runtime.ts";
 import { listAgentsForAdmin } from "@/server/services/admin-agents.ts";
 
 export const metadata = { title: "Agents" };
 
 export default async function AgentsPage() {
-  const agents = await listAgentsForAdmin(getRuntime().prisma);
+  // checked here and in the service: the admin layout does not run for every request
+  const actor = await requirePageAdmin();
+  const agents = await listAgentsForAdmin(getRuntime().prisma, { actor });
   return <AgentsEditor initialAgents={agents} />;
 }

@@ -1,11 +1,13 @@
 import { InvitesPanel } from "@/components/admin/invites-panel.tsx";
 import { listInvites } from "@/server/auth/invites.ts";
+import { requirePageAdmin } from "@/server/auth/page-session.ts";
 import { getRuntime } from "@/server/runtime.ts";
 
 export const metadata = { title: "Invites" };
 
 export default async function InvitesPage() {
-  const invites = await listInvites(getRuntime().prisma);
+  const actor = await requirePageAdmin();
+  const invites = await listInvites(getRuntime().prisma, { actor });
   return (
     <InvitesPanel
       invites={invites.map((invite) => ({

@@ -3,6 +3,7 @@ import { Badge } from "@/components/ui/badge.tsx";
 import { inputClass } from "@/components/ui/field.tsx";
 import { PLAN_TONE } from "@/components/conversation/step-status.ts";
 import { PLAN_STATUSES, type PlanStatus } from "@/server/core/types.ts";
+import { requirePageAdmin } from "@/server/auth/page-session.ts";
 import { getRuntime } from "@/server/runtime.ts";
 import { listPlanHistory } from "@/server/services/admin-plans.ts";
 
@@ -18,11 +19,15 @@ function parseDate(value: string | undefined, endOfDay = false): Date | undefine
 }
 
 export default async function PlanHistoryPage({ searchParams }: { searchParams: Promise<Search> }) {
+  const actor = await requirePageAdmin();
   const search = await searchParams;
   const status = PLAN_STATUSES.includes(search.status as PlanStatus) ? (search.status as PlanStatus) : undefined;
   const { prisma, services } = getRuntime();
   const [plans, agents] = await Promise.all([
-    listPlanHistory(prisma, { status, agent: search.agent || undefined, from: parseDate(search.from), to: parseDate(search.to, true) }),
+    listPlanHistory(prisma, {
+      actor,
+      filter: { status, agent: search.agent || undefined, from: parseDate(search.from), to: parseDate(search.to, true) },
+    }),
     services.listAgents(),
   ]);
   return (

@@ -4,15 +4,15 @@ import { getRuntime } from "@/server/runtime.ts";
 import { agentInputSchema, createAgent, listAgentsForAdmin } from "@/server/services/admin-agents.ts";
 
 export const GET = handle(async (request: Request) => {
-  await requireAdmin(request);
-  return NextResponse.json({ agents: await listAgentsForAdmin(getRuntime().prisma) });
+  const actor = await requireAdmin(request);
+  return NextResponse.json({ agents: await listAgentsForAdmin(getRuntime().prisma, { actor }) });
 });
 
 export const POST = handle(async (request: Request) => {
-  await requireAdmin(request);
+  const actor = await requireAdmin(request);
   const input = await parseJson(request, agentInputSchema);
   const runtime = getRuntime();
-  const agent = await createAgent(runtime.prisma, input);
+  const agent = await createAgent(runtime.prisma, { actor, input });
   runtime.executor.agentsChanged();
   return NextResponse.json({ agent }, { status: 201 });
 });

@@ -6,11 +6,11 @@ import { agentInputSchema, updateAgent } from "@/server/services/admin-agents.ts
 type Context = { params: Promise<{ agentId: string }> };
 
 export const PUT = handle(async (request: Request, context: Context) => {
-  await requireAdmin(request);
+  const actor = await requireAdmin(request);
   const { agentId } = await context.params;
   const input = await parseJson(request, agentInputSchema);
   const runtime = getRuntime();
-  const agent = await updateAgent(runtime.prisma, { agentId, input });
+  const agent = await updateAgent(runtime.prisma, { actor, agentId, input });
   runtime.executor.agentsChanged();
   return NextResponse.json({ agent });
 });

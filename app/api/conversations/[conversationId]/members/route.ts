@@ -9,8 +9,8 @@ type Context = { params: Promise<{ conversationId: string }> };
 
 export const GET = handle(async (request: Request, context: Context) => {
   const { conversationId } = await context.params;
-  await requireMember(request, conversationId);
-  return NextResponse.json({ members: await listMembers(getRuntime().prisma, { conversationId }) });
+  const actor = await requireMember(request, conversationId);
+  return NextResponse.json({ members: await listMembers(getRuntime().prisma, { actor, conversationId }) });
 });
 
 export const POST = handle(async (request: Request, context: Context) => {

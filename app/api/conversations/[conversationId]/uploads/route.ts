@@ -21,7 +21,7 @@ export const POST = handle(async (request: Request, context: Context) => {
   const name = file.name.replace(/[\\/\u0000-\u001f]/g, "_").slice(0, 200) || "file";
   const mediaType = /^[\w.+-]+\/[\w.+-]+$/.test(file.type) ? file.type : "application/octet-stream";
   const bytes = new Uint8Array(await file.arrayBuffer());
-  const artifact = await getRuntime().services.saveUpload({ conversationId, userId: user.id, name, mediaType, bytes });
+  const artifact = await getRuntime().services.saveUpload({ actor: user, conversationId, name, mediaType, bytes });
   return NextResponse.json({ attachment: artifact }, { status: 201 });
 });
 

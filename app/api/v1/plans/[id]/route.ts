@@ -1,10 +1,9 @@
-import { requireApiConversation, withApiToken } from "@/server/http/api-v1.ts";
+import { apiActor, withApiToken } from "@/server/http/api-v1.ts";
 
 export async function GET(request: Request, context: { params: Promise<{ id: string }> }) {
   return withApiToken(request, async (runtime) => {
     const { id } = await context.params;
-    const plan = await runtime.services.getPlan({ planId: id });
-    await requireApiConversation(runtime, plan.conversationId);
-    return Response.json(plan);
+    // a plan outside the API user's conversations is "not found", checked by the service
+    return Response.json(await runtime.services.getPlan({ actor: apiActor(runtime), planId: id }));
   }, context.params);
 }

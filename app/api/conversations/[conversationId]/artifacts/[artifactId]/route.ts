@@ -1,4 +1,4 @@
-import { handle, HttpError, requireMember } from "@/server/auth/guards.ts";
+import { handle, requireMember } from "@/server/auth/guards.ts";
 import { getRuntime } from "@/server/runtime.ts";
 
 type Context = { params: Promise<{ conversationId: string; artifactId: string }> };
@@ -8,9 +8,8 @@ const INLINE_TYPES = /^(image\/(png|jpeg|gif|webp)|text\/plain)$/;
 
 export const GET = handle(async (request: Request, context: Context) => {
   const { conversationId, artifactId } = await context.params;
-  await requireMember(request, conversationId);
-  const artifact = await getRuntime().services.readArtifact({ artifactId });
-  if (!artifact || artifact.conversationId !== conversationId) throw new HttpError(404, "not_found", "No such file.");
+  const actor = await requireMember(request, conversationId);
+  const artifact = await getRuntime().services.readArtifact({ actor, conversationId, artifactId });
   const inline = INLINE_TYPES.test(artifact.mediaType) && new URL(request.url).searchParams.get("download") !== "1";
   const type = artifact.mediaType.startsWith("text/") ? "text/plain; charset=utf-8" : artifact.mediaType;
   return new Response(Buffer.from(artifact.content), {

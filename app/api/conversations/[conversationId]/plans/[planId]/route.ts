@@ -12,19 +12,22 @@ const controlSchema = z.discriminatedUnion("action", [
 
 type Context = { params: Promise<{ conversationId: string; planId: string }> };
 
-/** Member controls: cancel a plan, retry or skip a failed step. */
+/**
+ * Member controls: cancel a plan, retry or skip a failed step. Answers with what the
+ * executor did: 200 with the plan's status and the step, 409 naming why the control
+ * cannot apply now, 404 for a plan or step that does not exist.
+ */
 export const POST = handle(async (request: Request, context: Context) => {
   const { conversationId, planId } = await context.params;
   const user = await requireMember(request, conversationId);
   await requirePlanIn(conversationId, planId);
   const control = await parseJson(request, controlSchema);
   const { executor } = getRuntime();
-  if (control.action === "cancel") {
-    await executor.cancelPlan({ planId, reason: control.reason || `cancelled by ${user.name}` });
-  } else if (control.action === "retry") {
-    await executor.retryStep({ planId, stepIndex: control.stepIndex });
-  } else {
-    await executor.skipStep({ planId, stepIndex: control.stepIndex, reason: control.reason || `skipped by ${user.name}` });
-  }
-  return NextResponse.json({ ok: true });
+  const result =
+    control.action === "cancel"
+      ? await executor.cancelPlan({ actor: user, planId, reason: control.reason || `cancelled by ${user.name}` })
+      : control.action === "retry"
+        ? await executor.retryStep({ actor: user, planId, stepIndex: control.stepIndex })
+        : await executor.skipStep({ actor: user, planId, stepIndex: control.stepIndex, reason: control.reason || `skipped by ${user.name}` });
+  return NextResponse.json({ action: control.action, plan: { id: result.planId, status: result.status }, step: result.step });
 });

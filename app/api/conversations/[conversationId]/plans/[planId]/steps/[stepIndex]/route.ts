@@ -8,8 +8,8 @@ type Context = { params: Promise<{ conversationId: string; planId: string; stepI
 /** Step detail: input as rendered, execution log, runs with tokens and cost. */
 export const GET = handle(async (request: Request, context: Context) => {
   const { conversationId, planId, stepIndex } = await context.params;
-  await requireMember(request, conversationId);
+  const actor = await requireMember(request, conversationId);
   await requirePlanIn(conversationId, planId);
   const index = intParam(stepIndex, { name: "stepIndex", min: 1 });
-  return NextResponse.json(await getRuntime().services.getStepDetail({ planId, stepIndex: index }));
+  return NextResponse.json(await getRuntime().services.getStepDetail({ actor, planId, stepIndex: index }));
 });
