@@ -2,7 +2,7 @@
  * Baton's server: Next.js pages and routes, Socket.IO and the executor on one port.
  * This is where concrete adapters are chosen (database, models, publisher).
  */
-import { createServer } from "node:http";
+import { createServer, type ServerResponse } from "node:http";
 import next from "next";
 import { Server } from "socket.io";
 import { createAdapter } from "@socket.io/postgres-adapter";
@@ -16,6 +16,8 @@ import { corePlanValidator } from "./agents/core-plan-validator.ts";
 import { attachSocketHandlers } from "./socket/handlers.ts";
 import { CLIENT_IP_HEADER } from "./auth/auth.ts";
 import type { ClientToServerEvents, ServerToClientEvents } from "./protocol/events.ts";
+import { defaultMigrationsDir } from "./db/database.ts";
+import { createHealth } from "./ops/health.ts";
 
 async function main() {
   let config;
@@ -57,12 +59,21 @@ async function main() {
   }
   attachSocketHandlers(io, { prisma: core.db.prisma });
 
+  let stopping = false;
+  const health = await createHealth({ prisma: core.db.prisma, migrationsDir: defaultMigrationsDir(), isDraining: () => stopping });
+
   const app = next({ dev: config.dev, hostname: config.host, port: config.port });
   const handle = app.getRequestHandler();
   await app.prepare();
   httpServer.on("request", (request, response) => {
     // Socket.IO answers its own path; everything else is Next's
     if (request.url?.startsWith("/socket.io/")) return;
+    // probes for load balancers: answered here, before Next and before any session work
+    if (request.url === "/healthz") return sendJson(response, 200, { status: "ok" });
+    if (request.url === "/readyz") {
+      void health.readiness().then((report) => sendJson(response, report.ready ? 200 : 503, report));
+      return;
+    }
     // the address rate limits key on: set here from the socket, so clients cannot forge it
     request.headers[CLIENT_IP_HEADER] = request.socket.remoteAddress ?? "";
     void handle(request, response);
@@ -72,7 +83,6 @@ async function main() {
   const where = core.db.kind === "embedded" ? `embedded database in ${config.dataDir}` : "PostgreSQL";
   console.log(`Baton is ready on http://localhost:${config.port} (${where}, default model ${config.defaultModel})`);
 
-  let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
@@ -85,6 +95,11 @@ async function main() {
   };
   process.on("SIGINT", () => void shutdown("SIGINT"));
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
+}
+
+function sendJson(response: ServerResponse, status: number, body: unknown) {
+  response.writeHead(status, { "content-type": "application/json", "cache-control": "no-store" });
+  response.end(JSON.stringify(body));
 }
 
 main().catch((error) => {
