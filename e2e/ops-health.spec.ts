@@ -10,3 +10,9 @@ test("health probes answer without a session and reveal only check states", asyn
   expect(await ready.json()).toEqual({ ready: true, checks: { database: "ok", migrations: "ok", draining: false } });
   expect(ready.headers()["cache-control"]).toBe("no-store");
 });
+
+test("metrics are off unless a metrics or API token is configured", async ({ request }) => {
+  const response = await request.get("/metrics");
+  expect(response.status()).toBe(404);
+  expect(await response.json()).toEqual({ error: "metrics are off: set BATON_METRICS_TOKEN" });
+});

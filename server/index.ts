@@ -18,6 +18,7 @@ import { CLIENT_IP_HEADER } from "./auth/auth.ts";
 import type { ClientToServerEvents, ServerToClientEvents } from "./protocol/events.ts";
 import { defaultMigrationsDir } from "./db/database.ts";
 import { createHealth } from "./ops/health.ts";
+import { bearerMatches, createMetrics } from "./ops/metrics.ts";
 
 async function main() {
   let config;
@@ -62,6 +63,9 @@ async function main() {
   let stopping = false;
   const health = await createHealth({ prisma: core.db.prisma, migrationsDir: defaultMigrationsDir(), isDraining: () => stopping });
 
+  const metrics = createMetrics({ prisma: core.db.prisma, pool: core.db.pool, liveSockets: () => io.engine.clientsCount });
+  const metricsTokens = [config.env.BATON_METRICS_TOKEN, config.apiToken];
+
   const app = next({ dev: config.dev, hostname: config.host, port: config.port });
   const handle = app.getRequestHandler();
   await app.prepare();
@@ -72,6 +76,18 @@ async function main() {
     if (request.url === "/healthz") return sendJson(response, 200, { status: "ok" });
     if (request.url === "/readyz") {
       void health.readiness().then((report) => sendJson(response, report.ready ? 200 : 503, report));
+      return;
+    }
+    if (request.url === "/metrics") {
+      if (!metricsTokens.some(Boolean)) return sendJson(response, 404, { error: "metrics are off: set BATON_METRICS_TOKEN" });
+      if (!bearerMatches(request.headers.authorization, metricsTokens)) return sendJson(response, 401, { error: "a bearer token is required" });
+      void metrics.metrics().then(
+        (text) => {
+          response.writeHead(200, { "content-type": metrics.contentType, "cache-control": "no-store" });
+          response.end(text);
+        },
+        () => sendJson(response, 503, { error: "metrics could not be read from the database" }),
+      );
       return;
     }
     // the address rate limits key on: set here from the socket, so clients cannot forge it
