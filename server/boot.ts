@@ -13,6 +13,7 @@ import { systemClock } from "./executor/system-clock.ts";
 import { createConversationServices } from "./services/conversations.ts";
 import { seedWorkspace } from "./services/seed.ts";
 import { setRuntime, type Runtime } from "./runtime.ts";
+import { claimDataDir, DataDirBusyError, liveOwnerOf } from "./ops/live-backup.ts";
 
 export interface BootedCore {
   db: Database;
@@ -31,7 +32,13 @@ export async function bootCore(input: {
   startExecutor?: boolean;
 }): Promise<BootedCore> {
   const { config } = input;
+  // the embedded database's files are this process's alone: refuse to open them under another
+  const owner = config.databaseUrl ? null : liveOwnerOf(config.dataDir);
+  if (owner !== null && owner !== process.pid) {
+    throw new DataDirBusyError(`the embedded database in ${path.resolve(config.dataDir)} is in use by process ${owner}; stop it first`);
+  }
   const db = await openDatabase({ url: config.databaseUrl, dataDir: path.join(config.dataDir, "pglite") });
+  const releaseDataDir = db.pglite ? await claimDataDir({ dataDir: config.dataDir, pglite: db.pglite }) : async () => {};
   const seeded = await seedWorkspace(db.prisma, { defaultModel: config.defaultModel, demoConversation: config.seedDemo });
   const executor = new Executor({
     prisma: db.prisma,
@@ -63,6 +70,7 @@ export async function bootCore(input: {
     demoConversationId: seeded.demoConversationId,
     async close() {
       await executor.stop();
+      await releaseDataDir();
       await db.close();
     },
   };

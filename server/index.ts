@@ -17,6 +17,10 @@ import { attachSocketHandlers } from "./socket/handlers.ts";
 import { CLIENT_IP_HEADER } from "./auth/auth.ts";
 import { refuseOversizedBody } from "./http/body-gate.ts";
 import type { ClientToServerEvents, ServerToClientEvents } from "./protocol/events.ts";
+import { defaultMigrationsDir } from "./db/database.ts";
+import { createHealth } from "./ops/health.ts";
+import { createMetrics } from "./ops/metrics.ts";
+import { createOpsRoutes } from "./ops/ops-routes.ts";
 
 async function main() {
   let config;
@@ -58,12 +62,23 @@ async function main() {
   }
   attachSocketHandlers(io, { prisma: core.db.prisma });
 
+  let stopping = false;
+  const health = await createHealth({ prisma: core.db.prisma, migrationsDir: defaultMigrationsDir(), isDraining: () => stopping });
+
+  const opsRoutes = createOpsRoutes({
+    health,
+    metrics: createMetrics({ prisma: core.db.prisma, pool: core.db.pool, liveSockets: () => io.engine.clientsCount }),
+    metricsTokens: [config.env.BATON_METRICS_TOKEN, config.apiToken],
+  });
+
   const app = next({ dev: config.dev, hostname: config.host, port: config.port });
   const handle = app.getRequestHandler();
   await app.prepare();
   httpServer.on("request", (request, response) => {
     // Socket.IO answers its own path; everything else is Next's
     if (request.url?.startsWith("/socket.io/")) return;
+    // probes and metrics answer before anything else looks at the request
+    if (opsRoutes(request, response)) return;
     // the body cap before Next or any authentication sees the request
     if (refuseOversizedBody(request, response, config.maxBodyBytes)) return;
     // the address rate limits key on: set here from the socket, so clients cannot forge it
@@ -75,7 +90,6 @@ async function main() {
   const where = core.db.kind === "embedded" ? `embedded database in ${config.dataDir}` : "PostgreSQL";
   console.log(`Baton is ready on http://localhost:${config.port} (${where}, default model ${config.defaultModel})`);
 
-  let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
@@ -89,6 +103,7 @@ async function main() {
   process.on("SIGINT", () => void shutdown("SIGINT"));
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
 }
+
 
 main().catch((error) => {
   console.error("Baton failed to start:", error);

@@ -21,6 +21,8 @@ const envSchema = z.object({
   /** unset: the first configured provider's default model, else the offline model */
   /** HMAC-SHA256 secret for signed webhooks (reactions) as an alternative to the bearer token */
   BATON_WEBHOOK_SECRET: z.string().min(16, "must be at least 16 characters").optional(),
+  /** bearer token for /metrics (BATON_API_TOKEN works too); neither set: /metrics is off */
+  BATON_METRICS_TOKEN: z.string().min(16, "must be at least 16 characters").optional(),
   BATON_DEFAULT_MODEL: z.string().optional(),
   BATON_MAX_PARALLEL: positiveInt(4),
   BATON_MAX_PLAN_STEPS: positiveInt(200),

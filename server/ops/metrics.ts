@@ -1,0 +1,111 @@
+/**
+ * Prometheus metrics at `/metrics` (prom-client). Process metrics (event-loop delay,
+ * heap, GC) are the library's defaults; Baton's own are read when scraped: steps, runs
+ * and plans by status and pool occupancy from the database (the truth every process
+ * shares), live sockets and database-pool use from this process. Behind a bearer token
+ * (BATON_METRICS_TOKEN, or the API token), compared in constant time.
+ */
+import { createHash, timingSafeEqual } from "node:crypto";
+import type pg from "pg";
+import { collectDefaultMetrics, Gauge, Registry } from "prom-client";
+import type { PrismaClient } from "../generated/prisma/client.ts";
+
+export interface MetricsSources {
+  prisma: PrismaClient;
+  /** postgres only */
+  pool?: pg.Pool;
+  liveSockets: () => number;
+}
+
+export function createMetrics(sources: MetricsSources): Registry {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: "baton_process_" });
+  const { prisma } = sources;
+
+  new Gauge({
+    name: "baton_steps",
+    help: "Plan steps by status",
+    labelNames: ["status"],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const row of await prisma.planStep.groupBy({ by: ["status"], _count: { _all: true } })) this.set({ status: row.status }, row._count._all);
+    },
+  });
+  new Gauge({
+    name: "baton_runs",
+    help: "Agent runs by status",
+    labelNames: ["status"],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const row of await prisma.run.groupBy({ by: ["status"], _count: { _all: true } })) this.set({ status: row.status }, row._count._all);
+    },
+  });
+  new Gauge({
+    name: "baton_plans",
+    help: "Plans by status",
+    labelNames: ["status"],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const row of await prisma.plan.groupBy({ by: ["status"], _count: { _all: true } })) this.set({ status: row.status }, row._count._all);
+    },
+  });
+  new Gauge({
+    name: "baton_agent_pool_limit",
+    help: "Concurrent runs an agent allows",
+    labelNames: ["agent"],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      for (const agent of await prisma.agent.findMany({ select: { handle: true, concurrency: true } })) this.set({ agent: agent.handle }, agent.concurrency);
+    },
+  });
+  new Gauge({
+    name: "baton_agent_pool_live_runs",
+    help: "Queued or running runs per agent, across every process",
+    labelNames: ["agent"],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const agents = await prisma.agent.findMany({ select: { id: true, handle: true } });
+      const live = await prisma.run.groupBy({ by: ["agentId"], where: { status: { in: ["queued", "running"] } }, _count: { _all: true } });
+      const liveByAgent = new Map(live.map((row) => [row.agentId, row._count._all]));
+      for (const agent of agents) {
+        this.set({ agent: agent.handle }, liveByAgent.get(agent.id) ?? 0);
+      }
+    },
+  });
+  new Gauge({
+    name: "baton_live_sockets",
+    help: "Socket.IO clients connected to this process",
+    registers: [registry],
+    collect() {
+      this.set(sources.liveSockets());
+    },
+  });
+  if (sources.pool) {
+    const pool = sources.pool;
+    new Gauge({
+      name: "baton_db_pool_connections",
+      help: "PostgreSQL connections of this process by state",
+      labelNames: ["state"],
+      registers: [registry],
+      collect() {
+        this.set({ state: "total" }, pool.totalCount);
+        this.set({ state: "idle" }, pool.idleCount);
+        this.set({ state: "waiting" }, pool.waitingCount);
+      },
+    });
+  }
+  return registry;
+}
+
+/** True when `header` is `Bearer <one of tokens>`. */
+export function bearerMatches(header: string | undefined, tokens: (string | undefined)[]): boolean {
+  const given = header?.match(/^Bearer\s+(\S+)$/i)?.[1];
+  if (!given) return false;
+  const digest = (value: string) => createHash("sha256").update(value).digest();
+  return tokens.some((token) => token !== undefined && timingSafeEqual(digest(given), digest(token)));
+}
