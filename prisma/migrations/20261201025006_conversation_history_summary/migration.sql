@@ -1,4 +1,0 @@
--- AlterTable
-ALTER TABLE "Conversation" ADD COLUMN     "historySummary" TEXT,
-ADD COLUMN     "historySummaryUpToAt" TIMESTAMP(3),
-ADD COLUMN     "historySummaryUpToId" TEXT;
