@@ -334,7 +334,8 @@ function finishRun(ctx: RunContext, usage: () => Usage): AgentRunResult {
   }
   return {
     kind: "ok",
-    text,
+    // a model that answers only by calling finish (common with OpenAI models) still says something
+    text: text || tools.finish?.summary?.trim() || "",
     summary: tools.finish?.summary ?? summaryFromText(ctx.steps.map((step) => step.text).filter((t) => t.trim() !== "").at(-1) ?? ""),
     files: tools.finish?.files ?? [...tools.writtenFiles],
     untrusted: tools.tainted,
