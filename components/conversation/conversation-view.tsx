@@ -7,6 +7,7 @@ import { CloseIcon } from "../ui/icons.tsx";
 import { Composer } from "./composer.tsx";
 import { MembersButton } from "./members-dialog.tsx";
 import { CommanderRepliesSelect } from "./commander-replies-select.tsx";
+import { ActivityBar } from "./activity-bar.tsx";
 import { MessageList } from "./message-list.tsx";
 import { PlanPanel } from "./plan-panel.tsx";
 import { useConversationSync, type ConnectionState } from "./use-conversation-sync.ts";
@@ -39,6 +40,7 @@ export function ConversationView({ snapshot, currentUserId }: { snapshot: Snapsh
           </Button>
         </header>
         <MessageList currentUserId={currentUserId} />
+        <ActivityBar />
         <Composer conversationId={conversationId} />
       </section>
       <aside
