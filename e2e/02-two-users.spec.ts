@@ -15,7 +15,8 @@ test("2. two users in two browser contexts see the same messages and step update
   await bobView.send("Hello from Bob");
   await expect(admin.page.locator(`[data-testid="message"][data-author="${bob.person.name}"]`).filter({ hasText: "Hello from Bob" })).toHaveCount(1);
 
-  await ada.send("Compare Rust, Go and Zig for a CLI tool.", "@offline sleep=1200");
+  // two people here: the commander answers when addressed (typed in full, not picked)
+  await ada.send("@commander Compare Rust, Go and Zig for a CLI tool.", "@offline sleep=1200");
   await expect(bob.page.locator('[data-testid="message"][data-author="Ada Admin"]').filter({ hasText: "Compare Rust, Go and Zig" })).toHaveCount(1);
   await expect(bobView.planSteps).toHaveCount(4);
   await expect(bob.page.locator('[data-testid="plan-step"][data-status="in_progress"]').first()).toBeVisible();

@@ -11,7 +11,8 @@ test("3. a blocked step's form answered by the second user resumes the plan for 
   const carolView = new ConversationPage(carol.page);
   await carolView.open(conversationId);
 
-  await ada.send("Compare apples, pears and plums for a picnic.", "@offline block=1");
+  // two people here: the commander answers when addressed (typed in full, not picked)
+  await ada.send("@commander Compare apples, pears and plums for a picnic.", "@offline block=1");
   const openForms = carol.page.locator('[data-testid="form-card"][data-status="open"]');
   await expect(openForms.first()).toBeVisible({ timeout: 30_000 });
   await expect(ada.page.locator('[data-testid="plan-step"][data-status="blocked"]').first()).toBeVisible();

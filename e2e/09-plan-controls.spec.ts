@@ -15,7 +15,8 @@ test("9a. cancelling a running plan stops it for everyone: plan cancelled, every
   const danPlan = new PlanPanel(dan.page);
 
   // the directive also makes the commander think for that long before the plan appears
-  await ada.send("Compare oak, pine and birch for a bookshelf.", "@offline sleep=15000");
+  // two people here: the commander answers when addressed (typed in full, not picked)
+  await ada.send("@commander Compare oak, pine and birch for a bookshelf.", "@offline sleep=15000");
   await adaPlan.expectStep(1, "in progress", { timeout: 40_000 });
   await expect(danPlan.status).toHaveText("running");
   await expect(danPlan.stepButtons).toHaveCount(4);

@@ -9,7 +9,7 @@ import { createAdapter } from "@socket.io/postgres-adapter";
 import { ConfigError, loadConfig } from "./config/config.ts";
 import { bootCore } from "./boot.ts";
 import { createSocketPublisher } from "./adapters/socket/socket-publisher.ts";
-import { createPrismaArtifactStore, createPrismaSessionStore } from "./adapters/prisma/agent-stores.ts";
+import { createPrismaArtifactStore, createPrismaConversationMemory, createPrismaSessionStore } from "./adapters/prisma/agent-stores.ts";
 import { createAgentRunner } from "./agents/run-agent.ts";
 import { createModelRegistry } from "./agents/model-registry.ts";
 import { corePlanValidator } from "./agents/core-plan-validator.ts";
@@ -50,6 +50,7 @@ async function main() {
         models,
         artifacts: createPrismaArtifactStore(db.prisma),
         sessions: createPrismaSessionStore(db.prisma),
+        memory: createPrismaConversationMemory(db.prisma),
         validatePlan: corePlanValidator(config.planLimits),
       }),
   });

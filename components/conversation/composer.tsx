@@ -6,12 +6,15 @@ import { useConversationStore, type AgentInfo } from "../stores/conversation-sto
 import { Button } from "../ui/button.tsx";
 import { CloseIcon, FileIcon, PaperclipIcon } from "../ui/icons.tsx";
 import { MAX_MESSAGE_CHARS, MAX_UPLOAD_BYTES } from "@/server/protocol/limits.ts";
+import { tokenizeMentions } from "@/server/protocol/mentions.ts";
 
 const MENTION_QUERY = /(^|\s)@([a-z0-9_-]*)$/;
 
 /**
- * Mentions are structured: picking an agent from the autocomplete records its handle,
- * and only recorded handles still present as `@handle` in the text are sent as mentions.
+ * Mentions are structured: an agent picked from the autocomplete, or an agent of the
+ * conversation whose `@handle` is typed in full (the same tokeniser as the server's),
+ * is sent as a mention. A handle of an agent outside the conversation wakes nobody; the
+ * composer offers to add it.
  */
 export function Composer({ conversationId }: { conversationId: string }) {
   const agents = useConversationStore((s) => s.agents);
@@ -24,6 +27,7 @@ export function Composer({ conversationId }: { conversationId: string }) {
   const [uploading, setUploading] = useState(false);
   const [sending, setSending] = useState(false);
   const [error, setError] = useState("");
+  const [outside, setOutside] = useState<{ handles: string[]; added: string[] }>({ handles: [], added: [] });
   const textarea = useRef<HTMLTextAreaElement>(null);
   const fileInput = useRef<HTMLInputElement>(null);
 
@@ -63,14 +67,16 @@ export function Composer({ conversationId }: { conversationId: string }) {
     const body = text.trim();
     if (!body || sending || uploading) return;
     if (body.length > MAX_MESSAGE_CHARS) return setError(`A message can hold at most ${MAX_MESSAGE_CHARS} characters.`);
-    const mentionHandles = mentioned.filter((handle) => new RegExp(`(^|\\s)@${handle}(?![\\w-])`).test(body));
+    const typed = tokenizeMentions(body);
+    const mentionHandles = [...new Set([...mentioned, ...agents.map((agent) => agent.handle)])].filter((handle) => typed.includes(handle));
     setSending(true);
     try {
-      const { message } = await apiFetch<{ message: MessageDTO }>(`/api/conversations/${conversationId}/messages`, {
+      const { message, notInConversation } = await apiFetch<{ message: MessageDTO; notInConversation: string[] }>(`/api/conversations/${conversationId}/messages`, {
         method: "POST",
         json: { body, mentionHandles, attachmentIds: attachments.map((a) => a.id) },
       });
       upsertMessage(message);
+      setOutside({ handles: notInConversation, added: [] });
       setText("");
       setMentioned([]);
       setAttachments([]);
@@ -78,6 +84,15 @@ export function Composer({ conversationId }: { conversationId: string }) {
       setError(caught instanceof Error ? caught.message : "Could not send.");
     } finally {
       setSending(false);
+    }
+  }
+
+  async function addAgent(handle: string) {
+    try {
+      await apiFetch(`/api/conversations/${conversationId}/agents`, { method: "POST", json: { handle } });
+      setOutside((state) => ({ ...state, added: [...state.added, handle] }));
+    } catch (caught) {
+      setError(caught instanceof Error ? caught.message : `Could not add @${handle}.`);
     }
   }
 
@@ -131,6 +146,25 @@ export function Composer({ conversationId }: { conversationId: string }) {
 
   return (
     <div className="border-t border-zinc-200 p-3 dark:border-zinc-800">
+      {outside.handles.length > 0 ? (
+        <div role="status" aria-label="Agents not in this conversation" className="mb-2 flex flex-wrap items-center gap-2 rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:bg-amber-950 dark:text-amber-100">
+          {outside.handles.map((handle) =>
+            outside.added.includes(handle) ? (
+              <span key={handle}>@{handle} was added: mention it again to ask.</span>
+            ) : (
+              <span key={handle} className="flex items-center gap-2">
+                @{handle} is not in this conversation, so nobody was asked.
+                <Button type="button" variant="secondary" onClick={() => void addAgent(handle)}>
+                  Add @{handle} to this conversation
+                </Button>
+              </span>
+            ),
+          )}
+          <button type="button" aria-label="Dismiss" className="ml-auto" onClick={() => setOutside({ handles: [], added: [] })}>
+            <CloseIcon size={12} />
+          </button>
+        </div>
+      ) : null}
       {attachments.length > 0 ? (
         <ul className="mb-2 flex flex-wrap gap-2" aria-label="Files to send">
           {attachments.map((attachment) => (

@@ -6,6 +6,8 @@ import { Button } from "../ui/button.tsx";
 import { CloseIcon } from "../ui/icons.tsx";
 import { Composer } from "./composer.tsx";
 import { MembersButton } from "./members-dialog.tsx";
+import { CommanderRepliesSelect } from "./commander-replies-select.tsx";
+import { ActivityBar } from "./activity-bar.tsx";
 import { MessageList } from "./message-list.tsx";
 import { PlanPanel } from "./plan-panel.tsx";
 import { useConversationSync, type ConnectionState } from "./use-conversation-sync.ts";
@@ -31,12 +33,14 @@ export function ConversationView({ snapshot, currentUserId }: { snapshot: Snapsh
           <span data-testid="connection" data-state={connection} className={`hidden text-xs sm:inline ${connection === "live" ? "text-emerald-600" : "text-amber-600"}`}>
             ● {CONNECTION_LABEL[connection]}
           </span>
+          <CommanderRepliesSelect conversationId={conversationId} initial={snapshot.conversation.commanderReplies ?? "auto"} />
           <MembersButton conversationId={conversationId} />
           <Button variant="secondary" size="sm" className="lg:hidden" onClick={() => setPlanOpen(true)} aria-label="Show plan">
             Plan{planCount ? ` (${planCount})` : ""}
           </Button>
         </header>
         <MessageList currentUserId={currentUserId} />
+        <ActivityBar />
         <Composer conversationId={conversationId} />
       </section>
       <aside

@@ -5,6 +5,7 @@ import { memo, useMemo } from "react";
 import type { PlanDTO, StepDTO } from "@/server/protocol/dto.ts";
 import { Badge } from "../ui/badge.tsx";
 import { STEP_STYLE, formatDuration } from "./step-status.ts";
+import { useNow } from "./use-now.ts";
 
 const NODE_WIDTH = 190;
 const NODE_HEIGHT = 88;
@@ -57,7 +58,9 @@ function layout(steps: StepDTO[]): Map<number, { x: number; y: number }> {
 const StepNodeView = memo(function StepNodeView({ data }: NodeProps<StepNode>) {
   const { step, onOpen } = data;
   const style = STEP_STYLE[step.status];
-  const duration = formatDuration(step.startedAt, step.endedAt);
+  // a running step's time ticks; a finished one's is fixed
+  const now = useNow(step.status === "in_progress" && !step.endedAt);
+  const duration = formatDuration(step.startedAt, step.endedAt, now);
   return (
     <div
       data-testid="plan-step"

@@ -7,6 +7,7 @@
 import { create } from "zustand";
 import type { ConversationEventDTO, ConversationEventPayloads, ConversationEventType } from "@/server/protocol/events.ts";
 import type { FormDTO, MessageDTO, PlanDTO, RunDTO } from "@/server/protocol/dto.ts";
+import type { CommanderReplyMode } from "@/server/core/addressing.ts";
 
 export interface AgentInfo {
   id: string;
@@ -16,7 +17,7 @@ export interface AgentInfo {
 }
 
 export interface Snapshot {
-  conversation: { id: string; title: string };
+  conversation: { id: string; title: string; commanderReplies?: CommanderReplyMode };
   lastSeq: number;
   agents: AgentInfo[];
   members: { id: string; name: string }[];

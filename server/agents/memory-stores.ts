@@ -1,6 +1,6 @@
-/** In-memory SessionStore and ArtifactStore, for tests and the demo's fakes. */
+/** In-memory SessionStore, ArtifactStore and ConversationMemory, for tests and the demo's fakes. */
 import type { ModelMessage } from "ai";
-import type { ArtifactRecord, ArtifactStore, ArtifactWrite, SessionStore } from "./ports.ts";
+import type { ArtifactRecord, ArtifactStore, ArtifactWrite, ConversationMemory, HistoryMessage, HistorySummary, SessionStore } from "./ports.ts";
 
 export class MemorySessionStore implements SessionStore {
   readonly sessions = new Map<string, ModelMessage[]>();
@@ -68,5 +68,50 @@ export class MemoryArtifactStore implements ArtifactStore {
     };
     this.files.set(this.key(input.conversationId, input.name), { record, content });
     return record;
+  }
+}
+
+/** A conversation's messages in memory, in the order they were added. */
+export class MemoryConversationMemory implements ConversationMemory {
+  readonly messages: (HistoryMessage & { conversationId: string })[] = [];
+  readonly summaries = new Map<string, HistorySummary>();
+  summarySaves = 0;
+  private clock = Date.parse("2026-01-01T00:00:00Z");
+
+  add(conversationId: string, author: HistoryMessage["author"], body: string): HistoryMessage {
+    const message = { id: `m${this.messages.length + 1}`, conversationId, author, body, createdAt: new Date((this.clock += 1000)).toISOString() };
+    this.messages.push(message);
+    return message;
+  }
+
+  private of(conversationId: string) {
+    return this.messages.filter((message) => message.conversationId === conversationId);
+  }
+
+  async recent({ conversationId, beforeMessageId, limit }: { conversationId: string; beforeMessageId?: string; limit: number }) {
+    const all = this.of(conversationId);
+    const end = beforeMessageId ? all.findIndex((message) => message.id === beforeMessageId) : all.length;
+    const upTo = end < 0 ? all.length : end;
+    const start = Math.max(0, upTo - limit);
+    return { messages: all.slice(start, upTo).map(({ conversationId: _, ...message }) => message), olderExist: start > 0 };
+  }
+
+  async range({ conversationId, afterCreatedAt, upToMessageId, limit }: { conversationId: string; afterCreatedAt?: string; upToMessageId: string; limit: number }) {
+    const all = this.of(conversationId);
+    const upTo = all.find((message) => message.id === upToMessageId);
+    if (!upTo) return [];
+    return all
+      .filter((message) => (afterCreatedAt === undefined || message.createdAt > afterCreatedAt) && message.createdAt <= upTo.createdAt)
+      .slice(0, limit)
+      .map(({ conversationId: _, ...message }) => message);
+  }
+
+  async loadSummary(conversationId: string) {
+    return this.summaries.get(conversationId) ?? null;
+  }
+
+  async saveSummary(conversationId: string, summary: HistorySummary) {
+    this.summarySaves++;
+    this.summaries.set(conversationId, summary);
   }
 }

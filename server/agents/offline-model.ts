@@ -99,6 +99,11 @@ function simulatedFailure(kind: "transient" | "fatal"): APICallError {
   });
 }
 
+function findLastIndex<T>(items: readonly T[], predicate: (item: T) => boolean): number {
+  for (let i = items.length - 1; i >= 0; i--) if (predicate(items[i]!)) return i;
+  return -1;
+}
+
 export function createOfflineModel(options: OfflineModelOptions = {}): LanguageModelV3 {
   const sleep = options.sleep ?? abortableSleep;
   const chunkSize = options.chunkSize ?? 24;
@@ -108,12 +113,15 @@ export function createOfflineModel(options: OfflineModelOptions = {}): LanguageM
   function plan(call: LanguageModelV3CallOptions): { planned: Planned; directive: OfflineDirective } {
     const prompt = call.prompt;
     const toolNames = new Set((call.tools ?? []).map((tool) => tool.name));
-    const firstUser = prompt.find((message) => message.role === "user");
-    const context = firstUser ? textOf(firstUser) : "";
+    // the run's own message is the last user message with a task; turns before it are
+    // the conversation's history (conversation-context.ts), turns after it this run's work
+    const ownAt = findLastIndex(prompt, (message) => message.role === "user" && textOf(message).includes(SECTION.task));
+    const own = ownAt >= 0 ? prompt[ownAt] : prompt.find((message) => message.role === "user");
+    const context = own ? textOf(own) : "";
     const task = readSection(context, SECTION.task) ?? context;
     const failed = readSection(context, SECTION.failedStep) ?? "";
     const directive = parseDirective(`${task}\n${failed}`);
-    const isFirstCall = !prompt.some((message) => message.role === "assistant");
+    const isFirstCall = !prompt.slice(Math.max(0, ownAt)).some((message) => message.role === "assistant");
     const last = prompt[prompt.length - 1];
     const lastResults = last?.role === "tool" ? last.content.filter((part) => part.type === "tool-result") : [];
 

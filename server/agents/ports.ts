@@ -66,3 +66,35 @@ export interface McpServerConfig {
   env?: Record<string, string>;
   url?: string;
 }
+
+/** A message of the conversation as an agent's context shows it. */
+export interface HistoryMessage {
+  id: string;
+  author: { kind: "user"; name: string } | { kind: "agent"; handle: string; name: string } | { kind: "system" };
+  body: string;
+  createdAt: string;
+}
+
+/** What a conversation's older history was summarised to, and up to which message. */
+export interface HistorySummary {
+  text: string;
+  /** the newest message the summary covers */
+  upToMessageId: string;
+  upToCreatedAt: string;
+}
+
+/**
+ * A conversation's messages for agents that take part in it (the commander, an agent a
+ * person mentions), and the stored summary of what is too old to show in full.
+ */
+export interface ConversationMemory {
+  /**
+   * Up to `limit` messages before `beforeMessageId` (or the newest, without it), oldest
+   * first, and whether older ones exist.
+   */
+  recent(input: { conversationId: string; beforeMessageId?: string; limit: number }): Promise<{ messages: HistoryMessage[]; olderExist: boolean }>;
+  /** Messages after `afterCreatedAt` (all, without it) up to and including `upToMessageId`, oldest first. */
+  range(input: { conversationId: string; afterCreatedAt?: string; upToMessageId: string; limit: number }): Promise<HistoryMessage[]>;
+  loadSummary(conversationId: string): Promise<HistorySummary | null>;
+  saveSummary(conversationId: string, summary: HistorySummary): Promise<void>;
+}

@@ -14,8 +14,9 @@ import { DEFAULT_DELTA_BATCHING, DeltaBatcher, type DeltaBatcherOptions } from "
 import { connectMcpServers, parseMcpServers, type McpConnector, type McpSession } from "./mcp.ts";
 import type { ModelRegistry } from "./model-registry.ts";
 import { abortableSleep, type OfflineCallOptions } from "./offline-model.ts";
-import type { ArtifactStore, SessionStore } from "./ports.ts";
+import type { ArtifactStore, ConversationMemory, SessionStore } from "./ports.ts";
 import { containsFenceMarker } from "../core/fence.ts";
+import { buildHistoryTurns, HISTORY_BUDGET_SHARE, seesConversation } from "./conversation-context.ts";
 import { buildSystemPrompt, buildUserMessage } from "./prompt.ts";
 import { classifyModelError, DEFAULT_RETRY_POLICY, describeError, retryDelayMs, type RetryPolicy } from "./retry.ts";
 import { SecretRedactor } from "./secrets.ts";
@@ -57,6 +58,8 @@ export interface AgentRunnerDeps {
   deltaBatching?: DeltaBatcherOptions;
   /** default: the run's own model, with an extractive fallback */
   summarize?: Summarizer;
+  /** the conversation, for the runs that take part in it; without it every run sees only its own message */
+  memory?: ConversationMemory;
   chunkTimeoutMs?: number;
 }
 
@@ -122,12 +125,29 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
       try {
         const model = deps.models.resolve(request.agent.model);
         const system = buildSystemPrompt(request);
+        const summarize =
+          deps.summarize ??
+          modelSummarizer(model, (tokensIn, tokensOut) => {
+            ctx.tokensIn += tokensIn;
+            ctx.tokensOut += tokensOut;
+          });
         if (request.resume) {
           const stored = await deps.sessions.load(request.resume.previousRunId);
           ctx.messages = resumeSession(stored, request.resume.answer, request.resume.previousRunId);
           sink.log({ phase: "resume", message: `resuming the session of run ${request.resume.previousRunId}` });
         } else {
-          ctx.messages = [{ role: "user", content: buildUserMessage(request) }];
+          const history =
+            deps.memory && seesConversation(request)
+              ? await buildHistoryTurns({
+                  request,
+                  memory: deps.memory,
+                  budgetTokens: deps.models.contextBudget(request.agent.model) * HISTORY_BUDGET_SHARE,
+                  summarize,
+                  signal: request.signal,
+                })
+              : [];
+          if (history.length > 0) sink.log({ phase: "context", message: `${history.length - 1} turn(s) of the conversation before this message` });
+          ctx.messages = [...history, { role: "user", content: buildUserMessage(request) }];
         }
         // the run has seen outside content if anything it starts from holds a fence (the same
         // detector the core uses, so every fence counts, also those from a resumed session)
@@ -142,12 +162,7 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
 
         const compactor = new Compactor({
           budget: deps.models.contextBudget(request.agent.model),
-          summarize:
-            deps.summarize ??
-            modelSummarizer(model, (tokensIn, tokensOut) => {
-              ctx.tokensIn += tokensIn;
-              ctx.tokensOut += tokensOut;
-            }),
+          summarize,
           onCompact: (info) =>
             sink.log({
               phase: "compaction",
@@ -336,7 +351,8 @@ function finishRun(ctx: RunContext, usage: () => Usage): AgentRunResult {
   }
   return {
     kind: "ok",
-    text,
+    // a model that answers only by calling finish (common with OpenAI models) still says something
+    text: text || tools.finish?.summary?.trim() || "",
     summary: tools.finish?.summary ?? summaryFromText(ctx.steps.map((step) => step.text).filter((t) => t.trim() !== "").at(-1) ?? ""),
     files: tools.finish?.files ?? [...tools.writtenFiles],
     untrusted: tools.tainted,

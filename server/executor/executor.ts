@@ -24,6 +24,12 @@ import { conversationHandles, finishRun, type RunLogEntry } from "./run-lifecycl
 import { insertMessage } from "./messages.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
 import { LeaseKeeper } from "./leases.ts";
+import { addressees, isCommanderReplyMode } from "../core/addressing.ts";
+import { personHandles, resolveMentions } from "../protocol/mentions.ts";
+import { API_USER_EMAIL } from "../services/seed.ts";
+
+/** A posted message, and the agents it named that are not in the conversation (the UI offers to add them). */
+export type PostedMessage = MessageDTO & { notInConversation: string[] };
 
 type Tx = Prisma.TransactionClient;
 
@@ -80,13 +86,18 @@ export class Executor {
   // ─── Entry points ──────────────────────────────────────────────────────────
 
   /** A person's message. Structured mentions start those agents; no mention wakes the commander. */
+  /**
+   * A person's message. Its mentions are the handles the person picked (mentionHandles)
+   * and the ones typed in full (tokenised by the one shared function); who answers is
+   * decided by core/addressing.ts.
+   */
   async postMessage(input: {
     conversationId: string;
     author: { kind: "user"; userId: string };
     body: string;
     mentionHandles?: string[];
     attachmentIds?: string[];
-  }): Promise<MessageDTO> {
+  }): Promise<PostedMessage> {
     const body = input.body.trim();
     if (!body && !input.attachmentIds?.length) throw invalidInput("body: a message needs text or an attachment");
     if (body.length > MAX_MESSAGE_CHARS) throw invalidInput(`body: longer than ${MAX_MESSAGE_CHARS} characters`);
@@ -95,12 +106,22 @@ export class Executor {
       // a person writes only where they are a member, whoever called this
       await assertMember(tx, { id: input.author.userId, role: "member" }, input.conversationId);
       const members = await this.context.agents.roster(tx, input.conversationId);
-      const handles = [...new Set((input.mentionHandles ?? []).map((handle) => handle.replace(/^@/, "").toLowerCase()))];
-      const mentioned = handles.map((handle) => {
-        const member = members.find((agent) => agent.handle === handle);
-        if (!member) throw invalidInput(`mentions: @${handle} is not an agent in this conversation`);
-        return member;
+      const picked = [...new Set((input.mentionHandles ?? []).map((handle) => handle.replace(/^@/, "").toLowerCase()))];
+      for (const handle of picked) {
+        if (!members.some((agent) => agent.handle === handle)) throw invalidInput(`mentions: @${handle} is not an agent in this conversation`);
+      }
+      const [people, workspaceAgents, conversation] = await Promise.all([
+        tx.membership.findMany({ where: { conversationId: input.conversationId, user: { email: { not: API_USER_EMAIL } } }, select: { user: { select: { name: true } } } }),
+        tx.agent.findMany({ select: { handle: true } }),
+        tx.conversation.findUniqueOrThrow({ where: { id: input.conversationId }, select: { commanderReplies: true } }),
+      ]);
+      const typed = resolveMentions(body, {
+        conversationAgents: members.map((agent) => agent.handle),
+        people: people.flatMap((member) => personHandles(member.user.name)),
+        workspaceAgents: workspaceAgents.map((agent) => agent.handle),
       });
+      const handles = [...new Set([...picked, ...typed.agents])];
+      const mentioned = handles.map((handle) => members.find((agent) => agent.handle === handle)!);
       const message = await tx.message.create({
         data: {
           conversationId: input.conversationId,
@@ -120,7 +141,15 @@ export class Executor {
       const full = await tx.message.findUniqueOrThrow({ where: { id: message.id }, include: messageInclude });
       uow.emit("message-created", { message: toMessageDTO(full) });
 
-      const targets = mentioned.length > 0 ? mentioned : [await this.context.agents.commanderFor(tx, input.conversationId)];
+      const who = addressees({
+        mode: isCommanderReplyMode(conversation.commanderReplies) ? conversation.commanderReplies : "auto",
+        people: people.length,
+        mentionedAgents: handles,
+        mentionedPeople: typed.people,
+        outsideAgents: typed.outsideAgents,
+      });
+      const targets =
+        who.kind === "agents" ? mentioned : who.kind === "commander" ? [await this.context.agents.commanderFor(tx, input.conversationId)] : [];
       for (const agent of targets) {
         await createRun(this.context, tx, uow, {
           id: randomUUID(),
@@ -132,7 +161,7 @@ export class Executor {
           triggerMessageId: message.id,
         });
       }
-      return toMessageDTO(full);
+      return { ...toMessageDTO(full), notInConversation: typed.outsideAgents };
     });
   }
 

@@ -58,6 +58,8 @@ export interface RunRequest {
   roster: { handle: string; name: string; role: "commander" | "sub_agent" }[];
   /** set when the run resumes a blocked session with a person's form answer */
   resume?: ResumeInput;
+  /** the message that started the run (a person's message, or the commander's dispatch) */
+  triggerMessageId?: string;
   signal: AbortSignal;
 }
 

@@ -138,6 +138,7 @@ export async function createRun(context: ExecutorContext, tx: Tx, uow: UnitOfWor
       step: input.plan ? { planId: input.plan.planId, stepIndex: input.plan.stepIndex, title: input.plan.stepTitle } : undefined,
       roster: roster.map((agent) => ({ handle: agent.handle, name: agent.name, role: agent.role })),
       resume: input.resume,
+      triggerMessageId: input.triggerMessageId ?? undefined,
     },
   };
   uow.emit("run-updated", { run: runDTO(launch, { status: "running", endedAt: null, error: null, usage: null }) });

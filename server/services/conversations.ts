@@ -19,6 +19,7 @@ import type { AttachmentDTO, PlanDTO } from "../protocol/dto.ts";
 import { MAX_UPLOAD_BYTES } from "../protocol/limits.ts";
 import { computePlanMetrics, type PlanMetrics } from "./plan-metrics.ts";
 import { assertMember, assertPlanMember, type Actor } from "../auth/actor.ts";
+import { isCommanderReplyMode, type CommanderReplyMode } from "../core/addressing.ts";
 
 
 export function createConversationServices(prisma: PrismaClient) {
@@ -77,6 +78,13 @@ export function createConversationServices(prisma: PrismaClient) {
     },
 
     /** Everything a client needs to draw a conversation, with the seq it is consistent with. */
+    /** When the commander answers messages that address no agent (core/addressing.ts). */
+    async setCommanderReplies(input: { actor: Actor | null; conversationId: string; mode: CommanderReplyMode }) {
+      await assertMember(prisma, input.actor, input.conversationId);
+      await prisma.conversation.update({ where: { id: input.conversationId }, data: { commanderReplies: input.mode } });
+      return { commanderReplies: input.mode };
+    },
+
     async getSnapshot(input: { actor: Actor | null; conversationId: string }) {
       await assertMember(prisma, input.actor, input.conversationId);
       // One transaction: the snapshot and lastSeq must describe the same moment.
@@ -101,7 +109,11 @@ export function createConversationServices(prisma: PrismaClient) {
         ]);
         const stepIndexById = new Map(plans.flatMap((plan) => plan.steps.map((step) => [step.id, step.index] as const)));
         return {
-          conversation: { id: conversation.id, title: conversation.title },
+          conversation: {
+            id: conversation.id,
+            title: conversation.title,
+            commanderReplies: isCommanderReplyMode(conversation.commanderReplies) ? conversation.commanderReplies : "auto",
+          },
           lastSeq: conversation.lastSeq,
           agents: conversation.agents.map((entry) => entry.agent),
           members: conversation.memberships.map((entry) => ({ ...entry.user, role: entry.role })),

@@ -5,7 +5,7 @@
  */
 import type { ModelMessage } from "ai";
 import type { Prisma, PrismaClient } from "../../generated/prisma/client.ts";
-import type { ArtifactRecord, ArtifactStore, SessionStore } from "../../agents/ports.ts";
+import type { ArtifactRecord, ArtifactStore, ConversationMemory, HistoryMessage, SessionStore } from "../../agents/ports.ts";
 
 type ArtifactRow = Prisma.ArtifactGetPayload<object> & { run?: { agent: { handle: string } | null } | null };
 
@@ -88,6 +88,84 @@ export function createPrismaArtifactStore(prisma: PrismaClient): ArtifactStore {
         },
       });
       return toRecord(row, new Map(agent ? [[agent.id, input.producer.agentHandle]] : []));
+    },
+  };
+}
+
+const HISTORY_SELECT = {
+  id: true,
+  authorKind: true,
+  body: true,
+  createdAt: true,
+  authorUser: { select: { name: true } },
+  authorAgent: { select: { handle: true, name: true } },
+} as const;
+
+type HistoryRow = Prisma.MessageGetPayload<{ select: typeof HISTORY_SELECT }>;
+
+function toHistoryMessage(row: HistoryRow): HistoryMessage {
+  const author: HistoryMessage["author"] =
+    row.authorKind === "user"
+      ? { kind: "user", name: row.authorUser?.name ?? "someone" }
+      : row.authorKind === "agent" && row.authorAgent
+        ? { kind: "agent", handle: row.authorAgent.handle, name: row.authorAgent.name }
+        : { kind: "system" };
+  return { id: row.id, author, body: row.body, createdAt: row.createdAt.toISOString() };
+}
+
+/** Forms are answered in their own cards (and may hold secrets): they are not history. */
+const HISTORY_KINDS = ["text", "dispatch", "result", "decision", "plan", "error"] as const;
+
+export function createPrismaConversationMemory(prisma: PrismaClient): ConversationMemory {
+  return {
+    async recent({ conversationId, beforeMessageId, limit }) {
+      const before = beforeMessageId
+        ? await prisma.message.findFirst({ where: { id: beforeMessageId, conversationId }, select: { createdAt: true } })
+        : null;
+      const rows = await prisma.message.findMany({
+        where: {
+          conversationId,
+          kind: { in: [...HISTORY_KINDS] },
+          ...(before ? { createdAt: { lte: before.createdAt }, id: { not: beforeMessageId } } : {}),
+        },
+        orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+        take: limit + 1,
+        select: HISTORY_SELECT,
+      });
+      return { messages: rows.slice(0, limit).reverse().map(toHistoryMessage), olderExist: rows.length > limit };
+    },
+    async range({ conversationId, afterCreatedAt, upToMessageId, limit }) {
+      const upTo = await prisma.message.findFirst({ where: { id: upToMessageId, conversationId }, select: { createdAt: true } });
+      if (!upTo) return [];
+      const rows = await prisma.message.findMany({
+        where: {
+          conversationId,
+          kind: { in: [...HISTORY_KINDS] },
+          createdAt: { lte: upTo.createdAt, ...(afterCreatedAt ? { gt: new Date(afterCreatedAt) } : {}) },
+        },
+        orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+        take: limit,
+        select: HISTORY_SELECT,
+      });
+      return rows.map(toHistoryMessage);
+    },
+    async loadSummary(conversationId) {
+      const row = await prisma.conversation.findUnique({
+        where: { id: conversationId },
+        select: { historySummary: true, historySummaryUpToId: true, historySummaryUpToAt: true },
+      });
+      if (!row?.historySummary || !row.historySummaryUpToId || !row.historySummaryUpToAt) return null;
+      return { text: row.historySummary, upToMessageId: row.historySummaryUpToId, upToCreatedAt: row.historySummaryUpToAt.toISOString() };
+    },
+    async saveSummary(conversationId, summary) {
+      // only ever forward: two runs summarising at once keep the one that covers more
+      await prisma.conversation.updateMany({
+        where: {
+          id: conversationId,
+          OR: [{ historySummaryUpToAt: null }, { historySummaryUpToAt: { lt: new Date(summary.upToCreatedAt) } }],
+        },
+        data: { historySummary: summary.text, historySummaryUpToId: summary.upToMessageId, historySummaryUpToAt: new Date(summary.upToCreatedAt) },
+      });
     },
   };
 }

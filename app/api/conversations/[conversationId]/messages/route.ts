@@ -22,12 +22,12 @@ export const POST = handle(async (request: Request, context: Context) => {
   const user = await requireMember(request, conversationId);
   enforceRate(`message:${user.id}`, MESSAGE_RATE);
   const input = await parseJson(request, messageSchema);
-  const message = await getRuntime().executor.postMessage({
+  const { notInConversation, ...message } = await getRuntime().executor.postMessage({
     conversationId,
     author: { kind: "user", userId: user.id },
     body: input.body,
     mentionHandles: [...new Set(input.mentionHandles)],
     attachmentIds: input.attachmentIds,
   });
-  return NextResponse.json({ message }, { status: 201 });
+  return NextResponse.json({ message, notInConversation }, { status: 201 });
 });

@@ -1,0 +1,46 @@
+"use client";
+import { useMemo } from "react";
+import type { RunDTO } from "@/server/protocol/dto.ts";
+import { useConversationStore } from "../stores/conversation-store.ts";
+import { formatDuration } from "./step-status.ts";
+import { useNow } from "./use-now.ts";
+
+/** What a live run is doing, in the words a person would use. */
+export function describeRun(run: Pick<RunDTO, "kind" | "agentHandle" | "stepIndex">): string {
+  const who = `@${run.agentHandle ?? "agent"}`;
+  switch (run.kind) {
+    case "chat":
+      return `${who} is planning…`;
+    case "decision":
+      return `${who} is deciding what to do about step ${run.stepIndex ?? "?"}…`;
+    case "step":
+    case "commander-step":
+      return `${who} is working on step ${run.stepIndex ?? "?"}…`;
+    default:
+      return `${who} is writing…`;
+  }
+}
+
+/** Who is working right now, with elapsed time, live for everyone in the conversation. */
+export function ActivityBar() {
+  const runs = useConversationStore((s) => s.runs);
+  const live = useMemo(
+    () => Object.values(runs).filter((run) => run.status === "running" || run.status === "queued").sort((a, b) => (a.startedAt ?? "").localeCompare(b.startedAt ?? "")),
+    [runs],
+  );
+  const now = useNow(live.length > 0);
+  if (live.length === 0) return null;
+  const shown = live.slice(0, 3);
+  return (
+    <div role="status" aria-live="polite" aria-label="Agents at work" data-testid="activity" className="flex flex-wrap gap-x-4 gap-y-1 px-3 pt-2 text-xs text-zinc-600 dark:text-zinc-400">
+      {shown.map((run) => (
+        <span key={run.id} data-testid="activity-run" className="flex items-center gap-1.5">
+          <span aria-hidden className="h-1.5 w-1.5 animate-pulse rounded-full bg-accent" />
+          {describeRun(run)}
+          <span className="tabular-nums">{formatDuration(run.startedAt, null, now)}</span>
+        </span>
+      ))}
+      {live.length > shown.length ? <span>and {live.length - shown.length} more</span> : null}
+    </div>
+  );
+}

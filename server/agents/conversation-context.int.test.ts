@@ -1,0 +1,53 @@
+/**
+ * Through the executor, the database and the real agent runtime (offline model): a
+ * person states a fact, then mentions an agent; the agent's run was given the fact as
+ * an earlier turn, read from the conversation's messages.
+ */
+import type { ModelMessage } from "ai";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { createExecutorFixture, TEST_EXECUTOR_CONFIG, type ExecutorFixture } from "../executor/testing/executor-fixture.ts";
+import { createAgentRunner } from "./run-agent.ts";
+import { createModelRegistry } from "./model-registry.ts";
+import { corePlanValidator } from "./core-plan-validator.ts";
+import { createPrismaArtifactStore, createPrismaConversationMemory, createPrismaSessionStore } from "../adapters/prisma/agent-stores.ts";
+
+let fixture: ExecutorFixture;
+
+beforeAll(async () => {
+  fixture = await createExecutorFixture({
+    createRunner: (db) =>
+      createAgentRunner({
+        models: createModelRegistry({ env: {} }),
+        artifacts: createPrismaArtifactStore(db.prisma),
+        sessions: createPrismaSessionStore(db.prisma),
+        memory: createPrismaConversationMemory(db.prisma),
+        validatePlan: corePlanValidator(TEST_EXECUTOR_CONFIG.planLimits),
+      }),
+  });
+});
+
+afterAll(async () => {
+  await fixture?.close();
+});
+
+const say = (body: string, mentionHandles: string[] = []) =>
+  fixture.executor.postMessage({ conversationId: fixture.conversationId, author: { kind: "user", userId: fixture.userId }, body, mentionHandles });
+
+it("gives a mentioned agent the conversation before the message, as turns", async () => {
+  await say("@writer note: the launch is on the 14th of March");
+  await fixture.executor.idle();
+  const question = await say("@researcher when is the launch?", ["researcher"]);
+  await fixture.executor.idle();
+
+  const run = await fixture.db.prisma.run.findFirstOrThrow({ where: { triggerMessageId: question.id }, include: { agent: true } });
+  expect(run.agent?.handle).toBe("researcher");
+  const session = run.session as ModelMessage[];
+  const texts = session.map((message) => (typeof message.content === "string" ? message.content : JSON.stringify(message.content)));
+  const fact = texts.findIndex((text) => text.includes("Ada: @writer note: the launch is on the 14th of March"));
+  const own = texts.findIndex((text) => text.includes("when is the launch?") && text.includes("## Your task"));
+  expect(fact).toBeGreaterThan(0);
+  expect(own).toBeGreaterThan(fact);
+  // the commander's answer to the first message is an earlier turn too (another agent: fenced)
+  expect(texts.slice(0, own).some((text) => text.startsWith('@commander (Commander, an agent) wrote:\n<untrusted-data source="agent:commander">'))).toBe(true);
+  expect(run.status).toBe("succeeded");
+});

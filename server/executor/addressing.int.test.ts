@@ -1,0 +1,59 @@
+/**
+ * Who a person's message wakes, through the executor and the database: typed handles
+ * are mentions, people-only messages wake nobody, an agent outside the conversation is
+ * reported instead of the message going to the commander, and the commander answers
+ * unaddressed messages only while one person is in the conversation (by default).
+ */
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { createExecutorFixture, type ExecutorFixture } from "./testing/executor-fixture.ts";
+
+let fixture: ExecutorFixture;
+
+beforeAll(async () => {
+  fixture = await createExecutorFixture();
+  await fixture.db.prisma.agent.create({
+    data: { handle: "designer", name: "Designer", role: "sub_agent", systemPrompt: "You design.", model: "offline" },
+  });
+});
+afterAll(() => fixture.close());
+
+async function say(body: string, mentionHandles: string[] = []) {
+  const message = await fixture.executor.postMessage({ conversationId: fixture.conversationId, author: { kind: "user", userId: fixture.userId }, body, mentionHandles });
+  await fixture.executor.idle();
+  const runs = await fixture.db.prisma.run.findMany({ where: { triggerMessageId: message.id }, include: { agent: true } });
+  return { message, woke: runs.map((run) => run.agent?.handle).sort() };
+}
+
+it("alone with the agents, every message is answered by the commander", async () => {
+  expect((await say("what can you do?")).woke).toEqual(["commander"]);
+});
+
+it("a handle typed in full is a mention, exactly as one picked from the autocomplete", async () => {
+  const typed = await say("@analyst what do you think?");
+  expect(typed.woke).toEqual(["analyst"]);
+  expect(typed.message.mentions).toEqual([expect.objectContaining({ handle: "analyst" })]);
+  expect((await say("@analyst and @writer, thoughts?", ["analyst"])).woke).toEqual(["analyst", "writer"]);
+  // inside code it is text
+  expect((await say("see `@writer` in the docs")).woke).toEqual(["commander"]);
+});
+
+it("an agent outside the conversation is reported, and nobody else answers in its place", async () => {
+  const outside = await say("@designer can you sketch this?");
+  expect(outside.woke).toEqual([]);
+  expect(outside.message.notInConversation).toEqual(["designer"]);
+  expect(outside.message.mentions).toEqual([]);
+});
+
+it("once several people are here the commander answers only when addressed; people-only mentions wake nobody", async () => {
+  const bea = await fixture.db.prisma.user.create({ data: { id: randomUUID(), name: "Bea Stone", email: `bea-${randomUUID()}@example.com` } });
+  await fixture.db.prisma.membership.create({ data: { conversationId: fixture.conversationId, userId: bea.id } });
+  expect((await say("Looks good to me 👍")).woke).toEqual([]);
+  expect((await say("@bea can you check the numbers?")).woke).toEqual([]);
+  expect((await say("@commander please plan the launch")).woke).toEqual(["commander"]);
+
+  await fixture.services.setCommanderReplies({ actor: { id: fixture.userId, role: "member" }, conversationId: fixture.conversationId, mode: "always" });
+  expect((await say("and the budget?")).woke).toEqual(["commander"]);
+  await fixture.services.setCommanderReplies({ actor: { id: fixture.userId, role: "member" }, conversationId: fixture.conversationId, mode: "when_addressed" });
+  expect((await say("one more thing")).woke).toEqual([]);
+});
