@@ -4,7 +4,6 @@
  */
 import { createServer } from "node:http";
 import next from "next";
-import { Server } from "socket.io";
 import { createAdapter } from "@socket.io/postgres-adapter";
 import { ConfigError, loadConfig } from "./config/config.ts";
 import { bootCore } from "./boot.ts";
@@ -13,9 +12,9 @@ import { createPrismaArtifactStore, createPrismaSessionStore } from "./adapters/
 import { createAgentRunner } from "./agents/run-agent.ts";
 import { createModelRegistry } from "./agents/model-registry.ts";
 import { corePlanValidator } from "./agents/core-plan-validator.ts";
+import { createSocketServer } from "./socket/server.ts";
 import { attachSocketHandlers } from "./socket/handlers.ts";
-import { CLIENT_IP_HEADER } from "./auth/auth.ts";
-import type { ClientToServerEvents, ServerToClientEvents } from "./protocol/events.ts";
+import { stampClientHeaders } from "./http/client-address.ts";
 
 async function main() {
   let config;
@@ -30,11 +29,7 @@ async function main() {
   }
 
   const httpServer = createServer();
-  const io = new Server<ClientToServerEvents, ServerToClientEvents>(httpServer, {
-    // same-origin only: the app and its socket share one host and port
-    cors: { origin: false },
-    maxHttpBufferSize: 1e6,
-  });
+  const io = createSocketServer(httpServer, { trustProxy: config.trustProxy });
 
   const models = createModelRegistry({ env: config.env });
   const core = await bootCore({
@@ -63,8 +58,9 @@ async function main() {
   httpServer.on("request", (request, response) => {
     // Socket.IO answers its own path; everything else is Next's
     if (request.url?.startsWith("/socket.io/")) return;
-    // the address rate limits key on: set here from the socket, so clients cannot forge it
-    request.headers[CLIENT_IP_HEADER] = request.socket.remoteAddress ?? "";
+    // the address and protocol limiters and cookies use: from the socket, or from a
+    // trusted proxy's X-Forwarded-* (BATON_TRUST_PROXY); clients cannot forge either
+    stampClientHeaders(request, config.trustProxy);
     void handle(request, response);
   });
 

@@ -38,4 +38,12 @@ describe("loadConfig", () => {
     expect(loadConfig({ OPENAI_API_KEY: "k" }).defaultModel).toMatch(/^openai:/);
     expect(loadConfig({ OPENAI_API_KEY: "k", BATON_DEFAULT_MODEL: "local:llama3.1" }).defaultModel).toBe("local:llama3.1");
   });
+
+  it("reads BATON_TRUST_PROXY as a number of proxies", () => {
+    expect(loadConfig({}).trustProxy).toBe(0);
+    expect(loadConfig({ BATON_TRUST_PROXY: "true" }).trustProxy).toBe(1);
+    expect(loadConfig({ BATON_TRUST_PROXY: "2" }).trustProxy).toBe(2);
+    expect(loadConfig({ BATON_TRUST_PROXY: "false" }).trustProxy).toBe(0);
+    expect(() => loadConfig({ BATON_TRUST_PROXY: "yes please" })).toThrow(/BATON_TRUST_PROXY/);
+  });
 });

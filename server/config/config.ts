@@ -29,6 +29,15 @@ const envSchema = z.object({
   BATON_LEASE_MS: positiveInt(30_000),
   /** per-model concurrency, e.g. "anthropic:claude-sonnet-4-5=4,offline=64" */
   BATON_MODEL_CONCURRENCY: z.string().default(""),
+  /**
+   * how many reverse proxies (load balancers) in front of Baton append X-Forwarded-For
+   * and set X-Forwarded-Proto: 0 (default) trusts none; true means 1
+   */
+  BATON_TRUST_PROXY: z
+    .string()
+    .regex(/^(true|false|\d{1,2})$/, "must be true, false or a number of proxies (0-99)")
+    .transform((value) => (value === "true" ? 1 : value === "false" ? 0 : Number(value)))
+    .default(0),
   BATON_SEED_DEMO: z.enum(["0", "1"]).default("1"),
   BETTER_AUTH_SECRET: z.string().optional(),
   BETTER_AUTH_URL: z.string().optional(),
@@ -56,6 +65,8 @@ export interface Config {
   leaseMs: number;
   modelConcurrency: Record<string, number>;
   seedDemo: boolean;
+  /** proxies trusted to report the client's address and protocol (see http/client-address.ts) */
+  trustProxy: number;
   dev: boolean;
 }
 
@@ -117,6 +128,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     leaseMs: env.BATON_LEASE_MS,
     modelConcurrency: parseModelConcurrency(env.BATON_MODEL_CONCURRENCY),
     seedDemo: env.BATON_SEED_DEMO === "1",
+    trustProxy: env.BATON_TRUST_PROXY,
     dev: env.NODE_ENV !== "production",
   };
 }
