@@ -31,7 +31,7 @@ export function ConversationView({ snapshot, currentUserId }: { snapshot: Snapsh
           <span data-testid="connection" data-state={connection} className={`hidden text-xs sm:inline ${connection === "live" ? "text-emerald-600" : "text-amber-600"}`}>
             ● {CONNECTION_LABEL[connection]}
           </span>
-          <MembersButton conversationId={conversationId} />
+          <MembersButton conversationId={conversationId} currentUserId={currentUserId} />
           <Button variant="secondary" size="sm" className="lg:hidden" onClick={() => setPlanOpen(true)} aria-label="Show plan">
             Plan{planCount ? ` (${planCount})` : ""}
           </Button>

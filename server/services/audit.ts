@@ -18,6 +18,7 @@ export type AuditAction =
   | "invitation.declined"
   | "invitation.revoked"
   | "invite.created"
+  | "invite.used"
   | "token.created"
   | "token.revoked";
 

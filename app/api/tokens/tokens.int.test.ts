@@ -10,6 +10,7 @@ import * as tokens from "./route.ts";
 import * as tokenById from "./[tokenId]/route.ts";
 import * as v1Conversations from "@/app/api/v1/conversations/route.ts";
 import * as v1Audit from "@/app/api/v1/audit/route.ts";
+import { listAuditEvents } from "@/server/services/audit.ts";
 
 const BOOTSTRAP = "bootstrap-token-0123456789abcdef";
 let fixture: AccountsFixture;
@@ -118,5 +119,17 @@ describe("personal access tokens", () => {
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
     expect((await tokens.GET(browserRequest("/api/tokens", { cookie: busy.cookie }))).status).toBe(200);
+  });
+
+  it("the audit log's data function answers admins only, whoever calls it", async () => {
+    await expect(listAuditEvents(fixture.db.prisma, { actor: null })).rejects.toMatchObject({ code: "forbidden" });
+    await expect(listAuditEvents(fixture.db.prisma, { actor: member })).rejects.toMatchObject({ code: "forbidden" });
+    const events = await listAuditEvents(fixture.db.prisma, { actor: fixture.admin });
+    const used = events.find((event) => event.action === "invite.used" && event.actor?.id === member.id);
+    expect(used).toBeDefined();
+    expect(events.some((event) => event.action === "invite.created" && event.actor?.id === fixture.admin.id)).toBe(true);
+    const revoked = events.find((event) => event.action === "token.revoked");
+    expect(revoked).toMatchObject({ actor: { id: fixture.admin.id }, target: { kind: "token" } });
+    expect(Date.parse(revoked!.at)).not.toBeNaN();
   });
 });
