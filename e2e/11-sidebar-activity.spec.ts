@@ -56,7 +56,7 @@ test("11. a plan running in another conversation badges it in the sidebar; openi
   await expect(sidebar.link(quiet)).toHaveAttribute("aria-current", "page");
   await sidebar.acceptInvitation(added);
   await erinView.send("Welcome, Ada");
-  await expect(admin.page.locator('[data-testid="message"]').filter({ hasText: "Welcome, Ada" })).toHaveCount(1);
+  await expect(admin.page.locator(`[data-testid="message"][data-author="${erin.person.name}"]`).filter({ hasText: "Welcome, Ada" })).toHaveCount(1);
 
   // removed by its owner, Ada is taken out of the conversation and it leaves her list, live
   await erin.page.getByRole("button", { name: "Members" }).click();
