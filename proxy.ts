@@ -17,7 +17,7 @@ export function proxy(request: NextRequest) {
   const nonce = createNonce();
   const https = servedOverHttps({
     publicUrl: settings.env.BETTER_AUTH_URL,
-    trustProxy: settings.trustProxy,
+    trustProxy: settings.trustProxy > 0,
     forwardedProto: request.headers.get("x-forwarded-proto"),
   });
   const headers = securityHeaders({ nonce, dev: settings.dev, https });

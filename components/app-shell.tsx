@@ -1,7 +1,7 @@
 "use client";
 import Link from "next/link";
 import type { ReactNode } from "react";
-import { ConversationSidebar, type SidebarConversation } from "./conversation-sidebar.tsx";
+import { ConversationSidebar, type SidebarConversation, type SidebarInvitation } from "./conversation-sidebar.tsx";
 import { ThemeToggle } from "./theme-toggle.tsx";
 import { useSidebarStore } from "./stores/sidebar-store.ts";
 import { Avatar } from "./ui/avatar.tsx";
@@ -20,7 +20,17 @@ async function signOut() {
 }
 
 /** Sidebar beside the page on wide screens; a slide-over drawer at phone width. */
-export function AppShell({ user, conversations, children }: { user: ShellUser; conversations: SidebarConversation[]; children: ReactNode }) {
+export function AppShell({
+  user,
+  conversations,
+  invitations = [],
+  children,
+}: {
+  user: ShellUser;
+  conversations: SidebarConversation[];
+  invitations?: SidebarInvitation[];
+  children: ReactNode;
+}) {
   const mobileOpen = useSidebarStore((s) => s.mobileOpen);
   const setMobileOpen = useSidebarStore((s) => s.setMobileOpen);
   return (
@@ -39,7 +49,7 @@ export function AppShell({ user, conversations, children }: { user: ShellUser; c
           </Link>
           <ThemeToggle />
         </div>
-        <ConversationSidebar conversations={conversations} />
+        <ConversationSidebar conversations={conversations} invitations={invitations} />
         <div className="border-t border-zinc-200 p-3 dark:border-zinc-800">
           {user.role === "admin" ? (
             <nav aria-label="Admin" className="mb-2 flex flex-wrap gap-x-3 gap-y-1 text-sm">
@@ -55,6 +65,9 @@ export function AppShell({ user, conversations, children }: { user: ShellUser; c
               <Link className="text-zinc-600 hover:underline dark:text-zinc-400" href="/admin/invites">
                 Invites
               </Link>
+              <Link className="text-zinc-600 hover:underline dark:text-zinc-400" href="/admin/audit">
+                Audit log
+              </Link>
             </nav>
           ) : null}
           <div className="flex items-center gap-2">
@@ -63,7 +76,12 @@ export function AppShell({ user, conversations, children }: { user: ShellUser; c
               <p className="truncate text-sm font-medium" data-testid="current-user">
                 {user.name}
               </p>
-              <p className="truncate text-xs text-zinc-500">{user.role}</p>
+              <p className="truncate text-xs text-zinc-500">
+                {user.role} ·{" "}
+                <Link href="/settings/tokens" className="hover:underline">
+                  API tokens
+                </Link>
+              </p>
             </div>
             <button type="button" onClick={signOut} className="rounded-md px-2 py-1 text-sm text-zinc-600 hover:bg-zinc-200 dark:text-zinc-300 dark:hover:bg-zinc-800">
               Sign out

@@ -1,7 +1,9 @@
 "use client";
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
-import { useEffect } from "react";
+import { useEffect, useState } from "react";
+import { apiFetch } from "./api-client.ts";
+import { Button } from "./ui/button.tsx";
 import { NewConversationButton } from "./new-conversation-dialog.tsx";
 import { getSocket } from "./socket-client.ts";
 import { useSidebarStore } from "./stores/sidebar-store.ts";
@@ -11,7 +13,13 @@ export interface SidebarConversation {
   title: string;
 }
 
-export function ConversationSidebar({ conversations }: { conversations: SidebarConversation[] }) {
+export interface SidebarInvitation {
+  id: string;
+  conversation: { id: string; title: string };
+  invitedBy: string;
+}
+
+export function ConversationSidebar({ conversations, invitations }: { conversations: SidebarConversation[]; invitations: SidebarInvitation[] }) {
   const pathname = usePathname();
   const router = useRouter();
   const unread = useSidebarStore((s) => s.unread);
@@ -26,9 +34,19 @@ export function ConversationSidebar({ conversations }: { conversations: SidebarC
       if (!known.has(conversationId)) router.refresh();
       noteActivity(conversationId);
     };
+    // added or removed by an owner, or invited: the server-rendered lists are fetched again
+    const onMembership = ({ conversationId, change }: { conversationId: string; change: "added" | "removed" }) => {
+      if (change === "removed" && window.location.pathname === `/c/${conversationId}`) router.push("/");
+      router.refresh();
+    };
+    const onInvitations = () => router.refresh();
     socket.on("activity", onActivity);
+    socket.on("membership-changed", onMembership);
+    socket.on("invitations-changed", onInvitations);
     return () => {
       socket.off("activity", onActivity);
+      socket.off("membership-changed", onMembership);
+      socket.off("invitations-changed", onInvitations);
     };
   }, [conversations, noteActivity, router]);
 
@@ -37,6 +55,7 @@ export function ConversationSidebar({ conversations }: { conversations: SidebarC
       <div className="px-2">
         <NewConversationButton label="New conversation" full />
       </div>
+      {invitations.length > 0 ? <InvitationList invitations={invitations} /> : null}
       <ul className="min-h-0 flex-1 space-y-0.5 overflow-y-auto" data-testid="conversation-list">
         {conversations.length === 0 ? <li className="px-3 py-2 text-sm text-zinc-500">No conversations yet.</li> : null}
         {conversations.map((conversation) => {
@@ -67,5 +86,45 @@ export function ConversationSidebar({ conversations }: { conversations: SidebarC
         })}
       </ul>
     </nav>
+  );
+}
+
+/** Pending invitations into conversations: accept to join, or decline. */
+function InvitationList({ invitations }: { invitations: SidebarInvitation[] }) {
+  const router = useRouter();
+  const [error, setError] = useState("");
+  async function answer(invitation: SidebarInvitation, accept: boolean) {
+    setError("");
+    try {
+      await apiFetch(`/api/invitations/${invitation.id}`, { method: "POST", json: { accept } });
+      if (accept) router.push(`/c/${invitation.conversation.id}`);
+      router.refresh();
+    } catch (caught) {
+      setError(caught instanceof Error ? caught.message : "That did not work.");
+    }
+  }
+  return (
+    <section aria-label="Invitations" className="mx-2 rounded-md border border-zinc-200 p-2 dark:border-zinc-800">
+      <h2 className="mb-1 px-1 text-xs font-semibold uppercase text-zinc-500">Invitations</h2>
+      <ul className="space-y-2">
+        {invitations.map((invitation) => (
+          <li key={invitation.id} className="px-1 text-sm" data-testid="invitation">
+            <p className="truncate">
+              <span className="font-medium">{invitation.conversation.title}</span>
+              <span className="text-zinc-500"> from {invitation.invitedBy}</span>
+            </p>
+            <div className="mt-1 flex gap-1">
+              <Button size="sm" onClick={() => answer(invitation, true)} aria-label={`Accept the invitation to ${invitation.conversation.title}`}>
+                Accept
+              </Button>
+              <Button size="sm" variant="ghost" onClick={() => answer(invitation, false)} aria-label={`Decline the invitation to ${invitation.conversation.title}`}>
+                Decline
+              </Button>
+            </div>
+          </li>
+        ))}
+      </ul>
+      {error ? <p className="px-1 text-xs text-red-600">{error}</p> : null}
+    </section>
   );
 }

@@ -1,5 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { ConversationPage } from "./pages/conversation-page.ts";
+import { Sidebar } from "./pages/sidebar.ts";
 import { adminContext, invitedContext } from "./support/accounts.ts";
 
 test("2. two users in two browser contexts see the same messages and step updates live", async ({ browser }) => {
@@ -8,6 +9,7 @@ test("2. two users in two browser contexts see the same messages and step update
   const ada = new ConversationPage(admin.page);
   const conversationId = await ada.create("Shared research");
   await ada.addMember(bob.person.email);
+  await new Sidebar(bob.page).acceptInvitation("Shared research");
 
   const bobView = new ConversationPage(bob.page);
   await bobView.open(conversationId);

@@ -1,5 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { ConversationPage } from "./pages/conversation-page.ts";
+import { Sidebar } from "./pages/sidebar.ts";
 import { adminContext, invitedContext } from "./support/accounts.ts";
 
 test("3. a blocked step's form answered by the second user resumes the plan for both", async ({ browser }) => {
@@ -8,6 +9,7 @@ test("3. a blocked step's form answered by the second user resumes the plan for 
   const ada = new ConversationPage(admin.page);
   const conversationId = await ada.create("Needs a person");
   await ada.addMember(carol.person.email);
+  await new Sidebar(carol.page).acceptInvitation("Needs a person");
   const carolView = new ConversationPage(carol.page);
   await carolView.open(conversationId);
 

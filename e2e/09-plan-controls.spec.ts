@@ -1,5 +1,6 @@
 import { expect, test } from "@playwright/test";
 import { ConversationPage } from "./pages/conversation-page.ts";
+import { Sidebar } from "./pages/sidebar.ts";
 import { PlanPanel } from "./pages/plan-panel.ts";
 import { ADMIN, adminContext, invitedContext } from "./support/accounts.ts";
 
@@ -9,6 +10,7 @@ test("9a. cancelling a running plan stops it for everyone: plan cancelled, every
   const ada = new ConversationPage(admin.page);
   const conversationId = await ada.create("Cancel me");
   await ada.addMember(dan.person.email);
+  await new Sidebar(dan.page).acceptInvitation("Cancel me");
   const danView = new ConversationPage(dan.page);
   await danView.open(conversationId);
   const adaPlan = new PlanPanel(admin.page);

@@ -15,6 +15,7 @@ test("11. a plan running in another conversation badges it in the sidebar; openi
   const quiet = `Quiet here ${run}`;
   const busyId = await ada.create(busy);
   await ada.addMember(erin.person.email);
+  await new Sidebar(erin.page).acceptInvitation(busy);
   const quietId = await ada.create(quiet);
   await expect(sidebar.link(quiet)).toHaveAttribute("aria-current", "page");
   await expect(sidebar.link(busy)).toHaveAccessibleName(busy);
@@ -48,13 +49,20 @@ test("11. a plan running in another conversation badges it in the sidebar; openi
   await erinView.send("One more thing");
   await expect(sidebar.link(busy)).toHaveAccessibleName(Sidebar.unseenName(busy));
 
-  // a conversation someone else adds Ada to shows up in her list, badged, without a reload
+  // an invitation from someone else shows up without a reload; accepting it opens the conversation
   const added = `Erin's corner ${run}`;
   await erinView.create(added);
   await erinView.addMember(ADMIN.email);
-  await erinView.send("Welcome, Ada");
-  await expect(sidebar.link(added)).toHaveAccessibleName(Sidebar.unseenName(added));
   await expect(sidebar.link(quiet)).toHaveAttribute("aria-current", "page");
+  await sidebar.acceptInvitation(added);
+  await erinView.send("Welcome, Ada");
+  await expect(admin.page.locator(`[data-testid="message"][data-author="${erin.person.name}"]`).filter({ hasText: "Welcome, Ada" })).toHaveCount(1);
+
+  // removed by its owner, Ada is taken out of the conversation and it leaves her list, live
+  await erin.page.getByRole("button", { name: "Members" }).click();
+  await erin.page.getByRole("dialog", { name: "People and agents" }).getByRole("button", { name: `Remove ${ADMIN.name}` }).click();
+  await admin.page.waitForURL((url) => url.pathname === "/");
+  await expect(sidebar.link(added)).toHaveCount(0);
   await admin.context.close();
   await erin.context.close();
 });

@@ -4,7 +4,6 @@
  */
 import { createServer } from "node:http";
 import next from "next";
-import { Server } from "socket.io";
 import { createAdapter } from "@socket.io/postgres-adapter";
 import { ConfigError, loadConfig } from "./config/config.ts";
 import { bootCore } from "./boot.ts";
@@ -13,14 +12,14 @@ import { createPrismaArtifactStore, createPrismaConversationMemory, createPrisma
 import { createAgentRunner } from "./agents/run-agent.ts";
 import { createModelRegistry } from "./agents/model-registry.ts";
 import { corePlanValidator } from "./agents/core-plan-validator.ts";
+import { createSocketServer } from "./socket/server.ts";
 import { attachSocketHandlers } from "./socket/handlers.ts";
-import { CLIENT_IP_HEADER } from "./auth/auth.ts";
 import { refuseOversizedBody } from "./http/body-gate.ts";
-import type { ClientToServerEvents, ServerToClientEvents } from "./protocol/events.ts";
 import { defaultMigrationsDir } from "./db/database.ts";
 import { createHealth } from "./ops/health.ts";
 import { createMetrics } from "./ops/metrics.ts";
 import { createOpsRoutes } from "./ops/ops-routes.ts";
+import { stampClientHeaders } from "./http/client-address.ts";
 
 async function main() {
   let config;
@@ -35,11 +34,7 @@ async function main() {
   }
 
   const httpServer = createServer();
-  const io = new Server<ClientToServerEvents, ServerToClientEvents>(httpServer, {
-    // same-origin only: the app and its socket share one host and port
-    cors: { origin: false },
-    maxHttpBufferSize: 1e6,
-  });
+  const io = createSocketServer(httpServer, { trustProxy: config.trustProxy });
 
   const models = createModelRegistry({ env: config.env });
   const core = await bootCore({
@@ -82,8 +77,9 @@ async function main() {
     if (opsRoutes(request, response)) return;
     // the body cap before Next or any authentication sees the request
     if (refuseOversizedBody(request, response, config.maxBodyBytes)) return;
-    // the address rate limits key on: set here from the socket, so clients cannot forge it
-    request.headers[CLIENT_IP_HEADER] = request.socket.remoteAddress ?? "";
+    // the address and protocol limiters and cookies use: from the socket, or from a
+    // trusted proxy's X-Forwarded-* (BATON_TRUST_PROXY); clients cannot forge either
+    stampClientHeaders(request, config.trustProxy);
     void handle(request, response);
   });
 

@@ -1,12 +1,16 @@
 import { AppShell } from "@/components/app-shell.tsx";
 import { requirePageUser } from "@/server/auth/page-session.ts";
 import { getRuntime } from "@/server/runtime.ts";
+import { membershipServices } from "@/server/services/runtime-services.ts";
 
 export default async function AppLayout({ children }: { children: React.ReactNode }) {
   const user = await requirePageUser();
-  const conversations = await getRuntime().services.listConversations({ userId: user.id });
+  const [conversations, invitations] = await Promise.all([
+    getRuntime().services.listConversations({ userId: user.id }),
+    membershipServices().listMyInvitations({ actor: user }),
+  ]);
   return (
-    <AppShell user={user} conversations={conversations.map((c) => ({ id: c.id, title: c.title }))}>
+    <AppShell user={user} conversations={conversations.map((c) => ({ id: c.id, title: c.title }))} invitations={invitations}>
       {children}
     </AppShell>
   );

@@ -34,7 +34,7 @@ export function ConversationView({ snapshot, currentUserId }: { snapshot: Snapsh
             ● {CONNECTION_LABEL[connection]}
           </span>
           <CommanderRepliesSelect conversationId={conversationId} initial={snapshot.conversation.commanderReplies ?? "auto"} />
-          <MembersButton conversationId={conversationId} />
+          <MembersButton conversationId={conversationId} currentUserId={currentUserId} />
           <Button variant="secondary" size="sm" className="lg:hidden" onClick={() => setPlanOpen(true)} aria-label="Show plan">
             Plan{planCount ? ` (${planCount})` : ""}
           </Button>

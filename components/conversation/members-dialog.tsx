@@ -1,73 +1,224 @@
 "use client";
-import { useState, type FormEvent } from "react";
+/**
+ * People and agents of a conversation with their roles. Owners (and admins) invite
+ * people by email, withdraw invitations, remove people, make someone an owner, and
+ * add or remove agents; everyone can leave. The list follows `members-changed` live.
+ */
+import { useCallback, useEffect, useState, type FormEvent } from "react";
+import { useRouter } from "next/navigation";
 import { apiFetch } from "../api-client.ts";
+import { getSocket } from "../socket-client.ts";
 import { useConversationStore } from "../stores/conversation-store.ts";
 import { Avatar } from "../ui/avatar.tsx";
+import { Badge } from "../ui/badge.tsx";
 import { Button } from "../ui/button.tsx";
 import { UsersIcon } from "../ui/icons.tsx";
 import { Dialog } from "../ui/dialog.tsx";
-import { ErrorText, TextField } from "../ui/field.tsx";
+import { ErrorText, TextField, inputClass } from "../ui/field.tsx";
 
-export function MembersButton({ conversationId }: { conversationId: string }) {
+interface MembersView {
+  you: { role: "owner" | "member"; canManage: boolean; isAdmin: boolean };
+  people: { id: string; name: string; email: string; role: "owner" | "member" }[];
+  agents: { id: string; handle: string; name: string; role: "commander" | "sub_agent" }[];
+  invitations: { id: string; email: string; createdAt: string }[];
+}
+
+export function MembersButton({ conversationId, currentUserId }: { conversationId: string; currentUserId: string }) {
   const [open, setOpen] = useState(false);
-  const members = useConversationStore((s) => s.members);
-  const agents = useConversationStore((s) => s.agents);
+  const [view, setView] = useState<MembersView | null>(null);
+  const [error, setError] = useState("");
+  const memberCount = useConversationStore((s) => s.members.length);
+
+  const load = useCallback(async () => {
+    try {
+      const next = await apiFetch<MembersView>(`/api/conversations/${conversationId}/members`);
+      setView(next);
+      // the composer's autocomplete and the header count follow the same list
+      useConversationStore.setState({ members: next.people.map(({ id, name }) => ({ id, name })), agents: next.agents });
+    } catch (caught) {
+      setError(caught instanceof Error ? caught.message : "Could not load the members.");
+    }
+  }, [conversationId]);
+
+  useEffect(() => {
+    const socket = getSocket();
+    const onChange = (change: { conversationId: string }) => {
+      if (change.conversationId === conversationId) void load();
+    };
+    socket.on("members-changed", onChange);
+    return () => {
+      socket.off("members-changed", onChange);
+    };
+  }, [conversationId, load]);
+
+  useEffect(() => {
+    if (open) void load();
+  }, [open, load]);
+
   return (
     <>
       <Button variant="secondary" size="sm" onClick={() => setOpen(true)} aria-label="Members">
-        <UsersIcon size={16} /> {members.length}
+        <UsersIcon size={16} /> {memberCount}
       </Button>
       <Dialog open={open} onClose={() => setOpen(false)} title="People and agents">
-        <MembersForm conversationId={conversationId} />
-        <h3 className="mb-1 mt-4 text-sm font-semibold">Members</h3>
-        <ul className="space-y-1">
-          {members.map((member) => (
-            <li key={member.id} className="flex items-center gap-2 text-sm">
-              <Avatar name={member.name} size={24} /> {member.name}
-            </li>
-          ))}
-        </ul>
-        <h3 className="mb-1 mt-4 text-sm font-semibold">Agents</h3>
-        <ul className="space-y-1">
-          {agents.map((agent) => (
-            <li key={agent.id} className="flex items-center gap-2 text-sm">
-              <Avatar name={agent.handle} kind="agent" size={24} /> @{agent.handle} <span className="text-zinc-500">{agent.role === "commander" ? "commander" : agent.name}</span>
-            </li>
-          ))}
-        </ul>
+        <ErrorText>{error}</ErrorText>
+        {view ? <MembersPanel conversationId={conversationId} currentUserId={currentUserId} view={view} reload={load} /> : <p className="text-sm text-zinc-500">Loading…</p>}
       </Dialog>
     </>
   );
 }
 
-function MembersForm({ conversationId }: { conversationId: string }) {
+function MembersPanel({ conversationId, currentUserId, view, reload }: { conversationId: string; currentUserId: string; view: MembersView; reload: () => Promise<void> }) {
+  const router = useRouter();
   const [error, setError] = useState("");
   const [notice, setNotice] = useState("");
-  async function submit(event: FormEvent<HTMLFormElement>) {
-    event.preventDefault();
-    const formElement = event.currentTarget;
-    const email = String(new FormData(formElement).get("email") ?? "");
+  const base = `/api/conversations/${conversationId}`;
+
+  async function act(run: () => Promise<unknown>, done?: string) {
     setError("");
     setNotice("");
     try {
-      const { member } = await apiFetch<{ member: { id: string; name: string } }>(`/api/conversations/${conversationId}/members`, { method: "POST", json: { email } });
-      useConversationStore.setState((s) => ({ members: [...s.members, member] }));
-      setNotice(`${member.name} was added.`);
-      formElement.reset();
+      await run();
+      if (done) setNotice(done);
+      await reload();
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : "Could not add.");
+      setError(caught instanceof Error ? caught.message : "That did not work.");
     }
   }
+
+  async function invite(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = event.currentTarget;
+    const email = String(new FormData(form).get("email") ?? "");
+    await act(async () => {
+      await apiFetch(`${base}/members`, { method: "POST", json: { email } });
+      form.reset();
+    }, `Invitation sent to ${email}. They join when they accept it.`);
+  }
+
+  async function addAgent(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = event.currentTarget;
+    const handle = String(new FormData(form).get("handle") ?? "");
+    await act(async () => {
+      await apiFetch(`${base}/agents`, { method: "POST", json: { handle } });
+      form.reset();
+    }, `@${handle.replace(/^@/, "")} was added.`);
+  }
+
+  async function leave() {
+    setError("");
+    try {
+      await apiFetch(`${base}/members/${currentUserId}`, { method: "DELETE" });
+      router.push("/");
+      router.refresh();
+    } catch (caught) {
+      setError(caught instanceof Error ? caught.message : "Could not leave.");
+    }
+  }
+
+  const manage = view.you.canManage;
   return (
-    <form onSubmit={submit} className="flex flex-col gap-2" aria-label="Add a member">
-      <TextField label="Add a person by email" name="email" type="email" required placeholder="teammate@example.com" />
+    <div className="flex flex-col gap-4">
+      {manage ? (
+        <form onSubmit={invite} className="flex flex-col gap-2" aria-label="Invite a person">
+          <TextField label="Add a person by email" name="email" type="email" required placeholder="teammate@example.com" />
+          <div>
+            <Button type="submit" size="sm">
+              Invite
+            </Button>
+          </div>
+        </form>
+      ) : null}
       <ErrorText>{error}</ErrorText>
-      {notice ? <p className="text-sm text-emerald-600">{notice}</p> : null}
-      <div>
-        <Button type="submit" size="sm">
-          Add member
+      {notice ? (
+        <p role="status" className="text-sm text-emerald-600">
+          {notice}
+        </p>
+      ) : null}
+
+      <section aria-label="People">
+        <h3 className="mb-1 text-sm font-semibold">People</h3>
+        <ul className="space-y-1">
+          {view.people.map((person) => (
+            <li key={person.id} className="flex items-center gap-2 text-sm" data-testid="member" data-role={person.role}>
+              <Avatar name={person.name} size={24} />
+              <span className="min-w-0 flex-1 truncate">
+                {person.name}
+                {person.id === currentUserId ? <span className="text-zinc-500"> (you)</span> : null}
+              </span>
+              <Badge tone={person.role === "owner" ? "accent" : "neutral"}>{person.role}</Badge>
+              {manage && person.id !== currentUserId ? (
+                <>
+                  <Button
+                    size="sm"
+                    variant="ghost"
+                    aria-label={person.role === "owner" ? `Make ${person.name} a member` : `Make ${person.name} an owner`}
+                    onClick={() => act(() => apiFetch(`${base}/members/${person.id}`, { method: "PATCH", json: { role: person.role === "owner" ? "member" : "owner" } }))}
+                  >
+                    {person.role === "owner" ? "Make member" : "Make owner"}
+                  </Button>
+                  <Button size="sm" variant="ghost" aria-label={`Remove ${person.name}`} onClick={() => act(() => apiFetch(`${base}/members/${person.id}`, { method: "DELETE" }), `${person.name} was removed.`)}>
+                    Remove
+                  </Button>
+                </>
+              ) : null}
+            </li>
+          ))}
+        </ul>
+      </section>
+
+      {manage && view.invitations.length > 0 ? (
+        <section aria-label="Pending invitations">
+          <h3 className="mb-1 text-sm font-semibold">Pending invitations</h3>
+          <ul className="space-y-1">
+            {view.invitations.map((invitation) => (
+              <li key={invitation.id} className="flex items-center gap-2 text-sm" data-testid="pending-invitation">
+                <span className="min-w-0 flex-1 truncate">{invitation.email}</span>
+                <Button size="sm" variant="ghost" aria-label={`Withdraw the invitation to ${invitation.email}`} onClick={() => act(() => apiFetch(`${base}/invitations/${invitation.id}`, { method: "DELETE" }))}>
+                  Withdraw
+                </Button>
+              </li>
+            ))}
+          </ul>
+        </section>
+      ) : null}
+
+      <section aria-label="Agents">
+        <h3 className="mb-1 text-sm font-semibold">Agents</h3>
+        <ul className="space-y-1">
+          {view.agents.map((agent) => (
+            <li key={agent.id} className="flex items-center gap-2 text-sm">
+              <Avatar name={agent.handle} kind="agent" size={24} />
+              <span className="min-w-0 flex-1 truncate">
+                @{agent.handle} <span className="text-zinc-500">{agent.role === "commander" ? "commander" : agent.name}</span>
+              </span>
+              {manage && agent.role !== "commander" ? (
+                <Button size="sm" variant="ghost" aria-label={`Remove @${agent.handle}`} onClick={() => act(() => apiFetch(`${base}/agents/${agent.id}`, { method: "DELETE" }), `@${agent.handle} was removed.`)}>
+                  Remove
+                </Button>
+              ) : null}
+            </li>
+          ))}
+        </ul>
+        {manage ? (
+          <form onSubmit={addAgent} className="mt-2 flex items-end gap-2" aria-label="Add an agent">
+            <label className="flex min-w-0 flex-1 flex-col gap-1 text-sm">
+              <span className="font-medium">Add an agent by handle</span>
+              <input name="handle" required pattern="@?[A-Za-z0-9_\-]{1,40}" placeholder="@writer" className={inputClass} />
+            </label>
+            <Button type="submit" size="sm" variant="secondary">
+              Add agent
+            </Button>
+          </form>
+        ) : null}
+      </section>
+
+      <div className="border-t border-zinc-200 pt-3 dark:border-zinc-800">
+        <Button variant="danger" size="sm" onClick={leave}>
+          Leave conversation
         </Button>
       </div>
-    </form>
+    </div>
   );
 }

@@ -58,12 +58,13 @@ export class ConversationPage {
     await this.page.getByRole("option", { name: new RegExp(`@${handle}`) }).click();
   }
 
+  /** Invites a person by email; they join once they accept (Sidebar.acceptInvitation). */
   async addMember(email: string) {
     await this.page.getByRole("button", { name: "Members" }).click();
     const dialog = this.page.getByRole("dialog", { name: "People and agents" });
     await dialog.getByLabel("Add a person by email").fill(email);
-    await dialog.getByRole("button", { name: "Add member" }).click();
-    await expect(dialog.getByText(/was added/)).toBeVisible();
+    await dialog.getByRole("button", { name: "Invite", exact: true }).click();
+    await expect(dialog.getByText(/Invitation sent/)).toBeVisible();
     await dialog.getByRole("button", { name: "Close" }).click();
   }
 

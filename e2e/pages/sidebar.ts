@@ -3,7 +3,7 @@
  * not seen carries a badge, which screen readers hear as part of the link's name:
  * "Title, 3 new updates".
  */
-import type { Locator, Page } from "@playwright/test";
+import { expect, type Locator, type Page } from "@playwright/test";
 
 const UNSEEN = String.raw`\s*,\s*(\d+|99\+) new updates?`;
 
@@ -33,5 +33,12 @@ export class Sidebar {
     const snapshot = await this.link(title).ariaSnapshot();
     const count = new RegExp(`${UNSEEN}"?`).exec(snapshot)?.[1];
     return count === undefined ? 0 : count === "99+" ? 100 : Number(count);
+  }
+
+  /** A pending invitation arrives live; accepting it opens the conversation. */
+  async acceptInvitation(title: string) {
+    await this.page.getByRole("button", { name: `Accept the invitation to ${title}` }).click();
+    await this.page.waitForURL(/\/c\/[^/]+$/);
+    await expect(this.link(title)).toHaveAttribute("aria-current", "page");
   }
 }

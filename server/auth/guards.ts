@@ -7,7 +7,7 @@ import { boundBody } from "../http/body.ts";
 import { assertIdParams } from "../http/params.ts";
 import { getSessionUser, type SessionUser } from "./session.ts";
 import { getRuntime } from "../runtime.ts";
-import { hitRateLimit, type RateRule } from "./rate-limit.ts";
+import { enforceRateLimit, USER_WRITE_RATE, type RateRule } from "./rate-limit.ts";
 import { configuredOrigins } from "./auth.ts";
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
@@ -40,6 +40,8 @@ export async function requireUser(request: Request): Promise<SessionUser> {
   assertSameOrigin(request);
   const user = await getSessionUser(request.headers);
   if (!user) throw new HttpError(401, "unauthenticated", "Sign in first.");
+  // one budget for every write of a person, whatever the route
+  if (!SAFE_METHODS.has(request.method.toUpperCase())) enforceRateLimit(`write:user:${user.id}`, USER_WRITE_RATE);
   return user;
 }
 
@@ -57,10 +59,7 @@ export async function requireMember(request: Request, conversationId: string): P
 }
 
 export function enforceRate(key: string, rule: RateRule) {
-  const wait = hitRateLimit(key, rule);
-  if (wait !== null) {
-    throw new HttpError(429, "rate_limited", `Too many requests; try again in ${wait}s.`, { "Retry-After": String(wait) });
-  }
+  enforceRateLimit(key, rule);
 }
 
 /**

@@ -5,6 +5,7 @@
 import crypto from "node:crypto";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { assertAdmin, type Actor } from "./actor.ts";
+import { recordAudit } from "../services/audit.ts";
 
 export const INVITE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 export type InviteRole = "admin" | "member";
@@ -16,7 +17,11 @@ export async function createInvite(
   const createdById = assertAdmin(actor).id;
   const token = crypto.randomBytes(24).toString("base64url");
   const expiresAt = new Date(Date.now() + INVITE_TTL_MS);
-  await prisma.invite.create({ data: { token, role, createdById, expiresAt } });
+  await prisma.$transaction(async (tx) => {
+    const invite = await tx.invite.create({ data: { token, role, createdById, expiresAt } });
+    // only admins create invites (routes/guards); the audit names the role granted
+    await recordAudit(tx, { actor: { id: createdById, role: "admin" }, action: "invite.created", target: { kind: "invite", id: invite.id }, detail: { role } });
+  });
   return { token, expiresAt, role };
 }
 
@@ -33,7 +38,11 @@ export async function claimInvite(prisma: PrismaClient, token: string): Promise<
 }
 
 export async function recordInviteUse(prisma: PrismaClient, { token, userId }: { token: string; userId: string }) {
-  await prisma.invite.updateMany({ where: { token, usedById: null }, data: { usedById: userId } });
+  const invite = await prisma.invite.findUnique({ where: { token }, select: { id: true, role: true } });
+  const used = await prisma.invite.updateMany({ where: { token, usedById: null }, data: { usedById: userId } });
+  if (invite && used.count === 1) {
+    await recordAudit(prisma, { actor: { id: userId, role: invite.role === "admin" ? "admin" : "member" }, action: "invite.used", target: { kind: "invite", id: invite.id }, detail: { role: invite.role } });
+  }
 }
 
 /** Whether a token can still be used (the sign-up page says so before the form is filled). */

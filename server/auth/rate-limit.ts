@@ -1,7 +1,13 @@
 /**
- * A small fixed-window limiter for app routes (message sending, uploads). In memory,
- * per process: enough to stop a runaway client; sign-in is limited by better-auth.
+ * The one limiter: fixed windows counted in memory, per process (a runaway client or a
+ * guessing script is stopped by the process it talks to; with several processes each
+ * allows the figure, which bounds the total by processes × figure). Every write of a
+ * person (per user) and of an API token (per token), sign-in attempts (per account and
+ * per address) and Socket.IO handshakes (per address) go through `hitRateLimit`;
+ * `rateLimited` turns a wait into a 429 with Retry-After.
  */
+import { HttpError } from "../http/errors.ts";
+
 export interface RateRule {
   windowMs: number;
   max: number;
@@ -9,18 +15,64 @@ export interface RateRule {
 
 export const MESSAGE_RATE: RateRule = { windowMs: 60_000, max: 30 };
 export const UPLOAD_RATE: RateRule = { windowMs: 60_000, max: 20 };
+/** every state-changing request of one signed-in person, all routes together */
+export const USER_WRITE_RATE: RateRule = { windowMs: 60_000, max: 120 };
+/** every state-changing /api/v1 request of one token (the bootstrap token counts as one) */
+export const TOKEN_WRITE_RATE: RateRule = { windowMs: 60_000, max: 120 };
+/** failed sign-ins of one account (GitLab locks after 10 failures for 10 minutes) */
+export const SIGN_IN_ACCOUNT_RATE: RateRule = { windowMs: 10 * 60_000, max: 10 };
+/** sign-in attempts from one client address, whatever the account */
+export const SIGN_IN_ADDRESS_RATE: RateRule = { windowMs: 10 * 60_000, max: 50 };
+/** Socket.IO handshakes from one client address (a reconnecting tab needs a few) */
+export const SOCKET_HANDSHAKE_RATE: RateRule = { windowMs: 60_000, max: 60 };
 
+const MAX_BUCKETS = 100_000;
 const buckets = new Map<string, { start: number; count: number }>();
+
+function liveBucket(key: string, rule: RateRule, now: number) {
+  const bucket = buckets.get(key);
+  return bucket && now - bucket.start < rule.windowMs ? bucket : undefined;
+}
+
+function waitSeconds(bucket: { start: number }, rule: RateRule, now: number) {
+  return Math.max(1, Math.ceil((bucket.start + rule.windowMs - now) / 1000));
+}
 
 /** Counts one hit; returns the seconds to wait when over the limit, else null. */
 export function hitRateLimit(key: string, rule: RateRule, now = Date.now()): number | null {
-  if (buckets.size > 50_000) buckets.clear();
-  const bucket = buckets.get(key);
-  if (!bucket || now - bucket.start >= rule.windowMs) {
+  if (buckets.size > MAX_BUCKETS) sweep(now);
+  const bucket = liveBucket(key, rule, now);
+  if (!bucket) {
     buckets.set(key, { start: now, count: 1 });
     return null;
   }
-  if (bucket.count >= rule.max) return Math.ceil((bucket.start + rule.windowMs - now) / 1000);
+  if (bucket.count >= rule.max) return waitSeconds(bucket, rule, now);
   bucket.count += 1;
   return null;
+}
+
+/** The seconds to wait if the key is already at its limit, without counting a hit. */
+export function peekRateLimit(key: string, rule: RateRule, now = Date.now()): number | null {
+  const bucket = liveBucket(key, rule, now);
+  return bucket && bucket.count >= rule.max ? waitSeconds(bucket, rule, now) : null;
+}
+
+export function clearRateLimit(key: string): void {
+  buckets.delete(key);
+}
+
+export function rateLimited(wait: number): HttpError {
+  return new HttpError(429, "rate_limited", `Too many requests; try again in ${wait}s.`, { "Retry-After": String(wait) });
+}
+
+/** Counts a hit and throws 429 with Retry-After when over the limit. */
+export function enforceRateLimit(key: string, rule: RateRule): void {
+  const wait = hitRateLimit(key, rule);
+  if (wait !== null) throw rateLimited(wait);
+}
+
+/** Drops expired windows (the longest rule is 10 minutes), then the oldest if still too many. */
+function sweep(now: number) {
+  for (const [key, bucket] of buckets) if (now - bucket.start >= SIGN_IN_ACCOUNT_RATE.windowMs) buckets.delete(key);
+  if (buckets.size > MAX_BUCKETS) buckets.clear();
 }

@@ -32,3 +32,17 @@ export async function getSessionUser(headers: Headers, prisma?: PrismaClient): P
   const user = session.user as { id: string; name: string; email: string; role?: string };
   return { id: user.id, name: user.name, email: user.email, role: user.role === "admin" ? "admin" : "member" };
 }
+
+/** The user and the session itself (its id names the socket room that sign-out empties). */
+export async function getSessionWithUser(
+  headers: Headers,
+  prisma?: PrismaClient,
+): Promise<{ user: SessionUser; session: { id: string; expiresAt: Date } } | null> {
+  const found = await getAuth(prisma).api.getSession({ headers });
+  if (!found) return null;
+  const user = found.user as { id: string; name: string; email: string; role?: string };
+  return {
+    user: { id: user.id, name: user.name, email: user.email, role: user.role === "admin" ? "admin" : "member" },
+    session: { id: found.session.id, expiresAt: new Date(found.session.expiresAt) },
+  };
+}

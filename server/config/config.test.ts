@@ -45,4 +45,12 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ BATON_MAX_BODY_BYTES: "lots" })).toThrow(/BATON_MAX_BODY_BYTES/);
     expect(() => loadConfig({ BATON_MAX_BODY_BYTES: "10" })).toThrow(/BATON_MAX_BODY_BYTES/);
   });
+
+  it("reads BATON_TRUST_PROXY as a number of proxies", () => {
+    expect(loadConfig({}).trustProxy).toBe(0);
+    expect(loadConfig({ BATON_TRUST_PROXY: "true" }).trustProxy).toBe(1);
+    expect(loadConfig({ BATON_TRUST_PROXY: "2" }).trustProxy).toBe(2);
+    expect(loadConfig({ BATON_TRUST_PROXY: "false" }).trustProxy).toBe(0);
+    expect(() => loadConfig({ BATON_TRUST_PROXY: "yes please" })).toThrow(/BATON_TRUST_PROXY/);
+  });
 });

@@ -34,11 +34,18 @@ const envSchema = z.object({
   BATON_LEASE_MS: positiveInt(30_000),
   /** per-model concurrency, e.g. "anthropic:claude-sonnet-4-5=4,offline=64" */
   BATON_MODEL_CONCURRENCY: z.string().default(""),
+  /**
+   * how many reverse proxies (load balancers) in front of Baton append X-Forwarded-For
+   * and set X-Forwarded-Proto: 0 (default) trusts none; true means 1
+   */
+  BATON_TRUST_PROXY: z
+    .string()
+    .regex(/^(true|false|\d{1,2})$/, "must be true, false or a number of proxies (0-99)")
+    .transform((value) => (value === "true" ? 1 : value === "false" ? 0 : Number(value)))
+    .default(0),
   BATON_SEED_DEMO: z.enum(["0", "1"]).default("1"),
   BETTER_AUTH_SECRET: z.string().optional(),
   BETTER_AUTH_URL: z.string().optional(),
-  /** "1": a proxy in front of Baton sets X-Forwarded-For/-Proto, and they are believed */
-  BATON_TRUST_PROXY: z.enum(["0", "1"]).default("0"),
   ANTHROPIC_API_KEY: z.string().optional(),
   ANTHROPIC_BASE_URL: z.string().url().optional(),
   OPENAI_API_KEY: z.string().optional(),
@@ -64,9 +71,9 @@ export interface Config {
   maxBodyBytes: number;
   modelConcurrency: Record<string, number>;
   seedDemo: boolean;
+  /** proxies trusted to report the client's address and protocol (see http/client-address.ts) */
+  trustProxy: number;
   dev: boolean;
-  /** believe X-Forwarded-Proto (and -For) from the proxy in front */
-  trustProxy: boolean;
 }
 
 export class ConfigError extends Error {
@@ -128,7 +135,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     maxBodyBytes: env.BATON_MAX_BODY_BYTES,
     modelConcurrency: parseModelConcurrency(env.BATON_MODEL_CONCURRENCY),
     seedDemo: env.BATON_SEED_DEMO === "1",
+    trustProxy: env.BATON_TRUST_PROXY,
     dev: env.NODE_ENV !== "production",
-    trustProxy: env.BATON_TRUST_PROXY === "1",
   };
 }

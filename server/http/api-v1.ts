@@ -1,7 +1,8 @@
 /**
  * Shared plumbing of the automation API (/api/v1): bearer-token and signed-webhook
- * authentication; errors and body parsing come from errors.ts and body.ts like every
- * route's.
+ * authentication (the bootstrap BATON_API_TOKEN or personal access tokens, see
+ * auth/api-tokens.ts); errors and body parsing come from errors.ts and body.ts like
+ * every route's.
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { getRuntime, type Runtime } from "../runtime.ts";
@@ -9,6 +10,8 @@ import { assertDeclaredLength, boundBody, readLimitedText, requestBodyLimit } fr
 import { errorResponse, HttpError } from "./errors.ts";
 import { assertIdParams } from "./params.ts";
 import type { Actor } from "../auth/actor.ts";
+import { scopeAllows, TOKEN_PREFIX, verifyApiToken, type TokenScope } from "../auth/api-tokens.ts";
+import { enforceRateLimit, TOKEN_WRITE_RATE } from "../auth/rate-limit.ts";
 
 export { errorResponse, HttpError } from "./errors.ts";
 export { parseJson } from "./body.ts";
@@ -82,31 +85,59 @@ export async function withSignedBody(
       if (params !== undefined) assertIdParams(await params);
       return await handle(runtime, body, delivery);
     }
-    return await withApiToken(request, async (authorised) => handle(authorised, await readLimitedText(request), null), params);
+    return await withApiToken(request, async (authorised) => handle(authorised, await readLimitedText(request), null), { params });
   } catch (error) {
     return errorResponse(error);
   }
 }
 
+/** Who a /api/v1 request acts as: the bootstrap token (the automation user) or a personal token. */
+export interface ApiPrincipal {
+  kind: "bootstrap" | "personal";
+  tokenId: string;
+  userId: string;
+  userRole: "admin" | "member";
+  scopes: TokenScope[];
+}
+
+const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
+
+async function authenticate(runtime: Runtime, request: Request): Promise<ApiPrincipal> {
+  const header = request.headers.get("authorization") ?? "";
+  const given = header.startsWith("Bearer ") ? header.slice("Bearer ".length) : "";
+  if (given.startsWith(TOKEN_PREFIX)) {
+    const personal = await verifyApiToken(runtime.prisma, given);
+    if (!personal) throw new HttpError(401, "unauthorized", "the token is unknown, revoked or expired");
+    return { kind: "personal", ...personal };
+  }
+  const expected = runtime.config.apiToken;
+  if (!expected) throw new HttpError(503, "api_disabled", "the automation API is off: set BATON_API_TOKEN or use a personal access token");
+  if (!given || !tokenMatches(given, expected)) throw new HttpError(401, "unauthorized", "missing or wrong bearer token");
+  // the bootstrap token acts as the automation user, which sees only conversations it was added to
+  return { kind: "bootstrap", tokenId: "bootstrap", userId: runtime.apiUserId, userRole: "member", scopes: ["read", "write"] };
+}
+
 /**
- * Runs a /api/v1 handler: the body cap, then the bearer token, then path ids no
- * database could hold are "not found"; maps every error to a JSON response.
+ * Runs a /api/v1 handler: the body cap, then the bearer token and its scope (`read` for
+ * GET, `write` otherwise, or the one given), writes counted against the token's rate
+ * limit, then path ids no database could hold are "not found"; hands the handler a
+ * runtime whose `apiUserId` is the token's user and maps every error to a JSON response.
  */
 export async function withApiToken(
   request: Request,
-  handle: (runtime: Runtime) => Promise<Response>,
-  params?: Promise<Record<string, unknown>>,
+  handle: (runtime: Runtime, principal: ApiPrincipal) => Promise<Response>,
+  options: { scope?: TokenScope; params?: Promise<Record<string, unknown>> } = {},
 ): Promise<Response> {
   try {
     const runtime = getRuntime();
     await boundBody(request); // handlers read the body through readLimitedBytes, which finds it
-    const expected = runtime.config.apiToken;
-    if (!expected) throw new HttpError(503, "api_disabled", "the automation API is off: set BATON_API_TOKEN");
-    const header = request.headers.get("authorization") ?? "";
-    const given = header.startsWith("Bearer ") ? header.slice("Bearer ".length) : "";
-    if (!given || !tokenMatches(given, expected)) throw new HttpError(401, "unauthorized", "missing or wrong bearer token");
-    if (params !== undefined) assertIdParams(await params);
-    return await handle(runtime);
+    const principal = await authenticate(runtime, request);
+    const write = !SAFE_METHODS.has(request.method.toUpperCase());
+    const needed = options.scope ?? (write ? "write" : "read");
+    if (!scopeAllows(principal.scopes, needed)) throw new HttpError(403, "insufficient_scope", `this token lacks the ${needed} scope`);
+    if (write) enforceRateLimit(`write:token:${principal.tokenId}`, TOKEN_WRITE_RATE);
+    if (options.params !== undefined) assertIdParams(await options.params);
+    return await handle({ ...runtime, apiUserId: principal.userId }, principal);
   } catch (error) {
     return errorResponse(error);
   }

@@ -40,6 +40,12 @@ export interface ServerToClientEvents {
   "run-delta": (delta: { conversationId: string; runId: string; text: string }) => void;
   /** something happened in a conversation the user belongs to (sidebar badges) */
   activity: (activity: { conversationId: string; seq: number }) => void;
+  /** the user was added to or removed from a conversation (refresh the sidebar; leave a removed one) */
+  "membership-changed": (change: { conversationId: string; change: "added" | "removed" }) => void;
+  /** a conversation's people, roles, agents or invitations changed */
+  "members-changed": (change: { conversationId: string }) => void;
+  /** the user's pending conversation invitations changed */
+  "invitations-changed": () => void;
 }
 
 export type JoinAck =

@@ -45,14 +45,6 @@ export function createConversationServices(prisma: PrismaClient) {
       return { id: conversation.id, title: conversation.title };
     },
 
-    async addMember(input: { conversationId: string; userId: string }) {
-      await prisma.membership.upsert({
-        where: { conversationId_userId: { conversationId: input.conversationId, userId: input.userId } },
-        create: { conversationId: input.conversationId, userId: input.userId },
-        update: {},
-      });
-    },
-
     async isMember(input: { conversationId: string; userId: string }): Promise<boolean> {
       const membership = await prisma.membership.findUnique({
         where: { conversationId_userId: { conversationId: input.conversationId, userId: input.userId } },

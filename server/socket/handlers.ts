@@ -11,15 +11,20 @@ import { int32, storableText } from "../core/text.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { ClientToServerEvents, ServerToClientEvents } from "../protocol/events.ts";
 import { listConversationEvents } from "../adapters/prisma/event-log.ts";
-import { getSessionUser, type SessionUser } from "../auth/session.ts";
-import { activityRoom, conversationRoom, rememberIo, userRoom } from "./rooms.ts";
+import { getSessionWithUser, type SessionUser } from "../auth/session.ts";
+import { activityRoom, conversationRoom, rememberIo, sessionRoom, userRoom } from "./rooms.ts";
 
 /** a replay longer than this tells the client to reload the snapshot instead */
 export const MAX_REPLAY_EVENTS = 2_000;
 
 export interface SocketData {
   user: SessionUser;
+  sessionId: string;
+  sessionExpiresAt: Date;
 }
+
+/** setTimeout's ceiling (~24.8 days); a longer session is checked again then */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 export type BatonServer = Server<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;
 type BatonSocket = Socket<ClientToServerEvents, ServerToClientEvents, Record<string, never>, SocketData>;
@@ -36,9 +41,11 @@ export function attachSocketHandlers(io: Server, { prisma }: { prisma: PrismaCli
       const headers = new Headers();
       const cookie = socket.handshake.headers.cookie;
       if (cookie) headers.set("cookie", cookie);
-      const user = await getSessionUser(headers, prisma);
-      if (!user) return next(new Error("unauthenticated"));
-      socket.data.user = user;
+      const found = await getSessionWithUser(headers, prisma);
+      if (!found) return next(new Error("unauthenticated"));
+      socket.data.user = found.user;
+      socket.data.sessionId = found.session.id;
+      socket.data.sessionExpiresAt = found.session.expiresAt;
       next();
     } catch {
       next(new Error("unauthenticated"));
@@ -46,8 +53,11 @@ export function attachSocketHandlers(io: Server, { prisma }: { prisma: PrismaCli
   });
 
   server.on("connection", (socket: BatonSocket) => {
-    const { user } = socket.data;
+    const { user, sessionId } = socket.data;
     socket.join(userRoom(user.id));
+    // sign-out and revocation empty this room (auth.ts's session delete hook)
+    socket.join(sessionRoom(sessionId));
+    watchSession(socket, prisma);
     // handlers are registered synchronously below, so no early event is dropped meanwhile
     prisma.membership
       .findMany({ where: { userId: user.id }, select: { conversationId: true } })
@@ -84,4 +94,21 @@ export function attachSocketHandlers(io: Server, { prisma }: { prisma: PrismaCli
       if (parsed.success) socket.leave(conversationRoom(parsed.data.conversationId));
     });
   });
+}
+
+/**
+ * Closes the socket when its session expires, and once right after joining the session
+ * room in case the session was deleted between the handshake and the join (its delete
+ * hook would then have found the room empty).
+ */
+function watchSession(socket: BatonSocket, prisma: PrismaClient) {
+  let timer: NodeJS.Timeout | undefined;
+  const check = async () => {
+    const session = await prisma.session.findUnique({ where: { id: socket.data.sessionId }, select: { expiresAt: true } });
+    if (!session || session.expiresAt.getTime() <= Date.now()) return void socket.disconnect(true);
+    timer = setTimeout(() => void check().catch(() => socket.disconnect(true)), Math.min(MAX_TIMER_MS, session.expiresAt.getTime() - Date.now() + 50));
+    timer.unref();
+  };
+  check().catch((error) => console.error("[baton] session check failed", error));
+  socket.on("disconnect", () => clearTimeout(timer));
 }

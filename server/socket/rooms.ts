@@ -1,12 +1,17 @@
 /**
  * Room names and the process-wide Socket.IO handle, so route handlers (bundled by
  * Next separately from the custom server) can add a user's live sockets to a room.
+ * With the PostgreSQL adapter, socketsJoin/socketsLeave/disconnectSockets reach the
+ * sockets of every process.
  */
 import type { Server } from "socket.io";
+import type { MembershipNotifier } from "../services/memberships.ts";
 
 export const conversationRoom = (conversationId: string) => `conv:${conversationId}`;
 export const activityRoom = (conversationId: string) => `activity:${conversationId}`;
 export const userRoom = (userId: string) => `user:${userId}`;
+/** every socket opened with one better-auth session: disconnected when it ends */
+export const sessionRoom = (sessionId: string) => `session:${sessionId}`;
 
 const ioKey = "__batonSocketIo";
 type IoHolder = { [ioKey]?: Server };
@@ -15,8 +20,37 @@ export function rememberIo(io: Server) {
   (globalThis as IoHolder)[ioKey] = io;
 }
 
+function currentIo(): Server | undefined {
+  return (globalThis as IoHolder)[ioKey];
+}
+
 /** After a user joins (or creates) a conversation, their open tabs start receiving its activity. */
 export function joinUserToConversation({ userId, conversationId }: { userId: string; conversationId: string }) {
-  const io = (globalThis as IoHolder)[ioKey];
-  io?.in(userRoom(userId)).socketsJoin(activityRoom(conversationId));
+  currentIo()?.in(userRoom(userId)).socketsJoin(activityRoom(conversationId));
 }
+
+/** Sign-out or revocation: the session's sockets close now, not at their next reconnect. */
+export function disconnectSession(sessionId: string) {
+  currentIo()?.in(sessionRoom(sessionId)).disconnectSockets(true);
+}
+
+/** Live side of membership changes (see services/memberships.ts). */
+export const socketMembershipNotifier: MembershipNotifier = {
+  userAdded({ userId, conversationId }) {
+    joinUserToConversation({ userId, conversationId });
+    currentIo()?.to(userRoom(userId)).emit("membership-changed", { conversationId, change: "added" });
+  },
+  userRemoved({ userId, conversationId }) {
+    const io = currentIo();
+    if (!io) return;
+    // leave first, so not one more event of the room reaches a removed person
+    io.in(userRoom(userId)).socketsLeave([conversationRoom(conversationId), activityRoom(conversationId)]);
+    io.to(userRoom(userId)).emit("membership-changed", { conversationId, change: "removed" });
+  },
+  membersChanged({ conversationId }) {
+    currentIo()?.to(conversationRoom(conversationId)).emit("members-changed", { conversationId });
+  },
+  invitationsChanged({ userId }) {
+    currentIo()?.to(userRoom(userId)).emit("invitations-changed");
+  },
+};

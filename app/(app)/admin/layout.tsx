@@ -7,6 +7,7 @@ const TABS = [
   { href: "/admin/plans", label: "Plan history" },
   { href: "/admin/usage", label: "Usage" },
   { href: "/admin/invites", label: "Invites" },
+  { href: "/admin/audit", label: "Audit log" },
 ];
 
 export default async function AdminLayout({ children }: { children: React.ReactNode }) {

@@ -48,9 +48,9 @@ export async function createRouteHarness(env: Record<string, string> = {}): Prom
     .map((line) => line.split(";")[0])
     .join("; ");
   const adminId = response.user.id;
-  await fixture.services.addMember({ conversationId: fixture.conversationId, userId: adminId });
+  await fixture.db.prisma.membership.create({ data: { conversationId: fixture.conversationId, userId: adminId } });
   // the automation user joins too, so the /api/v1 routes reach the same conversation
-  await fixture.services.addMember({ conversationId: fixture.conversationId, userId: apiUser.id });
+  await fixture.db.prisma.membership.create({ data: { conversationId: fixture.conversationId, userId: apiUser.id } });
   return { fixture, apiUserId: apiUser.id, cookie, adminId, close: () => fixture.close() };
 }
 

@@ -1,25 +1,24 @@
 import { NextResponse } from "next/server";
 import { z } from "zod";
-import { handle, parseJson, requireMember } from "@/server/auth/guards.ts";
-import { getRuntime } from "@/server/runtime.ts";
-import { findUserForInvite, listMembers } from "@/server/services/admin-memberships.ts";
-import { joinUserToConversation } from "@/server/socket/rooms.ts";
+import { handle, parseJson, requireUser } from "@/server/auth/guards.ts";
+import { membershipServices } from "@/server/services/runtime-services.ts";
 
 type Context = { params: Promise<{ conversationId: string }> };
 
+/** People (with roles), agents, and — for owners — pending invitations. */
 export const GET = handle(async (request: Request, context: Context) => {
   const { conversationId } = await context.params;
-  const actor = await requireMember(request, conversationId);
-  return NextResponse.json({ members: await listMembers(getRuntime().prisma, { actor, conversationId }) });
+  const actor = await requireUser(request);
+  return NextResponse.json(await membershipServices().listMembers({ actor, conversationId }));
 });
 
+/**
+ * Owners invite a person by email. 202 with the same body whether or not an account
+ * with that email exists, so the answer reveals nothing about who has signed up.
+ */
 export const POST = handle(async (request: Request, context: Context) => {
   const { conversationId } = await context.params;
-  await requireMember(request, conversationId);
+  const actor = await requireUser(request);
   const { email } = await parseJson(request, z.object({ email: z.email().max(200) }));
-  const { prisma, services } = getRuntime();
-  const user = await findUserForInvite(prisma, { conversationId, email });
-  await services.addMember({ conversationId, userId: user.id });
-  joinUserToConversation({ userId: user.id, conversationId });
-  return NextResponse.json({ member: user }, { status: 201 });
+  return NextResponse.json(await membershipServices().invite({ actor, conversationId, email }), { status: 202 });
 });

@@ -5,5 +5,5 @@ export async function GET(request: Request, context: { params: Promise<{ id: str
     const { id } = await context.params;
     // a plan outside the API user's conversations is "not found", checked by the service
     return Response.json(await runtime.services.getPlan({ actor: apiActor(runtime), planId: id }));
-  }, context.params);
+  }, { params: context.params });
 }

@@ -11,5 +11,5 @@ export async function GET(request: Request, context: { params: Promise<{ id: str
     const limit = intParam(url.searchParams.get("limit"), { name: "limit", min: 1, max: 1000, fallback: 500 });
     const events = await listConversationEvents(runtime.prisma, { conversationId: id, afterSeq: after, limit });
     return Response.json({ events, lastSeq: events.at(-1)?.seq ?? after });
-  }, context.params);
+  }, { params: context.params });
 }

@@ -19,5 +19,5 @@ export async function POST(request: Request, context: { params: Promise<{ id: st
       mentionHandles: body.mentions,
     });
     return Response.json(message, { status: 201 });
-  }, context.params);
+  }, { params: context.params });
 }

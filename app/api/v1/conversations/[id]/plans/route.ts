@@ -13,5 +13,5 @@ export async function POST(request: Request, context: { params: Promise<{ id: st
     const { request: requestText, ...plan } = raw;
     const created = await runtime.executor.submitPlan({ conversationId: id, raw: plan, request: requestText, userId: runtime.apiUserId });
     return Response.json(created, { status: 201 });
-  }, context.params);
+  }, { params: context.params });
 }

@@ -1,0 +1,12 @@
+import { handle, requireUser } from "@/server/auth/guards.ts";
+import { membershipServices } from "@/server/services/runtime-services.ts";
+
+type Context = { params: Promise<{ conversationId: string; agentId: string }> };
+
+/** An owner removes an agent (never the commander). */
+export const DELETE = handle(async (request: Request, context: Context) => {
+  const { conversationId, agentId } = await context.params;
+  const actor = await requireUser(request);
+  await membershipServices().removeAgent({ actor, conversationId, agentId });
+  return new Response(null, { status: 204 });
+});

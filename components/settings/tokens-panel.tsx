@@ -1,0 +1,136 @@
+"use client";
+/** Personal access tokens: create (the secret is shown once), list, revoke. */
+import { useState, type FormEvent } from "react";
+import { useRouter } from "next/navigation";
+import { apiFetch } from "../api-client.ts";
+import { Badge } from "../ui/badge.tsx";
+import { Button } from "../ui/button.tsx";
+import { ErrorText, TextField, inputClass } from "../ui/field.tsx";
+
+interface TokenRow {
+  id: string;
+  name: string;
+  prefix: string;
+  scopes: string[];
+  expiresAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+  createdAt: string;
+}
+
+const EXPIRY_CHOICES = [7, 30, 90, 365];
+
+function state(token: TokenRow): "revoked" | "expired" | "active" {
+  if (token.revokedAt) return "revoked";
+  return new Date(token.expiresAt) <= new Date() ? "expired" : "active";
+}
+
+export function TokensPanel({ tokens, canAdmin }: { tokens: TokenRow[]; canAdmin: boolean }) {
+  const router = useRouter();
+  const [error, setError] = useState("");
+  const [secret, setSecret] = useState<string | null>(null);
+
+  async function create(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = event.currentTarget;
+    const data = new FormData(form);
+    setError("");
+    setSecret(null);
+    try {
+      const created = await apiFetch<{ token: string }>("/api/tokens", {
+        method: "POST",
+        json: { name: String(data.get("name") ?? ""), scopes: data.getAll("scopes").map(String), expiresInDays: Number(data.get("expiresInDays")) },
+      });
+      setSecret(created.token);
+      form.reset();
+      router.refresh();
+    } catch (caught) {
+      setError(caught instanceof Error ? caught.message : "Could not create the token.");
+    }
+  }
+
+  async function revoke(token: TokenRow) {
+    setError("");
+    try {
+      await apiFetch(`/api/tokens/${token.id}`, { method: "DELETE" });
+      router.refresh();
+    } catch (caught) {
+      setError(caught instanceof Error ? caught.message : "Could not revoke the token.");
+    }
+  }
+
+  return (
+    <div className="flex max-w-2xl flex-col gap-6">
+      <p className="text-sm text-zinc-600 dark:text-zinc-400">
+        A token lets scripts use Baton&apos;s automation API (<code>/api/v1</code>) as you: <b>read</b> reads, <b>write</b> also posts, <b>admin</b> also reads admin data such as the
+        audit log. Send it as <code>Authorization: Bearer &lt;token&gt;</code>.
+      </p>
+      <form onSubmit={create} aria-label="Create a token" className="flex flex-col gap-3 rounded-lg border border-zinc-200 p-4 dark:border-zinc-800">
+        <TextField label="Name" name="name" required maxLength={100} placeholder="CI pipeline" />
+        <fieldset className="flex gap-4 text-sm">
+          <legend className="mb-1 font-medium">Scopes</legend>
+          <label className="flex items-center gap-1">
+            <input type="checkbox" name="scopes" value="read" defaultChecked /> read
+          </label>
+          <label className="flex items-center gap-1">
+            <input type="checkbox" name="scopes" value="write" /> write
+          </label>
+          {canAdmin ? (
+            <label className="flex items-center gap-1">
+              <input type="checkbox" name="scopes" value="admin" /> admin
+            </label>
+          ) : null}
+        </fieldset>
+        <label className="flex flex-col gap-1 text-sm">
+          <span className="font-medium">Expires after</span>
+          <select name="expiresInDays" defaultValue="30" className={inputClass}>
+            {EXPIRY_CHOICES.map((days) => (
+              <option key={days} value={days}>
+                {days} days
+              </option>
+            ))}
+          </select>
+        </label>
+        <ErrorText>{error}</ErrorText>
+        <div>
+          <Button type="submit">Create token</Button>
+        </div>
+      </form>
+      {secret ? (
+        <div role="status" className="rounded-lg border border-amber-300 bg-amber-50 p-4 text-sm dark:border-amber-700 dark:bg-amber-950">
+          <p className="mb-2 font-medium">Copy this token now: it will not be shown again.</p>
+          <code data-testid="new-token" className="block break-all rounded bg-white p-2 dark:bg-zinc-900">
+            {secret}
+          </code>
+        </div>
+      ) : null}
+      <section aria-label="Your tokens">
+        <h2 className="mb-2 text-sm font-semibold">Your tokens</h2>
+        {tokens.length === 0 ? <p className="text-sm text-zinc-500">No tokens yet.</p> : null}
+        <ul className="divide-y divide-zinc-200 dark:divide-zinc-800">
+          {tokens.map((token) => {
+            const status = state(token);
+            return (
+              <li key={token.id} className="flex items-center gap-3 py-2 text-sm" data-testid="token">
+                <div className="min-w-0 flex-1">
+                  <p className="font-medium">
+                    {token.name} <code className="text-xs text-zinc-500">{token.prefix}…</code>
+                  </p>
+                  <p className="text-xs text-zinc-500">
+                    {token.scopes.join(", ")} · expires {new Date(token.expiresAt).toLocaleDateString()} · {token.lastUsedAt ? `last used ${new Date(token.lastUsedAt).toLocaleString()}` : "never used"}
+                  </p>
+                </div>
+                <Badge tone={status === "active" ? "green" : "zinc"}>{status}</Badge>
+                {status === "active" ? (
+                  <Button size="sm" variant="secondary" onClick={() => revoke(token)} aria-label={`Revoke ${token.name}`}>
+                    Revoke
+                  </Button>
+                ) : null}
+              </li>
+            );
+          })}
+        </ul>
+      </section>
+    </div>
+  );
+}

@@ -1,0 +1,126 @@
+/**
+ * Personal access tokens for /api/v1 (GitHub's fine-grained tokens, GitLab's PATs):
+ * created and revoked by their owner in Settings, scoped, always expiring, and stored
+ * as the SHA-256 of a 256-bit random secret — a database leak yields no usable token,
+ * and a hash this fast is fine because the secret is not guessable. The secret is
+ * shown once, when created.
+ *
+ * Scopes nest: `admin` includes `write`, which includes `read`. A token acts as its
+ * user with that user's current rights; `admin` only counts while the user is still a
+ * workspace admin. BATON_API_TOKEN remains the bootstrap token (api-v1.ts).
+ */
+import { createHash, randomBytes } from "node:crypto";
+import type { PrismaClient } from "../generated/prisma/client.ts";
+import { BatonError } from "../executor/errors.ts";
+import { recordAudit, type AuditActor } from "../services/audit.ts";
+
+export const TOKEN_PREFIX = "baton_pat_";
+export const TOKEN_SCOPES = ["read", "write", "admin"] as const;
+export type TokenScope = (typeof TOKEN_SCOPES)[number];
+export const MAX_TOKEN_DAYS = 366;
+export const MAX_TOKENS_PER_USER = 50;
+
+const RANK: Record<TokenScope, number> = { read: 1, write: 2, admin: 3 };
+
+/** Whether the granted scopes allow `needed` (admin ⊃ write ⊃ read). */
+export function scopeAllows(granted: readonly string[], needed: TokenScope): boolean {
+  return granted.some((scope) => scope in RANK && RANK[scope as TokenScope] >= RANK[needed]);
+}
+
+export const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
+
+export interface TokenDTO {
+  id: string;
+  name: string;
+  prefix: string;
+  scopes: TokenScope[];
+  expiresAt: string;
+  lastUsedAt: string | null;
+  revokedAt: string | null;
+  createdAt: string;
+}
+
+type TokenRow = { id: string; name: string; prefix: string; scopes: string[]; expiresAt: Date; lastUsedAt: Date | null; revokedAt: Date | null; createdAt: Date };
+
+const toDTO = (row: TokenRow): TokenDTO => ({
+  id: row.id,
+  name: row.name,
+  prefix: row.prefix,
+  scopes: row.scopes.filter((scope): scope is TokenScope => scope in RANK),
+  expiresAt: row.expiresAt.toISOString(),
+  lastUsedAt: row.lastUsedAt?.toISOString() ?? null,
+  revokedAt: row.revokedAt?.toISOString() ?? null,
+  createdAt: row.createdAt.toISOString(),
+});
+
+export async function createApiToken(
+  prisma: PrismaClient,
+  { actor, name, scopes, expiresInDays, now = new Date() }: { actor: AuditActor; name: string; scopes: TokenScope[]; expiresInDays: number; now?: Date },
+): Promise<{ token: string; record: TokenDTO }> {
+  const label = name.trim();
+  if (!label || label.length > 100) throw new BatonError("invalid_input", "name: 1 to 100 characters");
+  if (scopes.length === 0) throw new BatonError("invalid_input", "scopes: choose at least one of read, write, admin");
+  if (!Number.isInteger(expiresInDays) || expiresInDays < 1 || expiresInDays > MAX_TOKEN_DAYS) {
+    throw new BatonError("invalid_input", `expiresInDays: a whole number from 1 to ${MAX_TOKEN_DAYS}`);
+  }
+  if (scopes.includes("admin") && actor.role !== "admin") throw new BatonError("forbidden", "Only admins can create tokens with the admin scope.");
+  if (actor.kind === "token") throw new BatonError("forbidden", "Tokens are created in Settings, not with another token.");
+  const live = await prisma.apiToken.count({ where: { userId: actor.id, revokedAt: null, expiresAt: { gt: now } } });
+  if (live >= MAX_TOKENS_PER_USER) throw new BatonError("conflict", `You already have ${MAX_TOKENS_PER_USER} live tokens; revoke one first.`);
+  const token = `${TOKEN_PREFIX}${randomBytes(32).toString("base64url")}`;
+  const record = await prisma.$transaction(async (tx) => {
+    const row = await tx.apiToken.create({
+      data: {
+        userId: actor.id,
+        name: label,
+        tokenHash: hashToken(token),
+        prefix: token.slice(0, TOKEN_PREFIX.length + 4),
+        scopes: [...new Set(scopes)],
+        expiresAt: new Date(now.getTime() + expiresInDays * 24 * 60 * 60 * 1000),
+      },
+    });
+    await recordAudit(tx, { actor, action: "token.created", target: { kind: "token", id: row.id }, detail: { name: label, scopes: row.scopes.join(","), expiresAt: row.expiresAt.toISOString() } });
+    return row;
+  });
+  return { token, record: toDTO(record) };
+}
+
+export async function listApiTokens(prisma: PrismaClient, { actor }: { actor: AuditActor }): Promise<TokenDTO[]> {
+  const rows = await prisma.apiToken.findMany({ where: { userId: actor.id }, orderBy: { createdAt: "desc" } });
+  return rows.map(toDTO);
+}
+
+/** The owner revokes their token (admins may revoke anyone's). Revoking twice is a 409. */
+export async function revokeApiToken(prisma: PrismaClient, { actor, tokenId }: { actor: AuditActor; tokenId: string }): Promise<TokenDTO> {
+  const row = await prisma.apiToken.findUnique({ where: { id: tokenId } });
+  if (!row || (row.userId !== actor.id && actor.role !== "admin")) throw new BatonError("not_found", "No such token.");
+  if (row.revokedAt) throw new BatonError("conflict", "That token is already revoked.");
+  const revoked = await prisma.$transaction(async (tx) => {
+    const updated = await tx.apiToken.update({ where: { id: row.id }, data: { revokedAt: new Date() } });
+    await recordAudit(tx, { actor, action: "token.revoked", target: { kind: "token", id: row.id }, detail: { name: row.name, owner: row.userId } });
+    return updated;
+  });
+  return toDTO(revoked);
+}
+
+export interface TokenPrincipal {
+  tokenId: string;
+  userId: string;
+  userRole: "admin" | "member";
+  scopes: TokenScope[];
+}
+
+/** The live token with this secret (unrevoked, unexpired), or null. */
+export async function verifyApiToken(prisma: PrismaClient, token: string, now = new Date()): Promise<TokenPrincipal | null> {
+  if (!token.startsWith(TOKEN_PREFIX) || token.length > 200) return null;
+  const row = await prisma.apiToken.findUnique({ where: { tokenHash: hashToken(token) }, include: { user: { select: { role: true } } } });
+  if (!row || row.revokedAt || row.expiresAt <= now) return null;
+  // last use to the minute is enough, and spares a write per request
+  if (!row.lastUsedAt || now.getTime() - row.lastUsedAt.getTime() > 60_000) {
+    await prisma.apiToken.update({ where: { id: row.id }, data: { lastUsedAt: now } });
+  }
+  const userRole = row.user.role === "admin" ? "admin" : "member";
+  // an admin token of someone who is no longer an admin is a write token
+  const scopes = row.scopes.filter((scope): scope is TokenScope => scope in RANK && (scope !== "admin" || userRole === "admin"));
+  return { tokenId: row.id, userId: row.userId, userRole, scopes };
+}

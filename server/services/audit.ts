@@ -1,0 +1,121 @@
+/**
+ * The audit log: who changed membership, roles, agents, invites or tokens, when, and
+ * to whom. Written in the same transaction as the change it records (pass `tx`), read
+ * by admins only — the read checks the role itself, whatever page calls it.
+ */
+import type { Prisma, PrismaClient } from "../generated/prisma/client.ts";
+import { BatonError } from "../executor/errors.ts";
+
+export type AuditAction =
+  | "member.added"
+  | "member.removed"
+  | "member.left"
+  | "member.role_changed"
+  | "agent.added"
+  | "agent.removed"
+  | "invitation.created"
+  | "invitation.accepted"
+  | "invitation.declined"
+  | "invitation.revoked"
+  | "invite.created"
+  | "invite.used"
+  | "token.created"
+  | "token.revoked";
+
+export interface AuditActor {
+  id: string;
+  role: "admin" | "member";
+  /** a person in the browser, or an API token acting as that user */
+  kind?: "user" | "token";
+}
+
+export interface AuditEntry {
+  actor: AuditActor | null;
+  action: AuditAction;
+  conversationId?: string | null;
+  target: { kind: "user" | "agent" | "invitation" | "invite" | "token"; id: string };
+  detail?: Record<string, string | number | boolean | null>;
+}
+
+type Db = PrismaClient | Prisma.TransactionClient;
+
+export async function recordAudit(db: Db, entry: AuditEntry): Promise<void> {
+  await db.auditEvent.create({
+    data: {
+      actorId: entry.actor?.id ?? null,
+      actorKind: entry.actor ? (entry.actor.kind ?? "user") : "system",
+      action: entry.action,
+      conversationId: entry.conversationId ?? null,
+      targetKind: entry.target.kind,
+      targetId: entry.target.id,
+      detail: entry.detail ?? {},
+    },
+  });
+}
+
+export interface AuditEventDTO {
+  id: string;
+  at: string;
+  actor: { id: string; name: string; email: string } | null;
+  actorKind: string;
+  action: string;
+  conversation: { id: string; title: string } | null;
+  target: { kind: string; id: string; label: string | null };
+  detail: unknown;
+}
+
+export const AUDIT_PAGE_SIZE = 100;
+
+/** Newest first, `before` an id for the next page. Admins only: checked here, at the data. */
+export async function listAuditEvents(
+  prisma: PrismaClient,
+  { actor, before, conversationId }: { actor: AuditActor | null; before?: string; conversationId?: string },
+): Promise<AuditEventDTO[]> {
+  if (actor?.role !== "admin") throw new BatonError("forbidden", "Admins only.");
+  const cursor = before && /^\d{1,18}$/.test(before) ? BigInt(before) : undefined;
+  const rows = await prisma.auditEvent.findMany({
+    where: { ...(cursor ? { id: { lt: cursor } } : {}), ...(conversationId ? { conversationId } : {}) },
+    orderBy: { id: "desc" },
+    take: AUDIT_PAGE_SIZE,
+  });
+  const userIds = new Set<string>();
+  const agentIds = new Set<string>();
+  const conversationIds = new Set<string>();
+  for (const row of rows) {
+    if (row.actorId) userIds.add(row.actorId);
+    if (row.targetKind === "user") userIds.add(row.targetId);
+    if (row.targetKind === "agent") agentIds.add(row.targetId);
+    if (row.conversationId) conversationIds.add(row.conversationId);
+  }
+  const [users, agents, conversations] = await Promise.all([
+    prisma.user.findMany({ where: { id: { in: [...userIds] } }, select: { id: true, name: true, email: true } }),
+    prisma.agent.findMany({ where: { id: { in: [...agentIds] } }, select: { id: true, handle: true } }),
+    prisma.conversation.findMany({ where: { id: { in: [...conversationIds] } }, select: { id: true, title: true } }),
+  ]);
+  const userById = new Map(users.map((user) => [user.id, user]));
+  const agentById = new Map(agents.map((agent) => [agent.id, agent]));
+  const conversationById = new Map(conversations.map((conversation) => [conversation.id, conversation]));
+  return rows.map((row) => {
+    const detail = (row.detail ?? {}) as Record<string, unknown>;
+    const label =
+      row.targetKind === "user"
+        ? (userById.get(row.targetId)?.email ?? null)
+        : row.targetKind === "agent"
+          ? (agentById.get(row.targetId) ? `@${agentById.get(row.targetId)!.handle}` : null)
+          : typeof detail.email === "string"
+            ? detail.email
+            : typeof detail.name === "string"
+              ? detail.name
+              : null;
+    return {
+      id: row.id.toString(),
+      at: row.at.toISOString(),
+      actor: row.actorId ? (userById.get(row.actorId) ?? { id: row.actorId, name: "(deleted user)", email: "" }) : null,
+      actorKind: row.actorKind,
+      action: row.action,
+      conversation: row.conversationId ? (conversationById.get(row.conversationId) ?? { id: row.conversationId, title: "(deleted)" }) : null,
+      target: { kind: row.targetKind, id: row.targetId, label },
+      detail: row.detail,
+    };
+  });
+}

@@ -1,0 +1,8 @@
+/** Services wired to the process's runtime and live sockets, for route handlers and pages. */
+import { getRuntime } from "../runtime.ts";
+import { socketMembershipNotifier } from "../socket/rooms.ts";
+import { createMembershipServices } from "./memberships.ts";
+
+export function membershipServices() {
+  return createMembershipServices(getRuntime().prisma, socketMembershipNotifier);
+}
