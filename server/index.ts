@@ -1,22 +1,15 @@
 /**
  * Baton's server: Next.js pages and routes, Socket.IO and the executor on one port.
- * This is where concrete adapters are chosen (database, models, publisher).
+ * This is where concrete adapters are chosen (database, models, publisher); the parts
+ * without the pages are in serve.ts.
  */
-import { createServer } from "node:http";
 import next from "next";
-import { Server } from "socket.io";
-import { createAdapter } from "@socket.io/postgres-adapter";
 import { ConfigError, loadConfig } from "./config/config.ts";
-import { bootCore } from "./boot.ts";
-import { createSocketPublisher } from "./adapters/socket/socket-publisher.ts";
+import { serveBaton } from "./serve.ts";
 import { createPrismaArtifactStore, createPrismaSessionStore } from "./adapters/prisma/agent-stores.ts";
 import { createAgentRunner } from "./agents/run-agent.ts";
 import { createModelRegistry } from "./agents/model-registry.ts";
 import { corePlanValidator } from "./agents/core-plan-validator.ts";
-import { attachSocketHandlers } from "./socket/handlers.ts";
-import { CLIENT_IP_HEADER } from "./auth/auth.ts";
-import { refuseOversizedBody } from "./http/body-gate.ts";
-import type { ClientToServerEvents, ServerToClientEvents } from "./protocol/events.ts";
 
 async function main() {
   let config;
@@ -30,17 +23,10 @@ async function main() {
     throw error;
   }
 
-  const httpServer = createServer();
-  const io = new Server<ClientToServerEvents, ServerToClientEvents>(httpServer, {
-    // same-origin only: the app and its socket share one host and port
-    cors: { origin: false },
-    maxHttpBufferSize: 1e6,
-  });
-
   const models = createModelRegistry({ env: config.env });
-  const core = await bootCore({
+  const app = next({ dev: config.dev, hostname: config.host, port: config.port });
+  const served = await serveBaton({
     config,
-    publisher: createSocketPublisher(io),
     createRunner: (db) =>
       createAgentRunner({
         models,
@@ -48,41 +34,21 @@ async function main() {
         sessions: createPrismaSessionStore(db.prisma),
         validatePlan: corePlanValidator(config.planLimits),
       }),
+    pages: async () => {
+      await app.prepare();
+      const handle = app.getRequestHandler();
+      return (request, response) => void handle(request, response);
+    },
   });
-  if (core.db.kind === "postgres" && core.db.pool) {
-    // several processes: rooms span all of them through PostgreSQL NOTIFY
-    await core.db.pool.query(
-      `CREATE TABLE IF NOT EXISTS socket_io_attachments (id bigserial UNIQUE, created_at timestamptz DEFAULT NOW(), payload bytea)`,
-    );
-    io.adapter(createAdapter(core.db.pool));
-  }
-  attachSocketHandlers(io, { prisma: core.db.prisma });
-
-  const app = next({ dev: config.dev, hostname: config.host, port: config.port });
-  const handle = app.getRequestHandler();
-  await app.prepare();
-  httpServer.on("request", (request, response) => {
-    // Socket.IO answers its own path; everything else is Next's
-    if (request.url?.startsWith("/socket.io/")) return;
-    // the body cap before Next or any authentication sees the request
-    if (refuseOversizedBody(request, response, config.maxBodyBytes)) return;
-    // the address rate limits key on: set here from the socket, so clients cannot forge it
-    request.headers[CLIENT_IP_HEADER] = request.socket.remoteAddress ?? "";
-    void handle(request, response);
-  });
-
-  await new Promise<void>((resolve) => httpServer.listen(config.port, config.host, resolve));
-  const where = core.db.kind === "embedded" ? `embedded database in ${config.dataDir}` : "PostgreSQL";
-  console.log(`Baton is ready on http://localhost:${config.port} (${where}, default model ${config.defaultModel})`);
+  const where = served.core.db.kind === "embedded" ? `embedded database in ${config.dataDir}` : "PostgreSQL";
+  console.log(`Baton is ready on http://localhost:${served.port} (${where}, default model ${config.defaultModel})`);
 
   let stopping = false;
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     console.log(`${signal}: stopping Baton`);
-    io.close();
-    httpServer.close();
-    await core.close();
+    await served.close();
     await app.close?.();
     process.exit(0);
   };
