@@ -47,9 +47,10 @@ export async function serveBaton(input: {
     maxHttpBufferSize: 1e6,
   });
 
+  const publisher = createSocketPublisher(io);
   const core = await bootCore({
     config,
-    publisher: createSocketPublisher(io),
+    publisher,
     createRunner: input.createRunner,
     instanceId: input.instanceId,
   });
@@ -57,6 +58,7 @@ export async function serveBaton(input: {
     // several processes: rooms span all of them through PostgreSQL NOTIFY (its table is
     // created with the database's own setup, under a lock: see database.ts)
     io.adapter(createAdapter(core.db.pool));
+    publisher.watchCluster();
   }
   attachSocketHandlers(io, { prisma: core.db.prisma });
 
