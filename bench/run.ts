@@ -1,10 +1,11 @@
 /**
  * `npm run bench`: prints orchestration figures for the embedded database and, when
- * DATABASE_URL points at PostgreSQL, for PostgreSQL too. Figures, not assertions.
+ * DATABASE_URL points at PostgreSQL, for PostgreSQL too (a scratch database on that
+ * server, dropped afterwards: see bench-database.ts). Figures, not assertions.
  *   overhead  — ms of orchestration per step on a 200-step chain whose steps take 0 ms
  *   makespan  — wall time / critical path on DAGs with known step times (1.00 is ideal)
  */
-import { createTestDatabase } from "../server/db/test-database.ts";
+import { openEmbeddedBenchDatabase, openPostgresBenchDatabase } from "./bench-database.ts";
 import type { Database } from "../server/db/database.ts";
 import { createExecutorFixture } from "../server/executor/testing/executor-fixture.ts";
 import { createBenchRunner } from "./bench-runner.ts";
@@ -80,10 +81,13 @@ async function benchDatabase(label: string, open: () => Promise<Database>) {
 }
 
 console.log("Baton benchmarks (offline model; parallelism unbounded for makespan)\n");
-await benchDatabase("embedded", () => createTestDatabase({ kind: "embedded" }));
-if (process.env.DATABASE_URL?.startsWith("postgres")) {
-  await benchDatabase("postgres", () => createTestDatabase({ kind: "postgres" }));
+await benchDatabase("embedded", openEmbeddedBenchDatabase);
+const databaseUrl = process.env.DATABASE_URL?.trim();
+if (databaseUrl && /^postgres(ql)?:\/\//.test(databaseUrl)) {
+  await benchDatabase("postgres", () => openPostgresBenchDatabase(databaseUrl));
 } else {
-  console.log("\n(set DATABASE_URL=postgresql://… to benchmark PostgreSQL too; a scratch database is created and dropped)");
+  console.log(
+    "\n(set DATABASE_URL=postgresql://… to benchmark PostgreSQL too: a scratch database is created on that server, with those credentials, and dropped afterwards)",
+  );
 }
 process.exit(0);

@@ -1,8 +1,9 @@
 /**
  * The open conversation's state, built from a snapshot and then only from
  * conversation events, applied strictly in `seq` order: duplicates are ignored,
- * events that arrive early wait in `pending` until the gap before them is filled
- * (the caller re-joins with `afterSeq = lastSeq` to fetch it).
+ * events that arrive early wait in `pending` until the gap before them is filled — by
+ * the missing event arriving a moment later, or by a replay the caller asks for
+ * (`conversation-sync.ts` waits briefly, then re-joins with `afterSeq = lastSeq`).
  */
 import { create } from "zustand";
 import type { ConversationEventDTO, ConversationEventPayloads, ConversationEventType } from "@/server/protocol/events.ts";
@@ -123,7 +124,8 @@ export function reduceEvent(state: ConversationData, event: ConversationEventDTO
   return { ...state, ...reducer(state, event.payload as never), lastSeq: event.seq };
 }
 
-export const useConversationStore = create<ConversationStore>()((set, get) => ({
+/** A store of its own (tests, and code that follows several conversations at once). */
+export const createConversationStore = () => create<ConversationStore>()((set, get) => ({
   ...EMPTY,
   load(snapshot) {
     set({
@@ -169,3 +171,8 @@ export const useConversationStore = create<ConversationStore>()((set, get) => ({
     set({ messages: insertMessage(state.messages, message) });
   },
 }));
+
+export type ConversationStoreApi = ReturnType<typeof createConversationStore>;
+
+/** The open conversation of this tab. */
+export const useConversationStore = createConversationStore();

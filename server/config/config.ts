@@ -8,7 +8,8 @@ import { DEFAULT_MAX_BODY_BYTES } from "../protocol/limits.ts";
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
 const envSchema = z.object({
-  PORT: z.coerce.number().int().min(1).max(65535).default(3000),
+  /** 0 picks a free port (tests) */
+  PORT: z.coerce.number().int().min(0).max(65535).default(3000),
   HOST: z.string().default("0.0.0.0"),
   /** unset: embedded PGlite in BATON_DATA_DIR; postgres://… : that PostgreSQL */
   DATABASE_URL: z

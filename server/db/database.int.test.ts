@@ -147,6 +147,11 @@ describe.skipIf(!pgUp)("postgres", () => {
         expect(db.pglite).toBeUndefined();
         expect(db.appliedMigrations).toEqual(allMigrationNames);
         expect(await recordedMigrations(db)).toEqual(allMigrationNames);
+        // the migration locks went with the migrating: a second process must not wait on them
+        const locks = await db.pool!.query(
+          "SELECT objid FROM pg_locks WHERE locktype = 'advisory' AND database = (SELECT oid FROM pg_database WHERE datname = current_database())",
+        );
+        expect(locks.rows).toEqual([]);
         const again = await applyMigrations({
           migrationsDir: defaultMigrationsDir(),
           adapterFactory: new PrismaPg(db.pool!),

@@ -16,7 +16,7 @@ import pg from "pg";
 import { DATABASE_FUNCTIONS } from "./database-functions.ts";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { type Prisma, PrismaClient } from "../generated/prisma/client.ts";
-import { applyMigrations } from "./schema-engine.ts";
+import { applyMigrations, migrationsUpToDate, readMigrationsFolder } from "./schema-engine.ts";
 
 export type DatabaseKind = "embedded" | "postgres";
 
@@ -73,6 +73,55 @@ async function withFunctionsLock(pool: pg.Pool, work: (client: pg.PoolClient) =>
     throw error;
   } finally {
     client.release();
+  }
+}
+
+/**
+ * Socket.IO's PostgreSQL adapter keeps payloads over 8 kB in this table. Created with the
+ * database's own setup, under its lock: concurrent `CREATE TABLE IF NOT EXISTS` of a table
+ * with a serial column fails on the catalog's unique index.
+ */
+const SOCKET_IO_ATTACHMENTS_TABLE = `CREATE TABLE IF NOT EXISTS socket_io_attachments (
+  id bigserial UNIQUE, created_at timestamptz DEFAULT NOW(), payload bytea)`;
+
+/**
+ * Applies pending migrations on PostgreSQL so that several processes can start at once and
+ * a new version can start beside a running old one. The schema engine takes a session
+ * advisory lock and never releases it (it relies on closing its connection), so it runs on
+ * a dedicated one-connection pool that is ended right after: a shared pool would hand that
+ * connection, lock and all, to whoever checks it out next (Socket.IO's LISTEN client keeps
+ * it for the process's lifetime, and every other process then waits forever). Our own lock,
+ * on another dedicated connection and released explicitly, makes late starters wait for the
+ * one migrating instead of hitting the engine's 10 s lock timeout; inside it the engine
+ * re-reads what is applied, so only one process applies each migration.
+ */
+async function migratePostgres(pool: pg.Pool, migrationsDir: string): Promise<string[]> {
+  const { migrations } = await readMigrationsFolder(migrationsDir);
+  // the common case (a restart, the second of several processes): nothing to apply, no lock
+  if (await migrationsUpToDate(new PrismaPg(pool), migrations)) return [];
+  const lockHolder = await pool.connect();
+  let healthy = true;
+  try {
+    await lockHolder.query("SELECT pg_advisory_lock(hashtextextended('baton:migrations', 0))");
+    const dedicated = new pg.Pool({ ...pool.options, max: 1, idleTimeoutMillis: 1 });
+    dedicated.on("error", () => {});
+    try {
+      const { appliedMigrationNames } = await applyMigrations({ migrationsDir, adapterFactory: new PrismaPg(dedicated) });
+      return appliedMigrationNames;
+    } finally {
+      await dedicated.end();
+    }
+  } catch (error) {
+    healthy = false;
+    throw error;
+  } finally {
+    if (healthy) {
+      await lockHolder.query("SELECT pg_advisory_unlock(hashtextextended('baton:migrations', 0))").catch(() => {
+        healthy = false;
+      });
+    }
+    // a connection whose unlock did not happen is destroyed, which releases the lock too
+    lockHolder.release(healthy ? undefined : true);
   }
 }
 
@@ -140,10 +189,11 @@ export async function databaseFromPool(
   pool.on("error", () => {});
   const adapter = new PrismaPg(pool);
   try {
-    const applied = await migrate(adapter, opts);
+    const applied = opts.migrate === false ? [] : await migratePostgres(pool, opts.migrationsDir ?? defaultMigrationsDir());
     // serialised: concurrent CREATE OR REPLACE of one function can conflict on its catalog row
     await withFunctionsLock(pool, async (client) => {
       for (const sql of DATABASE_FUNCTIONS) await client.query(sql);
+      await client.query(SOCKET_IO_ATTACHMENTS_TABLE);
     });
     const prisma = new PrismaClient({ adapter, log: opts.log }) as PrismaClient;
     return {
@@ -166,7 +216,7 @@ export async function databaseFromPool(
 }
 
 async function migrate(
-  adapterFactory: PrismaPGlite | PrismaPg,
+  adapterFactory: PrismaPGlite,
   opts: Pick<OpenDatabaseOptions, "migrationsDir" | "migrate">,
 ): Promise<string[]> {
   if (opts.migrate === false) return [];

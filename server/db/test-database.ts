@@ -189,16 +189,22 @@ async function buildPostgresTemplate(migrationsDir: string): Promise<string> {
   return name;
 }
 
-/** Drops test databases a crashed run left behind (named with their creation time, > 1 h). */
+/**
+ * Drops test databases a crashed run left behind: named with their creation time more
+ * than an hour ago AND with nobody connected. The server is shared (several checkouts,
+ * long soak runs), so a database someone still uses is never dropped: no FORCE, and
+ * DROP DATABASE itself refuses one that gained a connection meanwhile.
+ */
 async function dropStaleTestDatabases(admin: pg.Client): Promise<void> {
   const { rows } = await admin.query<{ datname: string }>(
-    "SELECT datname FROM pg_database WHERE datname LIKE 'baton\\_test\\_%'",
+    `SELECT datname FROM pg_database d WHERE datname LIKE 'baton\\_test\\_%'
+       AND NOT EXISTS (SELECT 1 FROM pg_stat_activity a WHERE a.datname = d.datname)`,
   );
   const cutoff = Date.now() - 60 * 60 * 1000;
   for (const { datname } of rows) {
     const created = parseInt(datname.split("_")[2] ?? "", 36);
     if (Number.isFinite(created) && created < cutoff) {
-      await admin.query(`DROP DATABASE IF EXISTS ${quoteIdent(datname)} WITH (FORCE)`);
+      await admin.query(`DROP DATABASE IF EXISTS ${quoteIdent(datname)}`).catch(() => {});
     }
   }
 }

@@ -1,12 +1,16 @@
 /**
  * The demo workspace: a commander and three sub-agents, and a demo conversation with
- * all of them, so a fresh install can run a plan at once. Idempotent: it only adds
- * what is missing and never overwrites an admin's edits.
+ * all of them, so a fresh install can run a plan at once. Idempotent, also when run by
+ * several processes at once: it only adds what is missing and never overwrites an
+ * admin's edits.
  */
 import type { PrismaClient } from "../generated/prisma/client.ts";
 
 export const DEMO_CONVERSATION_TITLE = "Demo: ask the commander";
 export const API_USER_EMAIL = "automation@baton.local";
+const API_USER_ID = "api-automation";
+/** fixed, so processes seeding at once create one demo conversation between them */
+export const DEMO_CONVERSATION_ID = "demo-conversation";
 
 const DEMO_AGENTS = [
   {
@@ -40,39 +44,47 @@ const DEMO_AGENTS = [
   },
 ];
 
+/**
+ * Several processes may seed one database at the same moment (they start together), so
+ * every write is an insert that skips what exists (ON CONFLICT DO NOTHING on a unique key)
+ * or a conditional update; nothing reads, decides and then writes.
+ */
 export async function seedWorkspace(prisma: PrismaClient, input: { defaultModel: string; demoConversation: boolean }) {
-  for (const agent of DEMO_AGENTS) {
-    const existing = await prisma.agent.findUnique({ where: { handle: agent.handle } });
-    if (!existing) {
-      const now = new Date();
-      await prisma.agent.create({ data: { ...agent, model: input.defaultModel, createdAt: now, updatedAt: now } });
-    } else if (existing.model !== input.defaultModel && existing.createdAt.getTime() === existing.updatedAt.getTime()) {
-      // a demo agent nobody has edited follows the workspace default (e.g. a key was added);
-      // keep updatedAt equal to createdAt so it stays "unedited"
-      await prisma.agent.update({
-        where: { id: existing.id },
-        data: { model: input.defaultModel, updatedAt: existing.createdAt },
-      });
-    }
-  }
-  const apiUser = await prisma.user.upsert({
-    where: { email: API_USER_EMAIL },
-    create: { id: "api-automation", name: "Automation", email: API_USER_EMAIL, role: "member" },
-    update: {},
+  const now = new Date();
+  await prisma.agent.createMany({
+    data: DEMO_AGENTS.map((agent) => ({ ...agent, model: input.defaultModel, createdAt: now, updatedAt: now })),
+    skipDuplicates: true,
   });
+  // a demo agent nobody has edited follows the workspace default (e.g. a key was added);
+  // updatedAt stays equal to createdAt so it stays "unedited"
+  await prisma.$executeRaw`
+    UPDATE "Agent" SET model = ${input.defaultModel}, "updatedAt" = "createdAt"
+    WHERE handle = ANY(${DEMO_AGENTS.map((agent) => agent.handle)}) AND model <> ${input.defaultModel}
+      AND "updatedAt" = "createdAt"`;
+  await prisma.user.createMany({
+    data: [{ id: API_USER_ID, name: "Automation", email: API_USER_EMAIL, role: "member" }],
+    skipDuplicates: true,
+  });
+  const apiUser = await prisma.user.findUniqueOrThrow({ where: { email: API_USER_EMAIL }, select: { id: true } });
   if (!input.demoConversation) return { apiUserId: apiUser.id, demoConversationId: null };
-  let demo = await prisma.conversation.findFirst({ where: { title: DEMO_CONVERSATION_TITLE } });
-  if (!demo) {
-    const agents = await prisma.agent.findMany({ where: { handle: { in: DEMO_AGENTS.map((agent) => agent.handle) } } });
-    demo = await prisma.conversation.create({
-      data: {
-        title: DEMO_CONVERSATION_TITLE,
-        agents: { create: agents.map((agent) => ({ agentId: agent.id })) },
-        memberships: { create: { userId: apiUser.id, role: "owner" } },
-      },
-    });
-  }
-  return { apiUserId: apiUser.id, demoConversationId: demo.id };
+  // installs seeded before the fixed id have their demo conversation under another id
+  const existing = await prisma.conversation.findFirst({
+    where: { title: DEMO_CONVERSATION_TITLE },
+    orderBy: { createdAt: "asc" },
+    select: { id: true },
+  });
+  if (existing) return { apiUserId: apiUser.id, demoConversationId: existing.id };
+  await prisma.conversation.createMany({ data: [{ id: DEMO_CONVERSATION_ID, title: DEMO_CONVERSATION_TITLE }], skipDuplicates: true });
+  const agents = await prisma.agent.findMany({ where: { handle: { in: DEMO_AGENTS.map((agent) => agent.handle) } }, select: { id: true } });
+  await prisma.conversationAgent.createMany({
+    data: agents.map((agent) => ({ conversationId: DEMO_CONVERSATION_ID, agentId: agent.id })),
+    skipDuplicates: true,
+  });
+  await prisma.membership.createMany({
+    data: [{ conversationId: DEMO_CONVERSATION_ID, userId: apiUser.id, role: "owner" }],
+    skipDuplicates: true,
+  });
+  return { apiUserId: apiUser.id, demoConversationId: DEMO_CONVERSATION_ID };
 }
 
 /** Everyone who signs up can open the demo conversation and watch a plan run at once. */

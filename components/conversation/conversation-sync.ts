@@ -1,0 +1,151 @@
+/**
+ * Keeps a conversation store in step with the server over one socket, without React
+ * (the hook in use-conversation-sync.ts wires it to the page; tests drive it directly).
+ *
+ * - Joins the conversation's room with the last applied seq on start and on every
+ *   (re)connect: that replay is how a client catches up after a real disconnect.
+ * - Applies live events through the seq-ordered store. An event that arrives early (its
+ *   predecessor is still on the way, e.g. committed by another server process) waits in
+ *   the store; only if the gap is still open after `gapWaitMs` does it re-join to replay
+ *   the missing events from the database.
+ */
+import type { ConversationEventDTO, JoinAck } from "@/server/protocol/events.ts";
+import type { ConversationStoreApi, Snapshot } from "../stores/conversation-store.ts";
+import type { BatonSocket } from "../socket-client.ts";
+
+export type ConnectionState = "connecting" | "live" | "offline";
+
+/** how long an early event waits for the events before it before the client replays */
+export const GAP_WAIT_MS = 1_500;
+/** after a passing server error on join */
+const JOIN_RETRY_MS = 2_000;
+
+/** The part of a Socket.IO client socket this uses. */
+export type SyncSocket = Pick<BatonSocket, "connected" | "on" | "off" | "emit">;
+
+export interface SyncStats {
+  /** live events that arrived before one they follow */
+  early: number;
+  /** joins (each replays stored events after the last applied seq) */
+  joins: number;
+  /** of those, joins because a gap stayed open for gapWaitMs */
+  gapReplays: number;
+}
+
+export class ConversationSync {
+  readonly stats: SyncStats = { early: 0, joins: 0, gapReplays: 0 };
+  private joining = false;
+  private again = false;
+  private stopped = false;
+  private gapTimer: ReturnType<typeof setTimeout> | undefined;
+  private retryTimer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(
+    private readonly options: {
+      socket: SyncSocket;
+      conversationId: string;
+      store: ConversationStoreApi;
+      onConnection?: (state: ConnectionState) => void;
+      /** a fresh snapshot, when the client is too far behind to replay */
+      loadSnapshot: () => Promise<Snapshot>;
+      gapWaitMs?: number;
+    },
+  ) {}
+
+  start(): void {
+    const { socket } = this.options;
+    socket.on("connect", this.join);
+    socket.on("disconnect", this.onDisconnect);
+    socket.on("conversation-event", this.onEvent);
+    socket.on("run-delta", this.onDelta);
+    if (socket.connected) this.join();
+  }
+
+  stop(): void {
+    this.stopped = true;
+    const { socket, conversationId } = this.options;
+    socket.off("connect", this.join);
+    socket.off("disconnect", this.onDisconnect);
+    socket.off("conversation-event", this.onEvent);
+    socket.off("run-delta", this.onDelta);
+    clearTimeout(this.gapTimer);
+    clearTimeout(this.retryTimer);
+    socket.emit("conversation-leave", { conversationId });
+  }
+
+  private readonly join = (): void => {
+    if (this.stopped) return;
+    if (this.joining) {
+      this.again = true;
+      return;
+    }
+    this.joining = true;
+    this.stats.joins++;
+    const { socket, conversationId, store } = this.options;
+    const afterSeq = store.getState().lastSeq;
+    socket.emit("conversation-join", { conversationId, afterSeq }, async (ack: JoinAck) => {
+      if (this.stopped) return;
+      if (ack.ok) {
+        this.options.onConnection?.("live");
+        this.afterApply(store.getState().applyEvents(ack.events));
+      } else if (ack.error === "replay_too_long") {
+        // too far behind to replay: start again from a fresh snapshot, then join from its seq
+        try {
+          store.getState().load(await this.options.loadSnapshot());
+          this.again = true;
+        } catch {
+          this.options.onConnection?.("offline");
+        }
+      } else if (ack.error !== "not_found") {
+        // a passing server error: try again shortly rather than stay "reconnecting" forever
+        this.retryTimer = setTimeout(() => socket.connected && this.join(), JOIN_RETRY_MS);
+      }
+      this.joining = false;
+      if (this.again) {
+        this.again = false;
+        this.join();
+      }
+    });
+  };
+
+  private readonly onEvent = (event: ConversationEventDTO): void => {
+    if (event.conversationId !== this.options.conversationId) return;
+    const state = this.options.store.getState();
+    if (event.seq > state.lastSeq + 1) this.stats.early++;
+    this.afterApply(state.applyEvents([event]));
+  };
+
+  private readonly onDelta = (delta: { conversationId: string; runId: string; text: string }): void => {
+    this.options.store.getState().appendDelta(delta);
+  };
+
+  private readonly onDisconnect = (): void => {
+    this.options.onConnection?.("offline");
+    // the join on reconnect replays whatever is missing
+    clearTimeout(this.gapTimer);
+    this.gapTimer = undefined;
+  };
+
+  /**
+   * A gap opens a short wait for the missing events; a closed gap cancels it. When the
+   * wait ends with the gap still open but progress made meanwhile, the remaining gap is
+   * younger than the wait: it gets a wait of its own.
+   */
+  private afterApply(gap: boolean): void {
+    if (!gap) {
+      clearTimeout(this.gapTimer);
+      this.gapTimer = undefined;
+      return;
+    }
+    if (this.gapTimer) return;
+    const armedAt = this.options.store.getState().lastSeq;
+    this.gapTimer = setTimeout(() => {
+      this.gapTimer = undefined;
+      const state = this.options.store.getState();
+      if (this.stopped || Object.keys(state.pending).length === 0) return;
+      if (state.lastSeq > armedAt) return this.afterApply(true);
+      this.stats.gapReplays++;
+      this.join();
+    }, this.options.gapWaitMs ?? GAP_WAIT_MS);
+  }
+}

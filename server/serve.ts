@@ -1,0 +1,114 @@
+/**
+ * Baton's HTTP server without the pages: database (migrated, seeded), executor,
+ * Socket.IO (with the PostgreSQL adapter when there are several processes) and the
+ * operator endpoints (`/healthz`, `/readyz`, `/metrics`: server/ops). `server/index.ts`
+ * adds Next.js on top; tests start it bare in child processes to prove several
+ * processes start and serve side by side.
+ */
+import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import type { Server } from "socket.io";
+import { createAdapter } from "@socket.io/postgres-adapter";
+import type { Config } from "./config/config.ts";
+import { bootCore, type BootedCore } from "./boot.ts";
+import type { Database } from "./db/database.ts";
+import type { AgentRunner } from "./executor/ports.ts";
+import { createSocketPublisher } from "./adapters/socket/socket-publisher.ts";
+import { attachSocketHandlers } from "./socket/handlers.ts";
+import { createSocketServer } from "./socket/server.ts";
+import { refuseOversizedBody } from "./http/body-gate.ts";
+import { stampClientHeaders } from "./http/client-address.ts";
+import { defaultMigrationsDir } from "./db/database.ts";
+import { createHealth } from "./ops/health.ts";
+import { createMetrics } from "./ops/metrics.ts";
+import { createOpsRoutes } from "./ops/ops-routes.ts";
+import type { ClientToServerEvents, ServerToClientEvents } from "./protocol/events.ts";
+
+export type RequestHandler = (request: IncomingMessage, response: ServerResponse) => void;
+
+export interface ServedBaton {
+  core: BootedCore;
+  io: Server<ClientToServerEvents, ServerToClientEvents>;
+  httpServer: HttpServer;
+  /** the port actually listened on (config.port 0 picks a free one) */
+  port: number;
+  /** stop being ready (load balancers move away) before closing */
+  drain(): void;
+  close(): Promise<void>;
+}
+
+/** Answered by the custom server itself: 200 while the database answers, is migrated, and the process is not draining. */
+export const READINESS_PATH = "/readyz";
+
+export async function serveBaton(input: {
+  config: Config;
+  createRunner: (db: Database) => AgentRunner;
+  instanceId?: string;
+  /** prepares the page handler (Next.js) once the core is up; without it only the probe and Socket.IO answer */
+  pages?: () => Promise<RequestHandler>;
+}): Promise<ServedBaton> {
+  const { config } = input;
+  const httpServer = createServer();
+  const io: Server<ClientToServerEvents, ServerToClientEvents> = createSocketServer(httpServer, { trustProxy: config.trustProxy });
+
+  const publisher = createSocketPublisher(io);
+  const core = await bootCore({
+    config,
+    publisher,
+    createRunner: input.createRunner,
+    instanceId: input.instanceId,
+  });
+  if (core.db.kind === "postgres" && core.db.pool) {
+    // several processes: rooms span all of them through PostgreSQL NOTIFY (its table is
+    // created with the database's own setup, under a lock: see database.ts)
+    io.adapter(createAdapter(core.db.pool));
+    publisher.watchCluster();
+  }
+  attachSocketHandlers(io, { prisma: core.db.prisma });
+
+  let draining = false;
+  const opsRoutes = createOpsRoutes({
+    health: await createHealth({ prisma: core.db.prisma, migrationsDir: defaultMigrationsDir(), isDraining: () => draining }),
+    metrics: createMetrics({ prisma: core.db.prisma, pool: core.db.pool, liveSockets: () => io.engine.clientsCount }),
+    metricsTokens: [config.env.BATON_METRICS_TOKEN, config.apiToken],
+  });
+
+  const pages = input.pages ? await input.pages() : null;
+  httpServer.on("request", (request, response) => {
+    // Socket.IO answers its own path; everything else is the operator endpoints' or Next's
+    if (request.url?.startsWith("/socket.io/")) return;
+    // probes and metrics answer before anything else looks at the request
+    if (opsRoutes(request, response)) return;
+    if (!pages) {
+      response.writeHead(404).end();
+      return;
+    }
+    // the body cap before Next or any authentication sees the request
+    if (refuseOversizedBody(request, response, config.maxBodyBytes)) return;
+    // the address and protocol limiters and cookies use: from the socket, or from a
+    // trusted proxy's X-Forwarded-* (BATON_TRUST_PROXY); clients cannot forge either
+    stampClientHeaders(request, config.trustProxy);
+    pages(request, response);
+  });
+
+  await new Promise<void>((resolve) => httpServer.listen(config.port, config.host, resolve));
+  const port = (httpServer.address() as AddressInfo).port;
+
+  let closing: Promise<void> | undefined;
+  return {
+    core,
+    io,
+    httpServer,
+    port,
+    drain: () => {
+      draining = true;
+    },
+    close: () =>
+      (closing ??= (async () => {
+        draining = true;
+        // io.close() also closes the HTTP server
+        await new Promise<void>((resolve) => io.close(() => resolve()));
+        await core.close();
+      })()),
+  };
+}

@@ -1,0 +1,49 @@
+/**
+ * A bare Baton server (serve.ts: database, executor, Socket.IO, readiness probe; no
+ * pages) in its own process, driven over IPC by tests of several processes: start-up
+ * races, rolling upgrades, live events across processes. Agents are the scripted
+ * directive runner. Configured by the environment like the real server (PORT=0 picks a
+ * free port). Messages in: { id, type: "submit", conversationId, raw }
+ * | { id, type: "conversation", title, agents, userId } | { id, type: "stop" }.
+ * Replies: { id, ok, value | error }; first message: { id: 0, ok, value: { port, pid } }.
+ */
+import { loadConfig } from "../config/config.ts";
+import { serveBaton } from "../serve.ts";
+import { ScriptedRunner } from "../executor/testing/scripted-runner.ts";
+import { directiveScript } from "../executor/testing/directive-script.ts";
+
+type Request =
+  | { id: number; type: "submit"; conversationId: string; raw: unknown }
+  | { id: number; type: "conversation"; title: string; agents: string[]; userId?: string }
+  | { id: number; type: "stop" };
+
+const config = loadConfig({ HOST: "127.0.0.1", PORT: "0", ...process.env });
+const runner = new ScriptedRunner(directiveScript);
+const served = await serveBaton({ config, createRunner: () => runner, instanceId: process.env.BATON_INSTANCE_ID });
+const { core } = served;
+
+process.on("message", async (message: Request) => {
+  try {
+    let value: unknown;
+    switch (message.type) {
+      case "submit":
+        value = await core.executor.submitPlan({ conversationId: message.conversationId, raw: message.raw });
+        break;
+      case "conversation":
+        value = await core.runtime.services.createConversation({
+          title: message.title,
+          agentHandles: message.agents,
+          userId: message.userId ?? core.runtime.apiUserId,
+        });
+        break;
+      case "stop":
+        await served.close();
+        process.send?.({ id: message.id, ok: true, value: null }, () => process.exit(0));
+        return;
+    }
+    process.send?.({ id: message.id, ok: true, value: JSON.parse(JSON.stringify(value)) });
+  } catch (error) {
+    process.send?.({ id: message.id, ok: false, error: error instanceof Error ? error.message : String(error) });
+  }
+});
+process.send?.({ id: 0, ok: true, value: { port: served.port, pid: process.pid } });
