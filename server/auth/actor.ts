@@ -54,3 +54,22 @@ export async function assertPlanMember(db: Reader, actor: Actor | null | undefin
   }
   return plan;
 }
+
+/** The conversation's role the actor acts with: admins who are members act as owners. */
+export async function conversationRoleOf(db: Reader, actor: Actor | null | undefined, conversationId: string): Promise<"owner" | "member"> {
+  const known = requireActor(actor);
+  const membership = await db.membership.findUnique({
+    where: { conversationId_userId: { conversationId, userId: known.id } },
+    select: { role: true },
+  });
+  if (!membership) throw notFound("conversation");
+  return known.role === "admin" || membership.role === "owner" ? "owner" : "member";
+}
+
+/** Owners (and admins who are members) only: membership, agents and settings of a conversation. */
+export async function assertOwner(db: Reader, actor: Actor | null | undefined, conversationId: string): Promise<Actor> {
+  if ((await conversationRoleOf(db, actor, conversationId)) !== "owner") {
+    throw new BatonError("forbidden", "Only the conversation's owners can do that.");
+  }
+  return requireActor(actor);
+}

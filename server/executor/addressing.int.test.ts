@@ -52,6 +52,9 @@ it("once several people are here the commander answers only when addressed; peop
   expect((await say("@bea can you check the numbers?")).woke).toEqual([]);
   expect((await say("@commander please plan the launch")).woke).toEqual(["commander"]);
 
+  // a setting of the conversation's owners: a member is refused and nothing changes
+  await expect(fixture.services.setCommanderReplies({ actor: { id: bea.id, role: "member" }, conversationId: fixture.conversationId, mode: "always" })).rejects.toThrow(/owners/);
+  expect((await say("still between us")).woke).toEqual([]);
   await fixture.services.setCommanderReplies({ actor: { id: fixture.userId, role: "member" }, conversationId: fixture.conversationId, mode: "always" });
   expect((await say("and the budget?")).woke).toEqual(["commander"]);
   await fixture.services.setCommanderReplies({ actor: { id: fixture.userId, role: "member" }, conversationId: fixture.conversationId, mode: "when_addressed" });

@@ -18,7 +18,7 @@ import { BatonError, invalidInput, notFound } from "../executor/errors.ts";
 import type { AttachmentDTO, PlanDTO } from "../protocol/dto.ts";
 import { MAX_UPLOAD_BYTES } from "../protocol/limits.ts";
 import { computePlanMetrics, type PlanMetrics } from "./plan-metrics.ts";
-import { assertMember, assertPlanMember, type Actor } from "../auth/actor.ts";
+import { assertMember, assertOwner, assertPlanMember, type Actor } from "../auth/actor.ts";
 import { isCommanderReplyMode, type CommanderReplyMode } from "../core/addressing.ts";
 
 
@@ -72,7 +72,7 @@ export function createConversationServices(prisma: PrismaClient) {
     /** Everything a client needs to draw a conversation, with the seq it is consistent with. */
     /** When the commander answers messages that address no agent (core/addressing.ts). */
     async setCommanderReplies(input: { actor: Actor | null; conversationId: string; mode: CommanderReplyMode }) {
-      await assertMember(prisma, input.actor, input.conversationId);
+      await assertOwner(prisma, input.actor, input.conversationId);
       await prisma.conversation.update({ where: { id: input.conversationId }, data: { commanderReplies: input.mode } });
       return { commanderReplies: input.mode };
     },

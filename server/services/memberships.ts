@@ -21,6 +21,7 @@
  */
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { BatonError } from "../executor/errors.ts";
+import { assertOwner, conversationRoleOf } from "../auth/actor.ts";
 import { recordAudit, type AuditActor } from "./audit.ts";
 import { API_USER_EMAIL } from "./seed.ts";
 
@@ -46,7 +47,6 @@ export const silentNotifier: MembershipNotifier = {
 
 const forbidden = (message: string) => new BatonError("forbidden", message);
 const conflict = (message: string) => new BatonError("conflict", message);
-const noConversation = () => new BatonError("not_found", "No such conversation.");
 
 export interface MembersView {
   you: { role: ConversationRole; canManage: boolean; isAdmin: boolean };
@@ -58,17 +58,10 @@ export interface MembersView {
 
 export function createMembershipServices(prisma: PrismaClient, notifier: MembershipNotifier = silentNotifier) {
   /** The actor's effective role, or 404 for a non-member (same answer as a missing conversation). */
-  async function roleOf(actor: AuditActor, conversationId: string): Promise<ConversationRole> {
-    const membership = await prisma.membership.findUnique({
-      where: { conversationId_userId: { conversationId, userId: actor.id } },
-      select: { role: true },
-    });
-    if (!membership) throw noConversation();
-    return actor.role === "admin" || membership.role === "owner" ? "owner" : "member";
-  }
+  const roleOf = (actor: AuditActor, conversationId: string): Promise<ConversationRole> => conversationRoleOf(prisma, actor, conversationId);
 
   async function requireOwner(actor: AuditActor, conversationId: string): Promise<void> {
-    if ((await roleOf(actor, conversationId)) !== "owner") throw forbidden("Only the conversation's owners can do that.");
+    await assertOwner(prisma, actor, conversationId);
   }
 
   return {
