@@ -81,6 +81,22 @@ function AgentForm({ agent, onSaved }: { agent: AdminAgent; onSaved: (agent: Adm
   const [error, setError] = useState("");
   const [saved, setSaved] = useState(false);
   const [busy, setBusy] = useState(false);
+  const [trial, setTrial] = useState<{ state: "idle" | "testing" } | { state: "done"; ok: boolean; text: string }>({ state: "idle" });
+
+  async function testModel(form: HTMLFormElement | null) {
+    const model = form ? String(new FormData(form).get("model") ?? "").trim() : "";
+    if (!model) return;
+    setTrial({ state: "testing" });
+    try {
+      const result = await apiFetch<{ ok: true; latencyMs: number; reply: string } | { ok: false; error: string }>("/api/admin/models/test", {
+        method: "POST",
+        json: { model },
+      });
+      setTrial(result.ok ? { state: "done", ok: true, text: `${model} answered in ${result.latencyMs} ms: “${result.reply}”` } : { state: "done", ok: false, text: result.error });
+    } catch (caught) {
+      setTrial({ state: "done", ok: false, text: caught instanceof Error ? caught.message : "Could not test the model." });
+    }
+  }
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -126,7 +142,19 @@ function AgentForm({ agent, onSaved }: { agent: AdminAgent; onSaved: (agent: Adm
             <option value="commander">commander</option>
           </select>
         </div>
-        <TextField label="Model" name="model" defaultValue={agent.model} required hint="offline, anthropic:…, openai:…, local:…" />
+        <div className="flex flex-col gap-1">
+          <TextField label="Model" name="model" defaultValue={agent.model} required hint="offline, anthropic:…, openai:…, local:…" />
+          <div className="flex items-center gap-2">
+            <Button type="button" variant="secondary" size="sm" disabled={trial.state === "testing"} onClick={(event) => void testModel(event.currentTarget.form)}>
+              {trial.state === "testing" ? "Testing…" : "Test model"}
+            </Button>
+            {trial.state === "done" ? (
+              <span role="status" data-testid="model-test" className={`text-xs ${trial.ok ? "text-emerald-600" : "text-red-600"}`}>
+                {trial.text}
+              </span>
+            ) : null}
+          </div>
+        </div>
         <TextField label="Allowed tools" name="allowedTools" defaultValue={agent.allowedTools.join(", ")} hint="Comma-separated." />
         <TextField label="Skills" name="skills" defaultValue={agent.skills.join(", ")} hint="Comma-separated." />
         <TextField label="Concurrency limit" name="concurrency" type="number" min={1} max={256} defaultValue={agent.concurrency} required />

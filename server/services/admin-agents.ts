@@ -3,6 +3,9 @@ import { z } from "zod";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { storableText } from "../core/text.ts";
 import { assertAdmin, type Actor } from "../auth/actor.ts";
+import type { ModelRegistry } from "../agents/model-registry.ts";
+import { modelProblem } from "../agents/model-check.ts";
+import { invalidInput } from "../executor/errors.ts";
 
 export const agentInputSchema = z.object({
   handle: z.string().regex(/^[a-z0-9_-]{1,40}$/, "lowercase letters, digits, - and _ (max 40)"),
@@ -44,8 +47,18 @@ export async function listAgentsForAdmin(prisma: PrismaClient, { actor }: { acto
   return agents.map((agent) => ({ ...agent, updatedAt: agent.updatedAt.toISOString() }));
 }
 
-export async function createAgent(prisma: PrismaClient, { actor, input }: { actor: Actor | null; input: AgentInput }) {
+/** Refuses a model this server cannot run (a bad id, a provider without its key), naming why. */
+function assertModelUsable(models: Pick<ModelRegistry, "resolve">, model: string): void {
+  const problem = modelProblem(models, model);
+  if (problem) throw invalidInput(`model: ${problem}`);
+}
+
+export async function createAgent(
+  prisma: PrismaClient,
+  { actor, input, models }: { actor: Actor | null; input: AgentInput; models: Pick<ModelRegistry, "resolve"> },
+) {
   assertAdmin(actor);
+  assertModelUsable(models, input.model);
   if (await prisma.agent.findUnique({ where: { handle: input.handle }, select: { id: true } })) {
     throw new AgentAdminError("conflict", `@${input.handle} already exists.`);
   }
@@ -54,9 +67,10 @@ export async function createAgent(prisma: PrismaClient, { actor, input }: { acto
 
 export async function updateAgent(
   prisma: PrismaClient,
-  { actor, agentId, input }: { actor: Actor | null; agentId: string; input: AgentInput },
+  { actor, agentId, input, models }: { actor: Actor | null; agentId: string; input: AgentInput; models: Pick<ModelRegistry, "resolve"> },
 ) {
   assertAdmin(actor);
+  assertModelUsable(models, input.model);
   const clash = await prisma.agent.findUnique({ where: { handle: input.handle }, select: { id: true } });
   if (clash && clash.id !== agentId) throw new AgentAdminError("conflict", `@${input.handle} already exists.`);
   const found = await prisma.agent.findUnique({ where: { id: agentId }, select: { id: true } });

@@ -1,6 +1,7 @@
 import { NextResponse } from "next/server";
 import { handle, parseJson, requireAdmin } from "@/server/auth/guards.ts";
 import { getRuntime } from "@/server/runtime.ts";
+import { workspaceModels } from "@/server/services/workspace-models.ts";
 import { agentInputSchema, updateAgent } from "@/server/services/admin-agents.ts";
 
 type Context = { params: Promise<{ agentId: string }> };
@@ -10,7 +11,7 @@ export const PUT = handle(async (request: Request, context: Context) => {
   const { agentId } = await context.params;
   const input = await parseJson(request, agentInputSchema);
   const runtime = getRuntime();
-  const agent = await updateAgent(runtime.prisma, { actor, agentId, input });
+  const agent = await updateAgent(runtime.prisma, { actor, agentId, input, models: workspaceModels() });
   runtime.executor.agentsChanged();
   return NextResponse.json({ agent });
 });
