@@ -344,11 +344,18 @@ describe("executor on the embedded database", () => {
     await fixture.executor.postMessage({
       conversationId: fixture.conversationId,
       author: { kind: "user", userId: fixture.userId },
-      body: "just a note that names @writer in prose",
+      body: "just a note for whoever answers",
+    });
+    await fixture.executor.idle();
+    // a person typing a handle in full mentions it (DESIGN rule 2: one tokeniser for people's messages)
+    await fixture.executor.postMessage({
+      conversationId: fixture.conversationId,
+      author: { kind: "user", userId: fixture.userId },
+      body: "and a note that names @writer in prose",
     });
     await fixture.executor.idle();
     const started = fixture.runner.calls.slice(callsBefore).map((call) => call.agent.handle);
-    expect(started).toEqual(["analyst", "commander"]);
+    expect(started).toEqual(["analyst", "commander", "writer"]);
     await expect(
       fixture.executor.postMessage({
         conversationId: fixture.conversationId,
