@@ -1,0 +1,17 @@
+import { withApiToken } from "@/server/http/api-v1.ts";
+import { eventLoopStats, resetEventLoopStats } from "@/server/http/event-loop-monitor.ts";
+
+/** The server process's health figures: event-loop delay since the window began, and how units of work ran. */
+export async function GET(request: Request) {
+  return withApiToken(request, async ({ executor }) =>
+    Response.json({ eventLoopDelayMs: eventLoopStats(), units: executor.stats }),
+  );
+}
+
+/** Starts a new measuring window. */
+export async function DELETE(request: Request) {
+  return withApiToken(request, async () => {
+    resetEventLoopStats();
+    return Response.json({ eventLoopDelayMs: eventLoopStats() });
+  });
+}

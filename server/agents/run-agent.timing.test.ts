@@ -1,0 +1,40 @@
+/**
+ * The "model-timing" log line: when the model itself worked, so a benchmark (or a
+ * person reading the step log) can tell the model's time from Baton's.
+ */
+import { describe, expect, it } from "vitest";
+import { agentProfile, recordingSink, runRequest, testRuntime } from "./test-support.ts";
+
+type Timing = { calls: number; firstCallStartedAt: string; lastCallEndedAt: string | null };
+const timingOf = (sink: ReturnType<typeof recordingSink>) => {
+  const lines = sink.logs.filter((entry) => entry.phase === "model-timing");
+  expect(lines).toHaveLength(1);
+  return lines[0]!.data as Timing;
+};
+
+describe("model timing in the run log", () => {
+  it("brackets the model's own work: the call starts before the simulated work and ends after it", async () => {
+    const { runner } = testRuntime();
+    const sink = recordingSink();
+    const before = Date.now();
+    const result = await runner.run(runRequest({ agent: agentProfile({ allowedTools: ["finish"] }), input: "@offline sleep=40\nwork" }), sink);
+    const after = Date.now();
+    expect(result.kind).toBe("ok");
+    const timing = timingOf(sink);
+    expect(timing.calls).toBe(1);
+    const started = Date.parse(timing.firstCallStartedAt);
+    const ended = Date.parse(timing.lastCallEndedAt!);
+    expect(started).toBeGreaterThanOrEqual(before);
+    expect(ended).toBeLessThanOrEqual(after);
+    // the 40 ms of simulated work lie between the stamps (timers may fire 1 ms early)
+    expect(ended - started).toBeGreaterThanOrEqual(39);
+  });
+
+  it("is logged for a failed run too", async () => {
+    const { runner } = testRuntime();
+    const failed = recordingSink();
+    const result = await runner.run(runRequest({ input: "@offline fail=fatal\nwork" }), failed);
+    expect(result.kind).toBe("failed");
+    expect(timingOf(failed).calls).toBe(1);
+  });
+});
