@@ -65,8 +65,8 @@ export interface BatonServer {
 
 /**
  * One server process. `databaseUrl` unset: the embedded database in a fresh temporary
- * directory. BATON_BENCH_NODE_OPTIONS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) is
- * passed to it, for profiling the server under the benchmark's load.
+ * directory. BATON_BENCH_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) go to its
+ * node, for profiling the server under the benchmark's load.
  */
 export async function startServer(input: { databaseUrl?: string; token?: string; label: string }): Promise<BatonServer> {
   const port = await freePort();
@@ -82,14 +82,15 @@ export async function startServer(input: { databaseUrl?: string; token?: string;
     BATON_API_TOKEN: token,
     BATON_SEED_DEMO: "0",
     BATON_DEFAULT_MODEL: "offline",
-    NODE_OPTIONS: [process.env.NODE_OPTIONS, process.env.BATON_BENCH_NODE_OPTIONS].filter(Boolean).join(" "),
   };
   delete env.DATABASE_URL;
   delete env.ANTHROPIC_API_KEY;
   delete env.OPENAI_API_KEY;
   delete env.BETTER_AUTH_URL;
   if (input.databaseUrl) env.DATABASE_URL = input.databaseUrl;
-  const child = spawn(path.join(ROOT, "node_modules/.bin/tsx"), ["server/index.ts"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  // what `npm start` runs (tsx server/index.ts), as node's own process so signals and flags reach it
+  const nodeArgs = (process.env.BATON_BENCH_NODE_ARGS ?? "").split(/\s+/).filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", "server/index.ts"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
   let output = "";
   const remember = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-20_000);

@@ -49,7 +49,7 @@ async function modelSpans(api: ApiClient, planId: string, indexes: number[]): Pr
   return spans;
 }
 
-interface PlanRun {
+export interface PlanRun {
   planId: string;
   /** CPU the server process spent from submit to the plan's end (the bench's reads excluded) */
   serverCpuMs: number;
@@ -60,7 +60,7 @@ interface PlanRun {
 
 const cpuOf = (metrics: { cpuMs?: { user: number; system: number } }) => (metrics.cpuMs ? metrics.cpuMs.user + metrics.cpuMs.system : NaN);
 
-async function runPlan(session: Session, title: string, steps: TimedStep[], maxParallel: number): Promise<PlanRun> {
+export async function runPlan(session: Session, title: string, steps: TimedStep[], maxParallel: number, readSpans = true): Promise<PlanRun> {
   const cpuBefore = cpuOf(await session.api.metrics());
   const submittedAt = Date.now();
   const { id } = await session.api.submitPlan(session.conversationId, toPlan(title, steps, maxParallel));
@@ -68,7 +68,7 @@ async function runPlan(session: Session, title: string, steps: TimedStep[], maxP
   const serverCpuMs = cpuOf(await session.api.metrics()) - cpuBefore;
   if (status !== "completed") throw new Error(`${title}: the plan ended ${status}`);
   const plan = await session.api.plan(id);
-  const spans = await modelSpans(session.api, id, steps.map((step) => step.index));
+  const spans = readSpans ? await modelSpans(session.api, id, steps.map((step) => step.index)) : new Map<number, ModelSpan>();
   return { planId: id, serverCpuMs, submittedAt, endedAt: Date.parse(plan.endedAt!), spans };
 }
 

@@ -87,6 +87,8 @@ interface RunContext {
   tokensOut: number;
   malformedToolCalls: number;
   model: ModelTiming;
+  /** the run ends waiting for a person's answer */
+  blocked: boolean;
 }
 
 /** When the model itself worked: what the run's time minus this is Baton's. */
@@ -164,6 +166,7 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
         tokensOut: 0,
         malformedToolCalls: 0,
         model: { calls: 0, firstStartedAt: null, lastEndedAt: null },
+        blocked: false,
       };
       const usage = (): Usage => ({
         tokensIn: ctx.tokensIn,
@@ -262,9 +265,13 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
         await mcp?.close().catch(() => undefined);
         if (ctx.messages.length > 0) {
           const secrets = new SecretRedactor(request.resume?.secrets ?? []);
-          await deps.sessions.save(request.runId, secrets.redactDeep(ctx.messages)).catch((error: unknown) =>
+          const saved = deps.sessions.save(request.runId, secrets.redactDeep(ctx.messages)).catch((error: unknown) =>
             sink.log({ phase: "session", message: `could not save the session: ${describeError(error)}` }),
           );
+          // Only a blocked run's session is read again (its form's answer resumes it, maybe
+          // after a restart), so only then must it be stored before the result is reported.
+          // Otherwise the write must not delay the next step: it goes on in the background.
+          if (ctx.blocked) await saved;
         }
       }
     },
@@ -399,6 +406,7 @@ function finishRun(ctx: RunContext, usage: () => Usage): AgentRunResult {
   }
   const pending = tools.finish == null ? findPendingAskUser(ctx.messages) : null;
   if (pending) {
+    ctx.blocked = true;
     sink.log({ phase: "blocked", message: pending.form.title, data: pending.form });
     return { kind: "blocked", form: pending.form, text, usage: usage() };
   }
