@@ -96,7 +96,7 @@ export async function benchServer(): Promise<void> {
         async () => {
           const first = await startServer({ label: "postgres 1", databaseUrl: database.url });
           // the second process starts once the first has migrated and seeded
-          const second = await startServer({ label: "postgres 2", databaseUrl: database.url, token: first.token }).catch(async (error) => {
+          const second = await startServer({ label: "postgres 2", databaseUrl: database.url, token: first.token, authSecret: first.authSecret }).catch(async (error) => {
             await first.stop();
             throw error;
           });

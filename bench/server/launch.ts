@@ -59,6 +59,8 @@ export function freePort(): Promise<number> {
 export interface BatonServer {
   baseURL: string;
   token: string;
+  /** processes that share a database must share it too, or one's session cookies are foreign to another */
+  authSecret: string;
   child: ChildProcess;
   stop(): Promise<void>;
 }
@@ -68,10 +70,11 @@ export interface BatonServer {
  * directory. BATON_BENCH_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) go to its
  * node, for profiling the server under the benchmark's load.
  */
-export async function startServer(input: { databaseUrl?: string; token?: string; label: string }): Promise<BatonServer> {
+export async function startServer(input: { databaseUrl?: string; token?: string; authSecret?: string; label: string }): Promise<BatonServer> {
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "baton-bench-"));
   const token = input.token ?? randomBytes(24).toString("hex");
+  const authSecret = input.authSecret ?? randomBytes(32).toString("hex");
   const env: NodeJS.ProcessEnv = {
     ...process.env,
     NODE_ENV: "production",
@@ -80,6 +83,7 @@ export async function startServer(input: { databaseUrl?: string; token?: string;
     HOST: "127.0.0.1",
     BATON_DATA_DIR: dataDir,
     BATON_API_TOKEN: token,
+    BETTER_AUTH_SECRET: authSecret,
     BATON_SEED_DEMO: "0",
     BATON_DEFAULT_MODEL: "offline",
   };
@@ -115,6 +119,7 @@ export async function startServer(input: { databaseUrl?: string; token?: string;
   return {
     baseURL: `http://127.0.0.1:${port}`,
     token,
+    authSecret,
     child,
     stop: () =>
       (stopped ??= new Promise<void>((resolve) => {
