@@ -27,6 +27,11 @@ async function benchOne(label: string, servers: () => Promise<BatonServer[]>, wi
     const session = await openSession(first!, `bench ${label}`);
     log(`${label}: chains of 20 (step → next model call)…`);
     const hops = await measureHops(session);
+    const part = (values: number[]) => `${median(values).toFixed(1)} ms`;
+    log(
+      `${label}:   hop median ${part(hops.hops)} = model end → finishing unit ${part(hops.parts.tail)}, ` +
+        `→ next run created ${part(hops.parts.decide)}, → its model call ${part(hops.parts.start)} (medians)`,
+    );
     log(`${label}: heavy-tailed DAGs…`);
     const makespan = await measureMakespan(session, SEEDS);
     for (const r of makespan.ratios) log(`${label}:   DAG ${r.seed}: ${r.makespanMs} ms / critical path ${r.criticalMs} ms = ${r.ratio.toFixed(3)}`);

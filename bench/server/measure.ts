@@ -34,6 +34,9 @@ export async function openSession(server: BatonServer, title: string, person?: A
 interface ModelSpan {
   start: number;
   end: number;
+  /** the step's (last) run as the executor recorded it: created in the dispatching unit, ended in the finishing one */
+  runStartedAt: number;
+  runEndedAt: number;
 }
 
 /** Each step's model work, from the "model-timing" line of its run log. */
@@ -44,7 +47,13 @@ async function modelSpans(api: ApiClient, planId: string, indexes: number[]): Pr
     const line = detail.log.filter((entry) => entry.phase === "model-timing").at(-1);
     const data = line?.data as { firstCallStartedAt?: string; lastCallEndedAt?: string | null } | undefined;
     if (!data?.firstCallStartedAt || !data.lastCallEndedAt) throw new Error(`plan ${planId} step ${index}: no model-timing in its log`);
-    spans.set(index, { start: Date.parse(data.firstCallStartedAt), end: Date.parse(data.lastCallEndedAt) });
+    const run = detail.runs.at(-1);
+    spans.set(index, {
+      start: Date.parse(data.firstCallStartedAt),
+      end: Date.parse(data.lastCallEndedAt),
+      runStartedAt: Date.parse(run?.startedAt ?? ""),
+      runEndedAt: Date.parse(run?.endedAt ?? ""),
+    });
   }
   return spans;
 }
@@ -77,6 +86,12 @@ const firstCallAfterSubmit = (run: PlanRun) => Math.min(...[...run.spans.values(
 
 export interface HopFigures {
   hops: number[];
+  /**
+   * each hop in three parts, by the server's stamps: the model's end → the finishing
+   * unit's stamp (runtime tail, unit entry and its read); → the next run's creation in
+   * that unit (reconcile); → the next model call (the write, commit, start of the run)
+   */
+  parts: { tail: number[]; decide: number[]; start: number[] };
   /** server CPU per step of a 20-step chain, the plan's submission included */
   cpuPerStepMs: number[];
   submitToFirstCall: number[];
@@ -86,15 +101,23 @@ export interface HopFigures {
 export async function measureHops(session: Session, chains = 3): Promise<HopFigures> {
   await runPlan(session, "warm-up chain", chain(20), 1);
   const hops: number[] = [];
+  const parts: HopFigures["parts"] = { tail: [], decide: [], start: [] };
   const submitToFirstCall: number[] = [];
   const cpuPerStepMs: number[] = [];
   for (let i = 0; i < chains; i++) {
     const run = await runPlan(session, `chain ${i + 1}`, chain(20), 1);
-    for (let index = 2; index <= 20; index++) hops.push(run.spans.get(index)!.start - run.spans.get(index - 1)!.end);
+    for (let index = 2; index <= 20; index++) {
+      const before = run.spans.get(index - 1)!;
+      const after = run.spans.get(index)!;
+      hops.push(after.start - before.end);
+      parts.tail.push(before.runEndedAt - before.end);
+      parts.decide.push(after.runStartedAt - before.runEndedAt);
+      parts.start.push(after.start - after.runStartedAt);
+    }
     submitToFirstCall.push(firstCallAfterSubmit(run));
     cpuPerStepMs.push(run.serverCpuMs / 20);
   }
-  return { hops, submitToFirstCall, cpuPerStepMs };
+  return { hops, parts, submitToFirstCall, cpuPerStepMs };
 }
 
 export interface MakespanFigures {
