@@ -24,8 +24,14 @@ export function apiClient(server: Pick<BatonServer, "baseURL" | "token">) {
     submitPlan: (conversationId: string, plan: unknown) => call<{ id: string }>("POST", `/conversations/${conversationId}/plans`, plan),
     plan: (planId: string) => call<ApiPlan>("GET", `/plans/${planId}`),
     step: (planId: string, index: number) => call<ApiStepDetail>("GET", `/plans/${planId}/steps/${index}`),
-    metrics: () => call<ApiMetrics>("GET", "/metrics"),
-    resetMetrics: () => call<ApiMetrics>("DELETE", "/metrics"),
+    /**
+     * The server's Prometheus metrics (`/metrics`, which takes the API token too). Reading
+     * them starts a new event-loop window: prom-client resets its histogram on each scrape.
+     */
+    metrics: async (): Promise<ServerMetrics> => {
+      const response = await fetch(`${server.baseURL}/metrics`, { headers: { authorization: `Bearer ${server.token}` } });
+      return parseMetrics(await (await expectOk(response, "GET /metrics")).text());
+    },
   };
 }
 export type ApiClient = ReturnType<typeof apiClient>;
@@ -41,10 +47,24 @@ export interface ApiStepDetail {
   log: { at: string; phase: string; message: string; data: unknown }[];
   runs: { id: string; startedAt: string | null; endedAt: string | null }[];
 }
-export interface ApiMetrics {
-  eventLoopDelayMs: { p50: number; p99: number; max: number; mean: number; samples: number } | null;
-  cpuMs?: { user: number; system: number };
-  units: Record<string, number>;
+export interface ServerMetrics {
+  /** since the previous scrape, in ms */
+  eventLoopDelayMs: { p50: number; p99: number; max: number; mean: number };
+  /** user + system since the process started */
+  cpuMs: number;
+}
+
+function parseMetrics(text: string): ServerMetrics {
+  const value = (name: string) => {
+    const line = text.split("\n").find((l) => l.startsWith(`${name} `));
+    if (!line) throw new Error(`/metrics has no ${name}`);
+    return Number(line.slice(name.length + 1));
+  };
+  const lag = (stat: string) => value(`baton_process_nodejs_eventloop_lag_${stat}_seconds`) * 1000;
+  return {
+    eventLoopDelayMs: { p50: lag("p50"), p99: lag("p99"), max: lag("max"), mean: lag("mean") },
+    cpuMs: value("baton_process_process_cpu_seconds_total") * 1000,
+  };
 }
 
 /** A person signed up through the app (the first account is the admin), holding a session cookie. */

@@ -1,6 +1,6 @@
 /**
- * The automation API's read-outs for measuring Baton from outside: a step's detail
- * (execution log, runs) and the server process's metrics (event-loop delay, CPU).
+ * The automation API's step detail (execution log with its model timings, runs): what
+ * the server-level benchmark reads once a plan has ended.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { loadConfig } from "@/server/config/config.ts";
@@ -8,11 +8,9 @@ import { setRuntime } from "@/server/runtime.ts";
 import { createExecutorFixture, type ExecutorFixture } from "@/server/executor/testing/executor-fixture.ts";
 import { directiveScript } from "@/server/executor/testing/directive-script.ts";
 import { API_USER_EMAIL } from "@/server/services/seed.ts";
-import { startEventLoopMonitor } from "@/server/http/event-loop-monitor.ts";
 import * as conversations from "./conversations/route.ts";
 import * as plans from "./conversations/[id]/plans/route.ts";
 import * as stepById from "./plans/[id]/steps/[index]/route.ts";
-import * as metrics from "./metrics/route.ts";
 
 const TOKEN = "test-token-0123456789abcdef";
 let fixture: ExecutorFixture;
@@ -76,28 +74,5 @@ describe("GET /api/v1/plans/{id}/steps/{index}", () => {
     const refused = await step(other.id, "1");
     expect(refused.status).toBe(404);
     expect(await refused.text()).not.toContain("Private");
-  });
-});
-
-describe("/api/v1/metrics", () => {
-  it("reports the event-loop delay and CPU time, and starts a new window on DELETE", async () => {
-    expect((await metrics.GET(request({ token: null }))).status).toBe(401);
-    expect((await metrics.DELETE(request({ method: "DELETE", token: "wrong-token-0123456789" }))).status).toBe(401);
-
-    startEventLoopMonitor(1);
-    let body = await (await metrics.GET(request())).json();
-    // the histogram fills as the loop turns; a busy machine may need a while
-    for (let tries = 0; body.eventLoopDelayMs.samples === 0 && tries < 100; tries++) {
-      await new Promise((resolve) => setTimeout(resolve, 20));
-      body = await (await metrics.GET(request())).json();
-    }
-    expect(body.eventLoopDelayMs.samples).toBeGreaterThan(0);
-    expect(body.eventLoopDelayMs.p99).toBeGreaterThanOrEqual(body.eventLoopDelayMs.p50);
-    expect(body.cpuMs.user).toBeGreaterThan(0);
-    expect(body.units).toEqual(expect.objectContaining({ optimistic: expect.any(Number) }));
-
-    const reset = await (await metrics.DELETE(request({ method: "DELETE" }))).json();
-    expect(Date.parse(reset.eventLoopDelayMs.since)).toBeGreaterThan(Date.parse(body.eventLoopDelayMs.since));
-    expect(reset.eventLoopDelayMs.samples).toBeLessThan(body.eventLoopDelayMs.samples + 1);
   });
 });
