@@ -1,7 +1,7 @@
 /**
- * What the benchmark does as a user: the automation API with the bearer token, a
- * person's session (sign-up, conversation, admin edits) through the app's own routes,
- * and Socket.IO clients exactly as the browser connects them.
+ * What the benchmark does as a user: a person's session (sign-up, conversation, admin
+ * edits, a personal API token) through the app's own routes, the automation API with
+ * that token, and Socket.IO clients exactly as the browser connects them.
  */
 import { io, type Socket } from "socket.io-client";
 import type { ClientToServerEvents, ConversationEventDTO, JoinAck, ServerToClientEvents } from "../../server/protocol/events.ts";
@@ -14,8 +14,9 @@ async function expectOk(response: Response, what: string): Promise<Response> {
   return response;
 }
 
-export function apiClient(server: Pick<BatonServer, "baseURL" | "token">) {
-  const headers = { authorization: `Bearer ${server.token}`, "content-type": "application/json" };
+/** `token`: the person's API token; `server.token` (BATON_API_TOKEN) opens `/metrics`. */
+export function apiClient(server: Pick<BatonServer, "baseURL" | "token">, token: string) {
+  const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
   const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
     const response = await fetch(`${server.baseURL}/api/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
     return (await (await expectOk(response, `${method} /api/v1${path}`)).json()) as T;
@@ -91,11 +92,15 @@ export async function signUp(baseURL: string) {
   };
   return {
     cookie,
-    /** a conversation with the sub-agents, shared with the automation user so the API can drive it */
+    /** a conversation with the sub-agents, owned by this person */
     async createConversation(title: string): Promise<string> {
       const { id } = await call<{ id: string }>("POST", "/api/conversations", { title, agentHandles: ["researcher", "analyst", "writer"] });
-      await call("POST", `/api/conversations/${id}/members`, { email: "automation@baton.local" });
       return id;
+    },
+    /** Settings → API tokens: the API then acts as this person */
+    async createApiToken(): Promise<string> {
+      const { token } = await call<{ token: string }>("POST", "/api/tokens", { name: "bench", scopes: ["read", "write"], expiresInDays: 1 });
+      return token;
     },
     /** Admin → Agents: enough concurrency that the DAGs are bounded by their critical path, not a pool */
     async raiseAgentConcurrency(concurrency: number): Promise<void> {
@@ -109,8 +114,12 @@ export async function signUp(baseURL: string) {
 }
 
 /** A browser's socket: connected with the session cookie, joined to one conversation. */
-export async function connectSocket(baseURL: string, cookie: string, conversationId: string): Promise<BatonSocket> {
-  const socket: BatonSocket = io(baseURL, { extraHeaders: { cookie }, transports: ["websocket"], reconnection: false });
+export async function connectSocket(baseURL: string, cookie: string, conversationId: string, address: string): Promise<BatonSocket> {
+  const socket: BatonSocket = io(baseURL, {
+    extraHeaders: { cookie, "x-forwarded-for": address },
+    transports: ["websocket"],
+    reconnection: false,
+  });
   await new Promise<void>((resolve, reject) => {
     socket.once("connect", () => resolve());
     socket.once("connect_error", (error) => reject(error));

@@ -83,6 +83,9 @@ export async function startServer(input: { databaseUrl?: string; token?: string;
     HOST: "127.0.0.1",
     BATON_DATA_DIR: dataDir,
     BATON_API_TOKEN: token,
+    // the benchmark's 100 "browsers" come from one address; as behind a load balancer,
+    // each names its own in X-Forwarded-For (the handshake limit is per address)
+    BATON_TRUST_PROXY: "1",
     BETTER_AUTH_SECRET: authSecret,
     BATON_SEED_DEMO: "0",
     BATON_DEFAULT_MODEL: "offline",

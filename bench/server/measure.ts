@@ -27,8 +27,9 @@ export async function openSession(server: BatonServer, title: string, person?: A
   const user = person ?? (await signUp(server.baseURL));
   if (!person) await user.raiseAgentConcurrency(UNBOUNDED);
   const conversationId = await user.createConversation(title);
-  const watcher = await connectSocket(server.baseURL, user.cookie, conversationId);
-  return { api: apiClient(server), server, cookie: user.cookie, conversationId, watcher, plans: watchPlans(watcher) };
+  const token = await user.createApiToken();
+  const watcher = await connectSocket(server.baseURL, user.cookie, conversationId, "10.78.0.1");
+  return { api: apiClient(server, token), server, cookie: user.cookie, conversationId, watcher, plans: watchPlans(watcher) };
 }
 
 interface ModelSpan {
@@ -162,7 +163,7 @@ export async function measureFanOut(session: Session, servers: BatonServer[], cl
   try {
     for (let i = 0; i < clients; i++) {
       const server = servers[i % servers.length]!;
-      const socket = await connectSocket(server.baseURL, session.cookie, session.conversationId);
+      const socket = await connectSocket(server.baseURL, session.cookie, session.conversationId, `10.77.${i >> 8}.${i & 255}`);
       const bucket = latencies[i % servers.length]!;
       socket.on("conversation-event", (event: ConversationEventDTO) => {
         if (event.type === "step-updated") bucket.push(Date.now() - Date.parse(event.createdAt));

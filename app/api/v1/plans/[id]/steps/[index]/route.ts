@@ -8,5 +8,5 @@ export async function GET(request: Request, context: { params: Promise<{ id: str
     if (!Number.isInteger(stepIndex) || stepIndex < 1) throw new HttpError(400, "invalid_input", "index: must be a positive integer");
     // a plan outside the API user's conversations is "not found", checked by the service
     return Response.json(await runtime.services.getStepDetail({ actor: apiActor(runtime), planId: id, stepIndex }));
-  }, context.params);
+  }, { params: context.params });
 }
