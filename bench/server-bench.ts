@@ -7,7 +7,7 @@
  */
 import { ensureProductionBuild, startServer, type BatonServer } from "./server/launch.ts";
 import { measureEventLoop, measureFanOut, measureHops, measureMakespan, openSession, type FanOutFigures, type HopFigures, type LoadFigures, type MakespanFigures } from "./server/measure.ts";
-import { scratchDatabase } from "./server/postgres.ts";
+import { openPostgresBenchDatabase, withDatabase } from "./bench-database.ts";
 import { median, quantile } from "./server/workloads.ts";
 
 const log = (line: string) => console.error(`[bench:server] ${line}`);
@@ -94,7 +94,9 @@ export async function benchServer(): Promise<void> {
   let postgres: Figures | null = null;
   const adminUrl = process.env.DATABASE_URL;
   if (adminUrl?.startsWith("postgres")) {
-    const database = await scratchDatabase(adminUrl);
+    // a scratch database, migrated, dropped by close() (also on Ctrl-C)
+    const scratch = await openPostgresBenchDatabase(adminUrl);
+    const database = { url: withDatabase(adminUrl, scratch.name) };
     try {
       postgres = await benchOne(
         "postgres",
@@ -110,7 +112,7 @@ export async function benchServer(): Promise<void> {
         true,
       );
     } finally {
-      await database.drop().catch((error) => log(`could not drop the scratch database: ${error}`));
+      await scratch.close().catch((error) => log(`could not drop the scratch database: ${error}`));
     }
   }
   console.log("\nThrough the production server (`npm run bench:server`): the public API, Socket.IO clients, the server's timestamps\n");
