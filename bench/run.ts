@@ -4,6 +4,7 @@
  * server, dropped afterwards: see bench-database.ts). Figures, not assertions.
  *   overhead  — ms of orchestration per step on a 200-step chain whose steps take 0 ms
  *   makespan  — wall time / critical path on DAGs with known step times (1.00 is ideal)
+ * Before these in-process figures it prints the server-level table (bench/server-bench.ts).
  */
 import { openEmbeddedBenchDatabase, openPostgresBenchDatabase } from "./bench-database.ts";
 import type { Database } from "../server/db/database.ts";
@@ -13,6 +14,7 @@ import { createAgentRunner } from "../server/agents/run-agent.ts";
 import { createModelRegistry } from "../server/agents/model-registry.ts";
 import { createPrismaArtifactStore, createPrismaSessionStore } from "../server/adapters/prisma/agent-stores.ts";
 import { chain, criticalPathMs, diamondWithStraggler, randomDag, toPlan, type TimedStep } from "./dags.ts";
+import { benchServer } from "./server-bench.ts";
 
 const UNBOUNDED = 1000;
 
@@ -80,6 +82,9 @@ async function benchDatabase(label: string, open: () => Promise<Database>) {
   }
 }
 
+// first as users feel it (the production server, its API and Socket.IO); BATON_BENCH_SERVER=0 skips it
+if (process.env.BATON_BENCH_SERVER !== "0") await benchServer();
+console.log("\nIn process (the executor in the benchmark's own process, no HTTP, silent publisher)\n");
 console.log("Baton benchmarks (offline model; parallelism unbounded for makespan)\n");
 await benchDatabase("embedded", openEmbeddedBenchDatabase);
 const databaseUrl = process.env.DATABASE_URL?.trim();

@@ -7,7 +7,17 @@
  * streams through the sink. It does store the model session (SessionStore),
  * which only it can read.
  */
-import { InvalidToolInputError, NoSuchToolError, stepCountIs, streamText, type ModelMessage, type StopCondition, type ToolSet } from "ai";
+import {
+  InvalidToolInputError,
+  NoSuchToolError,
+  stepCountIs,
+  streamText,
+  wrapLanguageModel,
+  type ModelMessage,
+  type StopCondition,
+  type ToolSet,
+} from "ai";
+import type { LanguageModelV3 } from "@ai-sdk/provider";
 import type { AgentRunner, AgentRunResult, RunRequest, RunSink, Usage } from "../executor/ports.ts";
 import { Compactor, CompactionImpossibleError, modelSummarizer, type Summarizer } from "./compaction.ts";
 import { DEFAULT_DELTA_BATCHING, DeltaBatcher, type DeltaBatcherOptions } from "./delta-batcher.ts";
@@ -76,6 +86,51 @@ interface RunContext {
   tokensIn: number;
   tokensOut: number;
   malformedToolCalls: number;
+  model: ModelTiming;
+  /** the run ends waiting for a person's answer */
+  blocked: boolean;
+}
+
+/** When the model itself worked: what the run's time minus this is Baton's. */
+interface ModelTiming {
+  calls: number;
+  firstStartedAt: number | null;
+  lastEndedAt: number | null;
+}
+
+/**
+ * The model as the run loop sees it, stamping when each streamed call begins and when
+ * its stream ends. The stamps go to the execution log ("model-timing"), which is how
+ * the benchmark tells a hop's overhead from the model's own time.
+ */
+function timedModel(model: LanguageModelV3, timing: ModelTiming): LanguageModelV3 {
+  return wrapLanguageModel({
+    model,
+    middleware: {
+      specificationVersion: "v3",
+      wrapStream: async ({ doStream }) => {
+        timing.calls += 1;
+        timing.firstStartedAt ??= Date.now();
+        const result = await doStream();
+        const ended = new TransformStream({ flush: () => void (timing.lastEndedAt = Date.now()) });
+        return { ...result, stream: result.stream.pipeThrough(ended) };
+      },
+    },
+  });
+}
+
+function logModelTiming(sink: RunSink, timing: ModelTiming): void {
+  if (timing.firstStartedAt === null) return;
+  const workedMs = timing.lastEndedAt === null ? null : timing.lastEndedAt - timing.firstStartedAt;
+  sink.log({
+    phase: "model-timing",
+    message: `${timing.calls} model call${timing.calls === 1 ? "" : "s"}${workedMs === null ? "" : `, ${workedMs} ms`}`,
+    data: {
+      calls: timing.calls,
+      firstCallStartedAt: new Date(timing.firstStartedAt).toISOString(),
+      lastCallEndedAt: timing.lastEndedAt === null ? null : new Date(timing.lastEndedAt).toISOString(),
+    },
+  });
 }
 
 export function summaryFromText(text: string): string {
@@ -110,6 +165,8 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
         tokensIn: 0,
         tokensOut: 0,
         malformedToolCalls: 0,
+        model: { calls: 0, firstStartedAt: null, lastEndedAt: null },
+        blocked: false,
       };
       const usage = (): Usage => ({
         tokensIn: ctx.tokensIn,
@@ -171,11 +228,12 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
             }),
         });
 
+        const streamed = timedModel(model, ctx.model);
         const maxRetries = deps.models.isSimulated(request.agent.model) ? 0 : policy.maxRetries;
         const batcher = new DeltaBatcher((delta) => sink.textDelta(delta), deps.deltaBatching ?? DEFAULT_DELTA_BATCHING);
         let retries = 0;
         for (;;) {
-          const error = await streamOnce({ ctx, deps, model, system, tools, compactor, batcher, maxSteps });
+          const error = await streamOnce({ ctx, deps, model: streamed, system, tools, compactor, batcher, maxSteps });
           batcher.flush();
           if (error === null) break;
           if (request.signal.aborted) return fail(false, "aborted: the run was cancelled");
@@ -203,12 +261,17 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
         const kind = classifyModelError(error);
         return fail(kind === "transient", describeError(error));
       } finally {
+        logModelTiming(sink, ctx.model);
         await mcp?.close().catch(() => undefined);
         if (ctx.messages.length > 0) {
           const secrets = new SecretRedactor(request.resume?.secrets ?? []);
-          await deps.sessions.save(request.runId, secrets.redactDeep(ctx.messages)).catch((error: unknown) =>
+          const saved = deps.sessions.save(request.runId, secrets.redactDeep(ctx.messages)).catch((error: unknown) =>
             sink.log({ phase: "session", message: `could not save the session: ${describeError(error)}` }),
           );
+          // Only a blocked run's session is read again (its form's answer resumes it, maybe
+          // after a restart), so only then must it be stored before the result is reported.
+          // Otherwise the write must not delay the next step: it goes on in the background.
+          if (ctx.blocked) await saved;
         }
       }
     },
@@ -343,6 +406,7 @@ function finishRun(ctx: RunContext, usage: () => Usage): AgentRunResult {
   }
   const pending = tools.finish == null ? findPendingAskUser(ctx.messages) : null;
   if (pending) {
+    ctx.blocked = true;
     sink.log({ phase: "blocked", message: pending.form.title, data: pending.form });
     return { kind: "blocked", form: pending.form, text, usage: usage() };
   }

@@ -1,0 +1,130 @@
+/**
+ * The benchmark as users feel it: Baton's production server in a child process (its own
+ * port and data directory), driven through the automation API and watched by real
+ * Socket.IO clients. Prints one table of figures against their goals; no assertions.
+ * `npm run bench` runs this first, then the in-process figures; `npm run bench:server`
+ * runs only this. DATABASE_URL=postgresql://… adds PostgreSQL (a scratch database).
+ */
+import { ensureProductionBuild, startServer, type BatonServer } from "./server/launch.ts";
+import { measureEventLoop, measureFanOut, measureHops, measureMakespan, openSession, type FanOutFigures, type HopFigures, type LoadFigures, type MakespanFigures } from "./server/measure.ts";
+import { openPostgresBenchDatabase, withDatabase } from "./bench-database.ts";
+import { median, quantile } from "./server/workloads.ts";
+
+const log = (line: string) => console.error(`[bench:server] ${line}`);
+const SEEDS = [1, 2, 3, 4, 5, 6, 7, 8];
+
+interface Figures {
+  hops: HopFigures;
+  makespan: MakespanFigures;
+  fanOut: FanOutFigures;
+  load?: LoadFigures;
+}
+
+async function benchOne(label: string, servers: () => Promise<BatonServer[]>, withLoad: boolean): Promise<Figures> {
+  const started = await servers();
+  const [first] = started;
+  try {
+    const session = await openSession(first!, `bench ${label}`);
+    log(`${label}: chains of 20 (step → next model call)…`);
+    const hops = await measureHops(session);
+    const part = (values: number[]) => `${median(values).toFixed(1)} ms`;
+    log(
+      `${label}:   hop median ${part(hops.hops)} = model end → finishing unit ${part(hops.parts.tail)}, ` +
+        `→ next run created ${part(hops.parts.decide)}, → its model call ${part(hops.parts.start)} (medians)`,
+    );
+    log(`${label}: heavy-tailed DAGs…`);
+    const makespan = await measureMakespan(session, SEEDS);
+    for (const r of makespan.ratios) log(`${label}:   DAG ${r.seed}: ${r.makespanMs} ms / critical path ${r.criticalMs} ms = ${r.ratio.toFixed(3)}`);
+    log(`${label}: ${started.length > 1 ? "100 clients over two processes" : "100 clients"}…`);
+    const fanOut = await measureFanOut(session, started);
+    const load = withLoad ? (log(`${label}: 10 plans at once…`), await measureEventLoop(session)) : undefined;
+    session.watcher.close();
+    return { hops, makespan, fanOut, load };
+  } finally {
+    await Promise.all(started.map((server) => server.stop()));
+  }
+}
+
+const ms = (value: number) => `${value.toFixed(1)} ms`;
+
+function table(embedded: Figures, postgres: Figures | null): string {
+  const rows: [string, (f: Figures) => string, string][] = [
+    [
+      "a step ending → its dependent step's model call starting (chain of 20; median, p90)",
+      (f) => `${ms(median(f.hops.hops))} (p90 ${ms(quantile(f.hops.hops, 0.9))})`,
+      "≤ 5 ms",
+    ],
+    [
+      "server CPU per step of that chain (what a busy machine cannot inflate; median)",
+      (f) => ms(median(f.hops.cpuPerStepMs)),
+      "(≤ 5 ms needs less)",
+    ],
+    [
+      "plan submitted → first step's model call (median of 11)",
+      (f) => ms(median([...f.hops.submitToFirstCall, ...f.makespan.submitToFirstCall])),
+      "≤ 15 ms",
+    ],
+    [
+      "makespan / critical path, 8 heavy-tailed 20-step DAGs: geomean (worst)",
+      (f) => `${f.makespan.geomean.toFixed(3)} (${f.makespan.worst.toFixed(3)})`,
+      "≤ 1.05 (worst ≤ 1.08)",
+    ],
+    [
+      "a step's status change → 100 Socket.IO clients, p99 (embedded: one process; PostgreSQL: two)",
+      (f) => `${ms(f.fanOut.p99)} (p50 ${ms(f.fanOut.p50)})`,
+      "≤ 50 ms one process, ≤ 100 ms two",
+    ],
+    [
+      "event-loop delay p99 while 10 plans run (server's own histogram)",
+      (f) => (f.load ? `${ms(f.load.eventLoopP99)} (max ${ms(f.load.eventLoopMax)})` : "—"),
+      "≤ 20 ms",
+    ],
+  ];
+  const lines = [
+    "| measured through the server (offline model) | embedded (PGlite) | PostgreSQL | goal |",
+    "| --- | --- | --- | --- |",
+    ...rows.map(([name, value, goal]) => `| ${name} | ${value(embedded)} | ${postgres ? value(postgres) : "not run (set DATABASE_URL)"} | ${goal} |`),
+  ];
+  return lines.join("\n");
+}
+
+export async function benchServer(): Promise<void> {
+  ensureProductionBuild(log);
+  const embedded = await benchOne("embedded", async () => [await startServer({ label: "embedded" })], true);
+  let postgres: Figures | null = null;
+  const adminUrl = process.env.DATABASE_URL;
+  if (adminUrl?.startsWith("postgres")) {
+    // a scratch database, migrated, dropped by close() (also on Ctrl-C)
+    const scratch = await openPostgresBenchDatabase(adminUrl);
+    const database = { url: withDatabase(adminUrl, scratch.name) };
+    try {
+      postgres = await benchOne(
+        "postgres",
+        async () => {
+          const first = await startServer({ label: "postgres 1", databaseUrl: database.url });
+          // the second process starts once the first has migrated and seeded
+          const second = await startServer({ label: "postgres 2", databaseUrl: database.url, token: first.token, authSecret: first.authSecret }).catch(async (error) => {
+            await first.stop();
+            throw error;
+          });
+          return [first, second];
+        },
+        true,
+      );
+    } finally {
+      await scratch.close().catch((error) => log(`could not drop the scratch database: ${error}`));
+    }
+  }
+  console.log("\nThrough the production server (`npm run bench:server`): the public API, Socket.IO clients, the server's timestamps\n");
+  console.log(table(embedded, postgres));
+  if (embedded.load) console.log(`\n(10 plans at once, embedded: makespan / critical path geomean ${Math.exp(embedded.load.ratios.reduce((s, r) => s + Math.log(r), 0) / embedded.load.ratios.length).toFixed(3)})`);
+  if (postgres?.fanOut.perServer.length === 2) {
+    const [local, remote] = postgres.fanOut.perServer;
+    console.log(`(PostgreSQL fan-out: clients on the plan's process p99 ${ms(local!.p99)}, on the other process p99 ${ms(remote!.p99)})`);
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  await benchServer();
+  process.exit(0);
+}

@@ -1,0 +1,139 @@
+/**
+ * Starts Baton the way a user does (`npm start`): `next build` unless a fresh build
+ * exists, then a child process running server/index.ts with NODE_ENV=production, on
+ * its own free port and data directory, with the automation API's token set.
+ */
+import { spawn, spawnSync, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import net from "node:net";
+import os from "node:os";
+import path from "node:path";
+import { randomBytes } from "node:crypto";
+
+const ROOT = path.resolve(import.meta.dirname, "../..");
+/** what a production build is made from: newer than .next/BUILD_ID means rebuild */
+const BUILD_INPUTS = ["app", "components", "server", "next.config.ts", "postcss.config.mjs", "package-lock.json", "tsconfig.json"];
+
+function newestSourceMtime(entry: string): number {
+  const full = path.join(ROOT, entry);
+  if (!fs.existsSync(full)) return 0;
+  const stat = fs.statSync(full);
+  if (!stat.isDirectory()) return /\.test\.tsx?$/.test(entry) ? 0 : stat.mtimeMs;
+  let newest = 0;
+  for (const child of fs.readdirSync(full)) {
+    if (child === "generated" || child === "node_modules") continue;
+    newest = Math.max(newest, newestSourceMtime(path.join(entry, child)));
+  }
+  return newest;
+}
+
+/** Builds the app unless .next holds a build newer than every source file. */
+export function ensureProductionBuild(log: (line: string) => void): void {
+  const buildId = path.join(ROOT, ".next", "BUILD_ID");
+  const built = fs.existsSync(buildId) ? fs.statSync(buildId).mtimeMs : 0;
+  const newest = Math.max(...BUILD_INPUTS.map(newestSourceMtime));
+  if (built > newest) {
+    log("reusing the production build in .next (newer than every source file)");
+    return;
+  }
+  log("building the app (next build)…");
+  const result = spawnSync("npx", ["next", "build"], {
+    cwd: ROOT,
+    env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "production" },
+    stdio: ["ignore", "pipe", "pipe"],
+    encoding: "utf8",
+  });
+  if (result.status !== 0) throw new Error(`next build failed:\n${result.stdout}\n${result.stderr}`);
+}
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer().listen(0, "127.0.0.1", () => {
+      const { port } = server.address() as net.AddressInfo;
+      server.close(() => resolve(port));
+    });
+    server.on("error", reject);
+  });
+}
+
+export interface BatonServer {
+  baseURL: string;
+  token: string;
+  /** processes that share a database must share it too, or one's session cookies are foreign to another */
+  authSecret: string;
+  child: ChildProcess;
+  stop(): Promise<void>;
+}
+
+/**
+ * One server process. `databaseUrl` unset: the embedded database in a fresh temporary
+ * directory. BATON_BENCH_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) go to its
+ * node, for profiling the server under the benchmark's load.
+ */
+export async function startServer(input: { databaseUrl?: string; token?: string; authSecret?: string; label: string }): Promise<BatonServer> {
+  const port = await freePort();
+  const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "baton-bench-"));
+  const token = input.token ?? randomBytes(24).toString("hex");
+  const authSecret = input.authSecret ?? randomBytes(32).toString("hex");
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    NODE_ENV: "production",
+    NEXT_TELEMETRY_DISABLED: "1",
+    PORT: String(port),
+    HOST: "127.0.0.1",
+    BATON_DATA_DIR: dataDir,
+    BATON_API_TOKEN: token,
+    // the benchmark's 100 "browsers" come from one address; as behind a load balancer,
+    // each names its own in X-Forwarded-For (the handshake limit is per address)
+    BATON_TRUST_PROXY: "1",
+    BETTER_AUTH_SECRET: authSecret,
+    BATON_SEED_DEMO: "0",
+    BATON_DEFAULT_MODEL: "offline",
+  };
+  delete env.DATABASE_URL;
+  delete env.ANTHROPIC_API_KEY;
+  delete env.OPENAI_API_KEY;
+  delete env.BETTER_AUTH_URL;
+  if (input.databaseUrl) env.DATABASE_URL = input.databaseUrl;
+  // what `npm start` runs (tsx server/index.ts), as node's own process so signals and flags reach it
+  const nodeArgs = (process.env.BATON_BENCH_NODE_ARGS ?? "").split(/\s+/).filter(Boolean);
+  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", "server/index.ts"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  let output = "";
+  const remember = (chunk: Buffer) => {
+    output = (output + chunk.toString()).slice(-20_000);
+  };
+  child.stdout!.on("data", remember);
+  child.stderr!.on("data", remember);
+  await new Promise<void>((resolve, reject) => {
+    const timeout = setTimeout(() => reject(new Error(`${input.label}: the server did not start in 180 s:\n${output}`)), 180_000);
+    const check = () => {
+      if (output.includes("Baton is ready on")) {
+        clearTimeout(timeout);
+        resolve();
+      }
+    };
+    child.stdout!.on("data", check);
+    child.once("exit", (code) => {
+      clearTimeout(timeout);
+      reject(new Error(`${input.label}: the server exited (${code}) before it was ready:\n${output}`));
+    });
+  });
+  let stopped: Promise<void> | undefined;
+  return {
+    baseURL: `http://127.0.0.1:${port}`,
+    token,
+    authSecret,
+    child,
+    stop: () =>
+      (stopped ??= new Promise<void>((resolve) => {
+        if (child.exitCode !== null) return resolve();
+        const kill = setTimeout(() => child.kill("SIGKILL"), 15_000);
+        child.once("exit", () => {
+          clearTimeout(kill);
+          fs.rmSync(dataDir, { recursive: true, force: true });
+          resolve();
+        });
+        child.kill("SIGTERM");
+      })),
+  };
+}

@@ -1,0 +1,219 @@
+/**
+ * The server-level measurements. Every figure comes from the server's own clocks
+ * (model-call stamps in the run log, plan and event timestamps) or, where a user's
+ * moment is meant (a plan submitted, an event received), from the benchmark's clock
+ * on the same machine. Nothing polls while a plan runs: plan ends arrive by socket,
+ * and the step logs are read after the plan ended.
+ */
+import { chain, criticalPathMs, toPlan, type TimedStep } from "../dags.ts";
+import { apiClient, connectSocket, signUp, watchPlans, type ApiClient, type BatonSocket } from "./client.ts";
+import type { BatonServer } from "./launch.ts";
+import { geomean, heavyTailedDag, median, quantile } from "./workloads.ts";
+import type { ConversationEventDTO } from "../../server/protocol/events.ts";
+
+const UNBOUNDED = 200;
+
+export interface Session {
+  api: ApiClient;
+  server: BatonServer;
+  cookie: string;
+  conversationId: string;
+  watcher: BatonSocket;
+  plans: ReturnType<typeof watchPlans>;
+}
+
+/** A person signs up, raises the agents' concurrency, opens a conversation and watches it. */
+export async function openSession(server: BatonServer, title: string, person?: Awaited<ReturnType<typeof signUp>>): Promise<Session> {
+  const user = person ?? (await signUp(server.baseURL));
+  if (!person) await user.raiseAgentConcurrency(UNBOUNDED);
+  const conversationId = await user.createConversation(title);
+  const token = await user.createApiToken();
+  const watcher = await connectSocket(server.baseURL, user.cookie, conversationId, "10.78.0.1");
+  return { api: apiClient(server, token), server, cookie: user.cookie, conversationId, watcher, plans: watchPlans(watcher) };
+}
+
+interface ModelSpan {
+  start: number;
+  end: number;
+  /** the step's (last) run as the executor recorded it: created in the dispatching unit, ended in the finishing one */
+  runStartedAt: number;
+  runEndedAt: number;
+}
+
+/** Each step's model work, from the "model-timing" line of its run log. */
+async function modelSpans(api: ApiClient, planId: string, indexes: number[]): Promise<Map<number, ModelSpan>> {
+  const spans = new Map<number, ModelSpan>();
+  for (const index of indexes) {
+    const detail = await api.step(planId, index);
+    const line = detail.log.filter((entry) => entry.phase === "model-timing").at(-1);
+    const data = line?.data as { firstCallStartedAt?: string; lastCallEndedAt?: string | null } | undefined;
+    if (!data?.firstCallStartedAt || !data.lastCallEndedAt) throw new Error(`plan ${planId} step ${index}: no model-timing in its log`);
+    const run = detail.runs.at(-1);
+    spans.set(index, {
+      start: Date.parse(data.firstCallStartedAt),
+      end: Date.parse(data.lastCallEndedAt),
+      runStartedAt: Date.parse(run?.startedAt ?? ""),
+      runEndedAt: Date.parse(run?.endedAt ?? ""),
+    });
+  }
+  return spans;
+}
+
+export interface PlanRun {
+  planId: string;
+  /** CPU the server process spent from submit to the plan's end (the bench's reads excluded) */
+  serverCpuMs: number;
+  submittedAt: number;
+  endedAt: number;
+  spans: Map<number, ModelSpan>;
+}
+
+export async function runPlan(session: Session, title: string, steps: TimedStep[], maxParallel: number, readSpans = true): Promise<PlanRun> {
+  const cpuBefore = (await session.api.metrics()).cpuMs;
+  const submittedAt = Date.now();
+  const { id } = await session.api.submitPlan(session.conversationId, toPlan(title, steps, maxParallel));
+  const status = await session.plans.ended(id);
+  const serverCpuMs = (await session.api.metrics()).cpuMs - cpuBefore;
+  if (status !== "completed") throw new Error(`${title}: the plan ended ${status}`);
+  const plan = await session.api.plan(id);
+  const spans = readSpans ? await modelSpans(session.api, id, steps.map((step) => step.index)) : new Map<number, ModelSpan>();
+  return { planId: id, serverCpuMs, submittedAt, endedAt: Date.parse(plan.endedAt!), spans };
+}
+
+/** The first model call of a plan, after it was submitted. */
+const firstCallAfterSubmit = (run: PlanRun) => Math.min(...[...run.spans.values()].map((span) => span.start)) - run.submittedAt;
+
+export interface HopFigures {
+  hops: number[];
+  /**
+   * each hop in three parts, by the server's stamps: the model's end → the finishing
+   * unit's stamp (runtime tail, unit entry and its read); → the next run's creation in
+   * that unit (reconcile); → the next model call (the write, commit, start of the run)
+   */
+  parts: { tail: number[]; decide: number[]; start: number[] };
+  /** server CPU per step of a 20-step chain, the plan's submission included */
+  cpuPerStepMs: number[];
+  submitToFirstCall: number[];
+}
+
+/** Chains of 20 steps that take no time: all that is left between two model calls is Baton. */
+export async function measureHops(session: Session, chains = 3): Promise<HopFigures> {
+  await runPlan(session, "warm-up chain", chain(20), 1);
+  const hops: number[] = [];
+  const parts: HopFigures["parts"] = { tail: [], decide: [], start: [] };
+  const submitToFirstCall: number[] = [];
+  const cpuPerStepMs: number[] = [];
+  for (let i = 0; i < chains; i++) {
+    const run = await runPlan(session, `chain ${i + 1}`, chain(20), 1);
+    for (let index = 2; index <= 20; index++) {
+      const before = run.spans.get(index - 1)!;
+      const after = run.spans.get(index)!;
+      hops.push(after.start - before.end);
+      parts.tail.push(before.runEndedAt - before.end);
+      parts.decide.push(after.runStartedAt - before.runEndedAt);
+      parts.start.push(after.start - after.runStartedAt);
+    }
+    submitToFirstCall.push(firstCallAfterSubmit(run));
+    cpuPerStepMs.push(run.serverCpuMs / 20);
+  }
+  return { hops, parts, submitToFirstCall, cpuPerStepMs };
+}
+
+export interface MakespanFigures {
+  ratios: { seed: number; makespanMs: number; criticalMs: number; ratio: number }[];
+  geomean: number;
+  worst: number;
+  submitToFirstCall: number[];
+}
+
+/** Random heavy-tailed DAGs, parallelism unbounded: makespan from submit to the plan's end, over the critical path. */
+export async function measureMakespan(session: Session, seeds: number[]): Promise<MakespanFigures> {
+  const ratios: MakespanFigures["ratios"] = [];
+  const submitToFirstCall: number[] = [];
+  for (const seed of seeds) {
+    const steps = heavyTailedDag(seed);
+    const run = await runPlan(session, `heavy-tailed DAG ${seed}`, steps, UNBOUNDED);
+    const criticalMs = criticalPathMs(steps);
+    const makespanMs = run.endedAt - run.submittedAt;
+    ratios.push({ seed, makespanMs, criticalMs, ratio: makespanMs / criticalMs });
+    submitToFirstCall.push(firstCallAfterSubmit(run));
+  }
+  const values = ratios.map((r) => r.ratio);
+  return { ratios, geomean: geomean(values), worst: Math.max(...values), submitToFirstCall };
+}
+
+export interface FanOutFigures {
+  clients: number;
+  samples: number;
+  p50: number;
+  p99: number;
+  max: number;
+  /** per server the clients were connected to (index into the servers given) */
+  perServer: { p50: number; p99: number; samples: number }[];
+}
+
+/**
+ * `clients` sockets, spread round-robin over `servers` (all on the same database), watch
+ * a 20-step chain of 10 ms steps run on the session's server. Latency: an event's arrival
+ * at a client minus the server's stamp of the event (createdAt: when the unit wrote it).
+ */
+export async function measureFanOut(session: Session, servers: BatonServer[], clients = 100): Promise<FanOutFigures> {
+  const sockets: BatonSocket[] = [];
+  const latencies: number[][] = servers.map(() => []);
+  try {
+    for (let i = 0; i < clients; i++) {
+      const server = servers[i % servers.length]!;
+      const socket = await connectSocket(server.baseURL, session.cookie, session.conversationId, `10.77.${i >> 8}.${i & 255}`);
+      const bucket = latencies[i % servers.length]!;
+      socket.on("conversation-event", (event: ConversationEventDTO) => {
+        if (event.type === "step-updated") bucket.push(Date.now() - Date.parse(event.createdAt));
+      });
+      sockets.push(socket);
+    }
+    await runPlan(session, "fan-out chain", chain(20, 10), 1);
+    // the last events may still be on their way to the slowest client
+    await new Promise((resolve) => setTimeout(resolve, 500));
+  } finally {
+    for (const socket of sockets) socket.close();
+  }
+  const all = latencies.flat();
+  return {
+    clients,
+    samples: all.length,
+    p50: median(all),
+    p99: quantile(all, 0.99),
+    max: Math.max(...all),
+    perServer: latencies.map((values) => ({ p50: median(values), p99: quantile(values, 0.99), samples: values.length })),
+  };
+}
+
+export interface LoadFigures {
+  plans: number;
+  eventLoopP99: number;
+  eventLoopMax: number;
+  eventLoopMean: number;
+  ratios: number[];
+}
+
+/** Ten heavy-tailed DAGs at once; the server's own event-loop delay histogram over that window. */
+export async function measureEventLoop(session: Session, plans = 10): Promise<LoadFigures> {
+  await session.api.metrics(); // a scrape starts a new event-loop window
+  const seeds = Array.from({ length: plans }, (_, i) => 101 + i);
+  const runs = await Promise.all(
+    seeds.map(async (seed) => {
+      const steps = heavyTailedDag(seed);
+      const submittedAt = Date.now();
+      const { id } = await session.api.submitPlan(session.conversationId, toPlan(`load ${seed}`, steps, UNBOUNDED));
+      const status = await session.plans.ended(id);
+      if (status !== "completed") throw new Error(`load ${seed}: the plan ended ${status}`);
+      return { id, submittedAt, criticalMs: criticalPathMs(steps) };
+    }),
+  );
+  const delay = (await session.api.metrics()).eventLoopDelayMs;
+  const ratios: number[] = [];
+  for (const run of runs) {
+    const plan = await session.api.plan(run.id);
+    ratios.push((Date.parse(plan.endedAt!) - run.submittedAt) / run.criticalMs);
+  }
+  return { plans, eventLoopP99: delay.p99, eventLoopMax: delay.max, eventLoopMean: delay.mean, ratios };
+}
