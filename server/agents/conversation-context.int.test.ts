@@ -47,7 +47,7 @@ it("gives a mentioned agent the conversation before the message, as turns", asyn
   const own = texts.findIndex((text) => text.includes("when is the launch?") && text.includes("## Your task"));
   expect(fact).toBeGreaterThan(0);
   expect(own).toBeGreaterThan(fact);
-  // the commander's answer to the first message is an earlier turn too (another agent: fenced)
-  expect(texts.slice(0, own).some((text) => text.startsWith('@commander (Commander, an agent) wrote:\n<untrusted-data source="agent:commander">'))).toBe(true);
+  // the writer's answer to the first message (it was mentioned) is an earlier turn too: another agent's, fenced
+  expect(texts.slice(0, own).some((text) => text.startsWith('@writer (Writer, an agent) wrote:\n<untrusted-data source="agent:writer">'))).toBe(true);
   expect(run.status).toBe("succeeded");
 });
