@@ -136,3 +136,44 @@ export function retryDelayMs(policy: Omit<RetryPolicy, "sleep">, retry: number, 
   const cap = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (retry - 1));
   return Math.round(cap / 2 + (policy.random() * cap) / 2);
 }
+
+/** The variable a person sets to fix a provider's refusal of its credentials. */
+const KEY_VARIABLE: Record<string, string> = { anthropic: "ANTHROPIC_API_KEY", openai: "OPENAI_API_KEY", local: "LOCAL_MODEL_API_KEY" };
+
+/**
+ * A model failure as a person can act on it: which provider, what it answered, and
+ * what to check — "anthropic (HTTP 401): invalid x-api-key — check ANTHROPIC_API_KEY".
+ * Errors that are not a provider's answer are described as they are.
+ */
+export function explainModelError(error: unknown, modelId: string): string {
+  const provider = modelId.includes(":") ? modelId.slice(0, modelId.indexOf(":")) : modelId;
+  const answer = causes(error).find((link) => APICallError.isInstance(link));
+  if (!answer || answer.statusCode == null) return describeError(error);
+  const status = answer.statusCode;
+  const hint =
+    status === 401 || status === 403
+      ? KEY_VARIABLE[provider]
+        ? `check ${KEY_VARIABLE[provider]}`
+        : "check the provider's credentials"
+      : status === 404
+        ? `check the model id "${modelId}"`
+        : status === 429
+          ? "the provider is rate-limiting this key"
+          : status >= 500
+            ? "the provider is failing; it may recover"
+            : null;
+  const text = `${provider} (HTTP ${status}): ${providerMessage(answer)}`;
+  return hint ? `${text} — ${hint}` : text;
+}
+
+/** The provider's own message, from its error body when it has one. */
+function providerMessage(error: APICallError): string {
+  try {
+    const body = JSON.parse(error.responseBody ?? "") as { error?: { message?: unknown }; message?: unknown };
+    const message = body.error?.message ?? body.message;
+    if (typeof message === "string" && message.trim()) return message.trim().slice(0, 300);
+  } catch {
+    // not JSON: fall back to the SDK's message
+  }
+  return error.message.slice(0, 300);
+}

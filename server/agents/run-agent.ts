@@ -28,7 +28,7 @@ import type { ArtifactStore, ConversationMemory, SessionStore } from "./ports.ts
 import { containsFenceMarker } from "../core/fence.ts";
 import { buildHistoryTurns, HISTORY_BUDGET_SHARE, seesConversation } from "./conversation-context.ts";
 import { buildSystemPrompt, buildUserMessage } from "./prompt.ts";
-import { classifyModelError, DEFAULT_RETRY_POLICY, describeError, retryDelayMs, type RetryPolicy } from "./retry.ts";
+import { classifyModelError, DEFAULT_RETRY_POLICY, describeError, retryDelayMs, type RetryPolicy, explainModelError } from "./retry.ts";
 import { SecretRedactor } from "./secrets.ts";
 import { findPendingAskUser, resumeSession } from "./session.ts";
 import {
@@ -239,7 +239,7 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
           if (request.signal.aborted) return fail(false, "aborted: the run was cancelled");
           if (error instanceof CompactionImpossibleError) return fail(false, error.message);
           const kind = classifyModelError(error);
-          const reason = describeError(error);
+          const reason = explainModelError(error, request.agent.model);
           if (kind === "fatal" || kind === "aborted") return fail(false, reason);
           if (ctx.steps.length >= maxSteps) return fail(kind === "transient", reason);
           const delay = kind === "context-overflow" ? 0 : retryDelayMs(policy, retries + 1, error);
@@ -259,7 +259,7 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
       } catch (error) {
         if (request.signal.aborted) return fail(false, "aborted: the run was cancelled");
         const kind = classifyModelError(error);
-        return fail(kind === "transient", describeError(error));
+        return fail(kind === "transient", explainModelError(error, request.agent.model));
       } finally {
         logModelTiming(sink, ctx.model);
         await mcp?.close().catch(() => undefined);

@@ -6,9 +6,9 @@ import { agentProfile, recordingSink, runRequest, testRuntime } from "./test-sup
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
 
 describe.each([
-  ["openai", "openai:gpt-test"],
-  ["anthropic", "anthropic:claude-test"],
-] as const)("run endings through the %s wire format", (_format, model) => {
+  ["openai", "openai:gpt-test", "OPENAI_API_KEY"],
+  ["anthropic", "anthropic:claude-test", "ANTHROPIC_API_KEY"],
+] as const)("run endings through the %s wire format", (format, model, keyVariable) => {
   let server: FakeModelServer;
   beforeAll(async () => {
     server = await startFakeModelServer();
@@ -23,5 +23,14 @@ describe.each([
     server.script({ kind: "tools", calls: [{ id: "call_1", name: "finish", args: JSON.stringify({ summary: "Staging is heron-7.", files: [] }) }] });
     const result = await runner.run(runRequest({ agent: agentProfile({ model }), input: "@researcher which database?" }), recordingSink());
     expect(result).toMatchObject({ kind: "ok", text: "Staging is heron-7.", summary: "Staging is heron-7." });
+  });
+
+  it("a refused key fails the run with the provider, the status and the variable to fix", async () => {
+    const { runner } = testRuntime({
+      env: { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: server.baseURL, ANTHROPIC_API_KEY: "ak-test", ANTHROPIC_BASE_URL: server.baseURL },
+    });
+    server.script({ kind: "error", status: 401, message: "invalid x-api-key", errorType: "authentication_error" });
+    const result = await runner.run(runRequest({ agent: agentProfile({ model }), input: "hello" }), recordingSink());
+    expect(result).toMatchObject({ kind: "failed", transient: false, reason: `${format} (HTTP 401): invalid x-api-key — check ${keyVariable}` });
   });
 });
