@@ -331,7 +331,8 @@ async function streamOnce(input: {
     maxRetries: 0,
     abortSignal: request.signal,
     timeout: { chunkMs: deps.chunkTimeoutMs ?? DEFAULT_CHUNK_TIMEOUT_MS },
-    providerOptions: { offline: { ...offline } },
+    // the offline model's options are its own: real providers never see them
+    ...(deps.models.isSimulated(request.agent.model) ? { providerOptions: { offline: { ...offline } } } : {}),
     stopWhen: [stepCountIs(Math.max(1, input.maxSteps - ctx.steps.length)), done],
     prepareStep: async ({ messages }) => ({ messages: await compactor.view(system, messages, request.signal) }),
     experimental_repairToolCall: async ({ toolCall, error }) => {

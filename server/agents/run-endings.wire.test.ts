@@ -1,4 +1,6 @@
 /** How runs end, through both wire formats: a run that answers only by calling finish still says something. */
+import { simulateReadableStream } from "ai";
+import { MockLanguageModelV3 } from "ai/test";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { startFakeModelServer, type FakeModelServer } from "./fake-model-server.ts";
 import { agentProfile, recordingSink, runRequest, testRuntime } from "./test-support.ts";
@@ -32,5 +34,32 @@ describe.each([
     server.script({ kind: "error", status: 401, message: "invalid x-api-key", errorType: "authentication_error" });
     const result = await runner.run(runRequest({ agent: agentProfile({ model }), input: "hello" }), recordingSink());
     expect(result).toMatchObject({ kind: "failed", transient: false, reason: `${format} (HTTP 401): invalid x-api-key — check ${keyVariable}` });
+  });
+});
+
+describe("what real providers are sent", () => {
+  it("never carries the offline model's options; the offline model gets them", async () => {
+    const seen: (Record<string, unknown> | undefined)[] = [];
+    const model = new MockLanguageModelV3({
+      doStream: async (options) => {
+        seen.push(options.providerOptions);
+        return {
+          stream: simulateReadableStream({
+            chunks: [
+              { type: "text-start", id: "t" },
+              { type: "text-delta", id: "t", delta: "hi" },
+              { type: "text-end", id: "t" },
+              { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage: { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } } },
+            ],
+          }),
+        };
+      },
+    });
+    for (const simulated of [false, true]) {
+      const { runner } = testRuntime({ deps: { models: { resolve: () => model, cost: () => 0, contextBudget: () => 100_000, isSimulated: () => simulated } } });
+      await runner.run(runRequest({ agent: agentProfile({ model: "openai:gpt-test" }), input: "hello", step: { planId: "p1", stepIndex: 2, title: "t" } }), recordingSink());
+    }
+    expect(seen[0]?.offline).toBeUndefined();
+    expect(seen[1]?.offline).toEqual({ stepKey: "p1:2" });
   });
 });
