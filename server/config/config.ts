@@ -45,6 +45,12 @@ const envSchema = z.object({
     .transform((value) => (value === "true" ? 1 : value === "false" ? 0 : Number(value)))
     .default(0),
   BATON_SEED_DEMO: z.enum(["0", "1"]).default("1"),
+  /** all: pages, sockets and agent runs; web: pages and sockets only; worker: agent runs only */
+  BATON_ROLE: z.enum(["all", "web", "worker"]).default("all"),
+  /** most agent runs one process runs at once */
+  BATON_WORKER_SLOTS: positiveInt(64),
+  /** the liveness sweep's interval (claims, due retries, idle plans, expired leases) */
+  BATON_SWEEP_MS: z.coerce.number().int().min(100).max(600_000).default(2_000),
   BETTER_AUTH_SECRET: z.string().optional(),
   BETTER_AUTH_URL: z.string().optional(),
   ANTHROPIC_API_KEY: z.string().optional(),
@@ -71,6 +77,9 @@ export interface Config {
   leaseMs: number;
   maxBodyBytes: number;
   modelConcurrency: Record<string, number>;
+  role: "all" | "web" | "worker";
+  workerSlots: number;
+  sweepMs: number;
   seedDemo: boolean;
   /** proxies trusted to report the client's address and protocol (see http/client-address.ts) */
   trustProxy: number;
@@ -135,6 +144,9 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     leaseMs: env.BATON_LEASE_MS,
     maxBodyBytes: env.BATON_MAX_BODY_BYTES,
     modelConcurrency: parseModelConcurrency(env.BATON_MODEL_CONCURRENCY),
+    role: env.BATON_ROLE,
+    workerSlots: env.BATON_WORKER_SLOTS,
+    sweepMs: env.BATON_SWEEP_MS,
     seedDemo: env.BATON_SEED_DEMO === "1",
     trustProxy: env.BATON_TRUST_PROXY,
     dev: env.NODE_ENV !== "production",

@@ -20,6 +20,9 @@ export const TEST_EXECUTOR_CONFIG: ExecutorConfig = {
   leaseMs: 30_000,
   modelConcurrency: {},
   singleProcess: true,
+  role: "all",
+  workerSlots: 64,
+  sweepMs: 2_000,
 };
 
 export interface ExecutorFixture {
