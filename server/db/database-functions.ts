@@ -164,6 +164,8 @@ DECLARE
   claimed integer := 0;
   at_time timestamp(3);
   limits jsonb := coalesce(model_limits, '{}');
+  agent_room jsonb;
+  model_room jsonb;
 BEGIN
   IF owner IS NULL OR max_claims IS NULL OR max_claims <= 0 THEN RETURN; END IF;
   FOR pool IN
@@ -178,22 +180,34 @@ BEGIN
     PERFORM pg_advisory_xact_lock(hashtextextended('baton:pool:' || pool, 0));
   END LOOP;
   -- after the locks: every claim committed before is counted, none is in flight
+  SELECT coalesce(jsonb_object_agg(a."id", a."concurrency" -
+      (SELECT count(*) FROM "Run" r WHERE r."agentId" = a."id" AND r."status" = 'running')), '{}')
+    INTO agent_room FROM "Agent" a
+    WHERE a."id" IN (SELECT q."agentId" FROM "Run" q
+                     WHERE q."status" = 'queued' AND (only_agents IS NULL OR q."agentId" = ANY(only_agents)));
+  SELECT coalesce(jsonb_object_agg(m.key, m.value::integer -
+      (SELECT count(*) FROM "Run" r WHERE r."model" = m.key AND r."status" = 'running')), '{}')
+    INTO model_room FROM jsonb_each_text(limits) m;
   at_time := (clock_timestamp() AT TIME ZONE 'UTC')::timestamp(3);
   FOR candidate IN
-    SELECT q."id", q."conversationId", q."agentId", q."model", a."concurrency"
-    FROM "Run" q JOIN "Agent" a ON a."id" = q."agentId"
+    SELECT q."id", q."conversationId", q."agentId", q."model" FROM "Run" q
     WHERE q."status" = 'queued' AND (only_agents IS NULL OR q."agentId" = ANY(only_agents))
+      AND coalesce((agent_room->>q."agentId")::integer, 0) > 0
+      AND (NOT limits ? q."model" OR (model_room->>q."model")::integer > 0)
     ORDER BY q."createdAt", q."id"
-    LIMIT 500
+    LIMIT 200
     FOR UPDATE OF q SKIP LOCKED
   LOOP
     EXIT WHEN claimed >= max_claims;
-    CONTINUE WHEN (SELECT count(*) FROM "Run" r WHERE r."agentId" = candidate."agentId" AND r."status" = 'running') >= candidate."concurrency";
-    CONTINUE WHEN limits ? candidate."model" AND
-      (SELECT count(*) FROM "Run" r WHERE r."model" = candidate."model" AND r."status" = 'running') >= (limits->>candidate."model")::integer;
+    CONTINUE WHEN (agent_room->>candidate."agentId")::integer <= 0;
+    CONTINUE WHEN limits ? candidate."model" AND (model_room->>candidate."model")::integer <= 0;
     UPDATE "Run" r SET "status" = 'running', "leaseOwner" = owner, "startedAt" = at_time,
         "leaseExpiresAt" = at_time + make_interval(secs => lease_ms / 1000.0)
       WHERE r."id" = candidate."id";
+    agent_room := jsonb_set(agent_room, ARRAY[candidate."agentId"], to_jsonb((agent_room->>candidate."agentId")::integer - 1));
+    IF limits ? candidate."model" THEN
+      model_room := jsonb_set(model_room, ARRAY[candidate."model"], to_jsonb((model_room->>candidate."model")::integer - 1));
+    END IF;
     claimed := claimed + 1;
     "id" := candidate."id";
     "conversationId" := candidate."conversationId";

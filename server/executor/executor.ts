@@ -54,8 +54,8 @@ export class Executor {
   /** a claim is running; `claimAgain` asks for one more pass after it */
   private claiming: Promise<void> | null = null;
   private claimAgain = false;
-  /** runs wait in some pool (as far as this process last saw) */
-  private backlog = false;
+  /** this process's own slots, not the pools, last limited a claim: a run ending here should claim again */
+  private slotBound = false;
   private readonly leases: LeaseKeeper;
   private stopped = false;
   private readonly units: UnitRunner;
@@ -341,7 +341,6 @@ export class Executor {
     for (const launch of uow.runsCreated) this.rememberLaunch(launch);
     const announced = new Set(uow.runsCreated.map((launch) => launch.request.runId));
     this.startClaimed(committed.claimed, announced);
-    if (committed.waiting) this.backlog = true;
   }
 
   // ─── The run queue (run-queue.ts) ──────────────────────────────────────────
@@ -351,6 +350,7 @@ export class Executor {
     const { role, workerSlots, leaseMs, modelConcurrency } = this.context.config;
     if (this.stopped || role === "web") return null;
     const max = workerSlots - this.liveRuns.size - this.starting;
+    if (max <= 0) this.slotBound = true;
     return max > 0 ? { owner: this.context.instanceId, leaseMs, max, modelLimits: modelConcurrency } : null;
   }
 
@@ -376,7 +376,7 @@ export class Executor {
         const request = this.claimRequest();
         if (!request) return;
         const claimed = await claimRuns(this.context.prisma, request);
-        this.backlog = claimed.length === request.max;
+        this.slotBound = claimed.length === request.max;
         this.startClaimed(claimed, new Set());
       } while (this.claimAgain && !this.stopped);
     };
@@ -411,9 +411,9 @@ export class Executor {
 
   /** A run that waited in the queue tells its conversation it started. */
   private announceRunning(launch: RunLaunch): Promise<void> {
-    return this.inConversation(launch.request.conversationId, async (_tx, uow) => {
-      uow.emit("run-updated", { run: runDTO(launch, { status: "running", endedAt: null, error: null, usage: null }) });
-    });
+    return this.units.appendEvents(launch.request.conversationId, [
+      { type: "run-updated", payload: { run: runDTO(launch, { status: "running", endedAt: null, error: null, usage: null }) } },
+    ]);
   }
 
   private track(promise: Promise<unknown>): void {
@@ -454,8 +454,9 @@ export class Executor {
       );
     } finally {
       this.liveRuns.delete(runId);
-      // a slot of this process freed up while runs wait: they may be this process's to run
-      if (this.backlog && !this.stopped) this.claimSoon();
+      // a slot of this process freed up while runs may wait for one (the pools' own
+      // slots were handed on by the unit that recorded the end)
+      if (this.slotBound && !this.stopped) this.claimSoon();
     }
   }
 

@@ -74,6 +74,6 @@ it(`ends all ${PLANS} random plans over ${CONVERSATIONS} conversations with defa
     expect(peak, `@${handle} peaked at ${peak} live runs, limit ${limit}`).toBeLessThanOrEqual(limit);
   }
   // the pools were really contended: a soak that never fills them proves nothing
-  expect(Math.max(...Object.values(figures.peaks).map((pool) => pool.peak))).toBe(4);
+  for (const handle of ["researcher", "analyst", "writer"]) expect(figures.peaks[handle]?.peak).toBe(4);
   expect(figures.retries).toBeGreaterThan(0);
 }, 600_000);

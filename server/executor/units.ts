@@ -9,6 +9,7 @@ import { conversationLockKey, enterConversation, readPlanContext } from "../adap
 import { PROTOCOL_VERSION, type ConversationEventDTO, type ConversationEventPayloads } from "../protocol/events.ts";
 import type { ExecutorContext } from "./context.ts";
 import { KeyedMutex } from "./keyed-mutex.ts";
+import type { PendingEvent } from "../adapters/prisma/event-log.ts";
 import { transactionRequired, UnitOfWork } from "./unit-of-work.ts";
 
 type Tx = Prisma.TransactionClient;
@@ -44,6 +45,19 @@ export class UnitRunner {
         if (attempt.done) return attempt.value;
       }
       return this.lockedUnit(conversationId, work, plan);
+    });
+  }
+
+  /**
+   * Appends events that change no row (a queued run started): one statement, no
+   * conversation lock — the Conversation row's lock keeps seq gap-free — in this
+   * process's order for the conversation.
+   */
+  appendEvents(conversationId: string, events: PendingEvent[]): Promise<void> {
+    return this.mutex.run(conversationId, async () => {
+      const uow = new UnitOfWork(conversationId);
+      uow.events.push(...events);
+      this.onCommit(uow, await this.flushUnit(this.context.prisma, uow));
     });
   }
 
