@@ -126,7 +126,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     throw new ConfigError(`Invalid environment:\n${lines.join("\n")}`);
   }
   const env = parsed.data;
-  return {
+  const config: Config = {
     env,
     port: env.PORT,
     host: env.HOST,
@@ -151,4 +151,13 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     trustProxy: env.BATON_TRUST_PROXY,
     dev: env.NODE_ENV !== "production",
   };
+  checkRole(config);
+  return config;
+}
+
+/** Settings that cannot work together, named so the server refuses to start. */
+export function checkRole(config: Pick<Config, "role" | "databaseUrl">): void {
+  if (config.role !== "all" && !config.databaseUrl) {
+    throw new ConfigError(`BATON_ROLE: "${config.role}" needs DATABASE_URL (the embedded database serves one process, which must do both)`);
+  }
 }
