@@ -71,7 +71,8 @@ BEGIN
            x."triggerMessageId", x."resumesRunId", x."createdAt"
     FROM jsonb_populate_recordset(NULL::"Run", coalesce(doc->'runs', '[]')) x;
 
-  UPDATE "Run" r SET "status" = x."status", "endedAt" = x."endedAt", "error" = x."error",
+  -- never later than now: the slot is free from this statement on (a process's stamps may run ahead)
+  UPDATE "Run" r SET "status" = x."status", "endedAt" = LEAST(x."endedAt", (clock_timestamp() AT TIME ZONE 'UTC')::timestamp(3)), "error" = x."error",
       "tokensIn" = x."tokensIn", "tokensOut" = x."tokensOut", "cost" = x."cost", "leaseExpiresAt" = NULL
     FROM jsonb_populate_recordset(NULL::"Run", coalesce(doc->'finishedRuns', '[]')) x
     WHERE r."id" = x."id" AND r."status" = 'running';
@@ -166,15 +167,22 @@ DECLARE
   limits jsonb := coalesce(model_limits, '{}');
   agent_room jsonb;
   model_room jsonb;
+  locked_agents text[];
+  locked_models text[];
 BEGIN
   IF owner IS NULL OR max_claims IS NULL OR max_claims <= 0 THEN RETURN; END IF;
+  -- the pools to lock: those with queued runs now. Only these are counted and claimed
+  -- from below: a run queued after this read belongs to a pool this call does not hold.
+  SELECT array_agg(DISTINCT q."agentId") INTO locked_agents FROM "Run" q
+    WHERE q."status" = 'queued' AND q."agentId" IS NOT NULL AND (only_agents IS NULL OR q."agentId" = ANY(only_agents));
+  IF locked_agents IS NULL THEN RETURN; END IF;
+  SELECT coalesce(array_agg(DISTINCT q."model"), '{}') INTO locked_models FROM "Run" q
+    WHERE q."status" = 'queued' AND limits ? q."model" AND q."agentId" = ANY(locked_agents);
   FOR pool IN
     SELECT k FROM (
-      SELECT 'agent:' || q."agentId" AS k FROM "Run" q
-        WHERE q."status" = 'queued' AND q."agentId" IS NOT NULL AND (only_agents IS NULL OR q."agentId" = ANY(only_agents))
+      SELECT 'agent:' || a AS k FROM unnest(locked_agents) a
       UNION
-      SELECT 'model:' || q."model" FROM "Run" q
-        WHERE q."status" = 'queued' AND limits ? q."model" AND (only_agents IS NULL OR q."agentId" = ANY(only_agents))
+      SELECT 'model:' || m FROM unnest(locked_models) m
     ) pools ORDER BY k
   LOOP
     PERFORM pg_advisory_xact_lock(hashtextextended('baton:pool:' || pool, 0));
@@ -182,25 +190,23 @@ BEGIN
   -- after the locks: every claim committed before is counted, none is in flight
   SELECT coalesce(jsonb_object_agg(a."id", a."concurrency" -
       (SELECT count(*) FROM "Run" r WHERE r."agentId" = a."id" AND r."status" = 'running')), '{}')
-    INTO agent_room FROM "Agent" a
-    WHERE a."id" IN (SELECT q."agentId" FROM "Run" q
-                     WHERE q."status" = 'queued' AND (only_agents IS NULL OR q."agentId" = ANY(only_agents)));
-  SELECT coalesce(jsonb_object_agg(m.key, m.value::integer -
-      (SELECT count(*) FROM "Run" r WHERE r."model" = m.key AND r."status" = 'running')), '{}')
-    INTO model_room FROM jsonb_each_text(limits) m;
+    INTO agent_room FROM "Agent" a WHERE a."id" = ANY(locked_agents);
+  SELECT coalesce(jsonb_object_agg(m, (limits->>m)::integer -
+      (SELECT count(*) FROM "Run" r WHERE r."model" = m AND r."status" = 'running')), '{}')
+    INTO model_room FROM unnest(locked_models) m;
   at_time := (clock_timestamp() AT TIME ZONE 'UTC')::timestamp(3);
   FOR candidate IN
     SELECT q."id", q."conversationId", q."agentId", q."model" FROM "Run" q
-    WHERE q."status" = 'queued' AND (only_agents IS NULL OR q."agentId" = ANY(only_agents))
+    WHERE q."status" = 'queued' AND q."agentId" = ANY(locked_agents)
       AND coalesce((agent_room->>q."agentId")::integer, 0) > 0
-      AND (NOT limits ? q."model" OR (model_room->>q."model")::integer > 0)
+      AND (NOT limits ? q."model" OR coalesce((model_room->>q."model")::integer, 0) > 0)
     ORDER BY q."createdAt", q."id"
     LIMIT 200
     FOR UPDATE OF q SKIP LOCKED
   LOOP
     EXIT WHEN claimed >= max_claims;
     CONTINUE WHEN (agent_room->>candidate."agentId")::integer <= 0;
-    CONTINUE WHEN limits ? candidate."model" AND (model_room->>candidate."model")::integer <= 0;
+    CONTINUE WHEN limits ? candidate."model" AND coalesce((model_room->>candidate."model")::integer, 0) <= 0;
     UPDATE "Run" r SET "status" = 'running', "leaseOwner" = owner, "startedAt" = at_time,
         "leaseExpiresAt" = at_time + make_interval(secs => lease_ms / 1000.0)
       WHERE r."id" = candidate."id";
