@@ -484,7 +484,13 @@ export class Executor {
   }
 
   /** A run whose process died: a transient failure of its step, decided under the lock. */
-  private runLost(input: { conversationId: string; runId: string }): Promise<void> {
+  private async runLost(input: { conversationId: string; runId: string }): Promise<void> {
+    await this.recordLost(input);
+    // the lost run's slot is free now: hand it to whoever waits in its pool
+    this.claimSoon();
+  }
+
+  private recordLost(input: { conversationId: string; runId: string }): Promise<void> {
     return this.inConversation(input.conversationId, async (tx, uow) => {
       const run = await tx.run.findUnique({ where: { id: input.runId }, include: { step: true, agent: true } });
       // a queued run has no owner to lose: it waits to be claimed
