@@ -14,6 +14,7 @@ import { createConversationServices } from "./services/conversations.ts";
 import { seedWorkspace } from "./services/seed.ts";
 import { setRuntime, type Runtime } from "./runtime.ts";
 import { claimDataDir, DataDirBusyError, liveOwnerOf } from "./ops/live-backup.ts";
+import { postgresNotifications } from "./db/notifications.ts";
 
 export interface BootedCore {
   db: Database;
@@ -52,7 +53,11 @@ export async function bootCore(input: {
       leaseMs: config.leaseMs,
       modelConcurrency: config.modelConcurrency,
       singleProcess: db.kind === "embedded",
+      role: config.role,
+      workerSlots: config.workerSlots,
+      sweepMs: config.sweepMs,
     },
+    notifications: db.pool ? postgresNotifications(db.pool) : undefined,
   });
   const runtime: Runtime = {
     config,

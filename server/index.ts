@@ -35,14 +35,19 @@ async function main() {
         memory: createPrismaConversationMemory(db.prisma),
         validatePlan: corePlanValidator(config.planLimits),
       }),
-    pages: async () => {
-      await app.prepare();
-      const handle = app.getRequestHandler();
-      return (request, response) => void handle(request, response);
-    },
+    // a worker (BATON_ROLE=worker) runs agents and answers only the probes
+    pages:
+      config.role === "worker"
+        ? undefined
+        : async () => {
+            await app.prepare();
+            const handle = app.getRequestHandler();
+            return (request, response) => void handle(request, response);
+          },
   });
   const where = served.core.db.kind === "embedded" ? `embedded database in ${config.dataDir}` : "PostgreSQL";
-  console.log(`Baton is ready on http://localhost:${served.port} (${where}, default model ${config.defaultModel})`);
+  const what = config.role === "worker" ? `Baton worker (${config.workerSlots} slots) is ready, probes` : "Baton is ready";
+  console.log(`${what} on http://localhost:${served.port} (${where}, default model ${config.defaultModel})`);
 
   let stopping = false;
   const shutdown = async (signal: string) => {

@@ -64,7 +64,8 @@ export async function serveBaton(input: {
     io.adapter(createAdapter(core.db.pool));
     publisher.watchCluster();
   }
-  attachSocketHandlers(io, { prisma: core.db.prisma });
+  // a worker's events reach browsers through the adapter; browsers connect to web nodes
+  if (config.role !== "worker") attachSocketHandlers(io, { prisma: core.db.prisma });
 
   let draining = false;
   const opsRoutes = createOpsRoutes({

@@ -45,6 +45,12 @@ const envSchema = z.object({
     .transform((value) => (value === "true" ? 1 : value === "false" ? 0 : Number(value)))
     .default(0),
   BATON_SEED_DEMO: z.enum(["0", "1"]).default("1"),
+  /** all: pages, sockets and agent runs; web: pages and sockets only; worker: agent runs only */
+  BATON_ROLE: z.enum(["all", "web", "worker"]).default("all"),
+  /** most agent runs one process runs at once */
+  BATON_WORKER_SLOTS: positiveInt(64),
+  /** the liveness sweep's interval (claims, due retries, idle plans, expired leases) */
+  BATON_SWEEP_MS: z.coerce.number().int().min(100).max(600_000).default(2_000),
   BETTER_AUTH_SECRET: z.string().optional(),
   BETTER_AUTH_URL: z.string().optional(),
   ANTHROPIC_API_KEY: z.string().optional(),
@@ -71,6 +77,9 @@ export interface Config {
   leaseMs: number;
   maxBodyBytes: number;
   modelConcurrency: Record<string, number>;
+  role: "all" | "web" | "worker";
+  workerSlots: number;
+  sweepMs: number;
   seedDemo: boolean;
   /** proxies trusted to report the client's address and protocol (see http/client-address.ts) */
   trustProxy: number;
@@ -117,7 +126,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     throw new ConfigError(`Invalid environment:\n${lines.join("\n")}`);
   }
   const env = parsed.data;
-  return {
+  const config: Config = {
     env,
     port: env.PORT,
     host: env.HOST,
@@ -135,8 +144,20 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     leaseMs: env.BATON_LEASE_MS,
     maxBodyBytes: env.BATON_MAX_BODY_BYTES,
     modelConcurrency: parseModelConcurrency(env.BATON_MODEL_CONCURRENCY),
+    role: env.BATON_ROLE,
+    workerSlots: env.BATON_WORKER_SLOTS,
+    sweepMs: env.BATON_SWEEP_MS,
     seedDemo: env.BATON_SEED_DEMO === "1",
     trustProxy: env.BATON_TRUST_PROXY,
     dev: env.NODE_ENV !== "production",
   };
+  checkRole(config);
+  return config;
+}
+
+/** Settings that cannot work together, named so the server refuses to start. */
+export function checkRole(config: Pick<Config, "role" | "databaseUrl">): void {
+  if (config.role !== "all" && !config.databaseUrl) {
+    throw new ConfigError(`BATON_ROLE: "${config.role}" needs DATABASE_URL (the embedded database serves one process, which must do both)`);
+  }
 }

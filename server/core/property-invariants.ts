@@ -6,6 +6,7 @@
  */
 import { expect } from "vitest";
 import { checkForEachInvariants, isCollector } from "./property-invariants-for-each.ts";
+import { checkLiveness } from "./property-invariants-liveness.ts";
 import { isSuccessfulEnough, isTerminalPlan, isTerminalStep } from "./status.ts";
 import type { CapacityView, PlanEvent, PlanState, ReconcileResult, RunUsage, StepState } from "./types.ts";
 
@@ -29,10 +30,14 @@ export interface Coverage {
   childBoundHeld: number;
   /** steps done from a run that reported trusted output, tainted by what their input held */
   taintInherited: number;
+  /** ready steps held back by a full max_parallel or pool (liveness) */
+  capacityHeld: number;
+  /** running plans with nothing live, waiting only for a retry time (liveness) */
+  waitingOnTime: number;
 }
 
 export function emptyCoverage(): Coverage {
-  return { shared: 0, quorumReleased: 0, budgetRefused: 0, budgetAborted: 0, expanded: 0, noItems: 0, tooManyItems: 0, collected: 0, collectedFailed: 0, childBoundHeld: 0, taintInherited: 0 };
+  return { shared: 0, quorumReleased: 0, budgetRefused: 0, budgetAborted: 0, expanded: 0, noItems: 0, tooManyItems: 0, collected: 0, collectedFailed: 0, childBoundHeld: 0, taintInherited: 0, capacityHeld: 0, waitingOnTime: 0 };
 }
 
 /** A cheap assertion for per-step loops: `expect` per step made the property test several times slower. */
@@ -118,6 +123,7 @@ export function checkInvariants({
 
   checkForEachInvariants({ before, after, result, now, coverage });
   checkTaint({ before, after, event, coverage });
+  checkLiveness({ after, capacity, now, coverage });
 
   // usage never decreases, and grows by exactly what an accepted run reported (a shared run counts once)
   for (const step of after.steps) {

@@ -73,6 +73,8 @@ describe("reconcile properties", () => {
     expect(coverage.collectedFailed).toBeGreaterThan(0);
     expect(coverage.childBoundHeld).toBeGreaterThan(0);
     expect(coverage.taintInherited).toBeGreaterThan(0);
+    expect(coverage.capacityHeld).toBeGreaterThan(0);
+    expect(coverage.waitingOnTime).toBeGreaterThan(0);
   }, 30_000);
 
   it("an abort_plan failure cascades exactly", () => {

@@ -1,12 +1,14 @@
 /**
  * The hot path's database functions on both databases: the optimistic write refuses
- * to apply anything when the plan changed since it was read.
+ * to apply anything when the plan changed since it was read; the run queue's claim
+ * is an exact, oldest-first counting semaphore per agent and per model.
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "./test-database.ts";
 import { sqlWrites, WriteBatch, CONFLICT_MARKER } from "../adapters/prisma/write-batch.ts";
 import { conversationLockKey, enterConversation } from "../adapters/prisma/plan-repository.ts";
+import { claimRuns } from "../executor/run-queue.ts";
 
 const opened: TestDatabase[] = [];
 afterAll(async () => {
@@ -54,7 +56,7 @@ describe.each(["embedded", "postgres"] as const)("database functions on %s", (ki
     expect(await db.prisma.message.count()).toBe(0);
     expect((await db.prisma.conversation.findUniqueOrThrow({ where: { id: conversation.id } })).lastSeq).toBe(0);
 
-    const lastSeq = await batchWithMessage().flush(db.prisma, {
+    const { lastSeq } = await batchWithMessage().flush(db.prisma, {
       conversationId: conversation.id,
       events,
       now: new Date(),
@@ -68,5 +70,44 @@ describe.each(["embedded", "postgres"] as const)("database functions on %s", (ki
     const read = await db.prisma.$transaction((tx) => enterConversation(tx, { conversationId: conversation.id, planId: plan.id, runId: null }));
     expect(read.version).toBe(0);
     expect(read.runStatus).toBeNull();
+  });
+
+  it("claims queued runs oldest first, never past an agent's or a model's pool, whoever asks at once", async () => {
+    const db = await createTestDatabase({ kind });
+    opened.push(db);
+    const conversation = await db.prisma.conversation.create({ data: { title: "t" } });
+    const agent = await db.prisma.agent.create({ data: { handle: "pooled", name: "Pooled", concurrency: 3, model: "m1" } });
+    const other = await db.prisma.agent.create({ data: { handle: "other", name: "Other", concurrency: 10, model: "m2" } });
+    const queue = async (agentId: string, model: string, n: number) => {
+      const ids: string[] = [];
+      for (let i = 0; i < n; i++) {
+        const run = await db.prisma.run.create({
+          data: { conversationId: conversation.id, agentId, kind: "mention", input: "x", model, status: "queued", createdAt: new Date(Date.now() + ids.length) },
+        });
+        ids.push(run.id);
+      }
+      return ids;
+    };
+    const pooled = await queue(agent.id, "m1", 8);
+    const others = await queue(other.id, "m2", 6);
+    const claim = (owner: string) => claimRuns(db.prisma, { owner, leaseMs: 30_000, max: 10, modelLimits: { m2: 4 } });
+    // six claimers at once (on PostgreSQL really concurrent connections)
+    const claimed = (await Promise.all(["a", "b", "c", "d", "e", "f"].map(claim))).flat();
+    const running = await db.prisma.run.findMany({ where: { status: "running" }, select: { id: true, agentId: true, leaseOwner: true, startedAt: true } });
+    expect(running.map((run) => run.id).sort()).toEqual(claimed.map((run) => run.id).sort());
+    // the agent's pool (3) and the model's pool (4, below the agent's 10) are exact, and the oldest won
+    expect(running.filter((run) => run.agentId === agent.id).map((run) => run.id).sort()).toEqual(pooled.slice(0, 3).sort());
+    expect(running.filter((run) => run.agentId === other.id).map((run) => run.id).sort()).toEqual(others.slice(0, 4).sort());
+    expect(running.every((run) => run.leaseOwner !== null && run.startedAt !== null)).toBe(true);
+
+    // a freed slot goes to the oldest waiter
+    await db.prisma.run.update({ where: { id: pooled[1]! }, data: { status: "succeeded", endedAt: new Date() } });
+    const next = await claim("g");
+    expect(next.map((run) => run.id)).toEqual([pooled[3]]);
+    // nothing beyond the limits, and nothing for a claimer without room
+    expect(await claim("h")).toEqual([]);
+    await db.prisma.run.update({ where: { id: others[0]! }, data: { status: "failed", endedAt: new Date() } });
+    expect(await claimRuns(db.prisma, { owner: "full", leaseMs: 30_000, max: 0, modelLimits: { m2: 4 } })).toEqual([]);
+    expect((await claim("i")).map((run) => run.id)).toEqual([others[4]]);
   });
 });

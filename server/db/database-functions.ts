@@ -12,8 +12,8 @@
  * its target list would read from a snapshot taken before it waited).
  */
 export const ENTER_CONVERSATION_FUNCTION = `
-CREATE OR REPLACE FUNCTION baton_enter_conversation(lock_key text, plan_id text, run_id text)
-RETURNS TABLE ("version" integer, "live" json, "runStatus" text)
+CREATE OR REPLACE FUNCTION baton_enter_unit(lock_key text, plan_id text, run_id text)
+RETURNS TABLE ("version" integer, "runStatus" text)
 LANGUAGE plpgsql VOLATILE AS $$
 BEGIN
   -- without a key it is only the read (the optimistic path locks when it writes)
@@ -22,31 +22,33 @@ BEGIN
   END IF;
   RETURN QUERY SELECT
     (SELECT p."version" FROM "Plan" p WHERE p."id" = plan_id),
-    (SELECT json_object_agg(t."agentId", t.n) FROM (
-       SELECT r."agentId", count(*)::int AS n FROM "Run" r
-       WHERE r."status" IN ('queued'::"RunStatus", 'running'::"RunStatus") AND r."agentId" IS NOT NULL
-         AND (r."planId" IS NULL OR plan_id IS NULL OR r."planId" <> plan_id)
-       GROUP BY r."agentId") t),
     (SELECT r."status"::text FROM "Run" r WHERE r."id" = run_id);
 END
 $$;`;
 
 /**
  * Applies one unit of work's batched writes (adapters/prisma/write-batch.ts) from a
- * single JSON document, table by table, then appends the conversation's events with
- * gap-free seq (the row lock on Conversation orders concurrent writers) and returns
- * the new lastSeq. Statements run in order, each seeing the ones before it. With
- * `expect`, it is the whole optimistic unit on its own: lock, verify, write.
+ * single JSON document, table by table; with `claim`, claims queued runs of the pools
+ * the unit touched for the calling worker (baton_claim_runs); then appends the
+ * conversation's events with gap-free seq (the row lock on Conversation orders
+ * concurrent writers). Returns { lastSeq, claimed, waiting }. Statements run in
+ * order, each seeing the ones before it. With `expect`, it is the whole optimistic
+ * unit on its own: lock, verify, write — so a run is never claimed from a decision
+ * the database refused.
  */
-export const APPLY_WRITES_FUNCTION = `
-CREATE OR REPLACE FUNCTION baton_apply_writes(doc jsonb)
-RETURNS integer
+export const APPLY_UNIT_FUNCTION = `
+CREATE OR REPLACE FUNCTION baton_apply_unit(doc jsonb)
+RETURNS jsonb
 LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
   event_count integer := coalesce(jsonb_array_length(doc->'events'), 0);
   now_at timestamp(3) := (doc->>'now')::timestamp(3);
   last_seq integer := NULL;
   expected jsonb := doc->'expect';
+  claim jsonb := doc->'claim';
+  touched text[];
+  claimed jsonb := '[]';
+  waiting boolean := false;
 BEGIN
   -- Optimistic use (one statement, no surrounding transaction): take the lock, then
   -- check that what the caller decided from is still true; if not, write nothing.
@@ -62,13 +64,15 @@ BEGIN
     SELECT x."id", x."conversationId", x."authorKind", x."authorAgentId", x."kind", x."body", x."mentions", x."planId", x."stepId", x."runId", x."formId", x."createdAt"
     FROM jsonb_populate_recordset(NULL::"Message", coalesce(doc->'messages', '[]')) x;
 
+  -- a new run waits in the queue until a worker with room claims it (below, or baton_claim_runs)
   INSERT INTO "Run" ("id", "conversationId", "agentId", "planId", "stepId", "kind", "attempt", "status", "input", "model",
-                     "triggerMessageId", "resumesRunId", "leaseOwner", "leaseExpiresAt", "createdAt", "startedAt")
-    SELECT x."id", x."conversationId", x."agentId", x."planId", x."stepId", x."kind", x."attempt", 'running', x."input", x."model",
-           x."triggerMessageId", x."resumesRunId", x."leaseOwner", x."leaseExpiresAt", x."startedAt", x."startedAt"
+                     "triggerMessageId", "resumesRunId", "createdAt")
+    SELECT x."id", x."conversationId", x."agentId", x."planId", x."stepId", x."kind", x."attempt", 'queued', x."input", x."model",
+           x."triggerMessageId", x."resumesRunId", x."createdAt"
     FROM jsonb_populate_recordset(NULL::"Run", coalesce(doc->'runs', '[]')) x;
 
-  UPDATE "Run" r SET "status" = x."status", "endedAt" = x."endedAt", "error" = x."error",
+  -- never later than now: the slot is free from this statement on (a process's stamps may run ahead)
+  UPDATE "Run" r SET "status" = x."status", "endedAt" = LEAST(x."endedAt", (clock_timestamp() AT TIME ZONE 'UTC')::timestamp(3)), "error" = x."error",
       "tokensIn" = x."tokensIn", "tokensOut" = x."tokensOut", "cost" = x."cost", "leaseExpiresAt" = NULL
     FROM jsonb_populate_recordset(NULL::"Run", coalesce(doc->'finishedRuns', '[]')) x
     WHERE r."id" = x."id" AND r."status" = 'running';
@@ -105,18 +109,118 @@ BEGIN
     SELECT x."planId", x."stepIndex", x."runId", x."at", x."phase", x."message", x."data"
     FROM jsonb_populate_recordset(NULL::"StepEvent", coalesce(doc->'stepEvents', '[]')) x;
 
+  -- Pools this unit added runs to or freed slots of: hand their slots to the oldest
+  -- queued runs now, in this statement (the hot path costs no extra round trip).
+  SELECT array_agg(DISTINCT r."agentId") INTO touched FROM "Run" r
+    WHERE r."agentId" IS NOT NULL AND r."id" IN (
+      SELECT x->>'id' FROM jsonb_array_elements(coalesce(doc->'runs', '[]') || coalesce(doc->'finishedRuns', '[]') || coalesce(doc->'cancelledRuns', '[]')) x);
+  IF touched IS NOT NULL THEN
+    IF claim IS NOT NULL AND jsonb_typeof(claim) = 'object' THEN
+      SELECT coalesce(jsonb_agg(to_jsonb(c)), '[]') INTO claimed FROM baton_claim_runs(
+        claim->>'owner', (claim->>'leaseMs')::integer, (claim->>'max')::integer, claim->'modelLimits', touched) c;
+    END IF;
+    -- runs still queued in those pools: tell the other processes (delivered at commit)
+    waiting := EXISTS (SELECT 1 FROM "Run" r WHERE r."status" = 'queued' AND r."agentId" = ANY(touched));
+    IF waiting THEN PERFORM pg_notify('baton_runs', ''); END IF;
+  END IF;
+
   IF event_count > 0 THEN
     UPDATE "Conversation" SET "lastSeq" = "lastSeq" + event_count, "updatedAt" = now_at
       WHERE "id" = doc->>'conversationId' RETURNING "lastSeq" INTO last_seq;
     IF last_seq IS NULL THEN
       RAISE EXCEPTION 'conversation % was not found while appending events', doc->>'conversationId';
     END IF;
+    -- a run created queued and claimed above is announced as running, as it now is
     INSERT INTO "ConversationEvent" ("conversationId", "seq", "type", "payload", "createdAt")
-      SELECT doc->>'conversationId', last_seq - event_count + e.ord::integer, e.value->>'type', e.value->'payload', now_at
+      SELECT doc->>'conversationId', last_seq - event_count + e.ord::integer, e.value->>'type',
+        coalesce((SELECT jsonb_set(jsonb_set(e.value->'payload', '{run,status}', '"running"'), '{run,startedAt}', c->'startedAt')
+                  FROM jsonb_array_elements(claimed) c
+                  WHERE e.value->>'type' = 'run-updated' AND e.value->'payload'->'run'->>'status' = 'queued'
+                    AND c->>'id' = e.value->'payload'->'run'->>'id'), e.value->'payload'),
+        now_at
       FROM jsonb_array_elements(doc->'events') WITH ORDINALITY AS e(value, ord);
   END IF;
-  RETURN last_seq;
+  RETURN jsonb_build_object('lastSeq', last_seq, 'claimed', claimed, 'waiting', waiting);
 END
 $$;`;
 
-export const DATABASE_FUNCTIONS = [ENTER_CONVERSATION_FUNCTION, APPLY_WRITES_FUNCTION];
+/**
+ * The counting semaphore of the agent and model pools, and the run queue. Claims, for
+ * `owner`, up to `max_claims` queued runs — oldest first across every conversation —
+ * whose agent pool (Agent.concurrency) and model pool (`model_limits`) have room,
+ * counting runs that are running. Exact across processes: every pool involved is
+ * locked (advisory, sorted, so claimers never deadlock) before counting, and held to
+ * commit; a run becomes `running` only here. Rows another transaction is changing
+ * are skipped, not waited for. `only_agents` narrows the claim to those agents' pools.
+ * Returns the claimed runs with their conversation and start time.
+ */
+export const CLAIM_RUNS_FUNCTION = `
+CREATE OR REPLACE FUNCTION baton_claim_runs(owner text, lease_ms integer, max_claims integer, model_limits jsonb, only_agents text[])
+RETURNS TABLE ("id" text, "conversationId" text, "startedAt" text)
+LANGUAGE plpgsql VOLATILE AS $$
+#variable_conflict use_column
+DECLARE
+  pool text;
+  candidate record;
+  claimed integer := 0;
+  at_time timestamp(3);
+  limits jsonb := coalesce(model_limits, '{}');
+  agent_room jsonb;
+  model_room jsonb;
+  locked_agents text[];
+  locked_models text[];
+BEGIN
+  IF owner IS NULL OR max_claims IS NULL OR max_claims <= 0 THEN RETURN; END IF;
+  -- the pools to lock: those with queued runs now. Only these are counted and claimed
+  -- from below: a run queued after this read belongs to a pool this call does not hold.
+  SELECT array_agg(DISTINCT q."agentId") INTO locked_agents FROM "Run" q
+    WHERE q."status" = 'queued' AND q."agentId" IS NOT NULL AND (only_agents IS NULL OR q."agentId" = ANY(only_agents));
+  IF locked_agents IS NULL THEN RETURN; END IF;
+  SELECT coalesce(array_agg(DISTINCT q."model"), '{}') INTO locked_models FROM "Run" q
+    WHERE q."status" = 'queued' AND limits ? q."model" AND q."agentId" = ANY(locked_agents);
+  FOR pool IN
+    SELECT k FROM (
+      SELECT 'agent:' || a AS k FROM unnest(locked_agents) a
+      UNION
+      SELECT 'model:' || m FROM unnest(locked_models) m
+    ) pools ORDER BY k
+  LOOP
+    PERFORM pg_advisory_xact_lock(hashtextextended('baton:pool:' || pool, 0));
+  END LOOP;
+  -- after the locks: every claim committed before is counted, none is in flight
+  SELECT coalesce(jsonb_object_agg(a."id", a."concurrency" -
+      (SELECT count(*) FROM "Run" r WHERE r."agentId" = a."id" AND r."status" = 'running')), '{}')
+    INTO agent_room FROM "Agent" a WHERE a."id" = ANY(locked_agents);
+  SELECT coalesce(jsonb_object_agg(m, (limits->>m)::integer -
+      (SELECT count(*) FROM "Run" r WHERE r."model" = m AND r."status" = 'running')), '{}')
+    INTO model_room FROM unnest(locked_models) m;
+  at_time := (clock_timestamp() AT TIME ZONE 'UTC')::timestamp(3);
+  FOR candidate IN
+    SELECT q."id", q."conversationId", q."agentId", q."model" FROM "Run" q
+    WHERE q."status" = 'queued' AND q."agentId" = ANY(locked_agents)
+      AND coalesce((agent_room->>q."agentId")::integer, 0) > 0
+      AND (NOT limits ? q."model" OR coalesce((model_room->>q."model")::integer, 0) > 0)
+    ORDER BY q."createdAt", q."id"
+    LIMIT 200
+    FOR UPDATE OF q SKIP LOCKED
+  LOOP
+    EXIT WHEN claimed >= max_claims;
+    CONTINUE WHEN (agent_room->>candidate."agentId")::integer <= 0;
+    CONTINUE WHEN limits ? candidate."model" AND coalesce((model_room->>candidate."model")::integer, 0) <= 0;
+    UPDATE "Run" r SET "status" = 'running', "leaseOwner" = owner, "startedAt" = at_time,
+        "leaseExpiresAt" = at_time + make_interval(secs => lease_ms / 1000.0)
+      WHERE r."id" = candidate."id";
+    agent_room := jsonb_set(agent_room, ARRAY[candidate."agentId"], to_jsonb((agent_room->>candidate."agentId")::integer - 1));
+    IF limits ? candidate."model" THEN
+      model_room := jsonb_set(model_room, ARRAY[candidate."model"], to_jsonb((model_room->>candidate."model")::integer - 1));
+    END IF;
+    claimed := claimed + 1;
+    "id" := candidate."id";
+    "conversationId" := candidate."conversationId";
+    "startedAt" := to_char(at_time, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
+    RETURN NEXT;
+  END LOOP;
+END
+$$;`;
+
+export const DATABASE_FUNCTIONS = [ENTER_CONVERSATION_FUNCTION, CLAIM_RUNS_FUNCTION, APPLY_UNIT_FUNCTION];

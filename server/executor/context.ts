@@ -10,6 +10,20 @@ export interface ExecutorConfig {
   modelConcurrency: Record<string, number>;
   /** embedded database: this is the only process, so every live run found at start-up is orphaned */
   singleProcess: boolean;
+  /** all: serve and run agents; web: never claims runs; worker: claims and runs them */
+  role: ExecutorRole;
+  /** most runs this process runs at once (its room in the run queue) */
+  workerSlots: number;
+  /** how often the sweep looks for work nobody woke (claims, due retries, idle plans, expired leases) */
+  sweepMs: number;
+}
+
+export type ExecutorRole = "all" | "web" | "worker";
+
+/** Wake-ups from other processes: a unit signalled that runs wait in the queue. */
+export interface Notifications {
+  /** subscribes; resolves to the unsubscribe function */
+  listen(onRunsWaiting: () => void): Promise<() => Promise<void>>;
 }
 
 export interface ExecutorDeps {
@@ -20,6 +34,8 @@ export interface ExecutorDeps {
   random: () => number;
   /** identifies this process in run leases */
   instanceId: string;
+  /** PostgreSQL LISTEN; absent with one process (the embedded database wakes in-process) */
+  notifications?: Notifications;
   config: ExecutorConfig;
   logger?: Pick<Console, "info" | "warn" | "error">;
   /** observation points for tests that need to interleave with a unit of work */

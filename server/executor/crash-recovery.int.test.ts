@@ -8,7 +8,9 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, expect, it } from "vitest";
 import type { PlanDTO } from "../protocol/dto.ts";
+import { openDatabase } from "../db/database.ts";
 import { ExecutorProcess } from "./testing/process-handle.ts";
+import { soakFigures } from "./testing/soak.ts";
 
 const dataDir = mkdtempSync(path.join(tmpdir(), "baton-crash-"));
 const processes: ExecutorProcess[] = [];
@@ -83,3 +85,49 @@ it("finishes every plan after SIGKILL, re-running lost runs once and never twice
   }
   await second.stop();
 });
+
+it("finishes 8 parallel plans contending for full pools after SIGKILL, none left pending", async () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "baton-crash-pools-"));
+  const local = { BATON_DATA_DIR: dir, DATABASE_URL: "" };
+  try {
+    const first = await ExecutorProcess.start(local);
+    processes.push(first);
+    const conversation = await first.request<{ id: string }>({ type: "conversation", title: "pools", agents: ["researcher", "analyst", "writer"] });
+    // 8 plans × 4 parallel steps on agents with 4 slots each: most runs wait in the queue
+    const plans = await Promise.all(
+      Array.from({ length: 8 }, (_, p) =>
+        first.request<PlanDTO>({
+          type: "submit",
+          conversationId: conversation.id,
+          raw: {
+            title: `p${p}`,
+            steps: [1, 2, 3, 4].map((index) => ({ index, title: `s${index}`, assignee: ["researcher", "analyst", "writer"][(p + index) % 3], input: `sleep=400 ${p}.${index}`, wait_for: [] })),
+          },
+        }),
+      ),
+    );
+    await waitFor(async () => ((await first.request<PlanDTO>({ type: "plan", planId: plans[0]!.id })).steps.some((s) => s.status === "done") ? true : undefined));
+    await first.kill();
+
+    const second = await ExecutorProcess.start(local);
+    processes.push(second);
+    for (const plan of plans) {
+      await waitFor(async () => ((await second.request<PlanDTO>({ type: "plan", planId: plan.id })).status === "running" ? undefined : true), 120_000);
+    }
+    await second.stop();
+    const db = await openDatabase({ dataDir: path.join(dir, "pglite") });
+    try {
+      const figures = await soakFigures(db.prisma, plans.map((plan) => plan.id));
+      expect(figures.byStatus).toEqual({ completed: 8 });
+      expect(figures.stuck).toEqual([]);
+      expect(figures.doubleDispatches).toEqual([]);
+      expect(figures.lostNotRedispatchedOnce).toEqual([]);
+      expect(figures.takeovers).toBeGreaterThan(0);
+      for (const { peak, limit } of Object.values(figures.peaks)) expect(peak).toBeLessThanOrEqual(limit);
+    } finally {
+      await db.close();
+    }
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}, 300_000);

@@ -9,17 +9,16 @@ import type { Prisma } from "../generated/prisma/client.ts";
 import { assertPlanSize, validatePlan } from "../core/validate-plan.ts";
 import { validateFormAnswer, formatFormAnswer, maskSecretAnswers, secretAnswers } from "../core/form-schema.ts";
 import type { FormSpec, PlanEvent } from "../core/types.ts";
-import type { ConversationEventDTO } from "../protocol/events.ts";
 import { insertPlan } from "../adapters/prisma/plan-repository.ts";
 import { formInclude, messageInclude, toFormDTO, toMessageDTO, toPlanDTO } from "../adapters/prisma/serializers.ts";
 import type { FormDTO, MessageDTO, PlanDTO, StepDTO } from "../protocol/dto.ts";
 import { MAX_MESSAGE_CHARS } from "../protocol/limits.ts";
 import { createExecutorContext, type ExecutorContext, type ExecutorDeps } from "./context.ts";
 import { BatonError, invalidInput, notFound } from "./errors.ts";
-import { UnitRunner } from "./units.ts";
+import { UnitRunner, type CommittedUnit } from "./units.ts";
 import { applyPlanEvent, reconcilePlan, stepDTO } from "./plan-effects.ts";
 import { assertMember, assertPlanMember, type Actor } from "../auth/actor.ts";
-import { createRun, type RunKind, type RunLaunch } from "./run-records.ts";
+import { createRun, runDTO, type RunKind, type RunLaunch } from "./run-records.ts";
 import { conversationHandles, finishRun, type RunLogEntry } from "./run-lifecycle.ts";
 import { insertMessage } from "./messages.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
@@ -30,6 +29,8 @@ import { API_USER_EMAIL } from "../services/seed.ts";
 
 /** A posted message, and the agents it named that are not in the conversation (the UI offers to add them). */
 export type PostedMessage = MessageDTO & { notInConversation: string[] };
+import { claimRuns, loadLaunch } from "./run-queue.ts";
+import type { ClaimedRun, ClaimRequest } from "../adapters/prisma/write-batch.ts";
 
 type Tx = Prisma.TransactionClient;
 
@@ -46,32 +47,46 @@ export class Executor {
   private readonly liveRuns = new Map<string, AbortController>();
   private readonly timers = new Map<string, { at: number; cancel(): void }>();
   private readonly inFlight = new Set<Promise<unknown>>();
-  private readonly capacityWaiters = new Map<string, string>();
+  /** runs created here and still queued: claiming one here needs no reads */
+  private readonly launches = new Map<string, RunLaunch>();
+  /** claimed runs whose launch is still being read */
+  private starting = 0;
+  /** a claim is running; `claimAgain` asks for one more pass after it */
+  private claiming: Promise<void> | null = null;
+  private claimAgain = false;
+  /** this process's own slots, not the pools, last limited a claim: a run ending here should claim again */
+  private slotBound = false;
   private readonly leases: LeaseKeeper;
   private stopped = false;
   private readonly units: UnitRunner;
 
   constructor(deps: ExecutorDeps) {
     this.context = createExecutorContext(deps);
-    this.units = new UnitRunner(this.context, (uow, published) => this.afterCommit(uow, published));
+    this.units = new UnitRunner(this.context, (uow, committed) => this.afterCommit(uow, committed), () => this.claimRequest());
     this.leases = new LeaseKeeper(this.context, {
       liveRunIds: () => [...this.liveRuns.keys()],
       abortRun: (runId) => this.liveRuns.get(runId)?.abort(),
       runLost: (input) => this.runLost(input),
       tickPlan: (input) => this.tick(input),
+      claim: () => this.claimSoon(),
     });
   }
 
-  /** Takes over what a previous process left behind, then keeps leases fresh. */
+  /** Takes over what a previous process left behind, then keeps leases fresh and sweeps. */
   async start(): Promise<void> {
     await this.leases.recover();
     this.leases.start();
+    this.unlisten = (await this.context.notifications?.listen(() => this.claimSoon())) ?? null;
+    this.claimSoon();
   }
+
+  private unlisten: (() => Promise<void>) | null = null;
 
   /** Stops timers and waits for in-flight bookkeeping; live runs are aborted. */
   async stop(): Promise<void> {
     this.stopped = true;
     this.leases.stop();
+    await this.unlisten?.().catch(() => undefined);
     for (const timer of this.timers.values()) timer.cancel();
     this.timers.clear();
     for (const controller of this.liveRuns.values()) controller.abort();
@@ -318,18 +333,87 @@ export class Executor {
     return this.units.stats;
   }
 
-  private afterCommit(uow: UnitOfWork, published: ConversationEventDTO[]): void {
+  private afterCommit(uow: UnitOfWork, committed: CommittedUnit): void {
     for (const plan of uow.plans.values()) this.context.plans.set(plan);
-    if (published.length > 0) this.context.publisher.publish(published);
+    if (committed.published.length > 0) this.context.publisher.publish(committed.published);
     for (const runId of uow.runsToCancel) this.liveRuns.get(runId)?.abort();
     for (const tick of uow.ticks) this.scheduleTick(tick);
-    for (const waiter of uow.capacityWaiters) this.capacityWaiters.set(waiter.planId, waiter.conversationId);
-    for (const launch of uow.runsToStart) this.track(this.executeRun(launch));
-    if (uow.freedAgents.size > 0 && this.capacityWaiters.size > 0) {
-      const waiting = [...this.capacityWaiters];
-      this.capacityWaiters.clear();
-      for (const [planId, conversationId] of waiting) this.track(this.tick({ conversationId, planId }));
+    for (const launch of uow.runsCreated) this.rememberLaunch(launch);
+    const announced = new Set(uow.runsCreated.map((launch) => launch.request.runId));
+    this.startClaimed(committed.claimed, announced);
+  }
+
+  // ─── The run queue (run-queue.ts) ──────────────────────────────────────────
+
+  /** What this process may claim now: a worker's free slots (a web node claims nothing). */
+  private claimRequest(): ClaimRequest | null {
+    const { role, workerSlots, leaseMs, modelConcurrency } = this.context.config;
+    if (this.stopped || role === "web") return null;
+    const max = workerSlots - this.liveRuns.size - this.starting;
+    if (max <= 0) this.slotBound = true;
+    return max > 0 ? { owner: this.context.instanceId, leaseMs, max, modelLimits: modelConcurrency } : null;
+  }
+
+  private rememberLaunch(launch: RunLaunch): void {
+    this.launches.set(launch.request.runId, launch);
+    // a launch another process claimed is never asked for here: keep the newest only
+    if (this.launches.size > 2_000) this.launches.delete(this.launches.keys().next().value!);
+  }
+
+  /**
+   * Claims queued runs of every pool with room for this process (a freed slot
+   * somewhere, the sweep, start-up). Coalesced: one claim at a time, and one more
+   * pass if asked again meanwhile.
+   */
+  claimSoon(): void {
+    if (this.claiming) {
+      this.claimAgain = true;
+      return;
     }
+    const pass = async () => {
+      do {
+        this.claimAgain = false;
+        const request = this.claimRequest();
+        if (!request) return;
+        const claimed = await claimRuns(this.context.prisma, request);
+        this.slotBound = claimed.length === request.max;
+        this.startClaimed(claimed, new Set());
+      } while (this.claimAgain && !this.stopped);
+    };
+    this.claiming = pass()
+      .catch((error) => this.context.logger.warn("[run-queue]", error))
+      .finally(() => {
+        this.claiming = null;
+      });
+    this.track(this.claiming);
+  }
+
+  /** Starts runs claimed for this process; those no unit announced get their `running` event. */
+  private startClaimed(claimed: ClaimedRun[], announced: ReadonlySet<string>): void {
+    for (const run of claimed) {
+      const known = this.launches.get(run.id);
+      this.launches.delete(run.id);
+      this.starting += 1;
+      this.track(
+        (async () => {
+          let launch: RunLaunch | null;
+          try {
+            launch = known ? { ...known, startedAt: new Date(run.startedAt) } : await loadLaunch(this.context, run.id);
+            if (launch && !announced.has(run.id)) await this.announceRunning(launch);
+          } finally {
+            this.starting -= 1;
+          }
+          if (launch) await this.executeRun(launch);
+        })(),
+      );
+    }
+  }
+
+  /** A run that waited in the queue tells its conversation it started. */
+  private announceRunning(launch: RunLaunch): Promise<void> {
+    return this.units.appendEvents(launch.request.conversationId, [
+      { type: "run-updated", payload: { run: runDTO(launch, { status: "running", endedAt: null, error: null, usage: null }) } },
+    ]);
   }
 
   private track(promise: Promise<unknown>): void {
@@ -370,6 +454,9 @@ export class Executor {
       );
     } finally {
       this.liveRuns.delete(runId);
+      // a slot of this process freed up while runs may wait for one (the pools' own
+      // slots were handed on by the unit that recorded the end)
+      if (this.slotBound && !this.stopped) this.claimSoon();
     }
   }
 
@@ -397,10 +484,17 @@ export class Executor {
   }
 
   /** A run whose process died: a transient failure of its step, decided under the lock. */
-  private runLost(input: { conversationId: string; runId: string }): Promise<void> {
+  private async runLost(input: { conversationId: string; runId: string }): Promise<void> {
+    await this.recordLost(input);
+    // the lost run's slot is free now: hand it to whoever waits in its pool
+    this.claimSoon();
+  }
+
+  private recordLost(input: { conversationId: string; runId: string }): Promise<void> {
     return this.inConversation(input.conversationId, async (tx, uow) => {
       const run = await tx.run.findUnique({ where: { id: input.runId }, include: { step: true, agent: true } });
-      if (!run || (run.status !== "running" && run.status !== "queued")) return;
+      // a queued run has no owner to lose: it waits to be claimed
+      if (!run || run.status !== "running") return;
       const now = new Date(this.context.clock.now());
       // Re-checked under the lock: only a lease that is really gone is taken over.
       if (run.leaseOwner === this.context.instanceId && this.liveRuns.has(run.id)) return;

@@ -7,10 +7,8 @@
 import { randomUUID } from "node:crypto";
 import type { Agent, Prisma } from "../generated/prisma/client.ts";
 import { reconcile } from "../core/reconcile.ts";
-import { readySteps } from "../core/readiness.ts";
-import { COMMANDER_ASSIGNEE, type PlanCommand, type PlanEvent, type StepState } from "../core/types.ts";
+import { COMMANDER_ASSIGNEE, type CapacityView, type PlanCommand, type PlanEvent, type StepState } from "../core/types.ts";
 import {
-  capacityView,
   loadPlan,
   readPlanContext,
   savePlan,
@@ -26,6 +24,12 @@ import { insertMessage } from "./messages.ts";
 import type { ExecutorContext } from "./context.ts";
 
 type Tx = Prisma.TransactionClient;
+
+/**
+ * The core may dispatch up to max_parallel; the agent and model pools are enforced
+ * where a run is claimed (run-queue.ts), exactly and across processes.
+ */
+const NO_POOLS: CapacityView = { agents: {}, models: {}, agentModel: {} };
 
 /**
  * The plan context for this reconcile: what was read together with the lock when the
@@ -87,18 +91,14 @@ export async function applyPlanEvent(
   const read = input.read ?? (await planContext(tx, uow, { planId: input.planId }));
   const loaded = await currentPlan(context, tx, uow, input.planId, read);
   if (!loaded) return null;
-  const capacity = capacityView({
-    agents: [...(await context.agents.all(tx)).values()],
-    liveByAgentId: read.liveByAgentId,
-    modelConcurrency: context.config.modelConcurrency,
-  });
   const now = context.clock.now();
   const result = reconcile({
     plan: loaded.state,
     event: input.event,
     now,
     random: context.random,
-    capacity,
+    // pools are the run queue's: a dispatched run waits there for a slot (run-queue.ts)
+    capacity: NO_POOLS,
     newRunId: randomUUID,
   });
   for (const line of result.log) {
@@ -133,9 +133,6 @@ export async function applyPlanEvent(
       status: result.plan.status,
       endedAt: ended ? new Date(now).toISOString() : null,
     });
-  }
-  if (result.plan.status === "running" && readySteps(result.plan, now).length > 0) {
-    uow.capacityWaiters.push({ conversationId: loaded.conversationId, planId: loaded.state.id });
   }
   return { plan: saved, ignored: null };
 }

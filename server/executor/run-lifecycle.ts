@@ -66,7 +66,6 @@ export async function finishRun(
     // leaseOwner stays: which process ran it is worth keeping
     sqlWrites.finishRun({ id: runId, status, endedAt: now, error, ...result.usage }),
   );
-  uow.freedAgents.add(launch.agent.handle);
   uow.emit("run-updated", { run: runDTO(launch, { status, endedAt: now, error, usage: result.usage }) });
   if (launch.planId) {
     for (const entry of input.logs) {

@@ -1,8 +1,9 @@
 /**
  * Creating runs: every agent run, whatever started it, begins here. The row is
- * written inside the caller's transaction; the launch (everything the agent runtime
- * needs) is kept in memory and started right after commit, so starting a run costs
- * no further reads.
+ * written `queued` inside the caller's transaction; a worker with room in the run's
+ * pools claims it (run-queue.ts) — usually this very process in the same statement.
+ * The launch (everything the agent runtime needs) is kept in memory, so starting a
+ * run claimed here costs no further reads; another process rebuilds it from the rows.
  */
 import type { Agent, Prisma } from "../generated/prisma/client.ts";
 import type { RunDTO } from "../protocol/dto.ts";
@@ -96,9 +97,6 @@ export interface NewRun {
 
 export async function createRun(context: ExecutorContext, tx: Tx, uow: UnitOfWork, input: NewRun): Promise<RunLaunch> {
   const now = context.stamp();
-  const attempt = input.attempt ?? 1;
-  // Born owned by this process: it starts the run right after commit, and the lease
-  // lets another process take over if this one dies first.
   uow.batch.add(
     sqlWrites.insertRun({
       id: input.id,
@@ -107,26 +105,32 @@ export async function createRun(context: ExecutorContext, tx: Tx, uow: UnitOfWor
       planId: input.plan?.planId ?? null,
       stepId: input.plan?.stepId ?? null,
       kind: input.kind,
-      attempt,
+      attempt: input.attempt ?? 1,
       input: input.input,
       model: input.agent.model,
       triggerMessageId: input.triggerMessageId ?? null,
       resumesRunId: input.resume?.previousRunId ?? null,
-      leaseOwner: context.instanceId,
-      leaseExpiresAt: new Date(now.getTime() + context.config.leaseMs),
-      startedAt: now,
+      createdAt: now,
     }),
   );
+  const launch = await buildLaunch(context, tx, input, now);
+  uow.emit("run-updated", { run: runDTO(launch, { status: "queued", endedAt: null, error: null, usage: null }) });
+  uow.runsCreated.push(launch);
+  return launch;
+}
+
+/** What the agent runtime needs to start a run (startedAt is the claim's, set when claimed). */
+export async function buildLaunch(context: ExecutorContext, tx: Tx, input: NewRun, createdAt: Date): Promise<RunLaunch> {
   const attachments = await requestAttachments(context, tx, input.request.messageId);
   const roster = await context.agents.roster(tx, input.conversationId);
-  const launch: RunLaunch = {
+  return {
     kind: input.kind,
     agent: input.agent,
     planId: input.plan?.planId ?? null,
     stepId: input.plan?.stepId ?? null,
     stepIndex: input.plan?.stepIndex ?? null,
-    attempt,
-    startedAt: now,
+    attempt: input.attempt ?? 1,
+    startedAt: createdAt,
     triggerMessageId: input.triggerMessageId ?? null,
     request: {
       runId: input.id,
@@ -141,9 +145,6 @@ export async function createRun(context: ExecutorContext, tx: Tx, uow: UnitOfWor
       triggerMessageId: input.triggerMessageId ?? undefined,
     },
   };
-  uow.emit("run-updated", { run: runDTO(launch, { status: "running", endedAt: null, error: null, usage: null }) });
-  uow.runsToStart.push(launch);
-  return launch;
 }
 
 /** The wire shape of a run, from its launch and how it ended so far. */

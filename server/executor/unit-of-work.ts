@@ -23,17 +23,15 @@ export class UnitOfWork {
   readonly events: PendingEvent[] = [];
   /** execution-log lines, written in one insert at the end of the transaction */
   readonly stepLog: StepLogLine[] = [];
-  readonly runsToStart: RunLaunch[] = [];
+  /** runs this unit created (queued): kept so that claiming one here needs no reads */
+  readonly runsCreated: RunLaunch[] = [];
   readonly runsToCancel: string[] = [];
+  /** retry times: the process that committed sets a timer; the sweep is the durable backstop */
   readonly ticks: { conversationId: string; planId: string; at: number }[] = [];
-  /** plans whose ready steps waited for a pool slot; reconcile them when slots free up */
-  readonly capacityWaiters: { conversationId: string; planId: string }[] = [];
   /** set when an optimistic attempt needed the database beyond its one read */
   needsTransaction = false;
   /** forms closed in this transaction */
   readonly closedForms = new Set<string>();
-  /** agents whose runs ended in this transaction (slots freed) */
-  readonly freedAgents = new Set<string>();
 
   /** plans as this transaction left them: read back within it, cached once it commits */
   readonly plans = new Map<string, LoadedPlan>();

@@ -4,11 +4,12 @@
  * caller's after-commit step. See ARCHITECTURE.md, "The loop".
  */
 import type { Prisma } from "../generated/prisma/client.ts";
-import { CONFLICT_MARKER, sqlWrites, type WriteExpectation } from "../adapters/prisma/write-batch.ts";
+import { CONFLICT_MARKER, sqlWrites, type ClaimRequest, type ClaimedRun, type WriteExpectation } from "../adapters/prisma/write-batch.ts";
 import { conversationLockKey, enterConversation, readPlanContext } from "../adapters/prisma/plan-repository.ts";
-import { PROTOCOL_VERSION, type ConversationEventDTO } from "../protocol/events.ts";
+import { PROTOCOL_VERSION, type ConversationEventDTO, type ConversationEventPayloads } from "../protocol/events.ts";
 import type { ExecutorContext } from "./context.ts";
 import { KeyedMutex } from "./keyed-mutex.ts";
+import type { PendingEvent } from "../adapters/prisma/event-log.ts";
 import { transactionRequired, UnitOfWork } from "./unit-of-work.ts";
 
 type Tx = Prisma.TransactionClient;
@@ -20,7 +21,9 @@ export class UnitRunner {
 
   constructor(
     private readonly context: ExecutorContext,
-    private readonly onCommit: (uow: UnitOfWork, published: ConversationEventDTO[]) => void,
+    private readonly onCommit: (uow: UnitOfWork, committed: CommittedUnit) => void,
+    /** what this process may claim in a unit's own statement (null: nothing) */
+    private readonly claim: () => ClaimRequest | null,
   ) {}
 
   /**
@@ -45,6 +48,19 @@ export class UnitRunner {
     });
   }
 
+  /**
+   * Appends events that change no row (a queued run started): one statement, no
+   * conversation lock — the Conversation row's lock keeps seq gap-free — in this
+   * process's order for the conversation.
+   */
+  appendEvents(conversationId: string, events: PendingEvent[]): Promise<void> {
+    return this.mutex.run(conversationId, async () => {
+      const uow = new UnitOfWork(conversationId);
+      uow.events.push(...events);
+      this.onCommit(uow, await this.flushUnit(this.context.prisma, uow));
+    });
+  }
+
   private async optimisticUnit<T>(
     conversationId: string,
     work: (tx: Tx, uow: UnitOfWork) => Promise<T>,
@@ -63,11 +79,11 @@ export class UnitRunner {
       this.stats.neededTransaction++;
       return { done: false };
     }
-    let published: ConversationEventDTO[] = [];
+    let committed: CommittedUnit = NOTHING_COMMITTED;
     if (!uow.batch.isEmpty || uow.events.length > 0 || uow.stepLog.length > 0) {
       await this.context.hooks?.beforeOptimisticWrite?.({ conversationId, planId: plan.planId });
       try {
-        published = await this.flushUnit(this.context.prisma, uow, {
+        committed = await this.flushUnit(this.context.prisma, uow, {
           lockKey: conversationLockKey(conversationId),
           planId: plan.planId,
           version: read.version,
@@ -81,7 +97,7 @@ export class UnitRunner {
       }
     }
     this.stats.optimistic++;
-    this.onCommit(uow, published);
+    this.onCommit(uow, committed);
     return { done: true, value: value! };
   }
 
@@ -92,7 +108,7 @@ export class UnitRunner {
   ): Promise<T> {
     this.stats.locked++;
     const uow = new UnitOfWork(conversationId);
-    let published: ConversationEventDTO[] = [];
+    let committed: CommittedUnit = NOTHING_COMMITTED;
     const result = await this.context.prisma.$transaction(
       async (tx) => {
         const context = await enterConversation(tx, {
@@ -102,40 +118,69 @@ export class UnitRunner {
         });
         if (plan) uow.prefetched = { planId: plan.planId, runId: plan.runId ?? null, context };
         const value = await work(tx, uow);
-        published = await this.flushUnit(tx, uow);
+        committed = await this.flushUnit(tx, uow);
         return value;
       },
       { maxWait: 30_000, timeout: 120_000 },
     );
-    this.onCommit(uow, published);
+    this.onCommit(uow, committed);
     return result;
   }
 
-  /** Writes the unit's batch and events (one call) and returns the events with their seq. */
+  /**
+   * Writes the unit's batch and events (one call), claiming queued runs of the pools
+   * it touched, and returns the events with their seq and the claimed runs.
+   */
   private async flushUnit(
     runner: Pick<Tx, "$queryRaw">,
     uow: UnitOfWork,
     expect?: WriteExpectation,
-  ): Promise<ConversationEventDTO[]> {
+  ): Promise<CommittedUnit> {
     const now = this.context.stamp();
     if (uow.stepLog.length > 0) {
       uow.batch.add(
         sqlWrites.insertStepEvents(uow.stepLog.map((line) => ({ ...line, runId: line.runId ?? null, at: now, data: line.data ?? null }))),
       );
     }
-    const lastSeq = await uow.batch.flush(runner, { conversationId: uow.conversationId, events: uow.events, now, expect });
-    if (lastSeq === null) return [];
+    const { lastSeq, claimed, waiting } = await uow.batch.flush(runner, {
+      conversationId: uow.conversationId,
+      events: uow.events,
+      now,
+      expect,
+      claim: uow.runsCreated.length > 0 || uow.batch.freesSlots ? this.claim() : null,
+    });
+    if (lastSeq === null) return { published: [], claimed, waiting };
     const first = lastSeq - uow.events.length + 1;
-    return uow.events.map(
-      (event, offset) =>
-        ({
-          v: PROTOCOL_VERSION,
-          conversationId: uow.conversationId,
-          seq: first + offset,
-          type: event.type,
-          payload: event.payload,
-          createdAt: now.toISOString(),
-        }) as ConversationEventDTO,
-    );
+    const startedAt = new Map(claimed.map((run) => [run.id, run.startedAt]));
+    const published = uow.events.map((event, offset) => {
+      // the same rewrite the statement applied: a run claimed at once is announced running
+      let payload = event.payload;
+      if (event.type === "run-updated") {
+        const run = (event.payload as ConversationEventPayloads["run-updated"]).run;
+        const claimedAt = startedAt.get(run.id);
+        if (run.status === "queued" && claimedAt) payload = { run: { ...run, status: "running", startedAt: claimedAt } };
+      }
+      return {
+        v: PROTOCOL_VERSION,
+        conversationId: uow.conversationId,
+        seq: first + offset,
+        type: event.type,
+        payload,
+        createdAt: now.toISOString(),
+      } as ConversationEventDTO;
+    });
+    return { published, claimed, waiting };
   }
 }
+
+/** What a committed unit leaves for after commit. */
+export interface CommittedUnit {
+  /** its events, with their seq */
+  published: ConversationEventDTO[];
+  /** queued runs its statement claimed for this process */
+  claimed: ClaimedRun[];
+  /** runs still wait in a pool it touched */
+  waiting: boolean;
+}
+
+const NOTHING_COMMITTED: CommittedUnit = { published: [], claimed: [], waiting: false };

@@ -3,7 +3,7 @@
  * core decide, and writes back only the steps the core says changed.
  */
 import { Prisma } from "../../generated/prisma/client.ts";
-import type { CapacityView, ForEachField, PlanSpec, PlanState, StepExpansion, StepState } from "../../core/types.ts";
+import type { ForEachField, PlanSpec, PlanState, StepExpansion, StepState } from "../../core/types.ts";
 import { stepStateFromSpec } from "../../core/plan-state.ts";
 import { sqlWrites, type WriteBatch } from "./write-batch.ts";
 
@@ -154,16 +154,14 @@ function fromPlanRow(plan: PlanRow): LoadedPlan {
 
 export interface PlanContext {
   version: number | null;
-  liveByAgentId: Map<string, number>;
   runStatus: string | null;
 }
 
-type PlanContextRow = { version: number | null; live: Record<string, number> | null; runStatus: string | null };
+type PlanContextRow = { version: number | null; runStatus: string | null };
 
 function toPlanContext(row: PlanContextRow): PlanContext {
   return {
     version: row.version === null ? null : Number(row.version),
-    liveByAgentId: new Map(Object.entries(row.live ?? {}).map(([id, n]) => [id, Number(n)])),
     runStatus: row.runStatus,
   };
 }
@@ -173,8 +171,7 @@ export const conversationLockKey = (conversationId: string) => `baton:conversati
 
 /**
  * Takes the conversation's lock and, in the same round trip, reads what a reconcile
- * of `planId` needs: the plan's version (to validate a cached copy), how many runs of
- * each agent are live outside this plan (pooled limits), and the status of `runId`
+ * of `planId` needs: the plan's version (to validate a cached copy) and the status of `runId`
  * (see database-functions.ts for why reading after the lock this way is safe).
  */
 export async function enterConversation(
@@ -195,7 +192,7 @@ async function planContextQuery(
   planId: string | null,
   runId: string | null,
 ): Promise<PlanContext> {
-  const rows = await tx.$queryRaw<PlanContextRow[]>`SELECT * FROM baton_enter_conversation(${lockKey}, ${planId}, ${runId})`;
+  const rows = await tx.$queryRaw<PlanContextRow[]>`SELECT * FROM baton_enter_unit(${lockKey}, ${planId}, ${runId})`;
   return toPlanContext(rows[0]!);
 }
 
@@ -235,28 +232,4 @@ export async function savePlan(
     batch.set(`step:${id}`, sqlWrites.updateStep({ id, ...stepColumns(step) }));
   }
   return { ...loaded, state: next, version, stepIds };
-}
-
-/** The pooled limits as the core sees them, from the agents and their live run counts. */
-export function capacityView(input: {
-  agents: { id: string; handle: string; role: string; model: string; concurrency: number }[];
-  liveByAgentId: Map<string, number>;
-  modelConcurrency: Record<string, number>;
-}): CapacityView {
-  const view: CapacityView = { agents: {}, models: {}, agentModel: {} };
-  const liveByModel = new Map<string, number>();
-  for (const agent of input.agents) {
-    const key = agent.role === "commander" ? "commander" : agent.handle;
-    const count = input.liveByAgentId.get(agent.id) ?? 0;
-    // the workspace's first commander stands for "commander"; a later one must not overwrite it
-    if (!(key in view.agents)) {
-      view.agents[key] = { limit: agent.concurrency, live: count };
-      view.agentModel[key] = agent.model;
-    }
-    liveByModel.set(agent.model, (liveByModel.get(agent.model) ?? 0) + count);
-  }
-  for (const [model, limit] of Object.entries(input.modelConcurrency)) {
-    view.models[model] = { limit, live: liveByModel.get(model) ?? 0 };
-  }
-  return view;
 }

@@ -1,6 +1,6 @@
 /**
  * The hot path's writes, sent as ONE call at the end of the transaction: every row
- * goes into one JSON document that `baton_apply_writes` (database-functions.ts)
+ * goes into one JSON document that `baton_apply_unit` (database-functions.ts)
  * applies table by table, appending the conversation's events last and returning
  * their seq. A step's finish-and-dispatch then costs four round trips (begin, enter,
  * write, commit) instead of one per row, and one parameter instead of ~100.
@@ -52,9 +52,30 @@ export interface RunRow {
   model: string;
   triggerMessageId: string | null;
   resumesRunId: string | null;
-  leaseOwner: string;
-  leaseExpiresAt: Date;
-  startedAt: Date;
+  createdAt: Date;
+}
+
+/** Who may claim queued runs in the same statement (a worker with room), and its limits. */
+export interface ClaimRequest {
+  owner: string;
+  leaseMs: number;
+  max: number;
+  modelLimits: Record<string, number>;
+}
+
+/** A run claimed for this process: it is `running` and leased to it. */
+export interface ClaimedRun {
+  id: string;
+  conversationId: string;
+  startedAt: string;
+}
+
+export interface FlushResult {
+  /** the conversation's new lastSeq (the events got lastSeq - n + 1 … lastSeq), or null without events */
+  lastSeq: number | null;
+  claimed: ClaimedRun[];
+  /** runs are still queued in the pools this unit touched */
+  waiting: boolean;
 }
 
 export interface FinishedRunRow {
@@ -125,22 +146,27 @@ export class WriteBatch {
     this.appended.push(write);
   }
 
+  /** the batch ends or cancels runs: their pools have a slot to hand on */
+  get freesSlots(): boolean {
+    return this.appended.some((write) => write.kind === "finishedRun" || write.kind === "cancelledRun");
+  }
+
   get isEmpty(): boolean {
     return this.keyed.size === 0 && this.appended.length === 0;
   }
 
   /**
-   * Applies every write and appends the events in order. Returns the conversation's
-   * new lastSeq (the events got lastSeq - n + 1 … lastSeq), or null without events.
+   * Applies every write, claims queued runs of the pools it touched (with `claim`) and
+   * appends the events in order, in one statement.
    */
   async flush(
     tx: Pick<Tx, "$queryRaw">,
-    input: { conversationId: string; events: PendingEvent[]; now: Date; expect?: WriteExpectation },
-  ): Promise<number | null> {
+    input: { conversationId: string; events: PendingEvent[]; now: Date; expect?: WriteExpectation; claim?: ClaimRequest | null },
+  ): Promise<FlushResult> {
     const writes = [...this.appended, ...this.keyed.values()];
     this.appended.length = 0;
     this.keyed.clear();
-    if (writes.length === 0 && input.events.length === 0 && !input.expect) return null;
+    if (writes.length === 0 && input.events.length === 0 && !input.expect) return { lastSeq: null, claimed: [], waiting: false };
     const doc = {
       conversationId: input.conversationId,
       now: input.now,
@@ -154,6 +180,7 @@ export class WriteBatch {
       stepEvents: [] as StepEventRow[],
       events: input.events.map((event) => ({ type: event.type, payload: event.payload })),
       ...(input.expect ? { expect: input.expect } : {}),
+      ...(input.claim ? { claim: input.claim } : {}),
     };
     for (const write of writes) {
       switch (write.kind) {
@@ -183,8 +210,12 @@ export class WriteBatch {
           break;
       }
     }
-    const rows = await tx.$queryRaw<{ lastSeq: number | null }[]>`SELECT baton_apply_writes(${JSON.stringify(doc)}::jsonb) AS "lastSeq"`;
-    const lastSeq = rows[0]?.lastSeq;
-    return lastSeq === null || lastSeq === undefined ? null : Number(lastSeq);
+    const rows = await tx.$queryRaw<{ result: { lastSeq: number | null; claimed: ClaimedRun[]; waiting: boolean } }[]>`SELECT baton_apply_unit(${JSON.stringify(doc)}::jsonb) AS "result"`;
+    const result = rows[0]!.result;
+    return {
+      lastSeq: result.lastSeq === null || result.lastSeq === undefined ? null : Number(result.lastSeq),
+      claimed: result.claimed ?? [],
+      waiting: Boolean(result.waiting),
+    };
   }
 }

@@ -20,6 +20,9 @@ export const TEST_EXECUTOR_CONFIG: ExecutorConfig = {
   leaseMs: 30_000,
   modelConcurrency: {},
   singleProcess: true,
+  role: "all",
+  workerSlots: 64,
+  sweepMs: 2_000,
 };
 
 export interface ExecutorFixture {
@@ -34,6 +37,8 @@ export interface ExecutorFixture {
   userId: string;
   /** waits (polling the database; tests only) until the plan reaches one of the statuses */
   waitForPlan(planId: string, statuses?: PlanStatus[], timeoutMs?: number): Promise<PlanStatus>;
+  /** another executor on the same database (e.g. with another role), started; closed with the fixture */
+  addExecutor(config?: Partial<ExecutorConfig>): Promise<Executor>;
   /** a second executor on the same database, as after a restart */
   restart(options?: { runner?: AgentRunner }): Promise<Executor>;
   close(): Promise<void>;
@@ -48,6 +53,8 @@ export async function createExecutorFixture(
     /** a real agent runtime instead of the scripted runner */
     createRunner?: (db: Database) => AgentRunner;
     hooks?: ExecutorDeps["hooks"];
+    /** a clock of the test's own (e.g. one whose timers never fire) */
+    clock?: ExecutorDeps["clock"];
   } = {},
 ): Promise<ExecutorFixture> {
   const db = options.db ?? (await createTestDatabase({ kind: options.kind ?? "embedded" }));
@@ -57,15 +64,15 @@ export async function createExecutorFixture(
   const deltas: string[] = [];
   const runner = new ScriptedRunner(options.script ?? ((request) => ok(`done: ${request.input.slice(0, 40)}`)));
   const config = { ...TEST_EXECUTOR_CONFIG, ...options.config };
-  const build = (agentRunner: AgentRunner) =>
+  const build = (agentRunner: AgentRunner, overrides: Partial<ExecutorConfig> = {}) =>
     new Executor({
       prisma: db.prisma,
       runner: agentRunner,
       publisher: { publish: (events) => published.push(...events), runDelta: (_conversation, _run, delta) => deltas.push(delta) },
-      clock: systemClock,
+      clock: options.clock ?? systemClock,
       random: Math.random,
       instanceId: `test-${randomUUID()}`,
-      config,
+      config: { ...config, ...overrides },
       logger: { info() {}, warn: console.warn, error: console.error },
       hooks: options.hooks,
     });
@@ -81,6 +88,7 @@ export async function createExecutorFixture(
     userId: user.id,
   });
 
+  const extra: Executor[] = [];
   const fixture: ExecutorFixture = {
     db,
     get executor() {
@@ -104,6 +112,12 @@ export async function createExecutorFixture(
         await new Promise((resolve) => setTimeout(resolve, 15));
       }
     },
+    async addExecutor(overrides = {}) {
+      const added = build(runner, overrides);
+      extra.push(added);
+      await added.start();
+      return added;
+    },
     async restart(restartOptions = {}) {
       await executor.stop();
       executor = build(restartOptions.runner ?? (options.createRunner ? options.createRunner(db) : runner));
@@ -111,6 +125,7 @@ export async function createExecutorFixture(
       return executor;
     },
     async close() {
+      for (const added of extra) await added.stop();
       await executor.stop();
       if (!options.db) await db.close();
     },

@@ -2,13 +2,18 @@
  * A headless Baton executor in its own process, driven over IPC by tests that need
  * real process boundaries: SIGKILL mid-plan, or two processes on one PostgreSQL.
  * Messages in: { id, type: "submit", conversationId, raw } | { id, type: "plan", planId }
- * | { id, type: "runs", planId } | { id, type: "stop" }. Replies: { id, ok, value | error }.
+ * | { id, type: "runs", planId } | { id, type: "answer", formId, values } | { id, type: "stop" }.
+ * Replies: { id, ok, value | error }. BATON_TEST_RUNNER=offline runs the real agent
+ * runtime on the offline model instead of the scripted directive runner.
  */
 import { loadConfig } from "../../config/config.ts";
 import { bootCore } from "../../boot.ts";
 import { silentPublisher } from "../../adapters/socket/socket-publisher.ts";
 import { ScriptedRunner } from "./scripted-runner.ts";
 import { directiveScript } from "./directive-script.ts";
+import { createAgentRunner } from "../../agents/run-agent.ts";
+import { createModelRegistry } from "../../agents/model-registry.ts";
+import { createPrismaArtifactStore, createPrismaSessionStore } from "../../adapters/prisma/agent-stores.ts";
 
 type Request =
   | { id: number; type: "submit"; conversationId: string; raw: unknown }
@@ -16,13 +21,21 @@ type Request =
   | { id: number; type: "plan"; planId: string }
   | { id: number; type: "runs"; planId: string }
   | { id: number; type: "stats" }
+  | { id: number; type: "answer"; formId: string; values: unknown }
   | { id: number; type: "stop" };
 
 const config = loadConfig({ ...process.env, BATON_SEED_DEMO: "0" });
 const runner = new ScriptedRunner(directiveScript);
 const core = await bootCore({
   config,
-  createRunner: () => runner,
+  createRunner: (db) =>
+    process.env.BATON_TEST_RUNNER === "offline"
+      ? createAgentRunner({
+          models: createModelRegistry({ env: {} }),
+          artifacts: createPrismaArtifactStore(db.prisma),
+          sessions: createPrismaSessionStore(db.prisma),
+        })
+      : runner,
   publisher: silentPublisher,
   instanceId: process.env.BATON_INSTANCE_ID,
 });
@@ -54,6 +67,9 @@ process.on("message", async (message: Request) => {
         break;
       case "stats":
         value = core.executor.stats;
+        break;
+      case "answer":
+        value = await core.executor.answerForm({ formId: message.formId, userId: core.runtime.apiUserId, values: message.values });
         break;
       case "stop":
         await core.close();

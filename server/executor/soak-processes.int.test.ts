@@ -1,0 +1,117 @@
+/**
+ * Soak and chaos across real processes on one PostgreSQL, with default settings
+ * (pools of 4 per sub-agent, max_parallel 4, 30 s leases): two full processes and a
+ * web-only one receive about 50 random plans over 5 conversations; one full process
+ * is SIGKILLed mid-run and started again. Every plan must end (or wait on a person,
+ * which the test answers), no step may run twice at a time, no pool may be exceeded
+ * across processes, every run lost with the killed process must be re-dispatched
+ * exactly once, seq must stay gap-free, and the web process must never run an agent.
+ * BATON_SOAK_PLANS=500 runs a larger soak.
+ */
+import { afterAll, beforeAll, expect, it } from "vitest";
+import { createTestDatabase, postgresAvailable, type TestDatabase } from "../db/test-database.ts";
+import { seedWorkspace } from "../services/seed.ts";
+import type { PlanDTO } from "../protocol/dto.ts";
+import { ExecutorProcess } from "./testing/process-handle.ts";
+import { describeFigures, seededRandom, soakFigures, soakPlan } from "./testing/soak.ts";
+
+const PLANS = Number(process.env.BATON_SOAK_PLANS ?? 50);
+const CONVERSATIONS = 5;
+const SEED = Number(process.env.BATON_SOAK_SEED ?? 7);
+/** a liveness bound, not a speed assertion: stalled plans never end at all */
+const BOUND_MS = 200_000 * Math.max(1, PLANS / 50);
+
+let db: TestDatabase;
+const processes: ExecutorProcess[] = [];
+
+beforeAll(async () => {
+  if (!(await postgresAvailable())) throw new Error("PostgreSQL at 127.0.0.1:5432 is required for this test");
+  db = await createTestDatabase({ kind: "postgres" });
+  await seedWorkspace(db.prisma, { defaultModel: "offline", demoConversation: false });
+});
+
+afterAll(async () => {
+  for (const child of processes) await child.kill();
+  await db?.close();
+});
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+it(`ends ${PLANS} plans on two processes and a web node, one process SIGKILLed mid-run`, async () => {
+  const start = (instance: string, role: string) =>
+    ExecutorProcess.start({ DATABASE_URL: db.url!, BATON_INSTANCE_ID: instance, BATON_ROLE: role, BATON_TEST_RUNNER: "offline" }).then((child) => {
+      processes.push(child);
+      return child;
+    });
+  const [a, b, web] = await Promise.all([start("process-a", "all"), start("process-b", "all"), start("process-web", "web")]);
+
+  const conversations: string[] = [];
+  for (let c = 0; c < CONVERSATIONS; c++) {
+    conversations.push((await a.request<{ id: string }>({ type: "conversation", title: `soak ${c}`, agents: ["researcher", "analyst", "writer"] })).id);
+  }
+  const random = seededRandom(SEED);
+  const targets = [a, b, web];
+  const started = Date.now();
+  const plans = await Promise.all(
+    Array.from({ length: PLANS }, (_, p) =>
+      targets[p % targets.length]!.request<PlanDTO>({
+        type: "submit",
+        conversationId: conversations[p % CONVERSATIONS]!,
+        raw: soakPlan(random, `p${p}`, { sleepMaxMs: 150, blocks: true }),
+      }),
+    ),
+  );
+  const planIds = plans.map((plan) => plan.id);
+
+  // kill B hard while it runs agents and a good part of the work is still ahead
+  let killedLive: string[] = [];
+  for (;;) {
+    const [live, ended] = await Promise.all([
+      db.prisma.run.findMany({ where: { status: "running", leaseOwner: "process-b" }, select: { id: true } }),
+      db.prisma.run.count({ where: { status: { notIn: ["queued", "running"] } } }),
+    ]);
+    if (live.length >= 3 && ended >= 60) {
+      killedLive = live.map((run) => run.id);
+      break;
+    }
+    if (Date.now() - started > BOUND_MS) throw new Error("process B never had runs live");
+    await sleep(50);
+  }
+  await b.kill();
+  const restarted = await start("process-b2", "all");
+
+  // a person answers every form as it appears
+  let open = planIds.length;
+  while (open > 0 && Date.now() - started < BOUND_MS) {
+    const forms = await db.prisma.form.findMany({ where: { planId: { in: planIds }, status: "open" }, select: { id: true } });
+    for (const form of forms) await a.request({ type: "answer", formId: form.id, values: { answer: "blue" } }).catch(() => undefined);
+    open = await db.prisma.plan.count({ where: { id: { in: planIds }, status: { in: ["running", "paused"] } } });
+    await sleep(200);
+  }
+  const wall = Date.now() - started;
+  const figures = await soakFigures(db.prisma, planIds);
+  console.log(describeFigures(`postgres, 3 processes, 1 SIGKILL, seed=${SEED}`, figures, wall));
+
+  expect(figures.stuck).toEqual([]);
+  expect(figures.byStatus.running ?? 0).toBe(0);
+  expect(figures.doubleDispatches).toEqual([]);
+  expect(figures.seqGaps).toEqual([]);
+  expect(figures.lostNotRedispatchedOnce).toEqual([]);
+  for (const [handle, { peak, limit }] of Object.entries(figures.peaks)) {
+    expect(peak, `@${handle} peaked at ${peak} live runs, limit ${limit}`).toBeLessThanOrEqual(limit);
+  }
+  for (const handle of ["researcher", "analyst", "writer"]) expect(figures.peaks[handle]?.peak).toBe(4);
+
+  // every run live in the killed process was declared lost, and only those
+  const lost = await db.prisma.run.findMany({ where: { status: "lost" }, select: { id: true, leaseOwner: true } });
+  expect(lost.map((run) => run.id).sort()).toEqual([...killedLive].sort());
+  // work went where capacity was: both full processes ran agents, the web node none
+  const owners = await db.prisma.run.groupBy({ by: ["leaseOwner"], where: { planId: { in: planIds } }, _count: { _all: true } });
+  const ranBy = new Set(owners.map((row) => row.leaseOwner));
+  expect(ranBy.has("process-a") && ranBy.has("process-b") && ranBy.has("process-b2")).toBe(true);
+  expect(ranBy.has("process-web")).toBe(false);
+  // plans submitted to the web node ran all the same
+  const viaWeb = planIds.filter((_, p) => p % targets.length === 2);
+  expect(await db.prisma.plan.count({ where: { id: { in: viaWeb }, status: { in: ["completed", "failed"] } } })).toBe(viaWeb.length);
+  await Promise.all([a.stop(), restarted.stop(), web.stop()]);
+}, 400_000);
