@@ -5,7 +5,7 @@
  */
 import next from "next";
 import { ConfigError, loadConfig } from "./config/config.ts";
-import { serveBaton } from "./serve.ts";
+import { closeOnSignals, serveBaton } from "./serve.ts";
 import { createPrismaArtifactStore, createPrismaConversationMemory, createPrismaSessionStore } from "./adapters/prisma/agent-stores.ts";
 import { createAgentRunner } from "./agents/run-agent.ts";
 import { createModelRegistry } from "./agents/model-registry.ts";
@@ -49,18 +49,9 @@ async function main() {
   const what = config.role === "worker" ? `Baton worker (${config.workerSlots} slots) is ready, probes` : "Baton is ready";
   console.log(`${what} on http://localhost:${served.port} (${where}, default model ${config.defaultModel})`);
 
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    served.drain();
-    console.log(`${signal}: stopping Baton`);
-    await served.close();
+  closeOnSignals(served, async () => {
     await app.close?.();
-    process.exit(0);
-  };
-  process.on("SIGINT", () => void shutdown("SIGINT"));
-  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+  });
 }
 
 

@@ -32,13 +32,34 @@ export interface ServedBaton {
   httpServer: HttpServer;
   /** the port actually listened on (config.port 0 picks a free one) */
   port: number;
-  /** stop being ready (load balancers move away) before closing */
-  drain(): void;
+  /**
+   * A graceful stop: not ready any more (load balancers move away), no new runs claimed,
+   * live runs given the grace period, the rest handed back to other processes at once,
+   * sockets closed (browsers reconnect to another process), then the database.
+   */
   close(): Promise<void>;
 }
 
 /** Answered by the custom server itself: 200 while the database answers, is migrated, and the process is not draining. */
 export const READINESS_PATH = "/readyz";
+
+/** SIGTERM / SIGINT: close gracefully (see ServedBaton.close), run `after`, exit 0. */
+export function closeOnSignals(served: ServedBaton, after: () => Promise<void> = async () => {}): void {
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    console.log(`${signal}: stopping Baton`);
+    try {
+      await served.close();
+      await after();
+    } finally {
+      process.exit(0);
+    }
+  };
+  process.on("SIGINT", () => void shutdown("SIGINT"));
+  process.on("SIGTERM", () => void shutdown("SIGTERM"));
+}
 
 export async function serveBaton(input: {
   config: Config;
@@ -101,13 +122,12 @@ export async function serveBaton(input: {
     io,
     httpServer,
     port,
-    drain: () => {
-      draining = true;
-    },
     close: () =>
       (closing ??= (async () => {
         draining = true;
-        // io.close() also closes the HTTP server
+        const { finished, handedBack } = await core.executor.drain({ graceMs: config.shutdownGraceMs });
+        if (finished + handedBack > 0) console.log(`shutting down: ${finished} run(s) finished, ${handedBack} handed back`);
+        // io.close() also closes the HTTP server; clients see the transport close and reconnect
         await new Promise<void>((resolve) => io.close(() => resolve()));
         await core.close();
       })()),

@@ -51,6 +51,8 @@ const envSchema = z.object({
   BATON_WORKER_SLOTS: positiveInt(64),
   /** the liveness sweep's interval (claims, due retries, idle plans, expired leases) */
   BATON_SWEEP_MS: z.coerce.number().int().min(100).max(600_000).default(2_000),
+  /** on SIGTERM, how long live runs may go on before they are handed back to other processes */
+  BATON_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   BETTER_AUTH_SECRET: z.string().optional(),
   BETTER_AUTH_URL: z.string().optional(),
   ANTHROPIC_API_KEY: z.string().optional(),
@@ -80,6 +82,7 @@ export interface Config {
   role: "all" | "web" | "worker";
   workerSlots: number;
   sweepMs: number;
+  shutdownGraceMs: number;
   seedDemo: boolean;
   /** proxies trusted to report the client's address and protocol (see http/client-address.ts) */
   trustProxy: number;
@@ -147,6 +150,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     role: env.BATON_ROLE,
     workerSlots: env.BATON_WORKER_SLOTS,
     sweepMs: env.BATON_SWEEP_MS,
+    shutdownGraceMs: env.BATON_SHUTDOWN_GRACE_MS,
     seedDemo: env.BATON_SEED_DEMO === "1",
     trustProxy: env.BATON_TRUST_PROXY,
     dev: env.NODE_ENV !== "production",

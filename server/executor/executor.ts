@@ -58,6 +58,8 @@ export class Executor {
   private slotBound = false;
   private readonly leases: LeaseKeeper;
   private stopped = false;
+  /** shutting down: claims nothing new, lets live runs finish, then hands the rest back */
+  private draining = false;
   private readonly units: UnitRunner;
 
   constructor(deps: ExecutorDeps) {
@@ -91,6 +93,31 @@ export class Executor {
     this.timers.clear();
     for (const controller of this.liveRuns.values()) controller.abort();
     await Promise.allSettled([...this.inFlight]);
+  }
+
+  /**
+   * A graceful stop (SIGTERM): claim nothing new, give live runs `graceMs` to finish, then
+   * hand the rest back — each is declared lost now, under the lock, so its step is
+   * re-queued at once and another process claims it (instead of waiting for the lease to
+   * expire) — and stop. Returns how many runs finished and how many were handed back.
+   */
+  async drain({ graceMs }: { graceMs: number }): Promise<{ finished: number; handedBack: number }> {
+    this.draining = true;
+    const live = this.liveRuns.size;
+    const deadline = this.context.clock.now() + graceMs;
+    while (this.liveRuns.size > 0 && this.context.clock.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    const remaining = [...this.liveRuns.keys()];
+    const owned = remaining.length
+      ? await this.context.prisma.run.findMany({ where: { id: { in: remaining }, status: "running" }, select: { id: true, conversationId: true } })
+      : [];
+    // stop them here first: a run still live on this process is never declared lost
+    for (const runId of remaining) this.liveRuns.get(runId)?.abort();
+    while (this.liveRuns.size > 0) await new Promise((resolve) => setTimeout(resolve, 10));
+    for (const run of owned) await this.recordLost({ conversationId: run.conversationId, runId: run.id, reason: "handed back: its process shut down" });
+    await this.stop();
+    return { finished: live - remaining.length, handedBack: owned.length };
   }
 
   /** Resolves when no run started by this process is live (tests and benchmarks). */
@@ -348,7 +375,7 @@ export class Executor {
   /** What this process may claim now: a worker's free slots (a web node claims nothing). */
   private claimRequest(): ClaimRequest | null {
     const { role, workerSlots, leaseMs, modelConcurrency } = this.context.config;
-    if (this.stopped || role === "web") return null;
+    if (this.stopped || this.draining || role === "web") return null;
     const max = workerSlots - this.liveRuns.size - this.starting;
     if (max <= 0) this.slotBound = true;
     return max > 0 ? { owner: this.context.instanceId, leaseMs, max, modelLimits: modelConcurrency } : null;
@@ -490,7 +517,7 @@ export class Executor {
     this.claimSoon();
   }
 
-  private recordLost(input: { conversationId: string; runId: string }): Promise<void> {
+  private recordLost(input: { conversationId: string; runId: string; reason?: string }): Promise<void> {
     return this.inConversation(input.conversationId, async (tx, uow) => {
       const run = await tx.run.findUnique({ where: { id: input.runId }, include: { step: true, agent: true } });
       // a queued run has no owner to lose: it waits to be claimed
@@ -500,7 +527,7 @@ export class Executor {
       if (run.leaseOwner === this.context.instanceId && this.liveRuns.has(run.id)) return;
       await tx.run.update({
         where: { id: run.id },
-        data: { status: "lost", endedAt: now, error: "the run was lost (its process stopped)", leaseOwner: null },
+        data: { status: "lost", endedAt: now, error: input.reason ?? "the run was lost (its process stopped)", leaseOwner: null },
       });
       if (run.planId && run.step && (run.kind === "step" || run.kind === "commander-step")) {
         await reconcilePlan(this.context, tx, uow, {

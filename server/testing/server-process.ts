@@ -8,7 +8,7 @@
  * Replies: { id, ok, value | error }; first message: { id: 0, ok, value: { port, pid } }.
  */
 import { loadConfig } from "../config/config.ts";
-import { serveBaton } from "../serve.ts";
+import { closeOnSignals, serveBaton } from "../serve.ts";
 import { ScriptedRunner } from "../executor/testing/scripted-runner.ts";
 import { directiveScript } from "../executor/testing/directive-script.ts";
 
@@ -21,6 +21,7 @@ const config = loadConfig({ HOST: "127.0.0.1", PORT: "0", ...process.env });
 const runner = new ScriptedRunner(directiveScript);
 const served = await serveBaton({ config, createRunner: () => runner, instanceId: process.env.BATON_INSTANCE_ID });
 const { core } = served;
+closeOnSignals(served);
 
 process.on("message", async (message: Request) => {
   try {
