@@ -23,7 +23,8 @@ test("11. a plan running in another conversation badges it in the sidebar; openi
   // Erin asks for a plan in the other conversation
   const erinView = new ConversationPage(erin.page);
   await erinView.open(busyId);
-  await erinView.send("Compare kayaks, canoes and rafts for a river trip.");
+  // two people here: the commander answers when addressed
+  await erinView.send("@commander Compare kayaks, canoes and rafts for a river trip.");
   await expect(sidebar.link(busy)).toHaveAccessibleName(Sidebar.unseenName(busy));
   // the conversation Ada is looking at gets no badge
   await expect(sidebar.link(quiet)).toHaveAccessibleName(quiet);

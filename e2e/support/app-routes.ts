@@ -80,7 +80,13 @@ function fill(segment: string, previous: string | undefined, ids: Ids): string {
     case "agentId":
       return ids[name];
     case "stepIndex":
+    case "index":
       return "1";
+    // ids the sweep must not act on (removing a person, withdrawing or accepting an
+    // invitation would change what the later requests see): ids that exist nowhere
+    case "userId":
+    case "invitationId":
+      return `absent-${name}`;
     case "all":
       return "get-session"; // better-auth's catch-all: the one read it serves
     case "id":
@@ -88,6 +94,11 @@ function fill(segment: string, previous: string | undefined, ids: Ids): string {
       if (previous === "conversations") return ids.conversationId;
   }
   throw new Error(`the access test has no id for ${segment} after "${previous}": add one in e2e/support/app-routes.ts`);
+}
+
+/** True when the target's id exists nowhere (see fill): "not found" is then the right answer for everyone. */
+export function usesAbsentId(target: AppTarget): boolean {
+  return target.segments.some((segment) => segment === "[userId]" || segment === "[invitationId]");
 }
 
 export function urlOf(target: AppTarget, ids: Ids): string {
