@@ -266,10 +266,23 @@ describe("reconcile: run events", () => {
     expect(result.commands).toEqual([expect.objectContaining({ type: "dispatch", stepIndex: 2, renderedInput: "(step 1 was skipped)" })]);
   });
 
-  it("a plan whose failures were all skipped under continue completes", () => {
-    const plan = makePlan({ steps: [live(1, { onFailure: "continue" })] });
-    const result = run(plan, { type: "run-finished", stepIndex: 1, runId: "run-1", outcome: { kind: "failed", transient: false, reason: "x" } });
-    expect(result.plan.status).toBe("completed");
+  it("a plan whose every step failed and was skipped under continue fails: it delivered nothing", () => {
+    const plan = makePlan({ steps: [live(1, { onFailure: "continue" }), { index: 2, onFailure: "continue" }] });
+    let result = run(plan, { type: "run-finished", stepIndex: 1, runId: "run-1", outcome: { kind: "failed", transient: false, reason: "x" } });
+    expect(result.plan.status).toBe("running");
+    const second = stepOf(result, 2).liveRunId!;
+    result = run(result.plan, { type: "run-finished", stepIndex: 2, runId: second, outcome: { kind: "failed", transient: false, reason: "y" } });
+    expect(result.plan.status).toBe("failed");
+    expect(result.commands).toEqual([{ type: "plan-ended", status: "failed" }]);
+  });
+
+  it("a skipped step with the result still delivered is partial, not completed", () => {
+    const plan = makePlan({ steps: [live(1, { onFailure: "continue" }), { index: 2 }] });
+    let result = run(plan, { type: "run-finished", stepIndex: 1, runId: "run-1", outcome: { kind: "failed", transient: false, reason: "x" } });
+    const second = stepOf(result, 2).liveRunId!;
+    result = run(result.plan, { type: "run-finished", stepIndex: 2, runId: second, outcome: { kind: "ok", summary: "s", files: [] } });
+    expect(result.plan.status).toBe("partial");
+    expect(result.commands).toEqual([{ type: "plan-ended", status: "partial" }]);
   });
 
   it("ask_commander: fails the step, asks, and independent branches continue", () => {
@@ -476,7 +489,8 @@ describe("reconcile: steps that can never run", () => {
     const result = run(plan, { type: "tick" });
     expect(stepOf(result, 2)).toMatchObject({ status: "skipped", failureReason: "upstream step 1 failed" });
     expect(stepOf(result, 3)).toMatchObject({ status: "skipped", failureReason: "upstream step 1 failed" });
-    expect(result.plan.status).toBe("failed");
-    expect(result.commands).toEqual([{ type: "plan-ended", status: "failed" }]);
+    // step 4 is a result step and it is done: the plan delivered something
+    expect(result.plan.status).toBe("partial");
+    expect(result.commands).toEqual([{ type: "plan-ended", status: "partial" }]);
   });
 });

@@ -7,6 +7,7 @@
 import { randomUUID } from "node:crypto";
 import type { Agent, Prisma } from "../generated/prisma/client.ts";
 import { reconcile } from "../core/reconcile.ts";
+import { isTerminalPlan } from "../core/status.ts";
 import { COMMANDER_ASSIGNEE, type CapacityView, type PlanCommand, type PlanEvent, type StepState } from "../core/types.ts";
 import {
   loadPlan,
@@ -127,7 +128,7 @@ export async function applyPlanEvent(
     if (step) uow.emit("step-updated", { planId: saved.state.id, step: stepDTO(saved, step) });
   }
   if (result.plan.status !== loaded.state.status) {
-    const ended = ["completed", "failed", "cancelled"].includes(result.plan.status);
+    const ended = isTerminalPlan(result.plan.status);
     uow.emit("plan-updated", {
       planId: loaded.state.id,
       status: result.plan.status,
