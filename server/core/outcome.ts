@@ -84,3 +84,14 @@ export function outcomeReport(plan: Pick<PlanState, "status" | "steps">): Outcom
       .map((step) => ({ index: step.index, title: step.title, assignee: step.assignee, status: step.status, reason: step.failureReason })),
   };
 }
+
+/**
+ * Done after a retry that someone decided (the commander or a member) following a
+ * failure for good — not merely after quiet transient retries, which every dispatch
+ * beyond the first would otherwise be. `transientFailures` restarts at a decided
+ * retry while `attempts` does not, so more dispatches than transient failures
+ * account for means a decided retry happened.
+ */
+export function recoveredAfterRetry(step: Pick<StepState, "status" | "attempts" | "transientFailures">): boolean {
+  return step.status === "done" && step.attempts - 1 > step.transientFailures;
+}
