@@ -1,0 +1,31 @@
+/**
+ * Admin read model: the state of this process's per-provider circuit breakers.
+ * Checks the role itself: a layout is not a security boundary (partial renders skip it).
+ */
+import type { ProviderCircuitView, ProviderCircuits } from "../agents/circuit-breaker.ts";
+import type { SessionUser } from "../auth/session.ts";
+
+export class NotAdminError extends Error {
+  readonly code = "forbidden";
+  constructor() {
+    super("provider health is for admins only");
+    this.name = "NotAdminError";
+  }
+}
+
+export interface ProviderHealth {
+  /** when this snapshot was taken (epoch ms) */
+  at: number;
+  /** false when this process runs no breakers (then every call goes straight out) */
+  enabled: boolean;
+  providers: ProviderCircuitView[];
+}
+
+export function getProviderHealth(input: { user: Pick<SessionUser, "role"> | null; circuits: ProviderCircuits | null | undefined; now?: number }): ProviderHealth {
+  if (input.user?.role !== "admin") throw new NotAdminError();
+  return {
+    at: input.now ?? Date.now(),
+    enabled: Boolean(input.circuits),
+    providers: input.circuits?.snapshot() ?? [],
+  };
+}
