@@ -4,7 +4,7 @@ import { Handle, Position, ReactFlow, type Edge, type Node, type NodeProps } fro
 import { memo, useMemo } from "react";
 import type { PlanDTO, StepDTO } from "@/server/protocol/dto.ts";
 import { Badge } from "../ui/badge.tsx";
-import { STEP_STYLE, formatDuration } from "./step-status.ts";
+import { STEP_STYLE, formatDuration, retryStatusLine } from "./step-status.ts";
 import { useNow } from "./use-now.ts";
 
 const NODE_WIDTH = 190;
@@ -58,9 +58,10 @@ function layout(steps: StepDTO[]): Map<number, { x: number; y: number }> {
 const StepNodeView = memo(function StepNodeView({ data }: NodeProps<StepNode>) {
   const { step, onOpen } = data;
   const style = STEP_STYLE[step.status];
-  // a running step's time ticks; a finished one's is fixed
-  const now = useNow(step.status === "in_progress" && !step.endedAt);
+  // a running step's time ticks, and so does a retry's countdown; a finished step's is fixed
+  const now = useNow((step.status === "in_progress" && !step.endedAt) || (step.status === "pending" && step.retryAt !== null));
   const duration = formatDuration(step.startedAt, step.endedAt, now);
+  const retrying = retryStatusLine(step, now);
   return (
     <div
       data-testid="plan-step"
@@ -95,7 +96,13 @@ const StepNodeView = memo(function StepNodeView({ data }: NodeProps<StepNode>) {
           {duration ? <span>{duration}</span> : null}
           {step.outputFiles.length ? <span>{step.outputFiles.length} file(s)</span> : null}
         </span>
-        {step.failureReason ? <span className="truncate text-[11px] text-red-600 dark:text-red-400">{step.failureReason}</span> : null}
+        {retrying ? (
+          <span className="truncate text-[11px] text-amber-700 dark:text-amber-400" data-testid="step-retry-status" title={step.failureReason ?? undefined}>
+            {retrying}
+          </span>
+        ) : step.failureReason ? (
+          <span className="truncate text-[11px] text-red-600 dark:text-red-400">{step.failureReason}</span>
+        ) : null}
         {!step.failureReason && step.outputSummary ? <span className="truncate text-[11px] text-zinc-600 dark:text-zinc-400">{step.outputSummary}</span> : null}
       </button>
       <Handle type="source" position={Position.Bottom} className="!h-1.5 !w-1.5 !border-0 !bg-zinc-400" isConnectable={false} />

@@ -59,6 +59,8 @@ export interface StepDTO {
   maxRetries: number;
   status: StepStatus;
   attempts: number;
+  /** transient failures in the current retry budget (0 after a decided retry) */
+  transientFailures: number;
   renderedInput: string | null;
   outputSummary: string | null;
   outputFiles: string[];
