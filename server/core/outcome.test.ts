@@ -76,3 +76,15 @@ describe("plan outcome", () => {
     for (const status of STEP_STATUSES) expect(isReleasedByQuorum({ status, failureReason: notNeededReason(2) })).toBe(status === "skipped");
   });
 });
+
+describe("decided skips", () => {
+  it("keep the failure they followed and cannot pass for a quorum release", async () => {
+    const { decidedSkipReason } = await import("./reconcile-context.ts");
+    expect(decidedSkipReason({ by: "commander", reason: "not worth it", failure: "400 bad request" })).toBe("the commander skipped it: not worth it (it had failed: 400 bad request)");
+    expect(decidedSkipReason({ by: "member", reason: "skipped by Ada", failure: null })).toBe("skipped by Ada");
+    for (const by of ["commander", "member"] as const) {
+      const spoof = decidedSkipReason({ by, reason: notNeededReason(3), failure: "boom" })!;
+      expect(isReleasedByQuorum({ status: "skipped", failureReason: spoof })).toBe(false);
+    }
+  });
+});

@@ -380,7 +380,8 @@ describe("reconcile: commander decisions", () => {
   it("skip lets downstream proceed", () => {
     const plan = makePlan({ steps: [failed, { index: 2 }] });
     const result = run(plan, { type: "commander-decision", stepIndex: 1, decision: { kind: "skip", reason: "not needed" } });
-    expect(stepOf(result, 1)).toMatchObject({ status: "skipped", decisionPending: false, failureReason: "not needed" });
+    // who decided, why, and the failure it followed: the closing message reports all of it
+    expect(stepOf(result, 1)).toMatchObject({ status: "skipped", decisionPending: false, failureReason: "the commander skipped it: not needed (it had failed: boom)" });
     expect(result.commands).toEqual([expect.objectContaining({ type: "dispatch", stepIndex: 2 })]);
   });
 
@@ -457,7 +458,8 @@ describe("reconcile: member controls and cancel", () => {
   it("skip-step skips a pending or failed step, nothing else", () => {
     const pending = makePlan({ steps: [live(1, { waitFor: [] }), { index: 2, waitFor: [] , retryAt: NOW + 9}] , maxParallel: 1});
     const result = run(pending, { type: "skip-step", stepIndex: 2, reason: "not needed" });
-    expect(stepOf(result, 2)).toMatchObject({ status: "skipped", failureReason: "not needed", retryAt: null });
+    // a member's free text is marked as theirs
+    expect(stepOf(result, 2)).toMatchObject({ status: "skipped", failureReason: "skipped by a member: not needed", retryAt: null });
     expect(run(pending, { type: "skip-step", stepIndex: 1, reason: "x" })).toMatchObject({ plan: pending, commands: [] });
     const failed = makePlan({ steps: [{ index: 1, status: "failed", decisionPending: true }, { index: 2 }] });
     const skipped = run(failed, { type: "skip-step", stepIndex: 1, reason: "fine" });
