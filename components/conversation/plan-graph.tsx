@@ -6,11 +6,12 @@ import type { PlanDTO, StepDTO } from "@/server/protocol/dto.ts";
 import { Badge } from "../ui/badge.tsx";
 import { STEP_STYLE, formatDuration, retryStatusLine } from "./step-status.ts";
 import { useNow } from "./use-now.ts";
+import { useStepRunStatus } from "./use-run-status.ts";
 
 const NODE_WIDTH = 190;
 const NODE_HEIGHT = 88;
 
-type StepNodeData = { step: StepDTO; onOpen: (index: number) => void };
+type StepNodeData = { step: StepDTO; planId: string; onOpen: (index: number) => void };
 type StepNode = Node<StepNodeData, "step">;
 
 /**
@@ -56,7 +57,8 @@ function layout(steps: StepDTO[]): Map<number, { x: number; y: number }> {
 }
 
 const StepNodeView = memo(function StepNodeView({ data }: NodeProps<StepNode>) {
-  const { step, onOpen } = data;
+  const { step, planId, onOpen } = data;
+  const runStatus = useStepRunStatus(planId, step.index);
   const style = STEP_STYLE[step.status];
   // a running step's time ticks, and so does a retry's countdown; a finished step's is fixed
   const now = useNow((step.status === "in_progress" && !step.endedAt) || (step.status === "pending" && step.retryAt !== null));
@@ -96,7 +98,11 @@ const StepNodeView = memo(function StepNodeView({ data }: NodeProps<StepNode>) {
           {duration ? <span>{duration}</span> : null}
           {step.outputFiles.length ? <span>{step.outputFiles.length} file(s)</span> : null}
         </span>
-        {retrying ? (
+        {runStatus && step.status === "in_progress" ? (
+          <span className="truncate text-[11px] text-amber-700 dark:text-amber-400" data-testid="step-run-status">
+            {runStatus}
+          </span>
+        ) : retrying ? (
           <span className="truncate text-[11px] text-amber-700 dark:text-amber-400" data-testid="step-retry-status" title={step.failureReason ?? undefined}>
             {retrying}
           </span>
@@ -117,8 +123,8 @@ export function PlanGraph({ plan, onOpenStep }: { plan: PlanDTO; onOpenStep: (in
   // eslint-disable-next-line react-hooks/exhaustive-deps
   const positions = useMemo(() => layout(plan.steps), [shape]);
   const nodes = useMemo<StepNode[]>(
-    () => plan.steps.map((step) => ({ id: String(step.index), type: "step", position: positions.get(step.index) ?? { x: 0, y: 0 }, data: { step, onOpen: onOpenStep } })),
-    [plan.steps, positions, onOpenStep],
+    () => plan.steps.map((step) => ({ id: String(step.index), type: "step", position: positions.get(step.index) ?? { x: 0, y: 0 }, data: { step, planId: plan.id, onOpen: onOpenStep } })),
+    [plan.steps, plan.id, positions, onOpenStep],
   );
   const edges = useMemo<Edge[]>(
     () =>

@@ -10,6 +10,7 @@ import { Markdown } from "./markdown.tsx";
 import { Timestamp } from "./message-item.tsx";
 import { STEP_STYLE, formatDuration, retryStatusLine } from "./step-status.ts";
 import { useNow } from "./use-now.ts";
+import { useStepRunStatus } from "./use-run-status.ts";
 
 interface StepDetail {
   log: { id: string; at: string; phase: string; message: string; runId: string | null }[];
@@ -24,6 +25,7 @@ export function StepDrawer({ conversationId, plan, stepIndex, onClose }: { conve
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
   const retryNow = useNow(step?.status === "pending" && step.retryAt !== null);
+  const runStatus = useStepRunStatus(plan.id, stepIndex);
 
   // refetch when anything in the conversation moved, so the log stays live
   useEffect(() => {
@@ -94,6 +96,11 @@ export function StepDrawer({ conversationId, plan, stepIndex, onClose }: { conve
             {tokens.in} in · {tokens.out} out · ${tokens.cost.toFixed(4)}
           </dd>
         </dl>
+        {runStatus && step.status === "in_progress" ? (
+          <p role="status" className="text-xs text-amber-700 dark:text-amber-400" data-testid="step-run-status">
+            {runStatus}
+          </p>
+        ) : null}
         {retrying ? (
           <p role="status" className="text-xs text-amber-700 dark:text-amber-400" data-testid="step-retry-status">
             {retrying}

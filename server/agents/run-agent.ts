@@ -250,13 +250,16 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
             ticket = await circuits.acquire(provider, {
               signal: request.signal,
               deadline: waitDeadline ?? Number.POSITIVE_INFINITY,
-              onWait: (view) =>
+              onWait: (view) => {
+                sink.status?.(`waiting for the ${provider} provider (it is failing; ${view.nextProbeAt ? `next try in ${Math.max(0, Math.round((view.nextProbeAt - circuits.now()) / 1000))} s` : "a probe is out"})`);
                 sink.log({
                   phase: "provider-wait",
                   message: `waiting for the ${provider} provider: its circuit is ${view.state} after ${view.consecutiveFailures} transient failures${view.nextProbeAt ? `, next probe in ${Math.max(0, Math.round((view.nextProbeAt - circuits.now()) / 1000))} s` : ""}`,
                   data: view,
-                }),
+                });
+              },
             });
+            if (waitDeadline !== null) sink.status?.(null);
           }
           const error = await streamOnce({ ctx, deps, model: streamed, system, tools, compactor, batcher, maxSteps });
           batcher.flush();
@@ -296,7 +299,9 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
             message: `model error (${kind}), retry ${retries}/${maxRetries} in ${delay} ms: ${reason}`,
             data: { delay, discardPartialText: true },
           });
+          sink.status?.(`attempt ${retries + 1} of ${maxRetries + 1}, retrying in ${Math.max(1, Math.round(delay / 1000))} s (${kind === "context-overflow" ? "context too long" : "provider error"})`);
           await policy.sleep(delay, request.signal);
+          sink.status?.(null);
         }
         return finishRun(ctx, usage);
       } catch (error) {
