@@ -3,15 +3,7 @@
  * Checks the role itself: a layout is not a security boundary (partial renders skip it).
  */
 import type { ProviderCircuitView, ProviderCircuits } from "../agents/circuit-breaker.ts";
-import type { SessionUser } from "../auth/session.ts";
-
-export class NotAdminError extends Error {
-  readonly code = "forbidden";
-  constructor() {
-    super("provider health is for admins only");
-    this.name = "NotAdminError";
-  }
-}
+import { assertAdmin, type Actor } from "../auth/actor.ts";
 
 export interface ProviderHealth {
   /** when this snapshot was taken (epoch ms) */
@@ -21,8 +13,8 @@ export interface ProviderHealth {
   providers: ProviderCircuitView[];
 }
 
-export function getProviderHealth(input: { user: Pick<SessionUser, "role"> | null; circuits: ProviderCircuits | null | undefined; now?: number }): ProviderHealth {
-  if (input.user?.role !== "admin") throw new NotAdminError();
+export function getProviderHealth(input: { actor: Actor | null; circuits: ProviderCircuits | null | undefined; now?: number }): ProviderHealth {
+  assertAdmin(input.actor);
   return {
     at: input.now ?? Date.now(),
     enabled: Boolean(input.circuits),

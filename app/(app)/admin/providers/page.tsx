@@ -9,7 +9,7 @@ export const dynamic = "force-dynamic";
 
 export default async function ProvidersPage() {
   // checked here and again in the data function: layouts do not run on partial renders
-  const user = await requirePageAdmin();
-  const health = getProviderHealth({ user, circuits: getRuntime().circuits });
+  const actor = await requirePageAdmin();
+  const health = getProviderHealth({ actor, circuits: getRuntime().circuits });
   return <ProviderHealthTable health={health} />;
 }
