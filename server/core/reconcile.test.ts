@@ -161,7 +161,7 @@ describe("reconcile: run events", () => {
   });
 
   it("ignores every event on a terminal plan", () => {
-    for (const status of ["completed", "failed", "cancelled"] as const) {
+    for (const status of ["completed", "partial", "failed", "cancelled"] as const) {
       const plan = makePlan({ status, steps: [{ index: 1 }] });
       const result = run(plan, { type: "tick" });
       expect(result).toMatchObject({ plan, commands: [], changedSteps: [] });
