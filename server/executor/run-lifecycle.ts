@@ -135,11 +135,14 @@ export async function finishRun(
     // An attempt that will be retried is not news: it goes to the step's log and its
     // status line. Only a failure that sticks is posted, with the reason the step records.
     return report({ kind: "failed", transient: result.transient, reason: result.reason }, (change) => {
-      const retried = retriedAfter(change, launch.stepIndex!);
-      if (retried) return;
-      const step = change.after.state.steps.find((candidate) => candidate.index === launch.stepIndex);
-      const reason = change.applied && step?.failureReason ? step.failureReason : result.reason;
-      say(`**Failed:** ${reason}`, "error");
+      if (!change.applied) {
+        say(`**Failed:** ${result.reason}`, "error");
+        return;
+      }
+      // every step on this run (several when they shared it) that did not go back for a retry
+      const stuck = stepsStuckAfter(change, runId);
+      if (stuck.length === 0) return;
+      say(`**Failed:** ${stuck[0]!.failureReason ?? result.reason}`, "error");
     });
   }
 
@@ -186,12 +189,19 @@ export async function finishRun(
   });
 }
 
-/** The step went back to pending for another attempt in this reconcile (a transient retry). */
-function retriedAfter(change: PlanChange, stepIndex: number): boolean {
-  if (!change.applied) return false;
-  const before = change.before.state.steps.find((step) => step.index === stepIndex);
-  const after = change.after.state.steps.find((step) => step.index === stepIndex);
-  return before?.status === "in_progress" && after?.status === "pending" && after.transientFailures > before.transientFailures;
+/**
+ * The steps that were live on `runId` and did not go back to pending for a transient
+ * retry in this reconcile: their failure sticks (failed, skipped, or the plan ended).
+ */
+function stepsStuckAfter(change: PlanChange, runId: string): StepState[] {
+  const stuck: StepState[] = [];
+  for (const before of change.before.state.steps) {
+    if (before.status !== "in_progress" || before.liveRunId !== runId) continue;
+    const after = change.after.state.steps.find((step) => step.index === before.index);
+    const retried = after?.status === "pending" && after.transientFailures > before.transientFailures;
+    if (after && !retried) stuck.push(after);
+  }
+  return stuck;
 }
 
 /** The commander's words, and that they changed nothing: someone acted on the step first. */
