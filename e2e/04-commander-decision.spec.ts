@@ -16,7 +16,15 @@ test("4. a failing ask_commander step produces a visible commander decision", as
   await expect(decision).toContainText(/Decision for step \d+: skip/);
   // skip means the plan goes on as if the step produced nothing
   await expect(page.locator('[data-testid="plan-step"][data-status="skipped"]').first()).toBeVisible();
-  await expect(conversation.planStatus).not.toHaveText("running", { timeout: 30_000 });
+  // every step (the synthesis too) failed and was skipped: nothing was delivered, and it says so
+  await expect(conversation.planStatus).toHaveText("failed", { timeout: 30_000 });
+  const closing = page.locator('[data-testid="message"][data-kind="outcome"]').last();
+  await expect(closing.getByTestId("plan-outcome")).toHaveAttribute("data-outcome", "failed");
+  await expect(closing).toContainText("0 of 4 steps done");
+  await expect(closing).toContainText("No result was delivered");
+  await expect(closing).toContainText(/Step 1 \(.*\) skipped: .*fatal failure/);
+  // the bar is not a full green bar: nothing is done
+  await expect(page.getByTestId("plan-progress")).toContainText("0 of 4 steps done · 4 skipped");
   await conversation.screenshot("commander-decision");
   await context.close();
 });

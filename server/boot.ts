@@ -15,6 +15,7 @@ import { seedWorkspace } from "./services/seed.ts";
 import { setRuntime, type Runtime } from "./runtime.ts";
 import { claimDataDir, DataDirBusyError, liveOwnerOf } from "./ops/live-backup.ts";
 import { postgresNotifications } from "./db/notifications.ts";
+import type { ProviderCircuits } from "./agents/circuit-breaker.ts";
 
 export interface BootedCore {
   db: Database;
@@ -31,6 +32,8 @@ export async function bootCore(input: {
   instanceId?: string;
   /** false: don't take over orphaned runs or resume plans (tools that only read) */
   startExecutor?: boolean;
+  /** the breakers the runner uses, shown on the admin page */
+  circuits?: ProviderCircuits;
 }): Promise<BootedCore> {
   const { config } = input;
   // the embedded database's files are this process's alone: refuse to open them under another
@@ -65,6 +68,7 @@ export async function bootCore(input: {
     executor,
     services: createConversationServices(db.prisma),
     apiUserId: seeded.apiUserId,
+    circuits: input.circuits ?? null,
   };
   setRuntime(runtime);
   if (input.startExecutor !== false) await executor.start();

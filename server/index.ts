@@ -8,6 +8,7 @@ import { ConfigError, loadConfig } from "./config/config.ts";
 import { closeOnSignals, serveBaton } from "./serve.ts";
 import { createPrismaArtifactStore, createPrismaConversationMemory, createPrismaSessionStore } from "./adapters/prisma/agent-stores.ts";
 import { createAgentRunner } from "./agents/run-agent.ts";
+import { ProviderCircuits } from "./agents/circuit-breaker.ts";
 import { createModelRegistry } from "./agents/model-registry.ts";
 import { corePlanValidator } from "./agents/core-plan-validator.ts";
 
@@ -25,11 +26,15 @@ async function main() {
 
   const models = createModelRegistry({ env: config.env });
   const app = next({ dev: config.dev, hostname: config.host, port: config.port });
+  // one set of breakers per process: every run of this process shares what it learns about a provider
+  const circuits = new ProviderCircuits();
   const served = await serveBaton({
     config,
+    circuits,
     createRunner: (db) =>
       createAgentRunner({
         models,
+        circuits,
         artifacts: createPrismaArtifactStore(db.prisma),
         sessions: createPrismaSessionStore(db.prisma),
         memory: createPrismaConversationMemory(db.prisma),

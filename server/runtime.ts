@@ -7,6 +7,7 @@ import type { PrismaClient } from "./generated/prisma/client.ts";
 import type { Config } from "./config/config.ts";
 import type { Executor } from "./executor/executor.ts";
 import type { ConversationServices } from "./services/conversations.ts";
+import type { ProviderCircuits } from "./agents/circuit-breaker.ts";
 
 export interface Runtime {
   config: Config;
@@ -15,6 +16,8 @@ export interface Runtime {
   services: ConversationServices;
   /** the user the API token acts as */
   apiUserId: string;
+  /** this process's per-provider circuit breakers (null: runs go straight to the provider) */
+  circuits?: ProviderCircuits | null;
 }
 
 const KEY = Symbol.for("baton.runtime");

@@ -11,6 +11,7 @@ import type { Server } from "socket.io";
 import { createAdapter } from "@socket.io/postgres-adapter";
 import type { Config } from "./config/config.ts";
 import { bootCore, type BootedCore } from "./boot.ts";
+import type { ProviderCircuits } from "./agents/circuit-breaker.ts";
 import type { Database } from "./db/database.ts";
 import type { AgentRunner } from "./executor/ports.ts";
 import { createSocketPublisher } from "./adapters/socket/socket-publisher.ts";
@@ -67,6 +68,8 @@ export async function serveBaton(input: {
   instanceId?: string;
   /** prepares the page handler (Next.js) once the core is up; without it only the probe and Socket.IO answer */
   pages?: () => Promise<RequestHandler>;
+  /** the runner's per-provider circuit breakers, shown on the admin page */
+  circuits?: ProviderCircuits;
 }): Promise<ServedBaton> {
   const { config } = input;
   const httpServer = createServer();
@@ -78,6 +81,7 @@ export async function serveBaton(input: {
     publisher,
     createRunner: input.createRunner,
     instanceId: input.instanceId,
+    circuits: input.circuits,
   });
   if (core.db.kind === "postgres" && core.db.pool) {
     // several processes: rooms span all of them through PostgreSQL NOTIFY (its table is

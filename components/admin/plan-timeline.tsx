@@ -1,6 +1,6 @@
 import type { PlanTimeline } from "@/server/services/admin-plans.ts";
 import { Badge } from "../ui/badge.tsx";
-import { PLAN_TONE, STEP_STYLE } from "../conversation/step-status.ts";
+import { PLAN_STATUS_HINT, PLAN_TONE, STEP_STYLE } from "../conversation/step-status.ts";
 
 const BAR: Record<string, string> = {
   done: "bg-emerald-500",
@@ -23,7 +23,9 @@ export function PlanTimelineView({ timeline }: { timeline: PlanTimeline }) {
     <div className="flex flex-col gap-4">
       <div className="flex flex-wrap items-center gap-2">
         <h2 className="text-lg font-semibold">{timeline.title}</h2>
-        <Badge tone={PLAN_TONE[timeline.status]}>{timeline.status}</Badge>
+        <span title={PLAN_STATUS_HINT[timeline.status]} data-testid="timeline-status">
+          <Badge tone={PLAN_TONE[timeline.status]}>{timeline.status}</Badge>
+        </span>
         <span className="text-sm text-zinc-500">in “{timeline.conversation.title}”</span>
       </div>
       <p className="max-w-3xl text-sm text-zinc-600 dark:text-zinc-400">Request: {timeline.request}</p>

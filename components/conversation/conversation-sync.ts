@@ -58,6 +58,7 @@ export class ConversationSync {
     socket.on("disconnect", this.onDisconnect);
     socket.on("conversation-event", this.onEvent);
     socket.on("run-delta", this.onDelta);
+    socket.on("run-status", this.onStatus);
     if (socket.connected) this.join();
   }
 
@@ -68,6 +69,7 @@ export class ConversationSync {
     socket.off("disconnect", this.onDisconnect);
     socket.off("conversation-event", this.onEvent);
     socket.off("run-delta", this.onDelta);
+    socket.off("run-status", this.onStatus);
     clearTimeout(this.gapTimer);
     clearTimeout(this.retryTimer);
     socket.emit("conversation-leave", { conversationId });
@@ -113,6 +115,11 @@ export class ConversationSync {
     const state = this.options.store.getState();
     if (event.seq > state.lastSeq + 1) this.stats.early++;
     this.afterApply(state.applyEvents([event]));
+  };
+
+  /** what a live run waits for: ephemeral, like the streamed text */
+  private readonly onStatus = (status: { conversationId: string; runId: string; text: string | null }): void => {
+    this.options.store.getState().setRunStatus(status);
   };
 
   private readonly onDelta = (delta: { conversationId: string; runId: string; text: string }): void => {

@@ -18,7 +18,7 @@ export function FormCard({ formId }: { formId: string }) {
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
   if (!form) return null;
-  const planEnded = planStatus === "completed" || planStatus === "failed" || planStatus === "cancelled";
+  const planEnded = planStatus === "completed" || planStatus === "partial" || planStatus === "failed" || planStatus === "cancelled";
   const open = form.status === "open" && !planEnded;
 
   async function submit(event: FormEvent<HTMLFormElement>) {

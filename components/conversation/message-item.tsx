@@ -6,6 +6,8 @@ import { Badge, type Tone } from "../ui/badge.tsx";
 import { AttachmentList } from "./attachment-list.tsx";
 import { FormCard } from "./form-card.tsx";
 import { Markdown } from "./markdown.tsx";
+import { PLAN_TONE } from "./step-status.ts";
+import { useConversationStore } from "../stores/conversation-store.ts";
 
 const KIND_LABEL: Partial<Record<MessageDTO["kind"], { label: string; tone: Tone }>> = {
   dispatch: { label: "dispatch", tone: "blue" },
@@ -15,6 +17,20 @@ const KIND_LABEL: Partial<Record<MessageDTO["kind"], { label: string; tone: Tone
   error: { label: "error", tone: "red" },
   form: { label: "needs input", tone: "amber" },
 };
+
+/**
+ * The commander's closing message wears the plan's outcome (completed, partial, failed,
+ * cancelled) in its colour; a note about one step that recovered is an update.
+ */
+function OutcomeBadge({ message }: { message: MessageDTO }) {
+  const status = useConversationStore((state) => (message.planId ? state.plans[message.planId]?.status : undefined));
+  if (message.stepId !== null || !status) return <Badge tone="green">update</Badge>;
+  return (
+    <span data-testid="plan-outcome" data-outcome={status}>
+      <Badge tone={PLAN_TONE[status]}>plan {status}</Badge>
+    </span>
+  );
+}
 
 export function Timestamp({ iso }: { iso: string }) {
   const date = new Date(iso);
@@ -46,6 +62,7 @@ export const MessageItem = memo(function MessageItem({ message, currentUserId }:
           {isAgent ? <Badge tone={message.author?.role === "commander" ? "accent" : "neutral"}>{message.author?.role === "commander" ? "commander" : "agent"}</Badge> : null}
           {mine ? <Badge tone="zinc">you</Badge> : null}
           {kind ? <Badge tone={kind.tone}>{kind.label}</Badge> : null}
+          {message.kind === "outcome" ? <OutcomeBadge message={message} /> : null}
           <Timestamp iso={message.createdAt} />
         </div>
         {message.kind === "dispatch" && message.mentions.length > 0 ? (

@@ -4,13 +4,14 @@ import { Handle, Position, ReactFlow, type Edge, type Node, type NodeProps } fro
 import { memo, useMemo } from "react";
 import type { PlanDTO, StepDTO } from "@/server/protocol/dto.ts";
 import { Badge } from "../ui/badge.tsx";
-import { STEP_STYLE, formatDuration } from "./step-status.ts";
+import { STEP_STYLE, formatDuration, retryStatusLine } from "./step-status.ts";
 import { useNow } from "./use-now.ts";
+import { useStepRunStatus } from "./use-run-status.ts";
 
 const NODE_WIDTH = 190;
 const NODE_HEIGHT = 88;
 
-type StepNodeData = { step: StepDTO; onOpen: (index: number) => void };
+type StepNodeData = { step: StepDTO; planId: string; onOpen: (index: number) => void };
 type StepNode = Node<StepNodeData, "step">;
 
 /**
@@ -56,11 +57,13 @@ function layout(steps: StepDTO[]): Map<number, { x: number; y: number }> {
 }
 
 const StepNodeView = memo(function StepNodeView({ data }: NodeProps<StepNode>) {
-  const { step, onOpen } = data;
+  const { step, planId, onOpen } = data;
+  const runStatus = useStepRunStatus(planId, step.index);
   const style = STEP_STYLE[step.status];
-  // a running step's time ticks; a finished one's is fixed
-  const now = useNow(step.status === "in_progress" && !step.endedAt);
+  // a running step's time ticks, and so does a retry's countdown; a finished step's is fixed
+  const now = useNow((step.status === "in_progress" && !step.endedAt) || (step.status === "pending" && step.retryAt !== null));
   const duration = formatDuration(step.startedAt, step.endedAt, now);
+  const retrying = retryStatusLine(step, now);
   return (
     <div
       data-testid="plan-step"
@@ -95,7 +98,17 @@ const StepNodeView = memo(function StepNodeView({ data }: NodeProps<StepNode>) {
           {duration ? <span>{duration}</span> : null}
           {step.outputFiles.length ? <span>{step.outputFiles.length} file(s)</span> : null}
         </span>
-        {step.failureReason ? <span className="truncate text-[11px] text-red-600 dark:text-red-400">{step.failureReason}</span> : null}
+        {runStatus && step.status === "in_progress" ? (
+          <span className="truncate text-[11px] text-amber-700 dark:text-amber-400" data-testid="step-run-status">
+            {runStatus}
+          </span>
+        ) : retrying ? (
+          <span className="truncate text-[11px] text-amber-700 dark:text-amber-400" data-testid="step-retry-status" title={step.failureReason ?? undefined}>
+            {retrying}
+          </span>
+        ) : step.failureReason ? (
+          <span className="truncate text-[11px] text-red-600 dark:text-red-400">{step.failureReason}</span>
+        ) : null}
         {!step.failureReason && step.outputSummary ? <span className="truncate text-[11px] text-zinc-600 dark:text-zinc-400">{step.outputSummary}</span> : null}
       </button>
       <Handle type="source" position={Position.Bottom} className="!h-1.5 !w-1.5 !border-0 !bg-zinc-400" isConnectable={false} />
@@ -110,8 +123,8 @@ export function PlanGraph({ plan, onOpenStep }: { plan: PlanDTO; onOpenStep: (in
   // eslint-disable-next-line react-hooks/exhaustive-deps
   const positions = useMemo(() => layout(plan.steps), [shape]);
   const nodes = useMemo<StepNode[]>(
-    () => plan.steps.map((step) => ({ id: String(step.index), type: "step", position: positions.get(step.index) ?? { x: 0, y: 0 }, data: { step, onOpen: onOpenStep } })),
-    [plan.steps, positions, onOpenStep],
+    () => plan.steps.map((step) => ({ id: String(step.index), type: "step", position: positions.get(step.index) ?? { x: 0, y: 0 }, data: { step, planId: plan.id, onOpen: onOpenStep } })),
+    [plan.steps, plan.id, positions, onOpenStep],
   );
   const edges = useMemo<Edge[]>(
     () =>

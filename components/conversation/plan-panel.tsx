@@ -7,7 +7,7 @@ import { Badge } from "../ui/badge.tsx";
 import { Button } from "../ui/button.tsx";
 import { PlanGraph } from "./plan-graph.tsx";
 import { StepDrawer } from "./step-drawer.tsx";
-import { PLAN_TONE } from "./step-status.ts";
+import { PLAN_STATUS_HINT, PLAN_TONE, stepTally } from "./step-status.ts";
 
 /** The conversation's plans, newest first by default; the chosen one drawn as a live DAG. */
 export function PlanPanel({ conversationId }: { conversationId: string }) {
@@ -49,7 +49,7 @@ export function PlanPanel({ conversationId }: { conversationId: string }) {
           <h2 className="min-w-0 flex-1 truncate text-sm font-semibold">{plan.title}</h2>
         )}
         <Badge tone={PLAN_TONE[plan.status] ?? "neutral"}>
-          <span data-testid="plan-status" role="status" aria-label="Plan status">
+          <span data-testid="plan-status" role="status" aria-label="Plan status" title={PLAN_STATUS_HINT[plan.status]}>
             {plan.status}
           </span>
         </Badge>
@@ -64,13 +64,30 @@ export function PlanPanel({ conversationId }: { conversationId: string }) {
   );
 }
 
+/**
+ * How far the plan got, by how its steps ended: done is green; skipped and failed
+ * are shown as such, so a plan of skipped steps never looks like a full green bar.
+ */
 function PlanProgress({ plan }: { plan: PlanDTO }) {
-  const finished = plan.steps.filter((s) => s.status === "done" || s.status === "skipped").length;
+  const tally = stepTally(plan.steps);
+  const ended = tally.done + tally.skipped + tally.failed;
+  const width = (count: number) => `${(count / Math.max(1, tally.total)) * 100}%`;
+  const missing = [tally.skipped ? `${tally.skipped} skipped` : "", tally.failed ? `${tally.failed} failed` : ""].filter(Boolean).join(", ");
   return (
-    <div className="px-3 py-1.5 text-xs text-zinc-500">
-      {finished} of {plan.steps.length} steps finished · up to {plan.maxParallel} in parallel
-      <div className="mt-1 h-1 w-full overflow-hidden rounded bg-zinc-200 dark:bg-zinc-800" role="progressbar" aria-label="Plan progress" aria-valuemin={0} aria-valuemax={plan.steps.length} aria-valuenow={finished}>
-        <div className="h-full bg-emerald-500 transition-all" style={{ width: `${(finished / Math.max(1, plan.steps.length)) * 100}%` }} />
+    <div className="px-3 py-1.5 text-xs text-zinc-500" data-testid="plan-progress">
+      {tally.done} of {tally.total} steps done{missing ? ` · ${missing}` : ""} · up to {plan.maxParallel} in parallel
+      <div
+        className="mt-1 flex h-1 w-full overflow-hidden rounded bg-zinc-200 dark:bg-zinc-800"
+        role="progressbar"
+        aria-label="Plan progress"
+        aria-valuemin={0}
+        aria-valuemax={tally.total}
+        aria-valuenow={ended}
+        aria-valuetext={`${tally.done} done${missing ? `, ${missing}` : ""} of ${tally.total}`}
+      >
+        <div className="h-full bg-emerald-500 transition-all" style={{ width: width(tally.done) }} />
+        <div className="h-full bg-zinc-400 transition-all dark:bg-zinc-600" style={{ width: width(tally.skipped) }} data-testid="progress-skipped" />
+        <div className="h-full bg-red-500 transition-all" style={{ width: width(tally.failed) }} data-testid="progress-failed" />
       </div>
     </div>
   );

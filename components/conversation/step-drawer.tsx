@@ -8,7 +8,9 @@ import { Button } from "../ui/button.tsx";
 import { CloseIcon } from "../ui/icons.tsx";
 import { Markdown } from "./markdown.tsx";
 import { Timestamp } from "./message-item.tsx";
-import { STEP_STYLE, formatDuration } from "./step-status.ts";
+import { STEP_STYLE, formatDuration, retryStatusLine } from "./step-status.ts";
+import { useNow } from "./use-now.ts";
+import { useStepRunStatus } from "./use-run-status.ts";
 
 interface StepDetail {
   log: { id: string; at: string; phase: string; message: string; runId: string | null }[];
@@ -22,6 +24,8 @@ export function StepDrawer({ conversationId, plan, stepIndex, onClose }: { conve
   const [detail, setDetail] = useState<StepDetail | null>(null);
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
+  const retryNow = useNow(step?.status === "pending" && step.retryAt !== null);
+  const runStatus = useStepRunStatus(plan.id, stepIndex);
 
   // refetch when anything in the conversation moved, so the log stays live
   useEffect(() => {
@@ -43,6 +47,7 @@ export function StepDrawer({ conversationId, plan, stepIndex, onClose }: { conve
   if (!step) return null;
   const style = STEP_STYLE[step.status];
   const planLive = plan.status === "running" || plan.status === "paused";
+  const retrying = retryStatusLine(step, retryNow);
 
   async function control(action: "retry" | "skip") {
     setBusy(true);
@@ -91,6 +96,17 @@ export function StepDrawer({ conversationId, plan, stepIndex, onClose }: { conve
             {tokens.in} in · {tokens.out} out · ${tokens.cost.toFixed(4)}
           </dd>
         </dl>
+        {runStatus && step.status === "in_progress" ? (
+          <p role="status" className="text-xs text-amber-700 dark:text-amber-400" data-testid="step-run-status">
+            {runStatus}
+          </p>
+        ) : null}
+        {retrying ? (
+          <p role="status" className="text-xs text-amber-700 dark:text-amber-400" data-testid="step-retry-status">
+            {retrying}
+            {step.failureReason ? ` · last error: ${step.failureReason}` : ""}
+          </p>
+        ) : null}
         {step.status === "failed" && planLive ? (
           <div className="flex gap-2">
             <Button size="sm" onClick={() => control("retry")} disabled={busy}>
@@ -106,7 +122,7 @@ export function StepDrawer({ conversationId, plan, stepIndex, onClose }: { conve
             {error}
           </p>
         ) : null}
-        {step.failureReason ? (
+        {step.failureReason && !retrying ? (
           <Section title="Failure reason">
             <p className="text-red-700 dark:text-red-400">{step.failureReason}</p>
           </Section>

@@ -1,4 +1,4 @@
-import type { StepDTO } from "@/server/protocol/dto.ts";
+import type { PlanDTO, StepDTO } from "@/server/protocol/dto.ts";
 import type { Tone } from "../ui/badge.tsx";
 
 /** Node colours by step status (border, fill) and the badge tone that goes with them. */
@@ -11,13 +11,45 @@ export const STEP_STYLE: Record<StepDTO["status"], { node: string; tone: Tone; l
   blocked: { node: "border-amber-500 bg-amber-50 dark:border-amber-500 dark:bg-amber-950/50", tone: "amber", label: "blocked" },
 };
 
-export const PLAN_TONE: Record<string, Tone> = {
+export const PLAN_TONE: Record<PlanDTO["status"], Tone> = {
   running: "blue",
   paused: "amber",
   completed: "green",
+  // something failed or was skipped, a result was still delivered: not green
+  partial: "amber",
   failed: "red",
   cancelled: "zinc",
 };
+
+/** How a plan's status reads to people (the status itself stays the data-testid text). */
+export const PLAN_STATUS_HINT: Record<PlanDTO["status"], string> = {
+  running: "steps are running",
+  paused: "waiting for a form answer",
+  completed: "every step done",
+  partial: "some steps failed or were skipped; a result was still delivered",
+  failed: "no result: the plan was aborted or every result step is missing",
+  cancelled: "cancelled by a member",
+};
+
+/** Hard cap on retries, mirrored from server/core/failure-policy.ts (the browser imports no server code). */
+const HARD_MAX_RETRIES = 10;
+
+/**
+ * The one status line of a step waiting to retry after a transient failure:
+ * "attempt 2 of 4, retrying in 2 s". Null when the step is not in backoff.
+ */
+export function retryStatusLine(step: Pick<StepDTO, "status" | "retryAt" | "transientFailures" | "maxRetries">, now = Date.now()): string | null {
+  if (step.status !== "pending" || step.retryAt === null || step.transientFailures === 0) return null;
+  const total = Math.min(step.maxRetries, HARD_MAX_RETRIES) + 1;
+  const seconds = Math.max(0, Math.ceil((Date.parse(step.retryAt) - now) / 1000));
+  return `attempt ${step.transientFailures + 1} of ${total}, ${seconds > 0 ? `retrying in ${seconds} s` : "retrying now"}`;
+}
+
+/** Steps by how they ended, for the progress bar: a skipped or failed step is not progress towards a full result. */
+export function stepTally(steps: readonly Pick<StepDTO, "status">[]) {
+  const count = (status: StepDTO["status"]) => steps.filter((step) => step.status === status).length;
+  return { done: count("done"), skipped: count("skipped"), failed: count("failed"), total: steps.length };
+}
 
 export function formatDuration(startedAt: string | null, endedAt: string | null, now = Date.now()): string | null {
   if (!startedAt) return null;

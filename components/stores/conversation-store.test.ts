@@ -80,3 +80,29 @@ describe("conversation store", () => {
     expect(useConversationStore.getState().streams.r1).toBeUndefined();
   });
 });
+
+describe("live run status", () => {
+  const run = (status: "running" | "failed") => ({
+    v: 1 as const,
+    conversationId,
+    seq: 1,
+    type: "run-updated" as const,
+    payload: { run: { id: "r1", conversationId, agentHandle: "researcher", planId: "p1", stepIndex: 1, kind: "step", attempt: 1, status, model: "openai:x", startedAt: null, endedAt: null, error: null, tokensIn: 0, tokensOut: 0, cost: 0 } },
+    createdAt: "",
+  });
+
+  it("keeps what a live run waits for until it is cleared or the run ends", () => {
+    const store = useConversationStore.getState();
+    store.load({ conversation: { id: conversationId, title: "t" }, lastSeq: 0, agents: [], members: [], messages: [], plans: [], forms: [], runs: [] });
+    store.applyEvents([run("running")]);
+    store.setRunStatus({ conversationId, runId: "r1", text: "attempt 2 of 5, retrying in 2 s (provider error)" });
+    expect(useConversationStore.getState().runStatus).toEqual({ r1: "attempt 2 of 5, retrying in 2 s (provider error)" });
+    store.setRunStatus({ conversationId: "other", runId: "r1", text: "ignored" });
+    expect(useConversationStore.getState().runStatus.r1).toContain("attempt 2");
+    store.setRunStatus({ conversationId, runId: "r1", text: null });
+    expect(useConversationStore.getState().runStatus).toEqual({});
+    store.setRunStatus({ conversationId, runId: "r1", text: "waiting for the openai provider" });
+    store.applyEvents([{ ...run("failed"), seq: 2 }]);
+    expect(useConversationStore.getState().runStatus).toEqual({});
+  });
+});

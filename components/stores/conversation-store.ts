@@ -40,6 +40,8 @@ export interface ConversationData {
   runs: Record<string, RunDTO>;
   /** streaming text of live runs, by run id (never stored server-side) */
   streams: Record<string, string>;
+  /** what a live run is waiting for, by run id (never stored server-side) */
+  runStatus: Record<string, string>;
   pending: Record<number, ConversationEventDTO>;
 }
 
@@ -48,6 +50,7 @@ interface ConversationActions {
   /** Applies events in seq order; returns true when a gap is waiting to be filled. */
   applyEvents(events: ConversationEventDTO[]): boolean;
   appendDelta(delta: { conversationId: string; runId: string; text: string }): void;
+  setRunStatus(status: { conversationId: string; runId: string; text: string | null }): void;
   upsertMessage(message: MessageDTO): void;
 }
 
@@ -64,6 +67,7 @@ const EMPTY: ConversationData = {
   forms: {},
   runs: {},
   streams: {},
+  runStatus: {},
   pending: {},
 };
 
@@ -107,6 +111,7 @@ const reducers: { [K in ConversationEventType]: Reducer<K> } = {
   "run-updated": (state, { run }) => ({
     runs: { ...state.runs, [run.id]: run },
     streams: LIVE_RUN.has(run.status) ? state.streams : omit(state.streams, run.id),
+    runStatus: LIVE_RUN.has(run.status) ? state.runStatus : omit(state.runStatus, run.id),
   }),
   "form-created": (state, { form }) => ({ forms: { ...state.forms, [form.id]: form } }),
   "form-answered": (state, { form }) => ({ forms: { ...state.forms, [form.id]: form } }),
@@ -164,6 +169,16 @@ export const createConversationStore = () => create<ConversationStore>()((set, g
     const run = state.runs[runId];
     if (run && !LIVE_RUN.has(run.status)) return;
     set({ streams: { ...state.streams, [runId]: (state.streams[runId] ?? "") + text } });
+  },
+  setRunStatus({ conversationId, runId, text }) {
+    const state = get();
+    if (conversationId !== state.conversationId) return;
+    const run = state.runs[runId];
+    if (text === null || (run && !LIVE_RUN.has(run.status))) {
+      if (state.runStatus[runId] !== undefined) set({ runStatus: omit(state.runStatus, runId) });
+      return;
+    }
+    set({ runStatus: { ...state.runStatus, [runId]: text } });
   },
   upsertMessage(message) {
     const state = get();

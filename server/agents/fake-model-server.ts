@@ -43,6 +43,10 @@ export interface FakeModelServer {
   baseURL: string;
   requests: RecordedRequest[];
   script(...turns: ScriptedTurn[]): void;
+  /** while set, every request gets one of these turns in turn (an outage) and the script waits */
+  outage(turns: ScriptedTurn[] | null): void;
+  /** the turn for requests once the script is used up (default: a 500 "script exhausted") */
+  whenEmpty(turn: ScriptedTurn | null): void;
   /** forget the script and the recorded requests (between tests) */
   reset(): void;
   remaining(): number;
@@ -217,6 +221,9 @@ async function readBody(request: IncomingMessage): Promise<string> {
 export async function startFakeModelServer(): Promise<FakeModelServer> {
   const queue: ScriptedTurn[] = [];
   const requests: RecordedRequest[] = [];
+  let outageTurns: ScriptedTurn[] | null = null;
+  let outageCount = 0;
+  let emptyTurn: ScriptedTurn | null = null;
 
   async function handle(request: IncomingMessage, response: ServerResponse) {
     const path = request.url ?? "";
@@ -229,7 +236,7 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
     const body = JSON.parse(raw) as Record<string, unknown>;
     const stream = body.stream === true;
     requests.push({ format, path, headers: request.headers, body, stream });
-    const turn = queue.shift();
+    const turn = (outageTurns && outageTurns.length > 0 ? outageTurns[outageCount++ % outageTurns.length] : undefined) ?? queue.shift() ?? emptyTurn;
     if (!turn) {
       response.writeHead(500, { "content-type": "application/json" });
       response.end(JSON.stringify(format === "openai" ? openaiError({ kind: "error", status: 500, message: "fake server: script exhausted", errorType: "invalid_request_error" }) : anthropicError({ kind: "error", status: 500, message: "fake server: script exhausted", errorType: "invalid_request_error" })));
@@ -273,9 +280,17 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
     baseURL: `${url}/v1`,
     requests,
     script: (...turns) => queue.push(...turns),
+    outage: (turns) => {
+      outageTurns = turns;
+    },
+    whenEmpty: (turn) => {
+      emptyTurn = turn;
+    },
     reset: () => {
       queue.length = 0;
       requests.length = 0;
+      outageTurns = null;
+      emptyTurn = null;
     },
     remaining: () => queue.length,
     close: () =>

@@ -22,7 +22,8 @@ import type { AgentRunner, AgentRunResult, RunRequest, RunSink, Usage } from "..
 import { Compactor, CompactionImpossibleError, modelSummarizer, type Summarizer } from "./compaction.ts";
 import { DEFAULT_DELTA_BATCHING, DeltaBatcher, type DeltaBatcherOptions } from "./delta-batcher.ts";
 import { connectMcpServers, parseMcpServers, type McpConnector, type McpSession } from "./mcp.ts";
-import type { ModelRegistry } from "./model-registry.ts";
+import { parseModelId, type ModelRegistry } from "./model-registry.ts";
+import { ProviderUnavailableError, type CallTicket, type ProviderCircuits } from "./circuit-breaker.ts";
 import { abortableSleep, type OfflineCallOptions } from "./offline-model.ts";
 import type { ArtifactStore, ConversationMemory, SessionStore } from "./ports.ts";
 import { containsFenceMarker } from "../core/fence.ts";
@@ -71,6 +72,11 @@ export interface AgentRunnerDeps {
   /** the conversation, for the runs that take part in it; without it every run sees only its own message */
   memory?: ConversationMemory;
   chunkTimeoutMs?: number;
+  /**
+   * the process's per-provider circuit breakers: while a provider's circuit is open,
+   * runs wait for it instead of spending their retries (none: no breaker)
+   */
+  circuits?: ProviderCircuits;
 }
 
 type StepOutcome = { text: string };
@@ -229,18 +235,58 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
         });
 
         const streamed = timedModel(model, ctx.model);
-        const maxRetries = deps.models.isSimulated(request.agent.model) ? 0 : policy.maxRetries;
+        const simulated = deps.models.isSimulated(request.agent.model);
+        const maxRetries = simulated ? 0 : policy.maxRetries;
+        const circuits = simulated ? undefined : deps.circuits;
+        const provider = parseModelId(request.agent.model).provider;
         const batcher = new DeltaBatcher((delta) => sink.textDelta(delta), deps.deltaBatching ?? DEFAULT_DELTA_BATCHING);
         let retries = 0;
+        /** the run waits for an open circuit at most maxWaitMs in all, counted from its first wait */
+        let waitDeadline: number | null = null;
         for (;;) {
+          let ticket: CallTicket | null = null;
+          if (circuits) {
+            if (circuits.isOpen(provider)) waitDeadline ??= circuits.now() + circuits.maxWaitMs;
+            ticket = await circuits.acquire(provider, {
+              signal: request.signal,
+              deadline: waitDeadline ?? Number.POSITIVE_INFINITY,
+              onWait: (view) => {
+                sink.status?.(`waiting for the ${provider} provider (it is failing; ${view.nextProbeAt ? `next try in ${Math.max(0, Math.round((view.nextProbeAt - circuits.now()) / 1000))} s` : "a probe is out"})`);
+                sink.log({
+                  phase: "provider-wait",
+                  message: `waiting for the ${provider} provider: its circuit is ${view.state} after ${view.consecutiveFailures} transient failures${view.nextProbeAt ? `, next probe in ${Math.max(0, Math.round((view.nextProbeAt - circuits.now()) / 1000))} s` : ""}`,
+                  data: view,
+                });
+              },
+            });
+            if (waitDeadline !== null) sink.status?.(null);
+          }
           const error = await streamOnce({ ctx, deps, model: streamed, system, tools, compactor, batcher, maxSteps });
           batcher.flush();
-          if (error === null) break;
-          if (request.signal.aborted) return fail(false, "aborted: the run was cancelled");
-          if (error instanceof CompactionImpossibleError) return fail(false, error.message);
+          if (error === null) {
+            ticket?.succeeded();
+            break;
+          }
+          if (request.signal.aborted) {
+            ticket?.released();
+            return fail(false, "aborted: the run was cancelled");
+          }
           const kind = classifyModelError(error);
           const reason = explainModelError(error, request.agent.model);
+          if (kind === "transient") ticket?.failedTransiently(reason);
+          else if (kind === "aborted") ticket?.released();
+          else ticket?.succeeded(); // the provider answered, even if with a fatal error
+          if (error instanceof CompactionImpossibleError) return fail(false, error.message);
           if (kind === "fatal" || kind === "aborted") return fail(false, reason);
+          if (kind === "transient" && circuits?.isOpen(provider) && ctx.steps.length < maxSteps) {
+            // the provider is down, not this run: wait for it (acquire) without spending a retry
+            sink.log({
+              phase: "retry",
+              message: `model error (transient) while the ${provider} circuit is open: waiting for the provider instead of spending a retry: ${reason}`,
+              data: { delay: 0, discardPartialText: true },
+            });
+            continue;
+          }
           if (ctx.steps.length >= maxSteps) return fail(kind === "transient", reason);
           const delay = kind === "context-overflow" ? 0 : retryDelayMs(policy, retries + 1, error);
           if (retries >= maxRetries || delay == null) return fail(kind === "transient", reason);
@@ -253,11 +299,15 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
             message: `model error (${kind}), retry ${retries}/${maxRetries} in ${delay} ms: ${reason}`,
             data: { delay, discardPartialText: true },
           });
+          sink.status?.(`attempt ${retries + 1} of ${maxRetries + 1}, retrying in ${Math.max(1, Math.round(delay / 1000))} s (${kind === "context-overflow" ? "context too long" : "provider error"})`);
           await policy.sleep(delay, request.signal);
+          sink.status?.(null);
         }
         return finishRun(ctx, usage);
       } catch (error) {
         if (request.signal.aborted) return fail(false, "aborted: the run was cancelled");
+        // waited as long as a run may: transient, so the executor's backoff decides what next
+        if (error instanceof ProviderUnavailableError) return fail(true, error.message);
         const kind = classifyModelError(error);
         return fail(kind === "transient", explainModelError(error, request.agent.model));
       } finally {

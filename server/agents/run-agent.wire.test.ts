@@ -134,9 +134,12 @@ describe.each(["openai", "anthropic", "local"] as const)("run loop through the %
   it("retries a 500 with backoff, then succeeds", async () => {
     const { runner, sleeps } = runtime();
     server.script({ kind: "error", status: 500, message: "Internal error", errorType: "api_error" }, { kind: "text", text: "Fine now." });
-    const result = await runner.run(runRequest({ agent: subAgent() }), recordingSink());
+    const sink = recordingSink();
+    const result = await runner.run(runRequest({ agent: subAgent() }), sink);
     expect(result).toMatchObject({ kind: "ok", text: "Fine now." });
     expect(sleeps).toEqual([750]); // base 1000 ms, jitter 0.5 → between 500 and 1000
+    // the wait is one live status line on the step, cleared when the retry goes out
+    expect(sink.statuses).toEqual(["attempt 2 of 5, retrying in 1 s (provider error)", null]);
   });
 
   it("survives a connection dropped mid-stream", async () => {

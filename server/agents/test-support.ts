@@ -52,6 +52,8 @@ export function runRequest(overrides: Partial<RunRequest> = {}): RunRequest {
 export interface RecordingSink extends RunSink {
   deltas: string[];
   logs: { phase: string; message: string; data?: unknown }[];
+  /** the live status lines, in order (null = cleared) */
+  statuses: (string | null)[];
   text(): string;
   phases(): string[];
 }
@@ -59,9 +61,12 @@ export interface RecordingSink extends RunSink {
 export function recordingSink(): RecordingSink {
   const deltas: string[] = [];
   const logs: RecordingSink["logs"] = [];
+  const statuses: (string | null)[] = [];
   return {
     deltas,
     logs,
+    statuses,
+    status: (text) => statuses.push(text),
     textDelta: (delta) => deltas.push(delta),
     log: (entry) => logs.push(entry),
     text: () => deltas.join(""),

@@ -49,6 +49,7 @@ export {
 export { createPlanState, stepStateFromSpec, findStep } from "./plan-state.ts";
 export { MAX_FOR_EACH_ITEMS, NO_ITEMS_SUMMARY, forEachItems, collectedSummary, liveChildCounts } from "./for-each.ts";
 export { reconcile } from "./reconcile.ts";
+export { planOutcome, resultSteps, outcomeReport, isReleasedByQuorum, notNeededReason, recoveredAfterRetry, type PlanOutcome, type OutcomeReport, type MissingStep } from "./outcome.ts";
 export { RUN_LOST_REASON } from "./reconcile-events.ts";
 export { BUDGET_ABORT_REASON } from "./reconcile-dispatch.ts";
 export {

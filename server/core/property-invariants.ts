@@ -34,10 +34,14 @@ export interface Coverage {
   capacityHeld: number;
   /** running plans with nothing live, waiting only for a retry time (liveness) */
   waitingOnTime: number;
+  /** plans that settled (not aborted or cancelled), by outcome */
+  endedCompleted: number;
+  endedPartial: number;
+  endedFailedNoResult: number;
 }
 
 export function emptyCoverage(): Coverage {
-  return { shared: 0, quorumReleased: 0, budgetRefused: 0, budgetAborted: 0, expanded: 0, noItems: 0, tooManyItems: 0, collected: 0, collectedFailed: 0, childBoundHeld: 0, taintInherited: 0, capacityHeld: 0, waitingOnTime: 0 };
+  return { shared: 0, quorumReleased: 0, budgetRefused: 0, budgetAborted: 0, expanded: 0, noItems: 0, tooManyItems: 0, collected: 0, collectedFailed: 0, childBoundHeld: 0, taintInherited: 0, capacityHeld: 0, waitingOnTime: 0, endedCompleted: 0, endedPartial: 0, endedFailedNoResult: 0 };
 }
 
 /** A cheap assertion for per-step loops: `expect` per step made the property test several times slower. */
@@ -265,6 +269,7 @@ export function checkInvariants({
       ensure(isTerminalStep(step.status) && !step.decisionPending, () => `ended plan with step ${step.index} ${step.status}, decision pending ${step.decisionPending}`);
     }
     if (after.status === "completed") expect(after.steps.every((step) => isSuccessfulEnough(step.status))).toBe(true);
+    if (!isTerminalPlan(before.status)) checkOutcome(after, result, coverage);
   } else {
     expect(ended).toEqual([]);
     expect(after.status === "paused").toBe(after.steps.some((step) => step.status === "blocked"));
@@ -300,4 +305,28 @@ function checkTaint({ before, after, event, coverage }: { before: PlanState; aft
     ensure(step.outputUntrusted, () => `step ${step.index} read untrusted input but its output is trusted`);
     if (!event.outcome.untrusted) coverage.taintInherited += 1;
   }
+}
+
+/**
+ * The outcome, re-stated: an abort fails the plan; otherwise completed when every step
+ * is done (a straggler a quorum let go counts as done), partial when some result step
+ * (top-level, nobody waits for it) is done, failed when none is.
+ */
+function checkOutcome(after: PlanState, result: ReconcileResult, coverage: Coverage): void {
+  if (after.status === "cancelled") return;
+  const aborted = result.log.some((line) => line.stepIndex === null && line.message.startsWith("plan failed: "));
+  if (aborted) {
+    expect(after.status).toBe("failed");
+    return;
+  }
+  const waitedFor = new Set(after.steps.flatMap((step) => step.waitFor));
+  const delivered = after.steps.some((step) => step.parentIndex === null && !waitedFor.has(step.index) && step.status === "done");
+  const allDone = after.steps.every(
+    (step) => step.status === "done" || (step.status === "skipped" && (step.failureReason ?? "").startsWith("not needed: quorum of step ")),
+  );
+  const expected = allDone ? "completed" : delivered ? "partial" : "failed";
+  ensure(after.status === expected, () => `plan ended ${after.status}, expected ${expected}: ${after.steps.map((step) => `${step.index}:${step.status}`).join(" ")}`);
+  if (expected === "completed") coverage.endedCompleted += 1;
+  else if (expected === "partial") coverage.endedPartial += 1;
+  else coverage.endedFailedNoResult += 1;
 }

@@ -79,6 +79,19 @@ export function skipStep(working: Working, step: StepState, reason: string | nul
   step.endedAt = working.now;
 }
 
+/**
+ * The reason a decided skip records: who decided and why, and the failure it followed,
+ * so the closing message can say both. The prefix keeps free text (a model's or a
+ * member's) from passing for a reason reconcile writes itself (a quorum release).
+ */
+export function decidedSkipReason(input: { by: "commander" | "member"; reason: string | null | undefined; failure: string | null }): string | null {
+  const said = input.reason?.trim() ? input.reason.trim() : null;
+  let decided: string | null;
+  if (input.by === "commander") decided = said ? `the commander skipped it: ${said}` : "the commander skipped it";
+  else decided = said === null ? "skipped by a member" : said.startsWith("skipped by ") ? said : `skipped by a member: ${said}`;
+  return input.failure && input.failure !== said ? `${decided} (it had failed: ${input.failure})` : decided;
+}
+
 /** Back to pending with a fresh retry budget (commander retry, member retry). */
 export function resetForRetry(step: StepState): void {
   step.status = "pending";

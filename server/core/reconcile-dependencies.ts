@@ -4,6 +4,7 @@
  * needs are skipped (and their runs stopped) so they do not hold the plan.
  */
 import { isDeadEnd, unreachableBecause } from "./dependencies.ts";
+import { notNeededReason } from "./outcome.ts";
 import { findStep } from "./plan-state.ts";
 import { readySteps } from "./readiness.ts";
 import { note, releaseRuns, skipStep, type Working } from "./reconcile-context.ts";
@@ -65,7 +66,7 @@ function releaseOnce(working: Working): boolean {
       );
       if (neededElsewhere) continue;
       const run = dependency.status === "in_progress" ? dependency.liveRunId : null;
-      const reason = `not needed: quorum of step ${consumer.index} reached`;
+      const reason = notNeededReason(consumer.index);
       skipStep(working, dependency, reason);
       note(working, index, `skipped: ${reason}`);
       if (run !== null) releaseRuns(working, [run]);

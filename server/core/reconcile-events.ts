@@ -6,7 +6,7 @@
 import { addUsage } from "./budget.ts";
 import { containsFenceMarker } from "./fence.ts";
 import { findStep, stepStateFromSpec } from "./plan-state.ts";
-import { abortPlan, cancelPlan, handleFailure, note, skipStep, type Working } from "./reconcile-context.ts";
+import { abortPlan, cancelPlan, decidedSkipReason, handleFailure, note, skipStep, type Working } from "./reconcile-context.ts";
 import { retryStep } from "./reconcile-for-each.ts";
 import { stepsSharingRun } from "./single-flight.ts";
 import { isTerminalPlan } from "./status.ts";
@@ -193,7 +193,7 @@ export const handlers: Handlers = {
       note(working, step.index, `step ${step.index} is ${statusWords(step.status)}; only a failed or pending step can be skipped`);
       return "ignored";
     }
-    skipStep(working, step, event.reason);
+    skipStep(working, step, decidedSkipReason({ by: "member", reason: event.reason, failure: step.status === "failed" ? step.failureReason : null }));
     note(working, step.index, `skipped by a member: ${event.reason}`);
     return "applied";
   },
@@ -211,7 +211,7 @@ function applyDecision(working: Working, step: StepState, decision: CommanderDec
       note(working, step.index, `the commander retries the step${decision.assignee ? ` with ${decision.assignee}` : ""}${decision.input !== undefined ? " with new input" : ""}`);
       return "applied";
     case "skip":
-      skipStep(working, step, decision.reason ?? step.failureReason);
+      skipStep(working, step, decidedSkipReason({ by: "commander", reason: decision.reason, failure: step.failureReason }));
       note(working, step.index, `the commander skips the step${decision.reason ? `: ${decision.reason}` : ""}`);
       return "applied";
     case "abort": {

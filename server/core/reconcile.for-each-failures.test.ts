@@ -148,12 +148,12 @@ describe("for_each: decisions on a failed parent", () => {
     expect(result.commands).toEqual([expect.objectContaining({ type: "dispatch", stepIndex: 5 })]);
   });
 
-  it("skip skips the parent and its failed children; the plan can complete", () => {
+  it("skip skips the parent and its failed children; the plan ends partial", () => {
     let result = decide(oneItemFailed("ask_commander").plan, 2, { kind: "skip", reason: "good enough" });
-    expect(stepOf(result, 2)).toMatchObject({ status: "skipped", failureReason: "good enough" });
+    expect(stepOf(result, 2)).toMatchObject({ status: "skipped", failureReason: expect.stringMatching(/^the commander skipped it: good enough \(it had failed: 1 of \d+ items failed/) });
     expect(stepOf(result, 5)).toMatchObject({ status: "skipped", failureReason: "broken" });
     result = finish(result.plan, 3, ok("used"));
-    expect(result.plan.status).toBe("completed");
+    expect(result.plan.status).toBe("partial");
   });
 
   it("abort ends the plan", () => {

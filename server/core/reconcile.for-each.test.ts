@@ -87,14 +87,15 @@ describe("for_each: expansion", () => {
     expect(result.commands).toEqual([expect.objectContaining({ type: "dispatch", stepIndex: 3, renderedInput: "after (no items)" })]);
   });
 
-  it("a skipped source lists nothing; a chain of for_each steps over empty lists completes", () => {
+  it("a skipped source lists nothing; a chain of for_each steps over empty lists ends partial", () => {
     const plan = listPlan({
       source: { status: "skipped", outputSummary: null },
       extra: [{ index: 3, waitFor: [2], input: "{{item}}", forEach: { from: 2, field: "output_files", maxParallel: null } }],
     });
     const result = run(plan, { type: "tick" });
     expect(stepOf(result, 3)).toMatchObject({ status: "done", outputSummary: "(no items)" });
-    expect(result.plan.status).toBe("completed");
+    // the source was skipped: something is missing, but the last step delivered
+    expect(result.plan.status).toBe("partial");
   });
 
   it(`a list of more than ${MAX_FOR_EACH_ITEMS} items fails the step with a clear reason; no children`, () => {
@@ -202,13 +203,13 @@ describe("for_each: collecting", () => {
     expect(stepOf(plan, 3)).toMatchObject({ status: "done", outputUntrusted: true });
   });
 
-  it("a skipped child (on_failure continue) reads (skipped); the parent is done and the plan completes", () => {
+  it("a skipped child (on_failure continue) reads (skipped); the parent is done and the plan is partial", () => {
     let plan = run(listPlan({ summary: "a\nb" }), { type: "tick" }).plan;
     plan = finish(plan, 3, { kind: "failed", transient: false, reason: "404" }).plan;
     expect(stepOf(plan, 3)).toMatchObject({ status: "skipped", failureReason: "404" });
     const result = finish(plan, 4, ok("b ok"));
     expect(stepOf(result, 2)).toMatchObject({ status: "done", outputSummary: "1. a: (skipped)\n2. b: b ok" });
-    expect(result.plan.status).toBe("completed");
+    expect(result.plan.status).toBe("partial");
   });
 
   it("a for_each over a collected summary maps over its lines", () => {

@@ -75,6 +75,10 @@ describe("reconcile properties", () => {
     expect(coverage.taintInherited).toBeGreaterThan(0);
     expect(coverage.capacityHeld).toBeGreaterThan(0);
     expect(coverage.waitingOnTime).toBeGreaterThan(0);
+    // every outcome is reached by plans that settled on their own
+    expect(coverage.endedCompleted).toBeGreaterThan(0);
+    expect(coverage.endedPartial).toBeGreaterThan(0);
+    expect(coverage.endedFailedNoResult).toBeGreaterThan(0);
   }, 30_000);
 
   it("an abort_plan failure cascades exactly", () => {

@@ -161,7 +161,7 @@ describe("reconcile: run events", () => {
   });
 
   it("ignores every event on a terminal plan", () => {
-    for (const status of ["completed", "failed", "cancelled"] as const) {
+    for (const status of ["completed", "partial", "failed", "cancelled"] as const) {
       const plan = makePlan({ status, steps: [{ index: 1 }] });
       const result = run(plan, { type: "tick" });
       expect(result).toMatchObject({ plan, commands: [], changedSteps: [] });
@@ -266,10 +266,23 @@ describe("reconcile: run events", () => {
     expect(result.commands).toEqual([expect.objectContaining({ type: "dispatch", stepIndex: 2, renderedInput: "(step 1 was skipped)" })]);
   });
 
-  it("a plan whose failures were all skipped under continue completes", () => {
-    const plan = makePlan({ steps: [live(1, { onFailure: "continue" })] });
-    const result = run(plan, { type: "run-finished", stepIndex: 1, runId: "run-1", outcome: { kind: "failed", transient: false, reason: "x" } });
-    expect(result.plan.status).toBe("completed");
+  it("a plan whose every step failed and was skipped under continue fails: it delivered nothing", () => {
+    const plan = makePlan({ steps: [live(1, { onFailure: "continue" }), { index: 2, onFailure: "continue" }] });
+    let result = run(plan, { type: "run-finished", stepIndex: 1, runId: "run-1", outcome: { kind: "failed", transient: false, reason: "x" } });
+    expect(result.plan.status).toBe("running");
+    const second = stepOf(result, 2).liveRunId!;
+    result = run(result.plan, { type: "run-finished", stepIndex: 2, runId: second, outcome: { kind: "failed", transient: false, reason: "y" } });
+    expect(result.plan.status).toBe("failed");
+    expect(result.commands).toEqual([{ type: "plan-ended", status: "failed" }]);
+  });
+
+  it("a skipped step with the result still delivered is partial, not completed", () => {
+    const plan = makePlan({ steps: [live(1, { onFailure: "continue" }), { index: 2 }] });
+    let result = run(plan, { type: "run-finished", stepIndex: 1, runId: "run-1", outcome: { kind: "failed", transient: false, reason: "x" } });
+    const second = stepOf(result, 2).liveRunId!;
+    result = run(result.plan, { type: "run-finished", stepIndex: 2, runId: second, outcome: { kind: "ok", summary: "s", files: [] } });
+    expect(result.plan.status).toBe("partial");
+    expect(result.commands).toEqual([{ type: "plan-ended", status: "partial" }]);
   });
 
   it("ask_commander: fails the step, asks, and independent branches continue", () => {
@@ -367,7 +380,8 @@ describe("reconcile: commander decisions", () => {
   it("skip lets downstream proceed", () => {
     const plan = makePlan({ steps: [failed, { index: 2 }] });
     const result = run(plan, { type: "commander-decision", stepIndex: 1, decision: { kind: "skip", reason: "not needed" } });
-    expect(stepOf(result, 1)).toMatchObject({ status: "skipped", decisionPending: false, failureReason: "not needed" });
+    // who decided, why, and the failure it followed: the closing message reports all of it
+    expect(stepOf(result, 1)).toMatchObject({ status: "skipped", decisionPending: false, failureReason: "the commander skipped it: not needed (it had failed: boom)" });
     expect(result.commands).toEqual([expect.objectContaining({ type: "dispatch", stepIndex: 2 })]);
   });
 
@@ -444,7 +458,8 @@ describe("reconcile: member controls and cancel", () => {
   it("skip-step skips a pending or failed step, nothing else", () => {
     const pending = makePlan({ steps: [live(1, { waitFor: [] }), { index: 2, waitFor: [] , retryAt: NOW + 9}] , maxParallel: 1});
     const result = run(pending, { type: "skip-step", stepIndex: 2, reason: "not needed" });
-    expect(stepOf(result, 2)).toMatchObject({ status: "skipped", failureReason: "not needed", retryAt: null });
+    // a member's free text is marked as theirs
+    expect(stepOf(result, 2)).toMatchObject({ status: "skipped", failureReason: "skipped by a member: not needed", retryAt: null });
     expect(run(pending, { type: "skip-step", stepIndex: 1, reason: "x" })).toMatchObject({ plan: pending, commands: [] });
     const failed = makePlan({ steps: [{ index: 1, status: "failed", decisionPending: true }, { index: 2 }] });
     const skipped = run(failed, { type: "skip-step", stepIndex: 1, reason: "fine" });
@@ -476,7 +491,8 @@ describe("reconcile: steps that can never run", () => {
     const result = run(plan, { type: "tick" });
     expect(stepOf(result, 2)).toMatchObject({ status: "skipped", failureReason: "upstream step 1 failed" });
     expect(stepOf(result, 3)).toMatchObject({ status: "skipped", failureReason: "upstream step 1 failed" });
-    expect(result.plan.status).toBe("failed");
-    expect(result.commands).toEqual([{ type: "plan-ended", status: "failed" }]);
+    // step 4 is a result step and it is done: the plan delivered something
+    expect(result.plan.status).toBe("partial");
+    expect(result.commands).toEqual([{ type: "plan-ended", status: "partial" }]);
   });
 });

@@ -40,6 +40,7 @@ import { releaseStragglers, skipDoomedSteps } from "./reconcile-dependencies.ts"
 import { dispatchReady, refuseOverBudget } from "./reconcile-dispatch.ts";
 import { handlers } from "./reconcile-events.ts";
 import { closeSkippedExpansions, collectExpansions, expandReady } from "./reconcile-for-each.ts";
+import { planOutcome } from "./outcome.ts";
 import { isTerminalPlan } from "./status.ts";
 import type { PlanEvent, PlanState, ReconcileInput, ReconcileResult, StepState } from "./types.ts";
 
@@ -126,7 +127,8 @@ function endIfSettled(working: Working): boolean {
     (step) => step.status === "pending" || step.status === "in_progress" || step.status === "blocked" || step.decisionPending,
   );
   if (open) return false;
-  const status = steps.some((step) => step.status === "failed") ? "failed" : "completed";
+  // completed, partial or failed by what the steps delivered (an abort ended the plan earlier)
+  const status = planOutcome(steps);
   working.plan.status = status;
   working.commands.push({ type: "plan-ended", status });
   note(working, null, `plan ${status}`);

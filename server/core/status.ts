@@ -21,5 +21,5 @@ export function isLiveStep(status: StepStatus): boolean {
 
 /** The plan has ended; events for it are ignored. */
 export function isTerminalPlan(status: PlanStatus): boolean {
-  return status === "completed" || status === "failed" || status === "cancelled";
+  return status === "completed" || status === "partial" || status === "failed" || status === "cancelled";
 }

@@ -7,7 +7,8 @@
 export const STEP_STATUSES = ["pending", "in_progress", "done", "failed", "skipped", "blocked"] as const;
 export type StepStatus = (typeof STEP_STATUSES)[number];
 
-export const PLAN_STATUSES = ["running", "paused", "completed", "failed", "cancelled"] as const;
+/** completed: every step done; partial: something failed or was skipped, a result was still delivered; failed: aborted or no result */
+export const PLAN_STATUSES = ["running", "paused", "completed", "partial", "failed", "cancelled"] as const;
 export type PlanStatus = (typeof PLAN_STATUSES)[number];
 
 export const ON_FAILURE_POLICIES = ["abort_plan", "continue", "ask_commander"] as const;
@@ -221,7 +222,7 @@ export type PlanCommand =
   | { type: "schedule-tick"; at: number }
   /** abort a live run (plan cancelled or aborted, or a straggler a quorum no longer needs); never one another live step still shares */
   | { type: "cancel-run"; runId: string }
-  | { type: "plan-ended"; status: Extract<PlanStatus, "completed" | "failed" | "cancelled"> };
+  | { type: "plan-ended"; status: Extract<PlanStatus, "completed" | "partial" | "failed" | "cancelled"> };
 
 /** Live run counts outside this plan, so pooled limits hold across plans. */
 export interface CapacityView {

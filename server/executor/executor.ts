@@ -463,6 +463,7 @@ export class Executor {
           {
             textDelta: (delta) => this.context.publisher.runDelta(conversationId, runId, delta),
             log: (entry) => logs.push(entry),
+            status: (text) => this.context.publisher.runStatus?.(conversationId, runId, text),
           },
         );
       } catch (error) {

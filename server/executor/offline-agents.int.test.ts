@@ -44,10 +44,13 @@ it("turns an unaddressed request naming several items into a parallel plan with 
   expect(steps.every((s) => s.status === "done" && s.outputSummary)).toBe(true);
   const messages = await fixture.db.prisma.message.findMany({ where: { planId: plan.id }, orderBy: { createdAt: "asc" } });
   expect(messages.filter((m) => m.kind === "dispatch")).toHaveLength(3);
-  const synthesis = messages.at(-1)!;
-  expect(synthesis.kind).toBe("result");
-  expect(synthesis.body).toMatch(/Postgres/);
-  expect(synthesis.body).toMatch(/SQLite/);
+  // the synthesis, then the commander's closing message
+  const [synthesis, closing] = messages.slice(-2);
+  expect(synthesis!.kind).toBe("result");
+  expect(synthesis!.body).toMatch(/Postgres/);
+  expect(synthesis!.body).toMatch(/SQLite/);
+  expect(closing).toMatchObject({ kind: "outcome", authorAgentId: synthesis!.authorAgentId });
+  expect(closing!.body).toContain("completed: 4 of 4 steps done");
   // tool calls of the runs are in the execution log
   const log = await fixture.db.prisma.stepEvent.findMany({ where: { planId: plan.id, stepIndex: 1 } });
   expect(log.some((entry) => entry.phase === "dispatch")).toBe(true);

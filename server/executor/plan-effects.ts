@@ -7,6 +7,9 @@
 import { randomUUID } from "node:crypto";
 import type { Agent, Prisma } from "../generated/prisma/client.ts";
 import { reconcile } from "../core/reconcile.ts";
+import { isTerminalPlan } from "../core/status.ts";
+import { outcomeReport, recoveredAfterRetry } from "../core/outcome.ts";
+import { closingMessage, recoveryMessage } from "./closing-message.ts";
 import { COMMANDER_ASSIGNEE, type CapacityView, type PlanCommand, type PlanEvent, type StepState } from "../core/types.ts";
 import {
   loadPlan,
@@ -68,12 +71,25 @@ async function currentPlan(
   return loadPlan(tx, planId);
 }
 
-/** Feeds one event to the core for one plan and performs what it decides. */
+/** What one reconcile changed, for a caller that posts messages about it. */
+export interface PlanChange {
+  /** false when the event was stale or did not apply: nothing changed */
+  applied: boolean;
+  before: LoadedPlan;
+  after: LoadedPlan;
+}
+
+/**
+ * Feeds one event to the core for one plan and performs what it decides.
+ * `beforeCommands` sees the decision before its commands run, so a message about
+ * the event (an error, a decision) lands in chat before the messages the commands
+ * post (a dispatch, the closing message).
+ */
 export async function reconcilePlan(
   context: ExecutorContext,
   tx: Tx,
   uow: UnitOfWork,
-  input: { planId: string; event: PlanEvent; read?: PlanContext },
+  input: { planId: string; event: PlanEvent; read?: PlanContext; beforeCommands?: (change: PlanChange) => void },
 ): Promise<LoadedPlan | null> {
   return (await applyPlanEvent(context, tx, uow, input))?.plan ?? null;
 }
@@ -86,7 +102,7 @@ export async function applyPlanEvent(
   context: ExecutorContext,
   tx: Tx,
   uow: UnitOfWork,
-  input: { planId: string; event: PlanEvent; read?: PlanContext },
+  input: { planId: string; event: PlanEvent; read?: PlanContext; beforeCommands?: (change: PlanChange) => void },
 ): Promise<{ plan: LoadedPlan; ignored: string | null } | null> {
   const read = input.read ?? (await planContext(tx, uow, { planId: input.planId }));
   const loaded = await currentPlan(context, tx, uow, input.planId, read);
@@ -108,6 +124,7 @@ export async function applyPlanEvent(
     result.changedSteps.length === 0 && result.commands.length === 0 && result.plan.status === loaded.state.status;
   if (result.plan === loaded.state || unchanged) {
     uow.cachePlan(loaded);
+    input.beforeCommands?.({ applied: false, before: loaded, after: loaded });
     return { plan: loaded, ignored: result.ignored ?? null }; // nothing changed (stale or inapplicable event)
   }
   const saved = await savePlan(tx, uow.batch, {
@@ -117,6 +134,8 @@ export async function applyPlanEvent(
     now: new Date(now),
   });
   uow.cachePlan(saved);
+  input.beforeCommands?.({ applied: true, before: loaded, after: saved });
+  await announceRecoveries(context, tx, uow, { before: loaded, after: saved });
 
   for (const command of result.commands) {
     await applyCommand(context, tx, uow, saved, command);
@@ -127,7 +146,7 @@ export async function applyPlanEvent(
     if (step) uow.emit("step-updated", { planId: saved.state.id, step: stepDTO(saved, step) });
   }
   if (result.plan.status !== loaded.state.status) {
-    const ended = ["completed", "failed", "cancelled"].includes(result.plan.status);
+    const ended = isTerminalPlan(result.plan.status);
     uow.emit("plan-updated", {
       planId: loaded.state.id,
       status: result.plan.status,
@@ -135,6 +154,32 @@ export async function applyPlanEvent(
     });
   }
   return { plan: saved, ignored: null };
+}
+
+/**
+ * A step that failed for good and was then retried (by the commander or a member)
+ * and succeeded: the chat still shows its failure and the decision about it, so it
+ * says that the retry worked.
+ */
+async function announceRecoveries(
+  context: ExecutorContext,
+  tx: Tx,
+  uow: UnitOfWork,
+  input: { before: LoadedPlan; after: LoadedPlan },
+): Promise<void> {
+  for (const step of input.after.state.steps) {
+    if (!recoveredAfterRetry(step)) continue;
+    const previous = input.before.state.steps.find((candidate) => candidate.index === step.index);
+    if (previous?.status === "done") continue;
+    insertMessage(context, uow, {
+      conversationId: input.after.conversationId,
+      author: { kind: "agent", agent: await context.agents.commanderFor(tx, input.after.conversationId) },
+      kind: "outcome",
+      body: recoveryMessage(step),
+      planId: input.after.state.id,
+      stepId: input.after.stepIds.get(step.index) ?? null,
+    });
+  }
 }
 
 /**
@@ -312,6 +357,14 @@ async function applyCommand(
     }
     case "plan-ended": {
       uow.log({ planId, stepIndex: null, phase: "plan-ended", message: `plan ${command.status}` });
+      // the commander always closes a plan: what it delivered, or what is missing and why
+      insertMessage(context, uow, {
+        conversationId: plan.conversationId,
+        author: { kind: "agent", agent: await context.agents.commanderFor(tx, plan.conversationId) },
+        kind: "outcome",
+        body: closingMessage({ title: plan.title, report: outcomeReport(plan.state) }),
+        planId,
+      });
       // a question nobody needs answered any more must not stay answerable
       const open = await tx.form.findMany({ where: { planId, status: "open" }, include: formInclude });
       for (const form of open) closeForm(uow, form, [...plan.stepIds].find(([, id]) => id === form.stepId)?.[0] ?? null);

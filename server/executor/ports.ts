@@ -102,6 +102,11 @@ export interface ResumeInput {
 export interface RunSink {
   textDelta(delta: string): void;
   log(entry: { phase: string; message: string; data?: unknown }): void;
+  /**
+   * one live status line of the run while it waits (an in-run retry, a provider whose
+   * circuit is open); null clears it. Shown on the step, never stored.
+   */
+  status?(text: string | null): void;
 }
 
 export interface AgentRunner {
@@ -118,4 +123,6 @@ export interface EventPublisher {
   publish(events: ConversationEventDTO[]): void;
   /** ephemeral streaming text; never stored, never replayed */
   runDelta(conversationId: string, runId: string, delta: string): void;
+  /** ephemeral status line of a live run (null clears it); never stored, never replayed */
+  runStatus?(conversationId: string, runId: string, text: string | null): void;
 }

@@ -8,13 +8,13 @@ import type { Prisma } from "../generated/prisma/client.ts";
 import { validatePlan, validateAppendedSteps } from "../core/validate-plan.ts";
 import { PlanValidationError } from "../core/errors.ts";
 import { formSpecSchema } from "../core/form-schema.ts";
-import type { CommanderDecision, PlanEvent, RunOutcome } from "../core/types.ts";
+import type { CommanderDecision, PlanEvent, RunOutcome, StepState } from "../core/types.ts";
 import { insertPlan, loadPlan } from "../adapters/prisma/plan-repository.ts";
 import { sqlWrites } from "../adapters/prisma/write-batch.ts";
 import { toPlanDTO } from "../adapters/prisma/serializers.ts";
 import type { AgentRunResult } from "./ports.ts";
 import type { ExecutorContext } from "./context.ts";
-import { openForm, planContext, reconcilePlan } from "./plan-effects.ts";
+import { openForm, planContext, reconcilePlan, type PlanChange } from "./plan-effects.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
 import { runDTO, type RunLaunch } from "./run-records.ts";
 import { insertMessage } from "./messages.ts";
@@ -85,17 +85,19 @@ export async function finishRun(
           runId,
         })
       : null;
-  const tellPlan = async (event: PlanEvent) => {
-    if (launch.planId) await reconcilePlan(context, tx, uow, { planId: launch.planId, event, read: read ?? undefined });
+  const tellPlan = async (event: PlanEvent, beforeCommands?: (change: PlanChange) => void) => {
+    if (launch.planId) await reconcilePlan(context, tx, uow, { planId: launch.planId, event, read: read ?? undefined, beforeCommands });
   };
   // every outcome carries the run's usage: the core adds it to the step and checks budgets
   const usage = { tokens: result.usage.tokensIn + result.usage.tokensOut, cost: result.usage.cost };
-  const report = (outcome: RunOutcome) =>
+  const report = (outcome: RunOutcome, beforeCommands?: (change: PlanChange) => void) =>
     launch.stepIndex === null
       ? Promise.resolve()
-      : tellPlan({ type: "run-finished", stepIndex: launch.stepIndex, runId, outcome: { ...outcome, usage } });
-  const decide = (decision: CommanderDecision) =>
-    launch.stepIndex === null ? Promise.resolve() : tellPlan({ type: "commander-decision", stepIndex: launch.stepIndex, decision });
+      : tellPlan({ type: "run-finished", stepIndex: launch.stepIndex, runId, outcome: { ...outcome, usage } }, beforeCommands);
+  const decide = (decision: CommanderDecision, beforeCommands?: (change: PlanChange) => void) =>
+    launch.stepIndex === null
+      ? Promise.resolve()
+      : tellPlan({ type: "commander-decision", stepIndex: launch.stepIndex, decision }, beforeCommands);
 
   if (result.kind === "blocked") {
     const form = formSpecSchema.safeParse(result.form);
@@ -125,14 +127,33 @@ export async function finishRun(
   }
 
   if (result.kind === "failed") {
-    await say(`**${result.transient ? "Temporary failure" : "Failed"}:** ${result.reason}`, "error");
-    if (launch.kind === "decision") return decide({ kind: "abort", reason: `the commander could not decide: ${result.reason}` });
-    return report({ kind: "failed", transient: result.transient, reason: result.reason });
+    if (launch.kind === "decision" || launch.stepIndex === null) {
+      await say(`**Failed:** ${result.reason}`, "error");
+      if (launch.kind === "decision") return decide({ kind: "abort", reason: `the commander could not decide: ${result.reason}` });
+      return;
+    }
+    // An attempt that will be retried is not news: it goes to the step's log and its
+    // status line. Only a failure that sticks is posted, with the reason the step records.
+    return report({ kind: "failed", transient: result.transient, reason: result.reason }, (change) => {
+      if (!change.applied) {
+        say(`**Failed:** ${result.reason}`, "error");
+        return;
+      }
+      // every step on this run (several when they shared it) that did not go back for a retry
+      const stuck = stepsStuckAfter(change, runId);
+      if (stuck.length === 0) return;
+      say(`**Failed:** ${stuck[0]!.failureReason ?? result.reason}`, "error");
+    });
   }
 
   if (launch.kind === "decision") {
-    await say(clip(result.text, MAX_TEXT_CHARS), "decision");
-    return decide(await parseDecision(context, tx, launch, result.decision, say));
+    const text = clip(result.text, MAX_TEXT_CHARS);
+    const decision = await parseDecision(context, tx, launch, result.decision, say);
+    // said once the core has ruled on it: a decision that no longer applies must not read as applied
+    return decide(decision, (change) => {
+      const step = change.after.state.steps.find((candidate) => candidate.index === launch.stepIndex);
+      say(change.applied ? text || `Decision for step ${launch.stepIndex}: ${decision.kind}.` : notAppliedDecision(text, decision, step), "decision");
+    });
   }
 
   if (launch.kind === "chat" && result.plan !== undefined) {
@@ -166,6 +187,28 @@ export async function finishRun(
     files: result.files.slice(0, 100).map((name) => clip(name, 200)),
     untrusted: result.untrusted,
   });
+}
+
+/**
+ * The steps that were live on `runId` and did not go back to pending for a transient
+ * retry in this reconcile: their failure sticks (failed, skipped, or the plan ended).
+ */
+function stepsStuckAfter(change: PlanChange, runId: string): StepState[] {
+  const stuck: StepState[] = [];
+  for (const before of change.before.state.steps) {
+    if (before.status !== "in_progress" || before.liveRunId !== runId) continue;
+    const after = change.after.state.steps.find((step) => step.index === before.index);
+    const retried = after?.status === "pending" && after.transientFailures > before.transientFailures;
+    if (after && !retried) stuck.push(after);
+  }
+  return stuck;
+}
+
+/** The commander's words, and that they changed nothing: someone acted on the step first. */
+function notAppliedDecision(text: string, decision: CommanderDecision, step: StepState | undefined): string {
+  const state = step ? `step ${step.index} is already ${step.status.replace("_", " ")}` : "the step no longer exists";
+  const said = text || `Decision: ${decision.kind}.`;
+  return `${said}\n\n_Not applied: ${state}; someone acted on it before the commander decided._`;
 }
 
 /** The commander's decision, checked like any model output; anything invalid aborts. */

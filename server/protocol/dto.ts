@@ -22,7 +22,8 @@ export interface MessageDTO {
   conversationId: string;
   authorKind: "user" | "agent" | "system";
   author: { id: string; name: string; handle?: string; role?: "commander" | "sub_agent" } | null;
-  kind: "text" | "dispatch" | "result" | "form" | "decision" | "plan" | "error";
+  /** outcome: the commander closing a plan, or correcting an earlier message by what happened */
+  kind: "text" | "dispatch" | "result" | "form" | "decision" | "plan" | "error" | "outcome";
   body: string;
   mentions: MentionDTO[];
   planId: string | null;
@@ -58,6 +59,8 @@ export interface StepDTO {
   maxRetries: number;
   status: StepStatus;
   attempts: number;
+  /** transient failures in the current retry budget (0 after a decided retry) */
+  transientFailures: number;
   renderedInput: string | null;
   outputSummary: string | null;
   outputFiles: string[];

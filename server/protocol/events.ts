@@ -38,6 +38,8 @@ export interface ServerToClientEvents {
   "conversation-event": (event: ConversationEventDTO) => void;
   /** streaming text of a live run; never stored, never replayed */
   "run-delta": (delta: { conversationId: string; runId: string; text: string }) => void;
+  /** what a live run is waiting for ("attempt 2 of 5, retrying in 2 s"); null clears it; never stored */
+  "run-status": (status: { conversationId: string; runId: string; text: string | null }) => void;
   /** something happened in a conversation the user belongs to (sidebar badges) */
   activity: (activity: { conversationId: string; seq: number }) => void;
   /** the user was added to or removed from a conversation (refresh the sidebar; leave a removed one) */

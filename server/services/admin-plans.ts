@@ -42,6 +42,8 @@ export async function listPlanHistory(
     createdAt: plan.createdAt.toISOString(),
     endedAt: plan.endedAt?.toISOString() ?? null,
     steps: plan.steps.length,
+    doneSteps: plan.steps.filter((s) => s.status === "done").length,
+    skippedSteps: plan.steps.filter((s) => s.status === "skipped").length,
     failedSteps: plan.steps.filter((s) => s.status === "failed").length,
     assignees: [...new Set(plan.steps.map((s) => s.assignee))],
     tokens: plan.runs.reduce((sum, run) => sum + run.tokensIn + run.tokensOut, 0),

@@ -6,6 +6,7 @@ const TABS = [
   { href: "/admin/agents", label: "Agents" },
   { href: "/admin/plans", label: "Plan history" },
   { href: "/admin/usage", label: "Usage" },
+  { href: "/admin/providers", label: "Providers" },
   { href: "/admin/invites", label: "Invites" },
   { href: "/admin/audit", label: "Audit log" },
 ];

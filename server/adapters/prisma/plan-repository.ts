@@ -5,6 +5,7 @@
 import { Prisma } from "../../generated/prisma/client.ts";
 import type { ForEachField, PlanSpec, PlanState, StepExpansion, StepState } from "../../core/types.ts";
 import { stepStateFromSpec } from "../../core/plan-state.ts";
+import { isTerminalPlan } from "../../core/status.ts";
 import { sqlWrites, type WriteBatch } from "./write-batch.ts";
 
 type Tx = Prisma.TransactionClient;
@@ -208,7 +209,7 @@ export async function savePlan(
   const { loaded, next, now } = input;
   const stepIds = new Map(loaded.stepIds);
   const statusChanged = next.status !== loaded.state.status;
-  const ended = next.status === "completed" || next.status === "failed" || next.status === "cancelled";
+  const ended = isTerminalPlan(next.status);
   const version = loaded.version + 1;
   batch.set(
     `plan:${next.id}`,

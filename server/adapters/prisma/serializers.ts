@@ -58,6 +58,7 @@ export function stepStateDTO(step: StepState, id: string): StepDTO {
     maxRetries: step.maxRetries,
     status: step.status,
     attempts: step.attempts,
+    transientFailures: step.transientFailures,
     renderedInput: step.renderedInput,
     outputSummary: step.outputSummary,
     outputFiles: step.outputFiles,

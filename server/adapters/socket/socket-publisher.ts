@@ -71,6 +71,9 @@ export function createSocketPublisher(io: AnyServer, options: { holdMs?: number 
         await send(activityRoom(last.conversationId), "activity", { conversationId: last.conversationId, seq: last.seq });
       });
     },
+    runStatus(conversationId, runId, text) {
+      io.to(conversationRoom(conversationId)).emit("run-status", { conversationId, runId, text });
+    },
     runDelta(conversationId, runId, text) {
       // through the same queue: streamed chunks must not overtake each other either
       queue.run(conversationId, () => send(conversationRoom(conversationId), "run-delta", { conversationId, runId, text }));

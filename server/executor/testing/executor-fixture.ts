@@ -100,7 +100,7 @@ export async function createExecutorFixture(
     deltas,
     conversationId: conversation.id,
     userId: user.id,
-    async waitForPlan(planId, statuses = ["completed", "failed", "cancelled"], timeoutMs = 30_000) {
+    async waitForPlan(planId, statuses = ["completed", "partial", "failed", "cancelled"], timeoutMs = 30_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const plan = await db.prisma.plan.findUniqueOrThrow({ where: { id: planId }, select: { status: true } });

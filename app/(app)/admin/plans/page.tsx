@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { Badge } from "@/components/ui/badge.tsx";
 import { inputClass } from "@/components/ui/field.tsx";
-import { PLAN_TONE } from "@/components/conversation/step-status.ts";
+import { PLAN_STATUS_HINT, PLAN_TONE } from "@/components/conversation/step-status.ts";
 import { PLAN_STATUSES, type PlanStatus } from "@/server/core/types.ts";
 import { requirePageAdmin } from "@/server/auth/page-session.ts";
 import { getRuntime } from "@/server/runtime.ts";
@@ -95,7 +95,7 @@ export default async function PlanHistoryPage({ searchParams }: { searchParams: 
               </tr>
             ) : null}
             {plans.map((plan) => (
-              <tr key={plan.id} className="border-t border-zinc-200 dark:border-zinc-800">
+              <tr key={plan.id} className="border-t border-zinc-200 dark:border-zinc-800" data-plan-status={plan.status}>
                 <td className="px-3 py-2">
                   <Link href={`/admin/plans/${plan.id}`} className="font-medium text-accent hover:underline">
                     {plan.title}
@@ -103,11 +103,14 @@ export default async function PlanHistoryPage({ searchParams }: { searchParams: 
                 </td>
                 <td className="px-3 py-2 text-zinc-600 dark:text-zinc-400">{plan.conversation.title}</td>
                 <td className="px-3 py-2">
-                  <Badge tone={PLAN_TONE[plan.status]}>{plan.status}</Badge>
+                  <span title={PLAN_STATUS_HINT[plan.status]}>
+                    <Badge tone={PLAN_TONE[plan.status]}>{plan.status}</Badge>
+                  </span>
                 </td>
                 <td className="px-3 py-2">
-                  {plan.steps}
-                  {plan.failedSteps ? <span className="text-red-600"> ({plan.failedSteps} failed)</span> : null}
+                  {plan.doneSteps} of {plan.steps} done
+                  {plan.skippedSteps ? <span className="text-zinc-500"> · {plan.skippedSteps} skipped</span> : null}
+                  {plan.failedSteps ? <span className="text-red-600"> · {plan.failedSteps} failed</span> : null}
                 </td>
                 <td className="px-3 py-2 text-xs">{plan.assignees.join(", ")}</td>
                 <td className="px-3 py-2">{plan.tokens.toLocaleString("en")}</td>

@@ -1,0 +1,15 @@
+import { requirePageAdmin } from "@/server/auth/page-session.ts";
+import { getRuntime } from "@/server/runtime.ts";
+import { getProviderHealth } from "@/server/services/admin-providers.ts";
+import { ProviderHealthTable } from "@/components/admin/provider-health.tsx";
+
+export const metadata = { title: "Providers" };
+// the breakers' state changes from second to second: never a cached render
+export const dynamic = "force-dynamic";
+
+export default async function ProvidersPage() {
+  // checked here and again in the data function: layouts do not run on partial renders
+  const actor = await requirePageAdmin();
+  const health = getProviderHealth({ actor, circuits: getRuntime().circuits });
+  return <ProviderHealthTable health={health} />;
+}

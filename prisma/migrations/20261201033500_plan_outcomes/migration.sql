@@ -1,0 +1,5 @@
+-- AlterEnum
+ALTER TYPE "MessageKind" ADD VALUE 'outcome';
+
+-- AlterEnum
+ALTER TYPE "PlanStatus" ADD VALUE 'partial';
