@@ -127,7 +127,10 @@ export function checkInvariants({
 
   checkForEachInvariants({ before, after, result, now, coverage });
   checkTaint({ before, after, event, coverage });
-  checkLiveness({ after, capacity, now, coverage });
+  // an ignored event (a stale result, a refused control) changes nothing, dispatch
+  // included: readiness that only the clock brought is the retry timer's to act on
+  // (durable, and swept), which the driver fires as a tick
+  if (result.ignored === undefined) checkLiveness({ after, capacity, now, coverage });
 
   // usage never decreases, and grows by exactly what an accepted run reported (a shared run counts once)
   for (const step of after.steps) {
@@ -298,7 +301,10 @@ function checkTaint({ before, after, event, coverage }: { before: PlanState; aft
     const step = afterByIndex.get(previous.index)!;
     if (previous.status !== "in_progress" || step.status !== "done" || previous.liveRunId !== event.runId) continue;
     const upstream = [...step.input.matchAll(/\{\{\s*step_(\d+)\.output_summary\s*\}\}/g)].map((match) => afterByIndex.get(Number(match[1])));
-    const fromSummary = upstream.some((source) => source?.status === "done" && source.outputUntrusted && source.outputSummary !== null);
+    // what the run read is its input as rendered at dispatch: an optional upstream that was
+    // retried later may be untrusted now without having reached this step
+    const read = previous.renderedInput ?? "";
+    const fromSummary = upstream.some((source) => source?.status === "done" && source.outputUntrusted && source.outputSummary !== null && read.includes(source.outputSummary));
     const parent = step.parentIndex === null ? undefined : afterByIndex.get(step.parentIndex);
     const fromItem = parent?.forEach != null && afterByIndex.get(parent.forEach.from)?.outputUntrusted === true;
     if (!fromSummary && !fromItem) continue;
