@@ -107,7 +107,7 @@ export async function serveBaton(input: {
       (closing ??= (async () => {
         draining = true;
         // io.close() also closes the HTTP server
-        await new Promise<void>((resolve) => io.close(() => resolve()));
+        await new Promise<void>((resolve) => void io.close(() => resolve()));
         await core.close();
       })()),
   };

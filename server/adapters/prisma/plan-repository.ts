@@ -196,7 +196,7 @@ async function planContextQuery(
   runId: string | null,
 ): Promise<PlanContext> {
   const rows = await tx.$queryRaw<PlanContextRow[]>`SELECT * FROM baton_enter_conversation(${lockKey}, ${planId}, ${runId})`;
-  return toPlanContext(rows[0]!);
+  return toPlanContext(rows[0]);
 }
 
 /**

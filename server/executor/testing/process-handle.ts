@@ -40,7 +40,7 @@ export class ExecutorProcess {
   request<T>(message: Record<string, unknown>): Promise<T> {
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
-      this.waiting.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      this.waiting.set(id, { resolve: resolve, reject });
       this.child.send({ ...message, id });
     });
   }
