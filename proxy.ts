@@ -23,7 +23,7 @@ export function proxy(request: NextRequest) {
   const headers = securityHeaders({ nonce, dev: settings.dev, https });
   const forwarded = new Headers(request.headers);
   forwarded.set("x-nonce", nonce);
-  forwarded.set("Content-Security-Policy", headers["Content-Security-Policy"]!);
+  forwarded.set("Content-Security-Policy", headers["Content-Security-Policy"]);
   const response = NextResponse.next({ request: { headers: forwarded } });
   for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
   return response;

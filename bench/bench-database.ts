@@ -60,7 +60,7 @@ export async function openPostgresBenchDatabase(givenUrl: string): Promise<Bench
     await drop().catch(() => {});
     throw error;
   }
-  const close = db.close;
+  const close = db.close.bind(db);
   return {
     ...db,
     name,

@@ -52,7 +52,7 @@ const nulAtTheEnd = JSON.stringify({ title: "x".repeat(900_000) + "\u0000" });
 const scenarios: { name: string; handler: Handler; params: Record<string, string>; make: () => Request; expect: number }[] = [
   { name: `10,000-step plan (${Math.round(hugePlan.length / 1024)} KB)`, handler: plans.POST as Handler, params: { id: conversationId }, make: request(`/api/v1/conversations/${conversationId}/plans`, () => hugePlan, token), expect: 422 },
   { name: "JSON nested 400,000 deep (800 KB)", handler: reactions.POST as Handler, params: { id: conversationId }, make: request(reactionsPath, () => deep, token), expect: 400 },
-  { name: "900 KB title ending in NUL", handler: conversations.POST as Handler, params: {}, make: request("/api/conversations", () => nulAtTheEnd, session), expect: 400 },
+  { name: "900 KB title ending in NUL", handler: conversations.POST, params: {}, make: request("/api/conversations", () => nulAtTheEnd, session), expect: 400 },
   { name: "endless streamed body, signed webhook", handler: reactions.POST as Handler, params: { id: conversationId }, make: request(reactionsPath, endless, { "x-baton-timestamp": String(Math.floor(Date.now() / 1000)), "x-baton-delivery": "bench", "x-baton-signature": signDelivery({ timestamp: 0, delivery: "x", path: "/", body: "" }) }), expect: 413 },
   { name: "endless streamed body, anonymous", handler: messages.POST as Handler, params: { conversationId }, make: request(`/api/conversations/${conversationId}/messages`, endless, {}), expect: 413 },
   { name: "declared 100 MB body, bearer token", handler: plans.POST as Handler, params: { id: conversationId }, make: request(`/api/v1/conversations/${conversationId}/plans`, endless, { ...token, "content-length": String(100 * 1024 * 1024) }), expect: 413 },
@@ -61,7 +61,7 @@ const scenarios: { name: string; handler: Handler; params: Record<string, string
 const histogram = monitorEventLoopDelay({ resolution: 1 });
 const ms = (nanoseconds: number) => (nanoseconds / 1e6).toFixed(1);
 console.log(`Hostile bodies against the route handlers (embedded database, ${ROUNDS} rounds each; loop delay from monitorEventLoopDelay)`);
-console.log(`machine load average ${os.loadavg()[0]!.toFixed(1)} on ${os.cpus().length} cores (a busy machine inflates every figure)\n`);
+console.log(`machine load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores (a busy machine inflates every figure)\n`);
 
 // the noise floor: the loop with nothing to do but the histogram's own timer
 histogram.enable();
@@ -89,7 +89,7 @@ for (const scenario of scenarios) {
   times.sort((a, b) => a - b);
   worst = Math.max(worst, histogram.max);
   console.log(
-    `${scenario.name.padEnd(40)} → ${scenario.expect}  median ${times[Math.floor(times.length / 2)]!.toFixed(1).padStart(6)} ms (CPU ${(cpuMicros / ROUNDS / 1000).toFixed(1).padStart(5)} ms)   loop delay p99 ${ms(histogram.percentile(99)).padStart(5)} ms, max ${ms(histogram.max).padStart(5)} ms`,
+    `${scenario.name.padEnd(40)} → ${scenario.expect}  median ${times[Math.floor(times.length / 2)].toFixed(1).padStart(6)} ms (CPU ${(cpuMicros / ROUNDS / 1000).toFixed(1).padStart(5)} ms)   loop delay p99 ${ms(histogram.percentile(99)).padStart(5)} ms, max ${ms(histogram.max).padStart(5)} ms`,
   );
 }
 
@@ -109,7 +109,7 @@ const timed = (run: () => unknown) => {
     walls.push(performance.now() - started);
     cpus.push((used.user + used.system) / 1000);
   }
-  const median = (values: number[]) => values.sort((a, b) => a - b)[5]!.toFixed(2);
+  const median = (values: number[]) => values.sort((a, b) => a - b)[5].toFixed(2);
   return `${median(walls)} ms (CPU ${median(cpus)} ms)`;
 };
 const edges = dense.steps.reduce((n, step) => n + step.wait_for.length, 0);

@@ -51,7 +51,7 @@ async function benchDatabase(label: string, open: () => Promise<Database>) {
       const runs: number[] = [];
       for (let i = 0; i < 3; i++) runs.push((await runPlan(target, toPlan("chain", chain(length), 1))) / length);
       runs.sort((a, b) => a - b);
-      return { median: runs[1]!, min: runs[0]!, max: runs[2]! };
+      return { median: runs[1], min: runs[0], max: runs[2] };
     };
     const figure = (m: { median: number; min: number; max: number }) =>
       `${m.median.toFixed(2)} ms/step (median of 3; ${m.min.toFixed(2)}–${m.max.toFixed(2)})`;

@@ -17,7 +17,7 @@ export async function apiFetch<T>(url: string, init: RequestInit & { json?: unkn
     headers: json !== undefined ? { "Content-Type": "application/json", ...headers } : headers,
     body: json !== undefined ? JSON.stringify(json) : rest.body,
   });
-  const data = await response.json().catch(() => null);
+  const data: unknown = await response.json().catch(() => null);
   if (!response.ok) {
     const error = (data as { error?: { code?: string; message?: string }; message?: string; code?: string } | null) ?? null;
     const message = error?.error?.message ?? error?.message ?? `Request failed (${response.status})`;

@@ -1,4 +1,5 @@
 "use client";
+import { formText } from "./form-text.ts";
 import { useRouter } from "next/navigation";
 import { useEffect, useState, type FormEvent } from "react";
 import { apiFetch } from "./api-client.ts";
@@ -41,7 +42,7 @@ function NewConversationForm({ onDone }: { onDone: () => void }) {
         setAgents(agents);
         setChosen(new Set(agents.map((a) => a.handle)));
       })
-      .catch((caught) => setError(caught.message));
+      .catch((caught: unknown) => setError(caught instanceof Error ? caught.message : String(caught)));
   }, []);
 
   function toggle(handle: string) {
@@ -53,7 +54,7 @@ function NewConversationForm({ onDone }: { onDone: () => void }) {
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
-    const title = String(new FormData(event.currentTarget).get("title") ?? "");
+    const title = formText(new FormData(event.currentTarget).get("title"));
     setBusy(true);
     setError("");
     try {

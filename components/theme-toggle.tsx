@@ -1,16 +1,22 @@
 "use client";
-import { useEffect, useState } from "react";
+import { useSyncExternalStore } from "react";
 import { MoonIcon, SunIcon } from "./ui/icons.tsx";
+
+const themeListeners = new Set<() => void>();
+function subscribeTheme(listener: () => void) {
+  themeListeners.add(listener);
+  return () => themeListeners.delete(listener);
+}
 
 /** Light/dark switch; the choice is kept in localStorage and applied before paint by app/layout.tsx. */
 export function ThemeToggle() {
-  const [dark, setDark] = useState<boolean | null>(null);
-  useEffect(() => setDark(document.documentElement.classList.contains("dark")), []);
+  // the theme lives on <html> (set before paint); the server renders no choice yet
+  const dark = useSyncExternalStore(subscribeTheme, () => document.documentElement.classList.contains("dark"), () => null);
   const toggle = () => {
     const next = !document.documentElement.classList.contains("dark");
     document.documentElement.classList.toggle("dark", next);
     localStorage.setItem("baton-theme", next ? "dark" : "light");
-    setDark(next);
+    themeListeners.forEach((listener) => listener());
   };
   return (
     <button

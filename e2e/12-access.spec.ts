@@ -108,7 +108,7 @@ test("access: every page and route, four roles, normal and forged RSC requests",
   const invite = await api.admin.post("/api/admin/invites", { data: { role: "admin" } });
   const inviteToken = ((await invite.json()) as { invite: { token: string } }).invite.token;
 
-  const ids: Ids = { conversationId, planId: planned.plans[0]!.id, artifactId, formId: asked.forms[0]!.id, agentId };
+  const ids: Ids = { conversationId, planId: planned.plans[0].id, artifactId, formId: asked.forms[0].id, agentId };
   const conversationSecrets = [secrets.conversation];
   const adminSecrets = [secrets.prompt, inviteToken, secrets.usage];
 

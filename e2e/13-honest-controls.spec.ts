@@ -37,7 +37,7 @@ test("13. a control that cannot apply answers 409 with the reason and the person
   await expect(drawer.retryButton).toBeVisible();
 
   const snapshot = (await (await page.request.get(`/api/conversations/${conversationId}`)).json()) as { plans: { id: string }[] };
-  const planId = snapshot.plans[0]!.id;
+  const planId = snapshot.plans[0].id;
   const origin = new URL(page.url()).origin;
   const control = (data: object, id = planId) =>
     page.request.post(`/api/conversations/${conversationId}/plans/${id}`, { data, headers: { origin } });

@@ -41,7 +41,7 @@ async function main(): Promise<number> {
   let migrationsDir = path.join(root, "prisma/migrations");
   const args = process.argv.slice(2);
   for (let i = 0; i < args.length; i++) {
-    const a = args[i]!;
+    const a = args[i];
     if (a === "--check" || a === "check") check = true;
     else if (a === "--schema") schemaPath = path.resolve(args[++i] ?? usage("--schema needs a path"));
     else if (a === "--migrations") migrationsDir = path.resolve(args[++i] ?? usage("--migrations needs a path"));

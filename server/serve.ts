@@ -132,7 +132,7 @@ export async function serveBaton(input: {
         const { finished, handedBack } = await core.executor.drain({ graceMs: config.shutdownGraceMs });
         if (finished + handedBack > 0) console.log(`shutting down: ${finished} run(s) finished, ${handedBack} handed back`);
         // io.close() also closes the HTTP server; clients see the transport close and reconnect
-        await new Promise<void>((resolve) => io.close(() => resolve()));
+        await new Promise<void>((resolve) => void io.close(() => resolve()));
         await core.close();
       })()),
   };

@@ -79,7 +79,7 @@ afterAll(async () => {
 /** the real value of a path parameter ([id] is a conversation, or a plan under /plans/) */
 function realParam(name: string, template: string): string | string[] {
   if (name === "...all") return ["sign-in", "email"];
-  if (name === "id") return template.startsWith("/api/v1/plans/") ? realParams.planId! : realParams.conversationId!;
+  if (name === "id") return template.startsWith("/api/v1/plans/") ? realParams.planId : realParams.conversationId;
   return realParams[name] ?? "unknown";
 }
 
@@ -96,7 +96,7 @@ const encodeSegment = (value: string) => {
 
 function buildRequest(input: { template: string; method: string; params: Record<string, string | string[]>; body: FuzzBody | null; auth: Auth; query: string }): Request {
   const pathname = input.template.replace(/\[(\.\.\.)?([^\]]+)\]/g, (_, rest, name) => {
-    const value = input.params[rest ? `...${name}` : name]!;
+    const value = input.params[rest ? `...${name}` : name];
     return Array.isArray(value) ? value.map(encodeSegment).join("/") : encodeSegment(value);
   });
   const headers = new Headers();
@@ -146,7 +146,7 @@ describe("fuzzing every API route", () => {
   });
 
   it.each(cases)("$method $template: no 5xx, and a refusal changes nothing", async ({ template, method, handler }) => {
-    const names = [...template.matchAll(/\[(\.\.\.)?([^\]]+)\]/g)].map((match) => (match[1] ? `...${match[2]}` : match[2]!));
+    const names = [...template.matchAll(/\[(\.\.\.)?([^\]]+)\]/g)].map((match) => (match[1] ? `...${match[2]}` : match[2]));
     const auths: Auth[] = template.startsWith("/api/v1/")
       ? template.endsWith("/reactions")
         ? ["token", "signed", "none"]
@@ -161,8 +161,8 @@ describe("fuzzing every API route", () => {
     let before = await snapshot();
     await fc.assert(
       fc.asyncProperty(paramValues, fc.constantFrom(...auths), body, query, async (values, auth, fuzzBody, search) => {
-        const params = Object.fromEntries(names.map((name, i) => [name.replace("...", ""), values[i]!]));
-        const request = buildRequest({ template, method, params: Object.fromEntries(names.map((name, i) => [name, values[i]!])), body: fuzzBody, auth, query: search });
+        const params = Object.fromEntries(names.map((name, i) => [name.replace("...", ""), values[i]]));
+        const request = buildRequest({ template, method, params: Object.fromEntries(names.map((name, i) => [name, values[i]])), body: fuzzBody, auth, query: search });
         const response = await handler(request, { params: Promise.resolve(params) });
         const label = `${method} ${request.url} (${auth}, ${fuzzBody?.kind ?? "no body"}) answered ${response.status}`;
         expect(response.status, label).toBeLessThan(500);

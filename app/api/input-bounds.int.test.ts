@@ -71,7 +71,7 @@ afterAll(async () => {
 describe("one body cap for every route", () => {
   it("refuses a streamed body past the cap with 413 before authentication, reading little of it", async () => {
     const body = countingStream(16 * 1024, 50 * 1024 * 1024);
-    await expectError(call(conversations.POST as Handler, { path: "/api/conversations", body: body.stream, auth: "none" }), 413, /256 KB/);
+    await expectError(call(conversations.POST, { path: "/api/conversations", body: body.stream, auth: "none" }), 413, /256 KB/);
     expect(body.pulled()).toBeLessThanOrEqual(256 * 1024 + 2 * 16 * 1024);
   });
 
@@ -109,7 +109,7 @@ describe("JSON bodies", () => {
   });
 
   it("refuses a body that is not JSON by its content type with 415", async () => {
-    const response = call(conversations.POST as Handler, {
+    const response = call(conversations.POST, {
       path: "/api/conversations",
       body: JSON.stringify({ title: "x" }),
       headers: { "content-type": "text/plain" },
@@ -119,7 +119,7 @@ describe("JSON bodies", () => {
 
   it("refuses a __proto__ key", async () => {
     await expectError(
-      call(conversations.POST as Handler, { path: "/api/conversations", body: '{"title":"x","__proto__":{"admin":true}}' }),
+      call(conversations.POST, { path: "/api/conversations", body: '{"title":"x","__proto__":{"admin":true}}' }),
       400,
       /__proto__/,
     );
@@ -127,7 +127,7 @@ describe("JSON bodies", () => {
 
   it("refuses bytes that are not UTF-8", async () => {
     const bytes = new Uint8Array([0x7b, 0x22, 0x74, 0x22, 0x3a, 0x22, 0xff, 0xfe, 0x22, 0x7d]);
-    await expectError(call(conversations.POST as Handler, { path: "/api/conversations", body: bytes }), 400, /UTF-8/);
+    await expectError(call(conversations.POST, { path: "/api/conversations", body: bytes }), 400, /UTF-8/);
   });
 });
 
@@ -147,7 +147,7 @@ describe("text fields", () => {
       400,
       /body/,
     );
-    await expectError(call(conversations.POST as Handler, { path: "/api/conversations", body: JSON.stringify({ title: bad }) }), 400, /title/);
+    await expectError(call(conversations.POST, { path: "/api/conversations", body: JSON.stringify({ title: bad }) }), 400, /title/);
     const reaction = JSON.stringify({ source: "ci", target: { agent: "writer" }, payload: { log: bad } });
     await expectError(
       call(apiReactions.POST as Handler, { path: `/api/v1/conversations/${conversationId}/reactions`, params: { id: conversationId }, body: reaction }),

@@ -1,4 +1,5 @@
 "use client";
+import { formText } from "./../form-text.ts";
 import { useState, type FormEvent } from "react";
 import { apiFetch } from "../api-client.ts";
 import { Avatar } from "../ui/avatar.tsx";
@@ -21,7 +22,7 @@ export interface AdminAgent {
 const BLANK: AdminAgent = { id: "", handle: "", name: "", role: "sub_agent", systemPrompt: "", model: "offline", allowedTools: [], skills: [], concurrency: 4 };
 
 const splitList = (value: FormDataEntryValue | null) =>
-  String(value ?? "")
+  formText(value)
     .split(",")
     .map((item) => item.trim())
     .filter(Boolean);
@@ -102,11 +103,11 @@ function AgentForm({ agent, onSaved }: { agent: AdminAgent; onSaved: (agent: Adm
     event.preventDefault();
     const data = new FormData(event.currentTarget);
     const input = {
-      handle: String(data.get("handle") ?? "").trim(),
-      name: String(data.get("name") ?? ""),
+      handle: formText(data.get("handle")).trim(),
+      name: formText(data.get("name")),
       role: data.get("role") === "commander" ? "commander" : "sub_agent",
-      systemPrompt: String(data.get("systemPrompt") ?? ""),
-      model: String(data.get("model") ?? ""),
+      systemPrompt: formText(data.get("systemPrompt")),
+      model: formText(data.get("model")),
       allowedTools: splitList(data.get("allowedTools")),
       skills: splitList(data.get("skills")),
       concurrency: Number(data.get("concurrency")),

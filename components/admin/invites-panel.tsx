@@ -1,5 +1,5 @@
 "use client";
-import { useEffect, useState } from "react";
+import { useState, useSyncExternalStore } from "react";
 import { apiFetch } from "../api-client.ts";
 import { Badge } from "../ui/badge.tsx";
 import { Button } from "../ui/button.tsx";
@@ -13,12 +13,14 @@ interface InviteRow {
   expiresAt: string;
 }
 
+const noChanges = () => () => {};
+
 export function InvitesPanel({ invites: initial }: { invites: InviteRow[] }) {
   const [invites, setInvites] = useState(initial);
   const [role, setRole] = useState<"member" | "admin">("member");
   const [error, setError] = useState("");
-  const [origin, setOrigin] = useState("");
-  useEffect(() => setOrigin(window.location.origin), []);
+  // the links show this site's address, known only in the browser
+  const origin = useSyncExternalStore(noChanges, () => window.location.origin, () => "");
   const link = (token: string) => `${origin}/sign-up?invite=${token}`;
 
   async function create() {

@@ -13,7 +13,7 @@ function event(seq: number): ConversationEventDTO {
     type: "plan-updated",
     payload: { planId: "p1", status: "running", endedAt: null },
     createdAt: "",
-  } as ConversationEventDTO;
+  };
 }
 
 /** A socket whose server side the test plays: it records joins and answers them on demand. */

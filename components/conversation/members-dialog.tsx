@@ -4,6 +4,7 @@
  * people by email, withdraw invitations, remove people, make someone an owner, and
  * add or remove agents; everyone can leave. The list follows `members-changed` live.
  */
+import { formText } from "../form-text.ts";
 import { useCallback, useEffect, useState, type FormEvent } from "react";
 import { useRouter } from "next/navigation";
 import { apiFetch } from "../api-client.ts";
@@ -52,6 +53,7 @@ export function MembersButton({ conversationId, currentUserId }: { conversationI
   }, [conversationId, load]);
 
   useEffect(() => {
+    // eslint-disable-next-line react-hooks/set-state-in-effect -- opening the dialog is what asks for a fresh list
     if (open) void load();
   }, [open, load]);
 
@@ -89,7 +91,7 @@ function MembersPanel({ conversationId, currentUserId, view, reload }: { convers
   async function invite(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = event.currentTarget;
-    const email = String(new FormData(form).get("email") ?? "");
+    const email = formText(new FormData(form).get("email"));
     await act(async () => {
       await apiFetch(`${base}/members`, { method: "POST", json: { email } });
       form.reset();
@@ -99,7 +101,7 @@ function MembersPanel({ conversationId, currentUserId, view, reload }: { convers
   async function addAgent(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const form = event.currentTarget;
-    const handle = String(new FormData(form).get("handle") ?? "");
+    const handle = formText(new FormData(form).get("handle"));
     await act(async () => {
       await apiFetch(`${base}/agents`, { method: "POST", json: { handle } });
       form.reset();

@@ -1,5 +1,6 @@
 "use client";
 /** Personal access tokens: create (the secret is shown once), list, revoke. */
+import { formText } from "../form-text.ts";
 import { useState, type FormEvent } from "react";
 import { useRouter } from "next/navigation";
 import { apiFetch } from "../api-client.ts";
@@ -39,7 +40,7 @@ export function TokensPanel({ tokens, canAdmin }: { tokens: TokenRow[]; canAdmin
     try {
       const created = await apiFetch<{ token: string }>("/api/tokens", {
         method: "POST",
-        json: { name: String(data.get("name") ?? ""), scopes: data.getAll("scopes").map(String), expiresInDays: Number(data.get("expiresInDays")) },
+        json: { name: formText(data.get("name")), scopes: data.getAll("scopes").map(String), expiresInDays: Number(data.get("expiresInDays")) },
       });
       setSecret(created.token);
       form.reset();

@@ -46,12 +46,12 @@ export interface ConversationData {
 }
 
 interface ConversationActions {
-  load(snapshot: Snapshot): void;
+  load: (snapshot: Snapshot) => void;
   /** Applies events in seq order; returns true when a gap is waiting to be filled. */
-  applyEvents(events: ConversationEventDTO[]): boolean;
-  appendDelta(delta: { conversationId: string; runId: string; text: string }): void;
-  setRunStatus(status: { conversationId: string; runId: string; text: string | null }): void;
-  upsertMessage(message: MessageDTO): void;
+  applyEvents: (events: ConversationEventDTO[]) => boolean;
+  appendDelta: (delta: { conversationId: string; runId: string; text: string }) => void;
+  setRunStatus: (status: { conversationId: string; runId: string; text: string | null }) => void;
+  upsertMessage: (message: MessageDTO) => void;
 }
 
 export type ConversationStore = ConversationData & ConversationActions;
@@ -126,7 +126,7 @@ function omit<T>(record: Record<string, T>, key: string): Record<string, T> {
 
 export function reduceEvent(state: ConversationData, event: ConversationEventDTO): ConversationData {
   const reducer = reducers[event.type] as Reducer<typeof event.type>;
-  return { ...state, ...reducer(state, event.payload as never), lastSeq: event.seq };
+  return { ...state, ...reducer(state, event.payload), lastSeq: event.seq };
 }
 
 /** A store of its own (tests, and code that follows several conversations at once). */

@@ -5,9 +5,9 @@ interface SidebarStore {
   activeConversationId: string | null;
   unread: Record<string, number>;
   mobileOpen: boolean;
-  setActive(conversationId: string | null): void;
-  noteActivity(conversationId: string): void;
-  setMobileOpen(open: boolean): void;
+  setActive: (conversationId: string | null) => void;
+  noteActivity: (conversationId: string) => void;
+  setMobileOpen: (open: boolean) => void;
 }
 
 export const useSidebarStore = create<SidebarStore>()((set, get) => ({

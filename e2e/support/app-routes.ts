@@ -24,9 +24,9 @@ const METHODS = ["GET", "POST", "PUT", "PATCH", "DELETE"];
 
 function exportedMethods(source: string): string[] {
   const found = new Set<string>();
-  for (const match of source.matchAll(/export\s+(?:async\s+)?(?:const|function)\s+([A-Z]+)\b/g)) found.add(match[1]!);
+  for (const match of source.matchAll(/export\s+(?:async\s+)?(?:const|function)\s+([A-Z]+)\b/g)) found.add(match[1]);
   for (const match of source.matchAll(/export\s+const\s*\{([^}]*)\}/g)) {
-    for (const name of match[1]!.split(",")) found.add(name.trim());
+    for (const name of match[1].split(",")) found.add(name.trim());
   }
   return METHODS.filter((method) => found.has(method));
 }
@@ -121,7 +121,7 @@ type Tree = [TreeSegment, Record<string, Tree>, ...unknown[]];
 export function forgedRouterState(target: AppTarget, ids: Ids): string {
   let tree: Tree = ["__forged__", {}];
   for (let i = target.segments.length - 1; i >= 0; i -= 1) {
-    const segment = target.segments[i]!;
+    const segment = target.segments[i];
     const node: TreeSegment = segment.startsWith("[")
       ? [segment.slice(1, -1).replace(/^\.\.\./, ""), fill(segment, target.segments[i - 1], ids), segment.startsWith("[...") ? "c" : "d", null]
       : segment;

@@ -99,13 +99,13 @@ describe("Compactor", () => {
     ];
     const messages: ModelMessage[] = [{ role: "user", content: "## Your task\nRead" }, ...[1, 2, 3, 4, 5, 6].flatMap(fenced)];
     const view = await new Compactor({ budget: 900, summarize: extractiveSummarizer }).view("sys", messages, signal);
-    const summary = view[1]!.content as string;
+    const summary = view[1].content as string;
     expect(summary.startsWith(`${SUMMARY_PREFIX}\n<untrusted-data source="earlier-turns">\n`)).toBe(true);
     expect(summary.endsWith("\n</untrusted-data>")).toBe(true);
     expect(summary.match(/<\/untrusted-data>/g)).toHaveLength(1);
 
-    const [clipped] = clipToolResults([fenced(9)[1]!], 100);
-    const value = ((clipped as { content: { output: { value: string } }[] }).content[0]!.output.value);
+    const [clipped] = clipToolResults([fenced(9)[1]], 100);
+    const value = ((clipped as { content: { output: { value: string } }[] }).content[0].output.value);
     expect(value.match(/<untrusted-data /g)).toHaveLength(1);
     expect(value.match(/<\/untrusted-data>/g)).toHaveLength(1);
     expect(value).toContain("clipped for context");

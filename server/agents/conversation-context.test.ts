@@ -47,10 +47,10 @@ describe("history turns", () => {
       signal: new AbortController().signal,
     });
     expect(turns.map((turn) => turn.role)).toEqual(["user", "user", "assistant", "user"]);
-    expect(text(turns[0]!)).toBe(HISTORY_INTRO);
-    expect(text(turns[1]!)).toBe("Ada: Our budget is 40k EUR.");
-    expect(text(turns[2]!)).toBe("Noted the budget.");
-    const fenced = text(turns[3]!);
+    expect(text(turns[0])).toBe(HISTORY_INTRO);
+    expect(text(turns[1])).toBe("Ada: Our budget is 40k EUR.");
+    expect(text(turns[2])).toBe("Noted the budget.");
+    const fenced = text(turns[3]);
     expect(fenced).toMatch(/^@writer \(Writer, an agent\) wrote:\n<untrusted-data source="agent:writer">/);
     expect(fenced.endsWith("</untrusted-data>")).toBe(true);
     // the forged closing tag inside the data does not close the fence
@@ -80,13 +80,13 @@ describe("history turns", () => {
     const shown = turns.filter((turn) => text(turn).startsWith("Ada: message"));
     expect(shown.length).toBeGreaterThan(0);
     expect(shown.length).toBeLessThan(30);
-    expect(text(turns[1]!)).toContain(SUMMARY_HEADING);
+    expect(text(turns[1])).toContain(SUMMARY_HEADING);
     expect(calls).toHaveLength(1);
-    expect(calls[0]!.previousSummary).toBeNull();
+    expect(calls[0].previousSummary).toBeNull();
     // the summary covers exactly the messages not shown: together they are all 30, each once
-    const summarised = calls[0]!.messages.map(text);
+    const summarised = calls[0].messages.map(text);
     expect(summarised.length + shown.length).toBe(30);
-    expect(text(shown[0]!)).toContain(`message ${summarised.length + 1} `);
+    expect(text(shown[0])).toContain(`message ${summarised.length + 1} `);
 
     // the same question again: the stored summary is reused, not recomputed
     await build(trigger.id);
@@ -98,8 +98,8 @@ describe("history turns", () => {
     const next = memory.add("c", ada, "another question");
     await build(next.id);
     expect(calls).toHaveLength(2);
-    expect(calls[1]!.previousSummary).toBe(`${summarised.length} messages`);
-    expect(calls[1]!.messages.length).toBeLessThanOrEqual(7);
-    expect(text(calls[1]!.messages[0]!)).toContain(`message ${summarised.length + 1} `);
+    expect(calls[1].previousSummary).toBe(`${summarised.length} messages`);
+    expect(calls[1].messages.length).toBeLessThanOrEqual(7);
+    expect(text(calls[1].messages[0])).toContain(`message ${summarised.length + 1} `);
   });
 });

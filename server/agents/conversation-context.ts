@@ -78,7 +78,7 @@ export async function buildHistoryTurns(input: {
   const shown: HistoryMessage[] = [];
   let spent = 0;
   for (let i = messages.length - 1; i >= 0; i--) {
-    const message = messages[i]!;
+    const message = messages[i];
     const cost = estimateTokens(message.body) + 8;
     if (spent + cost > budget) {
       if (shown.length === 0 && budget > 64) shown.unshift({ ...message, body: `${message.body.slice(0, (budget - 16) * 4)}…` });
@@ -136,7 +136,7 @@ async function summaryUpTo(input: {
     messages: missing.map((message) => historyTurn(message, request.agent.handle)),
     signal: input.signal,
   });
-  const newest = missing[missing.length - 1]!;
+  const newest = missing[missing.length - 1];
   await memory.saveSummary(request.conversationId, { text, upToMessageId: newest.id, upToCreatedAt: newest.createdAt });
   return text;
 }

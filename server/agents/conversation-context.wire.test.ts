@@ -39,7 +39,7 @@ describe.each(["openai", "anthropic"] as const)("conversation context through th
       recordingSink(),
     );
     expect(result).toMatchObject({ kind: "ok", text: "It is heron-7." });
-    const messages = server.requests[0]!.body.messages as { role: string; content: unknown }[];
+    const messages = server.requests[0].body.messages as { role: string; content: unknown }[];
     const body = JSON.stringify(messages);
     expect(body).toContain("Ada: Fact: our staging database is called heron-7.");
     expect(body).toContain("@writer (Writer, an agent) wrote:");
@@ -63,6 +63,6 @@ describe.each(["openai", "anthropic"] as const)("conversation context through th
       }),
       recordingSink(),
     );
-    expect(JSON.stringify(server.requests[0]!.body.messages)).not.toContain("heron-7");
+    expect(JSON.stringify(server.requests[0].body.messages)).not.toContain("heron-7");
   });
 });

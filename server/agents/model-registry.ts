@@ -136,7 +136,7 @@ export function createModelRegistry(config: ModelRegistryConfig): ModelRegistry 
           apiKey: required(env, "ANTHROPIC_API_KEY", modelId),
           baseURL: env.ANTHROPIC_BASE_URL || undefined,
           fetch: config.fetch,
-        }).languageModel(model) as LanguageModelV3;
+        }).languageModel(model);
       case "openai":
         // Chat Completions rather than Responses: it is what OPENAI_BASE_URL
         // proxies and gateways speak, and the wire format our tests replay.
@@ -144,7 +144,7 @@ export function createModelRegistry(config: ModelRegistryConfig): ModelRegistry 
           apiKey: required(env, "OPENAI_API_KEY", modelId),
           baseURL: env.OPENAI_BASE_URL || undefined,
           fetch: config.fetch,
-        }).chat(model) as LanguageModelV3;
+        }).chat(model);
       case "local":
         return createOpenAICompatible({
           name: "local",
@@ -152,7 +152,7 @@ export function createModelRegistry(config: ModelRegistryConfig): ModelRegistry 
           apiKey: env.LOCAL_MODEL_API_KEY || undefined,
           includeUsage: true,
           fetch: config.fetch,
-        }).chatModel(model) as LanguageModelV3;
+        }).chatModel(model);
     }
   }
 

@@ -100,7 +100,7 @@ function simulatedFailure(kind: "transient" | "fatal"): APICallError {
 }
 
 function findLastIndex<T>(items: readonly T[], predicate: (item: T) => boolean): number {
-  for (let i = items.length - 1; i >= 0; i--) if (predicate(items[i]!)) return i;
+  for (let i = items.length - 1; i >= 0; i--) if (predicate(items[i])) return i;
   return -1;
 }
 

@@ -398,7 +398,7 @@ async function streamOnce(input: {
     },
     onError: () => undefined, // reported through the stream's error part below
     onStepFinish: (step) => {
-      completed = step.response.messages as ModelMessage[];
+      completed = step.response.messages;
       ctx.steps.push({ text: step.text });
       ctx.tokensIn += step.usage.inputTokens ?? 0;
       ctx.tokensOut += step.usage.outputTokens ?? 0;

@@ -161,6 +161,7 @@ export const formSpecSchema = z.object({
     .min(1),
 }) satisfies z.ZodType<FormSpec>;
 
+// eslint-disable-next-line no-control-regex -- control characters are what a file name must not hold
 const FILE_NAME = /^(?!\/)(?!.*(?:^|\/)\.\.(?:\/|$))[^\u0000-\u001f\\]{1,200}$/;
 
 const MEDIA_TYPES: Record<string, string> = {

@@ -13,8 +13,8 @@ const CLOSE = "\n</untrusted-data>";
 function closingTagsSeenByReader(text: string): number {
   const visible = text
     .normalize("NFKC")
-    .replace(/[\u200b-\u200f\u2060-\u2064\ufeff\u00ad\u034f\u180e]/g, "")
-    .replace(/[‹〈⟨❮]/g, "<");
+    .replace(/[\u200b-\u200f\u2060-\u2064\ufeff\u00ad\u180e]|\u034f/g, "")
+    .replace(/‹|〈|⟨|❮/g, "<");
   return visible.match(/<\s*\/+\s*untrusted\s*[-_ ]?\s*data\s*>/gi)?.length ?? 0;
 }
 

@@ -36,7 +36,7 @@ function checkCollected(parent: StepState, children: StepState[]): void {
     ensure(lines[i] === `${i + 1}. ${item}: ${result}`, () => `for_each step ${parent.index} line ${i + 1} is "${lines[i]}"`);
   });
   const files = [...new Set(children.flatMap((child) => child.outputFiles))];
-  ensure(JSON.stringify(parent.outputFiles) === JSON.stringify(files), () => `for_each step ${parent.index} collected files ${parent.outputFiles}`);
+  ensure(JSON.stringify(parent.outputFiles) === JSON.stringify(files), () => `for_each step ${parent.index} collected files ${parent.outputFiles.join(", ")}`);
 }
 
 /**

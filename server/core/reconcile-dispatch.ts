@@ -28,7 +28,7 @@ class Pools {
     if (agent && agent.live + (this.agentLive.get(assignee) ?? 0) >= agent.limit) return false;
     const modelId = this.capacity.agentModel[assignee];
     const model = modelId === undefined ? undefined : this.capacity.models[modelId];
-    if (model && model.live + (this.modelLive.get(modelId!) ?? 0) >= model.limit) return false;
+    if (model && model.live + (this.modelLive.get(modelId) ?? 0) >= model.limit) return false;
     return true;
   }
 

@@ -95,7 +95,7 @@ describe("template references, checked once per plan", () => {
         expect(issues).toHaveLength(expected.length + selfReads.length);
         reported += expected.length;
         // references that only the closure can accept: upstream, but not a direct dependency
-        accepted += reads.filter((read, i) => !waits[i]!.includes(read) && ancestors(i + 1, graph).has(read)).length;
+        accepted += reads.filter((read, i) => !waits[i].includes(read) && ancestors(i + 1, graph).has(read)).length;
       }),
       { numRuns: 200 },
     );

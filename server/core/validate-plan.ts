@@ -141,8 +141,8 @@ function shapeIssues(error: z.ZodError, rawSteps: unknown, stepsPath: PropertyKe
       const message = issue.code === "unrecognized_keys" ? `unknown field (${issue.message})` : issue.message;
       return { stepIndex: null, field, message };
     }
-    const rawStep = Array.isArray(rawSteps) ? rawSteps[position] : undefined;
-    const declared = isRecord(rawStep) ? rawStep.index : undefined;
+    const rawStep: unknown = Array.isArray(rawSteps) ? rawSteps[position] : undefined;
+    const declared: unknown = isRecord(rawStep) ? rawStep.index : undefined;
     const stepIndex = typeof declared === "number" && Number.isInteger(declared) ? declared : null;
     const rest = path.slice(stepsPath.length + 1);
     if (issue.code === "unrecognized_keys") {
@@ -312,9 +312,9 @@ function upstreamOracle(graph: ReadonlyMap<number, readonly number[]>): (step: n
       for (const dependency of graph.get(index) ?? []) {
         const upstream = sets.get(dependency);
         if (upstream === undefined) continue; // missing or on a cycle
-        for (let word = 0; word < words; word++) set[word]! |= upstream[word]!;
+        for (let word = 0; word < words; word++) set[word] |= upstream[word];
         const position = bit.get(dependency)!;
-        set[position >>> 5]! |= 1 << (position & 31);
+        set[position >>> 5] |= 1 << (position & 31);
       }
       sets.set(index, set);
     }
@@ -327,7 +327,7 @@ function upstreamOracle(graph: ReadonlyMap<number, readonly number[]>): (step: n
     const set = closure.sets.get(step);
     const position = closure.bit.get(candidate);
     if (set === undefined || position === undefined) return ancestors(step, graph).has(candidate);
-    return (set[position >>> 5]! & (1 << (position & 31))) !== 0;
+    return (set[position >>> 5] & (1 << (position & 31))) !== 0;
   };
 }
 
@@ -346,7 +346,7 @@ function dependencyOrder(graph: ReadonlyMap<number, readonly number[]>): number[
   }
   const order = [...graph.keys()].filter((index) => waiting.get(index) === 0);
   for (let next = 0; next < order.length; next++) {
-    for (const dependent of dependents.get(order[next]!) ?? []) {
+    for (const dependent of dependents.get(order[next]) ?? []) {
       const left = waiting.get(dependent)! - 1;
       waiting.set(dependent, left);
       if (left === 0) order.push(dependent);

@@ -240,7 +240,7 @@ async function createPostgresTestDatabase(migrationsDir: string, log?: PrismaLog
   try {
     const pool = new pg.Pool({ connectionString: scratch.url, max: 10 });
     const db = await databaseFromPool(pool, { log, migrate: false });
-    const close = db.close;
+    const close = db.close.bind(db);
     let closed: Promise<void> | undefined;
     return {
       ...db,

@@ -55,7 +55,7 @@ it("finishes every plan after SIGKILL, re-running lost runs once and never twice
   ];
   // wait until the slow first steps are really live, then kill the process hard
   await waitFor(async () => {
-    const plan = await first.request<PlanDTO>({ type: "plan", planId: plans[0]!.id });
+    const plan = await first.request<PlanDTO>({ type: "plan", planId: plans[0].id });
     return plan.steps.filter((s) => s.status === "in_progress").length === 2 ? true : undefined;
   });
   await first.kill();

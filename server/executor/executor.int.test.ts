@@ -40,14 +40,14 @@ describe("executor on the embedded database", () => {
     expect(await fixture.waitForPlan(plan.id)).toBe("completed");
     const steps = await fixture.db.prisma.planStep.findMany({ where: { planId: plan.id }, orderBy: { index: "asc" } });
     expect(steps.map((s) => s.status)).toEqual(["done", "done", "done", "done"]);
-    expect(steps[1]!.renderedInput).toContain("summary of 1");
-    expect(steps[3]!.renderedInput).toContain("summary of 2");
-    expect(steps[3]!.renderedInput).toContain("summary of 3");
+    expect(steps[1].renderedInput).toContain("summary of 1");
+    expect(steps[3].renderedInput).toContain("summary of 2");
+    expect(steps[3].renderedInput).toContain("summary of 3");
     const runs = await fixture.db.prisma.run.findMany({ where: { planId: plan.id } });
     expect(runs).toHaveLength(4);
     for (const s of steps) expect(fixture.runner.startsByStep.get(`${plan.id}:${s.index}`)).toBe(1);
     // the two middle branches overlapped in time
-    const [left, right] = [runs.find((r) => r.stepId === steps[1]!.id)!, runs.find((r) => r.stepId === steps[2]!.id)!];
+    const [left, right] = [runs.find((r) => r.stepId === steps[1].id)!, runs.find((r) => r.stepId === steps[2].id)!];
     expect(left.startedAt!.getTime()).toBeLessThan(right.endedAt!.getTime());
     expect(right.startedAt!.getTime()).toBeLessThan(left.endedAt!.getTime());
     // sub-agent steps were dispatched as visible commander @-mentions; the commander step was not
@@ -104,7 +104,7 @@ describe("executor on the embedded database", () => {
     expect(await fixture.waitForPlan(plan.id)).toBe("failed");
     const steps = await fixture.db.prisma.planStep.findMany({ where: { planId: plan.id }, orderBy: { index: "asc" } });
     expect(steps.map((s) => s.status)).toEqual(["failed", "skipped", "skipped"]);
-    expect(steps[0]!.failureReason).toContain("fatal failure");
+    expect(steps[0].failureReason).toContain("fatal failure");
   });
 
   it("wakes the commander on an ask_commander failure and applies its decision", async () => {
@@ -116,7 +116,7 @@ describe("executor on the embedded database", () => {
     expect(await fixture.waitForPlan(plan.id)).toBe("partial");
     const steps = await fixture.db.prisma.planStep.findMany({ where: { planId: plan.id }, orderBy: { index: "asc" } });
     expect(steps.map((s) => s.status)).toEqual(["skipped", "done"]);
-    expect(steps[1]!.renderedInput).toContain("skipped");
+    expect(steps[1].renderedInput).toContain("skipped");
     const decision = await fixture.db.prisma.message.findFirstOrThrow({ where: { planId: plan.id, kind: "decision" } });
     expect(decision.body).toContain("skip");
     // the failure reason (model or tool output) reaches the commander only in its fenced section
@@ -172,7 +172,7 @@ describe("executor on the embedded database", () => {
     expect(await fixture.waitForPlan(plan.id)).toBe("completed");
     const runs = await fixture.db.prisma.run.findMany({ where: { planId: plan.id }, orderBy: { createdAt: "asc" } });
     expect(runs.map((r) => r.status)).toEqual(["blocked", "succeeded"]);
-    expect(runs[1]!.resumesRunId).toBe(runs[0]!.id);
+    expect(runs[1].resumesRunId).toBe(runs[0].id);
     const stepRow = await fixture.db.prisma.planStep.findFirstOrThrow({ where: { planId: plan.id } });
     expect(stepRow.outputSummary).toContain("Grace");
   });
@@ -236,8 +236,8 @@ describe("executor on the embedded database", () => {
     const runs = await fixture.db.prisma.run.findMany({ where: { planId: plan.id } });
     expect(runs).toHaveLength(2); // one shared run for steps 1 and 2, one for step 3
     const steps = await fixture.db.prisma.planStep.findMany({ where: { planId: plan.id }, orderBy: { index: "asc" } });
-    expect(steps[0]!.outputSummary).toBe(steps[1]!.outputSummary);
-    expect(steps[0]!.usageTokens + steps[1]!.usageTokens).toBe(runs.find((r) => r.stepId === steps[0]!.id)!.tokensIn + runs.find((r) => r.stepId === steps[0]!.id)!.tokensOut);
+    expect(steps[0].outputSummary).toBe(steps[1].outputSummary);
+    expect(steps[0].usageTokens + steps[1].usageTokens).toBe(runs.find((r) => r.stepId === steps[0].id)!.tokensIn + runs.find((r) => r.stepId === steps[0].id)!.tokensOut);
   });
 
   it("starts a quorum step once enough inputs exist and releases the straggler", async () => {
@@ -256,8 +256,8 @@ describe("executor on the embedded database", () => {
     expect(await fixture.waitForPlan(plan.id)).toBe("completed");
     const steps = await fixture.db.prisma.planStep.findMany({ where: { planId: plan.id }, orderBy: { index: "asc" } });
     expect(steps.map((s) => s.status)).toEqual(["done", "done", "skipped", "done"]);
-    expect(steps[2]!.failureReason).toContain("quorum");
-    const straggler = await fixture.db.prisma.run.findFirstOrThrow({ where: { stepId: steps[2]!.id } });
+    expect(steps[2].failureReason).toContain("quorum");
+    const straggler = await fixture.db.prisma.run.findFirstOrThrow({ where: { stepId: steps[2].id } });
     expect(straggler.status).toBe("cancelled");
   });
 
@@ -273,12 +273,12 @@ describe("executor on the embedded database", () => {
     // the last step never ran: nothing was delivered
     expect(await fixture.waitForPlan(plan.id)).toBe("failed");
     const steps = await fixture.db.prisma.planStep.findMany({ where: { planId: plan.id }, orderBy: { index: "asc" } });
-    expect(steps[0]!.status).toBe("done");
-    expect(steps[0]!.usageTokens).toBe(15);
+    expect(steps[0].status).toBe("done");
+    expect(steps[0].usageTokens).toBe(15);
     // the commander (scripted: skip) was asked instead of the step running
-    expect(steps[1]!.status).toBe("skipped");
-    expect(steps[1]!.failureReason).toContain("budget exhausted");
-    expect(await fixture.db.prisma.run.count({ where: { stepId: steps[1]!.id, kind: "step" } })).toBe(0);
+    expect(steps[1].status).toBe("skipped");
+    expect(steps[1].failureReason).toContain("budget exhausted");
+    expect(await fixture.db.prisma.run.count({ where: { stepId: steps[1].id, kind: "step" } })).toBe(0);
     expect(await fixture.db.prisma.message.count({ where: { planId: plan.id, kind: "decision" } })).toBe(1);
   });
 
@@ -310,7 +310,7 @@ describe("executor on the embedded database", () => {
         expect.stringContaining("gamma (#3)"),
       ]);
       expect(fixture.runner.maxLive).toBeLessThanOrEqual(2);
-      const parent = steps[1]!;
+      const parent = steps[1];
       expect(parent.status).toBe("done");
       expect(parent.outputSummary!.split("\n")).toEqual([
         expect.stringMatching(/^1\. alpha: /),
@@ -318,7 +318,7 @@ describe("executor on the embedded database", () => {
         expect.stringMatching(/^3\. gamma: /),
       ]);
       expect(await fixture.db.prisma.run.count({ where: { stepId: parent.id } })).toBe(0);
-      expect(steps[2]!.renderedInput).toContain("2. beta");
+      expect(steps[2].renderedInput).toContain("2. beta");
     } finally {
       fixture.runner.setScript(directiveScript);
     }

@@ -40,7 +40,7 @@ it("turns an unaddressed request naming several items into a parallel plan with 
   expect(await fixture.waitForPlan(plan.id)).toBe("completed");
   const steps = await fixture.db.prisma.planStep.findMany({ where: { planId: plan.id }, orderBy: { index: "asc" } });
   expect(steps.map((s) => s.assignee)).toEqual(["researcher", "analyst", "writer", "commander"]);
-  expect(steps[3]!.waitFor).toEqual([1, 2, 3]);
+  expect(steps[3].waitFor).toEqual([1, 2, 3]);
   expect(steps.every((s) => s.status === "done" && s.outputSummary)).toBe(true);
   const messages = await fixture.db.prisma.message.findMany({ where: { planId: plan.id }, orderBy: { createdAt: "asc" } });
   expect(messages.filter((m) => m.kind === "dispatch")).toHaveLength(3);
@@ -74,7 +74,7 @@ it("resumes a blocked step's own session with the answer, after a restart", asyn
   expect(blocked.session).not.toBeNull();
 
   await fixture.restart();
-  const field = (form.fields as { name: string }[])[0]!.name;
+  const field = (form.fields as { name: string }[])[0].name;
   await fixture.executor.answerForm({ formId: form.id, userId: fixture.userId, values: { [field]: "Team Falcon" } });
   expect(await fixture.waitForPlan(plan.id)).toBe("completed");
 
@@ -82,6 +82,6 @@ it("resumes a blocked step's own session with the answer, after a restart", asyn
   const resumed = runs.find((run) => run.resumesRunId === blocked.id);
   expect(resumed?.status).toBe("succeeded");
   const [first, second] = await fixture.db.prisma.planStep.findMany({ where: { planId: plan.id }, orderBy: { index: "asc" } });
-  expect(first!.outputSummary).toContain("Team Falcon");
-  expect(second!.renderedInput).toContain("Team Falcon");
+  expect(first.outputSummary).toContain("Team Falcon");
+  expect(second.renderedInput).toContain("Team Falcon");
 });

@@ -231,7 +231,7 @@ async function parseDecision(
     }
     return { ...decision, assignee: handle };
   }
-  if (decision.kind !== "append") return decision as CommanderDecision;
+  if (decision.kind !== "append") return decision;
   const plan = (await loadPlan(tx, launch.planId!))?.state;
   if (!plan) throw new Error(`plan ${launch.planId} vanished`);
   try {

@@ -30,7 +30,7 @@ function recordingRunner(db: Database): AgentRunner {
     models: {
       resolve: (id) =>
         wrapLanguageModel({
-          model: registry.resolve(id) as Parameters<typeof wrapLanguageModel>[0]["model"],
+          model: registry.resolve(id),
           middleware: {
             specificationVersion: "v3",
             transformParams: async ({ params }) => {
@@ -87,11 +87,11 @@ it("a secret answer reaches only the asking run, masked everywhere else", async 
   expect(await fixture.waitForPlan(plan.id, ["paused"])).toBe("paused");
   const form = await fixture.db.prisma.form.findFirstOrThrow({ where: { planId: plan.id } });
   const [field] = form.fields as { name: string; secret?: boolean }[];
-  expect(field!.secret).toBe(true);
+  expect(field.secret).toBe(true);
 
-  const answered = await fixture.executor.answerForm({ formId: form.id, userId: fixture.userId, values: { [field!.name]: SECRET } });
+  const answered = await fixture.executor.answerForm({ formId: form.id, userId: fixture.userId, values: { [field.name]: SECRET } });
   // the answer returned to the person (and broadcast) is masked
-  expect(answered.answer?.values[field!.name]).toBe(SECRET_MASK);
+  expect(answered.answer?.values[field.name]).toBe(SECRET_MASK);
   expect(await fixture.waitForPlan(plan.id)).toBe("completed");
 
   // the asking run received the value, and so did its model
@@ -103,7 +103,7 @@ it("a secret answer reaches only the asking run, masked everywhere else", async 
 
   // the step's summary says a secret was given, not what it was
   const steps = await fixture.db.prisma.planStep.findMany({ where: { planId: plan.id }, orderBy: { index: "asc" } });
-  expect(steps[0]!.outputSummary).toContain(SECRET_MASK);
+  expect(steps[0].outputSummary).toContain(SECRET_MASK);
 
   // nowhere else: events (live and stored), streamed text, API answers, the whole database
   expect(JSON.stringify(fixture.published)).not.toContain(SECRET);
@@ -134,8 +134,8 @@ it("a person's direct mention that asks for a secret resumes with it, masked eve
   await fixture.executor.idle();
   const form = await fixture.db.prisma.form.findFirstOrThrow({ where: { conversationId: fixture.conversationId, planId: null, status: "open" } });
   const [field] = form.fields as { name: string; secret?: boolean }[];
-  expect(field!.secret).toBe(true);
-  await fixture.executor.answerForm({ formId: form.id, userId: fixture.userId, values: { [field!.name]: secret } });
+  expect(field.secret).toBe(true);
+  await fixture.executor.answerForm({ formId: form.id, userId: fixture.userId, values: { [field.name]: secret } });
   await fixture.executor.idle();
   for (let i = 0; i < 200 && !(await fixture.db.prisma.run.findFirst({ where: { resumesRunId: form.runId, status: "succeeded" } })); i++) {
     await new Promise((resolve) => setTimeout(resolve, 25));

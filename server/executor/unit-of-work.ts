@@ -47,7 +47,7 @@ export class UnitOfWork {
   }
 
   emit<K extends ConversationEventType>(type: K, payload: ConversationEventPayloads[K]): void {
-    this.events.push({ type, payload } as PendingEvent);
+    this.events.push({ type, payload });
   }
 
   log(line: StepLogLine): void {

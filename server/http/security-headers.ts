@@ -56,7 +56,7 @@ export function servedOverHttps(input: { publicUrl: string | undefined; trustPro
   if (input.publicUrl?.toLowerCase().startsWith("https://")) return true;
   if (!input.trustProxy || !input.forwardedProto) return false;
   // a chain of proxies appends: the first value is what the client used
-  return input.forwardedProto.split(",")[0]!.trim().toLowerCase() === "https";
+  return input.forwardedProto.split(",")[0].trim().toLowerCase() === "https";
 }
 
 /** 128 random bits, base64: unguessable per response. */

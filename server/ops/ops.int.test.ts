@@ -50,7 +50,7 @@ async function counts(session: { query<Row>(sql: string): Promise<{ rows: Row[] 
             (SELECT count(*) FROM "Run")::text AS runs, (SELECT COALESCE(max(seq), 0) FROM "ConversationEvent")::text AS max_seq,
             (SELECT COALESCE(max("lastSeq"), 0) FROM "Conversation")::text AS last_seq`,
   );
-  return rows[0]!;
+  return rows[0];
 }
 
 describe("embedded backups and the move to PostgreSQL", () => {
@@ -138,7 +138,7 @@ describe("embedded backups and the move to PostgreSQL", () => {
         `INSERT INTO "StepEvent" ("planId", "stepIndex", phase, message) SELECT "planId", "stepIndex", phase, message FROM "StepEvent" LIMIT 1 RETURNING id::text`,
       );
       const { rows: max } = await client.query<{ max: string }>(`SELECT max(id)::text AS max FROM "StepEvent"`);
-      expect(rows[0]!.id).toBe(max[0]!.max);
+      expect(rows[0].id).toBe(max[0].max);
 
       // a second move into the now non-empty database is refused and changes nothing
       const error = await copyWorkspace({ source: pgliteSession(source), target: pgSession(client) }).catch((e: unknown) => e);

@@ -19,7 +19,7 @@ export function tokenizeMentions(body: string): string[] {
   const prose = body.replace(CODE_BLOCK, " ");
   const handles: string[] = [];
   for (const match of prose.matchAll(MENTION)) {
-    const handle = match[2]!.toLowerCase();
+    const handle = match[2].toLowerCase();
     if (!handles.includes(handle)) handles.push(handle);
   }
   return handles;
@@ -58,5 +58,5 @@ export function personHandles(name: string): string[] {
     .map((word) => word.replace(/[^a-z0-9_-]/g, ""))
     .filter(Boolean);
   if (words.length === 0) return [];
-  return [...new Set([words.join(""), words[0]!])].filter((handle) => HANDLE_PATTERN.test(handle));
+  return [...new Set([words.join(""), words[0]])].filter((handle) => HANDLE_PATTERN.test(handle));
 }

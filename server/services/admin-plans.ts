@@ -125,7 +125,7 @@ export async function getPlanTimeline(prisma: PrismaClient, { actor, planId }: {
   const steps: TimelineStep[] = plan.steps.map((step) => {
     const runs = plan.runs.filter((run) => run.stepId === step.id);
     const upstreamEnds = step.waitFor.map((index) => endOf.get(index) ?? null);
-    const readyAt = upstreamEnds.length === 0 ? 0 : upstreamEnds.every((end) => end !== null) ? Math.max(...(upstreamEnds as number[])) : null;
+    const readyAt = upstreamEnds.length === 0 ? 0 : upstreamEnds.every((end) => end !== null) ? Math.max(...(upstreamEnds)) : null;
     return {
       index: step.index,
       title: step.title,

@@ -173,7 +173,7 @@ export function createConversationServices(prisma: PrismaClient) {
         prisma.run.findMany({ where: { stepId: step.id }, orderBy: { createdAt: "asc" }, include: { agent: { select: { handle: true } } } }),
       ]);
       return {
-        step: toPlanDTO({ ...(await prisma.plan.findUniqueOrThrow({ where: { id: input.planId } })), steps: [step] }).steps[0]!,
+        step: toPlanDTO({ ...(await prisma.plan.findUniqueOrThrow({ where: { id: input.planId } })), steps: [step] }).steps[0],
         log: log.map((entry) => ({
           id: entry.id.toString(),
           at: entry.at.toISOString(),

@@ -36,7 +36,8 @@ export function attachSocketHandlers(io: Server, { prisma }: { prisma: PrismaCli
   const server = io as BatonServer;
   rememberIo(io);
 
-  server.use(async (socket, next) => {
+  server.use((socket, next) => {
+    void (async () => {
     try {
       const headers = new Headers();
       const cookie = socket.handshake.headers.cookie;
@@ -50,13 +51,14 @@ export function attachSocketHandlers(io: Server, { prisma }: { prisma: PrismaCli
     } catch {
       next(new Error("unauthenticated"));
     }
+    })();
   });
 
   server.on("connection", (socket: BatonSocket) => {
     const { user, sessionId } = socket.data;
-    socket.join(userRoom(user.id));
+    void socket.join(userRoom(user.id));
     // sign-out and revocation empty this room (auth.ts's session delete hook)
-    socket.join(sessionRoom(sessionId));
+    void socket.join(sessionRoom(sessionId));
     watchSession(socket, prisma);
     // handlers are registered synchronously below, so no early event is dropped meanwhile
     prisma.membership
@@ -91,7 +93,7 @@ export function attachSocketHandlers(io: Server, { prisma }: { prisma: PrismaCli
 
     socket.on("conversation-leave", (request) => {
       const parsed = leaveSchema.safeParse(request);
-      if (parsed.success) socket.leave(conversationRoom(parsed.data.conversationId));
+      if (parsed.success) void socket.leave(conversationRoom(parsed.data.conversationId));
     });
   });
 }

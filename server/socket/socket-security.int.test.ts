@@ -132,7 +132,7 @@ describe("membership", () => {
     await invited;
     const added = new Promise((resolve) => danSocket.socket.once("membership-changed", resolve));
     const [pending] = await services.listMyInvitations({ actor: dan });
-    await services.answerInvitation({ actor: dan, invitationId: pending!.id, accept: true });
+    await services.answerInvitation({ actor: dan, invitationId: pending.id, accept: true });
     expect(await added).toEqual({ conversationId: id, change: "added" });
     const join = await danSocket.socket.emitWithAck("conversation-join", { conversationId: id, afterSeq: 0 });
     expect(join.ok).toBe(true);

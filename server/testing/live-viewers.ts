@@ -7,7 +7,7 @@ import { io, type Socket } from "socket.io-client";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { ConversationEventDTO } from "../protocol/events.ts";
 import { getAuth } from "../auth/session.ts";
-import { ConversationSync, type SyncSocket } from "../../components/conversation/conversation-sync.ts";
+import { ConversationSync } from "../../components/conversation/conversation-sync.ts";
 import { createConversationStore, type ConversationStoreApi } from "../../components/stores/conversation-store.ts";
 
 /** Signs a person up (the first one is the admin) and returns their session cookie. */
@@ -65,7 +65,7 @@ export class Viewer {
     const store = createConversationStore();
     store.getState().load({ conversation: { id: conversationId, title: "" }, lastSeq: fromSeq, agents: [], members: [], messages: [], plans: [], forms: [], runs: [] });
     const sync = new ConversationSync({
-      socket: this.socket as unknown as SyncSocket,
+      socket: this.socket,
       conversationId,
       store,
       loadSnapshot: () => Promise.reject(new Error("a viewer in a test never falls that far behind")),

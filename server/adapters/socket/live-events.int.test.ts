@@ -29,7 +29,7 @@ const STEPS_PER_PLAN = 12;
 const VIEWERS_PER_PROCESS = 3;
 
 let tmp: string;
-const cleanups: (() => Promise<unknown> | unknown)[] = [];
+const cleanups: (() => unknown)[] = [];
 
 beforeAll(async () => {
   if (!(await postgresAvailable())) throw new Error("PostgreSQL at 127.0.0.1:5432 is required for this test");

@@ -54,7 +54,7 @@ export async function signUp(
 export function cookieFrom(response: Response): string {
   return response.headers
     .getSetCookie()
-    .map((line) => line.split(";")[0]!)
+    .map((line) => line.split(";")[0])
     .filter((pair) => !pair.endsWith("="))
     .join("; ");
 }

@@ -9,5 +9,5 @@ export default async function ConversationPage({ params }: { params: Promise<{ c
   const user = await requirePageMember(conversationId);
   const snapshot = await getRuntime().services.getSnapshot({ actor: user, conversationId });
   // plain JSON across the server/client boundary
-  return <ConversationView snapshot={JSON.parse(JSON.stringify(snapshot))} currentUserId={user.id} />;
+  return <ConversationView snapshot={JSON.parse(JSON.stringify(snapshot)) as typeof snapshot} currentUserId={user.id} />;
 }

@@ -1,0 +1,45 @@
+// Lint gates run by `npm test` with zero warnings: typescript-eslint's type-checked
+// rules, React's hooks rules, and an import-cycle check (a cycle makes the layering in
+// server/ARCHITECTURE.md a lie; `npm run lint:cycles` also catches type-only cycles).
+import js from "@eslint/js";
+import tseslint from "typescript-eslint";
+import reactHooks from "eslint-plugin-react-hooks";
+import { importX } from "eslint-plugin-import-x";
+import { createTypeScriptImportResolver } from "eslint-import-resolver-typescript";
+
+export default tseslint.config(
+  {
+    ignores: ["node_modules/", ".next/", "server/generated/", "test-results/", "playwright-report/", "data/", "next-env.d.ts", "**/*.mjs"],
+  },
+  js.configs.recommended,
+  ...tseslint.configs.recommendedTypeChecked,
+  {
+    languageOptions: {
+      parserOptions: { projectService: true, tsconfigRootDir: import.meta.dirname },
+    },
+    plugins: { "react-hooks": reactHooks, "import-x": importX },
+    settings: { "import-x/resolver-next": [createTypeScriptImportResolver({ project: "./tsconfig.json" })] },
+    rules: {
+      ...reactHooks.configs.recommended.rules,
+      "import-x/no-cycle": ["error", { ignoreExternal: true }],
+      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_" }],
+      // React event handlers may be async; what they return is ignored by design
+      "@typescript-eslint/no-misused-promises": ["error", { checksVoidReturn: { attributes: false } }],
+      // ports are Promise-returning interfaces: an implementation with nothing to await is still async
+      "@typescript-eslint/require-await": "off",
+    },
+  },
+  {
+    // tests, fixtures and benches read untyped JSON answers (response.json(), wire bodies) on purpose
+    files: ["**/*.test.ts", "e2e/**", "bench/**", "**/testing/**", "server/agents/test-support.ts", "server/agents/fake-model-server.ts", "server/agents/test-fixtures/**", "server/testing/**"],
+    rules: {
+      "@typescript-eslint/no-unsafe-assignment": "off",
+      "@typescript-eslint/no-unsafe-member-access": "off",
+      "@typescript-eslint/no-unsafe-argument": "off",
+      "@typescript-eslint/no-unsafe-call": "off",
+      "@typescript-eslint/no-unsafe-return": "off",
+      // test servers and child processes take async listeners on purpose
+      "@typescript-eslint/no-misused-promises": ["error", { checksVoidReturn: false }],
+    },
+  },
+);
