@@ -24,7 +24,7 @@ async function benchOne(label: string, servers: () => Promise<BatonServer[]>, wi
   const started = await servers();
   const [first] = started;
   try {
-    const session = await openSession(first!, `bench ${label}`);
+    const session = await openSession(first, `bench ${label}`);
     log(`${label}: chains of 20 (step → next model call)…`);
     const hops = await measureHops(session);
     const part = (values: number[]) => `${median(values).toFixed(1)} ms`;
@@ -120,7 +120,7 @@ export async function benchServer(): Promise<void> {
   if (embedded.load) console.log(`\n(10 plans at once, embedded: makespan / critical path geomean ${Math.exp(embedded.load.ratios.reduce((s, r) => s + Math.log(r), 0) / embedded.load.ratios.length).toFixed(3)})`);
   if (postgres?.fanOut.perServer.length === 2) {
     const [local, remote] = postgres.fanOut.perServer;
-    console.log(`(PostgreSQL fan-out: clients on the plan's process p99 ${ms(local!.p99)}, on the other process p99 ${ms(remote!.p99)})`);
+    console.log(`(PostgreSQL fan-out: clients on the plan's process p99 ${ms(local.p99)}, on the other process p99 ${ms(remote.p99)})`);
   }
 }
 

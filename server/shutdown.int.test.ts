@@ -97,8 +97,8 @@ it("SIGTERM mid-plan: short runs finish, the rest are handed back at once and ru
     expect(handedBack).toMatchObject({ status: "lost", error: "handed back: its process shut down" });
     expect(again).toMatchObject({ status: "succeeded" });
     // never two at once, and taken over at once rather than after the 30 s lease
-    expect(again!.started_at!.getTime()).toBeGreaterThanOrEqual(handedBack!.ended_at!.getTime());
-    expect(again!.started_at!.getTime() - handedBack!.ended_at!.getTime()).toBeLessThan(10_000);
+    expect(again.started_at!.getTime()).toBeGreaterThanOrEqual(handedBack.ended_at!.getTime());
+    expect(again.started_at!.getTime() - handedBack.ended_at!.getTime()).toBeLessThan(10_000);
   }
   await second.request({ type: "stop" });
 }, 180_000);

@@ -102,8 +102,8 @@ export async function startServer(input: { databaseUrl?: string; token?: string;
   const remember = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-20_000);
   };
-  child.stdout!.on("data", remember);
-  child.stderr!.on("data", remember);
+  child.stdout.on("data", remember);
+  child.stderr.on("data", remember);
   await new Promise<void>((resolve, reject) => {
     const timeout = setTimeout(() => reject(new Error(`${input.label}: the server did not start in 180 s:\n${output}`)), 180_000);
     const check = () => {
@@ -112,7 +112,7 @@ export async function startServer(input: { databaseUrl?: string; token?: string;
         resolve();
       }
     };
-    child.stdout!.on("data", check);
+    child.stdout.on("data", check);
     child.once("exit", (code) => {
       clearTimeout(timeout);
       reject(new Error(`${input.label}: the server exited (${code}) before it was ready:\n${output}`));

@@ -162,9 +162,9 @@ export async function measureFanOut(session: Session, servers: BatonServer[], cl
   const latencies: number[][] = servers.map(() => []);
   try {
     for (let i = 0; i < clients; i++) {
-      const server = servers[i % servers.length]!;
+      const server = servers[i % servers.length];
       const socket = await connectSocket(server.baseURL, session.cookie, session.conversationId, `10.77.${i >> 8}.${i & 255}`);
-      const bucket = latencies[i % servers.length]!;
+      const bucket = latencies[i % servers.length];
       socket.on("conversation-event", (event: ConversationEventDTO) => {
         if (event.type === "step-updated") bucket.push(Date.now() - Date.parse(event.createdAt));
       });

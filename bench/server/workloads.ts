@@ -24,7 +24,7 @@ export function heavyTailedDag(seed: number, size = 20): TimedStep[] {
 export const quantile = (values: number[], q: number): number => {
   if (values.length === 0) return NaN;
   const sorted = [...values].sort((a, b) => a - b);
-  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))]!;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1))];
 };
 export const median = (values: number[]) => quantile(values, 0.5);
 export const geomean = (values: number[]) => Math.exp(values.reduce((sum, v) => sum + Math.log(v), 0) / values.length);

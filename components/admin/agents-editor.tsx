@@ -85,7 +85,7 @@ function AgentForm({ agent, onSaved }: { agent: AdminAgent; onSaved: (agent: Adm
   const [trial, setTrial] = useState<{ state: "idle" | "testing" } | { state: "done"; ok: boolean; text: string }>({ state: "idle" });
 
   async function testModel(form: HTMLFormElement | null) {
-    const model = form ? String(new FormData(form).get("model") ?? "").trim() : "";
+    const model = form ? formText(new FormData(form).get("model")).trim() : "";
     if (!model) return;
     setTrial({ state: "testing" });
     try {

@@ -30,7 +30,7 @@ export function FormCard({ formId }: { formId: string }) {
       const raw = data.get(field.name);
       if (field.type === "boolean") values[field.name] = raw === "on";
       else if (field.type === "number") values[field.name] = raw === null || raw === "" ? null : Number(raw);
-      else values[field.name] = raw === null ? null : String(raw);
+      else values[field.name] = typeof raw === "string" ? raw : null;
     }
     setBusy(true);
     setError("");
@@ -99,7 +99,7 @@ function formatSecret(value: unknown): string {
 function formatValue(value: unknown): string {
   if (value === null || value === undefined || value === "") return "—";
   if (typeof value === "boolean") return value ? "yes" : "no";
-  return String(value);
+  return typeof value === "string" || typeof value === "number" ? String(value) : JSON.stringify(value);
 }
 
 function FieldInput({ formId, field }: { formId: string; field: FormField }) {

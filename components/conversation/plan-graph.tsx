@@ -43,7 +43,7 @@ function layout(steps: StepDTO[]): Map<number, { x: number; y: number }> {
   dagre.layout(graph);
   const positions = new Map<number, { x: number; y: number }>();
   for (const step of steps) {
-    const node = graph.node(String(step.index));
+    const node = graph.node(String(step.index)) as { x: number; y: number };
     positions.set(step.index, { x: node.x - NODE_WIDTH / 2, y: node.y - NODE_HEIGHT / 2 });
   }
   // Mirroring keeps every crossing count; do it when it puts lower step numbers on the left.

@@ -32,7 +32,7 @@ export function StepDrawer({ conversationId, plan, stepIndex, onClose }: { conve
     let stale = false;
     apiFetch<StepDetail>(`/api/conversations/${conversationId}/plans/${plan.id}/steps/${stepIndex}`)
       .then((data) => !stale && setDetail(data))
-      .catch((caught) => !stale && setError(caught.message));
+      .catch((caught: unknown) => !stale && setError(caught instanceof Error ? caught.message : String(caught)));
     return () => {
       stale = true;
     };

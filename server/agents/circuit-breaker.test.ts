@@ -69,7 +69,7 @@ describe("provider circuit breaker", () => {
     // exactly one probe goes out; the others keep waiting for its verdict
     expect(admitted).toHaveLength(1);
     expect(state()!.state).toBe("half-open");
-    const probe = await callers[admitted[0] === "a" ? 0 : admitted[0] === "b" ? 1 : 2]!;
+    const probe = await callers[admitted[0] === "a" ? 0 : admitted[0] === "b" ? 1 : 2];
     expect(probe.probe).toBe(true);
     probe.succeeded();
     await flush();
@@ -118,7 +118,7 @@ describe("provider circuit breaker", () => {
     const cancelled = circuits.acquire("anthropic", { signal: controller.signal, deadline: time.clock.now() + 60_000 }).catch((reason: unknown) => reason);
     controller.abort(new Error("cancelled"));
     expect(((await cancelled) as Error).message).toBe("cancelled");
-    expect(circuits.snapshot()[0]!.waiting).toBe(0);
+    expect(circuits.snapshot()[0].waiting).toBe(0);
   });
 
   it("providers are independent, and late failures of calls admitted before the opening are not double-counted", async () => {

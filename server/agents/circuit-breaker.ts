@@ -238,7 +238,7 @@ export class ProviderCircuits {
       };
       const onAbort = () => {
         cleanup();
-        reject(signal.reason ?? new Error("aborted"));
+        reject(signal.reason instanceof Error ? signal.reason : new Error("aborted"));
       };
       circuit.waiters.add(wake);
       const cancelTimer = this.clock.setTimer(Math.max(0, ms), wake);

@@ -10,7 +10,7 @@ type Timing = { calls: number; firstCallStartedAt: string; lastCallEndedAt: stri
 const timingOf = (sink: ReturnType<typeof recordingSink>) => {
   const lines = sink.logs.filter((entry) => entry.phase === "model-timing");
   expect(lines).toHaveLength(1);
-  return lines[0]!.data as Timing;
+  return lines[0].data as Timing;
 };
 
 describe("model timing in the run log", () => {
@@ -82,7 +82,7 @@ describe("storing the session", () => {
     await held.calledOnce;
     await ticks();
     expect(reported).toBe(false);
-    held.writes[0]!.finish();
+    held.writes[0].finish();
     expect(await run).toMatchObject({ kind: "blocked" });
   });
 });

@@ -7,6 +7,7 @@
  * streams through the sink. It does store the model session (SessionStore),
  * which only it can read.
  */
+import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
 import {
   InvalidToolInputError,
   NoSuchToolError,
@@ -118,7 +119,7 @@ function timedModel(model: LanguageModelV3, timing: ModelTiming): LanguageModelV
         timing.calls += 1;
         timing.firstStartedAt ??= Date.now();
         const result = await doStream();
-        const ended = new TransformStream({ flush: () => void (timing.lastEndedAt = Date.now()) });
+        const ended = new TransformStream<LanguageModelV3StreamPart, LanguageModelV3StreamPart>({ flush: () => void (timing.lastEndedAt = Date.now()) });
         return { ...result, stream: result.stream.pipeThrough(ended) };
       },
     },
@@ -357,7 +358,7 @@ async function streamOnce(input: {
   compactor: Compactor;
   batcher: DeltaBatcher;
   maxSteps: number;
-}): Promise<unknown | null> {
+}): Promise<unknown> {
   const { ctx, deps, model, system, tools, compactor, batcher } = input;
   const { request, sink } = ctx;
   const knownTools = new Set<string>([...BUILTIN_TOOL_NAMES]);
@@ -417,10 +418,10 @@ async function streamOnce(input: {
           batcher.push(part.text);
           break;
         case "tool-call":
-          if (!part.invalid) sink.log({ phase: "tool-call", message: part.toolName, data: { toolCallId: part.toolCallId, input: part.input } });
+          if (!part.invalid) sink.log({ phase: "tool-call", message: part.toolName, data: { toolCallId: part.toolCallId, input: part.input as unknown } });
           break;
         case "tool-result":
-          sink.log({ phase: "tool-result", message: part.toolName, data: { toolCallId: part.toolCallId, output: part.output } });
+          sink.log({ phase: "tool-result", message: part.toolName, data: { toolCallId: part.toolCallId, output: part.output as unknown } });
           break;
         case "tool-error":
           sink.log({ phase: "tool-error", message: `${part.toolName}: ${describeError(part.error)}`, data: { toolCallId: part.toolCallId } });

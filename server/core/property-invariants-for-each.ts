@@ -3,7 +3,7 @@
  * reconcile.property.test.ts checks after every reconcile, re-stated independently
  * of for-each.ts (item parsing aside: the driver's items never contain line breaks).
  */
-import type { Coverage } from "./property-invariants.ts";
+import type { Coverage } from "./property-coverage.ts";
 import { isTerminalPlan, isTerminalStep } from "./status.ts";
 import type { PlanState, ReconcileResult, StepState } from "./types.ts";
 

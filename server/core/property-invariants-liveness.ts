@@ -8,7 +8,7 @@
  */
 import { isSuccessfulEnough, isTerminalPlan } from "./status.ts";
 import { isCollector } from "./property-invariants-for-each.ts";
-import type { Coverage } from "./property-invariants.ts";
+import type { Coverage } from "./property-coverage.ts";
 import type { CapacityView, PlanState, StepState } from "./types.ts";
 
 function ensure(condition: boolean, message: () => string): void {
@@ -45,7 +45,7 @@ export function checkLiveness({ after, capacity, now, coverage }: { after: PlanS
     if (agent && agent.live + (byAssignee.get(assignee) ?? 0) >= agent.limit) return true;
     const model = capacity.agentModel[assignee];
     const modelPool = model === undefined ? undefined : capacity.models[model];
-    return modelPool !== undefined && modelPool.live + (byModel.get(model!) ?? 0) >= modelPool.limit;
+    return modelPool !== undefined && modelPool.live + (byModel.get(model) ?? 0) >= modelPool.limit;
   };
   const childBoundFull = (step: StepState) => {
     if (step.parentIndex === null) return false;

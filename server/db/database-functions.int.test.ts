@@ -101,12 +101,12 @@ describe.each(["embedded", "postgres"] as const)("database functions on %s", (ki
     expect(running.every((run) => run.leaseOwner !== null && run.startedAt !== null)).toBe(true);
 
     // a freed slot goes to the oldest waiter
-    await db.prisma.run.update({ where: { id: pooled[1]! }, data: { status: "succeeded", endedAt: new Date() } });
+    await db.prisma.run.update({ where: { id: pooled[1] }, data: { status: "succeeded", endedAt: new Date() } });
     const next = await claim("g");
     expect(next.map((run) => run.id)).toEqual([pooled[3]]);
     // nothing beyond the limits, and nothing for a claimer without room
     expect(await claim("h")).toEqual([]);
-    await db.prisma.run.update({ where: { id: others[0]! }, data: { status: "failed", endedAt: new Date() } });
+    await db.prisma.run.update({ where: { id: others[0] }, data: { status: "failed", endedAt: new Date() } });
     expect(await claimRuns(db.prisma, { owner: "full", leaseMs: 30_000, max: 0, modelLimits: { m2: 4 } })).toEqual([]);
     expect((await claim("i")).map((run) => run.id)).toEqual([others[4]]);
   });

@@ -106,7 +106,7 @@ it("finishes 8 parallel plans contending for full pools after SIGKILL, none left
         }),
       ),
     );
-    await waitFor(async () => ((await first.request<PlanDTO>({ type: "plan", planId: plans[0]!.id })).steps.some((s) => s.status === "done") ? true : undefined));
+    await waitFor(async () => ((await first.request<PlanDTO>({ type: "plan", planId: plans[0].id })).steps.some((s) => s.status === "done") ? true : undefined));
     await first.kill();
 
     const second = await ExecutorProcess.start(local);

@@ -46,11 +46,11 @@ it("turns an unaddressed request naming several items into a parallel plan with 
   expect(messages.filter((m) => m.kind === "dispatch")).toHaveLength(3);
   // the synthesis, then the commander's closing message
   const [synthesis, closing] = messages.slice(-2);
-  expect(synthesis!.kind).toBe("result");
-  expect(synthesis!.body).toMatch(/Postgres/);
-  expect(synthesis!.body).toMatch(/SQLite/);
-  expect(closing).toMatchObject({ kind: "outcome", authorAgentId: synthesis!.authorAgentId });
-  expect(closing!.body).toContain("completed: 4 of 4 steps done");
+  expect(synthesis.kind).toBe("result");
+  expect(synthesis.body).toMatch(/Postgres/);
+  expect(synthesis.body).toMatch(/SQLite/);
+  expect(closing).toMatchObject({ kind: "outcome", authorAgentId: synthesis.authorAgentId });
+  expect(closing.body).toContain("completed: 4 of 4 steps done");
   // tool calls of the runs are in the execution log
   const log = await fixture.db.prisma.stepEvent.findMany({ where: { planId: plan.id, stepIndex: 1 } });
   expect(log.some((entry) => entry.phase === "dispatch")).toBe(true);

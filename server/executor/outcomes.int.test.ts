@@ -69,7 +69,7 @@ describe("quiet retries", () => {
     expect(await fixture.waitForPlan(plan.id)).toBe("failed");
     const errors = await messages(plan.id, "error");
     expect(errors).toHaveLength(1);
-    expect(errors[0]!.body).toContain("no retries left after 2");
+    expect(errors[0].body).toContain("no retries left after 2");
   });
 });
 
@@ -100,9 +100,9 @@ describe("the commander's closing message", () => {
     expect(await fixture.waitForPlan(plan.id)).toBe("failed");
     const closing = await messages(plan.id, "outcome");
     expect(closing).toHaveLength(1);
-    expect(closing[0]!.body).toMatch(/failed/i);
-    expect(closing[0]!.body).toContain("0 of 3 steps done");
-    for (const index of [1, 2, 3]) expect(closing[0]!.body).toMatch(new RegExp(`Step ${index}\\b.*fatal failure`));
+    expect(closing[0].body).toMatch(/failed/i);
+    expect(closing[0].body).toContain("0 of 3 steps done");
+    for (const index of [1, 2, 3]) expect(closing[0].body).toMatch(new RegExp(`Step ${index}\\b.*fatal failure`));
   });
 
   it("a plan with a skipped step that still delivered is partial and names the missing step", async () => {
@@ -115,11 +115,11 @@ describe("the commander's closing message", () => {
     });
     expect(await fixture.waitForPlan(plan.id)).toBe("partial");
     const [closing] = await messages(plan.id, "outcome");
-    expect(closing!.body).toMatch(/partial/i);
-    expect(closing!.body).toContain("2 of 3 steps done");
-    expect(closing!.body).toMatch(/Step 1\b.*skipped.*fatal failure/);
+    expect(closing.body).toMatch(/partial/i);
+    expect(closing.body).toContain("2 of 3 steps done");
+    expect(closing.body).toMatch(/Step 1\b.*skipped.*fatal failure/);
     // the result is delivered: step 3's summary is in the closing message
-    expect(closing!.body).toContain("summary of 3");
+    expect(closing.body).toContain("summary of 3");
   });
 });
 
@@ -140,8 +140,8 @@ describe("decisions in chat match what happened", () => {
       await until(async () => (await messages(plan.id, "decision")).length === 1);
       await fixture.executor.idle();
       const [decision] = await messages(plan.id, "decision");
-      expect(decision!.body).toContain("Decision: skip");
-      expect(decision!.body).toMatch(/not applied/i);
+      expect(decision.body).toContain("Decision: skip");
+      expect(decision.body).toMatch(/not applied/i);
       const outcomes = (await messages(plan.id, "outcome")).map((message) => message.body);
       expect(outcomes.some((body) => /Step 1\b.*succeeded on attempt 2/.test(body))).toBe(true);
     } finally {
@@ -157,7 +157,7 @@ describe("decisions in chat match what happened", () => {
     });
     expect(await fixture.waitForPlan(plan.id)).toBe("completed");
     const [decision] = await messages(plan.id, "decision");
-    expect(decision!.body).not.toMatch(/not applied/i);
+    expect(decision.body).not.toMatch(/not applied/i);
     const outcomes = (await messages(plan.id, "outcome")).map((message) => message.body);
     expect(outcomes.some((body) => /Step 1\b.*succeeded on attempt 2/.test(body))).toBe(true);
     // the closing message comes last

@@ -104,13 +104,13 @@ export async function finishRun(
     if (!form.success) {
       // model output is untrusted: a malformed form is the run's failure, not a crash
       const reason = `the agent asked with an invalid form: ${form.error.issues.map((issue) => `${issue.path.join(".")}: ${issue.message}`).join("; ")}`;
-      await say(`**Failed:** ${reason}`, "error");
+      say(`**Failed:** ${reason}`, "error");
       return report({ kind: "failed", transient: false, reason });
     }
     if (launch.kind !== "step" && launch.kind !== "mention") {
       // The commander cannot wait on a form here: a real failure of the run.
       const reason = "the commander asked for input it cannot wait for";
-      await say(`**Failed:** ${reason}`, "error");
+      say(`**Failed:** ${reason}`, "error");
       return launch.kind === "decision" ? decide({ kind: "abort", reason }) : report({ kind: "failed", transient: false, reason });
     }
     await openForm(context, tx, uow, {
@@ -128,7 +128,7 @@ export async function finishRun(
 
   if (result.kind === "failed") {
     if (launch.kind === "decision" || launch.stepIndex === null) {
-      await say(`**Failed:** ${result.reason}`, "error");
+      say(`**Failed:** ${result.reason}`, "error");
       if (launch.kind === "decision") return decide({ kind: "abort", reason: `the commander could not decide: ${result.reason}` });
       return;
     }
@@ -142,7 +142,7 @@ export async function finishRun(
       // every step on this run (several when they shared it) that did not go back for a retry
       const stuck = stepsStuckAfter(change, runId);
       if (stuck.length === 0) return;
-      say(`**Failed:** ${stuck[0]!.failureReason ?? result.reason}`, "error");
+      say(`**Failed:** ${stuck[0].failureReason ?? result.reason}`, "error");
     });
   }
 
@@ -171,16 +171,16 @@ export async function finishRun(
       });
       uow.cachePlan(loaded); // the reconcile below starts from it instead of reading it again
       uow.emit("plan-created", { plan: toPlanDTO(plan) });
-      await say(clip(result.text, MAX_TEXT_CHARS) || `Plan: **${spec.title}**`, "plan", plan.id);
+      say(clip(result.text, MAX_TEXT_CHARS) || `Plan: **${spec.title}**`, "plan", plan.id);
       await reconcilePlan(context, tx, uow, { planId: plan.id, event: { type: "plan-created" } });
     } catch (error) {
       if (!(error instanceof PlanValidationError)) throw error;
-      await say(`I could not make a valid plan: ${error.message}`, "error");
+      say(`I could not make a valid plan: ${error.message}`, "error");
     }
     return;
   }
 
-  await say(clip(result.text, MAX_TEXT_CHARS), launch.planId ? "result" : "text");
+  say(clip(result.text, MAX_TEXT_CHARS), launch.planId ? "result" : "text");
   return report({
     kind: "ok",
     summary: clip(result.summary, MAX_SUMMARY_CHARS),
@@ -226,7 +226,7 @@ async function parseDecision(
   if (decision.kind === "retry" && decision.assignee !== undefined) {
     const handle = decision.assignee.replace(/^@/, "");
     if (handle !== "commander" && handle !== "user" && !assignees.has(handle)) {
-      await say(`The retry named @${handle}, who is not in this conversation.`, "error");
+      say(`The retry named @${handle}, who is not in this conversation.`, "error");
       return { kind: "abort", reason: `retry named an unknown assignee @${handle}` };
     }
     return { ...decision, assignee: handle };
@@ -239,7 +239,7 @@ async function parseDecision(
     return { kind: "append", steps };
   } catch (error) {
     const reason = error instanceof PlanValidationError ? error.message : String(error);
-    await say(`The appended steps were rejected: ${reason}`, "error");
+    say(`The appended steps were rejected: ${reason}`, "error");
     return { kind: "abort", reason: `appended steps were invalid: ${reason}` };
   }
 }

@@ -7,32 +7,15 @@
  */
 import type { Agent, Prisma } from "../generated/prisma/client.ts";
 import type { RunDTO } from "../protocol/dto.ts";
-import type { AgentProfile, ArtifactRef, ResumeInput, RunPurpose, RunRequest } from "./ports.ts";
+import type { AgentProfile, ArtifactRef, ResumeInput, RunPurpose } from "./ports.ts";
 import type { ExecutorContext } from "./context.ts";
 import { sqlWrites } from "../adapters/prisma/write-batch.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
+import type { RunKind, RunLaunch } from "./run-launch.ts";
 
 type Tx = Prisma.TransactionClient;
 
-/**
- * mention: a person's @-mention; step: a plan step dispatched by @-mention (the agent
- * sees no difference); chat: the commander answering a message that mentions nobody;
- * commander-step: the commander's own step; decision: the commander deciding a failure.
- */
-export type RunKind = "mention" | "step" | "chat" | "commander-step" | "decision";
-
-/** A created run, ready to start: the request minus its abort signal, plus bookkeeping. */
-export interface RunLaunch {
-  request: Omit<RunRequest, "signal">;
-  kind: RunKind;
-  agent: Agent;
-  planId: string | null;
-  stepId: string | null;
-  stepIndex: number | null;
-  attempt: number;
-  startedAt: Date;
-  triggerMessageId: string | null;
-}
+export type { RunKind, RunLaunch } from "./run-launch.ts";
 
 export function toAgentProfile(agent: Agent): AgentProfile {
   return {

@@ -54,9 +54,9 @@ it(`ends ${PLANS} plans on two processes and a web node, one process SIGKILLed m
   const started = Date.now();
   const plans = await Promise.all(
     Array.from({ length: PLANS }, (_, p) =>
-      targets[p % targets.length]!.request<PlanDTO>({
+      targets[p % targets.length].request<PlanDTO>({
         type: "submit",
-        conversationId: conversations[p % CONVERSATIONS]!,
+        conversationId: conversations[p % CONVERSATIONS],
         raw: soakPlan(random, `p${p}`, { sleepMaxMs: 150, blocks: true }),
       }),
     ),
@@ -64,7 +64,7 @@ it(`ends ${PLANS} plans on two processes and a web node, one process SIGKILLed m
   const planIds = plans.map((plan) => plan.id);
 
   // kill B hard while it runs agents and a good part of the work is still ahead
-  let killedLive: string[] = [];
+  let killedLive: string[];
   for (;;) {
     const [live, ended] = await Promise.all([
       db.prisma.run.findMany({ where: { status: "running", leaseOwner: "process-b" }, select: { id: true } }),

@@ -5,7 +5,7 @@
  */
 import type { PendingEvent } from "../adapters/prisma/event-log.ts";
 import type { ConversationEventType, ConversationEventPayloads } from "../protocol/events.ts";
-import type { RunLaunch } from "./run-records.ts";
+import type { RunLaunch } from "./run-launch.ts";
 import type { LoadedPlan, PlanContext } from "../adapters/prisma/plan-repository.ts";
 import type { Prisma } from "../generated/prisma/client.ts";
 import { WriteBatch } from "../adapters/prisma/write-batch.ts";

@@ -33,7 +33,7 @@ export class IpcChild {
   request<T>(message: Record<string, unknown>): Promise<T> {
     const id = this.nextId++;
     return new Promise<T>((resolve, reject) => {
-      this.waiting.set(id, { resolve: resolve as (value: unknown) => void, reject });
+      this.waiting.set(id, { resolve: resolve, reject });
       this.child.send({ ...message, id });
     });
   }

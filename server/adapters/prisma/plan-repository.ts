@@ -194,7 +194,7 @@ async function planContextQuery(
   runId: string | null,
 ): Promise<PlanContext> {
   const rows = await tx.$queryRaw<PlanContextRow[]>`SELECT * FROM baton_enter_unit(${lockKey}, ${planId}, ${runId})`;
-  return toPlanContext(rows[0]!);
+  return toPlanContext(rows[0]);
 }
 
 /**

@@ -211,7 +211,7 @@ export class WriteBatch {
       }
     }
     const rows = await tx.$queryRaw<{ result: { lastSeq: number | null; claimed: ClaimedRun[]; waiting: boolean } }[]>`SELECT baton_apply_unit(${JSON.stringify(doc)}::jsonb) AS "result"`;
-    const result = rows[0]!.result;
+    const result = rows[0].result;
     return {
       lastSeq: result.lastSeq === null || result.lastSeq === undefined ? null : Number(result.lastSeq),
       claimed: result.claimed ?? [],

@@ -28,7 +28,7 @@ export function soakPlan(random: () => number, label: string, options: { sleepMa
     const index = i + 1;
     const waitFor =
       index === 1 ? [] : [...new Set(Array.from({ length: Math.floor(random() * 3) }, () => 1 + Math.floor(random() * i)))];
-    const assignee = random() < 0.08 ? "commander" : HANDLES[Math.floor(random() * HANDLES.length)]!;
+    const assignee = random() < 0.08 ? "commander" : HANDLES[Math.floor(random() * HANDLES.length)];
     const directive = [`@offline sleep=${Math.floor(random() * options.sleepMaxMs)}`];
     let onFailure: "continue" | "ask_commander" | "abort_plan" = random() < 0.5 ? "continue" : "ask_commander";
     const trouble = random();
@@ -125,7 +125,7 @@ export async function soakFigures(prisma: PrismaClient, planIds: string[]): Prom
   for (const [stepId, list] of stepRuns) {
     const sorted = [...list].sort((a, b) => a.from - b.from);
     for (let i = 1; i < sorted.length; i++) {
-      if (sorted[i]!.from < sorted[i - 1]!.to) doubleDispatches.push(`step ${stepId}: runs ${sorted[i - 1]!.id} and ${sorted[i]!.id} overlap`);
+      if (sorted[i].from < sorted[i - 1].to) doubleDispatches.push(`step ${stepId}: runs ${sorted[i - 1].id} and ${sorted[i].id} overlap`);
     }
   }
 
