@@ -22,7 +22,10 @@ export default tseslint.config(
     rules: {
       ...reactHooks.configs.recommended.rules,
       "import-x/no-cycle": ["error", { ignoreExternal: true }],
-      "@typescript-eslint/no-unused-vars": ["error", { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_" }],
+      "@typescript-eslint/no-unused-vars": [
+        "error",
+        { argsIgnorePattern: "^_", varsIgnorePattern: "^_", destructuredArrayIgnorePattern: "^_" },
+      ],
       // React event handlers may be async; what they return is ignored by design
       "@typescript-eslint/no-misused-promises": ["error", { checksVoidReturn: { attributes: false } }],
       // ports are Promise-returning interfaces: an implementation with nothing to await is still async
@@ -31,7 +34,16 @@ export default tseslint.config(
   },
   {
     // tests, fixtures and benches read untyped JSON answers (response.json(), wire bodies) on purpose
-    files: ["**/*.test.ts", "e2e/**", "bench/**", "**/testing/**", "server/agents/test-support.ts", "server/agents/fake-model-server.ts", "server/agents/test-fixtures/**", "server/testing/**"],
+    files: [
+      "**/*.test.ts",
+      "e2e/**",
+      "bench/**",
+      "**/testing/**",
+      "server/agents/test-support.ts",
+      "server/agents/fake-model-server.ts",
+      "server/agents/test-fixtures/**",
+      "server/testing/**",
+    ],
     rules: {
       "@typescript-eslint/no-unsafe-assignment": "off",
       "@typescript-eslint/no-unsafe-member-access": "off",

@@ -11,7 +11,8 @@ import path from "node:path";
 import { defineConfig, devices } from "@playwright/test";
 
 function freePort(): string {
-  const script = "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{process.stdout.write(String(s.address().port));s.close()})";
+  const script =
+    "const s=require('net').createServer().listen(0,'127.0.0.1',()=>{process.stdout.write(String(s.address().port));s.close()})";
   return execFileSync(process.execPath, ["-e", script], { encoding: "utf8" }).trim();
 }
 
@@ -40,25 +41,33 @@ export default defineConfig({
     trace: "retain-on-failure",
     launchOptions: {
       executablePath: process.env.BATON_CHROMIUM ?? "/usr/bin/chromium",
-      args: ["--no-sandbox", "--disable-gpu", "--disable-background-networking", "--disable-component-update", "--disable-sync", "--no-first-run", "--disable-quic"],
+      args: [
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        "--disable-quic",
+      ],
     },
   },
   webServer: external
     ? undefined
     : {
-    command: process.env.BATON_E2E_SKIP_BUILD ? "npx tsx server/index.ts" : "npx next build && npx tsx server/index.ts",
-    url: `${baseURL}/sign-in`,
-    timeout: 240_000,
-    reuseExistingServer: false,
-    stdout: "pipe",
-    stderr: "pipe",
-    env: {
-      NODE_ENV: "production",
-      PORT: port,
-      HOST: "127.0.0.1",
-      BATON_DATA_DIR: process.env.BATON_E2E_DATA_DIR,
-      // no BETTER_AUTH_URL: the tests sign up exactly as a fresh `npm start` is reached
-      BATON_SEED_DEMO: "1",
-    },
-  },
+        command: process.env.BATON_E2E_SKIP_BUILD ? "npx tsx server/index.ts" : "npx next build && npx tsx server/index.ts",
+        url: `${baseURL}/sign-in`,
+        timeout: 240_000,
+        reuseExistingServer: false,
+        stdout: "pipe",
+        stderr: "pipe",
+        env: {
+          NODE_ENV: "production",
+          PORT: port,
+          HOST: "127.0.0.1",
+          BATON_DATA_DIR: process.env.BATON_E2E_DATA_DIR,
+          // no BETTER_AUTH_URL: the tests sign up exactly as a fresh `npm start` is reached
+          BATON_SEED_DEMO: "1",
+        },
+      },
 });

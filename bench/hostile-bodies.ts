@@ -37,11 +37,23 @@ function request(path: string, body: () => BodyInit, headers: Record<string, str
 }
 
 const steps = (count: number, extra: (index: number) => Record<string, unknown> = () => ({})) =>
-  Array.from({ length: count }, (_, i) => ({ index: i + 1, title: `Step ${i + 1}`, assignee: "writer", input: `Research part ${i + 1} of {{request}}`, wait_for: i === 0 ? [] : [i], ...extra(i + 1) }));
+  Array.from({ length: count }, (_, i) => ({
+    index: i + 1,
+    title: `Step ${i + 1}`,
+    assignee: "writer",
+    input: `Research part ${i + 1} of {{request}}`,
+    wait_for: i === 0 ? [] : [i],
+    ...extra(i + 1),
+  }));
 // the shape from the issue (~727 KB): under the body cap, so the plan check is what refuses it
 const hugePlan = JSON.stringify({
   title: "10,000 steps",
-  steps: Array.from({ length: 10_000 }, (_, i) => ({ index: i + 1, title: `Step ${i + 1}`, assignee: "writer", input: `Do part ${i + 1}` })),
+  steps: Array.from({ length: 10_000 }, (_, i) => ({
+    index: i + 1,
+    title: `Step ${i + 1}`,
+    assignee: "writer",
+    input: `Do part ${i + 1}`,
+  })),
 });
 const reactionsPath = `/api/v1/conversations/${conversationId}/reactions`;
 const token = { authorization: `Bearer ${TEST_API_TOKEN}` };
@@ -50,12 +62,52 @@ const deep = `{"source":"ci","target":{"agent":"writer"},"payload":${"[".repeat(
 const nulAtTheEnd = JSON.stringify({ title: "x".repeat(900_000) + "\u0000" });
 
 const scenarios: { name: string; handler: Handler; params: Record<string, string>; make: () => Request; expect: number }[] = [
-  { name: `10,000-step plan (${Math.round(hugePlan.length / 1024)} KB)`, handler: plans.POST as Handler, params: { id: conversationId }, make: request(`/api/v1/conversations/${conversationId}/plans`, () => hugePlan, token), expect: 422 },
-  { name: "JSON nested 400,000 deep (800 KB)", handler: reactions.POST as Handler, params: { id: conversationId }, make: request(reactionsPath, () => deep, token), expect: 400 },
-  { name: "900 KB title ending in NUL", handler: conversations.POST, params: {}, make: request("/api/conversations", () => nulAtTheEnd, session), expect: 400 },
-  { name: "endless streamed body, signed webhook", handler: reactions.POST as Handler, params: { id: conversationId }, make: request(reactionsPath, endless, { "x-baton-timestamp": String(Math.floor(Date.now() / 1000)), "x-baton-delivery": "bench", "x-baton-signature": signDelivery({ timestamp: 0, delivery: "x", path: "/", body: "" }) }), expect: 413 },
-  { name: "endless streamed body, anonymous", handler: messages.POST as Handler, params: { conversationId }, make: request(`/api/conversations/${conversationId}/messages`, endless, {}), expect: 413 },
-  { name: "declared 100 MB body, bearer token", handler: plans.POST as Handler, params: { id: conversationId }, make: request(`/api/v1/conversations/${conversationId}/plans`, endless, { ...token, "content-length": String(100 * 1024 * 1024) }), expect: 413 },
+  {
+    name: `10,000-step plan (${Math.round(hugePlan.length / 1024)} KB)`,
+    handler: plans.POST as Handler,
+    params: { id: conversationId },
+    make: request(`/api/v1/conversations/${conversationId}/plans`, () => hugePlan, token),
+    expect: 422,
+  },
+  {
+    name: "JSON nested 400,000 deep (800 KB)",
+    handler: reactions.POST as Handler,
+    params: { id: conversationId },
+    make: request(reactionsPath, () => deep, token),
+    expect: 400,
+  },
+  {
+    name: "900 KB title ending in NUL",
+    handler: conversations.POST,
+    params: {},
+    make: request("/api/conversations", () => nulAtTheEnd, session),
+    expect: 400,
+  },
+  {
+    name: "endless streamed body, signed webhook",
+    handler: reactions.POST as Handler,
+    params: { id: conversationId },
+    make: request(reactionsPath, endless, {
+      "x-baton-timestamp": String(Math.floor(Date.now() / 1000)),
+      "x-baton-delivery": "bench",
+      "x-baton-signature": signDelivery({ timestamp: 0, delivery: "x", path: "/", body: "" }),
+    }),
+    expect: 413,
+  },
+  {
+    name: "endless streamed body, anonymous",
+    handler: messages.POST as Handler,
+    params: { conversationId },
+    make: request(`/api/conversations/${conversationId}/messages`, endless, {}),
+    expect: 413,
+  },
+  {
+    name: "declared 100 MB body, bearer token",
+    handler: plans.POST as Handler,
+    params: { id: conversationId },
+    make: request(`/api/v1/conversations/${conversationId}/plans`, endless, { ...token, "content-length": String(100 * 1024 * 1024) }),
+    expect: 413,
+  },
 ];
 
 const histogram = monitorEventLoopDelay({ resolution: 1 });
@@ -67,7 +119,9 @@ console.log(`machine load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().l
 histogram.enable();
 await new Promise((resolve) => setTimeout(resolve, 500));
 histogram.disable();
-console.log(`${"idle (no requests), 500 ms".padEnd(40)}          loop delay p99 ${ms(histogram.percentile(99)).padStart(5)} ms, max ${ms(histogram.max).padStart(5)} ms`);
+console.log(
+  `${"idle (no requests), 500 ms".padEnd(40)}          loop delay p99 ${ms(histogram.percentile(99)).padStart(5)} ms, max ${ms(histogram.max).padStart(5)} ms`,
+);
 let worst = 0;
 for (const scenario of scenarios) {
   const times: number[] = [];
@@ -81,7 +135,8 @@ for (const scenario of scenarios) {
     const used = process.cpuUsage(cpu);
     cpuMicros += used.user + used.system;
     times.push(performance.now() - started);
-    if (response.status !== scenario.expect) throw new Error(`${scenario.name}: expected ${scenario.expect}, got ${response.status} ${await response.text()}`);
+    if (response.status !== scenario.expect)
+      throw new Error(`${scenario.name}: expected ${scenario.expect}, got ${response.status} ${await response.text()}`);
     await response.body?.cancel();
     await new Promise((resolve) => setTimeout(resolve, 20)); // let the histogram sample between requests
   }
@@ -94,7 +149,13 @@ for (const scenario of scenarios) {
 }
 
 // the heaviest plan the limit allows: 200 steps, each waiting for every earlier step and reading the first
-const dense = { title: "dense", steps: steps(200, (index) => ({ wait_for: Array.from({ length: index - 1 }, (_, i) => i + 1), input: index > 2 ? "{{step_1.output_summary}} {{step_2.output_summary}}" : "x" })) };
+const dense = {
+  title: "dense",
+  steps: steps(200, (index) => ({
+    wait_for: Array.from({ length: index - 1 }, (_, i) => i + 1),
+    input: index > 2 ? "{{step_1.output_summary}} {{step_2.output_summary}}" : "x",
+  })),
+};
 const limits = { maxSteps: 200, maxInputChars: 20_000, defaultMaxParallel: 4, defaultMaxRetries: 3 };
 /** wall and CPU ms per call, the median of 10 after a warm-up */
 const timed = (run: () => unknown) => {
@@ -113,17 +174,23 @@ const timed = (run: () => unknown) => {
   return `${median(walls)} ms (CPU ${median(cpus)} ms)`;
 };
 const edges = dense.steps.reduce((n, step) => n + step.wait_for.length, 0);
-console.log(`\nvalidatePlan, 200 steps each waiting for all earlier ones (${edges} edges): ${timed(() => validatePlan({ raw: dense, assignees: new Set(["writer"]), limits }))}`);
+console.log(
+  `\nvalidatePlan, 200 steps each waiting for all earlier ones (${edges} edges): ${timed(() => validatePlan({ raw: dense, assignees: new Set(["writer"]), limits }))}`,
+);
 const chainPlan = { title: "chain", steps: steps(200, (index) => ({ input: index > 1 ? "{{step_1.output_summary}}" : "x" })) };
-console.log(`validatePlan, 200-step chain, every step reading step 1: ${timed(() => validatePlan({ raw: chainPlan, assignees: new Set(["writer"]), limits }))}`);
+console.log(
+  `validatePlan, 200-step chain, every step reading step 1: ${timed(() => validatePlan({ raw: chainPlan, assignees: new Set(["writer"]), limits }))}`,
+);
 const hugeParsed = JSON.parse(hugePlan);
-console.log(`validatePlan, the 10,000-step plan (refused on its size): ${timed(() => {
-  try {
-    validatePlan({ raw: hugeParsed, assignees: new Set(["writer"]), limits });
-  } catch {
-    // refused, as expected
-  }
-})}`);
+console.log(
+  `validatePlan, the 10,000-step plan (refused on its size): ${timed(() => {
+    try {
+      validatePlan({ raw: hugeParsed, assignees: new Set(["writer"]), limits });
+    } catch {
+      // refused, as expected
+    }
+  })}`,
+);
 console.log(`\nworst event-loop delay while hostile bodies were posted: ${ms(worst)} ms (target: under 50 ms)`);
 await harness.close();
 process.exit(0);

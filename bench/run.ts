@@ -58,7 +58,9 @@ async function benchDatabase(label: string, open: () => Promise<Database>) {
     console.log(`${label.padEnd(10)} overhead   200-step chain, 0 ms steps, scripted agent: ${figure(await median(fixture))}`);
     const offline = await createExecutorFixture({ db, createRunner: offlineRunner });
     try {
-      console.log(`${label.padEnd(10)} overhead   200-step chain, 0 ms steps, offline model via the agent runtime: ${figure(await median(offline))}`);
+      console.log(
+        `${label.padEnd(10)} overhead   200-step chain, 0 ms steps, offline model via the agent runtime: ${figure(await median(offline))}`,
+      );
     } finally {
       await offline.close();
     }

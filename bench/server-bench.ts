@@ -6,7 +6,17 @@
  * runs only this. DATABASE_URL=postgresql://… adds PostgreSQL (a scratch database).
  */
 import { ensureProductionBuild, startServer, type BatonServer } from "./server/launch.ts";
-import { measureEventLoop, measureFanOut, measureHops, measureMakespan, openSession, type FanOutFigures, type HopFigures, type LoadFigures, type MakespanFigures } from "./server/measure.ts";
+import {
+  measureEventLoop,
+  measureFanOut,
+  measureHops,
+  measureMakespan,
+  openSession,
+  type FanOutFigures,
+  type HopFigures,
+  type LoadFigures,
+  type MakespanFigures,
+} from "./server/measure.ts";
 import { openPostgresBenchDatabase, withDatabase } from "./bench-database.ts";
 import { median, quantile } from "./server/workloads.ts";
 
@@ -34,7 +44,8 @@ async function benchOne(label: string, servers: () => Promise<BatonServer[]>, wi
     );
     log(`${label}: heavy-tailed DAGs…`);
     const makespan = await measureMakespan(session, SEEDS);
-    for (const r of makespan.ratios) log(`${label}:   DAG ${r.seed}: ${r.makespanMs} ms / critical path ${r.criticalMs} ms = ${r.ratio.toFixed(3)}`);
+    for (const r of makespan.ratios)
+      log(`${label}:   DAG ${r.seed}: ${r.makespanMs} ms / critical path ${r.criticalMs} ms = ${r.ratio.toFixed(3)}`);
     log(`${label}: ${started.length > 1 ? "100 clients over two processes" : "100 clients"}…`);
     const fanOut = await measureFanOut(session, started);
     const load = withLoad ? (log(`${label}: 10 plans at once…`), await measureEventLoop(session)) : undefined;
@@ -83,7 +94,9 @@ function table(embedded: Figures, postgres: Figures | null): string {
   const lines = [
     "| measured through the server (offline model) | embedded (PGlite) | PostgreSQL | goal |",
     "| --- | --- | --- | --- |",
-    ...rows.map(([name, value, goal]) => `| ${name} | ${value(embedded)} | ${postgres ? value(postgres) : "not run (set DATABASE_URL)"} | ${goal} |`),
+    ...rows.map(
+      ([name, value, goal]) => `| ${name} | ${value(embedded)} | ${postgres ? value(postgres) : "not run (set DATABASE_URL)"} | ${goal} |`,
+    ),
   ];
   return lines.join("\n");
 }
@@ -103,7 +116,12 @@ export async function benchServer(): Promise<void> {
         async () => {
           const first = await startServer({ label: "postgres 1", databaseUrl: database.url });
           // the second process starts once the first has migrated and seeded
-          const second = await startServer({ label: "postgres 2", databaseUrl: database.url, token: first.token, authSecret: first.authSecret }).catch(async (error) => {
+          const second = await startServer({
+            label: "postgres 2",
+            databaseUrl: database.url,
+            token: first.token,
+            authSecret: first.authSecret,
+          }).catch(async (error) => {
             await first.stop();
             throw error;
           });
@@ -117,7 +135,10 @@ export async function benchServer(): Promise<void> {
   }
   console.log("\nThrough the production server (`npm run bench:server`): the public API, Socket.IO clients, the server's timestamps\n");
   console.log(table(embedded, postgres));
-  if (embedded.load) console.log(`\n(10 plans at once, embedded: makespan / critical path geomean ${Math.exp(embedded.load.ratios.reduce((s, r) => s + Math.log(r), 0) / embedded.load.ratios.length).toFixed(3)})`);
+  if (embedded.load)
+    console.log(
+      `\n(10 plans at once, embedded: makespan / critical path geomean ${Math.exp(embedded.load.ratios.reduce((s, r) => s + Math.log(r), 0) / embedded.load.ratios.length).toFixed(3)})`,
+    );
   if (postgres?.fanOut.perServer.length === 2) {
     const [local, remote] = postgres.fanOut.perServer;
     console.log(`(PostgreSQL fan-out: clients on the plan's process p99 ${ms(local.p99)}, on the other process p99 ${ms(remote.p99)})`);

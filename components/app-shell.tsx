@@ -15,7 +15,12 @@ interface ShellUser {
 }
 
 async function signOut() {
-  await fetch("/api/auth/sign-out", { method: "POST", credentials: "same-origin", headers: { "Content-Type": "application/json" }, body: "{}" });
+  await fetch("/api/auth/sign-out", {
+    method: "POST",
+    credentials: "same-origin",
+    headers: { "Content-Type": "application/json" },
+    body: "{}",
+  });
   window.location.assign("/sign-in");
 }
 
@@ -83,7 +88,11 @@ export function AppShell({
                 </Link>
               </p>
             </div>
-            <button type="button" onClick={signOut} className="rounded-md px-2 py-1 text-sm text-zinc-600 hover:bg-zinc-200 dark:text-zinc-300 dark:hover:bg-zinc-800">
+            <button
+              type="button"
+              onClick={signOut}
+              className="rounded-md px-2 py-1 text-sm text-zinc-600 hover:bg-zinc-200 dark:text-zinc-300 dark:hover:bg-zinc-800"
+            >
               Sign out
             </button>
           </div>
@@ -98,7 +107,12 @@ export function AppShell({
 export function MobileMenuButton() {
   const setMobileOpen = useSidebarStore((s) => s.setMobileOpen);
   return (
-    <button type="button" aria-label="Open conversations" onClick={() => setMobileOpen(true)} className="rounded-md p-2 hover:bg-zinc-100 dark:hover:bg-zinc-800 md:hidden">
+    <button
+      type="button"
+      aria-label="Open conversations"
+      onClick={() => setMobileOpen(true)}
+      className="rounded-md p-2 hover:bg-zinc-100 dark:hover:bg-zinc-800 md:hidden"
+    >
       <MenuIcon />
     </button>
   );

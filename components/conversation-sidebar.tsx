@@ -19,7 +19,13 @@ export interface SidebarInvitation {
   invitedBy: string;
 }
 
-export function ConversationSidebar({ conversations, invitations }: { conversations: SidebarConversation[]; invitations: SidebarInvitation[] }) {
+export function ConversationSidebar({
+  conversations,
+  invitations,
+}: {
+  conversations: SidebarConversation[];
+  invitations: SidebarInvitation[];
+}) {
   const pathname = usePathname();
   const router = useRouter();
   const unread = useSidebarStore((s) => s.unread);
@@ -73,7 +79,11 @@ export function ConversationSidebar({ conversations, invitations }: { conversati
                 <span className="min-w-0 flex-1 truncate">{conversation.title}</span>
                 {count > 0 && !active ? (
                   <>
-                    <span data-testid="activity-badge" aria-hidden className="rounded-full bg-accent px-1.5 text-[11px] font-semibold text-white">
+                    <span
+                      data-testid="activity-badge"
+                      aria-hidden
+                      className="rounded-full bg-accent px-1.5 text-[11px] font-semibold text-white"
+                    >
                       {count > 99 ? "99+" : count}
                     </span>
                     {/* part of the link's name, "Title, 3 new updates": ARIA 1.2 does not allow aria-label on a plain span */}
@@ -114,10 +124,19 @@ function InvitationList({ invitations }: { invitations: SidebarInvitation[] }) {
               <span className="text-zinc-500"> from {invitation.invitedBy}</span>
             </p>
             <div className="mt-1 flex gap-1">
-              <Button size="sm" onClick={() => answer(invitation, true)} aria-label={`Accept the invitation to ${invitation.conversation.title}`}>
+              <Button
+                size="sm"
+                onClick={() => answer(invitation, true)}
+                aria-label={`Accept the invitation to ${invitation.conversation.title}`}
+              >
                 Accept
               </Button>
-              <Button size="sm" variant="ghost" onClick={() => answer(invitation, false)} aria-label={`Decline the invitation to ${invitation.conversation.title}`}>
+              <Button
+                size="sm"
+                variant="ghost"
+                onClick={() => answer(invitation, false)}
+                aria-label={`Decline the invitation to ${invitation.conversation.title}`}
+              >
                 Decline
               </Button>
             </div>

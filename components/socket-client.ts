@@ -11,7 +11,9 @@ export type BatonSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
  * a load balancer need sticky sessions. WebSocket only (NEXT_PUBLIC_BATON_WEBSOCKET_ONLY=1
  * at build time) needs none, but a proxy that passes WebSocket upgrades.
  */
-export function socketOptions(websocketOnly = process.env.NEXT_PUBLIC_BATON_WEBSOCKET_ONLY === "1"): Partial<ManagerOptions & SocketOptions> {
+export function socketOptions(
+  websocketOnly = process.env.NEXT_PUBLIC_BATON_WEBSOCKET_ONLY === "1",
+): Partial<ManagerOptions & SocketOptions> {
   return {
     withCredentials: true,
     reconnectionDelayMax: 5_000,

@@ -11,7 +11,11 @@ function subscribeTheme(listener: () => void) {
 /** Light/dark switch; the choice is kept in localStorage and applied before paint by app/layout.tsx. */
 export function ThemeToggle() {
   // the theme lives on <html> (set before paint); the server renders no choice yet
-  const dark = useSyncExternalStore(subscribeTheme, () => document.documentElement.classList.contains("dark"), () => null);
+  const dark = useSyncExternalStore(
+    subscribeTheme,
+    () => document.documentElement.classList.contains("dark"),
+    () => null,
+  );
   const toggle = () => {
     const next = !document.documentElement.classList.contains("dark");
     document.documentElement.classList.toggle("dark", next);

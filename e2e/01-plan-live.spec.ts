@@ -14,7 +14,12 @@ test("1. sign up, create a conversation, ask for a comparison: the plan runs liv
   // the commander's plan: one step per item plus a synthesis step, drawn live
   await expect(conversation.planSteps).toHaveCount(4);
   await expect(page.locator('[data-testid="plan-step"][data-status="in_progress"]').first()).toBeVisible();
-  await expect(page.getByTestId("message").filter({ has: page.getByText("dispatch", { exact: true }) }).first()).toBeVisible();
+  await expect(
+    page
+      .getByTestId("message")
+      .filter({ has: page.getByText("dispatch", { exact: true }) })
+      .first(),
+  ).toBeVisible();
   await conversation.screenshot("plan-running");
 
   await expect(conversation.planStatus).toHaveText("completed", { timeout: 60_000 });

@@ -15,11 +15,15 @@ test("2. two users in two browser contexts see the same messages and step update
   await bobView.open(conversationId);
 
   await bobView.send("Hello from Bob");
-  await expect(admin.page.locator(`[data-testid="message"][data-author="${bob.person.name}"]`).filter({ hasText: "Hello from Bob" })).toHaveCount(1);
+  await expect(
+    admin.page.locator(`[data-testid="message"][data-author="${bob.person.name}"]`).filter({ hasText: "Hello from Bob" }),
+  ).toHaveCount(1);
 
   // two people here: the commander answers when addressed (typed in full, not picked)
   await ada.send("@commander Compare Rust, Go and Zig for a CLI tool.", "@offline sleep=1200");
-  await expect(bob.page.locator('[data-testid="message"][data-author="Ada Admin"]').filter({ hasText: "Compare Rust, Go and Zig" })).toHaveCount(1);
+  await expect(
+    bob.page.locator('[data-testid="message"][data-author="Ada Admin"]').filter({ hasText: "Compare Rust, Go and Zig" }),
+  ).toHaveCount(1);
   await expect(bobView.planSteps).toHaveCount(4);
   await expect(bob.page.locator('[data-testid="plan-step"][data-status="in_progress"]').first()).toBeVisible();
   await expect(bobView.planStatus).toHaveText("completed", { timeout: 60_000 });
@@ -37,7 +41,9 @@ test("2. two users in two browser contexts see the same messages and step update
   await expect(ada.messages.filter({ hasText: "what is a B-tree?" }).locator(".mention")).toHaveText("@researcher");
 
   // an attachment: uploaded by one, previewed by the other
-  await ada.page.getByTestId("file-input").setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("budget: 3 weeks") });
+  await ada.page
+    .getByTestId("file-input")
+    .setInputFiles({ name: "notes.txt", mimeType: "text/plain", buffer: Buffer.from("budget: 3 weeks") });
   await expect(ada.page.getByRole("list", { name: "Files to send" })).toContainText("notes.txt");
   await ada.send("Here are my notes");
   const withFile = bobView.messages.filter({ hasText: "Here are my notes" });

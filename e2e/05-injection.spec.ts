@@ -18,9 +18,17 @@ test("5. a message holding script/HTML injection renders as inert text", async (
   await expect(message).toBeVisible();
   await expect(message.locator("strong")).toHaveText("bold");
   expect(await message.locator("script, iframe, img[onerror], [onerror]").count()).toBe(0);
-  const href = await message.locator("a").first().getAttribute("href").catch(() => null);
+  const href = await message
+    .locator("a")
+    .first()
+    .getAttribute("href")
+    .catch(() => null);
   expect(href ?? "").not.toMatch(/^javascript:/i);
-  await message.locator("a").first().click({ trial: false }).catch(() => undefined);
+  await message
+    .locator("a")
+    .first()
+    .click({ trial: false })
+    .catch(() => undefined);
   await page.waitForTimeout(500);
   expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
   expect(dialogs).toEqual([]);

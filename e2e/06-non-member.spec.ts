@@ -30,10 +30,15 @@ test("6. a non-member gets no access to a conversation's page, API or socket roo
 
   // socket: the join is refused and no event of the room arrives
   const cookies = await eve.context.cookies();
-  const socket = io(origin, { extraHeaders: { cookie: cookies.map((c) => `${c.name}=${c.value}`).join("; ") }, transports: ["websocket", "polling"] });
+  const socket = io(origin, {
+    extraHeaders: { cookie: cookies.map((c) => `${c.name}=${c.value}`).join("; ") },
+    transports: ["websocket", "polling"],
+  });
   const received: unknown[] = [];
   socket.on("conversation-event", (event) => received.push(event));
-  const ack = await new Promise<{ ok: boolean; error?: string }>((resolve) => socket.emit("conversation-join", { conversationId, afterSeq: 0 }, resolve));
+  const ack = await new Promise<{ ok: boolean; error?: string }>((resolve) =>
+    socket.emit("conversation-join", { conversationId, afterSeq: 0 }, resolve),
+  );
   expect(ack).toEqual({ ok: false, error: "not_found" });
   await ada.send("A secret after Eve tried to join");
   await eve.page.waitForTimeout(1000);

@@ -40,7 +40,11 @@ test("11. a plan running in another conversation badges it in the sidebar; openi
   await expect(sidebar.link(busy)).toHaveAttribute("aria-current", "page");
   await expect(sidebar.link(busy)).toHaveAccessibleName(busy);
   await expect(new PlanPanel(admin.page).status).toHaveText("completed");
-  await expect(admin.page.locator(`[data-testid="message"][data-author="${erin.person.name}"]`).filter({ hasText: "Compare kayaks, canoes and rafts" })).toHaveCount(1);
+  await expect(
+    admin.page
+      .locator(`[data-testid="message"][data-author="${erin.person.name}"]`)
+      .filter({ hasText: "Compare kayaks, canoes and rafts" }),
+  ).toHaveCount(1);
 
   // back in the quiet conversation the badge stays cleared until something new happens there
   await sidebar.link(quiet).click();
@@ -57,11 +61,16 @@ test("11. a plan running in another conversation badges it in the sidebar; openi
   await expect(sidebar.link(quiet)).toHaveAttribute("aria-current", "page");
   await sidebar.acceptInvitation(added);
   await erinView.send("Welcome, Ada");
-  await expect(admin.page.locator(`[data-testid="message"][data-author="${erin.person.name}"]`).filter({ hasText: "Welcome, Ada" })).toHaveCount(1);
+  await expect(
+    admin.page.locator(`[data-testid="message"][data-author="${erin.person.name}"]`).filter({ hasText: "Welcome, Ada" }),
+  ).toHaveCount(1);
 
   // removed by its owner, Ada is taken out of the conversation and it leaves her list, live
   await erin.page.getByRole("button", { name: "Members" }).click();
-  await erin.page.getByRole("dialog", { name: "People and agents" }).getByRole("button", { name: `Remove ${ADMIN.name}` }).click();
+  await erin.page
+    .getByRole("dialog", { name: "People and agents" })
+    .getByRole("button", { name: `Remove ${ADMIN.name}` })
+    .click();
   await admin.page.waitForURL((url) => url.pathname === "/");
   await expect(sidebar.link(added)).toHaveCount(0);
   await admin.context.close();

@@ -169,7 +169,8 @@ test("access: every page and route, four roles, normal and forged RSC requests",
           if (allowed(role, target.scope)) {
             const must = expected[`${target.file} ${method}`];
             const mustVisible = must?.includes(tag) ? may.conversation : may.admin;
-            if (must && mustVisible && !body.includes(must)) problems.push(`${label}: allowed, but "${must}" is missing (status ${status})`);
+            if (must && mustVisible && !body.includes(must))
+              problems.push(`${label}: allowed, but "${must}" is missing (status ${status})`);
             const absent = usesAbsentId(target) && status === 404;
             if (target.scope !== "public" && !absent && ([401, 403, 404].includes(status) || landedOnSignIn)) {
               problems.push(`${label}: allowed, but refused (status ${status})`);
@@ -185,7 +186,9 @@ test("access: every page and route, four roles, normal and forged RSC requests",
   }
   // what was tried, for the record (the issue's closing note lists it)
   for (const target of targets) console.log(`  ${target.scope.padEnd(12)} ${target.methods.join(",").padEnd(9)} ${urlOf(target, ids)}`);
-  console.log(`access sweep: ${targets.length} files, ${requests} requests (${ROLES.join("/")} × normal/forged RSC), ${problems.length} problems`);
+  console.log(
+    `access sweep: ${targets.length} files, ${requests} requests (${ROLES.join("/")} × normal/forged RSC), ${problems.length} problems`,
+  );
   expect(problems).toEqual([]);
 
   await member.context.close();

@@ -1,7 +1,9 @@
 import { expect, test } from "@playwright/test";
 import { adminContext, invitedContext } from "./support/accounts.ts";
 
-test("12. a person creates a personal API token (shown once), uses it, revokes it; the admin's audit log shows both", async ({ browser }) => {
+test("12. a person creates a personal API token (shown once), uses it, revokes it; the admin's audit log shows both", async ({
+  browser,
+}) => {
   const admin = await adminContext(browser);
   const mia = await invitedContext(browser, admin.page, "Mia");
   const page = mia.page;

@@ -24,7 +24,9 @@ async function freezableLiveUpdates(page: Page) {
  * Someone retried and cancelled before this screen heard of it: its buttons are
  * stale, and pressing them must say what is true now instead of "ok".
  */
-test("13. a control that cannot apply answers 409 with the reason and the person sees it; missing step or plan: 404", async ({ browser }) => {
+test("13. a control that cannot apply answers 409 with the reason and the person sees it; missing step or plan: 404", async ({
+  browser,
+}) => {
   const { context, page } = await adminContext(browser);
   const live = await freezableLiveUpdates(page);
   await page.goto("/");
@@ -45,7 +47,11 @@ test("13. a control that cannot apply answers 409 with the reason and the person
   live.frozen = true;
   const retried = await control({ action: "retry", stepIndex: 1 });
   expect(retried.status()).toBe(200);
-  expect(await retried.json()).toMatchObject({ action: "retry", plan: { id: planId, status: "running" }, step: { index: 1, status: "in_progress" } });
+  expect(await retried.json()).toMatchObject({
+    action: "retry",
+    plan: { id: planId, status: "running" },
+    step: { index: 1, status: "in_progress" },
+  });
 
   // the stale Retry button: refused, and the reason is on screen
   await drawer.retryButton.click();

@@ -5,7 +5,9 @@ import { adminContext } from "./support/accounts.ts";
 
 const nonceOf = (policy: string) => /'nonce-([^']+)'/.exec(policy)?.[1];
 
-test("14a. pages carry a per-request CSP nonce on every script, no framing, no referrer, no sniffing, no HSTS over http", async ({ request }) => {
+test("14a. pages carry a per-request CSP nonce on every script, no framing, no referrer, no sniffing, no HSTS over http", async ({
+  request,
+}) => {
   const first = await request.get("/sign-in");
   const second = await request.get("/sign-in");
   const policy = first.headers()["content-security-policy"] ?? "";

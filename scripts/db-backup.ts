@@ -28,5 +28,7 @@ runCli(async () => {
     }
   }
   const from = owner !== null ? `from the running server (process ${owner})` : "(server not running)";
-  console.log(`Backed up the embedded database ${from} to ${result.file}: ${megabytes(result.bytes)}, migration ${result.migrations.at(-1) ?? "none"}`);
+  console.log(
+    `Backed up the embedded database ${from} to ${result.file}: ${megabytes(result.bytes)}, migration ${result.migrations.at(-1) ?? "none"}`,
+  );
 });

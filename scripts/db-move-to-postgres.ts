@@ -24,7 +24,8 @@ runCli(async () => {
     pglite = await openBackup(backupFile);
   } else {
     const owner = liveOwnerOf(dataDir);
-    if (owner !== null) throw new Error(`Baton is running on the embedded database (process ${owner}); stop it, or move a backup with --from-backup`);
+    if (owner !== null)
+      throw new Error(`Baton is running on the embedded database (process ${owner}); stop it, or move a backup with --from-backup`);
     pglite = await PGlite.create({ dataDir: pgliteDirOf(dataDir) });
   }
   // both sides at this version's migrations before the copy
@@ -38,7 +39,9 @@ runCli(async () => {
       target: pgSession(client),
       onTable: (table, rows) => console.log(`  ${table.padEnd(24)} ${rows} rows`),
     });
-    console.log(`Moved ${report.totalRows} rows in ${report.tables.length} tables in ${((Date.now() - started) / 1000).toFixed(1)} s; counts verified.`);
+    console.log(
+      `Moved ${report.totalRows} rows in ${report.tables.length} tables in ${((Date.now() - started) / 1000).toFixed(1)} s; counts verified.`,
+    );
     console.log("Start Baton with DATABASE_URL set to that database (and the same BETTER_AUTH_SECRET, which is in data/auth-secret).");
   } finally {
     client.release();

@@ -13,12 +13,7 @@ import { existsSync } from "node:fs";
 import { mkdir, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import {
-  MIGRATION_LOCK_CONTENT,
-  MIGRATION_LOCK_FILE,
-  diffMigrations,
-  readMigrationsFolder,
-} from "../server/db/schema-engine.ts";
+import { MIGRATION_LOCK_CONTENT, MIGRATION_LOCK_FILE, diffMigrations, readMigrationsFolder } from "../server/db/schema-engine.ts";
 
 const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), "..");
 

@@ -59,7 +59,6 @@ async function main() {
   });
 }
 
-
 main().catch((error) => {
   console.error("Baton failed to start:", error);
   process.exit(1);

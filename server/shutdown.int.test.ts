@@ -38,20 +38,39 @@ async function until<T>(probe: () => Promise<T | undefined>, what: string, timeo
   }
 }
 
-type RunRow = { id: string; step: number; status: string; lease_owner: string | null; error: string | null; started_at: Date | null; ended_at: Date | null; attempt: number };
+type RunRow = {
+  id: string;
+  step: number;
+  status: string;
+  lease_owner: string | null;
+  error: string | null;
+  started_at: Date | null;
+  ended_at: Date | null;
+  attempt: number;
+};
 
 it("SIGTERM mid-plan: short runs finish, the rest are handed back at once and run once more elsewhere", async () => {
   const db = await createScratchPostgresDatabase();
   cleanups.push(() => db.drop());
   const dataDir = await mkdtemp(path.join(os.tmpdir(), "baton-shutdown-"));
   cleanups.push(() => rm(dataDir, { recursive: true, force: true }));
-  const env = { DATABASE_URL: db.url, BATON_DATA_DIR: dataDir, BETTER_AUTH_SECRET: "shutdown-test-secret-0123456789abcdef", BATON_SEED_DEMO: "0", BATON_SHUTDOWN_GRACE_MS: "2000" };
+  const env = {
+    DATABASE_URL: db.url,
+    BATON_DATA_DIR: dataDir,
+    BETTER_AUTH_SECRET: "shutdown-test-secret-0123456789abcdef",
+    BATON_SEED_DEMO: "0",
+    BATON_SHUTDOWN_GRACE_MS: "2000",
+  };
 
   // the first process takes every run; the second starts after, so the stopped one holds them
   const first = ServerProcess.spawn({ ...env, BATON_INSTANCE_ID: "first" });
   cleanups.push(() => first.kill());
   await first.ready;
-  const conversation = await first.request<{ id: string }>({ type: "conversation", title: "shutdown", agents: ["researcher", "analyst", "writer"] });
+  const conversation = await first.request<{ id: string }>({
+    type: "conversation",
+    title: "shutdown",
+    agents: ["researcher", "analyst", "writer"],
+  });
   const plan = await first.request<PlanDTO>({
     type: "submit",
     conversationId: conversation.id,
@@ -72,7 +91,10 @@ it("SIGTERM mid-plan: short runs finish, the rest are handed back at once and ru
          FROM "Run" r JOIN "PlanStep" s ON s.id = r."stepId" WHERE r."planId" = $1 ORDER BY r."createdAt"`,
       [plan.id],
     );
-  await until(async () => ((await runsOf()).filter((run) => run.status === "running" && run.lease_owner === "first").length === 3 ? true : undefined), "three runs live on the first process");
+  await until(
+    async () => ((await runsOf()).filter((run) => run.status === "running" && run.lease_owner === "first").length === 3 ? true : undefined),
+    "three runs live on the first process",
+  );
   const second = ServerProcess.spawn({ ...env, BATON_INSTANCE_ID: "second" });
   cleanups.push(() => second.kill());
   await second.ready;

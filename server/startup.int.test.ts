@@ -73,38 +73,50 @@ async function query<T extends pg.QueryResultRow>(url: string, sql: string): Pro
   }
 }
 
-it(`three processes started within 100 ms on a fresh database all become ready (${TRIES} tries)`, async () => {
-  const { migrations } = await readMigrationsFolder(defaultMigrationsDir());
-  const outcomes: string[] = [];
-  for (let attempt = 1; attempt <= TRIES; attempt++) {
-    const db = await createScratchPostgresDatabase();
-    scratch.push(db);
-    const started = Date.now();
-    const trio: ServerProcess[] = [];
-    for (let i = 0; i < 3; i++) {
-      trio.push(spawn(db.url, { BATON_INSTANCE_ID: `start-${attempt}-${i}` }));
-      await new Promise((resolve) => setTimeout(resolve, 40));
+it(
+  `three processes started within 100 ms on a fresh database all become ready (${TRIES} tries)`,
+  async () => {
+    const { migrations } = await readMigrationsFolder(defaultMigrationsDir());
+    const outcomes: string[] = [];
+    for (let attempt = 1; attempt <= TRIES; attempt++) {
+      const db = await createScratchPostgresDatabase();
+      scratch.push(db);
+      const started = Date.now();
+      const trio: ServerProcess[] = [];
+      for (let i = 0; i < 3; i++) {
+        trio.push(spawn(db.url, { BATON_INSTANCE_ID: `start-${attempt}-${i}` }));
+        await new Promise((resolve) => setTimeout(resolve, 40));
+      }
+      const settled = await Promise.allSettled(trio.map((p, i) => withinTime(p.ready, `process ${i}`)));
+      const failures = settled.flatMap((s) => (s.status === "rejected" ? [String(s.reason).slice(0, 400)] : []));
+      outcomes.push(
+        `try ${attempt}: ${3 - failures.length}/3 ready in ${Date.now() - started} ms${failures.length ? ` — ${failures.join(" | ")}` : ""}`,
+      );
+      console.log(outcomes.at(-1));
+      if (failures.length === 0) {
+        for (const s of settled) expect(await probe((s as PromiseFulfilledResult<{ port: number }>).value.port)).toBe(200);
+        // one workspace, whoever seeded it
+        const [agents] = await query<{ n: number }>(db.url, `SELECT count(*)::int AS n FROM "Agent"`);
+        const [demos] = await query<{ n: number }>(
+          db.url,
+          `SELECT count(*)::int AS n FROM "Conversation" WHERE title = '${DEMO_CONVERSATION_TITLE}'`,
+        );
+        const [members] = await query<{ n: number }>(db.url, `SELECT count(*)::int AS n FROM "ConversationAgent"`);
+        const applied = await query<{ migration_name: string }>(
+          db.url,
+          `SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL`,
+        );
+        expect(agents.n).toBe(4);
+        expect(demos.n).toBe(1);
+        expect(members.n).toBe(4);
+        expect(applied.map((row) => row.migration_name).sort()).toEqual(migrations.map((m) => m.name));
+      }
+      await Promise.all(processes.splice(0).map((p) => p.kill()));
     }
-    const settled = await Promise.allSettled(trio.map((p, i) => withinTime(p.ready, `process ${i}`)));
-    const failures = settled.flatMap((s) => (s.status === "rejected" ? [String(s.reason).slice(0, 400)] : []));
-    outcomes.push(`try ${attempt}: ${3 - failures.length}/3 ready in ${Date.now() - started} ms${failures.length ? ` — ${failures.join(" | ")}` : ""}`);
-    console.log(outcomes.at(-1));
-    if (failures.length === 0) {
-      for (const s of settled) expect(await probe((s as PromiseFulfilledResult<{ port: number }>).value.port)).toBe(200);
-      // one workspace, whoever seeded it
-      const [agents] = await query<{ n: number }>(db.url, `SELECT count(*)::int AS n FROM "Agent"`);
-      const [demos] = await query<{ n: number }>(db.url, `SELECT count(*)::int AS n FROM "Conversation" WHERE title = '${DEMO_CONVERSATION_TITLE}'`);
-      const [members] = await query<{ n: number }>(db.url, `SELECT count(*)::int AS n FROM "ConversationAgent"`);
-      const applied = await query<{ migration_name: string }>(db.url, `SELECT migration_name FROM _prisma_migrations WHERE finished_at IS NOT NULL`);
-      expect(agents.n).toBe(4);
-      expect(demos.n).toBe(1);
-      expect(members.n).toBe(4);
-      expect(applied.map((row) => row.migration_name).sort()).toEqual(migrations.map((m) => m.name));
-    }
-    await Promise.all(processes.splice(0).map((p) => p.kill()));
-  }
-  expect(outcomes.filter((line) => !line.includes(" 3/3 "))).toEqual([]);
-}, 120_000 * TRIES);
+    expect(outcomes.filter((line) => !line.includes(" 3/3 "))).toEqual([]);
+  },
+  120_000 * TRIES,
+);
 
 it("a new version with an extra migration starts beside a running old one; the old one keeps working and restarts", async () => {
   const db = await createScratchPostgresDatabase();
@@ -124,7 +136,10 @@ it("a new version with an extra migration starts beside a running old one; the o
   const newPort = (await withinTime(next.ready, "new version")).port;
   expect(await probe(oldPort)).toBe(200);
   expect(await probe(newPort)).toBe(200);
-  const column = await query(db.url, `SELECT 1 FROM information_schema.columns WHERE table_name = 'Conversation' AND column_name = 'rollingUpgradeProbe'`);
+  const column = await query(
+    db.url,
+    `SELECT 1 FROM information_schema.columns WHERE table_name = 'Conversation' AND column_name = 'rollingUpgradeProbe'`,
+  );
   expect(column).toHaveLength(1);
 
   // the old version still reads and writes the upgraded schema: a plan runs to the end on it

@@ -46,7 +46,9 @@ async function snapshot(): Promise<Record<string, string>> {
   const tables = await prisma.$queryRawUnsafe<{ name: string }[]>(
     `SELECT table_name AS name FROM information_schema.tables WHERE table_schema = current_schema() AND table_type = 'BASE TABLE' AND table_name <> '_prisma_migrations' ORDER BY 1`,
   );
-  const parts = tables.map(({ name }) => `SELECT '${name}' AS name, md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) AS digest FROM "${name}" t`);
+  const parts = tables.map(
+    ({ name }) => `SELECT '${name}' AS name, md5(coalesce(string_agg(t::text, '|' ORDER BY t::text), '')) AS digest FROM "${name}" t`,
+  );
   const rows = await prisma.$queryRawUnsafe<{ name: string; digest: string }[]>(parts.join(" UNION ALL "));
   return Object.fromEntries(rows.map((row) => [row.name, row.digest]));
 }
@@ -67,7 +69,13 @@ beforeAll(async () => {
   });
   await fixture.waitForPlan(plan.id, ["paused", "completed", "failed"]);
   const form = await fixture.db.prisma.form.findFirstOrThrow({ where: { conversationId } });
-  const artifact = await fixture.services.saveUpload({ conversationId, actor: { id: harness.adminId, role: "admin" }, name: "a.txt", mediaType: "text/plain", bytes: new Uint8Array([104, 105]) });
+  const artifact = await fixture.services.saveUpload({
+    conversationId,
+    actor: { id: harness.adminId, role: "admin" },
+    name: "a.txt",
+    mediaType: "text/plain",
+    bytes: new Uint8Array([104, 105]),
+  });
   const agent = await fixture.db.prisma.agent.findFirstOrThrow({ where: { handle: "writer" } });
   realParams = { conversationId, planId: plan.id, formId: form.id, artifactId: artifact.id, agentId: agent.id, stepIndex: "1" };
 });
@@ -94,7 +102,14 @@ const encodeSegment = (value: string) => {
   }
 };
 
-function buildRequest(input: { template: string; method: string; params: Record<string, string | string[]>; body: FuzzBody | null; auth: Auth; query: string }): Request {
+function buildRequest(input: {
+  template: string;
+  method: string;
+  params: Record<string, string | string[]>;
+  body: FuzzBody | null;
+  auth: Auth;
+  query: string;
+}): Request {
   const pathname = input.template.replace(/\[(\.\.\.)?([^\]]+)\]/g, (_, rest, name) => {
     const value = input.params[rest ? `...${name}` : name];
     return Array.isArray(value) ? value.map(encodeSegment).join("/") : encodeSegment(value);
@@ -124,7 +139,11 @@ const cases = (
   await Promise.all(
     routes.map(async (route) => {
       const module = (await import(pathToFileURL(route.file).href)) as Partial<Record<(typeof METHODS)[number], Handler>>;
-      return METHODS.filter((method) => typeof module[method] === "function").map((method) => ({ ...route, method, handler: module[method]! }));
+      return METHODS.filter((method) => typeof module[method] === "function").map((method) => ({
+        ...route,
+        method,
+        handler: module[method]!,
+      }));
     }),
   )
 ).flat();
@@ -138,7 +157,9 @@ describe("fuzzing every API route", () => {
 
   it("sees a change to any stored row", async () => {
     const before = await snapshot();
-    expect(Object.keys(before)).toEqual(expect.arrayContaining(["Conversation", "Message", "Plan", "PlanStep", "WebhookDelivery", "user", "session"]));
+    expect(Object.keys(before)).toEqual(
+      expect.arrayContaining(["Conversation", "Message", "Plan", "PlanStep", "WebhookDelivery", "user", "session"]),
+    );
     await harness.fixture.db.prisma.agent.update({ where: { handle: "writer" }, data: { systemPrompt: "changed" } });
     const changed = await snapshot();
     expect(changed.Agent).not.toBe(before.Agent);
@@ -154,15 +175,29 @@ describe("fuzzing every API route", () => {
       : template.startsWith("/api/auth/")
         ? ["none"]
         : ["session", "session", "none"];
-    const paramValues = fc.tuple(...names.map((name) => fc.oneof({ weight: 3, arbitrary: fc.constant(realParam(name, template)) }, { weight: 1, arbitrary: hostileParam() })));
-    const query = fc.oneof(fc.constant(""), hostileParam().map((value) => `?after=${encodeSegment(value)}&limit=${encodeSegment(value)}`));
+    const paramValues = fc.tuple(
+      ...names.map((name) =>
+        fc.oneof({ weight: 3, arbitrary: fc.constant(realParam(name, template)) }, { weight: 1, arbitrary: hostileParam() }),
+      ),
+    );
+    const query = fc.oneof(
+      fc.constant(""),
+      hostileParam().map((value) => `?after=${encodeSegment(value)}&limit=${encodeSegment(value)}`),
+    );
     const body = method === "GET" ? fc.constant(null) : hostileBody(MAX_BODY_BYTES);
 
     let before = await snapshot();
     await fc.assert(
       fc.asyncProperty(paramValues, fc.constantFrom(...auths), body, query, async (values, auth, fuzzBody, search) => {
         const params = Object.fromEntries(names.map((name, i) => [name.replace("...", ""), values[i]]));
-        const request = buildRequest({ template, method, params: Object.fromEntries(names.map((name, i) => [name, values[i]])), body: fuzzBody, auth, query: search });
+        const request = buildRequest({
+          template,
+          method,
+          params: Object.fromEntries(names.map((name, i) => [name, values[i]])),
+          body: fuzzBody,
+          auth,
+          query: search,
+        });
         const response = await handler(request, { params: Promise.resolve(params) });
         const label = `${method} ${request.url} (${auth}, ${fuzzBody?.kind ?? "no body"}) answered ${response.status}`;
         expect(response.status, label).toBeLessThan(500);
@@ -170,7 +205,10 @@ describe("fuzzing every API route", () => {
           const answer = (await response.json().catch(() => null)) as { error?: { message?: unknown } } | null;
           // better-auth answers an unknown auth path with an empty 404; every route of ours names the problem
           if (!template.startsWith("/api/auth/")) {
-            expect(typeof answer?.error?.message === "string" && answer.error.message.length > 0, `${label} without naming what is wrong`).toBe(true);
+            expect(
+              typeof answer?.error?.message === "string" && answer.error.message.length > 0,
+              `${label} without naming what is wrong`,
+            ).toBe(true);
           }
           expect(await snapshot(), `${label} but changed what is stored`).toEqual(before);
         } else {

@@ -24,7 +24,14 @@ type Handler = (request: Request, context: { params: Promise<Record<string, stri
 
 function call(
   handler: Handler,
-  input: { path: string; params?: Record<string, string>; body?: BodyInit; auth?: "session" | "token" | "none"; headers?: Record<string, string>; method?: string },
+  input: {
+    path: string;
+    params?: Record<string, string>;
+    body?: BodyInit;
+    auth?: "session" | "token" | "none";
+    headers?: Record<string, string>;
+    method?: string;
+  },
 ): Promise<Response> {
   const auth = input.auth ?? (input.path.startsWith("/api/v1/") ? "token" : "session");
   const headers: Record<string, string> = { "content-type": "application/json", ...input.headers };
@@ -90,7 +97,11 @@ describe("one body cap for every route", () => {
 
   it("accepts a body just under the cap", async () => {
     const text = "x".repeat(19_000);
-    const response = await call(messages.POST as Handler, { path: `/api/conversations/${conversationId}/messages`, params: { conversationId }, body: JSON.stringify({ body: text }) });
+    const response = await call(messages.POST as Handler, {
+      path: `/api/conversations/${conversationId}/messages`,
+      params: { conversationId },
+      body: JSON.stringify({ body: text }),
+    });
     expect(response.status).toBe(201);
     await harness.fixture.executor.idle();
   });
@@ -101,7 +112,11 @@ describe("JSON bodies", () => {
     const deep = `{"source":"ci","target":{"agent":"writer"},"payload":${"[".repeat(100_000)}${"]".repeat(100_000)}}`;
     const before = await counts();
     await expectError(
-      call(apiReactions.POST as Handler, { path: `/api/v1/conversations/${conversationId}/reactions`, params: { id: conversationId }, body: deep }),
+      call(apiReactions.POST as Handler, {
+        path: `/api/v1/conversations/${conversationId}/reactions`,
+        params: { id: conversationId },
+        body: deep,
+      }),
       400,
       /nest/,
     );
@@ -138,19 +153,31 @@ describe("text fields", () => {
   ])("refuse %s with 400 naming the field, on the browser's and the API's routes", async (_, bad) => {
     const before = await counts();
     await expectError(
-      call(messages.POST as Handler, { path: `/api/conversations/${conversationId}/messages`, params: { conversationId }, body: JSON.stringify({ body: bad }) }),
+      call(messages.POST as Handler, {
+        path: `/api/conversations/${conversationId}/messages`,
+        params: { conversationId },
+        body: JSON.stringify({ body: bad }),
+      }),
       400,
       /body/,
     );
     await expectError(
-      call(apiMessages.POST as Handler, { path: `/api/v1/conversations/${conversationId}/messages`, params: { id: conversationId }, body: JSON.stringify({ body: bad }) }),
+      call(apiMessages.POST as Handler, {
+        path: `/api/v1/conversations/${conversationId}/messages`,
+        params: { id: conversationId },
+        body: JSON.stringify({ body: bad }),
+      }),
       400,
       /body/,
     );
     await expectError(call(conversations.POST, { path: "/api/conversations", body: JSON.stringify({ title: bad }) }), 400, /title/);
     const reaction = JSON.stringify({ source: "ci", target: { agent: "writer" }, payload: { log: bad } });
     await expectError(
-      call(apiReactions.POST as Handler, { path: `/api/v1/conversations/${conversationId}/reactions`, params: { id: conversationId }, body: reaction }),
+      call(apiReactions.POST as Handler, {
+        path: `/api/v1/conversations/${conversationId}/reactions`,
+        params: { id: conversationId },
+        body: reaction,
+      }),
       400,
       /payload\.log/,
     );
@@ -162,13 +189,23 @@ describe("integers fit their columns", () => {
   const tooBig = MAX_INT32 + 1;
 
   it("refuses after=2^31 on the event log", async () => {
-    await expectError(call(apiEvents.GET as Handler, { path: `/api/v1/conversations/${conversationId}/events?after=${tooBig}`, params: { id: conversationId } }), 400, /after/);
+    await expectError(
+      call(apiEvents.GET as Handler, {
+        path: `/api/v1/conversations/${conversationId}/events?after=${tooBig}`,
+        params: { id: conversationId },
+      }),
+      400,
+      /after/,
+    );
   });
 
   it("refuses a huge step index in a URL", async () => {
     for (const index of [String(tooBig), "1e300"]) {
       await expectError(
-        call(stepDetail.GET as Handler, { path: `/api/conversations/${conversationId}/plans/${planId}/steps/${index}`, params: { conversationId, planId, stepIndex: index } }),
+        call(stepDetail.GET as Handler, {
+          path: `/api/conversations/${conversationId}/plans/${planId}/steps/${index}`,
+          params: { conversationId, planId, stepIndex: index },
+        }),
         400,
         /stepIndex/,
       );
@@ -205,13 +242,24 @@ describe("integers fit their columns", () => {
 
 describe("plan size", () => {
   it("refuses a plan far past the step limit with one issue naming the limit, storing nothing", async () => {
-    const steps = Array.from({ length: 3000 }, (_, i) => ({ index: i + 1, title: `step ${i + 1}`, assignee: "writer", input: `do ${i + 1}` }));
+    const steps = Array.from({ length: 3000 }, (_, i) => ({
+      index: i + 1,
+      title: `step ${i + 1}`,
+      assignee: "writer",
+      input: `do ${i + 1}`,
+    }));
     const body = JSON.stringify({ title: "huge", steps });
     expect(body.length).toBeLessThan(256 * 1024); // under the body cap: the plan check is what refuses it
     const before = await counts();
-    const response = await call(apiPlans.POST as Handler, { path: `/api/v1/conversations/${conversationId}/plans`, params: { id: conversationId }, body });
+    const response = await call(apiPlans.POST as Handler, {
+      path: `/api/v1/conversations/${conversationId}/plans`,
+      params: { id: conversationId },
+      body,
+    });
     expect(response.status).toBe(422);
-    expect((await response.json()).error.issues).toEqual([{ stepIndex: null, field: "steps", message: "the plan has 3000 steps; the limit is 500" }]);
+    expect((await response.json()).error.issues).toEqual([
+      { stepIndex: null, field: "steps", message: "the plan has 3000 steps; the limit is 500" },
+    ]);
     expect(await counts()).toEqual(before);
   });
 });

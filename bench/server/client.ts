@@ -18,7 +18,11 @@ async function expectOk(response: Response, what: string): Promise<Response> {
 export function apiClient(server: Pick<BatonServer, "baseURL" | "token">, token: string) {
   const headers = { authorization: `Bearer ${token}`, "content-type": "application/json" };
   const call = async <T>(method: string, path: string, body?: unknown): Promise<T> => {
-    const response = await fetch(`${server.baseURL}/api/v1${path}`, { method, headers, body: body === undefined ? undefined : JSON.stringify(body) });
+    const response = await fetch(`${server.baseURL}/api/v1${path}`, {
+      method,
+      headers,
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
     return (await (await expectOk(response, `${method} /api/v1${path}`)).json()) as T;
   };
   return {
@@ -99,12 +103,19 @@ export async function signUp(baseURL: string) {
     },
     /** Settings → API tokens: the API then acts as this person */
     async createApiToken(): Promise<string> {
-      const { token } = await call<{ token: string }>("POST", "/api/tokens", { name: "bench", scopes: ["read", "write"], expiresInDays: 1 });
+      const { token } = await call<{ token: string }>("POST", "/api/tokens", {
+        name: "bench",
+        scopes: ["read", "write"],
+        expiresInDays: 1,
+      });
       return token;
     },
     /** Admin → Agents: enough concurrency that the DAGs are bounded by their critical path, not a pool */
     async raiseAgentConcurrency(concurrency: number): Promise<void> {
-      const { agents } = await call<{ agents: ({ id: string; concurrency: number } & Record<string, unknown>)[] }>("GET", "/api/admin/agents");
+      const { agents } = await call<{ agents: ({ id: string; concurrency: number } & Record<string, unknown>)[] }>(
+        "GET",
+        "/api/admin/agents",
+      );
       for (const agent of agents) {
         const { id, updatedAt: _updatedAt, ...fields } = agent;
         await call("PUT", `/api/admin/agents/${id}`, { ...fields, concurrency });

@@ -70,7 +70,12 @@ export interface BatonServer {
  * directory. BATON_BENCH_NODE_ARGS (e.g. `--cpu-prof --cpu-prof-dir=/tmp/prof`) go to its
  * node, for profiling the server under the benchmark's load.
  */
-export async function startServer(input: { databaseUrl?: string; token?: string; authSecret?: string; label: string }): Promise<BatonServer> {
+export async function startServer(input: {
+  databaseUrl?: string;
+  token?: string;
+  authSecret?: string;
+  label: string;
+}): Promise<BatonServer> {
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "baton-bench-"));
   const token = input.token ?? randomBytes(24).toString("hex");
@@ -97,7 +102,11 @@ export async function startServer(input: { databaseUrl?: string; token?: string;
   if (input.databaseUrl) env.DATABASE_URL = input.databaseUrl;
   // what `npm start` runs (tsx server/index.ts), as node's own process so signals and flags reach it
   const nodeArgs = (process.env.BATON_BENCH_NODE_ARGS ?? "").split(/\s+/).filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", "server/index.ts"], { cwd: ROOT, env, stdio: ["ignore", "pipe", "pipe"] });
+  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", "server/index.ts"], {
+    cwd: ROOT,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
   let output = "";
   const remember = (chunk: Buffer) => {
     output = (output + chunk.toString()).slice(-20_000);

@@ -68,7 +68,13 @@ export interface PlanRun {
   spans: Map<number, ModelSpan>;
 }
 
-export async function runPlan(session: Session, title: string, steps: TimedStep[], maxParallel: number, readSpans = true): Promise<PlanRun> {
+export async function runPlan(
+  session: Session,
+  title: string,
+  steps: TimedStep[],
+  maxParallel: number,
+  readSpans = true,
+): Promise<PlanRun> {
   const cpuBefore = (await session.api.metrics()).cpuMs;
   const submittedAt = Date.now();
   const { id } = await session.api.submitPlan(session.conversationId, toPlan(title, steps, maxParallel));
@@ -76,7 +82,13 @@ export async function runPlan(session: Session, title: string, steps: TimedStep[
   const serverCpuMs = (await session.api.metrics()).cpuMs - cpuBefore;
   if (status !== "completed") throw new Error(`${title}: the plan ended ${status}`);
   const plan = await session.api.plan(id);
-  const spans = readSpans ? await modelSpans(session.api, id, steps.map((step) => step.index)) : new Map<number, ModelSpan>();
+  const spans = readSpans
+    ? await modelSpans(
+        session.api,
+        id,
+        steps.map((step) => step.index),
+      )
+    : new Map<number, ModelSpan>();
   return { planId: id, serverCpuMs, submittedAt, endedAt: Date.parse(plan.endedAt!), spans };
 }
 

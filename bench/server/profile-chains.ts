@@ -16,10 +16,14 @@ try {
   const session = await openSession(server, "profile");
   const hops = await measureHops(session, 1);
   console.log(`warm-up: hop median ${median(hops.hops)} ms; server CPU per step ${hops.cpuPerStepMs[0]?.toFixed(2)} ms`);
-  console.log(`  parts (medians): model end → finishing unit ${median(hops.parts.tail)} ms, → next run ${median(hops.parts.decide)} ms, → its model call ${median(hops.parts.start)} ms`);
+  console.log(
+    `  parts (medians): model end → finishing unit ${median(hops.parts.tail)} ms, → next run ${median(hops.parts.decide)} ms, → its model call ${median(hops.parts.start)} ms`,
+  );
   const run = await runPlan(session, "profiled chain", chain(length), 1, false);
   const ms = run.endedAt - run.submittedAt;
-  console.log(`profiled chain of ${length}: ${ms} ms, ${(ms / length).toFixed(2)} ms/step; server CPU ${(run.serverCpuMs / length).toFixed(2)} ms/step`);
+  console.log(
+    `profiled chain of ${length}: ${ms} ms, ${(ms / length).toFixed(2)} ms/step; server CPU ${(run.serverCpuMs / length).toFixed(2)} ms/step`,
+  );
   session.watcher.close();
 } finally {
   await server.stop();

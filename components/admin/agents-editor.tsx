@@ -19,7 +19,17 @@ export interface AdminAgent {
   concurrency: number;
 }
 
-const BLANK: AdminAgent = { id: "", handle: "", name: "", role: "sub_agent", systemPrompt: "", model: "offline", allowedTools: [], skills: [], concurrency: 4 };
+const BLANK: AdminAgent = {
+  id: "",
+  handle: "",
+  name: "",
+  role: "sub_agent",
+  systemPrompt: "",
+  model: "offline",
+  allowedTools: [],
+  skills: [],
+  concurrency: 4,
+};
 
 const splitList = (value: FormDataEntryValue | null) =>
   formText(value)
@@ -67,7 +77,9 @@ export function AgentsEditor({ initialAgents }: { initialAgents: AdminAgent[] })
           key={editing.id || "new"}
           agent={editing}
           onSaved={(saved) => {
-            setAgents((list) => (list.some((a) => a.id === saved.id) ? list.map((a) => (a.id === saved.id ? saved : a)) : [...list, saved]));
+            setAgents((list) =>
+              list.some((a) => a.id === saved.id) ? list.map((a) => (a.id === saved.id ? saved : a)) : [...list, saved],
+            );
             setEditing(saved);
           }}
         />
@@ -89,11 +101,18 @@ function AgentForm({ agent, onSaved }: { agent: AdminAgent; onSaved: (agent: Adm
     if (!model) return;
     setTrial({ state: "testing" });
     try {
-      const result = await apiFetch<{ ok: true; latencyMs: number; reply: string } | { ok: false; error: string }>("/api/admin/models/test", {
-        method: "POST",
-        json: { model },
-      });
-      setTrial(result.ok ? { state: "done", ok: true, text: `${model} answered in ${result.latencyMs} ms: “${result.reply}”` } : { state: "done", ok: false, text: result.error });
+      const result = await apiFetch<{ ok: true; latencyMs: number; reply: string } | { ok: false; error: string }>(
+        "/api/admin/models/test",
+        {
+          method: "POST",
+          json: { model },
+        },
+      );
+      setTrial(
+        result.ok
+          ? { state: "done", ok: true, text: `${model} answered in ${result.latencyMs} ms: “${result.reply}”` }
+          : { state: "done", ok: false, text: result.error },
+      );
     } catch (caught) {
       setTrial({ state: "done", ok: false, text: caught instanceof Error ? caught.message : "Could not test the model." });
     }
@@ -132,7 +151,14 @@ function AgentForm({ agent, onSaved }: { agent: AdminAgent; onSaved: (agent: Adm
     <form onSubmit={submit} aria-label={agent.id ? `Edit @${agent.handle}` : "New agent"} className="flex max-w-2xl flex-col gap-4">
       <h2 className="text-lg font-semibold">{agent.id ? `Edit @${agent.handle}` : "New agent"}</h2>
       <div className="grid gap-4 sm:grid-cols-2">
-        <TextField label="Handle" name="handle" defaultValue={agent.handle} required pattern="[a-z0-9_\-]{1,40}" hint="What people type after @." />
+        <TextField
+          label="Handle"
+          name="handle"
+          defaultValue={agent.handle}
+          required
+          pattern="[a-z0-9_\-]{1,40}"
+          hint="What people type after @."
+        />
         <TextField label="Name" name="name" defaultValue={agent.name} required maxLength={80} />
         <div className="flex flex-col gap-1">
           <label htmlFor="agent-role" className="text-sm font-medium">
@@ -146,7 +172,13 @@ function AgentForm({ agent, onSaved }: { agent: AdminAgent; onSaved: (agent: Adm
         <div className="flex flex-col gap-1">
           <TextField label="Model" name="model" defaultValue={agent.model} required hint="offline, anthropic:…, openai:…, local:…" />
           <div className="flex items-center gap-2">
-            <Button type="button" variant="secondary" size="sm" disabled={trial.state === "testing"} onClick={(event) => void testModel(event.currentTarget.form)}>
+            <Button
+              type="button"
+              variant="secondary"
+              size="sm"
+              disabled={trial.state === "testing"}
+              onClick={(event) => void testModel(event.currentTarget.form)}
+            >
               {trial.state === "testing" ? "Testing…" : "Test model"}
             </Button>
             {trial.state === "done" ? (

@@ -57,10 +57,14 @@ export function PlanTimelineView({ timeline }: { timeline: PlanTimeline }) {
                     {step.index}. {step.title}
                   </p>
                   <p className="truncate text-zinc-500">
-                    {step.assignee} · <span>{STEP_STYLE[step.status as keyof typeof STEP_STYLE]?.label ?? step.status}</span> · {step.attempts} attempt(s)
+                    {step.assignee} · <span>{STEP_STYLE[step.status as keyof typeof STEP_STYLE]?.label ?? step.status}</span> ·{" "}
+                    {step.attempts} attempt(s)
                   </p>
                 </div>
-                <div className="relative h-5 rounded bg-zinc-100 dark:bg-zinc-900" title={`ready ${seconds(waitStart)}, started ${seconds(runStart)}, ended ${seconds(step.endedAt)}`}>
+                <div
+                  className="relative h-5 rounded bg-zinc-100 dark:bg-zinc-900"
+                  title={`ready ${seconds(waitStart)}, started ${seconds(runStart)}, ended ${seconds(step.endedAt)}`}
+                >
                   {waitStart !== null && runStart !== null && runStart > waitStart ? (
                     <div
                       className="absolute inset-y-1 rounded-sm bg-zinc-300 [background-image:repeating-linear-gradient(45deg,transparent,transparent_3px,rgba(0,0,0,.15)_3px,rgba(0,0,0,.15)_6px)] dark:bg-zinc-700"
@@ -89,7 +93,9 @@ export function PlanTimelineView({ timeline }: { timeline: PlanTimeline }) {
               {step.failureReason ? <p className="text-red-600">Failure: {step.failureReason}</p> : null}
               {step.outputSummary ? <p>Summary: {step.outputSummary}</p> : null}
               {step.outputFiles.length ? <p>Files: {step.outputFiles.join(", ")}</p> : null}
-              <pre className="max-h-60 overflow-auto whitespace-pre-wrap rounded bg-zinc-100 p-2 text-xs dark:bg-zinc-900">{step.renderedInput ?? "(not dispatched)"}</pre>
+              <pre className="max-h-60 overflow-auto whitespace-pre-wrap rounded bg-zinc-100 p-2 text-xs dark:bg-zinc-900">
+                {step.renderedInput ?? "(not dispatched)"}
+              </pre>
               <ol className="space-y-0.5 text-xs text-zinc-600 dark:text-zinc-400">
                 {timeline.log
                   .filter((entry) => entry.stepIndex === step.index)

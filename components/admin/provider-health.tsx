@@ -21,8 +21,8 @@ export function ProviderHealthTable({ health }: { health: ProviderHealth }) {
         Model providers (this process)
       </h2>
       <p className="text-sm text-zinc-600 dark:text-zinc-400">
-        After repeated transient failures a provider&apos;s circuit opens: runs wait for it instead of spending their retries, and one
-        probe goes out per cool-down. Each server process keeps its own breakers.
+        After repeated transient failures a provider&apos;s circuit opens: runs wait for it instead of spending their retries, and one probe
+        goes out per cool-down. Each server process keeps its own breakers.
       </p>
       {!health.enabled ? (
         <p className="text-sm">This process runs no circuit breakers.</p>
@@ -45,7 +45,12 @@ export function ProviderHealthTable({ health }: { health: ProviderHealth }) {
           </thead>
           <tbody>
             {health.providers.map((provider) => (
-              <tr key={provider.provider} className="border-t border-zinc-200 dark:border-zinc-800" data-provider={provider.provider} data-state={provider.state}>
+              <tr
+                key={provider.provider}
+                className="border-t border-zinc-200 dark:border-zinc-800"
+                data-provider={provider.provider}
+                data-state={provider.state}
+              >
                 <td className="py-1 pr-3 font-mono">{provider.provider}</td>
                 <td className="py-1 pr-3">
                   <span className={`rounded px-1.5 py-0.5 text-xs ${STATE_STYLE[provider.state]}`}>{STATE_LABEL[provider.state]}</span>

@@ -14,7 +14,15 @@ export function SignUpForm({ inviteToken }: { inviteToken?: string }) {
     <form onSubmit={submit} className="flex flex-col gap-4" aria-label="Sign up">
       <TextField label="Name" name="name" autoComplete="name" required maxLength={80} />
       <TextField label="Email" name="email" type="email" autoComplete="email" required />
-      <TextField label="Password" name="password" type="password" autoComplete="new-password" required minLength={8} hint="At least 8 characters." />
+      <TextField
+        label="Password"
+        name="password"
+        type="password"
+        autoComplete="new-password"
+        required
+        minLength={8}
+        hint="At least 8 characters."
+      />
       <ErrorText>{error}</ErrorText>
       <Button type="submit" disabled={busy}>
         {busy ? "Creating account…" : "Create account"}

@@ -25,14 +25,23 @@ export function describeRun(run: Pick<RunDTO, "kind" | "agentHandle" | "stepInde
 export function ActivityBar() {
   const runs = useConversationStore((s) => s.runs);
   const live = useMemo(
-    () => Object.values(runs).filter((run) => run.status === "running" || run.status === "queued").sort((a, b) => (a.startedAt ?? "").localeCompare(b.startedAt ?? "")),
+    () =>
+      Object.values(runs)
+        .filter((run) => run.status === "running" || run.status === "queued")
+        .sort((a, b) => (a.startedAt ?? "").localeCompare(b.startedAt ?? "")),
     [runs],
   );
   const now = useNow(live.length > 0);
   if (live.length === 0) return null;
   const shown = live.slice(0, 3);
   return (
-    <div role="status" aria-live="polite" aria-label="Agents at work" data-testid="activity" className="flex flex-wrap gap-x-4 gap-y-1 px-3 pt-2 text-xs text-zinc-600 dark:text-zinc-400">
+    <div
+      role="status"
+      aria-live="polite"
+      aria-label="Agents at work"
+      data-testid="activity"
+      className="flex flex-wrap gap-x-4 gap-y-1 px-3 pt-2 text-xs text-zinc-600 dark:text-zinc-400"
+    >
       {shown.map((run) => (
         <span key={run.id} data-testid="activity-run" className="flex items-center gap-1.5">
           <span aria-hidden className="h-1.5 w-1.5 animate-pulse rounded-full bg-accent" />

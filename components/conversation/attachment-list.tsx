@@ -49,7 +49,9 @@ function Attachment({ conversationId, attachment }: { conversationId: string; at
           Download
         </a>
       </div>
-      {text !== null ? <pre className="mt-2 max-h-64 overflow-auto whitespace-pre-wrap rounded bg-zinc-100 p-2 text-xs dark:bg-zinc-800">{text}</pre> : null}
+      {text !== null ? (
+        <pre className="mt-2 max-h-64 overflow-auto whitespace-pre-wrap rounded bg-zinc-100 p-2 text-xs dark:bg-zinc-800">{text}</pre>
+      ) : null}
     </li>
   );
 }

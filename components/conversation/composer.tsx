@@ -71,10 +71,13 @@ export function Composer({ conversationId }: { conversationId: string }) {
     const mentionHandles = [...new Set([...mentioned, ...agents.map((agent) => agent.handle)])].filter((handle) => typed.includes(handle));
     setSending(true);
     try {
-      const { message, notInConversation } = await apiFetch<{ message: MessageDTO; notInConversation: string[] }>(`/api/conversations/${conversationId}/messages`, {
-        method: "POST",
-        json: { body, mentionHandles, attachmentIds: attachments.map((a) => a.id) },
-      });
+      const { message, notInConversation } = await apiFetch<{ message: MessageDTO; notInConversation: string[] }>(
+        `/api/conversations/${conversationId}/messages`,
+        {
+          method: "POST",
+          json: { body, mentionHandles, attachmentIds: attachments.map((a) => a.id) },
+        },
+      );
       upsertMessage(message);
       setOutside({ handles: notInConversation, added: [] });
       setText("");
@@ -134,7 +137,10 @@ export function Composer({ conversationId }: { conversationId: string }) {
       try {
         const data = new FormData();
         data.set("file", file);
-        const { attachment } = await apiFetch<{ attachment: AttachmentDTO }>(`/api/conversations/${conversationId}/uploads`, { method: "POST", body: data });
+        const { attachment } = await apiFetch<{ attachment: AttachmentDTO }>(`/api/conversations/${conversationId}/uploads`, {
+          method: "POST",
+          body: data,
+        });
         setAttachments((list) => [...list, attachment]);
       } catch (caught) {
         setError(caught instanceof Error ? caught.message : "Upload failed.");
@@ -147,7 +153,11 @@ export function Composer({ conversationId }: { conversationId: string }) {
   return (
     <div className="border-t border-zinc-200 p-3 dark:border-zinc-800">
       {outside.handles.length > 0 ? (
-        <div role="status" aria-label="Agents not in this conversation" className="mb-2 flex flex-wrap items-center gap-2 rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:bg-amber-950 dark:text-amber-100">
+        <div
+          role="status"
+          aria-label="Agents not in this conversation"
+          className="mb-2 flex flex-wrap items-center gap-2 rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:bg-amber-950 dark:text-amber-100"
+        >
           {outside.handles.map((handle) =>
             outside.added.includes(handle) ? (
               <span key={handle}>@{handle} was added: mention it again to ask.</span>
@@ -170,7 +180,12 @@ export function Composer({ conversationId }: { conversationId: string }) {
           {attachments.map((attachment) => (
             <li key={attachment.id} className="flex items-center gap-1 rounded-md bg-zinc-100 px-2 py-1 text-xs dark:bg-zinc-800">
               <FileIcon size={14} /> {attachment.name}
-              <button type="button" aria-label={`Remove ${attachment.name}`} onClick={() => setAttachments((l) => l.filter((a) => a.id !== attachment.id))} className="ml-1 text-zinc-500">
+              <button
+                type="button"
+                aria-label={`Remove ${attachment.name}`}
+                onClick={() => setAttachments((l) => l.filter((a) => a.id !== attachment.id))}
+                className="ml-1 text-zinc-500"
+              >
                 <CloseIcon size={12} />
               </button>
             </li>
@@ -184,7 +199,12 @@ export function Composer({ conversationId }: { conversationId: string }) {
       ) : null}
       <div className="relative flex items-end gap-2">
         {open ? (
-          <ul id="mention-listbox" role="listbox" aria-label="Agents" className="absolute bottom-full left-10 z-20 mb-1 w-64 overflow-hidden rounded-md border border-zinc-200 bg-white shadow-lg dark:border-zinc-700 dark:bg-zinc-900">
+          <ul
+            id="mention-listbox"
+            role="listbox"
+            aria-label="Agents"
+            className="absolute bottom-full left-10 z-20 mb-1 w-64 overflow-hidden rounded-md border border-zinc-200 bg-white shadow-lg dark:border-zinc-700 dark:bg-zinc-900"
+          >
             {suggestions.map((agent, index) => (
               <li
                 key={agent.id}
@@ -204,7 +224,14 @@ export function Composer({ conversationId }: { conversationId: string }) {
           </ul>
         ) : null}
         <input ref={fileInput} type="file" multiple hidden onChange={onFiles} aria-label="Attach files" data-testid="file-input" />
-        <Button variant="ghost" size="md" aria-label="Attach a file" title="Attach a file" onClick={() => fileInput.current?.click()} disabled={uploading}>
+        <Button
+          variant="ghost"
+          size="md"
+          aria-label="Attach a file"
+          title="Attach a file"
+          onClick={() => fileInput.current?.click()}
+          disabled={uploading}
+        >
           {uploading ? "…" : <PaperclipIcon />}
         </Button>
         <textarea

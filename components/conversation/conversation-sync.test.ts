@@ -54,7 +54,16 @@ describe("conversation sync: gap buffer", () => {
     vi.useFakeTimers();
     socket = new FakeSocket();
     store = createConversationStore();
-    store.getState().load({ conversation: { id: conversationId, title: "t" }, lastSeq: 0, agents: [], members: [], messages: [], plans: [], forms: [], runs: [] });
+    store.getState().load({
+      conversation: { id: conversationId, title: "t" },
+      lastSeq: 0,
+      agents: [],
+      members: [],
+      messages: [],
+      plans: [],
+      forms: [],
+      runs: [],
+    });
     sync = new ConversationSync({
       socket: socket as unknown as SyncSocket,
       conversationId,

@@ -30,7 +30,11 @@ export function ConversationView({ snapshot, currentUserId }: { snapshot: Snapsh
           <h1 className="min-w-0 flex-1 truncate text-base font-semibold" data-testid="conversation-title">
             {title}
           </h1>
-          <span data-testid="connection" data-state={connection} className={`hidden text-xs sm:inline ${connection === "live" ? "text-emerald-600" : "text-amber-600"}`}>
+          <span
+            data-testid="connection"
+            data-state={connection}
+            className={`hidden text-xs sm:inline ${connection === "live" ? "text-emerald-600" : "text-amber-600"}`}
+          >
             ● {CONNECTION_LABEL[connection]}
           </span>
           <CommanderRepliesSelect conversationId={conversationId} initial={snapshot.conversation.commanderReplies ?? "auto"} />

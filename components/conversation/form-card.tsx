@@ -35,7 +35,10 @@ export function FormCard({ formId }: { formId: string }) {
     setBusy(true);
     setError("");
     try {
-      const { form: answered } = await apiFetch<{ form: FormDTO }>(`/api/conversations/${conversationId}/forms/${form.id}`, { method: "POST", json: { values } });
+      const { form: answered } = await apiFetch<{ form: FormDTO }>(`/api/conversations/${conversationId}/forms/${form.id}`, {
+        method: "POST",
+        json: { values },
+      });
       upsertForm(answered);
     } catch (caught) {
       setError(caught instanceof Error ? caught.message : "Could not send the answer.");

@@ -33,7 +33,12 @@ function rehypeMentions(handles: string[]) {
       for (const match of child.value.matchAll(pattern)) {
         const start = (match.index ?? 0) + match[1].length;
         if (start > last) parts.push({ type: "text", value: child.value.slice(last, start) });
-        parts.push({ type: "element", tagName: "span", properties: { className: ["mention"] }, children: [{ type: "text", value: match[2] }] });
+        parts.push({
+          type: "element",
+          tagName: "span",
+          properties: { className: ["mention"] },
+          children: [{ type: "text", value: match[2] }],
+        });
         last = start + match[2].length;
       }
       if (last === 0) return [child];
@@ -54,7 +59,12 @@ const components: Components = {
       {children}
     </a>
   ),
-  img: ({ src, alt }) => (typeof src === "string" && src.startsWith("/api/") ? <img src={src} alt={alt ?? ""} className="max-h-64 rounded" /> : <span>[image: {alt}]</span>),
+  img: ({ src, alt }) =>
+    typeof src === "string" && src.startsWith("/api/") ? (
+      <img src={src} alt={alt ?? ""} className="max-h-64 rounded" />
+    ) : (
+      <span>[image: {alt}]</span>
+    ),
 };
 
 export const Markdown = memo(function Markdown({ text, mentions = [] }: { text: string; mentions?: string[] }) {

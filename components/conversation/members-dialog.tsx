@@ -64,13 +64,27 @@ export function MembersButton({ conversationId, currentUserId }: { conversationI
       </Button>
       <Dialog open={open} onClose={() => setOpen(false)} title="People and agents">
         <ErrorText>{error}</ErrorText>
-        {view ? <MembersPanel conversationId={conversationId} currentUserId={currentUserId} view={view} reload={load} /> : <p className="text-sm text-zinc-500">Loading…</p>}
+        {view ? (
+          <MembersPanel conversationId={conversationId} currentUserId={currentUserId} view={view} reload={load} />
+        ) : (
+          <p className="text-sm text-zinc-500">Loading…</p>
+        )}
       </Dialog>
     </>
   );
 }
 
-function MembersPanel({ conversationId, currentUserId, view, reload }: { conversationId: string; currentUserId: string; view: MembersView; reload: () => Promise<void> }) {
+function MembersPanel({
+  conversationId,
+  currentUserId,
+  view,
+  reload,
+}: {
+  conversationId: string;
+  currentUserId: string;
+  view: MembersView;
+  reload: () => Promise<void>;
+}) {
   const router = useRouter();
   const [error, setError] = useState("");
   const [notice, setNotice] = useState("");
@@ -102,10 +116,13 @@ function MembersPanel({ conversationId, currentUserId, view, reload }: { convers
     event.preventDefault();
     const form = event.currentTarget;
     const handle = formText(new FormData(form).get("handle"));
-    await act(async () => {
-      await apiFetch(`${base}/agents`, { method: "POST", json: { handle } });
-      form.reset();
-    }, `@${handle.replace(/^@/, "")} was added.`);
+    await act(
+      async () => {
+        await apiFetch(`${base}/agents`, { method: "POST", json: { handle } });
+        form.reset();
+      },
+      `@${handle.replace(/^@/, "")} was added.`,
+    );
   }
 
   async function leave() {
@@ -156,11 +173,23 @@ function MembersPanel({ conversationId, currentUserId, view, reload }: { convers
                     size="sm"
                     variant="ghost"
                     aria-label={person.role === "owner" ? `Make ${person.name} a member` : `Make ${person.name} an owner`}
-                    onClick={() => act(() => apiFetch(`${base}/members/${person.id}`, { method: "PATCH", json: { role: person.role === "owner" ? "member" : "owner" } }))}
+                    onClick={() =>
+                      act(() =>
+                        apiFetch(`${base}/members/${person.id}`, {
+                          method: "PATCH",
+                          json: { role: person.role === "owner" ? "member" : "owner" },
+                        }),
+                      )
+                    }
                   >
                     {person.role === "owner" ? "Make member" : "Make owner"}
                   </Button>
-                  <Button size="sm" variant="ghost" aria-label={`Remove ${person.name}`} onClick={() => act(() => apiFetch(`${base}/members/${person.id}`, { method: "DELETE" }), `${person.name} was removed.`)}>
+                  <Button
+                    size="sm"
+                    variant="ghost"
+                    aria-label={`Remove ${person.name}`}
+                    onClick={() => act(() => apiFetch(`${base}/members/${person.id}`, { method: "DELETE" }), `${person.name} was removed.`)}
+                  >
                     Remove
                   </Button>
                 </>
@@ -177,7 +206,12 @@ function MembersPanel({ conversationId, currentUserId, view, reload }: { convers
             {view.invitations.map((invitation) => (
               <li key={invitation.id} className="flex items-center gap-2 text-sm" data-testid="pending-invitation">
                 <span className="min-w-0 flex-1 truncate">{invitation.email}</span>
-                <Button size="sm" variant="ghost" aria-label={`Withdraw the invitation to ${invitation.email}`} onClick={() => act(() => apiFetch(`${base}/invitations/${invitation.id}`, { method: "DELETE" }))}>
+                <Button
+                  size="sm"
+                  variant="ghost"
+                  aria-label={`Withdraw the invitation to ${invitation.email}`}
+                  onClick={() => act(() => apiFetch(`${base}/invitations/${invitation.id}`, { method: "DELETE" }))}
+                >
                   Withdraw
                 </Button>
               </li>
@@ -196,7 +230,12 @@ function MembersPanel({ conversationId, currentUserId, view, reload }: { convers
                 @{agent.handle} <span className="text-zinc-500">{agent.role === "commander" ? "commander" : agent.name}</span>
               </span>
               {manage && agent.role !== "commander" ? (
-                <Button size="sm" variant="ghost" aria-label={`Remove @${agent.handle}`} onClick={() => act(() => apiFetch(`${base}/agents/${agent.id}`, { method: "DELETE" }), `@${agent.handle} was removed.`)}>
+                <Button
+                  size="sm"
+                  variant="ghost"
+                  aria-label={`Remove @${agent.handle}`}
+                  onClick={() => act(() => apiFetch(`${base}/agents/${agent.id}`, { method: "DELETE" }), `@${agent.handle} was removed.`)}
+                >
                   Remove
                 </Button>
               ) : null}

@@ -59,16 +59,18 @@ export const MessageItem = memo(function MessageItem({ message, currentUserId }:
         <div className="flex flex-wrap items-baseline gap-x-2 gap-y-1">
           <span className="text-sm font-semibold">{name}</span>
           {isAgent && message.author?.handle ? <span className="text-xs text-zinc-500">@{message.author.handle}</span> : null}
-          {isAgent ? <Badge tone={message.author?.role === "commander" ? "accent" : "neutral"}>{message.author?.role === "commander" ? "commander" : "agent"}</Badge> : null}
+          {isAgent ? (
+            <Badge tone={message.author?.role === "commander" ? "accent" : "neutral"}>
+              {message.author?.role === "commander" ? "commander" : "agent"}
+            </Badge>
+          ) : null}
           {mine ? <Badge tone="zinc">you</Badge> : null}
           {kind ? <Badge tone={kind.tone}>{kind.label}</Badge> : null}
           {message.kind === "outcome" ? <OutcomeBadge message={message} /> : null}
           <Timestamp iso={message.createdAt} />
         </div>
         {message.kind === "dispatch" && message.mentions.length > 0 ? (
-          <p className="mt-0.5 text-xs text-zinc-500">
-            handing a step to {message.mentions.map((m) => `@${m.handle}`).join(", ")}
-          </p>
+          <p className="mt-0.5 text-xs text-zinc-500">handing a step to {message.mentions.map((m) => `@${m.handle}`).join(", ")}</p>
         ) : null}
         <Markdown text={message.body} mentions={message.mentions.map((m) => m.handle)} />
         {message.formId ? <FormCard formId={message.formId} /> : null}

@@ -23,7 +23,12 @@ function dependencyEdges(steps: StepDTO[]): { from: number; to: number; optional
   const edges = steps.flatMap((step) =>
     step.waitFor
       .filter((upstream) => known.has(upstream))
-      .map((upstream) => ({ from: upstream, to: step.index, optional: step.optionalWaitFor?.includes(upstream) ?? false, collects: false })),
+      .map((upstream) => ({
+        from: upstream,
+        to: step.index,
+        optional: step.optionalWaitFor?.includes(upstream) ?? false,
+        collects: false,
+      })),
   );
   for (const step of steps) {
     if (step.parentIndex !== null && step.parentIndex !== undefined && known.has(step.parentIndex)) {
@@ -48,7 +53,10 @@ function layout(steps: StepDTO[]): Map<number, { x: number; y: number }> {
   }
   // Mirroring keeps every crossing count; do it when it puts lower step numbers on the left.
   let score = 0;
-  for (const a of steps) for (const b of steps) if (a.index < b.index && positions.get(a.index)!.y === positions.get(b.index)!.y) score += Math.sign(positions.get(b.index)!.x - positions.get(a.index)!.x);
+  for (const a of steps)
+    for (const b of steps)
+      if (a.index < b.index && positions.get(a.index)!.y === positions.get(b.index)!.y)
+        score += Math.sign(positions.get(b.index)!.x - positions.get(a.index)!.x);
   if (score < 0) {
     const right = Math.max(...[...positions.values()].map((p) => p.x));
     for (const [index, p] of positions) positions.set(index, { x: right - p.x, y: p.y });
@@ -84,11 +92,17 @@ const StepNodeView = memo(function StepNodeView({ data }: NodeProps<StepNode>) {
           <span className="min-w-0 flex-1 truncate font-semibold text-zinc-900 dark:text-zinc-100">{step.title}</span>
         </span>
         <span className="flex flex-wrap items-center gap-1">
-          <span className="text-zinc-600 dark:text-zinc-400">{step.assignee === "user" || step.assignee === "commander" ? step.assignee : `@${step.assignee}`}</span>
+          <span className="text-zinc-600 dark:text-zinc-400">
+            {step.assignee === "user" || step.assignee === "commander" ? step.assignee : `@${step.assignee}`}
+          </span>
           <Badge tone={style.tone}>{style.label}</Badge>
         </span>
         <span className="flex gap-2 text-[11px] text-zinc-500">
-          {step.quorum ? <span title="starts once this many inputs succeeded">any {step.quorum} of {step.waitFor.length}</span> : null}
+          {step.quorum ? (
+            <span title="starts once this many inputs succeeded">
+              any {step.quorum} of {step.waitFor.length}
+            </span>
+          ) : null}
           {step.forEach ? (
             <span title={`runs once per item of step ${step.forEach.from}`}>
               for each{step.forEach.children.length ? ` · ${step.forEach.children.length} items` : ""}
@@ -103,13 +117,19 @@ const StepNodeView = memo(function StepNodeView({ data }: NodeProps<StepNode>) {
             {runStatus}
           </span>
         ) : retrying ? (
-          <span className="truncate text-[11px] text-amber-700 dark:text-amber-400" data-testid="step-retry-status" title={step.failureReason ?? undefined}>
+          <span
+            className="truncate text-[11px] text-amber-700 dark:text-amber-400"
+            data-testid="step-retry-status"
+            title={step.failureReason ?? undefined}
+          >
             {retrying}
           </span>
         ) : step.failureReason ? (
           <span className="truncate text-[11px] text-red-600 dark:text-red-400">{step.failureReason}</span>
         ) : null}
-        {!step.failureReason && step.outputSummary ? <span className="truncate text-[11px] text-zinc-600 dark:text-zinc-400">{step.outputSummary}</span> : null}
+        {!step.failureReason && step.outputSummary ? (
+          <span className="truncate text-[11px] text-zinc-600 dark:text-zinc-400">{step.outputSummary}</span>
+        ) : null}
       </button>
       <Handle type="source" position={Position.Bottom} className="!h-1.5 !w-1.5 !border-0 !bg-zinc-400" isConnectable={false} />
     </div>
@@ -123,7 +143,13 @@ export function PlanGraph({ plan, onOpenStep }: { plan: PlanDTO; onOpenStep: (in
   // eslint-disable-next-line react-hooks/exhaustive-deps
   const positions = useMemo(() => layout(plan.steps), [shape]);
   const nodes = useMemo<StepNode[]>(
-    () => plan.steps.map((step) => ({ id: String(step.index), type: "step", position: positions.get(step.index) ?? { x: 0, y: 0 }, data: { step, planId: plan.id, onOpen: onOpenStep } })),
+    () =>
+      plan.steps.map((step) => ({
+        id: String(step.index),
+        type: "step",
+        position: positions.get(step.index) ?? { x: 0, y: 0 },
+        data: { step, planId: plan.id, onOpen: onOpenStep },
+      })),
     [plan.steps, plan.id, positions, onOpenStep],
   );
   const edges = useMemo<Edge[]>(

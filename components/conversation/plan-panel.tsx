@@ -59,7 +59,9 @@ export function PlanPanel({ conversationId }: { conversationId: string }) {
       <div className="min-h-0 flex-1 overflow-y-auto">
         <PlanGraph plan={plan} onOpenStep={onOpenStep} />
       </div>
-      {openStep !== null ? <StepDrawer conversationId={conversationId} plan={plan} stepIndex={openStep} onClose={() => setOpenStep(null)} /> : null}
+      {openStep !== null ? (
+        <StepDrawer conversationId={conversationId} plan={plan} stepIndex={openStep} onClose={() => setOpenStep(null)} />
+      ) : null}
     </div>
   );
 }
@@ -72,7 +74,9 @@ function PlanProgress({ plan }: { plan: PlanDTO }) {
   const tally = stepTally(plan.steps);
   const ended = tally.done + tally.skipped + tally.failed;
   const width = (count: number) => `${(count / Math.max(1, tally.total)) * 100}%`;
-  const missing = [tally.skipped ? `${tally.skipped} skipped` : "", tally.failed ? `${tally.failed} failed` : ""].filter(Boolean).join(", ");
+  const missing = [tally.skipped ? `${tally.skipped} skipped` : "", tally.failed ? `${tally.failed} failed` : ""]
+    .filter(Boolean)
+    .join(", ");
   return (
     <div className="px-3 py-1.5 text-xs text-zinc-500" data-testid="plan-progress">
       {tally.done} of {tally.total} steps done{missing ? ` · ${missing}` : ""} · up to {plan.maxParallel} in parallel
@@ -86,7 +90,11 @@ function PlanProgress({ plan }: { plan: PlanDTO }) {
         aria-valuetext={`${tally.done} done${missing ? `, ${missing}` : ""} of ${tally.total}`}
       >
         <div className="h-full bg-emerald-500 transition-all" style={{ width: width(tally.done) }} />
-        <div className="h-full bg-zinc-400 transition-all dark:bg-zinc-600" style={{ width: width(tally.skipped) }} data-testid="progress-skipped" />
+        <div
+          className="h-full bg-zinc-400 transition-all dark:bg-zinc-600"
+          style={{ width: width(tally.skipped) }}
+          data-testid="progress-skipped"
+        />
         <div className="h-full bg-red-500 transition-all" style={{ width: width(tally.failed) }} data-testid="progress-failed" />
       </div>
     </div>

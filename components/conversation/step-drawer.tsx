@@ -18,7 +18,17 @@ interface StepDetail {
 }
 
 /** Everything about one step: the input as rendered, its execution log and its runs. */
-export function StepDrawer({ conversationId, plan, stepIndex, onClose }: { conversationId: string; plan: PlanDTO; stepIndex: number; onClose: () => void }) {
+export function StepDrawer({
+  conversationId,
+  plan,
+  stepIndex,
+  onClose,
+}: {
+  conversationId: string;
+  plan: PlanDTO;
+  stepIndex: number;
+  onClose: () => void;
+}) {
   const step = plan.steps.find((s) => s.index === stepIndex);
   const lastSeq = useConversationStore((s) => s.lastSeq);
   const [detail, setDetail] = useState<StepDetail | null>(null);
@@ -61,7 +71,10 @@ export function StepDrawer({ conversationId, plan, stepIndex, onClose }: { conve
     }
   }
 
-  const tokens = (detail?.runs ?? []).reduce((sum, run) => ({ in: sum.in + run.tokensIn, out: sum.out + run.tokensOut, cost: sum.cost + run.cost }), { in: 0, out: 0, cost: 0 });
+  const tokens = (detail?.runs ?? []).reduce(
+    (sum, run) => ({ in: sum.in + run.tokensIn, out: sum.out + run.tokensOut, cost: sum.cost + run.cost }),
+    { in: 0, out: 0, cost: 0 },
+  );
 
   return (
     <section
@@ -142,7 +155,10 @@ export function StepDrawer({ conversationId, plan, stepIndex, onClose }: { conve
           </Section>
         ) : null}
         <Section title="Input as rendered">
-          <pre className="max-h-60 overflow-auto whitespace-pre-wrap rounded bg-zinc-100 p-2 text-xs dark:bg-zinc-900" data-testid="rendered-input">
+          <pre
+            className="max-h-60 overflow-auto whitespace-pre-wrap rounded bg-zinc-100 p-2 text-xs dark:bg-zinc-900"
+            data-testid="rendered-input"
+          >
             {step.renderedInput ?? `(not dispatched yet)\n\ntemplate:\n${step.input}`}
           </pre>
         </Section>

@@ -38,7 +38,10 @@ const HARD_MAX_RETRIES = 10;
  * The one status line of a step waiting to retry after a transient failure:
  * "attempt 2 of 4, retrying in 2 s". Null when the step is not in backoff.
  */
-export function retryStatusLine(step: Pick<StepDTO, "status" | "retryAt" | "transientFailures" | "maxRetries">, now = Date.now()): string | null {
+export function retryStatusLine(
+  step: Pick<StepDTO, "status" | "retryAt" | "transientFailures" | "maxRetries">,
+  now = Date.now(),
+): string | null {
   if (step.status !== "pending" || step.retryAt === null || step.transientFailures === 0) return null;
   const total = Math.min(step.maxRetries, HARD_MAX_RETRIES) + 1;
   const seconds = Math.max(0, Math.ceil((Date.parse(step.retryAt) - now) / 1000));

@@ -40,7 +40,11 @@ export function TokensPanel({ tokens, canAdmin }: { tokens: TokenRow[]; canAdmin
     try {
       const created = await apiFetch<{ token: string }>("/api/tokens", {
         method: "POST",
-        json: { name: formText(data.get("name")), scopes: data.getAll("scopes").map(String), expiresInDays: Number(data.get("expiresInDays")) },
+        json: {
+          name: formText(data.get("name")),
+          scopes: data.getAll("scopes").map(String),
+          expiresInDays: Number(data.get("expiresInDays")),
+        },
       });
       setSecret(created.token);
       form.reset();
@@ -63,10 +67,14 @@ export function TokensPanel({ tokens, canAdmin }: { tokens: TokenRow[]; canAdmin
   return (
     <div className="flex max-w-2xl flex-col gap-6">
       <p className="text-sm text-zinc-600 dark:text-zinc-400">
-        A token lets scripts use Baton&apos;s automation API (<code>/api/v1</code>) as you: <b>read</b> reads, <b>write</b> also posts, <b>admin</b> also reads admin data such as the
-        audit log. Send it as <code>Authorization: Bearer &lt;token&gt;</code>.
+        A token lets scripts use Baton&apos;s automation API (<code>/api/v1</code>) as you: <b>read</b> reads, <b>write</b> also posts,{" "}
+        <b>admin</b> also reads admin data such as the audit log. Send it as <code>Authorization: Bearer &lt;token&gt;</code>.
       </p>
-      <form onSubmit={create} aria-label="Create a token" className="flex flex-col gap-3 rounded-lg border border-zinc-200 p-4 dark:border-zinc-800">
+      <form
+        onSubmit={create}
+        aria-label="Create a token"
+        className="flex flex-col gap-3 rounded-lg border border-zinc-200 p-4 dark:border-zinc-800"
+      >
         <TextField label="Name" name="name" required maxLength={100} placeholder="CI pipeline" />
         <fieldset className="flex gap-4 text-sm">
           <legend className="mb-1 font-medium">Scopes</legend>
@@ -118,7 +126,8 @@ export function TokensPanel({ tokens, canAdmin }: { tokens: TokenRow[]; canAdmin
                     {token.name} <code className="text-xs text-zinc-500">{token.prefix}…</code>
                   </p>
                   <p className="text-xs text-zinc-500">
-                    {token.scopes.join(", ")} · expires {new Date(token.expiresAt).toLocaleDateString()} · {token.lastUsedAt ? `last used ${new Date(token.lastUsedAt).toLocaleString()}` : "never used"}
+                    {token.scopes.join(", ")} · expires {new Date(token.expiresAt).toLocaleDateString()} ·{" "}
+                    {token.lastUsedAt ? `last used ${new Date(token.lastUsedAt).toLocaleString()}` : "never used"}
                   </p>
                 </div>
                 <Badge tone={status === "active" ? "green" : "zinc"}>{status}</Badge>

@@ -24,7 +24,14 @@ function message(id: string, at: string): MessageDTO {
 }
 
 function messageEvent(seq: number): ConversationEventDTO {
-  return { v: 1, conversationId, seq, type: "message-created", payload: { message: message(`m${seq}`, `2026-01-01T00:00:0${seq}Z`) }, createdAt: "" };
+  return {
+    v: 1,
+    conversationId,
+    seq,
+    type: "message-created",
+    payload: { message: message(`m${seq}`, `2026-01-01T00:00:0${seq}Z`) },
+    createdAt: "",
+  };
 }
 
 describe("conversation store", () => {
@@ -87,13 +94,40 @@ describe("live run status", () => {
     conversationId,
     seq: 1,
     type: "run-updated" as const,
-    payload: { run: { id: "r1", conversationId, agentHandle: "researcher", planId: "p1", stepIndex: 1, kind: "step", attempt: 1, status, model: "openai:x", startedAt: null, endedAt: null, error: null, tokensIn: 0, tokensOut: 0, cost: 0 } },
+    payload: {
+      run: {
+        id: "r1",
+        conversationId,
+        agentHandle: "researcher",
+        planId: "p1",
+        stepIndex: 1,
+        kind: "step",
+        attempt: 1,
+        status,
+        model: "openai:x",
+        startedAt: null,
+        endedAt: null,
+        error: null,
+        tokensIn: 0,
+        tokensOut: 0,
+        cost: 0,
+      },
+    },
     createdAt: "",
   });
 
   it("keeps what a live run waits for until it is cleared or the run ends", () => {
     const store = useConversationStore.getState();
-    store.load({ conversation: { id: conversationId, title: "t" }, lastSeq: 0, agents: [], members: [], messages: [], plans: [], forms: [], runs: [] });
+    store.load({
+      conversation: { id: conversationId, title: "t" },
+      lastSeq: 0,
+      agents: [],
+      members: [],
+      messages: [],
+      plans: [],
+      forms: [],
+      runs: [],
+    });
     store.applyEvents([run("running")]);
     store.setRunStatus({ conversationId, runId: "r1", text: "attempt 2 of 5, retrying in 2 s (provider error)" });
     expect(useConversationStore.getState().runStatus).toEqual({ r1: "attempt 2 of 5, retrying in 2 s (provider error)" });

@@ -88,7 +88,10 @@ function insertMessage(messages: MessageDTO[], message: MessageDTO): MessageDTO[
   return next;
 }
 
-type Reducer<K extends ConversationEventType> = (state: ConversationData, payload: ConversationEventPayloads[K]) => Partial<ConversationData>;
+type Reducer<K extends ConversationEventType> = (
+  state: ConversationData,
+  payload: ConversationEventPayloads[K],
+) => Partial<ConversationData>;
 
 /** One handler per event type: a new type is a compile error until handled here. */
 const reducers: { [K in ConversationEventType]: Reducer<K> } = {
@@ -105,7 +108,9 @@ const reducers: { [K in ConversationEventType]: Reducer<K> } = {
     const plan = state.plans[planId];
     if (!plan) return {};
     const exists = plan.steps.some((s) => s.index === step.index);
-    const steps = exists ? plan.steps.map((s) => (s.index === step.index ? step : s)) : [...plan.steps, step].sort((a, b) => a.index - b.index);
+    const steps = exists
+      ? plan.steps.map((s) => (s.index === step.index ? step : s))
+      : [...plan.steps, step].sort((a, b) => a.index - b.index);
     return { plans: { ...state.plans, [planId]: { ...plan, steps } } };
   },
   "run-updated": (state, { run }) => ({
@@ -130,62 +135,63 @@ export function reduceEvent(state: ConversationData, event: ConversationEventDTO
 }
 
 /** A store of its own (tests, and code that follows several conversations at once). */
-export const createConversationStore = () => create<ConversationStore>()((set, get) => ({
-  ...EMPTY,
-  load(snapshot) {
-    set({
-      ...EMPTY,
-      conversationId: snapshot.conversation.id,
-      title: snapshot.conversation.title,
-      agents: snapshot.agents,
-      members: snapshot.members,
-      lastSeq: snapshot.lastSeq,
-      messages: snapshot.messages,
-      plans: Object.fromEntries(snapshot.plans.map((plan) => [plan.id, plan])),
-      forms: Object.fromEntries(snapshot.forms.map((form) => [form.id, form])),
-      runs: Object.fromEntries(snapshot.runs.map((run) => [run.id, run])),
-    });
-  },
-  applyEvents(events) {
-    const current = get();
-    let state: ConversationData = current;
-    const pending = { ...current.pending };
-    for (const event of events) {
-      if (event.conversationId !== current.conversationId || event.seq <= state.lastSeq) continue;
-      pending[event.seq] = event;
-    }
-    while (pending[state.lastSeq + 1]) {
-      const next = pending[state.lastSeq + 1];
-      delete pending[next.seq];
-      state = reduceEvent(state, next);
-    }
-    for (const seq of Object.keys(pending).map(Number)) if (seq <= state.lastSeq) delete pending[seq];
-    set({ ...state, pending });
-    return Object.keys(pending).length > 0;
-  },
-  appendDelta({ conversationId, runId, text }) {
-    const state = get();
-    if (conversationId !== state.conversationId) return;
-    const run = state.runs[runId];
-    if (run && !LIVE_RUN.has(run.status)) return;
-    set({ streams: { ...state.streams, [runId]: (state.streams[runId] ?? "") + text } });
-  },
-  setRunStatus({ conversationId, runId, text }) {
-    const state = get();
-    if (conversationId !== state.conversationId) return;
-    const run = state.runs[runId];
-    if (text === null || (run && !LIVE_RUN.has(run.status))) {
-      if (state.runStatus[runId] !== undefined) set({ runStatus: omit(state.runStatus, runId) });
-      return;
-    }
-    set({ runStatus: { ...state.runStatus, [runId]: text } });
-  },
-  upsertMessage(message) {
-    const state = get();
-    if (message.conversationId !== state.conversationId) return;
-    set({ messages: insertMessage(state.messages, message) });
-  },
-}));
+export const createConversationStore = () =>
+  create<ConversationStore>()((set, get) => ({
+    ...EMPTY,
+    load(snapshot) {
+      set({
+        ...EMPTY,
+        conversationId: snapshot.conversation.id,
+        title: snapshot.conversation.title,
+        agents: snapshot.agents,
+        members: snapshot.members,
+        lastSeq: snapshot.lastSeq,
+        messages: snapshot.messages,
+        plans: Object.fromEntries(snapshot.plans.map((plan) => [plan.id, plan])),
+        forms: Object.fromEntries(snapshot.forms.map((form) => [form.id, form])),
+        runs: Object.fromEntries(snapshot.runs.map((run) => [run.id, run])),
+      });
+    },
+    applyEvents(events) {
+      const current = get();
+      let state: ConversationData = current;
+      const pending = { ...current.pending };
+      for (const event of events) {
+        if (event.conversationId !== current.conversationId || event.seq <= state.lastSeq) continue;
+        pending[event.seq] = event;
+      }
+      while (pending[state.lastSeq + 1]) {
+        const next = pending[state.lastSeq + 1];
+        delete pending[next.seq];
+        state = reduceEvent(state, next);
+      }
+      for (const seq of Object.keys(pending).map(Number)) if (seq <= state.lastSeq) delete pending[seq];
+      set({ ...state, pending });
+      return Object.keys(pending).length > 0;
+    },
+    appendDelta({ conversationId, runId, text }) {
+      const state = get();
+      if (conversationId !== state.conversationId) return;
+      const run = state.runs[runId];
+      if (run && !LIVE_RUN.has(run.status)) return;
+      set({ streams: { ...state.streams, [runId]: (state.streams[runId] ?? "") + text } });
+    },
+    setRunStatus({ conversationId, runId, text }) {
+      const state = get();
+      if (conversationId !== state.conversationId) return;
+      const run = state.runs[runId];
+      if (text === null || (run && !LIVE_RUN.has(run.status))) {
+        if (state.runStatus[runId] !== undefined) set({ runStatus: omit(state.runStatus, runId) });
+        return;
+      }
+      set({ runStatus: { ...state.runStatus, [runId]: text } });
+    },
+    upsertMessage(message) {
+      const state = get();
+      if (message.conversationId !== state.conversationId) return;
+      set({ messages: insertMessage(state.messages, message) });
+    },
+  }));
 
 export type ConversationStoreApi = ReturnType<typeof createConversationStore>;
 

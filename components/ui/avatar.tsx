@@ -1,4 +1,13 @@
-const PALETTE = ["bg-indigo-500", "bg-emerald-500", "bg-amber-500", "bg-rose-500", "bg-sky-500", "bg-violet-500", "bg-teal-500", "bg-orange-500"];
+const PALETTE = [
+  "bg-indigo-500",
+  "bg-emerald-500",
+  "bg-amber-500",
+  "bg-rose-500",
+  "bg-sky-500",
+  "bg-violet-500",
+  "bg-teal-500",
+  "bg-orange-500",
+];
 
 function hash(text: string): number {
   let h = 0;

@@ -13,7 +13,11 @@ const TONES: Record<Tone, string> = {
 };
 
 export function Badge({ tone = "neutral", children, className = "" }: { tone?: Tone; children: ReactNode; className?: string }) {
-  return <span className={`inline-flex items-center rounded px-1.5 py-0.5 text-[11px] font-medium leading-none ${TONES[tone]} ${className}`}>{children}</span>;
+  return (
+    <span className={`inline-flex items-center rounded px-1.5 py-0.5 text-[11px] font-medium leading-none ${TONES[tone]} ${className}`}>
+      {children}
+    </span>
+  );
 }
 
 export type { Tone };

@@ -21,7 +21,12 @@ export function Dialog({ open, onClose, title, children }: { open: boolean; onCl
     >
       <div className="flex items-center justify-between border-b border-zinc-200 px-4 py-3 dark:border-zinc-800">
         <h2 className="text-base font-semibold">{title}</h2>
-        <button type="button" aria-label="Close" onClick={onClose} className="rounded p-1 text-zinc-500 hover:bg-zinc-100 dark:hover:bg-zinc-800">
+        <button
+          type="button"
+          aria-label="Close"
+          onClick={onClose}
+          className="rounded p-1 text-zinc-500 hover:bg-zinc-100 dark:hover:bg-zinc-800"
+        >
           <CloseIcon size={16} />
         </button>
       </div>

@@ -73,7 +73,9 @@ export class ConversationPage {
   }
 
   async stepStatuses(): Promise<Record<string, string>> {
-    return this.planSteps.evaluateAll((nodes) => Object.fromEntries(nodes.map((n) => [n.getAttribute("data-index") ?? "", n.getAttribute("data-status") ?? ""])));
+    return this.planSteps.evaluateAll((nodes) =>
+      Object.fromEntries(nodes.map((n) => [n.getAttribute("data-index") ?? "", n.getAttribute("data-status") ?? ""])),
+    );
   }
 
   async messageIds(): Promise<string[]> {

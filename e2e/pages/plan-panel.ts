@@ -66,7 +66,10 @@ export class StepDrawer {
   readonly skipButton: Locator;
   readonly runs: Locator;
 
-  constructor(readonly page: Page, readonly index: number) {
+  constructor(
+    readonly page: Page,
+    readonly index: number,
+  ) {
     this.dialog = page.getByRole("dialog", { name: `Step ${index} details` });
     this.retryButton = this.dialog.getByRole("button", { name: "Retry step" });
     this.skipButton = this.dialog.getByRole("button", { name: "Skip step" });

@@ -123,7 +123,12 @@ export function forgedRouterState(target: AppTarget, ids: Ids): string {
   for (let i = target.segments.length - 1; i >= 0; i -= 1) {
     const segment = target.segments[i];
     const node: TreeSegment = segment.startsWith("[")
-      ? [segment.slice(1, -1).replace(/^\.\.\./, ""), fill(segment, target.segments[i - 1], ids), segment.startsWith("[...") ? "c" : "d", null]
+      ? [
+          segment.slice(1, -1).replace(/^\.\.\./, ""),
+          fill(segment, target.segments[i - 1], ids),
+          segment.startsWith("[...") ? "c" : "d",
+          null,
+        ]
       : segment;
     tree = [node, { children: tree }];
   }

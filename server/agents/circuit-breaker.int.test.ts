@@ -51,7 +51,14 @@ async function throughOutage(title: string) {
     conversationId: fixture.conversationId,
     raw: {
       title,
-      steps: handles.slice(0, STEPS).map((handle, i) => ({ index: i + 1, title: `Part ${i + 1}`, assignee: handle, input: `part ${i + 1}`, wait_for: [], max_retries: 3 })),
+      steps: handles.slice(0, STEPS).map((handle, i) => ({
+        index: i + 1,
+        title: `Part ${i + 1}`,
+        assignee: handle,
+        input: `part ${i + 1}`,
+        wait_for: [],
+        max_retries: 3,
+      })),
     },
   });
   // the outage lasts OUTAGE_MS from the first call (the first plan also pays the providers' cold start)
@@ -78,7 +85,9 @@ it("an outage costs far fewer provider calls with the breaker, spends no retry b
   current = runnerWith(circuits);
   const withBreaker = await throughOutage("With a breaker");
 
-  console.log(`provider calls during a ${OUTAGE_MS} ms outage, ${STEPS} parallel steps: without breaker ${without.failedCalls} (total ${without.calls}), with breaker ${withBreaker.failedCalls} (total ${withBreaker.calls})`);
+  console.log(
+    `provider calls during a ${OUTAGE_MS} ms outage, ${STEPS} parallel steps: without breaker ${without.failedCalls} (total ${without.calls}), with breaker ${withBreaker.failedCalls} (total ${withBreaker.calls})`,
+  );
 
   // without the breaker runs burn their in-run retries (5 calls each), then steps their own retries
   expect(without.steps.some((step) => step.transientFailures > 0)).toBe(true);

@@ -37,7 +37,8 @@ const never = new AbortController().signal;
 function setup() {
   const time = manualClock();
   const circuits = new ProviderCircuits({ policy: POLICY, clock: time.clock });
-  const acquire = (provider = "anthropic", signal = never) => circuits.acquire(provider, { signal, deadline: time.clock.now() + POLICY.maxWaitMs });
+  const acquire = (provider = "anthropic", signal = never) =>
+    circuits.acquire(provider, { signal, deadline: time.clock.now() + POLICY.maxWaitMs });
   const fail = async (times: number, provider = "anthropic") => {
     for (let i = 0; i < times; i++) (await acquire(provider)).failedTransiently("503");
   };
@@ -115,7 +116,9 @@ describe("provider circuit breaker", () => {
     expect((error as Error).message).toContain("anthropic provider is unavailable");
 
     const controller = new AbortController();
-    const cancelled = circuits.acquire("anthropic", { signal: controller.signal, deadline: time.clock.now() + 60_000 }).catch((reason: unknown) => reason);
+    const cancelled = circuits
+      .acquire("anthropic", { signal: controller.signal, deadline: time.clock.now() + 60_000 })
+      .catch((reason: unknown) => reason);
     controller.abort(new Error("cancelled"));
     expect(((await cancelled) as Error).message).toBe("cancelled");
     expect(circuits.snapshot()[0].waiting).toBe(0);

@@ -63,7 +63,10 @@ export interface ProviderCircuitView {
 /** The run waited as long as it may for a provider whose circuit stayed open. */
 export class ProviderUnavailableError extends Error {
   readonly code = "provider-unavailable";
-  constructor(readonly provider: string, waitedMs: number) {
+  constructor(
+    readonly provider: string,
+    waitedMs: number,
+  ) {
     super(`the ${provider} provider is unavailable (circuit open; waited ${Math.round(waitedMs / 1000)} s for it to recover)`);
     this.name = "ProviderUnavailableError";
   }
@@ -117,7 +120,10 @@ export class ProviderCircuits {
    * (epoch ms) bounds the wait of the whole run: past it, ProviderUnavailableError.
    * Rejects with the signal's reason when the run is cancelled.
    */
-  async acquire(provider: string, input: { signal: AbortSignal; deadline: number; onWait?: (view: ProviderCircuitView) => void }): Promise<CallTicket> {
+  async acquire(
+    provider: string,
+    input: { signal: AbortSignal; deadline: number; onWait?: (view: ProviderCircuitView) => void },
+  ): Promise<CallTicket> {
     const circuit = this.circuit(provider);
     const started = this.clock.now();
     let announced = false;
@@ -135,7 +141,8 @@ export class ProviderCircuits {
         announced = true;
         input.onWait?.(this.view(provider, circuit));
       }
-      const wakeAt = circuit.state === "open" && circuit.nextProbeAt !== null ? Math.min(circuit.nextProbeAt, input.deadline) : input.deadline;
+      const wakeAt =
+        circuit.state === "open" && circuit.nextProbeAt !== null ? Math.min(circuit.nextProbeAt, input.deadline) : input.deadline;
       await this.waitForChange(circuit, wakeAt - now, input.signal);
     }
   }
@@ -146,7 +153,9 @@ export class ProviderCircuits {
   }
 
   snapshot(): ProviderCircuitView[] {
-    return [...this.circuits.entries()].map(([provider, circuit]) => this.view(provider, circuit)).sort((a, b) => a.provider.localeCompare(b.provider));
+    return [...this.circuits.entries()]
+      .map(([provider, circuit]) => this.view(provider, circuit))
+      .sort((a, b) => a.provider.localeCompare(b.provider));
   }
 
   private view(provider: string, circuit: Circuit): ProviderCircuitView {
@@ -165,7 +174,17 @@ export class ProviderCircuits {
   private circuit(provider: string): Circuit {
     let circuit = this.circuits.get(provider);
     if (!circuit) {
-      circuit = { state: "closed", failures: 0, coolDownMs: this.policy.coolDownMs, nextProbeAt: null, probeInFlight: false, opened: 0, lastFailure: null, lastFailureAt: null, waiters: new Set() };
+      circuit = {
+        state: "closed",
+        failures: 0,
+        coolDownMs: this.policy.coolDownMs,
+        nextProbeAt: null,
+        probeInFlight: false,
+        opened: 0,
+        lastFailure: null,
+        lastFailureAt: null,
+        waiters: new Set(),
+      };
       this.circuits.set(provider, circuit);
     }
     return circuit;

@@ -183,7 +183,10 @@ export function clipToolResults(messages: ModelMessage[], maxChars: number): Mod
       const note = `\n… [clipped for context: ${text.length} characters in all; the full output is kept in the session]`;
       // a cut can fall inside a fence and drop its end: fence what is kept as one piece of data
       const kept = containsFenceMarker(text) ? fenceUntrusted(text.slice(0, maxChars), "clipped-output") : text.slice(0, maxChars);
-      return { ...part, output: { type: output.type.startsWith("error") ? ("error-text" as const) : ("text" as const), value: kept + note } };
+      return {
+        ...part,
+        output: { type: output.type.startsWith("error") ? ("error-text" as const) : ("text" as const), value: kept + note },
+      };
     });
     return { ...message, content };
   });

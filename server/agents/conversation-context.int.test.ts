@@ -31,7 +31,12 @@ afterAll(async () => {
 });
 
 const say = (body: string, mentionHandles: string[] = []) =>
-  fixture.executor.postMessage({ conversationId: fixture.conversationId, author: { kind: "user", userId: fixture.userId }, body, mentionHandles });
+  fixture.executor.postMessage({
+    conversationId: fixture.conversationId,
+    author: { kind: "user", userId: fixture.userId },
+    body,
+    mentionHandles,
+  });
 
 it("gives a mentioned agent the conversation before the message, as turns", async () => {
   await say("@writer note: the launch is on the 14th of March");
@@ -48,6 +53,8 @@ it("gives a mentioned agent the conversation before the message, as turns", asyn
   expect(fact).toBeGreaterThan(0);
   expect(own).toBeGreaterThan(fact);
   // the writer's answer to the first message (it was mentioned) is an earlier turn too: another agent's, fenced
-  expect(texts.slice(0, own).some((text) => text.startsWith('@writer (Writer, an agent) wrote:\n<untrusted-data source="agent:writer">'))).toBe(true);
+  expect(
+    texts.slice(0, own).some((text) => text.startsWith('@writer (Writer, an agent) wrote:\n<untrusted-data source="agent:writer">')),
+  ).toBe(true);
   expect(run.status).toBe("succeeded");
 });

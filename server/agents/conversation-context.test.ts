@@ -64,7 +64,13 @@ describe("history turns", () => {
     const first = memory.add("c", ada, "hello");
     const { summarize } = recordingSummarizer();
     expect(
-      await buildHistoryTurns({ request: { conversationId: "c", agent: agentProfile(), triggerMessageId: first.id }, memory, budgetTokens: 1000, summarize, signal: new AbortController().signal }),
+      await buildHistoryTurns({
+        request: { conversationId: "c", agent: agentProfile(), triggerMessageId: first.id },
+        memory,
+        budgetTokens: 1000,
+        summarize,
+        signal: new AbortController().signal,
+      }),
     ).toEqual([]);
   });
 
@@ -73,7 +79,13 @@ describe("history turns", () => {
     for (let i = 1; i <= 30; i++) memory.add("c", ada, `message ${i} ${"x".repeat(400)}`);
     const { summarize, calls } = recordingSummarizer();
     const build = (triggerMessageId: string) =>
-      buildHistoryTurns({ request: { conversationId: "c", agent: agentProfile(), triggerMessageId }, memory, budgetTokens: 1_200, summarize, signal: new AbortController().signal });
+      buildHistoryTurns({
+        request: { conversationId: "c", agent: agentProfile(), triggerMessageId },
+        memory,
+        budgetTokens: 1_200,
+        summarize,
+        signal: new AbortController().signal,
+      });
 
     const trigger = memory.add("c", ada, "question");
     const turns = await build(trigger.id);

@@ -45,7 +45,10 @@ export function historyTurn(message: HistoryMessage, selfHandle: string): ModelM
       return { role: "user", content: `${message.author.name}: ${message.body}` };
     case "agent":
       if (message.author.handle === selfHandle) return { role: "assistant", content: message.body };
-      return { role: "user", content: `@${message.author.handle} (${message.author.name}, an agent) wrote:\n${fenceUntrusted(message.body, `agent:${message.author.handle}`)}` };
+      return {
+        role: "user",
+        content: `@${message.author.handle} (${message.author.name}, an agent) wrote:\n${fenceUntrusted(message.body, `agent:${message.author.handle}`)}`,
+      };
     case "system":
       return { role: "user", content: `[Baton] ${message.body}` };
     default: {

@@ -35,7 +35,11 @@ describe.each(["openai", "anthropic"] as const)("conversation context through th
     const { runner, trigger } = setup();
     server.script({ kind: "text", text: "It is heron-7." });
     const result = await runner.run(
-      runRequest({ agent: agentProfile({ model: MODEL[format] }), input: "@researcher what is the staging database called?", triggerMessageId: trigger.id }),
+      runRequest({
+        agent: agentProfile({ model: MODEL[format] }),
+        input: "@researcher what is the staging database called?",
+        triggerMessageId: trigger.id,
+      }),
       recordingSink(),
     );
     expect(result).toMatchObject({ kind: "ok", text: "It is heron-7." });

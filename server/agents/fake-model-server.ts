@@ -78,15 +78,18 @@ function openaiChunk(delta: Record<string, unknown>, finishReason: string | null
 function openaiStream(turn: Exclude<ScriptedTurn, { kind: "error" }>): string[] {
   const events: string[] = [sse(openaiChunk({ role: "assistant", content: "" }))];
   const text = turn.kind === "tools" ? (turn.text ?? "") : turn.text;
-  for (const piece of text ? split(text, turn.kind === "tools" ? 2 : (turn.kind === "text" ? (turn.chunks ?? 4) : 4)) : []) {
+  for (const piece of text ? split(text, turn.kind === "tools" ? 2 : turn.kind === "text" ? (turn.chunks ?? 4) : 4) : []) {
     events.push(sse(openaiChunk({ content: piece })));
   }
   if (turn.kind === "drop") return events; // the caller cuts the connection here
   if (turn.kind === "tools") {
     const pieces = turn.calls.map((call) => split(call.args, turn.chunks ?? 3));
     turn.calls.forEach((call, index) => {
-      events.push(sse(openaiChunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] })));
-      if (!turn.interleave) for (const piece of pieces[index]) events.push(sse(openaiChunk({ tool_calls: [{ index, function: { arguments: piece } }] })));
+      events.push(
+        sse(openaiChunk({ tool_calls: [{ index, id: call.id, type: "function", function: { name: call.name, arguments: "" } }] })),
+      );
+      if (!turn.interleave)
+        for (const piece of pieces[index]) events.push(sse(openaiChunk({ tool_calls: [{ index, function: { arguments: piece } }] })));
     });
     if (turn.interleave) {
       // parallel calls whose argument chunks arrive interleaved, as OpenAI sends them
@@ -117,13 +120,17 @@ function openaiStream(turn: Exclude<ScriptedTurn, { kind: "error" }>): string[] 
 function openaiJson(turn: ScriptedTurn) {
   const text = turn.kind === "error" ? "" : turn.kind === "tools" ? (turn.text ?? "") : turn.text;
   const toolCalls =
-    turn.kind === "tools" ? turn.calls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.args } })) : undefined;
+    turn.kind === "tools"
+      ? turn.calls.map((call) => ({ id: call.id, type: "function", function: { name: call.name, arguments: call.args } }))
+      : undefined;
   return {
     id: "chatcmpl-fake",
     object: "chat.completion",
     created: 1_700_000_000,
     model: "fake-model",
-    choices: [{ index: 0, message: { role: "assistant", content: text, tool_calls: toolCalls }, finish_reason: toolCalls ? "tool_calls" : "stop" }],
+    choices: [
+      { index: 0, message: { role: "assistant", content: text, tool_calls: toolCalls }, finish_reason: toolCalls ? "tool_calls" : "stop" },
+    ],
     usage: { prompt_tokens: 50, completion_tokens: 10, total_tokens: 60 },
   };
 }
@@ -170,10 +177,18 @@ function anthropicStream(turn: Exclude<ScriptedTurn, { kind: "error" }>): string
     // Anthropic streams content blocks one after another: parallel calls are consecutive tool_use blocks
     for (const call of turn.calls) {
       events.push(
-        sse({ type: "content_block_start", index: block, content_block: { type: "tool_use", id: call.id, name: call.name, input: {} } }, "content_block_start"),
+        sse(
+          { type: "content_block_start", index: block, content_block: { type: "tool_use", id: call.id, name: call.name, input: {} } },
+          "content_block_start",
+        ),
       );
       for (const piece of split(call.args, turn.chunks ?? 3)) {
-        events.push(sse({ type: "content_block_delta", index: block, delta: { type: "input_json_delta", partial_json: piece } }, "content_block_delta"));
+        events.push(
+          sse(
+            { type: "content_block_delta", index: block, delta: { type: "input_json_delta", partial_json: piece } },
+            "content_block_delta",
+          ),
+        );
       }
       events.push(sse({ type: "content_block_stop", index: block }, "content_block_stop"));
       block++;
@@ -181,7 +196,11 @@ function anthropicStream(turn: Exclude<ScriptedTurn, { kind: "error" }>): string
   }
   events.push(
     sse(
-      { type: "message_delta", delta: { stop_reason: turn.kind === "tools" ? "tool_use" : "end_turn", stop_sequence: null }, usage: { output_tokens: usage.output } },
+      {
+        type: "message_delta",
+        delta: { stop_reason: turn.kind === "tools" ? "tool_use" : "end_turn", stop_sequence: null },
+        usage: { output_tokens: usage.output },
+      },
       "message_delta",
     ),
   );
@@ -193,7 +212,8 @@ function anthropicJson(turn: ScriptedTurn) {
   const content: unknown[] = [];
   const text = turn.kind === "error" ? "" : turn.kind === "tools" ? (turn.text ?? "") : turn.text;
   if (text) content.push({ type: "text", text });
-  if (turn.kind === "tools") for (const call of turn.calls) content.push({ type: "tool_use", id: call.id, name: call.name, input: JSON.parse(call.args) });
+  if (turn.kind === "tools")
+    for (const call of turn.calls) content.push({ type: "tool_use", id: call.id, name: call.name, input: JSON.parse(call.args) });
   return {
     id: "msg_fake",
     type: "message",
@@ -236,10 +256,17 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
     const body = JSON.parse(raw) as Record<string, unknown>;
     const stream = body.stream === true;
     requests.push({ format, path, headers: request.headers, body, stream });
-    const turn = (outageTurns && outageTurns.length > 0 ? outageTurns[outageCount++ % outageTurns.length] : undefined) ?? queue.shift() ?? emptyTurn;
+    const turn =
+      (outageTurns && outageTurns.length > 0 ? outageTurns[outageCount++ % outageTurns.length] : undefined) ?? queue.shift() ?? emptyTurn;
     if (!turn) {
       response.writeHead(500, { "content-type": "application/json" });
-      response.end(JSON.stringify(format === "openai" ? openaiError({ kind: "error", status: 500, message: "fake server: script exhausted", errorType: "invalid_request_error" }) : anthropicError({ kind: "error", status: 500, message: "fake server: script exhausted", errorType: "invalid_request_error" })));
+      response.end(
+        JSON.stringify(
+          format === "openai"
+            ? openaiError({ kind: "error", status: 500, message: "fake server: script exhausted", errorType: "invalid_request_error" })
+            : anthropicError({ kind: "error", status: 500, message: "fake server: script exhausted", errorType: "invalid_request_error" }),
+        ),
+      );
       return;
     }
     if (turn.kind === "error") {

@@ -18,7 +18,10 @@ import { fenceUntrusted } from "../core/fence.ts";
 export const MCP_NAME_SEPARATOR = "__";
 
 const serverConfigSchema = z.object({
-  name: z.string().regex(/^[A-Za-z0-9_-]+$/).refine((name) => !name.includes(MCP_NAME_SEPARATOR), "no '__' in a server name"),
+  name: z
+    .string()
+    .regex(/^[A-Za-z0-9_-]+$/)
+    .refine((name) => !name.includes(MCP_NAME_SEPARATOR), "no '__' in a server name"),
   transport: z.enum(["stdio", "http"]),
   command: z.string().optional(),
   args: z.array(z.string()).optional(),
@@ -30,7 +33,8 @@ const serverConfigSchema = z.object({
 export function parseMcpServers(value: unknown): McpServerConfig[] {
   if (value == null) return [];
   const parsed = z.array(serverConfigSchema).safeParse(value);
-  if (!parsed.success) throw new Error(`Invalid mcpServers: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
+  if (!parsed.success)
+    throw new Error(`Invalid mcpServers: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
   for (const server of parsed.data) {
     if (server.transport === "stdio" && !server.command) throw new Error(`MCP server "${server.name}": stdio needs a command`);
     if (server.transport === "http" && !server.url) throw new Error(`MCP server "${server.name}": http needs a url`);
@@ -59,9 +63,7 @@ export type McpConnector = (servers: McpServerConfig[], signal: AbortSignal) => 
 type McpContent = { type: string; text?: string; [key: string]: unknown };
 
 function contentToText(content: McpContent[] | undefined): string {
-  return (content ?? [])
-    .map((part) => (part.type === "text" ? (part.text ?? "") : `[${part.type} content]`))
-    .join("\n");
+  return (content ?? []).map((part) => (part.type === "text" ? (part.text ?? "") : `[${part.type} content]`)).join("\n");
 }
 
 export const connectMcpServers: McpConnector = async (servers, signal) => {

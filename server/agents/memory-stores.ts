@@ -1,6 +1,14 @@
 /** In-memory SessionStore, ArtifactStore and ConversationMemory, for tests and the demo's fakes. */
 import type { ModelMessage } from "ai";
-import type { ArtifactRecord, ArtifactStore, ArtifactWrite, ConversationMemory, HistoryMessage, HistorySummary, SessionStore } from "./ports.ts";
+import type {
+  ArtifactRecord,
+  ArtifactStore,
+  ArtifactWrite,
+  ConversationMemory,
+  HistoryMessage,
+  HistorySummary,
+  SessionStore,
+} from "./ports.ts";
 
 export class MemorySessionStore implements SessionStore {
   readonly sessions = new Map<string, ModelMessage[]>();
@@ -25,9 +33,7 @@ export class MemoryArtifactStore implements ArtifactStore {
   }
 
   async list({ conversationId }: { conversationId: string }): Promise<ArtifactRecord[]> {
-    return [...this.files.values()]
-      .filter((file) => file.record.conversationId === conversationId)
-      .map((file) => ({ ...file.record }));
+    return [...this.files.values()].filter((file) => file.record.conversationId === conversationId).map((file) => ({ ...file.record }));
   }
 
   async read({ conversationId, name }: { conversationId: string; name: string }) {
@@ -79,7 +85,13 @@ export class MemoryConversationMemory implements ConversationMemory {
   private clock = Date.parse("2026-01-01T00:00:00Z");
 
   add(conversationId: string, author: HistoryMessage["author"], body: string): HistoryMessage {
-    const message = { id: `m${this.messages.length + 1}`, conversationId, author, body, createdAt: new Date((this.clock += 1000)).toISOString() };
+    const message = {
+      id: `m${this.messages.length + 1}`,
+      conversationId,
+      author,
+      body,
+      createdAt: new Date((this.clock += 1000)).toISOString(),
+    };
     this.messages.push(message);
     return message;
   }
@@ -96,7 +108,17 @@ export class MemoryConversationMemory implements ConversationMemory {
     return { messages: all.slice(start, upTo).map(({ conversationId: _, ...message }) => message), olderExist: start > 0 };
   }
 
-  async range({ conversationId, afterCreatedAt, upToMessageId, limit }: { conversationId: string; afterCreatedAt?: string; upToMessageId: string; limit: number }) {
+  async range({
+    conversationId,
+    afterCreatedAt,
+    upToMessageId,
+    limit,
+  }: {
+    conversationId: string;
+    afterCreatedAt?: string;
+    upToMessageId: string;
+    limit: number;
+  }) {
     const all = this.of(conversationId);
     const upTo = all.find((message) => message.id === upToMessageId);
     if (!upTo) return [];

@@ -40,7 +40,10 @@ describe("trying a model with one small call", () => {
   });
 
   it("does not call anything for an id it cannot resolve", async () => {
-    expect(await tryModel({ models: models(), modelId: "anthropic:claude-x" })).toEqual({ ok: false, error: expect.stringMatching(/needs ANTHROPIC_API_KEY/) });
+    expect(await tryModel({ models: models(), modelId: "anthropic:claude-x" })).toEqual({
+      ok: false,
+      error: expect.stringMatching(/needs ANTHROPIC_API_KEY/),
+    });
     expect(server.requests).toHaveLength(0);
   });
 });

@@ -21,7 +21,11 @@ export function modelProblem(models: Pick<ModelRegistry, "resolve">, modelId: st
 export type ModelTrial = { ok: true; latencyMs: number; reply: string } | { ok: false; error: string };
 
 /** One tiny call to the model, with a time limit; says what came back or what went wrong. */
-export async function tryModel(input: { models: Pick<ModelRegistry, "resolve">; modelId: string; timeoutMs?: number }): Promise<ModelTrial> {
+export async function tryModel(input: {
+  models: Pick<ModelRegistry, "resolve">;
+  modelId: string;
+  timeoutMs?: number;
+}): Promise<ModelTrial> {
   const problem = modelProblem(input.models, input.modelId);
   if (problem) return { ok: false, error: problem };
   const started = performance.now();

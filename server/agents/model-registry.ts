@@ -111,10 +111,7 @@ export function parseModelId(modelId: string): { provider: Provider; model: stri
 function required(env: ModelEnvironment, name: keyof ModelEnvironment, modelId: string): string {
   const value = env[name];
   if (value == null || value.trim() === "") {
-    throw new ModelConfigurationError(
-      "missing-configuration",
-      `Model "${modelId}" needs ${name} to be set in the environment`,
-    );
+    throw new ModelConfigurationError("missing-configuration", `Model "${modelId}" needs ${name} to be set in the environment`);
   }
   return value;
 }

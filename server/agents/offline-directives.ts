@@ -74,10 +74,14 @@ export function parseDirective(text: string): OfflineDirective {
 }
 
 export function stripDirectives(text: string): string {
-  return text.replace(DIRECTIVE_LINE, "").replace(/\n{3,}/g, "\n\n").trim();
+  return text
+    .replace(DIRECTIVE_LINE, "")
+    .replace(/\n{3,}/g, "\n\n")
+    .trim();
 }
 
-const LEAD_WORDS = /^(?:please\s+)?(?:can you\s+|could you\s+)?(?:compare|research|evaluate|review|analy[sz]e|summari[sz]e|investigate|look into|check|explain|describe|assess|benchmark|between)\s+/i;
+const LEAD_WORDS =
+  /^(?:please\s+)?(?:can you\s+|could you\s+)?(?:compare|research|evaluate|review|analy[sz]e|summari[sz]e|investigate|look into|check|explain|describe|assess|benchmark|between)\s+/i;
 const TRAILING_CLAUSE = /\s+(?:for|in|on|with|regarding|about|by|from|to|so|because|when|if)\s.*$/i;
 
 function cleanItem(raw: string): string {
@@ -117,7 +121,10 @@ export function extractItems(request: string): string[] {
 
 /** A sentence derived from the input: the default summary of an offline answer. */
 export function deriveSummary(input: string): string {
-  const firstLine = stripDirectives(input).split("\n").find((line) => line.trim() !== "") ?? "the task";
+  const firstLine =
+    stripDirectives(input)
+      .split("\n")
+      .find((line) => line.trim() !== "") ?? "the task";
   const short = firstLine.trim().replace(/\s+/g, " ");
   const clipped = short.length > 140 ? `${short.slice(0, 137)}…` : short;
   return `Offline answer to: ${clipped.replace(/[.:;]+$/, "")}.`;

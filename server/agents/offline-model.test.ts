@@ -225,9 +225,12 @@ describe("offline model through the runner", () => {
   it("raises a retryable APICallError for transient failures", async () => {
     const { createOfflineModel } = await import("./offline-model.ts");
     const model = createOfflineModel();
-    const error = await Promise.resolve(model
-      .doGenerate({ prompt: [{ role: "user", content: [{ type: "text", text: "## Your task\nx\n@offline fail=transient" }] }], tools: [] })
-      ).catch((e: unknown) => e);
+    const error = await Promise.resolve(
+      model.doGenerate({
+        prompt: [{ role: "user", content: [{ type: "text", text: "## Your task\nx\n@offline fail=transient" }] }],
+        tools: [],
+      }),
+    ).catch((e: unknown) => e);
     expect(APICallError.isInstance(error) && error.isRetryable && error.statusCode === 503).toBe(true);
   });
 });

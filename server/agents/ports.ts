@@ -92,7 +92,11 @@ export interface ConversationMemory {
    * Up to `limit` messages before `beforeMessageId` (or the newest, without it), oldest
    * first, and whether older ones exist.
    */
-  recent(input: { conversationId: string; beforeMessageId?: string; limit: number }): Promise<{ messages: HistoryMessage[]; olderExist: boolean }>;
+  recent(input: {
+    conversationId: string;
+    beforeMessageId?: string;
+    limit: number;
+  }): Promise<{ messages: HistoryMessage[]; olderExist: boolean }>;
   /** Messages after `afterCreatedAt` (all, without it) up to and including `upToMessageId`, oldest first. */
   range(input: { conversationId: string; afterCreatedAt?: string; upToMessageId: string; limit: number }): Promise<HistoryMessage[]>;
   loadSummary(conversationId: string): Promise<HistorySummary | null>;

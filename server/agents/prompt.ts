@@ -69,9 +69,7 @@ export function buildUserMessage(request: RunRequest): string {
   const sameAsRequest = request.input.trim() === request.request.text.trim();
   if (!sameAsRequest) sections.push(`${SECTION.request}\n${request.request.text}`);
   if (request.request.attachments.length > 0) {
-    sections.push(
-      `${SECTION.attachments} (read them with read_file)\n${request.request.attachments.map(describeAttachment).join("\n")}`,
-    );
+    sections.push(`${SECTION.attachments} (read them with read_file)\n${request.request.attachments.map(describeAttachment).join("\n")}`);
   }
   if (request.agent.role === "commander" && request.roster.length > 0) {
     sections.push(`${SECTION.roster}\n${request.roster.map(renderRosterLine).join("\n")}`);

@@ -48,7 +48,8 @@ const TRANSIENT_CODES = new Set([
 // OpenAI `{"error": …}` chunks).
 const TRANSIENT_STREAM_ERROR_TYPES = new Set(["overloaded_error", "api_error", "rate_limit_error", "server_error", "timeout_error"]);
 
-const CONTEXT_OVERFLOW = /context[_ ]length|maximum context|context window|prompt is too long|too many tokens|input is too long|exceeds the context/i;
+const CONTEXT_OVERFLOW =
+  /context[_ ]length|maximum context|context window|prompt is too long|too many tokens|input is too long|exceeds the context/i;
 
 function causes(error: unknown): unknown[] {
   const chain: unknown[] = [];

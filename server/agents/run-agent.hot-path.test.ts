@@ -18,7 +18,10 @@ describe("model timing in the run log", () => {
     const { runner } = testRuntime();
     const sink = recordingSink();
     const before = Date.now();
-    const result = await runner.run(runRequest({ agent: agentProfile({ allowedTools: ["finish"] }), input: "@offline sleep=40\nwork" }), sink);
+    const result = await runner.run(
+      runRequest({ agent: agentProfile({ allowedTools: ["finish"] }), input: "@offline sleep=40\nwork" }),
+      sink,
+    );
     const after = Date.now();
     expect(result.kind).toBe("ok");
     const timing = timingOf(sink);

@@ -119,7 +119,9 @@ function timedModel(model: LanguageModelV3, timing: ModelTiming): LanguageModelV
         timing.calls += 1;
         timing.firstStartedAt ??= Date.now();
         const result = await doStream();
-        const ended = new TransformStream<LanguageModelV3StreamPart, LanguageModelV3StreamPart>({ flush: () => void (timing.lastEndedAt = Date.now()) });
+        const ended = new TransformStream<LanguageModelV3StreamPart, LanguageModelV3StreamPart>({
+          flush: () => void (timing.lastEndedAt = Date.now()),
+        });
         return { ...result, stream: result.stream.pipeThrough(ended) };
       },
     },
@@ -210,7 +212,8 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
                   signal: request.signal,
                 })
               : [];
-          if (history.length > 0) sink.log({ phase: "context", message: `${history.length - 1} turn(s) of the conversation before this message` });
+          if (history.length > 0)
+            sink.log({ phase: "context", message: `${history.length - 1} turn(s) of the conversation before this message` });
           ctx.messages = [...history, { role: "user", content: buildUserMessage(request) }];
         }
         // the run has seen outside content if anything it starts from holds a fence (the same
@@ -252,7 +255,9 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
               signal: request.signal,
               deadline: waitDeadline ?? Number.POSITIVE_INFINITY,
               onWait: (view) => {
-                sink.status?.(`waiting for the ${provider} provider (it is failing; ${view.nextProbeAt ? `next try in ${Math.max(0, Math.round((view.nextProbeAt - circuits.now()) / 1000))} s` : "a probe is out"})`);
+                sink.status?.(
+                  `waiting for the ${provider} provider (it is failing; ${view.nextProbeAt ? `next try in ${Math.max(0, Math.round((view.nextProbeAt - circuits.now()) / 1000))} s` : "a probe is out"})`,
+                );
                 sink.log({
                   phase: "provider-wait",
                   message: `waiting for the ${provider} provider: its circuit is ${view.state} after ${view.consecutiveFailures} transient failures${view.nextProbeAt ? `, next probe in ${Math.max(0, Math.round((view.nextProbeAt - circuits.now()) / 1000))} s` : ""}`,
@@ -300,7 +305,9 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
             message: `model error (${kind}), retry ${retries}/${maxRetries} in ${delay} ms: ${reason}`,
             data: { delay, discardPartialText: true },
           });
-          sink.status?.(`attempt ${retries + 1} of ${maxRetries + 1}, retrying in ${Math.max(1, Math.round(delay / 1000))} s (${kind === "context-overflow" ? "context too long" : "provider error"})`);
+          sink.status?.(
+            `attempt ${retries + 1} of ${maxRetries + 1}, retrying in ${Math.max(1, Math.round(delay / 1000))} s (${kind === "context-overflow" ? "context too long" : "provider error"})`,
+          );
           await policy.sleep(delay, request.signal);
           sink.status?.(null);
         }
@@ -316,9 +323,9 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
         await mcp?.close().catch(() => undefined);
         if (ctx.messages.length > 0) {
           const secrets = new SecretRedactor(request.resume?.secrets ?? []);
-          const saved = deps.sessions.save(request.runId, secrets.redactDeep(ctx.messages)).catch((error: unknown) =>
-            sink.log({ phase: "session", message: `could not save the session: ${describeError(error)}` }),
-          );
+          const saved = deps.sessions
+            .save(request.runId, secrets.redactDeep(ctx.messages))
+            .catch((error: unknown) => sink.log({ phase: "session", message: `could not save the session: ${describeError(error)}` }));
           // Only a blocked run's session is read again (its form's answer resumes it, maybe
           // after a restart), so only then must it be stored before the result is reported.
           // Otherwise the write must not delay the next step: it goes on in the background.
@@ -344,7 +351,13 @@ function buildToolSet(input: { ctx: RunContext; deps: AgentRunnerDeps; mcp: McpS
   }
   if (mcp) {
     const allowed = mcp.tools.filter((t) => isToolAllowed({ name: t.name, agent: request.agent, controls, isMcp: true }));
-    Object.assign(tools, mcp.toolSet(allowed.map((t) => t.name), () => (ctx.tools.tainted = true)));
+    Object.assign(
+      tools,
+      mcp.toolSet(
+        allowed.map((t) => t.name),
+        () => (ctx.tools.tainted = true),
+      ),
+    );
   }
   return tools;
 }
@@ -393,7 +406,11 @@ async function streamOnce(input: {
       }
       if (InvalidToolInputError.isInstance(error)) {
         ctx.malformedToolCalls += 1;
-        sink.log({ phase: "tool-malformed", message: `malformed arguments for ${toolCall.toolName}, returned to the model`, data: { input: toolCall.input } });
+        sink.log({
+          phase: "tool-malformed",
+          message: `malformed arguments for ${toolCall.toolName}, returned to the model`,
+          data: { input: toolCall.input },
+        });
       }
       return null;
     },
@@ -418,13 +435,18 @@ async function streamOnce(input: {
           batcher.push(part.text);
           break;
         case "tool-call":
-          if (!part.invalid) sink.log({ phase: "tool-call", message: part.toolName, data: { toolCallId: part.toolCallId, input: part.input as unknown } });
+          if (!part.invalid)
+            sink.log({ phase: "tool-call", message: part.toolName, data: { toolCallId: part.toolCallId, input: part.input as unknown } });
           break;
         case "tool-result":
           sink.log({ phase: "tool-result", message: part.toolName, data: { toolCallId: part.toolCallId, output: part.output as unknown } });
           break;
         case "tool-error":
-          sink.log({ phase: "tool-error", message: `${part.toolName}: ${describeError(part.error)}`, data: { toolCallId: part.toolCallId } });
+          sink.log({
+            phase: "tool-error",
+            message: `${part.toolName}: ${describeError(part.error)}`,
+            data: { toolCallId: part.toolCallId },
+          });
           break;
         case "error":
           failure = part.error;
@@ -445,7 +467,10 @@ async function streamOnce(input: {
 
 function finishRun(ctx: RunContext, usage: () => Usage): AgentRunResult {
   const { tools, sink } = ctx;
-  const text = ctx.steps.map((step) => step.text.trim()).filter((t) => t !== "").join("\n\n");
+  const text = ctx.steps
+    .map((step) => step.text.trim())
+    .filter((t) => t !== "")
+    .join("\n\n");
   if (tools.planRejections >= MAX_PLAN_REJECTIONS && tools.plan == null) {
     const reason = `the plan was rejected ${tools.planRejections} times: ${tools.lastPlanError ?? "invalid plan"}`;
     sink.log({ phase: "run-failed", message: reason });
@@ -469,7 +494,14 @@ function finishRun(ctx: RunContext, usage: () => Usage): AgentRunResult {
     kind: "ok",
     // a model that answers only by calling finish (common with OpenAI models) still says something
     text: text || tools.finish?.summary?.trim() || "",
-    summary: tools.finish?.summary ?? summaryFromText(ctx.steps.map((step) => step.text).filter((t) => t.trim() !== "").at(-1) ?? ""),
+    summary:
+      tools.finish?.summary ??
+      summaryFromText(
+        ctx.steps
+          .map((step) => step.text)
+          .filter((t) => t.trim() !== "")
+          .at(-1) ?? "",
+      ),
     files: tools.finish?.files ?? [...tools.writtenFiles],
     untrusted: tools.tainted,
     ...(tools.plan != null ? { plan: tools.plan } : {}),

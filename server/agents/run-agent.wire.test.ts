@@ -24,7 +24,9 @@ function toolResults(request: RecordedRequest): { id: string; content: string; i
     if (request.format === "anthropic" && Array.isArray(message.content)) {
       for (const part of message.content as Record<string, unknown>[]) {
         if (part.type !== "tool_result") continue;
-        const content = Array.isArray(part.content) ? (part.content as { text?: string }[]).map((c) => c.text ?? "").join("") : String(part.content);
+        const content = Array.isArray(part.content)
+          ? (part.content as { text?: string }[]).map((c) => c.text ?? "").join("")
+          : String(part.content);
         out.push({ id: String(part.tool_use_id), content, isError: part.is_error === true });
       }
     }
@@ -83,7 +85,10 @@ describe.each(["openai", "anthropic", "local"] as const)("run loop through the %
         calls: [{ id: "call_w1", name: "write_file", args: JSON.stringify({ name: "report.md", content: "# Report\n\nAll good." }) }],
         chunks: 5,
       },
-      { kind: "tools", calls: [{ id: "call_f1", name: "finish", args: JSON.stringify({ summary: "Report written.", files: ["report.md"] }) }] },
+      {
+        kind: "tools",
+        calls: [{ id: "call_f1", name: "finish", args: JSON.stringify({ summary: "Report written.", files: ["report.md"] }) }],
+      },
     );
     const request = runRequest({ agent: subAgent(), input: "Write a report", step: { planId: "plan-1", stepIndex: 2, title: "Report" } });
     const result = await runner.run(request, sink);
@@ -110,12 +115,19 @@ describe.each(["openai", "anthropic", "local"] as const)("run loop through the %
           { id: "call_b", name: "write_file", args: JSON.stringify({ name: "b.txt", content: "beta" }) },
         ],
       },
-      { kind: "tools", calls: [{ id: "call_f", name: "finish", args: JSON.stringify({ summary: "two files", files: ["a.txt", "b.txt"] }) }] },
+      {
+        kind: "tools",
+        calls: [{ id: "call_f", name: "finish", args: JSON.stringify({ summary: "two files", files: ["a.txt", "b.txt"] }) }],
+      },
     );
     const result = await runner.run(runRequest({ agent: subAgent(), input: "Write two files" }), recordingSink());
     expect(result).toMatchObject({ kind: "ok", files: ["a.txt", "b.txt"] });
     expect((await artifacts.list({ conversationId: "conv-1" })).map((f) => f.name).sort()).toEqual(["a.txt", "b.txt"]);
-    expect(toolResults(server.requests[1]).map((r) => r.id).sort()).toEqual(["call_a", "call_b"]);
+    expect(
+      toolResults(server.requests[1])
+        .map((r) => r.id)
+        .sort(),
+    ).toEqual(["call_a", "call_b"]);
   });
 
   it("waits out a 429 with Retry-After, then succeeds", async () => {
@@ -145,7 +157,10 @@ describe.each(["openai", "anthropic", "local"] as const)("run loop through the %
   it("survives a connection dropped mid-stream", async () => {
     const { runner, sleeps } = runtime();
     const sink = recordingSink();
-    server.script({ kind: "drop", text: "This answer will be cut off somewhere in the middle" }, { kind: "text", text: "Complete answer." });
+    server.script(
+      { kind: "drop", text: "This answer will be cut off somewhere in the middle" },
+      { kind: "text", text: "Complete answer." },
+    );
     const result = await runner.run(runRequest({ agent: subAgent() }), sink);
     expect(result).toMatchObject({ kind: "ok", text: "Complete answer.", summary: "Complete answer." });
     expect(sleeps).toHaveLength(1);
@@ -217,15 +232,26 @@ describe.each(["openai", "anthropic", "local"] as const)("run loop through the %
 
   it("blocks on ask_user and resumes the stored session with the answer", async () => {
     const { runner, sessions } = runtime();
-    const form = { title: "Which region?", fields: [{ name: "region", label: "Region", type: "select", required: true, options: ["eu", "us"] }] };
+    const form = {
+      title: "Which region?",
+      fields: [{ name: "region", label: "Region", type: "select", required: true, options: ["eu", "us"] }],
+    };
     server.script({ kind: "tools", text: "I need a region.", calls: [{ id: "call_ask", name: "ask_user", args: JSON.stringify(form) }] });
     const first = runRequest({ agent: subAgent(), input: "Deploy the app" });
     const blocked = await runner.run(first, recordingSink());
     expect(blocked).toMatchObject({ kind: "blocked", form, text: "I need a region." });
 
-    server.script({ kind: "tools", calls: [{ id: "call_fin", name: "finish", args: JSON.stringify({ summary: "Deployed to eu.", files: [] }) }] });
+    server.script({
+      kind: "tools",
+      calls: [{ id: "call_fin", name: "finish", args: JSON.stringify({ summary: "Deployed to eu.", files: [] }) }],
+    });
     const resumed = await runner.run(
-      runRequest({ agent: subAgent(), input: "Deploy the app", runId: "resume-run", resume: { previousRunId: first.runId, answer: '{"region":"eu"}' } }),
+      runRequest({
+        agent: subAgent(),
+        input: "Deploy the app",
+        runId: "resume-run",
+        resume: { previousRunId: first.runId, answer: '{"region":"eu"}' },
+      }),
       recordingSink(),
     );
     expect(resumed).toMatchObject({ kind: "ok", summary: "Deployed to eu." });
@@ -242,7 +268,9 @@ describe.each(["openai", "anthropic", "local"] as const)("run loop through the %
     const { runner } = runtime({
       deps: {
         validatePlan: (raw) =>
-          (raw as typeof plan).steps[0].assignee === "researcher" ? { ok: true } : { ok: false, message: 'step 1: unknown assignee "nobody"' },
+          (raw as typeof plan).steps[0].assignee === "researcher"
+            ? { ok: true }
+            : { ok: false, message: 'step 1: unknown assignee "nobody"' },
       },
     });
     server.script(
@@ -260,9 +288,7 @@ describe.each(["openai", "anthropic", "local"] as const)("run loop through the %
   it("gives up after three invalid plans", async () => {
     const { runner } = runtime({ deps: { validatePlan: () => ({ ok: false, message: "step 1: cycle" }) } });
     const plan = JSON.stringify({ title: "P", steps: [{ index: 1, title: "A", assignee: "researcher", input: "x", wait_for: [1] }] });
-    server.script(
-      ...[1, 2, 3].map((n) => ({ kind: "tools" as const, calls: [{ id: `call_${n}`, name: "create_plan", args: plan }] })),
-    );
+    server.script(...[1, 2, 3].map((n) => ({ kind: "tools" as const, calls: [{ id: `call_${n}`, name: "create_plan", args: plan }] })));
     const result = await runner.run(
       runRequest({ agent: commanderProfile({ model: MODEL[format] }), purpose: { kind: "commander-chat" }, input: "Do A" }),
       recordingSink(),
@@ -278,11 +304,25 @@ describe.each(["openai", "anthropic", "local"] as const)("run loop through the %
     await artifacts.upload({ conversationId: "conv-1", name: "big.txt", content: big, untrusted: false });
     const overflow =
       format !== "anthropic"
-        ? { kind: "error" as const, status: 400, message: "This model's maximum context length is 8192 tokens.", errorType: "invalid_request_error", code: "context_length_exceeded" }
-        : { kind: "error" as const, status: 400, message: "prompt is too long: 210000 tokens > 200000 maximum", errorType: "invalid_request_error" };
+        ? {
+            kind: "error" as const,
+            status: 400,
+            message: "This model's maximum context length is 8192 tokens.",
+            errorType: "invalid_request_error",
+            code: "context_length_exceeded",
+          }
+        : {
+            kind: "error" as const,
+            status: 400,
+            message: "prompt is too long: 210000 tokens > 200000 maximum",
+            errorType: "invalid_request_error",
+          };
     server.script(
       { kind: "tools", calls: [{ id: "call_r", name: "read_file", args: JSON.stringify({ name: "big.txt" }) }] },
-      { kind: "tools", calls: [{ id: "call_w", name: "write_file", args: JSON.stringify({ name: "notes.md", content: "big.txt repeats one word" }) }] },
+      {
+        kind: "tools",
+        calls: [{ id: "call_w", name: "write_file", args: JSON.stringify({ name: "notes.md", content: "big.txt repeats one word" }) }],
+      },
       overflow,
       { kind: "text", text: "SUMMARY: read big.txt (one repeated word), wrote notes.md." }, // the summarizer's call
       { kind: "tools", calls: [{ id: "call_f", name: "finish", args: JSON.stringify({ summary: "Noted.", files: ["notes.md"] }) }] },

@@ -22,7 +22,10 @@ describe.each([
     const { runner } = testRuntime({
       env: { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: server.baseURL, ANTHROPIC_API_KEY: "ak-test", ANTHROPIC_BASE_URL: server.baseURL },
     });
-    server.script({ kind: "tools", calls: [{ id: "call_1", name: "finish", args: JSON.stringify({ summary: "Staging is heron-7.", files: [] }) }] });
+    server.script({
+      kind: "tools",
+      calls: [{ id: "call_1", name: "finish", args: JSON.stringify({ summary: "Staging is heron-7.", files: [] }) }],
+    });
     const result = await runner.run(runRequest({ agent: agentProfile({ model }), input: "@researcher which database?" }), recordingSink());
     expect(result).toMatchObject({ kind: "ok", text: "Staging is heron-7.", summary: "Staging is heron-7." });
   });
@@ -33,7 +36,11 @@ describe.each([
     });
     server.script({ kind: "error", status: 401, message: "invalid x-api-key", errorType: "authentication_error" });
     const result = await runner.run(runRequest({ agent: agentProfile({ model }), input: "hello" }), recordingSink());
-    expect(result).toMatchObject({ kind: "failed", transient: false, reason: `${format} (HTTP 401): invalid x-api-key — check ${keyVariable}` });
+    expect(result).toMatchObject({
+      kind: "failed",
+      transient: false,
+      reason: `${format} (HTTP 401): invalid x-api-key — check ${keyVariable}`,
+    });
   });
 });
 
@@ -49,15 +56,27 @@ describe("what real providers are sent", () => {
               { type: "text-start", id: "t" },
               { type: "text-delta", id: "t", delta: "hi" },
               { type: "text-end", id: "t" },
-              { type: "finish", finishReason: { unified: "stop", raw: "stop" }, usage: { inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 1, text: 1, reasoning: 0 } } },
+              {
+                type: "finish",
+                finishReason: { unified: "stop", raw: "stop" },
+                usage: {
+                  inputTokens: { total: 1, noCache: 1, cacheRead: 0, cacheWrite: 0 },
+                  outputTokens: { total: 1, text: 1, reasoning: 0 },
+                },
+              },
             ],
           }),
         };
       },
     });
     for (const simulated of [false, true]) {
-      const { runner } = testRuntime({ deps: { models: { resolve: () => model, cost: () => 0, contextBudget: () => 100_000, isSimulated: () => simulated } } });
-      await runner.run(runRequest({ agent: agentProfile({ model: "openai:gpt-test" }), input: "hello", step: { planId: "p1", stepIndex: 2, title: "t" } }), recordingSink());
+      const { runner } = testRuntime({
+        deps: { models: { resolve: () => model, cost: () => 0, contextBudget: () => 100_000, isSimulated: () => simulated } },
+      });
+      await runner.run(
+        runRequest({ agent: agentProfile({ model: "openai:gpt-test" }), input: "hello", step: { planId: "p1", stepIndex: 2, title: "t" } }),
+        recordingSink(),
+      );
     }
     expect(seen[0]?.offline).toBeUndefined();
     expect(seen[1]?.offline).toEqual({ stepKey: "p1:2" });

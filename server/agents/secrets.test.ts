@@ -9,7 +9,12 @@ describe("SecretRedactor", () => {
     const redactor = new SecretRedactor(["tok-123", "tok-123-long", ""]);
     expect(redactor.redact("a tok-123-long and tok-123")).toBe(`a ${SECRET_MASK} and ${SECRET_MASK}`);
     const value = { kind: "ok", list: ["x tok-123"], nested: { summary: "tok-123!" }, usage: { tokensIn: 3 } };
-    expect(redactor.redactDeep(value)).toEqual({ kind: "ok", list: [`x ${SECRET_MASK}`], nested: { summary: `${SECRET_MASK}!` }, usage: { tokensIn: 3 } });
+    expect(redactor.redactDeep(value)).toEqual({
+      kind: "ok",
+      list: [`x ${SECRET_MASK}`],
+      nested: { summary: `${SECRET_MASK}!` },
+      usage: { tokensIn: 3 },
+    });
     expect(value.nested.summary).toBe("tok-123!");
   });
 

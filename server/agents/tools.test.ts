@@ -9,7 +9,8 @@ const callOptions = { toolCallId: "t1", messages: [] };
 describe("allow-list", () => {
   const sub = agentProfile();
   it("an empty list means the role's defaults plus the agent's MCP tools", () => {
-    for (const name of ["ask_user", "read_file", "write_file"]) expect(isToolAllowed({ name, agent: sub, controls: ["finish"], isMcp: false })).toBe(true);
+    for (const name of ["ask_user", "read_file", "write_file"])
+      expect(isToolAllowed({ name, agent: sub, controls: ["finish"], isMcp: false })).toBe(true);
     expect(isToolAllowed({ name: "fx__echo", agent: sub, controls: ["finish"], isMcp: true })).toBe(true);
     expect(isToolAllowed({ name: "write_file", agent: commanderProfile(), controls: ["create_plan"], isMcp: false })).toBe(false);
   });
@@ -53,7 +54,8 @@ describe("file tools", () => {
 });
 
 describe("ask_user", () => {
-  const schema = (tools: ReturnType<typeof createBuiltinTools>) => tools.ask_user.inputSchema as { validate?: (value: unknown) => Promise<{ success: boolean }> } ;
+  const schema = (tools: ReturnType<typeof createBuiltinTools>) =>
+    tools.ask_user.inputSchema as { validate?: (value: unknown) => Promise<{ success: boolean }> };
   it("accepts a secret text field and refuses a secret of another type", async () => {
     const tools = createBuiltinTools({ request: runRequest(), artifacts: new MemoryArtifactStore(), state: createToolState(false) });
     const validate = schema(tools).validate!;

@@ -69,12 +69,7 @@ export function defaultCapabilityTools(role: RunRequest["agent"]["role"]): Built
  * on an agent is already an admin's choice). A non-empty list is exact, with
  * `server__*` allowing all tools of one MCP server.
  */
-export function isToolAllowed(input: {
-  name: string;
-  agent: RunRequest["agent"];
-  controls: string[];
-  isMcp: boolean;
-}): boolean {
+export function isToolAllowed(input: { name: string; agent: RunRequest["agent"]; controls: string[]; isMcp: boolean }): boolean {
   const { name, agent, controls, isMcp } = input;
   if (controls.includes(name)) return true;
   if (agent.allowedTools.length === 0) {
@@ -106,7 +101,9 @@ const rawStepSchema = z.looseObject({
   assignee: z.string().describe("an agent handle from the roster (without @), `commander`, or `user`"),
   input: z
     .string()
-    .describe("the step's instructions; may use {{request}}, {{step_N.output_summary}}, {{step_N.output_files}} (and {{item}}, {{item_index}} in a for_each step)"),
+    .describe(
+      "the step's instructions; may use {{request}}, {{step_N.output_summary}}, {{step_N.output_files}} (and {{item}}, {{item_index}} in a for_each step)",
+    ),
   wait_for: z
     .array(z.union([z.number().int(), z.looseObject({ step: z.number().int(), optional: z.boolean().optional() })]))
     .optional()
@@ -290,7 +287,12 @@ export function createBuiltinTools(deps: BuiltinToolDeps): Record<BuiltinToolNam
         if (name == null || name === "") {
           const files = await artifacts.list({ conversationId });
           // names can come from tainted runs: text, but never a fence marker
-          return files.map((file) => ({ name: neutraliseFenceMarkers(file.name), mediaType: file.mediaType, size: file.size, untrusted: file.untrusted }));
+          return files.map((file) => ({
+            name: neutraliseFenceMarkers(file.name),
+            mediaType: file.mediaType,
+            size: file.size,
+            untrusted: file.untrusted,
+          }));
         }
         const file = await artifacts.read({ conversationId, name });
         if (!file) {

@@ -40,7 +40,16 @@ export interface TokenDTO {
   createdAt: string;
 }
 
-type TokenRow = { id: string; name: string; prefix: string; scopes: string[]; expiresAt: Date; lastUsedAt: Date | null; revokedAt: Date | null; createdAt: Date };
+type TokenRow = {
+  id: string;
+  name: string;
+  prefix: string;
+  scopes: string[];
+  expiresAt: Date;
+  lastUsedAt: Date | null;
+  revokedAt: Date | null;
+  createdAt: Date;
+};
 
 const toDTO = (row: TokenRow): TokenDTO => ({
   id: row.id,
@@ -55,7 +64,13 @@ const toDTO = (row: TokenRow): TokenDTO => ({
 
 export async function createApiToken(
   prisma: PrismaClient,
-  { actor, name, scopes, expiresInDays, now = new Date() }: { actor: AuditActor; name: string; scopes: TokenScope[]; expiresInDays: number; now?: Date },
+  {
+    actor,
+    name,
+    scopes,
+    expiresInDays,
+    now = new Date(),
+  }: { actor: AuditActor; name: string; scopes: TokenScope[]; expiresInDays: number; now?: Date },
 ): Promise<{ token: string; record: TokenDTO }> {
   const label = name.trim();
   if (!label || label.length > 100) throw new BatonError("invalid_input", "name: 1 to 100 characters");
@@ -63,10 +78,12 @@ export async function createApiToken(
   if (!Number.isInteger(expiresInDays) || expiresInDays < 1 || expiresInDays > MAX_TOKEN_DAYS) {
     throw new BatonError("invalid_input", `expiresInDays: a whole number from 1 to ${MAX_TOKEN_DAYS}`);
   }
-  if (scopes.includes("admin") && actor.role !== "admin") throw new BatonError("forbidden", "Only admins can create tokens with the admin scope.");
+  if (scopes.includes("admin") && actor.role !== "admin")
+    throw new BatonError("forbidden", "Only admins can create tokens with the admin scope.");
   if (actor.kind === "token") throw new BatonError("forbidden", "Tokens are created in Settings, not with another token.");
   const live = await prisma.apiToken.count({ where: { userId: actor.id, revokedAt: null, expiresAt: { gt: now } } });
-  if (live >= MAX_TOKENS_PER_USER) throw new BatonError("conflict", `You already have ${MAX_TOKENS_PER_USER} live tokens; revoke one first.`);
+  if (live >= MAX_TOKENS_PER_USER)
+    throw new BatonError("conflict", `You already have ${MAX_TOKENS_PER_USER} live tokens; revoke one first.`);
   const token = `${TOKEN_PREFIX}${randomBytes(32).toString("base64url")}`;
   const record = await prisma.$transaction(async (tx) => {
     const row = await tx.apiToken.create({
@@ -79,7 +96,12 @@ export async function createApiToken(
         expiresAt: new Date(now.getTime() + expiresInDays * 24 * 60 * 60 * 1000),
       },
     });
-    await recordAudit(tx, { actor, action: "token.created", target: { kind: "token", id: row.id }, detail: { name: label, scopes: row.scopes.join(","), expiresAt: row.expiresAt.toISOString() } });
+    await recordAudit(tx, {
+      actor,
+      action: "token.created",
+      target: { kind: "token", id: row.id },
+      detail: { name: label, scopes: row.scopes.join(","), expiresAt: row.expiresAt.toISOString() },
+    });
     return row;
   });
   return { token, record: toDTO(record) };
@@ -97,7 +119,12 @@ export async function revokeApiToken(prisma: PrismaClient, { actor, tokenId }: {
   if (row.revokedAt) throw new BatonError("conflict", "That token is already revoked.");
   const revoked = await prisma.$transaction(async (tx) => {
     const updated = await tx.apiToken.update({ where: { id: row.id }, data: { revokedAt: new Date() } });
-    await recordAudit(tx, { actor, action: "token.revoked", target: { kind: "token", id: row.id }, detail: { name: row.name, owner: row.userId } });
+    await recordAudit(tx, {
+      actor,
+      action: "token.revoked",
+      target: { kind: "token", id: row.id },
+      detail: { name: row.name, owner: row.userId },
+    });
     return updated;
   });
   return toDTO(revoked);

@@ -53,7 +53,8 @@ describe("sign-in limits", () => {
     expect((await signIn(other.email, "correct horse battery")).status).toBe(200);
     // an address that does not exist behaves identically: no enumeration through the lock
     const ghost = "ghost@example.com";
-    for (let i = 0; i < SIGN_IN_ACCOUNT_RATE.max; i++) expect((await signIn(ghost, `wrong-${i}-password`, { fake: true })).status).toBe(401);
+    for (let i = 0; i < SIGN_IN_ACCOUNT_RATE.max; i++)
+      expect((await signIn(ghost, `wrong-${i}-password`, { fake: true })).status).toBe(401);
     expect((await signIn(ghost, "whatever-password", { fake: true })).status).toBe(429);
   });
 
@@ -61,7 +62,8 @@ describe("sign-in limits", () => {
     const email = "sue@example.com";
     for (let i = 0; i < SIGN_IN_ACCOUNT_RATE.max - 1; i++) await signIn(email, `wrong-${i}-password`, { fake: true });
     expect((await signIn(email, "correct horse battery", { fake: true })).status).toBe(200);
-    for (let i = 0; i < SIGN_IN_ACCOUNT_RATE.max - 1; i++) expect((await signIn(email, `wrong-${i}-password`, { fake: true })).status).toBe(401);
+    for (let i = 0; i < SIGN_IN_ACCOUNT_RATE.max - 1; i++)
+      expect((await signIn(email, `wrong-${i}-password`, { fake: true })).status).toBe(401);
     expect((await signIn(email, "correct horse battery", { fake: true })).status).toBe(200);
   });
 

@@ -35,7 +35,6 @@ export function assertSameOrigin(request: Request, trusted: string[] = configure
   throw new HttpError(403, "forbidden", "Cross-site requests are not accepted.");
 }
 
-
 export async function requireUser(request: Request): Promise<SessionUser> {
   assertSameOrigin(request);
   const user = await getSessionUser(request.headers);

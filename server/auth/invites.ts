@@ -20,7 +20,12 @@ export async function createInvite(
   await prisma.$transaction(async (tx) => {
     const invite = await tx.invite.create({ data: { token, role, createdById, expiresAt } });
     // only admins create invites (routes/guards); the audit names the role granted
-    await recordAudit(tx, { actor: { id: createdById, role: "admin" }, action: "invite.created", target: { kind: "invite", id: invite.id }, detail: { role } });
+    await recordAudit(tx, {
+      actor: { id: createdById, role: "admin" },
+      action: "invite.created",
+      target: { kind: "invite", id: invite.id },
+      detail: { role },
+    });
   });
   return { token, expiresAt, role };
 }
@@ -41,7 +46,12 @@ export async function recordInviteUse(prisma: PrismaClient, { token, userId }: {
   const invite = await prisma.invite.findUnique({ where: { token }, select: { id: true, role: true } });
   const used = await prisma.invite.updateMany({ where: { token, usedById: null }, data: { usedById: userId } });
   if (invite && used.count === 1) {
-    await recordAudit(prisma, { actor: { id: userId, role: invite.role === "admin" ? "admin" : "member" }, action: "invite.used", target: { kind: "invite", id: invite.id }, detail: { role: invite.role } });
+    await recordAudit(prisma, {
+      actor: { id: userId, role: invite.role === "admin" ? "admin" : "member" },
+      action: "invite.used",
+      target: { kind: "invite", id: invite.id },
+      detail: { role: invite.role },
+    });
   }
 }
 

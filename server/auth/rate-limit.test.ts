@@ -7,7 +7,11 @@ describe("the limiter", () => {
   it("allows max hits per window, then says how long to wait, then resets when the window ends", () => {
     const key = `test:${Math.random()}`;
     const start = 1_000_000;
-    expect([hitRateLimit(key, rule, start), hitRateLimit(key, rule, start + 1), hitRateLimit(key, rule, start + 2)]).toEqual([null, null, null]);
+    expect([hitRateLimit(key, rule, start), hitRateLimit(key, rule, start + 1), hitRateLimit(key, rule, start + 2)]).toEqual([
+      null,
+      null,
+      null,
+    ]);
     expect(hitRateLimit(key, rule, start + 2_500)).toBe(8);
     // the window does not restart while refused hits keep coming (better-auth's did)
     expect(hitRateLimit(key, rule, start + 9_999)).toBe(1);

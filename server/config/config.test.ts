@@ -13,7 +13,10 @@ describe("loadConfig", () => {
   it("runs every role in one process by default; web and worker need a shared PostgreSQL", () => {
     expect(loadConfig({})).toMatchObject({ role: "all", workerSlots: 64, sweepMs: 2_000 });
     const url = "postgresql://u@127.0.0.1/baton";
-    expect(loadConfig({ BATON_ROLE: "worker", DATABASE_URL: url, BATON_WORKER_SLOTS: "8" })).toMatchObject({ role: "worker", workerSlots: 8 });
+    expect(loadConfig({ BATON_ROLE: "worker", DATABASE_URL: url, BATON_WORKER_SLOTS: "8" })).toMatchObject({
+      role: "worker",
+      workerSlots: 8,
+    });
     expect(loadConfig({ BATON_ROLE: "web", DATABASE_URL: url }).role).toBe("web");
     expect(() => loadConfig({ BATON_ROLE: "worker" })).toThrow(/BATON_ROLE.*DATABASE_URL/);
     expect(() => loadConfig({ BATON_ROLE: "everything", DATABASE_URL: url })).toThrow(/BATON_ROLE/);

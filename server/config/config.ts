@@ -29,7 +29,12 @@ const envSchema = z.object({
   BATON_MAX_PLAN_STEPS: positiveInt(200),
   BATON_MAX_STEP_INPUT_CHARS: positiveInt(20_000),
   /** the largest request body a route reads, in bytes (uploads have their own limit) */
-  BATON_MAX_BODY_BYTES: z.coerce.number().int().min(1024).max(1024 * 1024 * 1024).default(DEFAULT_MAX_BODY_BYTES),
+  BATON_MAX_BODY_BYTES: z.coerce
+    .number()
+    .int()
+    .min(1024)
+    .max(1024 * 1024 * 1024)
+    .default(DEFAULT_MAX_BODY_BYTES),
   BATON_MAX_RETRIES: z.coerce.number().int().min(0).max(10).default(3),
   /** how long a run's lease lasts without a heartbeat before another process may take it over */
   BATON_LEASE_MS: positiveInt(30_000),
@@ -95,7 +100,10 @@ export class ConfigError extends Error {
 
 function parseModelConcurrency(value: string): Record<string, number> {
   const limits: Record<string, number> = {};
-  for (const part of value.split(",").map((p) => p.trim()).filter(Boolean)) {
+  for (const part of value
+    .split(",")
+    .map((p) => p.trim())
+    .filter(Boolean)) {
     const at = part.lastIndexOf("=");
     const limit = Number(part.slice(at + 1));
     if (at <= 0 || !Number.isInteger(limit) || limit < 1) {

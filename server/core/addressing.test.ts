@@ -13,8 +13,14 @@ describe("who answers a person's message", () => {
   });
 
   it("a message that mentions only people wakes no agent; one naming agents outside the conversation neither", () => {
-    expect(addressees({ mode: "always", people: 1, ...none, mentionedPeople: ["ada"] })).toEqual({ kind: "nobody", reason: "between-people" });
-    expect(addressees({ mode: "always", people: 1, ...none, outsideAgents: ["writer"] })).toEqual({ kind: "nobody", reason: "agents-outside" });
+    expect(addressees({ mode: "always", people: 1, ...none, mentionedPeople: ["ada"] })).toEqual({
+      kind: "nobody",
+      reason: "between-people",
+    });
+    expect(addressees({ mode: "always", people: 1, ...none, outsideAgents: ["writer"] })).toEqual({
+      kind: "nobody",
+      reason: "agents-outside",
+    });
   });
 
   it("mentioned agents always answer, in every mode and however many people (property)", () => {
@@ -26,7 +32,10 @@ describe("who answers a person's message", () => {
         fc.array(fc.stringMatching(/^[a-z]{1,8}$/), { maxLength: 3 }),
         fc.array(fc.stringMatching(/^[a-z]{1,8}$/), { maxLength: 3 }),
         (mode, people, agents, mentionedPeople, outsideAgents) => {
-          expect(addressees({ mode, people, mentionedAgents: agents, mentionedPeople, outsideAgents })).toEqual({ kind: "agents", handles: agents });
+          expect(addressees({ mode, people, mentionedAgents: agents, mentionedPeople, outsideAgents })).toEqual({
+            kind: "agents",
+            handles: agents,
+          });
         },
       ),
     );

@@ -99,7 +99,9 @@ const LOOKALIKES: Record<string, string[]> = {
 
 const filler = fc.constantFrom("", ...INVISIBLES, ...SPACES);
 const spell = (word: string) =>
-  fc.tuple(...[...word].map((letter) => fc.tuple(fc.constantFrom(...(LOOKALIKES[letter] ?? [letter])), filler))).map((parts) => parts.flat().join(""));
+  fc
+    .tuple(...[...word].map((letter) => fc.tuple(fc.constantFrom(...(LOOKALIKES[letter] ?? [letter])), filler)))
+    .map((parts) => parts.flat().join(""));
 
 /** A closing or opening tag, forged in some adversarial way. */
 const wholeTag = fc
@@ -114,10 +116,20 @@ const wholeTag = fc
   .map(({ bracket, gap1, slash, gap2, word, tail }) => `${bracket}${gap1}${slash}${gap2}${word}${tail}`);
 
 /** The same, sometimes cut short (a partial tag). */
-const forgedTag = fc.tuple(wholeTag, fc.nat({ max: 20 })).map(([tag, cut]) => (cut < 8 ? tag.slice(0, Math.max(1, tag.length - cut)) : tag));
+const forgedTag = fc
+  .tuple(wholeTag, fc.nat({ max: 20 }))
+  .map(([tag, cut]) => (cut < 8 ? tag.slice(0, Math.max(1, tag.length - cut)) : tag));
 
 const adversarialData = fc
-  .array(fc.oneof(fc.string(), fc.string({ unit: "grapheme" }), forgedTag, forgedTag.map((tag) => fenceUntrusted(tag, "step_9"))), { maxLength: 8 })
+  .array(
+    fc.oneof(
+      fc.string(),
+      fc.string({ unit: "grapheme" }),
+      forgedTag,
+      forgedTag.map((tag) => fenceUntrusted(tag, "step_9")),
+    ),
+    { maxLength: 8 },
+  )
   .map((parts) => parts.join(""));
 
 describe("fence properties", () => {

@@ -35,13 +35,38 @@ const BRACKET_LOOKALIKES = "\u2039\u2329\u3008\u27e8\u276e\u276c\u2770\u1438\u02
  * Greek, Armenian, Cherokee and small capitals.
  */
 const LETTER_LOOKALIKES: Record<string, string> = {
-  ԁ: "d", ᴅ: "d", Ꭰ: "d", ɗ: "d",
-  е: "e", ε: "e", ᴇ: "e", Ꭼ: "e", ҽ: "e",
-  п: "n", ո: "n", ɴ: "n", η: "n",
-  г: "r", ʀ: "r", Ꭱ: "r", ꭇ: "r", ᴦ: "r",
-  ѕ: "s", ꜱ: "s", Ꮪ: "s", ʂ: "s",
-  т: "t", τ: "t", ᴛ: "t", Ꭲ: "t", ƚ: "t",
-  υ: "u", ս: "u", ᴜ: "u", ʋ: "u", μ: "u",
+  ԁ: "d",
+  ᴅ: "d",
+  Ꭰ: "d",
+  ɗ: "d",
+  е: "e",
+  ε: "e",
+  ᴇ: "e",
+  Ꭼ: "e",
+  ҽ: "e",
+  п: "n",
+  ո: "n",
+  ɴ: "n",
+  η: "n",
+  г: "r",
+  ʀ: "r",
+  Ꭱ: "r",
+  ꭇ: "r",
+  ᴦ: "r",
+  ѕ: "s",
+  ꜱ: "s",
+  Ꮪ: "s",
+  ʂ: "s",
+  т: "t",
+  τ: "t",
+  ᴛ: "t",
+  Ꭲ: "t",
+  ƚ: "t",
+  υ: "u",
+  ս: "u",
+  ᴜ: "u",
+  ʋ: "u",
+  μ: "u",
 };
 
 const INVISIBLE = /[\p{Default_Ignorable_Code_Point}\p{Cf}\p{M}\s\p{Z}]/u;
@@ -73,7 +98,7 @@ function foldChar(char: string): string {
  */
 function opensMarker(text: string, from: number): boolean {
   let matched = 0;
-  for (let offset = from; offset < text.length; ) {
+  for (let offset = from; offset < text.length;) {
     const char = String.fromCodePoint(text.codePointAt(offset)!);
     offset += char.length;
     for (const folded of foldChar(char)) {
@@ -119,7 +144,12 @@ export function neutraliseFenceMarkers(text: string): string {
 
 /** A source label that cannot break out of its attribute: lowercase, `[a-z0-9_.:-]`, ≤ 80 chars. */
 export function fenceSource(source: string): string {
-  return source.toLowerCase().replace(/[^a-z0-9_.:-]+/g, "-").slice(0, 80) || "unknown";
+  return (
+    source
+      .toLowerCase()
+      .replace(/[^a-z0-9_.:-]+/g, "-")
+      .slice(0, 80) || "unknown"
+  );
 }
 
 /**

@@ -16,7 +16,20 @@ describe("forEachItems", () => {
   });
 
   it("output_lines: trimmed lines, one bullet or number marker stripped, empties dropped", () => {
-    const summary = ["Sources:", "- alpha", "* beta ", "  1. gamma", "2) delta", "", "   ", "+ epsilon", "• zeta", "10. eta", "-not a bullet", "- - nested"].join("\n");
+    const summary = [
+      "Sources:",
+      "- alpha",
+      "* beta ",
+      "  1. gamma",
+      "2) delta",
+      "",
+      "   ",
+      "+ epsilon",
+      "• zeta",
+      "10. eta",
+      "-not a bullet",
+      "- - nested",
+    ].join("\n");
     expect(forEachItems(source(summary), "output_lines")).toEqual([
       "Sources:",
       "alpha",
@@ -50,9 +63,14 @@ describe("forEachItems", () => {
 
 describe("substituteItem", () => {
   it("fills {{item}} and {{item_index}}, leaving other placeholders for dispatch", () => {
-    expect(substituteItem({ template: "{{item_index}}: {{ item }} for {{request}} / {{step_1.output_summary}} {{bogus}}", item: "alpha", itemIndex: 3, untrustedSource: null })).toBe(
-      "3: alpha for {{request}} / {{step_1.output_summary}} {{bogus}}",
-    );
+    expect(
+      substituteItem({
+        template: "{{item_index}}: {{ item }} for {{request}} / {{step_1.output_summary}} {{bogus}}",
+        item: "alpha",
+        itemIndex: 3,
+        untrustedSource: null,
+      }),
+    ).toBe("3: alpha for {{request}} / {{step_1.output_summary}} {{bogus}}");
   });
 
   it("fences an untrusted item as data", () => {
@@ -62,7 +80,9 @@ describe("substituteItem", () => {
   });
 
   it("an item can never introduce a placeholder that dispatch would render", () => {
-    const steps = new Map([[1, { status: "done" as const, outputSummary: "SECRET", outputFiles: [], outputUntrusted: false, failureReason: null }]]);
+    const steps = new Map([
+      [1, { status: "done" as const, outputSummary: "SECRET", outputFiles: [], outputUntrusted: false, failureReason: null }],
+    ]);
     for (const [template, item] of [
       ["do {{item}}", "{{step_1.output_summary}} and {{request}}"],
       ["do {{{item}}}", "request"],
@@ -80,12 +100,15 @@ describe("substituteItem", () => {
   });
 
   it("leaves item placeholders alone at dispatch (they belong to expansion)", () => {
-    expect(renderTemplate({ template: "{{item}} #{{item_index}} {{request}}", request: "r", steps: new Map() })).toBe("{{item}} #{{item_index}} r");
+    expect(renderTemplate({ template: "{{item}} #{{item_index}} {{request}}", request: "r", steps: new Map() })).toBe(
+      "{{item}} #{{item_index}} r",
+    );
   });
 });
 
 describe("collecting", () => {
-  const child = (index: number, init: Parameters<typeof makeStep>[0] extends infer T ? Partial<T> : never) => makeStep({ index, parentIndex: 1, ...init });
+  const child = (index: number, init: Parameters<typeof makeStep>[0] extends infer T ? Partial<T> : never) =>
+    makeStep({ index, parentIndex: 1, ...init });
 
   it("one line per item in item order, multi-line summaries joined, skipped and failed marked", () => {
     const children = [
@@ -100,7 +123,11 @@ describe("collecting", () => {
   });
 
   it("files: every child's, in item order, each once", () => {
-    expect(collectedFiles([child(2, { outputFiles: ["x.md", "y.md"] }), undefined, child(3, { outputFiles: ["y.md", "z.md"] })])).toEqual(["x.md", "y.md", "z.md"]);
+    expect(collectedFiles([child(2, { outputFiles: ["x.md", "y.md"] }), undefined, child(3, { outputFiles: ["y.md", "z.md"] })])).toEqual([
+      "x.md",
+      "y.md",
+      "z.md",
+    ]);
   });
 
   it("counts live children (in progress or blocked) per parent", () => {
@@ -111,6 +138,9 @@ describe("collecting", () => {
       child(4, { status: "pending" }),
       makeStep({ index: 5, parentIndex: 9, status: "in_progress" }),
     ];
-    expect([...liveChildCounts(steps)]).toEqual([[1, 2], [9, 1]]);
+    expect([...liveChildCounts(steps)]).toEqual([
+      [1, 2],
+      [9, 1],
+    ]);
   });
 });

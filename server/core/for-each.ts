@@ -80,7 +80,11 @@ export function childSpec({
 
 /** One line, so the collected summary keeps exactly one line per item. */
 function oneLine(text: string): string {
-  return text.split(/\r\n|\r|\n/).map((line) => line.trim()).filter((line) => line !== "").join(" ");
+  return text
+    .split(/\r\n|\r|\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== "")
+    .join(" ");
 }
 
 /**

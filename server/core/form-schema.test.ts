@@ -88,7 +88,9 @@ describe("validateFormAnswer", () => {
   });
 
   it("rejects unknown fields and non-objects", () => {
-    expect(answerIssues({ name: "a", count: 1, tone: "casual", extra: 1 })).toEqual([{ field: "extra", message: "is not a field of this form" }]);
+    expect(answerIssues({ name: "a", count: 1, tone: "casual", extra: 1 })).toEqual([
+      { field: "extra", message: "is not a field of this form" },
+    ]);
     expect(answerIssues(["a"])).toEqual([expect.objectContaining({ field: "" })]);
   });
 });
@@ -118,7 +120,10 @@ describe("secret fields", () => {
 
   it("a text field may be secret; no other type can", () => {
     expect(formSpecSchema.safeParse(login).success).toBe(true);
-    const result = formSpecSchema.safeParse({ title: "x", fields: [{ name: "n", label: "N", type: "textarea", required: true, secret: true }] });
+    const result = formSpecSchema.safeParse({
+      title: "x",
+      fields: [{ name: "n", label: "N", type: "textarea", required: true, secret: true }],
+    });
     expect(result.success).toBe(false);
     expect(result.error?.issues[0]).toMatchObject({ path: ["fields", 0, "secret"], message: "only a text field can be secret" });
   });

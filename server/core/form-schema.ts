@@ -12,7 +12,9 @@ export const MAX_FORM_TEXT_CHARS = 10_000;
 export const MAX_FORM_FIELDS = 20;
 
 const formFieldSchema = z.strictObject({
-  name: storableText().regex(/^[a-z][a-z0-9_]*$/i, "must start with a letter and contain only letters, digits and _").max(64),
+  name: storableText()
+    .regex(/^[a-z][a-z0-9_]*$/i, "must start with a letter and contain only letters, digits and _")
+    .max(64),
   label: storableText().trim().min(1).max(200),
   type: z.enum(["text", "textarea", "number", "boolean", "select"]),
   required: z.boolean(),

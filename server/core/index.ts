@@ -28,28 +28,24 @@ export {
 export { FENCE_TAG, FENCE_RULE, fenceUntrusted, fenceSource, neutraliseFenceMarkers, containsFenceMarker } from "./fence.ts";
 export { isTerminalStep, isSuccessfulEnough, isLiveStep, isTerminalPlan } from "./status.ts";
 export { readySteps, nextRetryAt } from "./readiness.ts";
-export {
-  hasSettled,
-  isDeadEnd,
-  requirementMet,
-  unreachableBecause,
-  type DependencyView,
-  type DependentView,
-} from "./dependencies.ts";
+export { hasSettled, isDeadEnd, requirementMet, unreachableBecause, type DependencyView, type DependentView } from "./dependencies.ts";
 export { normalizeInput, canShareRuns, stepsSharingRun, liveTwin } from "./single-flight.ts";
 export { BUDGET_DECISION_LIMIT, addUsage, planUsage, budgetRefusal } from "./budget.ts";
-export {
-  DEFAULT_MAX_RETRIES,
-  HARD_MAX_RETRIES,
-  BASE_BACKOFF_MS,
-  MAX_BACKOFF_MS,
-  retryDelayMs,
-  canRetry,
-} from "./failure-policy.ts";
+export { DEFAULT_MAX_RETRIES, HARD_MAX_RETRIES, BASE_BACKOFF_MS, MAX_BACKOFF_MS, retryDelayMs, canRetry } from "./failure-policy.ts";
 export { createPlanState, stepStateFromSpec, findStep } from "./plan-state.ts";
 export { MAX_FOR_EACH_ITEMS, NO_ITEMS_SUMMARY, forEachItems, collectedSummary, liveChildCounts } from "./for-each.ts";
 export { reconcile } from "./reconcile.ts";
-export { planOutcome, resultSteps, outcomeReport, isReleasedByQuorum, notNeededReason, recoveredAfterRetry, type PlanOutcome, type OutcomeReport, type MissingStep } from "./outcome.ts";
+export {
+  planOutcome,
+  resultSteps,
+  outcomeReport,
+  isReleasedByQuorum,
+  notNeededReason,
+  recoveredAfterRetry,
+  type PlanOutcome,
+  type OutcomeReport,
+  type MissingStep,
+} from "./outcome.ts";
 export { RUN_LOST_REASON } from "./reconcile-events.ts";
 export { BUDGET_ABORT_REASON } from "./reconcile-dispatch.ts";
 export {

@@ -8,16 +8,20 @@ const ENDED = ["done", "failed", "skipped"] as const;
 
 /** A random ended plan: a chain or fan-in of up to 8 steps with random terminal statuses. */
 const endedPlan = fc
-  .array(fc.record({ status: fc.constantFrom(...ENDED), waitsForAll: fc.boolean(), released: fc.boolean() }), { minLength: 1, maxLength: 8 })
-  .map((specs) =>
-    makePlan({
-      steps: specs.map((spec, i) => ({
-        index: i + 1,
-        waitFor: i === 0 ? [] : spec.waitsForAll ? Array.from({ length: i }, (_, k) => k + 1) : [i],
-        status: spec.status,
-        failureReason: spec.status === "skipped" && spec.released ? notNeededReason(i + 2) : spec.status === "done" ? null : "broke",
-      })),
-    }).steps,
+  .array(fc.record({ status: fc.constantFrom(...ENDED), waitsForAll: fc.boolean(), released: fc.boolean() }), {
+    minLength: 1,
+    maxLength: 8,
+  })
+  .map(
+    (specs) =>
+      makePlan({
+        steps: specs.map((spec, i) => ({
+          index: i + 1,
+          waitFor: i === 0 ? [] : spec.waitsForAll ? Array.from({ length: i }, (_, k) => k + 1) : [i],
+          status: spec.status,
+          failureReason: spec.status === "skipped" && spec.released ? notNeededReason(i + 2) : spec.status === "done" ? null : "broke",
+        })),
+      }).steps,
   );
 
 describe("plan outcome", () => {
@@ -73,14 +77,17 @@ describe("plan outcome", () => {
 
   it("knows every step status", () => {
     // a new status must be thought about here: it is neither done nor released
-    for (const status of STEP_STATUSES) expect(isReleasedByQuorum({ status, failureReason: notNeededReason(2) })).toBe(status === "skipped");
+    for (const status of STEP_STATUSES)
+      expect(isReleasedByQuorum({ status, failureReason: notNeededReason(2) })).toBe(status === "skipped");
   });
 });
 
 describe("decided skips", () => {
   it("keep the failure they followed and cannot pass for a quorum release", async () => {
     const { decidedSkipReason } = await import("./reconcile-context.ts");
-    expect(decidedSkipReason({ by: "commander", reason: "not worth it", failure: "400 bad request" })).toBe("the commander skipped it: not worth it (it had failed: 400 bad request)");
+    expect(decidedSkipReason({ by: "commander", reason: "not worth it", failure: "400 bad request" })).toBe(
+      "the commander skipped it: not worth it (it had failed: 400 bad request)",
+    );
     expect(decidedSkipReason({ by: "member", reason: "skipped by Ada", failure: null })).toBe("skipped by Ada");
     for (const by of ["commander", "member"] as const) {
       const spoof = decidedSkipReason({ by, reason: notNeededReason(3), failure: "boom" })!;

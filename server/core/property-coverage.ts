@@ -29,5 +29,22 @@ export interface Coverage {
 }
 
 export function emptyCoverage(): Coverage {
-  return { shared: 0, quorumReleased: 0, budgetRefused: 0, budgetAborted: 0, expanded: 0, noItems: 0, tooManyItems: 0, collected: 0, collectedFailed: 0, childBoundHeld: 0, taintInherited: 0, capacityHeld: 0, waitingOnTime: 0, endedCompleted: 0, endedPartial: 0, endedFailedNoResult: 0 };
+  return {
+    shared: 0,
+    quorumReleased: 0,
+    budgetRefused: 0,
+    budgetAborted: 0,
+    expanded: 0,
+    noItems: 0,
+    tooManyItems: 0,
+    collected: 0,
+    collectedFailed: 0,
+    childBoundHeld: 0,
+    taintInherited: 0,
+    capacityHeld: 0,
+    waitingOnTime: 0,
+    endedCompleted: 0,
+    endedPartial: 0,
+    endedFailedNoResult: 0,
+  };
 }

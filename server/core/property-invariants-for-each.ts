@@ -17,13 +17,20 @@ export function isCollector(step: StepState): boolean {
 }
 
 function flattened(text: string): string {
-  return text.split(/\r\n|\r|\n/).map((line) => line.trim()).filter((line) => line !== "").join(" ");
+  return text
+    .split(/\r\n|\r|\n/)
+    .map((line) => line.trim())
+    .filter((line) => line !== "")
+    .join(" ");
 }
 
 /** A done parent: every child done or skipped, one summary line per item in order, every child file once. */
 function checkCollected(parent: StepState, children: StepState[]): void {
   const items = parent.expansion!.items;
-  ensure(children.every((child) => child.status === "done" || child.status === "skipped"), () => `for_each step ${parent.index} done with a child still open or failed`);
+  ensure(
+    children.every((child) => child.status === "done" || child.status === "skipped"),
+    () => `for_each step ${parent.index} done with a child still open or failed`,
+  );
   if (items.length === 0) {
     ensure(parent.outputSummary === "(no items)", () => `for_each step ${parent.index} over no items reads ${parent.outputSummary}`);
     return;
@@ -36,7 +43,10 @@ function checkCollected(parent: StepState, children: StepState[]): void {
     ensure(lines[i] === `${i + 1}. ${item}: ${result}`, () => `for_each step ${parent.index} line ${i + 1} is "${lines[i]}"`);
   });
   const files = [...new Set(children.flatMap((child) => child.outputFiles))];
-  ensure(JSON.stringify(parent.outputFiles) === JSON.stringify(files), () => `for_each step ${parent.index} collected files ${parent.outputFiles.join(", ")}`);
+  ensure(
+    JSON.stringify(parent.outputFiles) === JSON.stringify(files),
+    () => `for_each step ${parent.index} collected files ${parent.outputFiles.join(", ")}`,
+  );
 }
 
 /**
@@ -79,7 +89,10 @@ export function checkForEachInvariants({
     const previous = beforeByIndex.get(step.index);
     if (step.parentIndex !== null) {
       const parent = afterByIndex.get(step.parentIndex);
-      ensure(step.forEach === null && parent?.expansion?.children.includes(step.index) === true, () => `child ${step.index} is not listed by its parent ${step.parentIndex}`);
+      ensure(
+        step.forEach === null && parent?.expansion?.children.includes(step.index) === true,
+        () => `child ${step.index} is not listed by its parent ${step.parentIndex}`,
+      );
     }
     if (step.forEach === null) {
       ensure(step.expansion === null, () => `step ${step.index} expanded without for_each`);
@@ -94,25 +107,40 @@ export function checkForEachInvariants({
     }
     const expansion = step.expansion;
     if (expansion === null) {
-      ensure(step.status !== "in_progress" && step.status !== "blocked" && step.status !== "done", () => `for_each step ${step.index} is ${step.status} without an expansion`);
+      ensure(
+        step.status !== "in_progress" && step.status !== "blocked" && step.status !== "done",
+        () => `for_each step ${step.index} is ${step.status} without an expansion`,
+      );
       continue;
     }
-    ensure(expansion.children.length === expansion.items.length, () => `for_each step ${step.index}: ${expansion.children.length} children for ${expansion.items.length} items`);
+    ensure(
+      expansion.children.length === expansion.items.length,
+      () => `for_each step ${step.index}: ${expansion.children.length} children for ${expansion.items.length} items`,
+    );
     const children = expansion.children.map((index) => afterByIndex.get(index)!);
     children.forEach((child, i) => {
-      ensure(child !== undefined && child.parentIndex === step.index, () => `for_each step ${step.index} lists child ${expansion.children[i]}, which is not its own`);
+      ensure(
+        child !== undefined && child.parentIndex === step.index,
+        () => `for_each step ${step.index} lists child ${expansion.children[i]}, which is not its own`,
+      );
       ensure(i === 0 || child.index === children[i - 1].index + 1, () => `for_each step ${step.index}: children not consecutive`);
     });
     if (previous === undefined || previous.expansion === null) {
       // a fresh expansion appends after every index the plan had
-      ensure(children.every((child) => child.index > highestBefore && !beforeByIndex.has(child.index)), () => `for_each step ${step.index} reused an index`);
+      ensure(
+        children.every((child) => child.index > highestBefore && !beforeByIndex.has(child.index)),
+        () => `for_each step ${step.index} reused an index`,
+      );
       if (children.length === 0) coverage.noItems += 1;
       else coverage.expanded += 1;
     }
     // children of the same parent never exceed its max_parallel live (in progress or blocked on a form)
     const liveChildren = children.filter((child) => child.status === "in_progress" || child.status === "blocked").length;
     const limit = step.forEach.maxParallel;
-    ensure(limit === null || liveChildren <= limit, () => `for_each step ${step.index}: ${liveChildren} children live, max_parallel ${limit}`);
+    ensure(
+      limit === null || liveChildren <= limit,
+      () => `for_each step ${step.index}: ${liveChildren} children live, max_parallel ${limit}`,
+    );
     if (step.status === "done") {
       checkCollected(step, children);
       if (previous?.status !== "done" && children.length > 0) coverage.collected += 1;
@@ -120,14 +148,23 @@ export function checkForEachInvariants({
     if (step.status === "failed" && previous?.status !== "failed") {
       // it failed by collecting: all its children ended, and the reason counts the failed ones
       const failed = children.filter((child) => child.status === "failed").length;
-      ensure(children.every((child) => isTerminalStep(child.status) && !child.decisionPending), () => `for_each step ${step.index} failed with children open`);
-      ensure(step.failureReason?.startsWith(`${failed} of ${children.length} items failed`) === true, () => `for_each step ${step.index} failed: ${step.failureReason}`);
+      ensure(
+        children.every((child) => isTerminalStep(child.status) && !child.decisionPending),
+        () => `for_each step ${step.index} failed with children open`,
+      );
+      ensure(
+        step.failureReason?.startsWith(`${failed} of ${children.length} items failed`) === true,
+        () => `for_each step ${step.index} failed: ${step.failureReason}`,
+      );
       coverage.collectedFailed += 1;
     }
     if (step.status === "skipped" && !isTerminalPlan(after.status)) {
       // a skipped for_each step takes its unfinished and failed children with it (an abort or
       // cancel ends the plan instead: open children are skipped, failed ones stay failed)
-      ensure(children.every((child) => child.status === "done" || child.status === "skipped"), () => `for_each step ${step.index} skipped with children open or failed`);
+      ensure(
+        children.every((child) => child.status === "done" || child.status === "skipped"),
+        () => `for_each step ${step.index} skipped with children open or failed`,
+      );
     }
     if (isCollector(step) && limit !== null && liveChildren === limit && !paused && !isTerminalPlan(after.status)) {
       const held = children.some((child) => child.status === "pending" && (child.retryAt === null || child.retryAt <= now));

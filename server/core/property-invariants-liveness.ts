@@ -27,12 +27,22 @@ function isReady(step: StepState, byIndex: ReadonlyMap<number, StepState>, now: 
   return deps.every(met);
 }
 
-export function checkLiveness({ after, capacity, now, coverage }: { after: PlanState; capacity: CapacityView; now: number; coverage: Coverage }): void {
+export function checkLiveness({
+  after,
+  capacity,
+  now,
+  coverage,
+}: {
+  after: PlanState;
+  capacity: CapacityView;
+  now: number;
+  coverage: Coverage;
+}): void {
   if (isTerminalPlan(after.status) || after.status === "paused") return;
   const byIndex = new Map(after.steps.map((step) => [step.index, step] as const));
   const live = after.steps.filter((step) => step.status === "in_progress" && !isCollector(step));
   const liveRuns = new Map(live.map((step) => [step.liveRunId!, step.assignee] as const));
-  const count = <K,>(keys: Iterable<K | undefined>) => {
+  const count = <K>(keys: Iterable<K | undefined>) => {
     const counts = new Map<K, number>();
     for (const key of keys) if (key !== undefined) counts.set(key, (counts.get(key) ?? 0) + 1);
     return counts;
@@ -55,8 +65,17 @@ export function checkLiveness({ after, capacity, now, coverage }: { after: PlanS
   for (const step of after.steps) {
     if (!isReady(step, byIndex, now)) continue;
     const heldBy =
-      liveRuns.size >= after.maxParallel ? "max_parallel" : poolFull(step.assignee) ? "pool" : childBoundFull(step) ? "for_each bound" : null;
-    ensure(heldBy !== null, () => `step ${step.index} is ready with free capacity but was not started (${liveRuns.size}/${after.maxParallel} runs live)`);
+      liveRuns.size >= after.maxParallel
+        ? "max_parallel"
+        : poolFull(step.assignee)
+          ? "pool"
+          : childBoundFull(step)
+            ? "for_each bound"
+            : null;
+    ensure(
+      heldBy !== null,
+      () => `step ${step.index} is ready with free capacity but was not started (${liveRuns.size}/${after.maxParallel} runs live)`,
+    );
     if (heldBy !== "for_each bound") coverage.capacityHeld += 1;
   }
   const inProgress = after.steps.some((step) => step.status === "in_progress");

@@ -31,7 +31,10 @@ function key(step: StepState): string {
 }
 
 function totalUsage(plan: PlanState): RunUsage {
-  return plan.steps.reduce((sum, step) => ({ tokens: sum.tokens + step.usage.tokens, cost: sum.cost + step.usage.cost }), { tokens: 0, cost: 0 });
+  return plan.steps.reduce((sum, step) => ({ tokens: sum.tokens + step.usage.tokens, cost: sum.cost + step.usage.cost }), {
+    tokens: 0,
+    cost: 0,
+  });
 }
 
 /** The requirement, re-stated: quorum counts done/skipped (not stragglers it released itself). */
@@ -39,7 +42,9 @@ function requirementHolds(step: StepState, byIndex: ReadonlyMap<number, StepStat
   const deps = step.waitFor.map((index) => byIndex.get(index)!);
   if (step.quorum !== null) {
     const released = `not needed: quorum of step ${step.index} reached`;
-    return deps.filter((dep) => dep.status === "done" || (dep.status === "skipped" && dep.failureReason !== released)).length >= step.quorum;
+    return (
+      deps.filter((dep) => dep.status === "done" || (dep.status === "skipped" && dep.failureReason !== released)).length >= step.quorum
+    );
   }
   return deps.every((dep) =>
     step.optionalWaitFor.includes(dep.index)
@@ -81,7 +86,9 @@ export function checkInvariants({
   const afterByIndex = new Map(after.steps.map((step) => [step.index, step] as const));
   const eventRun = "runId" in event ? event.runId : null;
   const runWasLive = eventRun !== null && before.steps.some((step) => step.status === "in_progress" && step.liveRunId === eventRun);
-  const eventSharers = new Set(before.steps.filter((step) => runWasLive && step.status === "in_progress" && step.liveRunId === eventRun).map((step) => step.index));
+  const eventSharers = new Set(
+    before.steps.filter((step) => runWasLive && step.status === "in_progress" && step.liveRunId === eventRun).map((step) => step.index),
+  );
 
   // (6) stale results change nothing
   if ((event.type === "run-finished" || event.type === "run-lost") && event.runId === "stale-run") {
@@ -91,7 +98,9 @@ export function checkInvariants({
   }
 
   // changedSteps is exactly the set of steps that differ
-  const differing = after.steps.filter((step) => !beforeByIndex.has(step.index) || !sameStep(beforeByIndex.get(step.index)!, step)).map((step) => step.index);
+  const differing = after.steps
+    .filter((step) => !beforeByIndex.has(step.index) || !sameStep(beforeByIndex.get(step.index)!, step))
+    .map((step) => step.index);
   expect([...result.changedSteps].sort((a, b) => a - b)).toEqual(differing.sort((a, b) => a - b));
 
   checkForEachInvariants({ before, after, result, now, coverage });
@@ -104,7 +113,10 @@ export function checkInvariants({
   // usage never decreases, and grows by exactly what an accepted run reported (a shared run counts once)
   for (const step of after.steps) {
     const previous = beforeByIndex.get(step.index);
-    ensure(step.usage.tokens >= (previous?.usage.tokens ?? 0) && step.usage.cost >= (previous?.usage.cost ?? 0), () => `step ${step.index}: usage decreased`);
+    ensure(
+      step.usage.tokens >= (previous?.usage.tokens ?? 0) && step.usage.cost >= (previous?.usage.cost ?? 0),
+      () => `step ${step.index}: usage decreased`,
+    );
   }
   const reported = event.type === "run-finished" && runWasLive ? event.outcome.usage : undefined;
   expect(totalUsage(after).tokens - totalUsage(before).tokens).toBe(reported?.tokens ?? 0);
@@ -114,7 +126,11 @@ export function checkInvariants({
   // retrying a for_each step re-runs its failed children: they restart by the same event
   const retriedByEvent = (index: number) => {
     const previous = beforeByIndex.get(index);
-    return previous?.status === "failed" && isRetryEvent && (eventStepIndex(event) === index || (previous.parentIndex !== null && eventStepIndex(event) === previous.parentIndex));
+    return (
+      previous?.status === "failed" &&
+      isRetryEvent &&
+      (eventStepIndex(event) === index || (previous.parentIndex !== null && eventStepIndex(event) === previous.parentIndex))
+    );
   };
   const started = new Set<number>();
   const startedRuns = new Map<string, number>();
@@ -135,7 +151,9 @@ export function checkInvariants({
       const step = afterByIndex.get(command.stepIndex)!;
       for (const other of before.steps) {
         if (other.index === step.index || other.status !== "in_progress" || key(other) !== key(step)) continue;
-        expect(afterByIndex.get(other.index)!.status === "in_progress" && afterByIndex.get(other.index)!.liveRunId === other.liveRunId).toBe(false);
+        expect(
+          afterByIndex.get(other.index)!.status === "in_progress" && afterByIndex.get(other.index)!.liveRunId === other.liveRunId,
+        ).toBe(false);
       }
     }
     if (command.type === "dispatch" || command.type === "resume") {
@@ -158,19 +176,27 @@ export function checkInvariants({
   // every step that started in this reconcile did so legitimately: a command, or joining a live twin
   for (const step of after.steps) {
     const previous = beforeByIndex.get(step.index);
-    const startedNow = (step.status === "in_progress" || step.status === "blocked") && (previous === undefined || (previous.status !== "in_progress" && previous.status !== "blocked"));
+    const startedNow =
+      (step.status === "in_progress" || step.status === "blocked") &&
+      (previous === undefined || (previous.status !== "in_progress" && previous.status !== "blocked"));
     if (!startedNow) continue;
     // (2) never before its requirement is met
     ensure(requirementHolds(step, afterByIndex), () => `step ${step.index} started before its requirement was met`);
     if (started.has(step.index)) continue;
     if (isCollector(step)) {
       // a for_each step starts collecting by expanding (pending, or just appended) or by a retry of its failed items
-      ensure(previous === undefined || previous.status === "pending" || retriedByEvent(step.index), () => `for_each step ${step.index} started collecting from ${previous?.status}`);
+      ensure(
+        previous === undefined || previous.status === "pending" || retriedByEvent(step.index),
+        () => `for_each step ${step.index} started collecting from ${previous?.status}`,
+      );
       continue;
     }
     // no command: it joined a live twin's run (single-flight), from pending, within budget
     ensure(step.status === "in_progress", () => `step ${step.index} blocked without a form`);
-    ensure(previous === undefined || previous.status === "pending" || retriedByEvent(step.index), () => `step ${step.index} joined a run from ${previous?.status}`);
+    ensure(
+      previous === undefined || previous.status === "pending" || retriedByEvent(step.index),
+      () => `step ${step.index} joined a run from ${previous?.status}`,
+    );
     const twin = after.steps.find((other) => other !== step && other.status === "in_progress" && other.liveRunId === step.liveRunId);
     ensure(twin !== undefined && key(twin) === key(step), () => `step ${step.index} started without a dispatch and without a twin`);
     ensure(withinBudget(after, step), () => `step ${step.index} joined a run past a budget`);
@@ -197,12 +223,15 @@ export function checkInvariants({
     expect(pool.live + [...liveRuns.values()].filter((assignee) => assignee === handle).length).toBeLessThanOrEqual(pool.limit);
   }
   for (const [model, pool] of Object.entries(capacity.models)) {
-    expect(pool.live + [...liveRuns.values()].filter((assignee) => capacity.agentModel[assignee] === model).length).toBeLessThanOrEqual(pool.limit);
+    expect(pool.live + [...liveRuns.values()].filter((assignee) => capacity.agentModel[assignee] === model).length).toBeLessThanOrEqual(
+      pool.limit,
+    );
   }
 
   for (const step of after.steps) {
     const previous = beforeByIndex.get(step.index);
-    if (step.status === "skipped" && previous?.status !== "skipped" && step.failureReason?.startsWith("not needed: quorum")) coverage.quorumReleased += 1;
+    if (step.status === "skipped" && previous?.status !== "skipped" && step.failureReason?.startsWith("not needed: quorum"))
+      coverage.quorumReleased += 1;
     if (step.failureReason?.startsWith("budget exhausted:") && previous?.failureReason !== step.failureReason) coverage.budgetRefused += 1;
   }
 
@@ -223,22 +252,33 @@ export function checkInvariants({
         }
         // ... except for_each steps that failed on their own, without a run: their list was too long or
         // items failed (several at once when they read one list; an abort among them drops the others' asks)
-        if (step.status === "failed" && step.forEach !== null && /^(for_each: |\d+ of \d+ items failed)/.test(step.failureReason ?? "")) continue;
+        if (step.status === "failed" && step.forEach !== null && /^(for_each: |\d+ of \d+ items failed)/.test(step.failureReason ?? ""))
+          continue;
         // a for_each step completes without a run of its own: with its last child, or over an empty
         // list (its result is checked in property-invariants-for-each.ts)
         if (step.status === "done" && step.forEach !== null) continue;
         expect(step).toMatchObject({ status: "skipped" });
       }
       expect(budgetAborts).toBeLessThanOrEqual(1);
-      if (after.steps.some((step) => step.status === "failed" && step.failureReason?.startsWith("budget exhausted after 3 decisions: "))) coverage.budgetAborted += 1;
-      const expectedCancels = [...new Set(before.steps.filter((step) => step.status === "in_progress" && !isCollector(step) && step.liveRunId !== eventRun).map((step) => step.liveRunId!))].sort();
+      if (after.steps.some((step) => step.status === "failed" && step.failureReason?.startsWith("budget exhausted after 3 decisions: ")))
+        coverage.budgetAborted += 1;
+      const expectedCancels = [
+        ...new Set(
+          before.steps
+            .filter((step) => step.status === "in_progress" && !isCollector(step) && step.liveRunId !== eventRun)
+            .map((step) => step.liveRunId!),
+        ),
+      ].sort();
       expect([...cancels].sort()).toEqual(expectedCancels);
       expect(result.commands.filter((command) => command.type === "ask-commander")).toEqual([]);
       // nothing is started in the reconcile that ends the plan (a resume the abort overtook is withdrawn)
       expect(startedRuns.size).toBe(0);
     }
     for (const step of after.steps) {
-      ensure(isTerminalStep(step.status) && !step.decisionPending, () => `ended plan with step ${step.index} ${step.status}, decision pending ${step.decisionPending}`);
+      ensure(
+        isTerminalStep(step.status) && !step.decisionPending,
+        () => `ended plan with step ${step.index} ${step.status}, decision pending ${step.decisionPending}`,
+      );
     }
     if (after.status === "completed") expect(after.steps.every((step) => isSuccessfulEnough(step.status))).toBe(true);
     if (!isTerminalPlan(before.status)) checkOutcome(after, result, coverage);
@@ -246,7 +286,9 @@ export function checkInvariants({
     expect(ended).toEqual([]);
     expect(after.status === "paused").toBe(after.steps.some((step) => step.status === "blocked"));
     // a retry in backoff always has a tick coming
-    const retries = after.steps.filter((step) => step.status === "pending" && step.retryAt !== null && step.retryAt > now).map((step) => step.retryAt!);
+    const retries = after.steps
+      .filter((step) => step.status === "pending" && step.retryAt !== null && step.retryAt > now)
+      .map((step) => step.retryAt!);
     if (retries.length > 0 && result.changedSteps.length > 0) {
       expect(result.commands).toContainEqual({ type: "schedule-tick", at: Math.min(...retries) });
     }
@@ -263,17 +305,32 @@ export function checkInvariants({
  * untrusted output), or a for_each item from an untrusted list, is untrusted itself,
  * whatever the run reported.
  */
-function checkTaint({ before, after, event, coverage }: { before: PlanState; after: PlanState; event: PlanEvent; coverage: Coverage }): void {
+function checkTaint({
+  before,
+  after,
+  event,
+  coverage,
+}: {
+  before: PlanState;
+  after: PlanState;
+  event: PlanEvent;
+  coverage: Coverage;
+}): void {
   if (event.type !== "run-finished" || event.outcome.kind !== "ok") return;
   const afterByIndex = new Map(after.steps.map((step) => [step.index, step] as const));
   for (const previous of before.steps) {
     const step = afterByIndex.get(previous.index)!;
     if (previous.status !== "in_progress" || step.status !== "done" || previous.liveRunId !== event.runId) continue;
-    const upstream = [...step.input.matchAll(/\{\{\s*step_(\d+)\.output_summary\s*\}\}/g)].map((match) => afterByIndex.get(Number(match[1])));
+    const upstream = [...step.input.matchAll(/\{\{\s*step_(\d+)\.output_summary\s*\}\}/g)].map((match) =>
+      afterByIndex.get(Number(match[1])),
+    );
     // what the run read is its input as rendered at dispatch: an optional upstream that was
     // retried later may be untrusted now without having reached this step
     const read = previous.renderedInput ?? "";
-    const fromSummary = upstream.some((source) => source?.status === "done" && source.outputUntrusted && source.outputSummary !== null && read.includes(source.outputSummary));
+    const fromSummary = upstream.some(
+      (source) =>
+        source?.status === "done" && source.outputUntrusted && source.outputSummary !== null && read.includes(source.outputSummary),
+    );
     const parent = step.parentIndex === null ? undefined : afterByIndex.get(step.parentIndex);
     const fromItem = parent?.forEach != null && afterByIndex.get(parent.forEach.from)?.outputUntrusted === true;
     if (!fromSummary && !fromItem) continue;
@@ -300,7 +357,10 @@ function checkOutcome(after: PlanState, result: ReconcileResult, coverage: Cover
     (step) => step.status === "done" || (step.status === "skipped" && (step.failureReason ?? "").startsWith("not needed: quorum of step ")),
   );
   const expected = allDone ? "completed" : delivered ? "partial" : "failed";
-  ensure(after.status === expected, () => `plan ended ${after.status}, expected ${expected}: ${after.steps.map((step) => `${step.index}:${step.status}`).join(" ")}`);
+  ensure(
+    after.status === expected,
+    () => `plan ended ${after.status}, expected ${expected}: ${after.steps.map((step) => `${step.index}:${step.status}`).join(" ")}`,
+  );
   if (expected === "completed") coverage.endedCompleted += 1;
   else if (expected === "partial") coverage.endedPartial += 1;
   else coverage.endedFailedNoResult += 1;

@@ -95,7 +95,8 @@ export function buildPlan(scenario: Scenario): PlanState {
       const entries = step.waitMask.flatMap((kind, j) => (kind <= 2 && j + 1 < index ? [{ step: j + 1, optional: kind === 2 }] : []));
       const waitFor = entries.map((entry) => entry.step);
       const template = step.useTemplate && waitFor.length > 0 ? `{{request}} then {{step_${waitFor[0]}.output_summary}}` : `part ${index}`;
-      const shared = step.sharedInput === null ? null : step.oddSpacing ? `  shared\n task   ${step.sharedInput} ` : `shared task ${step.sharedInput}`;
+      const shared =
+        step.sharedInput === null ? null : step.oddSpacing ? `  shared\n task   ${step.sharedInput} ` : `shared task ${step.sharedInput}`;
       // without {{item_index}} equal items of one list are twins (single-flight among children)
       const forEach = step.forEach !== null && waitFor.length > 0 ? step.forEach : null;
       const input = forEach ? `${forEach.indexed ? "{{item_index}}. " : ""}handle {{item}}` : (shared ?? template);
@@ -105,7 +106,15 @@ export function buildPlan(scenario: Scenario): PlanState {
         assignee: step.assignee,
         input,
         wait_for: entries.map((entry) => (entry.optional ? entry : entry.step)),
-        ...(forEach ? { for_each: { from: waitFor[0], field: forEach.field, ...(forEach.maxParallel !== undefined ? { max_parallel: forEach.maxParallel } : {}) } } : {}),
+        ...(forEach
+          ? {
+              for_each: {
+                from: waitFor[0],
+                field: forEach.field,
+                ...(forEach.maxParallel !== undefined ? { max_parallel: forEach.maxParallel } : {}),
+              },
+            }
+          : {}),
         // for_each and quorum do not mix (validation)
         ...(step.quorum !== null && waitFor.length > 0 && !forEach ? { quorum: 1 + (step.quorum % waitFor.length) } : {}),
         on_failure: step.onFailure,
@@ -193,7 +202,11 @@ function appendedSteps(driver: Driver, plan: PlanState): StepSpec[] {
     // sometimes a for_each over its first dependency (no quorum with it, as validation requires)
     const forEach: ForEach | null =
       waitFor.length > 0 && driver.chance(0.25)
-        ? { from: waitFor[0], field: driver.pick(["output_files", "output_lines"] as const), maxParallel: driver.chance(0.5) ? 1 + Math.floor(driver.random() * 2) : null }
+        ? {
+            from: waitFor[0],
+            field: driver.pick(["output_files", "output_lines"] as const),
+            maxParallel: driver.chance(0.5) ? 1 + Math.floor(driver.random() * 2) : null,
+          }
         : null;
     const input = driver.chance(0.3) ? "shared task 0" : "appended work";
     steps.push({
@@ -219,7 +232,8 @@ function randomDecision(driver: Driver, plan: PlanState, stepIndex: number, wind
   const overBudget = plan.steps.find((step) => step.index === stepIndex)?.failureReason?.startsWith("budget exhausted") ?? false;
   if (overBudget && driver.chance(0.7)) return { kind: "retry" };
   const roll = driver.random();
-  if (roll < 0.2) return driver.chance(0.5) ? { kind: "retry" } : { kind: "retry", assignee: driver.pick([...HANDLES, "user"]), input: "again" };
+  if (roll < 0.2)
+    return driver.chance(0.5) ? { kind: "retry" } : { kind: "retry", assignee: driver.pick([...HANDLES, "user"]), input: "again" };
   if (roll < 0.6) return { kind: "skip", reason: "not needed" };
   if (roll < 0.75) return { kind: "abort", reason: "hopeless" };
   // for_each children do not count: they are bounded by the item limit, as in validateAppendedSteps
@@ -246,11 +260,29 @@ export function chooseEvent(driver: Driver, plan: PlanState, windDown: boolean, 
         const usage = randomUsage(driver);
         const roll = windDown ? 0 : driver.random();
         if (roll < 0.55) {
-          const outcome = { kind: "ok" as const, summary: randomSummary(driver, step.index), files: randomFiles(driver), untrusted: driver.chance(0.2), usage };
+          const outcome = {
+            kind: "ok" as const,
+            summary: randomSummary(driver, step.index),
+            files: randomFiles(driver),
+            untrusted: driver.chance(0.2),
+            usage,
+          };
           return { type: "run-finished", stepIndex: step.index, runId, outcome };
         }
-        if (roll < 0.7) return { type: "run-finished", stepIndex: step.index, runId, outcome: { kind: "failed", transient: true, reason: "rate limited", usage } };
-        if (roll < 0.8) return { type: "run-finished", stepIndex: step.index, runId, outcome: { kind: "failed", transient: false, reason: "broken", usage } };
+        if (roll < 0.7)
+          return {
+            type: "run-finished",
+            stepIndex: step.index,
+            runId,
+            outcome: { kind: "failed", transient: true, reason: "rate limited", usage },
+          };
+        if (roll < 0.8)
+          return {
+            type: "run-finished",
+            stepIndex: step.index,
+            runId,
+            outcome: { kind: "failed", transient: false, reason: "broken", usage },
+          };
         if (roll < 0.9) return { type: "run-finished", stepIndex: step.index, runId, outcome: { kind: "blocked", usage } };
         if (roll < 0.95) return { type: "run-lost", stepIndex: step.index, runId };
         return { type: "run-started", stepIndex: step.index, runId };
@@ -259,7 +291,12 @@ export function chooseEvent(driver: Driver, plan: PlanState, windDown: boolean, 
     if (!windDown) {
       options.push({
         weight: 1,
-        make: () => ({ type: "run-finished", stepIndex: driver.pick(liveSteps).index, runId: "stale-run", outcome: { kind: "ok", summary: "late", files: [], usage: { tokens: 5, cost: 1 } } }),
+        make: () => ({
+          type: "run-finished",
+          stepIndex: driver.pick(liveSteps).index,
+          runId: "stale-run",
+          outcome: { kind: "ok", summary: "late", files: [], usage: { tokens: 5, cost: 1 } },
+        }),
       });
     }
   }
@@ -280,7 +317,8 @@ export function chooseEvent(driver: Driver, plan: PlanState, windDown: boolean, 
   }
   if (backoff.length > 0) options.push({ weight: 3, make: () => ({ type: "tick" }) });
   if (!windDown) {
-    if (pending.length > 0) options.push({ weight: 0.3, make: () => ({ type: "skip-step", stepIndex: driver.pick(pending).index, reason: "member skipped" }) });
+    if (pending.length > 0)
+      options.push({ weight: 0.3, make: () => ({ type: "skip-step", stepIndex: driver.pick(pending).index, reason: "member skipped" }) });
     options.push({ weight: 0.03, make: () => ({ type: "cancel", reason: "member cancelled" }) });
     options.push({ weight: 0.3, make: () => ({ type: "tick" }) });
     options.push({ weight: 0.1, make: () => ({ type: "form-answered", stepIndex: 999, summary: "nobody" }) });

@@ -39,7 +39,12 @@ describe("readySteps", () => {
   });
 
   it("respects retry backoff", () => {
-    const plan = makePlan({ steps: [{ index: 1, retryAt: NOW + 1 }, { index: 2, waitFor: [], retryAt: NOW }] });
+    const plan = makePlan({
+      steps: [
+        { index: 1, retryAt: NOW + 1 },
+        { index: 2, waitFor: [], retryAt: NOW },
+      ],
+    });
     expect(readySteps(plan, NOW).map((step) => step.index)).toEqual([2]);
     expect(readySteps(plan, NOW + 1).map((step) => step.index)).toEqual([1, 2]);
   });
@@ -71,7 +76,12 @@ describe("readySteps: optional dependencies", () => {
   });
 
   it("waits while the optional dependency is open or awaits a decision", () => {
-    for (const init of [{ status: "pending" }, { status: "in_progress", liveRunId: "r" }, { status: "blocked" }, { status: "failed", decisionPending: true }] as const) {
+    for (const init of [
+      { status: "pending" },
+      { status: "in_progress", liveRunId: "r" },
+      { status: "blocked" },
+      { status: "failed", decisionPending: true },
+    ] as const) {
       const plan = makePlan({ steps: [done(1), { index: 2, waitFor: [], ...init }, consumer] });
       expect(readySteps(plan, NOW).map((step) => step.index)).not.toContain(3);
     }
@@ -87,19 +97,32 @@ describe("readySteps: quorum", () => {
   const quorum = { index: 4, waitFor: [1, 2, 3], quorum: 2 };
 
   it("is ready once k dependencies are done or skipped, whatever the others do", () => {
-    const plan = makePlan({ steps: [done(1, { waitFor: [] }), { index: 2, waitFor: [], status: "skipped" }, live(3, { waitFor: [] }), quorum] });
+    const plan = makePlan({
+      steps: [done(1, { waitFor: [] }), { index: 2, waitFor: [], status: "skipped" }, live(3, { waitFor: [] }), quorum],
+    });
     expect(readySteps(plan, NOW).map((step) => step.index)).toEqual([4]);
-    const failedRest = makePlan({ steps: [done(1, { waitFor: [] }), done(2, { waitFor: [] }), { index: 3, waitFor: [], status: "failed", decisionPending: true }, quorum] });
+    const failedRest = makePlan({
+      steps: [
+        done(1, { waitFor: [] }),
+        done(2, { waitFor: [] }),
+        { index: 3, waitFor: [], status: "failed", decisionPending: true },
+        quorum,
+      ],
+    });
     expect(readySteps(failedRest, NOW).map((step) => step.index)).toEqual([4]);
   });
 
   it("is not ready below k", () => {
-    const plan = makePlan({ steps: [done(1, { waitFor: [] }), { index: 2, waitFor: [], status: "failed" }, live(3, { waitFor: [] }), quorum] });
+    const plan = makePlan({
+      steps: [done(1, { waitFor: [] }), { index: 2, waitFor: [], status: "failed" }, live(3, { waitFor: [] }), quorum],
+    });
     expect(readySteps(plan, NOW)).toEqual([]);
   });
 
   it("counts every entry alike, optional or not", () => {
-    const plan = makePlan({ steps: [done(1, { waitFor: [] }), { index: 2, waitFor: [] }, { index: 3, waitFor: [1, 2], optionalWaitFor: [1], quorum: 1 }] });
+    const plan = makePlan({
+      steps: [done(1, { waitFor: [] }), { index: 2, waitFor: [] }, { index: 3, waitFor: [1, 2], optionalWaitFor: [1], quorum: 1 }],
+    });
     expect(readySteps(plan, NOW).map((step) => step.index)).toEqual([2, 3]);
   });
 });

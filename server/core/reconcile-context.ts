@@ -84,7 +84,11 @@ export function skipStep(working: Working, step: StepState, reason: string | nul
  * so the closing message can say both. The prefix keeps free text (a model's or a
  * member's) from passing for a reason reconcile writes itself (a quorum release).
  */
-export function decidedSkipReason(input: { by: "commander" | "member"; reason: string | null | undefined; failure: string | null }): string | null {
+export function decidedSkipReason(input: {
+  by: "commander" | "member";
+  reason: string | null | undefined;
+  failure: string | null;
+}): string | null {
   const said = input.reason?.trim() ? input.reason.trim() : null;
   let decided: string | null;
   if (input.by === "commander") decided = said ? `the commander skipped it: ${said}` : "the commander skipped it";
@@ -138,7 +142,11 @@ export function handleFailure(working: Working, step: StepState, transient: bool
         step.decisionPending = false;
         step.retryAt = null;
         step.endedAt = working.now;
-        note(working, step.index, `failed (${finalReason}); for_each step ${step.parentIndex} asks the commander once its items have ended`);
+        note(
+          working,
+          step.index,
+          `failed (${finalReason}); for_each step ${step.parentIndex} asks the commander once its items have ended`,
+        );
         return;
       }
       step.status = "failed";
@@ -159,7 +167,8 @@ export function handleFailure(working: Working, step: StepState, transient: bool
  */
 function handOverStart(working: Working, runId: string, heir: StepState): void {
   working.commands = working.commands.map((command) => {
-    if ((command.type !== "dispatch" && command.type !== "resume") || command.runId !== runId || command.stepIndex === heir.index) return command;
+    if ((command.type !== "dispatch" && command.type !== "resume") || command.runId !== runId || command.stepIndex === heir.index)
+      return command;
     note(working, heir.index, `takes over run ${runId} from step ${command.stepIndex}`);
     return command.type === "dispatch"
       ? { ...command, stepIndex: heir.index, attempt: heir.attempts, renderedInput: heir.renderedInput ?? command.renderedInput }

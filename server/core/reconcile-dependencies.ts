@@ -26,7 +26,10 @@ export function skipDoomedSteps(working: Working): void {
     const blame = unreachableBecause(step, (index) => doomedBy.has(index));
     if (blame === null) continue;
     const root = doomedBy.get(blame)!;
-    const reason = step.quorum === null ? `upstream step ${root} failed` : `upstream step ${root} failed (quorum of ${step.quorum} can no longer be reached)`;
+    const reason =
+      step.quorum === null
+        ? `upstream step ${root} failed`
+        : `upstream step ${root} failed (quorum of ${step.quorum} can no longer be reached)`;
     skipStep(working, step, reason);
     doomedBy.set(step.index, root);
     note(working, step.index, `skipped: ${reason}`);

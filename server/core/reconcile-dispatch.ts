@@ -19,7 +19,10 @@ class Pools {
   private readonly agentLive = new Map<string, number>();
   private readonly modelLive = new Map<string, number>();
 
-  constructor(private readonly capacity: CapacityView, liveAssignees: readonly string[]) {
+  constructor(
+    private readonly capacity: CapacityView,
+    liveAssignees: readonly string[],
+  ) {
     for (const assignee of liveAssignees) this.add(assignee);
   }
 
@@ -146,7 +149,14 @@ export function dispatchReady(working: Working): void {
     working.startedRuns.add(runId);
     pools.add(step.assignee);
     running += 1;
-    working.commands.push({ type: "dispatch", stepIndex: step.index, assignee: step.assignee, renderedInput, attempt: step.attempts, runId });
+    working.commands.push({
+      type: "dispatch",
+      stepIndex: step.index,
+      assignee: step.assignee,
+      renderedInput,
+      attempt: step.attempts,
+      runId,
+    });
     note(working, step.index, `dispatched to ${step.assignee} (attempt ${step.attempts}, run ${runId})`);
   }
 }

@@ -46,7 +46,8 @@ function liveStepsOrIgnore(working: Working, stepIndex: number, runId: string): 
   const sharers = stepsSharingRun(working.plan.steps, runId);
   if (sharers.length > 0) return sharers;
   const step = stepOrIgnore(working, stepIndex);
-  if (step) note(working, stepIndex, `stale event from run ${runId} (step is ${step.status}, live run ${step.liveRunId ?? "none"}); ignored`);
+  if (step)
+    note(working, stepIndex, `stale event from run ${runId} (step is ${step.status}, live run ${step.liveRunId ?? "none"}); ignored`);
   return undefined;
 }
 
@@ -141,7 +142,8 @@ export const handlers: Handlers = {
     const previousRunId = step.liveRunId;
     const runId = working.input.newRunId();
     // steps that shared the blocked run wait on the same form: they continue on the resumed run
-    const twins = previousRunId === null ? [] : working.plan.steps.filter((other) => other.status === "blocked" && other.liveRunId === previousRunId);
+    const twins =
+      previousRunId === null ? [] : working.plan.steps.filter((other) => other.status === "blocked" && other.liveRunId === previousRunId);
     for (const resumed of [step, ...twins.filter((other) => other !== step)]) {
       resumed.status = "in_progress";
       resumed.liveRunId = runId;
@@ -193,7 +195,11 @@ export const handlers: Handlers = {
       note(working, step.index, `step ${step.index} is ${statusWords(step.status)}; only a failed or pending step can be skipped`);
       return "ignored";
     }
-    skipStep(working, step, decidedSkipReason({ by: "member", reason: event.reason, failure: step.status === "failed" ? step.failureReason : null }));
+    skipStep(
+      working,
+      step,
+      decidedSkipReason({ by: "member", reason: event.reason, failure: step.status === "failed" ? step.failureReason : null }),
+    );
     note(working, step.index, `skipped by a member: ${event.reason}`);
     return "applied";
   },
@@ -208,7 +214,11 @@ function applyDecision(working: Working, step: StepState, decision: CommanderDec
   switch (decision.kind) {
     case "retry":
       retryStep(working, step, { input: decision.input, assignee: decision.assignee });
-      note(working, step.index, `the commander retries the step${decision.assignee ? ` with ${decision.assignee}` : ""}${decision.input !== undefined ? " with new input" : ""}`);
+      note(
+        working,
+        step.index,
+        `the commander retries the step${decision.assignee ? ` with ${decision.assignee}` : ""}${decision.input !== undefined ? " with new input" : ""}`,
+      );
       return "applied";
     case "skip":
       skipStep(working, step, decidedSkipReason({ by: "commander", reason: decision.reason, failure: step.failureReason }));

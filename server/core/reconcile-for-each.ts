@@ -77,7 +77,12 @@ function expand(working: Working, parent: StepState): void {
   const source = findStep(working.plan, forEach.from);
   const items = source ? forEachItems(source, forEach.field) : [];
   if (items.length > MAX_FOR_EACH_ITEMS) {
-    handleFailure(working, parent, false, `for_each: step ${forEach.from} listed ${items.length} items (${forEach.field}); the limit is ${MAX_FOR_EACH_ITEMS}`);
+    handleFailure(
+      working,
+      parent,
+      false,
+      `for_each: step ${forEach.from} listed ${items.length} items (${forEach.field}); the limit is ${MAX_FOR_EACH_ITEMS}`,
+    );
     return;
   }
   parent.startedAt ??= working.now;
@@ -107,7 +112,11 @@ function expand(working: Working, parent: StepState): void {
   parent.outputFiles = [];
   parent.endedAt = null;
   const bound = forEach.maxParallel === null ? "" : `, at most ${forEach.maxParallel} at once`;
-  note(working, parent.index, `for_each: ${items.length} items from step ${forEach.from} (${forEach.field}) as steps ${first}-${first + items.length - 1}${bound}`);
+  note(
+    working,
+    parent.index,
+    `for_each: ${items.length} items from step ${forEach.from} (${forEach.field}) as steps ${first}-${first + items.length - 1}${bound}`,
+  );
 }
 
 /**

@@ -29,9 +29,16 @@ describe("reconcile: usage", () => {
 
   it("leaves usage alone without a report, on run-lost, and for stale runs", () => {
     const plan = makePlan({ steps: [live(1, { usage: { tokens: 5, cost: 0 } })] });
-    expect(stepOf(run(plan, { type: "run-finished", stepIndex: 1, runId: "run-1", outcome: { kind: "ok", summary: "s", files: [] } }), 1).usage).toEqual({ tokens: 5, cost: 0 });
+    expect(
+      stepOf(run(plan, { type: "run-finished", stepIndex: 1, runId: "run-1", outcome: { kind: "ok", summary: "s", files: [] } }), 1).usage,
+    ).toEqual({ tokens: 5, cost: 0 });
     expect(stepOf(run(plan, { type: "run-lost", stepIndex: 1, runId: "run-1" }), 1).usage).toEqual({ tokens: 5, cost: 0 });
-    const stale = run(plan, { type: "run-finished", stepIndex: 1, runId: "old", outcome: { kind: "ok", summary: "s", files: [], usage: { tokens: 9, cost: 9 } } });
+    const stale = run(plan, {
+      type: "run-finished",
+      stepIndex: 1,
+      runId: "old",
+      outcome: { kind: "ok", summary: "s", files: [], usage: { tokens: 9, cost: 9 } },
+    });
     expect(stale.plan).toEqual(plan);
   });
 
@@ -48,7 +55,14 @@ describe("reconcile: budget refusals", () => {
       const plan = makePlan({ budget: tokens(100), steps: [done(1, { usage: { tokens: 100, cost: 0 } }), { index: 2, onFailure }] });
       const result = run(plan, { type: "tick" });
       const reason = "budget exhausted: plan max_tokens reached (100 used of 100)";
-      expect(stepOf(result, 2)).toMatchObject({ status: "failed", failureReason: reason, decisionPending: true, liveRunId: null, attempts: 0, endedAt: NOW });
+      expect(stepOf(result, 2)).toMatchObject({
+        status: "failed",
+        failureReason: reason,
+        decisionPending: true,
+        liveRunId: null,
+        attempts: 0,
+        endedAt: NOW,
+      });
       expect(result.commands).toEqual([{ type: "ask-commander", stepIndex: 2, failureReason: reason }]);
       expect(result.plan.status).toBe("running");
     }
@@ -70,19 +84,30 @@ describe("reconcile: budget refusals", () => {
   });
 
   it("dispatches while usage is below every limit", () => {
-    const plan = makePlan({ budget: { maxTokens: 100, maxCost: 1 }, steps: [done(1, { usage: { tokens: 99, cost: 0.99 } }), { index: 2, budget: tokens(1) }] });
+    const plan = makePlan({
+      budget: { maxTokens: 100, maxCost: 1 },
+      steps: [done(1, { usage: { tokens: 99, cost: 0.99 } }), { index: 2, budget: tokens(1) }],
+    });
     expect(run(plan, { type: "tick" }).commands).toEqual([expect.objectContaining({ type: "dispatch", stepIndex: 2 })]);
   });
 
   it("a run that crosses the plan budget finishes; the next step is refused", () => {
     const plan = makePlan({ budget: tokens(100), steps: [live(1), { index: 2 }] });
-    const result = run(plan, { type: "run-finished", stepIndex: 1, runId: "run-1", outcome: { kind: "ok", summary: "s", files: [], usage: { tokens: 150, cost: 0 } } });
+    const result = run(plan, {
+      type: "run-finished",
+      stepIndex: 1,
+      runId: "run-1",
+      outcome: { kind: "ok", summary: "s", files: [], usage: { tokens: 150, cost: 0 } },
+    });
     expect(stepOf(result, 1).status).toBe("done");
     expect(stepOf(result, 2).failureReason).toBe("budget exhausted: plan max_tokens reached (150 used of 100)");
   });
 
   it("also refuses joining a live twin: nothing starts past a budget", () => {
-    const plan = makePlan({ budget: tokens(10), steps: [live(1, { waitFor: [], renderedInput: "same", usage: { tokens: 10, cost: 0 } }), { index: 2, waitFor: [], input: "same" }] });
+    const plan = makePlan({
+      budget: tokens(10),
+      steps: [live(1, { waitFor: [], renderedInput: "same", usage: { tokens: 10, cost: 0 } }), { index: 2, waitFor: [], input: "same" }],
+    });
     const result = run(plan, { type: "tick" });
     expect(stepOf(result, 2)).toMatchObject({ status: "failed", decisionPending: true, liveRunId: null });
   });
@@ -102,7 +127,13 @@ describe("reconcile: budget refusals", () => {
   });
 
   it("a member retry is refused again and asks again", () => {
-    const plan = makePlan({ budget: tokens(1), steps: [done(1, { usage: { tokens: 5, cost: 0 } }), { index: 2, status: "failed", decisionPending: true, failureReason: "budget exhausted: x" }] });
+    const plan = makePlan({
+      budget: tokens(1),
+      steps: [
+        done(1, { usage: { tokens: 5, cost: 0 } }),
+        { index: 2, status: "failed", decisionPending: true, failureReason: "budget exhausted: x" },
+      ],
+    });
     const result = run(plan, { type: "retry-step", stepIndex: 2 });
     expect(stepOf(result, 2)).toMatchObject({ status: "failed", decisionPending: true, decisionCount: 0 });
     expect(result.commands).toEqual([expect.objectContaining({ type: "ask-commander", stepIndex: 2 })]);
@@ -110,7 +141,12 @@ describe("reconcile: budget refusals", () => {
 });
 
 describe("reconcile: commander decisions on an exhausted budget", () => {
-  const refusedStep = { index: 2, status: "failed", decisionPending: true, failureReason: "budget exhausted: plan max_tokens reached (5 used of 1)" } as const;
+  const refusedStep = {
+    index: 2,
+    status: "failed",
+    decisionPending: true,
+    failureReason: "budget exhausted: plan max_tokens reached (5 used of 1)",
+  } as const;
   const decide = (decision: CommanderDecision): PlanEvent => ({ type: "commander-decision", stepIndex: 2, decision });
 
   it("counts every applied decision, and no ignored one", () => {

@@ -71,13 +71,18 @@ describe("reconcile: quorum", () => {
   const researchers = [live(1, { waitFor: [] }), live(2, { waitFor: [] }), live(3, { waitFor: [] })];
 
   it("dispatches as soon as k dependencies are done, skips the stragglers and cancels their runs", () => {
-    const plan = makePlan({ maxParallel: 5, steps: [done(1, { waitFor: [] }), ...researchers.slice(1), { index: 4, waitFor: [1, 2, 3], quorum: 2 }] });
+    const plan = makePlan({
+      maxParallel: 5,
+      steps: [done(1, { waitFor: [] }), ...researchers.slice(1), { index: 4, waitFor: [1, 2, 3], quorum: 2 }],
+    });
     const result = run(plan, { type: "run-finished", stepIndex: 2, runId: "run-2", outcome: { kind: "ok", summary: "b", files: [] } });
-    expect(stepOf(result, 3)).toMatchObject({ status: "skipped", failureReason: "not needed: quorum of step 4 reached", liveRunId: null, endedAt: NOW });
-    expect(result.commands).toEqual([
-      { type: "cancel-run", runId: "run-3" },
-      expect.objectContaining({ type: "dispatch", stepIndex: 4 }),
-    ]);
+    expect(stepOf(result, 3)).toMatchObject({
+      status: "skipped",
+      failureReason: "not needed: quorum of step 4 reached",
+      liveRunId: null,
+      endedAt: NOW,
+    });
+    expect(result.commands).toEqual([{ type: "cancel-run", runId: "run-3" }, expect.objectContaining({ type: "dispatch", stepIndex: 4 })]);
     expect(result.log).toContainEqual({ stepIndex: 3, message: "skipped: not needed: quorum of step 4 reached" });
   });
 
@@ -88,7 +93,8 @@ describe("reconcile: quorum", () => {
       steps: [done(1, { waitFor: [] }), { index: 2, waitFor: [] }, { index: 3, waitFor: [2] }, { index: 4, waitFor: [1, 2, 3], quorum: 1 }],
     });
     const result = run(plan, { type: "tick" });
-    for (const index of [2, 3]) expect(stepOf(result, index)).toMatchObject({ status: "skipped", failureReason: "not needed: quorum of step 4 reached" });
+    for (const index of [2, 3])
+      expect(stepOf(result, index)).toMatchObject({ status: "skipped", failureReason: "not needed: quorum of step 4 reached" });
     expect(result.commands).toEqual([expect.objectContaining({ type: "dispatch", stepIndex: 4 })]);
   });
 
@@ -124,13 +130,25 @@ describe("reconcile: quorum", () => {
     expect(stepOf(result, 2).status).toBe("in_progress");
     expect(stepOf(result, 3)).toMatchObject({ status: "failed", decisionPending: true });
     expect(result.commands).toEqual([expect.objectContaining({ type: "dispatch", stepIndex: 4 })]);
-    const paused = makePlan({ status: "paused", steps: [done(1, { waitFor: [] }), { index: 2, waitFor: [], status: "blocked", liveRunId: "run-2" }, { index: 3, waitFor: [1, 2], quorum: 1 }] });
+    const paused = makePlan({
+      status: "paused",
+      steps: [
+        done(1, { waitFor: [] }),
+        { index: 2, waitFor: [], status: "blocked", liveRunId: "run-2" },
+        { index: 3, waitFor: [1, 2], quorum: 1 },
+      ],
+    });
     expect(stepOf(run(paused, { type: "tick" }), 2).status).toBe("blocked");
   });
 
   it("a straggler needed by a step awaiting a decision is kept (a retry would read it)", () => {
     const plan = makePlan({
-      steps: [done(1, { waitFor: [] }), live(2, { waitFor: [] }), { index: 3, waitFor: [1, 2], quorum: 1 }, { index: 4, waitFor: [2], status: "failed", decisionPending: true }],
+      steps: [
+        done(1, { waitFor: [] }),
+        live(2, { waitFor: [] }),
+        { index: 3, waitFor: [1, 2], quorum: 1 },
+        { index: 4, waitFor: [2], status: "failed", decisionPending: true },
+      ],
     });
     expect(stepOf(run(plan, { type: "tick" }), 2).status).toBe("in_progress");
   });
@@ -138,7 +156,12 @@ describe("reconcile: quorum", () => {
   it("lets stragglers go even while the plan is paused, dispatching nothing", () => {
     const plan = makePlan({
       status: "paused",
-      steps: [done(1, { waitFor: [] }), live(2, { waitFor: [] }), { index: 3, waitFor: [1, 2], quorum: 1 }, { index: 4, waitFor: [], status: "blocked", assignee: "user" }],
+      steps: [
+        done(1, { waitFor: [] }),
+        live(2, { waitFor: [] }),
+        { index: 3, waitFor: [1, 2], quorum: 1 },
+        { index: 4, waitFor: [], status: "blocked", assignee: "user" },
+      ],
     });
     const result = run(plan, { type: "tick" });
     expect(stepOf(result, 2).status).toBe("skipped");
@@ -149,7 +172,11 @@ describe("reconcile: quorum", () => {
   it("withdraws the resume of a straggler answered after its quorum was reached", () => {
     const plan = makePlan({
       status: "paused",
-      steps: [done(1, { waitFor: [] }), { index: 2, waitFor: [], status: "blocked", attempts: 1, liveRunId: "run-2" }, { index: 3, waitFor: [1, 2], quorum: 1 }],
+      steps: [
+        done(1, { waitFor: [] }),
+        { index: 2, waitFor: [], status: "blocked", attempts: 1, liveRunId: "run-2" },
+        { index: 3, waitFor: [1, 2], quorum: 1 },
+      ],
     });
     const result = run(plan, { type: "form-answered", stepIndex: 2, summary: "yes" });
     expect(stepOf(result, 2)).toMatchObject({ status: "skipped", failureReason: "not needed: quorum of step 3 reached", liveRunId: null });
@@ -158,21 +185,35 @@ describe("reconcile: quorum", () => {
   });
 
   it("skipped dependencies count toward the quorum", () => {
-    const plan = makePlan({ steps: [{ index: 1, waitFor: [], status: "skipped" }, live(2, { waitFor: [] }), { index: 3, waitFor: [1, 2], quorum: 1 }] });
+    const plan = makePlan({
+      steps: [{ index: 1, waitFor: [], status: "skipped" }, live(2, { waitFor: [] }), { index: 3, waitFor: [1, 2], quorum: 1 }],
+    });
     expect(dispatched(run(plan, { type: "tick" }).commands)).toEqual([3]);
   });
 
   it("is doomed only when fewer than k dependencies can still succeed", () => {
     const failed = { status: "failed" as const, failureReason: "x", waitFor: [] as number[] };
-    const reachable = makePlan({ steps: [{ index: 1, ...failed }, live(2, { waitFor: [] }), live(3, { waitFor: [] }), { index: 4, waitFor: [1, 2, 3], quorum: 2 }] });
+    const reachable = makePlan({
+      steps: [{ index: 1, ...failed }, live(2, { waitFor: [] }), live(3, { waitFor: [] }), { index: 4, waitFor: [1, 2, 3], quorum: 2 }],
+    });
     expect(stepOf(run(reachable, { type: "tick" }), 4).status).toBe("pending");
-    const lost = makePlan({ steps: [{ index: 1, ...failed }, { index: 2, ...failed }, live(3, { waitFor: [] }), { index: 4, waitFor: [1, 2, 3], quorum: 2 }] });
-    expect(stepOf(run(lost, { type: "tick" }), 4)).toMatchObject({ status: "skipped", failureReason: "upstream step 1 failed (quorum of 2 can no longer be reached)" });
+    const lost = makePlan({
+      steps: [{ index: 1, ...failed }, { index: 2, ...failed }, live(3, { waitFor: [] }), { index: 4, waitFor: [1, 2, 3], quorum: 2 }],
+    });
+    expect(stepOf(run(lost, { type: "tick" }), 4)).toMatchObject({
+      status: "skipped",
+      failureReason: "upstream step 1 failed (quorum of 2 can no longer be reached)",
+    });
   });
 
   it("counts dependencies doomed in the same pass as lost", () => {
     const plan = makePlan({
-      steps: [{ index: 1, waitFor: [], status: "failed", failureReason: "x" }, { index: 2, waitFor: [1] }, live(3, { waitFor: [] }), { index: 4, waitFor: [2, 3], quorum: 2 }],
+      steps: [
+        { index: 1, waitFor: [], status: "failed", failureReason: "x" },
+        { index: 2, waitFor: [1] },
+        live(3, { waitFor: [] }),
+        { index: 4, waitFor: [2, 3], quorum: 2 },
+      ],
     });
     const result = run(plan, { type: "tick" });
     expect(stepOf(result, 2).status).toBe("skipped");
@@ -184,7 +225,15 @@ describe("reconcile: quorum", () => {
     const plan = makePlan({ steps: [done(1, { waitFor: [] }), live(2, { waitFor: [] }), live(3, { waitFor: [1, 2], quorum: 1 })] });
     const result = run(plan, { type: "run-finished", stepIndex: 3, runId: "run-3", outcome: { kind: "ok", summary: "s", files: [] } });
     expect(stepOf(result, 2).status).toBe("in_progress");
-    const settled = makePlan({ steps: [done(1, { waitFor: [] }), { index: 2, waitFor: [], status: "skipped", failureReason: "not needed: quorum of step 3 reached" }, live(3, { waitFor: [1, 2], quorum: 1 })] });
-    expect(run(settled, { type: "run-finished", stepIndex: 3, runId: "run-3", outcome: { kind: "ok", summary: "s", files: [] } }).plan.status).toBe("completed");
+    const settled = makePlan({
+      steps: [
+        done(1, { waitFor: [] }),
+        { index: 2, waitFor: [], status: "skipped", failureReason: "not needed: quorum of step 3 reached" },
+        live(3, { waitFor: [1, 2], quorum: 1 }),
+      ],
+    });
+    expect(
+      run(settled, { type: "run-finished", stepIndex: 3, runId: "run-3", outcome: { kind: "ok", summary: "s", files: [] } }).plan.status,
+    ).toBe("completed");
   });
 });

@@ -16,9 +16,20 @@ function expandedPlan(onFailure: OnFailure, extra: Parameters<typeof makePlan>[0
   return makePlan({
     steps: [
       done(1, { waitFor: [], outputSummary: "a\nb\nc" }),
-      { index: 2, waitFor: [1], input: "do {{item}}", onFailure, status: "in_progress", startedAt: NOW - 20, forEach: { from: 1, field: "output_lines", maxParallel: null }, expansion: { children: [4, 5, 6], items: ["a", "b", "c"] } },
+      {
+        index: 2,
+        waitFor: [1],
+        input: "do {{item}}",
+        onFailure,
+        status: "in_progress",
+        startedAt: NOW - 20,
+        forEach: { from: 1, field: "output_lines", maxParallel: null },
+        expansion: { children: [4, 5, 6], items: ["a", "b", "c"] },
+      },
       { index: 3, waitFor: [2], input: "use {{step_2.output_summary}}" },
-      ...[4, 5, 6].map((index, i) => live(index, { waitFor: [1], parentIndex: 2, onFailure, input: `do ${"abc"[i]}`, renderedInput: `do ${"abc"[i]}` })),
+      ...[4, 5, 6].map((index, i) =>
+        live(index, { waitFor: [1], parentIndex: 2, onFailure, input: `do ${"abc"[i]}`, renderedInput: `do ${"abc"[i]}` }),
+      ),
       ...extra,
     ],
   });
@@ -26,7 +37,11 @@ function expandedPlan(onFailure: OnFailure, extra: Parameters<typeof makePlan>[0
 
 let calls = 0;
 function finish(plan: PlanState, index: number, outcome: RunOutcome) {
-  return run(plan, { type: "run-finished", stepIndex: index, runId: stepOf(plan, index).liveRunId!, outcome }, { newRunId: runIds(`call-${++calls}`) });
+  return run(
+    plan,
+    { type: "run-finished", stepIndex: index, runId: stepOf(plan, index).liveRunId!, outcome },
+    { newRunId: runIds(`call-${++calls}`) },
+  );
 }
 const ok = (summary: string): RunOutcome => ({ kind: "ok", summary, files: [] });
 const broken: RunOutcome = { kind: "failed", transient: false, reason: "broken" };
@@ -46,7 +61,8 @@ describe("for_each: a child fails", () => {
     const result = finish(expandedPlan("abort_plan"), 5, broken);
     expect(result.plan.status).toBe("failed");
     expect(stepOf(result, 5)).toMatchObject({ status: "failed", failureReason: "broken" });
-    for (const index of [2, 3, 4, 6]) expect(stepOf(result, index)).toMatchObject({ status: "skipped", failureReason: "plan aborted: step 5 failed" });
+    for (const index of [2, 3, 4, 6])
+      expect(stepOf(result, index)).toMatchObject({ status: "skipped", failureReason: "plan aborted: step 5 failed" });
     expect(result.commands).toEqual([
       { type: "cancel-run", runId: "run-4" },
       { type: "cancel-run", runId: "run-6" },
@@ -68,7 +84,12 @@ describe("for_each: a child fails", () => {
     plan = finish(plan, 4, ok("A")).plan;
     const result = finish(plan, 6, ok("C"));
     const reason = "1 of 3 items failed (steps 5)";
-    expect(stepOf(result, 2)).toMatchObject({ status: "failed", decisionPending: true, failureReason: reason, outputSummary: "1. a: A\n2. b: (failed: broken)\n3. c: C" });
+    expect(stepOf(result, 2)).toMatchObject({
+      status: "failed",
+      decisionPending: true,
+      failureReason: reason,
+      outputSummary: "1. a: A\n2. b: (failed: broken)\n3. c: C",
+    });
     expect(result.commands).toEqual([{ type: "ask-commander", stepIndex: 2, failureReason: reason }]);
     expect(stepOf(result, 3).status).toBe("pending");
     expect(result.plan.status).toBe("running");
@@ -85,7 +106,13 @@ describe("for_each: a child fails", () => {
       budget: { maxTokens: 100, maxCost: null },
       steps: [
         done(1, { waitFor: [], usage: { tokens: 100, cost: 0 } }),
-        { index: 2, waitFor: [1], status: "in_progress", forEach: { from: 1, field: "output_lines", maxParallel: null }, expansion: { children: [3], items: ["a"] } },
+        {
+          index: 2,
+          waitFor: [1],
+          status: "in_progress",
+          forEach: { from: 1, field: "output_lines", maxParallel: null },
+          expansion: { children: [3], items: ["a"] },
+        },
         { index: 3, waitFor: [1], parentIndex: 2 },
       ],
     });
@@ -112,7 +139,9 @@ describe("for_each: the parent's own on_failure once its children have ended", (
     const result = collectWith("continue");
     expect(stepOf(result, 2)).toMatchObject({ status: "skipped", failureReason: "1 of 3 items failed (steps 5)" });
     expect(stepOf(result, 5)).toMatchObject({ status: "skipped", failureReason: "broken" });
-    expect(result.commands).toEqual([expect.objectContaining({ type: "dispatch", stepIndex: 3, renderedInput: "use (step 2 was skipped)" })]);
+    expect(result.commands).toEqual([
+      expect.objectContaining({ type: "dispatch", stepIndex: 3, renderedInput: "use (step 2 was skipped)" }),
+    ]);
   });
 
   it("abort_plan: the plan fails", () => {
@@ -126,7 +155,14 @@ describe("for_each: the parent's own on_failure once its children have ended", (
 describe("for_each: decisions on a failed parent", () => {
   it("retry re-runs only the failed children, then collects again", () => {
     let result = decide(oneItemFailed("ask_commander").plan, 2, { kind: "retry" });
-    expect(stepOf(result, 2)).toMatchObject({ status: "in_progress", decisionPending: false, failureReason: null, decisionCount: 1, outputSummary: null, liveRunId: null });
+    expect(stepOf(result, 2)).toMatchObject({
+      status: "in_progress",
+      decisionPending: false,
+      failureReason: null,
+      decisionCount: 1,
+      outputSummary: null,
+      liveRunId: null,
+    });
     expect(stepOf(result, 4).status).toBe("done");
     expect(result.commands).toEqual([expect.objectContaining({ type: "dispatch", stepIndex: 5, renderedInput: "do b", attempt: 2 })]);
     expect(result.log).toContainEqual({ stepIndex: 2, message: "for_each: re-runs the failed items (steps 5)" });
@@ -135,11 +171,17 @@ describe("for_each: decisions on a failed parent", () => {
   });
 
   it("retry with new input and assignee re-applies the new template to the failed items only", () => {
-    const result = decide(oneItemFailed("ask_commander").plan, 2, { kind: "retry", input: "redo {{item}} #{{item_index}}", assignee: "editor" });
+    const result = decide(oneItemFailed("ask_commander").plan, 2, {
+      kind: "retry",
+      input: "redo {{item}} #{{item_index}}",
+      assignee: "editor",
+    });
     expect(stepOf(result, 2)).toMatchObject({ input: "redo {{item}} #{{item_index}}", assignee: "editor" });
     expect(stepOf(result, 5)).toMatchObject({ input: "redo b #2", assignee: "editor" });
     expect(stepOf(result, 4)).toMatchObject({ input: "do a", assignee: "writer" });
-    expect(result.commands).toEqual([expect.objectContaining({ type: "dispatch", stepIndex: 5, assignee: "editor", renderedInput: "redo b #2" })]);
+    expect(result.commands).toEqual([
+      expect.objectContaining({ type: "dispatch", stepIndex: 5, assignee: "editor", renderedInput: "redo b #2" }),
+    ]);
   });
 
   it("a member's retry of the parent does the same", () => {
@@ -150,7 +192,10 @@ describe("for_each: decisions on a failed parent", () => {
 
   it("skip skips the parent and its failed children; the plan ends partial", () => {
     let result = decide(oneItemFailed("ask_commander").plan, 2, { kind: "skip", reason: "good enough" });
-    expect(stepOf(result, 2)).toMatchObject({ status: "skipped", failureReason: expect.stringMatching(/^the commander skipped it: good enough \(it had failed: 1 of \d+ items failed/) });
+    expect(stepOf(result, 2)).toMatchObject({
+      status: "skipped",
+      failureReason: expect.stringMatching(/^the commander skipped it: good enough \(it had failed: 1 of \d+ items failed/),
+    });
     expect(stepOf(result, 5)).toMatchObject({ status: "skipped", failureReason: "broken" });
     result = finish(result.plan, 3, ok("used"));
     expect(result.plan.status).toBe("partial");
@@ -177,11 +222,19 @@ describe("for_each: cancel and release", () => {
   });
 
   it("cancel right after an expansion: only the child's run is cancelled", () => {
-    const expanding = makePlan({ steps: [live(1, { waitFor: [] }), { index: 2, waitFor: [1], input: "{{item}}", forEach: { from: 1, field: "output_lines", maxParallel: 1 } }] });
+    const expanding = makePlan({
+      steps: [
+        live(1, { waitFor: [] }),
+        { index: 2, waitFor: [1], input: "{{item}}", forEach: { from: 1, field: "output_lines", maxParallel: 1 } },
+      ],
+    });
     const expanded = finish(expanding, 1, ok("x\ny"));
     expect(expanded.plan.steps.map((step) => step.status)).toEqual(["done", "in_progress", "in_progress", "pending"]);
     const result = run(expanded.plan, { type: "cancel", reason: "stop" });
-    expect(result.commands).toEqual([{ type: "cancel-run", runId: stepOf(expanded, 3).liveRunId }, { type: "plan-ended", status: "cancelled" }]);
+    expect(result.commands).toEqual([
+      { type: "cancel-run", runId: stepOf(expanded, 3).liveRunId },
+      { type: "plan-ended", status: "cancelled" },
+    ]);
     expect(result.plan.steps.map((step) => step.status)).toEqual(["done", "skipped", "skipped", "skipped"]);
   });
 
@@ -189,7 +242,13 @@ describe("for_each: cancel and release", () => {
     const plan = makePlan({
       steps: [
         done(1, { waitFor: [] }),
-        { index: 2, waitFor: [1], status: "in_progress", forEach: { from: 1, field: "output_lines", maxParallel: null }, expansion: { children: [5, 6], items: ["a", "b"] } },
+        {
+          index: 2,
+          waitFor: [1],
+          status: "in_progress",
+          forEach: { from: 1, field: "output_lines", maxParallel: null },
+          expansion: { children: [5, 6], items: ["a", "b"] },
+        },
         live(3, { waitFor: [] }),
         { index: 4, waitFor: [2, 3], quorum: 1 },
         done(5, { waitFor: [1], parentIndex: 2 }),

@@ -30,7 +30,16 @@ function listPlan({
     maxParallel,
     steps: [
       done(1, { waitFor: [], outputSummary: summary, ...source }),
-      { index: 2, waitFor: [1], input: "research {{item}} ({{item_index}}) for {{request}}", forEach, onFailure: "continue", maxRetries: 1, budget: { maxTokens: 500, maxCost: null }, ...mapper },
+      {
+        index: 2,
+        waitFor: [1],
+        input: "research {{item}} ({{item_index}}) for {{request}}",
+        forEach,
+        onFailure: "continue",
+        maxRetries: 1,
+        budget: { maxTokens: 500, maxCost: null },
+        ...mapper,
+      },
       ...extra,
     ],
   });
@@ -41,13 +50,24 @@ const ok = (summary: string, files: string[] = [], untrusted = false): RunOutcom
 let calls = 0;
 /** Finish step `index`'s live run; each call mints run ids of its own, so runs of different calls never collide. */
 const finish = (plan: PlanState, index: number, outcome: RunOutcome) =>
-  run(plan, { type: "run-finished", stepIndex: index, runId: stepOf(plan, index).liveRunId!, outcome }, { newRunId: runIds(`call-${++calls}`) });
+  run(
+    plan,
+    { type: "run-finished", stepIndex: index, runId: stepOf(plan, index).liveRunId!, outcome },
+    { newRunId: runIds(`call-${++calls}`) },
+  );
 
 describe("for_each: expansion", () => {
   it("appends one child per item after the highest index; the parent collects without a run", () => {
     const result = run(listPlan({ extra: [{ index: 3, waitFor: [2], input: "{{step_2.output_summary}}" }] }), { type: "tick" });
     const parent = stepOf(result, 2);
-    expect(parent).toMatchObject({ status: "in_progress", liveRunId: null, attempts: 0, startedAt: NOW, renderedInput: null, expansion: { children: [4, 5, 6], items: ["alpha", "beta", "gamma"] } });
+    expect(parent).toMatchObject({
+      status: "in_progress",
+      liveRunId: null,
+      attempts: 0,
+      startedAt: NOW,
+      renderedInput: null,
+      expansion: { children: [4, 5, 6], items: ["alpha", "beta", "gamma"] },
+    });
     expect(stepOf(result, 4)).toMatchObject({
       title: "step 2 [1/3]",
       assignee: "writer",
@@ -62,27 +82,44 @@ describe("for_each: expansion", () => {
     });
     expect(stepOf(result, 6).title).toBe("step 2 [3/3]");
     expect(stepOf(result, 3).status).toBe("pending");
-    expect(result.commands).toEqual([4, 5, 6].map((index, i) => ({
-      type: "dispatch",
-      stepIndex: index,
-      assignee: "writer",
-      renderedInput: `research ${["alpha", "beta", "gamma"][i]} (${i + 1}) for the request`,
-      attempt: 1,
-      runId: `new-run-${i + 1}`,
-    })));
+    expect(result.commands).toEqual(
+      [4, 5, 6].map((index, i) => ({
+        type: "dispatch",
+        stepIndex: index,
+        assignee: "writer",
+        renderedInput: `research ${["alpha", "beta", "gamma"][i]} (${i + 1}) for the request`,
+        attempt: 1,
+        runId: `new-run-${i + 1}`,
+      })),
+    );
     expect(result.changedSteps).toEqual([2, 4, 5, 6]);
     expect(result.log).toContainEqual({ stepIndex: 2, message: "for_each: 3 items from step 1 (output_lines) as steps 4-6" });
   });
 
   it("maps over files, fencing items from an untrusted source", () => {
-    const result = run(listPlan({ forEach: { from: 1, field: "output_files", maxParallel: null }, source: { outputFiles: ["a.md", "b.md"], outputUntrusted: true }, mapper: { input: "read {{item}}" } }), { type: "tick" });
+    const result = run(
+      listPlan({
+        forEach: { from: 1, field: "output_files", maxParallel: null },
+        source: { outputFiles: ["a.md", "b.md"], outputUntrusted: true },
+        mapper: { input: "read {{item}}" },
+      }),
+      { type: "tick" },
+    );
     expect(stepOf(result, 2).expansion?.items).toEqual(["a.md", "b.md"]);
     expect(stepOf(result, 3).input).toBe('read <untrusted-data source="step_1">\na.md\n</untrusted-data>');
   });
 
   it("an empty list completes the step at once with (no items), and downstream starts in the same reconcile", () => {
-    const result = run(listPlan({ summary: "\n  \n- \n", extra: [{ index: 3, waitFor: [2], input: "after {{step_2.output_summary}}" }] }), { type: "tick" });
-    expect(stepOf(result, 2)).toMatchObject({ status: "done", outputSummary: "(no items)", outputFiles: [], endedAt: NOW, expansion: { children: [], items: [] } });
+    const result = run(listPlan({ summary: "\n  \n- \n", extra: [{ index: 3, waitFor: [2], input: "after {{step_2.output_summary}}" }] }), {
+      type: "tick",
+    });
+    expect(stepOf(result, 2)).toMatchObject({
+      status: "done",
+      outputSummary: "(no items)",
+      outputFiles: [],
+      endedAt: NOW,
+      expansion: { children: [], items: [] },
+    });
     expect(result.plan.steps).toHaveLength(3);
     expect(result.commands).toEqual([expect.objectContaining({ type: "dispatch", stepIndex: 3, renderedInput: "after (no items)" })]);
   });
@@ -115,9 +152,19 @@ describe("for_each: expansion", () => {
     const skipped = run(listPlan({ summary, extra: [{ index: 3, waitFor: [2] }] }), { type: "tick" });
     expect(stepOf(skipped, 2).status).toBe("skipped");
     expect(dispatched(skipped.commands)).toEqual([3]);
-    const aborted = run(listPlan({ summary, mapper: { onFailure: "abort_plan" }, extra: [{ index: 3, waitFor: [] , status: "in_progress", liveRunId: "run-3" }] }), { type: "tick" });
+    const aborted = run(
+      listPlan({
+        summary,
+        mapper: { onFailure: "abort_plan" },
+        extra: [{ index: 3, waitFor: [], status: "in_progress", liveRunId: "run-3" }],
+      }),
+      { type: "tick" },
+    );
     expect(aborted.plan.status).toBe("failed");
-    expect(aborted.commands).toEqual([{ type: "cancel-run", runId: "run-3" }, { type: "plan-ended", status: "failed" }]);
+    expect(aborted.commands).toEqual([
+      { type: "cancel-run", runId: "run-3" },
+      { type: "plan-ended", status: "failed" },
+    ]);
   });
 
   it("does not expand while the plan is paused", () => {
@@ -131,7 +178,9 @@ describe("for_each: expansion", () => {
     const plan = { ...listPlan({ source: { usage: { tokens: 100, cost: 0 } } }), budget: { maxTokens: 100, maxCost: null } };
     const result = run(plan, { type: "tick" });
     expect(stepOf(result, 2)).toMatchObject({ status: "failed", decisionPending: true, expansion: null });
-    expect(result.commands).toEqual([{ type: "ask-commander", stepIndex: 2, failureReason: expect.stringContaining("budget exhausted: plan max_tokens") }]);
+    expect(result.commands).toEqual([
+      { type: "ask-commander", stepIndex: 2, failureReason: expect.stringContaining("budget exhausted: plan max_tokens") },
+    ]);
   });
 });
 
@@ -149,7 +198,11 @@ describe("for_each: bounded concurrency", () => {
   it("the plan's max_parallel and the pools still apply; the collecting parent takes no slot", () => {
     const result = run(listPlan({ maxParallel: 1, forEach: { ...LINES, maxParallel: 3 } }), { type: "tick" });
     expect(dispatched(result.commands)).toEqual([3]);
-    const pooled = run(listPlan({ forEach: { ...LINES, maxParallel: 3 } }), { type: "tick" }, { capacity: { agents: { writer: { limit: 2, live: 1 } }, models: {}, agentModel: {} } });
+    const pooled = run(
+      listPlan({ forEach: { ...LINES, maxParallel: 3 } }),
+      { type: "tick" },
+      { capacity: { agents: { writer: { limit: 2, live: 1 } }, models: {}, agentModel: {} } },
+    );
     expect(dispatched(pooled.commands)).toEqual([3]);
   });
 
@@ -157,7 +210,13 @@ describe("for_each: bounded concurrency", () => {
     const plan = makePlan({
       steps: [
         done(1, { waitFor: [] }),
-        { index: 2, waitFor: [1], status: "in_progress", forEach: { ...LINES, maxParallel: 1 }, expansion: { children: [3, 4], items: ["a", "b"] } },
+        {
+          index: 2,
+          waitFor: [1],
+          status: "in_progress",
+          forEach: { ...LINES, maxParallel: 1 },
+          expansion: { children: [3, 4], items: ["a", "b"] },
+        },
         { index: 3, waitFor: [1], parentIndex: 2, attempts: 1, status: "pending", transientFailures: 1, retryAt: NOW + 1000 },
         { index: 4, waitFor: [1], parentIndex: 2 },
       ],
@@ -166,28 +225,46 @@ describe("for_each: bounded concurrency", () => {
   });
 
   it("a twin among the children joins the live run but still needs one of the parent's slots", () => {
-    const open = run(listPlan({ summary: "same\nsame\nother", mapper: { input: "do {{item}}" }, forEach: { ...LINES, maxParallel: 2 } }), { type: "tick" });
+    const open = run(listPlan({ summary: "same\nsame\nother", mapper: { input: "do {{item}}" }, forEach: { ...LINES, maxParallel: 2 } }), {
+      type: "tick",
+    });
     expect(dispatched(open.commands)).toEqual([3]);
     expect(stepOf(open, 4)).toMatchObject({ status: "in_progress", liveRunId: stepOf(open, 3).liveRunId });
     expect(stepOf(open, 5).status).toBe("pending");
-    const narrow = run(listPlan({ summary: "same\nsame", mapper: { input: "do {{item}}" }, forEach: { ...LINES, maxParallel: 1 } }), { type: "tick" });
+    const narrow = run(listPlan({ summary: "same\nsame", mapper: { input: "do {{item}}" }, forEach: { ...LINES, maxParallel: 1 } }), {
+      type: "tick",
+    });
     expect(stepOf(narrow, 4).status).toBe("pending");
   });
 });
 
 describe("for_each: collecting", () => {
   it("completes when every child has ended: summaries in item order, files once each, untrusted if any", () => {
-    let plan = run(listPlan({ extra: [{ index: 3, waitFor: [2], input: "report: {{step_2.output_summary}} / {{step_2.output_files}}" }] }), { type: "tick" }).plan;
+    let plan = run(
+      listPlan({ extra: [{ index: 3, waitFor: [2], input: "report: {{step_2.output_summary}} / {{step_2.output_files}}" }] }),
+      { type: "tick" },
+    ).plan;
     plan = finish(plan, 6, ok("third\nresult", ["c.md", "shared.md"])).plan;
     plan = finish(plan, 4, ok("first", ["a.md", "shared.md"], true)).plan;
     expect(stepOf(plan, 2).status).toBe("in_progress");
     const result = finish(plan, 5, ok("second"));
     const summary = "1. alpha: first\n2. beta: second\n3. gamma: third result";
-    expect(stepOf(result, 2)).toMatchObject({ status: "done", outputSummary: summary, outputFiles: ["a.md", "shared.md", "c.md"], outputUntrusted: true, endedAt: NOW, liveRunId: null });
+    expect(stepOf(result, 2)).toMatchObject({
+      status: "done",
+      outputSummary: summary,
+      outputFiles: ["a.md", "shared.md", "c.md"],
+      outputUntrusted: true,
+      endedAt: NOW,
+      liveRunId: null,
+    });
     expect(result.log).toContainEqual({ stepIndex: 2, message: "for_each: collected 3 items; done" });
     // downstream reads the collected summary, fenced because one child's output was untrusted
     expect(result.commands).toEqual([
-      expect.objectContaining({ type: "dispatch", stepIndex: 3, renderedInput: `report: <untrusted-data source="step_2">\n${summary}\n</untrusted-data> / <untrusted-data source="step_2">\na.md, shared.md, c.md\n</untrusted-data>` }),
+      expect.objectContaining({
+        type: "dispatch",
+        stepIndex: 3,
+        renderedInput: `report: <untrusted-data source="step_2">\n${summary}\n</untrusted-data> / <untrusted-data source="step_2">\na.md, shared.md, c.md\n</untrusted-data>`,
+      }),
     ]);
   });
 
@@ -213,7 +290,13 @@ describe("for_each: collecting", () => {
   });
 
   it("a for_each over a collected summary maps over its lines", () => {
-    let plan = run(listPlan({ summary: "a\nb", extra: [{ index: 3, waitFor: [2], input: "polish {{item}}", forEach: { from: 2, field: "output_lines", maxParallel: null } }] }), { type: "tick" }).plan;
+    let plan = run(
+      listPlan({
+        summary: "a\nb",
+        extra: [{ index: 3, waitFor: [2], input: "polish {{item}}", forEach: { from: 2, field: "output_lines", maxParallel: null } }],
+      }),
+      { type: "tick" },
+    ).plan;
     plan = finish(plan, 4, ok("A")).plan;
     const result = finish(plan, 5, ok("B"));
     expect(stepOf(result, 3).expansion).toEqual({ children: [6, 7], items: ["a: A", "b: B"] });

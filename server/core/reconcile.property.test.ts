@@ -89,7 +89,10 @@ describe("reconcile properties", () => {
           event: { type: "plan-created" },
           now: 0,
           random: () => 0.5,
-          newRunId: (() => { let n = 0; return () => `r${++n}`; })(),
+          newRunId: (() => {
+            let n = 0;
+            return () => `r${++n}`;
+          })(),
           capacity: buildCapacity(scenario),
         }).plan;
         const live = plan.steps.filter((step) => step.status === "in_progress");
@@ -97,10 +100,18 @@ describe("reconcile properties", () => {
         const alone = live.filter((step) => live.filter((other) => other.liveRunId === step.liveRunId).length === 1);
         if (alone.length === 0) return;
         const victim = alone[choice % alone.length];
-        const frozen = deepFreeze({ ...plan, steps: plan.steps.map((step) => (step === victim ? { ...step, onFailure: "abort_plan" as const } : step)) });
+        const frozen = deepFreeze({
+          ...plan,
+          steps: plan.steps.map((step) => (step === victim ? { ...step, onFailure: "abort_plan" as const } : step)),
+        });
         const result = reconcile({
           plan: frozen,
-          event: { type: "run-finished", stepIndex: victim.index, runId: victim.liveRunId!, outcome: { kind: "failed", transient: false, reason: "fatal" } },
+          event: {
+            type: "run-finished",
+            stepIndex: victim.index,
+            runId: victim.liveRunId!,
+            outcome: { kind: "failed", transient: false, reason: "fatal" },
+          },
           now: 1,
           random: () => 0.5,
           newRunId: () => "unused",
@@ -110,7 +121,8 @@ describe("reconcile properties", () => {
         for (const step of result.plan.steps) {
           const previous = frozen.steps.find((candidate) => candidate.index === step.index)!;
           if (step.index === victim.index) expect(step.status).toBe("failed");
-          else if (!isTerminalStep(previous.status)) expect(step).toMatchObject({ status: "skipped", failureReason: `plan aborted: step ${victim.index} failed` });
+          else if (!isTerminalStep(previous.status))
+            expect(step).toMatchObject({ status: "skipped", failureReason: `plan aborted: step ${victim.index} failed` });
           else expect(step).toEqual(previous);
         }
         const otherRuns = new Set(live.filter((step) => step !== victim).map((step) => step.liveRunId));

@@ -46,19 +46,34 @@ describe("single-flight helpers", () => {
 
 describe("reconcile: single-flight dispatch", () => {
   it("dispatches identical ready steps once; the twin joins the run", () => {
-    const plan = makePlan({ steps: [{ index: 1, waitFor: [], input: "look it up" }, { index: 2, waitFor: [], input: "  look   it up\n" }] });
+    const plan = makePlan({
+      steps: [
+        { index: 1, waitFor: [], input: "look it up" },
+        { index: 2, waitFor: [], input: "  look   it up\n" },
+      ],
+    });
     const result = run(plan, { type: "plan-created" });
     expect(result.commands).toEqual([
       { type: "dispatch", stepIndex: 1, assignee: "writer", renderedInput: "look it up", attempt: 1, runId: "new-run-1" },
     ]);
-    expect(stepOf(result, 2)).toMatchObject({ status: "in_progress", attempts: 1, startedAt: NOW, liveRunId: "new-run-1", renderedInput: "  look   it up\n" });
+    expect(stepOf(result, 2)).toMatchObject({
+      status: "in_progress",
+      attempts: 1,
+      startedAt: NOW,
+      liveRunId: "new-run-1",
+      renderedInput: "  look   it up\n",
+    });
     expect(result.log).toContainEqual({ stepIndex: 2, message: expect.stringContaining("shares run new-run-1 with step 1") });
     expect(result.changedSteps).toEqual([1, 2]);
   });
 
   it("compares the rendered input, not the template", () => {
     const plan = makePlan({
-      steps: [done(1, { waitFor: [], outputSummary: "topic" }), { index: 2, waitFor: [1], input: "research {{step_1.output_summary}}" }, { index: 3, waitFor: [], input: "research topic" }],
+      steps: [
+        done(1, { waitFor: [], outputSummary: "topic" }),
+        { index: 2, waitFor: [1], input: "research {{step_1.output_summary}}" },
+        { index: 3, waitFor: [], input: "research topic" },
+      ],
     });
     const result = run(plan, { type: "tick" });
     expect(result.commands.filter((command) => command.type === "dispatch")).toHaveLength(1);
@@ -66,7 +81,10 @@ describe("reconcile: single-flight dispatch", () => {
   });
 
   it("joins a run that is already live, without a slot, even when max_parallel and the pool are full", () => {
-    const plan = makePlan({ maxParallel: 1, steps: [live(1, { waitFor: [], renderedInput: "same" }), { index: 2, waitFor: [], input: "same" }] });
+    const plan = makePlan({
+      maxParallel: 1,
+      steps: [live(1, { waitFor: [], renderedInput: "same" }), { index: 2, waitFor: [], input: "same" }],
+    });
     const capacity = { agents: { writer: { limit: 1, live: 0 } }, models: {}, agentModel: {} };
     const result = run(plan, { type: "tick" }, { capacity });
     expect(result.commands).toEqual([]);
@@ -94,14 +112,24 @@ describe("reconcile: single-flight dispatch", () => {
   });
 
   it("commander steps share too", () => {
-    const plan = makePlan({ steps: [{ index: 1, waitFor: [], input: "sum up", assignee: "commander" }, { index: 2, waitFor: [], input: "sum up", assignee: "commander" }] });
+    const plan = makePlan({
+      steps: [
+        { index: 1, waitFor: [], input: "sum up", assignee: "commander" },
+        { index: 2, waitFor: [], input: "sum up", assignee: "commander" },
+      ],
+    });
     const result = run(plan, { type: "plan-created" });
     expect(result.commands).toHaveLength(1);
     expect(stepOf(result, 2).liveRunId).toBe("new-run-1");
   });
 
   it("records the rendered input on dispatch and on a form", () => {
-    const plan = makePlan({ steps: [{ index: 1, waitFor: [], input: "a {{request}}" }, { index: 2, waitFor: [], assignee: "user", input: "ok {{request}}?" }] });
+    const plan = makePlan({
+      steps: [
+        { index: 1, waitFor: [], input: "a {{request}}" },
+        { index: 2, waitFor: [], assignee: "user", input: "ok {{request}}?" },
+      ],
+    });
     const result = run(plan, { type: "plan-created" });
     expect(stepOf(result, 1).renderedInput).toBe("a the request");
     expect(stepOf(result, 2)).toMatchObject({ status: "blocked", renderedInput: "ok the request?" });
@@ -111,7 +139,8 @@ describe("reconcile: single-flight dispatch", () => {
 describe("reconcile: results of a shared run", () => {
   it("ok completes every step on the run; usage goes to the lowest index only", () => {
     const result = run(sharedPlan(), { type: "run-finished", stepIndex: 1, runId: "run-1", outcome: ok({ tokens: 100, cost: 0.5 }) });
-    for (const index of [1, 2]) expect(stepOf(result, index)).toMatchObject({ status: "done", outputSummary: "found", outputFiles: ["f.md"], liveRunId: null });
+    for (const index of [1, 2])
+      expect(stepOf(result, index)).toMatchObject({ status: "done", outputSummary: "found", outputFiles: ["f.md"], liveRunId: null });
     expect(stepOf(result, 1).usage).toEqual({ tokens: 100, cost: 0.5 });
     expect(stepOf(result, 2).usage).toEqual({ tokens: 0, cost: 0 });
     expect(result.plan.status).toBe("completed");
@@ -126,7 +155,12 @@ describe("reconcile: results of a shared run", () => {
 
   it("a failure applies each step's own on_failure", () => {
     const plan = sharedPlan([], { one: { onFailure: "continue" }, two: { onFailure: "ask_commander" } });
-    const result = run(plan, { type: "run-finished", stepIndex: 1, runId: "run-1", outcome: { kind: "failed", transient: false, reason: "no" } });
+    const result = run(plan, {
+      type: "run-finished",
+      stepIndex: 1,
+      runId: "run-1",
+      outcome: { kind: "failed", transient: false, reason: "no" },
+    });
     expect(stepOf(result, 1)).toMatchObject({ status: "skipped", failureReason: "no" });
     expect(stepOf(result, 2)).toMatchObject({ status: "failed", decisionPending: true });
     expect(result.commands).toEqual([{ type: "ask-commander", stepIndex: 2, failureReason: "no" }]);
@@ -147,7 +181,10 @@ describe("reconcile: results of a shared run", () => {
       ],
     });
     const first = run(plan, { type: "tick" });
-    expect(first.commands).toEqual([expect.objectContaining({ type: "dispatch", stepIndex: 1, attempt: 2 }), { type: "schedule-tick", at: NOW + 100 }]);
+    expect(first.commands).toEqual([
+      expect.objectContaining({ type: "dispatch", stepIndex: 1, attempt: 2 }),
+      { type: "schedule-tick", at: NOW + 100 },
+    ]);
     const second = run(first.plan, { type: "tick" }, { now: NOW + 100 });
     expect(second.commands).toEqual([]);
     expect(stepOf(second, 2)).toMatchObject({ status: "in_progress", attempts: 2, liveRunId: "new-run-1" });
@@ -158,7 +195,12 @@ describe("reconcile: results of a shared run", () => {
       one: { onFailure: "ask_commander" },
       two: { onFailure: "abort_plan" },
     });
-    const result = run(plan, { type: "run-finished", stepIndex: 1, runId: "run-1", outcome: { kind: "failed", transient: false, reason: "bad" } });
+    const result = run(plan, {
+      type: "run-finished",
+      stepIndex: 1,
+      runId: "run-1",
+      outcome: { kind: "failed", transient: false, reason: "bad" },
+    });
     expect(result.plan.status).toBe("failed");
     expect(stepOf(result, 1)).toMatchObject({ status: "failed", decisionPending: false });
     expect(stepOf(result, 2)).toMatchObject({ status: "failed", failureReason: "bad" });
@@ -192,13 +234,20 @@ describe("reconcile: results of a shared run", () => {
   });
 
   it("blocked blocks every sharer; one answer resumes them all on one new run", () => {
-    const blocked = run(sharedPlan(), { type: "run-finished", stepIndex: 1, runId: "run-1", outcome: { kind: "blocked", usage: { tokens: 3, cost: 0 } } });
+    const blocked = run(sharedPlan(), {
+      type: "run-finished",
+      stepIndex: 1,
+      runId: "run-1",
+      outcome: { kind: "blocked", usage: { tokens: 3, cost: 0 } },
+    });
     expect(blocked.plan.steps.map((step) => [step.status, step.liveRunId])).toEqual([
       ["blocked", "run-1"],
       ["blocked", "run-1"],
     ]);
     const resumed = run(blocked.plan, { type: "form-answered", stepIndex: 1, summary: "yes" });
-    expect(resumed.commands).toEqual([{ type: "resume", stepIndex: 1, answer: "yes", attempt: 1, runId: "new-run-1", previousRunId: "run-1" }]);
+    expect(resumed.commands).toEqual([
+      { type: "resume", stepIndex: 1, answer: "yes", attempt: 1, runId: "new-run-1", previousRunId: "run-1" },
+    ]);
     expect(resumed.plan.steps.map((step) => [step.status, step.liveRunId])).toEqual([
       ["in_progress", "new-run-1"],
       ["in_progress", "new-run-1"],
@@ -210,7 +259,12 @@ describe("reconcile: results of a shared run", () => {
     const blockedTwin = { waitFor: [] as number[], status: "blocked" as const, attempts: 1, liveRunId: "run-2", renderedInput: "same" };
     const plan = makePlan({
       status: "paused",
-      steps: [done(1, { waitFor: [] }), { index: 2, ...blockedTwin }, { index: 3, ...blockedTwin, attempts: 2 }, { index: 4, waitFor: [1, 2], quorum: 1 }],
+      steps: [
+        done(1, { waitFor: [] }),
+        { index: 2, ...blockedTwin },
+        { index: 3, ...blockedTwin, attempts: 2 },
+        { index: 4, waitFor: [1, 2], quorum: 1 },
+      ],
     });
     const result = run(plan, { type: "form-answered", stepIndex: 2, summary: "yes" });
     expect(stepOf(result, 2)).toMatchObject({ status: "skipped", failureReason: "not needed: quorum of step 4 reached" });

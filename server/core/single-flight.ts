@@ -28,7 +28,9 @@ export function canShareRuns(assignee: string): boolean {
  * collecting for_each step) is never on one, whatever a malformed event says.
  */
 export function stepsSharingRun<T extends Pick<StepState, "index" | "status" | "liveRunId">>(steps: readonly T[], runId: string): T[] {
-  return steps.filter((step) => step.status === "in_progress" && step.liveRunId !== null && step.liveRunId === runId).sort((a, b) => a.index - b.index);
+  return steps
+    .filter((step) => step.status === "in_progress" && step.liveRunId !== null && step.liveRunId === runId)
+    .sort((a, b) => a.index - b.index);
 }
 
 /**
@@ -36,7 +38,11 @@ export function stepsSharingRun<T extends Pick<StepState, "index" | "status" | "
  * the same normalized rendered input, i.e. whose run `step` can join; undefined if
  * none (or if the assignee's runs are never shared).
  */
-export function liveTwin(steps: readonly StepState[], step: Pick<StepState, "index" | "assignee">, renderedInput: string): StepState | undefined {
+export function liveTwin(
+  steps: readonly StepState[],
+  step: Pick<StepState, "index" | "assignee">,
+  renderedInput: string,
+): StepState | undefined {
   if (!canShareRuns(step.assignee)) return undefined;
   const key = normalizeInput(renderedInput);
   return steps.find(

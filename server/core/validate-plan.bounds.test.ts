@@ -114,7 +114,9 @@ describe("text fields", () => {
     const titleIssues = issuesOf(() => validatePlan({ raw: { title: bad, steps: [rawStep(1)] }, assignees, limits }));
     expect(titleIssues).toEqual([expect.objectContaining({ stepIndex: null, field: "title" })]);
     const inputIssues = issuesOf(() => validatePlan({ raw: { title: "x", steps: [rawStep(1, { input: bad })] }, assignees, limits }));
-    expect(inputIssues).toEqual([expect.objectContaining({ stepIndex: 1, field: "input", message: expect.stringMatching(/NUL|surrogate/) })]);
+    expect(inputIssues).toEqual([
+      expect.objectContaining({ stepIndex: 1, field: "input", message: expect.stringMatching(/NUL|surrogate/) }),
+    ]);
   });
 
   it("accept a well-formed surrogate pair", () => {
@@ -142,7 +144,11 @@ describe("integers fit their columns", () => {
   });
 
   it("accepts the largest value a column holds", () => {
-    const spec = validatePlan({ raw: { title: "x", max_parallel: MAX_INT32, budget: { max_tokens: MAX_INT32 }, steps: [rawStep(1)] }, assignees, limits });
+    const spec = validatePlan({
+      raw: { title: "x", max_parallel: MAX_INT32, budget: { max_tokens: MAX_INT32 }, steps: [rawStep(1)] },
+      assignees,
+      limits,
+    });
     expect(spec.maxParallel).toBe(MAX_INT32);
   });
 });

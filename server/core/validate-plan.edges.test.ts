@@ -41,7 +41,10 @@ describe("validatePlan: optional dependencies", () => {
 
   it("treats the object form without optional, or with optional false, as required", () => {
     const spec = validatePlan({
-      raw: { title: "x", steps: [rawStep(1), rawStep(2, { wait_for: [] }), rawStep(3, { wait_for: [{ step: 1 }, { step: 2, optional: false }] })] },
+      raw: {
+        title: "x",
+        steps: [rawStep(1), rawStep(2, { wait_for: [] }), rawStep(3, { wait_for: [{ step: 1 }, { step: 2, optional: false }] })],
+      },
       assignees,
       limits,
     });
@@ -95,7 +98,13 @@ describe("validatePlan: quorum", () => {
     const spec = validatePlan({
       raw: {
         title: "x",
-        steps: [rawStep(1), rawStep(2, { wait_for: [] }), rawStep(3, { wait_for: [] }), rawStep(4, { wait_for: [1, 2, 3], quorum: 2 }), rawStep(5, { quorum: 1 })],
+        steps: [
+          rawStep(1),
+          rawStep(2, { wait_for: [] }),
+          rawStep(3, { wait_for: [] }),
+          rawStep(4, { wait_for: [1, 2, 3], quorum: 2 }),
+          rawStep(5, { quorum: 1 }),
+        ],
       },
       assignees,
       limits,
@@ -122,7 +131,9 @@ describe("validatePlan: quorum", () => {
 
   it("rejects a quorum below 1 or not an integer by shape", () => {
     for (const quorum of [0, -1, 1.5, "2"]) {
-      expect(issuesOf({ title: "x", steps: [rawStep(1), rawStep(2, { quorum })] })).toEqual([expect.objectContaining({ stepIndex: 2, field: "quorum" })]);
+      expect(issuesOf({ title: "x", steps: [rawStep(1), rawStep(2, { quorum })] })).toEqual([
+        expect.objectContaining({ stepIndex: 2, field: "quorum" }),
+      ]);
     }
   });
 });
@@ -136,7 +147,11 @@ describe("validatePlan: budgets", () => {
 
   it("reads plan and step budgets, either limit alone", () => {
     const spec = validatePlan({
-      raw: { title: "x", budget: { max_tokens: 5000 }, steps: [rawStep(1, { budget: { max_cost: 0.5 } }), rawStep(2, { budget: { max_tokens: 10, max_cost: 2 } })] },
+      raw: {
+        title: "x",
+        budget: { max_tokens: 5000 },
+        steps: [rawStep(1, { budget: { max_cost: 0.5 } }), rawStep(2, { budget: { max_tokens: 10, max_cost: 2 } })],
+      },
       assignees,
       limits,
     });
@@ -169,7 +184,13 @@ describe("validatePlan: budgets", () => {
     const spec = validatePlan({ raw: { title: "x", budget: { max_cost: 3 }, steps: [rawStep(1)] }, assignees, limits });
     const state = createPlanState({ id: "p", request: "r", spec });
     expect(state.budget).toEqual({ maxTokens: null, maxCost: 3 });
-    expect(state.steps[0]).toMatchObject({ usage: { tokens: 0, cost: 0 }, decisionCount: 0, renderedInput: null, optionalWaitFor: [], quorum: null });
+    expect(state.steps[0]).toMatchObject({
+      usage: { tokens: 0, cost: 0 },
+      decisionCount: 0,
+      renderedInput: null,
+      optionalWaitFor: [],
+      quorum: null,
+    });
   });
 });
 

@@ -31,7 +31,10 @@ describe("validatePlan: for_each", () => {
         title: "x",
         steps: [
           rawStep(1),
-          rawStep(2, { input: "read {{item}} ({{item_index}}) for {{request}}", for_each: { from: 1, field: "output_lines", max_parallel: 2 } }),
+          rawStep(2, {
+            input: "read {{item}} ({{item_index}}) for {{request}}",
+            for_each: { from: 1, field: "output_lines", max_parallel: 2 },
+          }),
           rawStep(3, { wait_for: [1, 2], input: "{{step_2.output_summary}}", for_each: { from: 1, field: "output_files" } }),
         ],
       },
@@ -47,7 +50,14 @@ describe("validatePlan: for_each", () => {
 
   it("accepts the default wait_for ([index-1]) and an optional source", () => {
     const spec = validatePlan({
-      raw: { title: "x", steps: [rawStep(1), rawStep(2, { input: "{{item}}", for_each: { from: 1, field: "output_lines" } }), rawStep(3, { wait_for: [{ step: 2, optional: true }], input: "{{item}}", for_each: { from: 2, field: "output_lines" } })] },
+      raw: {
+        title: "x",
+        steps: [
+          rawStep(1),
+          rawStep(2, { input: "{{item}}", for_each: { from: 1, field: "output_lines" } }),
+          rawStep(3, { wait_for: [{ step: 2, optional: true }], input: "{{item}}", for_each: { from: 2, field: "output_lines" } }),
+        ],
+      },
       assignees,
       limits,
     });
@@ -56,8 +66,14 @@ describe("validatePlan: for_each", () => {
   });
 
   it("rejects a source that is not in wait_for, naming the step and for_each", () => {
-    const issues = issuesOf([rawStep(1), rawStep(2), rawStep(3, { wait_for: [2], input: "{{item}}", for_each: { from: 1, field: "output_lines" } })]);
-    expect(issues).toEqual([{ stepIndex: 3, field: "for_each", message: expect.stringContaining('"from" names step 1, which is not in wait_for') }]);
+    const issues = issuesOf([
+      rawStep(1),
+      rawStep(2),
+      rawStep(3, { wait_for: [2], input: "{{item}}", for_each: { from: 1, field: "output_lines" } }),
+    ]);
+    expect(issues).toEqual([
+      { stepIndex: 3, field: "for_each", message: expect.stringContaining('"from" names step 1, which is not in wait_for') },
+    ]);
     // a step cannot map over itself or a later step either (wait_for never names those)
     expect(issuesOf([rawStep(1), rawStep(2, { input: "{{item}}", for_each: { from: 2, field: "output_lines" } })])).toContainEqual(
       expect.objectContaining({ stepIndex: 2, field: "for_each" }),
@@ -68,7 +84,11 @@ describe("validatePlan: for_each", () => {
   });
 
   it("rejects for_each with a quorum", () => {
-    const issues = issuesOf([rawStep(1), rawStep(2, { wait_for: [] }), rawStep(3, { wait_for: [1, 2], quorum: 1, input: "{{item}}", for_each: { from: 1, field: "output_lines" } })]);
+    const issues = issuesOf([
+      rawStep(1),
+      rawStep(2, { wait_for: [] }),
+      rawStep(3, { wait_for: [1, 2], quorum: 1, input: "{{item}}", for_each: { from: 1, field: "output_lines" } }),
+    ]);
     expect(issues).toEqual([{ stepIndex: 3, field: "for_each", message: expect.stringContaining("quorum") }]);
   });
 
@@ -87,7 +107,10 @@ describe("validatePlan: for_each", () => {
   });
 
   it("{{item}} and {{item_index}} are valid only in a for_each step", () => {
-    const issues = issuesOf([rawStep(1, { input: "do {{item}} and {{ item }} #{{item_index}}" }), rawStep(2, { input: "{{item}}", for_each: { from: 1, field: "output_lines" } })]);
+    const issues = issuesOf([
+      rawStep(1, { input: "do {{item}} and {{ item }} #{{item_index}}" }),
+      rawStep(2, { input: "{{item}}", for_each: { from: 1, field: "output_lines" } }),
+    ]);
     expect(issues).toEqual([
       { stepIndex: 1, field: "input", message: "{{item}} is only available in a for_each step" },
       { stepIndex: 1, field: "input", message: "{{item_index}} is only available in a for_each step" },
@@ -96,7 +119,9 @@ describe("validatePlan: for_each", () => {
 
   it("lists the item variables among the known ones in a for_each step's unknown-variable message", () => {
     const issues = issuesOf([rawStep(1), rawStep(2, { input: "{{items}}", for_each: { from: 1, field: "output_lines" } })]);
-    expect(issues).toEqual([expect.objectContaining({ stepIndex: 2, field: "input", message: expect.stringContaining("{{item}}, {{item_index}}") })]);
+    expect(issues).toEqual([
+      expect.objectContaining({ stepIndex: 2, field: "input", message: expect.stringContaining("{{item}}, {{item_index}}") }),
+    ]);
   });
 });
 
@@ -104,7 +129,12 @@ describe("validateAppendedSteps: for_each", () => {
   const expanded = makePlan({
     steps: [
       { index: 1, status: "done" },
-      { index: 2, status: "in_progress", forEach: { from: 1, field: "output_lines", maxParallel: null }, expansion: { children: [3, 4, 5, 6, 7], items: ["a", "b", "c", "d", "e"] } },
+      {
+        index: 2,
+        status: "in_progress",
+        forEach: { from: 1, field: "output_lines", maxParallel: null },
+        expansion: { children: [3, 4, 5, 6, 7], items: ["a", "b", "c", "d", "e"] },
+      },
       ...[3, 4, 5, 6, 7].map((index) => ({ index, waitFor: [1], parentIndex: 2 })),
     ],
   });
@@ -121,8 +151,17 @@ describe("validateAppendedSteps: for_each", () => {
 
   it("does not count for_each children against the step limit", () => {
     // 2 proposed steps + 2 new = 4 of 5, although the plan already holds 7 rows
-    expect(() => validateAppendedSteps({ existing: expanded, raw: [rawStep(8, { wait_for: [2] }), rawStep(9)], assignees, limits })).not.toThrow();
-    expect(() => validateAppendedSteps({ existing: expanded, raw: [rawStep(8, { wait_for: [2] }), rawStep(9), rawStep(10), rawStep(11)], assignees, limits })).toThrow(/limit is 5/);
+    expect(() =>
+      validateAppendedSteps({ existing: expanded, raw: [rawStep(8, { wait_for: [2] }), rawStep(9)], assignees, limits }),
+    ).not.toThrow();
+    expect(() =>
+      validateAppendedSteps({
+        existing: expanded,
+        raw: [rawStep(8, { wait_for: [2] }), rawStep(9), rawStep(10), rawStep(11)],
+        assignees,
+        limits,
+      }),
+    ).toThrow(/limit is 5/);
   });
 
   it("rejects {{item}} in an appended step without for_each", () => {

@@ -45,8 +45,26 @@ describe("validatePlan", () => {
       maxParallel: 2,
       budget: { maxTokens: null, maxCost: null },
       steps: [
-        { index: 1, title: "step 1", assignee: "writer", input: "part 1", waitFor: [], onFailure: "ask_commander", maxRetries: 3, ...defaults },
-        { index: 2, title: "step 2", assignee: "writer", input: "part 2", waitFor: [1], onFailure: "ask_commander", maxRetries: 3, ...defaults },
+        {
+          index: 1,
+          title: "step 1",
+          assignee: "writer",
+          input: "part 1",
+          waitFor: [],
+          onFailure: "ask_commander",
+          maxRetries: 3,
+          ...defaults,
+        },
+        {
+          index: 2,
+          title: "step 2",
+          assignee: "writer",
+          input: "part 2",
+          waitFor: [1],
+          onFailure: "ask_commander",
+          maxRetries: 3,
+          ...defaults,
+        },
         { index: 3, title: "step 3", assignee: "writer", input: "part 3", waitFor: [1], onFailure: "continue", maxRetries: 0, ...defaults },
       ],
     });
@@ -133,7 +151,9 @@ describe("validatePlan", () => {
 
   it("rejects wait_for naming a later step, and reports the resulting cycle", () => {
     const issues = issuesOf({ title: "x", steps: [rawStep(1, { wait_for: [2] }), rawStep(2)] });
-    expect(issues).toContainEqual(expect.objectContaining({ stepIndex: 1, field: "wait_for", message: expect.stringContaining("comes later") }));
+    expect(issues).toContainEqual(
+      expect.objectContaining({ stepIndex: 1, field: "wait_for", message: expect.stringContaining("comes later") }),
+    );
     expect(issues).toContainEqual(expect.objectContaining({ stepIndex: 1, field: "wait_for", message: expect.stringContaining("cycle") }));
   });
 
@@ -171,7 +191,10 @@ describe("validatePlan", () => {
 
   it("accepts a template naming a transitive upstream step and the request", () => {
     const spec = validatePlan({
-      raw: { title: "x", steps: [rawStep(1), rawStep(2), rawStep(3, { input: "{{request}} {{step_1.output_files}} {{ step_2.output_summary }}" })] },
+      raw: {
+        title: "x",
+        steps: [rawStep(1), rawStep(2), rawStep(3, { input: "{{request}} {{step_1.output_files}} {{ step_2.output_summary }}" })],
+      },
       assignees,
       limits,
     });
@@ -224,7 +247,9 @@ describe("validateAppendedSteps", () => {
   });
 
   it("rejects indexes that do not continue from the current maximum", () => {
-    expect(appendIssuesOf([rawStep(2)])).toContainEqual(expect.objectContaining({ stepIndex: 2, field: "index", message: expect.stringContaining("repeats") }));
+    expect(appendIssuesOf([rawStep(2)])).toContainEqual(
+      expect.objectContaining({ stepIndex: 2, field: "index", message: expect.stringContaining("repeats") }),
+    );
     expect(appendIssuesOf([rawStep(4)])).toContainEqual(
       expect.objectContaining({ stepIndex: 4, field: "index", message: expect.stringContaining("expected index 3") }),
     );
@@ -254,7 +279,12 @@ describe("validateAppendedSteps", () => {
   });
 
   it("detects a cycle among stored steps explicitly", () => {
-    const corrupt = makePlan({ steps: [{ index: 1, waitFor: [2] }, { index: 2, waitFor: [1] }] });
+    const corrupt = makePlan({
+      steps: [
+        { index: 1, waitFor: [2] },
+        { index: 2, waitFor: [1] },
+      ],
+    });
     try {
       validateAppendedSteps({ existing: corrupt, raw: [rawStep(3)], assignees, limits });
       expect.unreachable();

@@ -5,7 +5,14 @@
  */
 import type { z } from "zod";
 import { PlanValidationError, type PlanIssue } from "./errors.ts";
-import { rawAppendedStepsSchema, rawPlanSchema, type RawBudget, type RawForEach, type RawStep, type RawWaitForEntry } from "./plan-schema.ts";
+import {
+  rawAppendedStepsSchema,
+  rawPlanSchema,
+  type RawBudget,
+  type RawForEach,
+  type RawStep,
+  type RawWaitForEntry,
+} from "./plan-schema.ts";
 import { parseTemplateRefs } from "./templates.ts";
 import { COMMANDER_ASSIGNEE, USER_ASSIGNEE, type Budget, type ForEach, type PlanSpec, type PlanState, type StepSpec } from "./types.ts";
 
@@ -29,15 +36,7 @@ interface ValidationContext {
  * conversation; `user` and `commander` are always allowed.
  * @throws PlanValidationError listing every issue found
  */
-export function validatePlan({
-  raw,
-  assignees,
-  limits,
-}: {
-  raw: unknown;
-  assignees: ReadonlySet<string>;
-  limits: PlanLimits;
-}): PlanSpec {
+export function validatePlan({ raw, assignees, limits }: { raw: unknown; assignees: ReadonlySet<string>; limits: PlanLimits }): PlanSpec {
   assertPlanSize({ raw, limits });
   const parsed = rawPlanSchema.safeParse(raw);
   if (!parsed.success) {
@@ -61,7 +60,9 @@ export function validatePlan({
 export function assertPlanSize({ raw, limits }: { raw: unknown; limits: PlanLimits }): void {
   const steps = isRecord(raw) ? raw.steps : undefined;
   if (Array.isArray(steps) && steps.length > limits.maxSteps) {
-    throw new PlanValidationError([{ stepIndex: null, field: "steps", message: `the plan has ${steps.length} steps; the limit is ${limits.maxSteps}` }]);
+    throw new PlanValidationError([
+      { stepIndex: null, field: "steps", message: `the plan has ${steps.length} steps; the limit is ${limits.maxSteps}` },
+    ]);
   }
 }
 
@@ -104,7 +105,9 @@ export function validateAppendedSteps({
   if (Array.isArray(raw)) {
     const total = existing.steps.filter((step) => step.parentIndex === null).length + raw.length;
     if (total > limits.maxSteps) {
-      throw new PlanValidationError([{ stepIndex: null, field: "steps", message: `the plan would have ${total} steps; the limit is ${limits.maxSteps}` }]);
+      throw new PlanValidationError([
+        { stepIndex: null, field: "steps", message: `the plan would have ${total} steps; the limit is ${limits.maxSteps}` },
+      ]);
     }
   }
   const parsed = rawAppendedStepsSchema.safeParse(raw);
@@ -137,7 +140,9 @@ function shapeIssues(error: z.ZodError, rawSteps: unknown, stepsPath: PropertyKe
     if (typeof position !== "number") {
       // an unknown key inside a nested object (budget) is reported on that object
       const field =
-        issue.code === "unrecognized_keys" && path.length === 0 ? issue.keys.join(", ") : path.map(String).join(".") || (stepsPath.length === 0 ? "steps" : "plan");
+        issue.code === "unrecognized_keys" && path.length === 0
+          ? issue.keys.join(", ")
+          : path.map(String).join(".") || (stepsPath.length === 0 ? "steps" : "plan");
       const message = issue.code === "unrecognized_keys" ? `unknown field (${issue.message})` : issue.message;
       return { stepIndex: null, field, message };
     }
@@ -220,7 +225,10 @@ function checkSteps({
     const optionalWaitFor = [...new Set(entries?.filter((entry) => entry.optional).map((entry) => entry.step) ?? [])];
     // k counts distinct dependencies: a repeated entry (already reported) must not widen the range
     if (step.quorum !== undefined && step.quorum > waitFor.length) {
-      report("quorum", `is ${step.quorum}, but the step waits for ${waitFor.length} ${waitFor.length === 1 ? "step" : "steps"} (quorum must be between 1 and the number of wait_for entries)`);
+      report(
+        "quorum",
+        `is ${step.quorum}, but the step waits for ${waitFor.length} ${waitFor.length === 1 ? "step" : "steps"} (quorum must be between 1 and the number of wait_for entries)`,
+      );
     }
     if (step.for_each !== undefined) checkForEach(step.for_each, waitFor, step.quorum, report);
     specs.push({
@@ -252,9 +260,17 @@ function checkSteps({
  * before the list is known. An optional `from` is allowed: if it ends without being
  * done, the list is empty.
  */
-function checkForEach(forEach: RawForEach, waitFor: readonly number[], quorum: number | undefined, report: (field: string, message: string) => void): void {
+function checkForEach(
+  forEach: RawForEach,
+  waitFor: readonly number[],
+  quorum: number | undefined,
+  report: (field: string, message: string) => void,
+): void {
   if (!waitFor.includes(forEach.from)) {
-    report("for_each", `"from" names step ${forEach.from}, which is not in wait_for (a for_each step maps over the output of a step it waits for; wait_for is [${waitFor.join(", ")}])`);
+    report(
+      "for_each",
+      `"from" names step ${forEach.from}, which is not in wait_for (a for_each step maps over the output of a step it waits for; wait_for is [${waitFor.join(", ")}])`,
+    );
   }
   if (quorum !== undefined) {
     report("for_each", "cannot be combined with quorum: the list must be complete before the items are known");
@@ -287,7 +303,9 @@ function checkTemplate(
     if (variable.stepIndex === spec.index) report(`${name} reads the step's own output`);
     else if (!declared.has(variable.stepIndex)) report(`${name} names step ${variable.stepIndex}, which does not exist`);
     else if (!isUpstream(spec.index, variable.stepIndex)) {
-      report(`${name} names step ${variable.stepIndex}, which is not upstream of step ${spec.index} (add it to wait_for, directly or through another step)`);
+      report(
+        `${name} names step ${variable.stepIndex}, which is not upstream of step ${spec.index} (add it to wait_for, directly or through another step)`,
+      );
     }
   }
 }

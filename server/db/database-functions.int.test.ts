@@ -67,7 +67,9 @@ describe.each(["embedded", "postgres"] as const)("database functions on %s", (ki
     expect(await db.prisma.conversationEvent.count()).toBe(1);
 
     // the locked path reads the same facts after taking the lock
-    const read = await db.prisma.$transaction((tx) => enterConversation(tx, { conversationId: conversation.id, planId: plan.id, runId: null }));
+    const read = await db.prisma.$transaction((tx) =>
+      enterConversation(tx, { conversationId: conversation.id, planId: plan.id, runId: null }),
+    );
     expect(read.version).toBe(0);
     expect(read.runStatus).toBeNull();
   });
@@ -82,7 +84,15 @@ describe.each(["embedded", "postgres"] as const)("database functions on %s", (ki
       const ids: string[] = [];
       for (let i = 0; i < n; i++) {
         const run = await db.prisma.run.create({
-          data: { conversationId: conversation.id, agentId, kind: "mention", input: "x", model, status: "queued", createdAt: new Date(Date.now() + ids.length) },
+          data: {
+            conversationId: conversation.id,
+            agentId,
+            kind: "mention",
+            input: "x",
+            model,
+            status: "queued",
+            createdAt: new Date(Date.now() + ids.length),
+          },
         });
         ids.push(run.id);
       }
@@ -93,11 +103,24 @@ describe.each(["embedded", "postgres"] as const)("database functions on %s", (ki
     const claim = (owner: string) => claimRuns(db.prisma, { owner, leaseMs: 30_000, max: 10, modelLimits: { m2: 4 } });
     // six claimers at once (on PostgreSQL really concurrent connections)
     const claimed = (await Promise.all(["a", "b", "c", "d", "e", "f"].map(claim))).flat();
-    const running = await db.prisma.run.findMany({ where: { status: "running" }, select: { id: true, agentId: true, leaseOwner: true, startedAt: true } });
+    const running = await db.prisma.run.findMany({
+      where: { status: "running" },
+      select: { id: true, agentId: true, leaseOwner: true, startedAt: true },
+    });
     expect(running.map((run) => run.id).sort()).toEqual(claimed.map((run) => run.id).sort());
     // the agent's pool (3) and the model's pool (4, below the agent's 10) are exact, and the oldest won
-    expect(running.filter((run) => run.agentId === agent.id).map((run) => run.id).sort()).toEqual(pooled.slice(0, 3).sort());
-    expect(running.filter((run) => run.agentId === other.id).map((run) => run.id).sort()).toEqual(others.slice(0, 4).sort());
+    expect(
+      running
+        .filter((run) => run.agentId === agent.id)
+        .map((run) => run.id)
+        .sort(),
+    ).toEqual(pooled.slice(0, 3).sort());
+    expect(
+      running
+        .filter((run) => run.agentId === other.id)
+        .map((run) => run.id)
+        .sort(),
+    ).toEqual(others.slice(0, 4).sort());
     expect(running.every((run) => run.leaseOwner !== null && run.startedAt !== null)).toBe(true);
 
     // a freed slot goes to the oldest waiter

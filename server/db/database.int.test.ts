@@ -7,12 +7,7 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Database, defaultMigrationsDir, openDatabase } from "./database.ts";
 import { applyMigrations, readMigrationsFolder } from "./schema-engine.ts";
-import {
-  TEST_ADMIN_URL,
-  createScratchPostgresDatabase,
-  createTestDatabase,
-  postgresAvailable,
-} from "./test-database.ts";
+import { TEST_ADMIN_URL, createScratchPostgresDatabase, createTestDatabase, postgresAvailable } from "./test-database.ts";
 
 const pgUp = await postgresAvailable();
 if (!pgUp) console.warn("PostgreSQL at 127.0.0.1:5432 is unreachable: skipping the postgres tests");
@@ -40,10 +35,24 @@ async function recordedMigrations(db: Database): Promise<string[]> {
 async function totalRows(db: Database): Promise<number> {
   const p = db.prisma;
   const counts = await Promise.all([
-    p.user.count(), p.session.count(), p.account.count(), p.verification.count(), p.invite.count(),
-    p.agent.count(), p.conversation.count(), p.membership.count(), p.conversationAgent.count(),
-    p.message.count(), p.plan.count(), p.planStep.count(), p.run.count(), p.stepEvent.count(),
-    p.form.count(), p.formAnswer.count(), p.artifact.count(), p.conversationEvent.count(),
+    p.user.count(),
+    p.session.count(),
+    p.account.count(),
+    p.verification.count(),
+    p.invite.count(),
+    p.agent.count(),
+    p.conversation.count(),
+    p.membership.count(),
+    p.conversationAgent.count(),
+    p.message.count(),
+    p.plan.count(),
+    p.planStep.count(),
+    p.run.count(),
+    p.stepEvent.count(),
+    p.form.count(),
+    p.formAnswer.count(),
+    p.artifact.count(),
+    p.conversationEvent.count(),
   ]);
   return counts.reduce((a, b) => a + b, 0);
 }
@@ -119,9 +128,7 @@ describe("embedded (PGlite)", () => {
   });
 
   it("gives each test database its own empty, migrated clone", async () => {
-    const a = await timed("embedded: clone (first, may build the template)", () =>
-      createTestDatabase({ kind: "embedded" }),
-    );
+    const a = await timed("embedded: clone (first, may build the template)", () => createTestDatabase({ kind: "embedded" }));
     const b = await timed("embedded: clone", () => createTestDatabase({ kind: "embedded" }));
     try {
       expect(await recordedMigrations(a)).toEqual(allMigrationNames);
@@ -192,9 +199,7 @@ describe.skipIf(!pgUp)("postgres", () => {
   });
 
   it("gives each test database its own empty, migrated database, dropped on close", async () => {
-    const a = await timed("postgres: test database (first, may build the template)", () =>
-      createTestDatabase({ kind: "postgres" }),
-    );
+    const a = await timed("postgres: test database (first, may build the template)", () => createTestDatabase({ kind: "postgres" }));
     const b = await timed("postgres: test database", () => createTestDatabase({ kind: "postgres" }));
     try {
       expect(a.url).not.toBe(b.url);

@@ -215,10 +215,7 @@ export async function databaseFromPool(
   }
 }
 
-async function migrate(
-  adapterFactory: PrismaPGlite,
-  opts: Pick<OpenDatabaseOptions, "migrationsDir" | "migrate">,
-): Promise<string[]> {
+async function migrate(adapterFactory: PrismaPGlite, opts: Pick<OpenDatabaseOptions, "migrationsDir" | "migrate">): Promise<string[]> {
   if (opts.migrate === false) return [];
   const { appliedMigrationNames } = await applyMigrations({
     migrationsDir: opts.migrationsDir ?? defaultMigrationsDir(),

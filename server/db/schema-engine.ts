@@ -144,9 +144,10 @@ export type EngineLog = (line: string) => void;
  * Wraps a factory so every adapter the engine opens is disposed of afterwards (the engine
  * does not always do it, and a leftover pg pool or PGlite keeps the process alive).
  */
-function trackingFactory(
-  factory: SqlDriverAdapterFactory | SqlMigrationAwareDriverAdapterFactory,
-): { factory: SqlMigrationAwareDriverAdapterFactory; disposeAll(): Promise<void> } {
+function trackingFactory(factory: SqlDriverAdapterFactory | SqlMigrationAwareDriverAdapterFactory): {
+  factory: SqlMigrationAwareDriverAdapterFactory;
+  disposeAll(): Promise<void>;
+} {
   const opened: SqlDriverAdapter[] = [];
   const track = (adapter: SqlDriverAdapter): SqlDriverAdapter => {
     let disposed: Promise<void> | undefined;
@@ -204,9 +205,7 @@ async function withEngine<T>(
   fn: (engine: SchemaEngine) => Promise<T>,
 ): Promise<T> {
   const bg = await loadSchemaEngine();
-  const datamodels: [string, string][] = opts.schemaPath
-    ? [[opts.schemaPath, await readFile(opts.schemaPath, "utf8")]]
-    : [];
+  const datamodels: [string, string][] = opts.schemaPath ? [[opts.schemaPath, await readFile(opts.schemaPath, "utf8")]] : [];
   const tracked = trackingFactory(opts.adapterFactory);
   let engine: SchemaEngine | undefined;
   const release = keepAlive();
@@ -293,26 +292,19 @@ function inMemoryPGliteFactory(): SqlMigrationAwareDriverAdapterFactory {
  * The in-memory PGlite instances are closed before this returns, but PGlite's WASM runtime
  * can still keep a CLI process alive: end such processes explicitly.
  */
-export async function diffMigrations(opts: {
-  migrationsDir: string;
-  schemaPath: string;
-  log?: EngineLog;
-}): Promise<string> {
+export async function diffMigrations(opts: { migrationsDir: string; schemaPath: string; log?: EngineLog }): Promise<string> {
   const migrationsDir = path.resolve(opts.migrationsDir);
   const schemaPath = path.resolve(opts.schemaPath);
   const schema = await readFile(schemaPath, "utf8");
   const list = await migrationList(migrationsDir);
-  const result = await withEngine(
-    { schemaPath, adapterFactory: inMemoryPGliteFactory(), log: opts.log },
-    "diff",
-    (engine) =>
-      engine.diff({
-        from: { tag: "migrations", ...list },
-        to: { tag: "schemaDatamodel", files: [{ path: schemaPath, content: schema }] },
-        script: true,
-        exitCode: null,
-        filters: NO_FILTER,
-      }),
+  const result = await withEngine({ schemaPath, adapterFactory: inMemoryPGliteFactory(), log: opts.log }, "diff", (engine) =>
+    engine.diff({
+      from: { tag: "migrations", ...list },
+      to: { tag: "schemaDatamodel", files: [{ path: schemaPath, content: schema }] },
+      script: true,
+      exitCode: null,
+      filters: NO_FILTER,
+    }),
   );
   const sql = result.stdout ?? "";
   return isEmptyMigration(sql) ? "" : sql;
@@ -339,10 +331,7 @@ export interface ApplyMigrationsResult {
  * engine (WASM compile + its own bookkeeping queries) can be skipped. Any doubt (no table,
  * a failed or edited migration, a query error) answers false and leaves it to the engine.
  */
-export async function migrationsUpToDate(
-  adapterFactory: SqlDriverAdapterFactory,
-  migrations: MigrationFolderEntry[],
-): Promise<boolean> {
+export async function migrationsUpToDate(adapterFactory: SqlDriverAdapterFactory, migrations: MigrationFolderEntry[]): Promise<boolean> {
   const tracked = trackingFactory(adapterFactory);
   try {
     const adapter = await tracked.factory.connect();

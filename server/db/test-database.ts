@@ -165,10 +165,7 @@ async function buildPostgresTemplate(migrationsDir: string): Promise<string> {
   await withAdmin(async (admin) => {
     await admin.query("SELECT pg_advisory_lock($1)", [TEMPLATE_LOCK_KEY]);
     try {
-      const found = await admin.query<{ datistemplate: boolean }>(
-        "SELECT datistemplate FROM pg_database WHERE datname = $1",
-        [name],
-      );
+      const found = await admin.query<{ datistemplate: boolean }>("SELECT datistemplate FROM pg_database WHERE datname = $1", [name]);
       // marked as template only once fully migrated: anything else is a leftover
       if (found.rows[0]?.datistemplate) return;
       await admin.query(`DROP DATABASE IF EXISTS ${quoteIdent(name)} WITH (FORCE)`);
@@ -213,13 +210,9 @@ async function dropStaleTestDatabases(admin: pg.Client): Promise<void> {
  * An empty, unmigrated scratch database (for tests of migrating itself): its URL and a
  * drop() that removes it.
  */
-export async function createScratchPostgresDatabase(
-  template?: string,
-): Promise<{ name: string; url: string; drop(): Promise<void> }> {
+export async function createScratchPostgresDatabase(template?: string): Promise<{ name: string; url: string; drop(): Promise<void> }> {
   const name = `baton_test_${Date.now().toString(36)}_${randomBytes(4).toString("hex")}`;
-  await withAdmin((admin) =>
-    admin.query(`CREATE DATABASE ${quoteIdent(name)}${template ? ` TEMPLATE ${quoteIdent(template)}` : ""}`),
-  );
+  await withAdmin((admin) => admin.query(`CREATE DATABASE ${quoteIdent(name)}${template ? ` TEMPLATE ${quoteIdent(template)}` : ""}`));
   let dropped: Promise<void> | undefined;
   return {
     name,

@@ -19,7 +19,12 @@ beforeAll(async () => {
 afterAll(() => fixture.close());
 
 async function say(body: string, mentionHandles: string[] = []) {
-  const message = await fixture.executor.postMessage({ conversationId: fixture.conversationId, author: { kind: "user", userId: fixture.userId }, body, mentionHandles });
+  const message = await fixture.executor.postMessage({
+    conversationId: fixture.conversationId,
+    author: { kind: "user", userId: fixture.userId },
+    body,
+    mentionHandles,
+  });
   await fixture.executor.idle();
   const runs = await fixture.db.prisma.run.findMany({ where: { triggerMessageId: message.id }, include: { agent: true } });
   return { message, woke: runs.map((run) => run.agent?.handle).sort() };
@@ -46,17 +51,29 @@ it("an agent outside the conversation is reported, and nobody else answers in it
 });
 
 it("once several people are here the commander answers only when addressed; people-only mentions wake nobody", async () => {
-  const bea = await fixture.db.prisma.user.create({ data: { id: randomUUID(), name: "Bea Stone", email: `bea-${randomUUID()}@example.com` } });
+  const bea = await fixture.db.prisma.user.create({
+    data: { id: randomUUID(), name: "Bea Stone", email: `bea-${randomUUID()}@example.com` },
+  });
   await fixture.db.prisma.membership.create({ data: { conversationId: fixture.conversationId, userId: bea.id } });
   expect((await say("Looks good to me 👍")).woke).toEqual([]);
   expect((await say("@bea can you check the numbers?")).woke).toEqual([]);
   expect((await say("@commander please plan the launch")).woke).toEqual(["commander"]);
 
   // a setting of the conversation's owners: a member is refused and nothing changes
-  await expect(fixture.services.setCommanderReplies({ actor: { id: bea.id, role: "member" }, conversationId: fixture.conversationId, mode: "always" })).rejects.toThrow(/owners/);
+  await expect(
+    fixture.services.setCommanderReplies({ actor: { id: bea.id, role: "member" }, conversationId: fixture.conversationId, mode: "always" }),
+  ).rejects.toThrow(/owners/);
   expect((await say("still between us")).woke).toEqual([]);
-  await fixture.services.setCommanderReplies({ actor: { id: fixture.userId, role: "member" }, conversationId: fixture.conversationId, mode: "always" });
+  await fixture.services.setCommanderReplies({
+    actor: { id: fixture.userId, role: "member" },
+    conversationId: fixture.conversationId,
+    mode: "always",
+  });
   expect((await say("and the budget?")).woke).toEqual(["commander"]);
-  await fixture.services.setCommanderReplies({ actor: { id: fixture.userId, role: "member" }, conversationId: fixture.conversationId, mode: "when_addressed" });
+  await fixture.services.setCommanderReplies({
+    actor: { id: fixture.userId, role: "member" },
+    conversationId: fixture.conversationId,
+    mode: "when_addressed",
+  });
   expect((await say("one more thing")).woke).toEqual([]);
 });

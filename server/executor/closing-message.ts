@@ -40,7 +40,10 @@ export function closingMessage(input: { title: string; report: OutcomeReport }):
   }
   for (const result of report.delivered) {
     const summary = result.summary ? clip(result.summary, MAX_QUOTED_SUMMARY_CHARS) : "";
-    lines.push("", summary ? `Result of step ${result.index} (${result.title}):\n\n${summary}` : `Result: step ${result.index} (${result.title}).`);
+    lines.push(
+      "",
+      summary ? `Result of step ${result.index} (${result.title}):\n\n${summary}` : `Result: step ${result.index} (${result.title}).`,
+    );
   }
   if (report.missing.length > 0) {
     lines.push("", report.status === "partial" ? "Missing from the result, and why:" : "What is missing, and why:");

@@ -34,7 +34,11 @@ async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 60_00
 it("finishes every plan after SIGKILL, re-running lost runs once and never twice at a time", async () => {
   const first = await ExecutorProcess.start(env);
   processes.push(first);
-  const conversation = await first.request<{ id: string }>({ type: "conversation", title: "crash", agents: ["researcher", "analyst", "writer"] });
+  const conversation = await first.request<{ id: string }>({
+    type: "conversation",
+    title: "crash",
+    agents: ["researcher", "analyst", "writer"],
+  });
   const submit = (raw: unknown) => first.request<PlanDTO>({ type: "submit", conversationId: conversation.id, raw });
   const plans = [
     await submit({
@@ -42,7 +46,13 @@ it("finishes every plan after SIGKILL, re-running lost runs once and never twice
       steps: [
         { index: 1, title: "a", assignee: "researcher", input: "sleep=2000", wait_for: [] },
         { index: 2, title: "b", assignee: "analyst", input: "sleep=2000", wait_for: [] },
-        { index: 3, title: "c", assignee: "writer", input: "sleep=10 {{step_1.output_summary}} {{step_2.output_summary}}", wait_for: [1, 2] },
+        {
+          index: 3,
+          title: "c",
+          assignee: "writer",
+          input: "sleep=10 {{step_1.output_summary}} {{step_2.output_summary}}",
+          wait_for: [1, 2],
+        },
       ],
     }),
     await submit({
@@ -92,7 +102,11 @@ it("finishes 8 parallel plans contending for full pools after SIGKILL, none left
   try {
     const first = await ExecutorProcess.start(local);
     processes.push(first);
-    const conversation = await first.request<{ id: string }>({ type: "conversation", title: "pools", agents: ["researcher", "analyst", "writer"] });
+    const conversation = await first.request<{ id: string }>({
+      type: "conversation",
+      title: "pools",
+      agents: ["researcher", "analyst", "writer"],
+    });
     // 8 plans × 4 parallel steps on agents with 4 slots each: most runs wait in the queue
     const plans = await Promise.all(
       Array.from({ length: 8 }, (_, p) =>
@@ -101,23 +115,37 @@ it("finishes 8 parallel plans contending for full pools after SIGKILL, none left
           conversationId: conversation.id,
           raw: {
             title: `p${p}`,
-            steps: [1, 2, 3, 4].map((index) => ({ index, title: `s${index}`, assignee: ["researcher", "analyst", "writer"][(p + index) % 3], input: `sleep=400 ${p}.${index}`, wait_for: [] })),
+            steps: [1, 2, 3, 4].map((index) => ({
+              index,
+              title: `s${index}`,
+              assignee: ["researcher", "analyst", "writer"][(p + index) % 3],
+              input: `sleep=400 ${p}.${index}`,
+              wait_for: [],
+            })),
           },
         }),
       ),
     );
-    await waitFor(async () => ((await first.request<PlanDTO>({ type: "plan", planId: plans[0].id })).steps.some((s) => s.status === "done") ? true : undefined));
+    await waitFor(async () =>
+      (await first.request<PlanDTO>({ type: "plan", planId: plans[0].id })).steps.some((s) => s.status === "done") ? true : undefined,
+    );
     await first.kill();
 
     const second = await ExecutorProcess.start(local);
     processes.push(second);
     for (const plan of plans) {
-      await waitFor(async () => ((await second.request<PlanDTO>({ type: "plan", planId: plan.id })).status === "running" ? undefined : true), 120_000);
+      await waitFor(
+        async () => ((await second.request<PlanDTO>({ type: "plan", planId: plan.id })).status === "running" ? undefined : true),
+        120_000,
+      );
     }
     await second.stop();
     const db = await openDatabase({ dataDir: path.join(dir, "pglite") });
     try {
-      const figures = await soakFigures(db.prisma, plans.map((plan) => plan.id));
+      const figures = await soakFigures(
+        db.prisma,
+        plans.map((plan) => plan.id),
+      );
       expect(figures.byStatus).toEqual({ completed: 8 });
       expect(figures.stuck).toEqual([]);
       expect(figures.doubleDispatches).toEqual([]);

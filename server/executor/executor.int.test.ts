@@ -72,7 +72,11 @@ describe("executor on the embedded database", () => {
       raw: {
         title: "Serial fan-out",
         max_parallel: 1,
-        steps: [step(1, "researcher", "sleep=20 a"), step(2, "analyst", "sleep=20 b", { wait_for: [] }), step(3, "writer", "sleep=20 c", { wait_for: [] })],
+        steps: [
+          step(1, "researcher", "sleep=20 a"),
+          step(2, "analyst", "sleep=20 b", { wait_for: [] }),
+          step(3, "writer", "sleep=20 c", { wait_for: [] }),
+        ],
       },
     });
     expect(await fixture.waitForPlan(plan.id)).toBe("completed");
@@ -180,7 +184,12 @@ describe("executor on the embedded database", () => {
   it("treats an invalid form or an oversized summary from the model as untrusted input", async () => {
     fixture.runner.setScript((request) =>
       /badform/.test(request.input)
-        ? { kind: "blocked", text: "?", form: { title: "", fields: [{ name: "1 bad", label: "x", type: "select", required: true }] }, usage: NO_USAGE }
+        ? {
+            kind: "blocked",
+            text: "?",
+            form: { title: "", fields: [{ name: "1 bad", label: "x", type: "select", required: true }] },
+            usage: NO_USAGE,
+          }
         : ok("x".repeat(50_000)),
     );
     try {
@@ -237,7 +246,9 @@ describe("executor on the embedded database", () => {
     expect(runs).toHaveLength(2); // one shared run for steps 1 and 2, one for step 3
     const steps = await fixture.db.prisma.planStep.findMany({ where: { planId: plan.id }, orderBy: { index: "asc" } });
     expect(steps[0].outputSummary).toBe(steps[1].outputSummary);
-    expect(steps[0].usageTokens + steps[1].usageTokens).toBe(runs.find((r) => r.stepId === steps[0].id)!.tokensIn + runs.find((r) => r.stepId === steps[0].id)!.tokensOut);
+    expect(steps[0].usageTokens + steps[1].usageTokens).toBe(
+      runs.find((r) => r.stepId === steps[0].id)!.tokensIn + runs.find((r) => r.stepId === steps[0].id)!.tokensOut,
+    );
   });
 
   it("starts a quorum step once enough inputs exist and releases the straggler", async () => {
@@ -295,7 +306,13 @@ describe("executor on the embedded database", () => {
           title: "Fan out",
           steps: [
             { index: 1, title: "List", assignee: "researcher", input: "list three things" },
-            { index: 2, title: "Each", assignee: "analyst", input: "sleep=30 look at {{item}} (#{{item_index}})", for_each: { from: 1, field: "output_lines", max_parallel: 2 } },
+            {
+              index: 2,
+              title: "Each",
+              assignee: "analyst",
+              input: "sleep=30 look at {{item}} (#{{item_index}})",
+              for_each: { from: 1, field: "output_lines", max_parallel: 2 },
+            },
             { index: 3, title: "Sum up", assignee: "writer", input: "{{step_2.output_summary}}" },
           ],
         },

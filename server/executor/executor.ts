@@ -41,7 +41,6 @@ export interface PlanControlResult {
   step: StepDTO | null;
 }
 
-
 export class Executor {
   readonly context: ExecutorContext;
   private readonly liveRuns = new Map<string, AbortController>();
@@ -64,7 +63,11 @@ export class Executor {
 
   constructor(deps: ExecutorDeps) {
     this.context = createExecutorContext(deps);
-    this.units = new UnitRunner(this.context, (uow, committed) => this.afterCommit(uow, committed), () => this.claimRequest());
+    this.units = new UnitRunner(
+      this.context,
+      (uow, committed) => this.afterCommit(uow, committed),
+      () => this.claimRequest(),
+    );
     this.leases = new LeaseKeeper(this.context, {
       liveRunIds: () => [...this.liveRuns.keys()],
       abortRun: (runId) => this.liveRuns.get(runId)?.abort(),
@@ -110,12 +113,16 @@ export class Executor {
     }
     const remaining = [...this.liveRuns.keys()];
     const owned = remaining.length
-      ? await this.context.prisma.run.findMany({ where: { id: { in: remaining }, status: "running" }, select: { id: true, conversationId: true } })
+      ? await this.context.prisma.run.findMany({
+          where: { id: { in: remaining }, status: "running" },
+          select: { id: true, conversationId: true },
+        })
       : [];
     // stop them here first: a run still live on this process is never declared lost
     for (const runId of remaining) this.liveRuns.get(runId)?.abort();
     while (this.liveRuns.size > 0) await new Promise((resolve) => setTimeout(resolve, 10));
-    for (const run of owned) await this.recordLost({ conversationId: run.conversationId, runId: run.id, reason: "handed back: its process shut down" });
+    for (const run of owned)
+      await this.recordLost({ conversationId: run.conversationId, runId: run.id, reason: "handed back: its process shut down" });
     await this.stop();
     return { finished: live - remaining.length, handedBack: owned.length };
   }
@@ -150,10 +157,14 @@ export class Executor {
       const members = await this.context.agents.roster(tx, input.conversationId);
       const picked = [...new Set((input.mentionHandles ?? []).map((handle) => handle.replace(/^@/, "").toLowerCase()))];
       for (const handle of picked) {
-        if (!members.some((agent) => agent.handle === handle)) throw invalidInput(`mentions: @${handle} is not an agent in this conversation`);
+        if (!members.some((agent) => agent.handle === handle))
+          throw invalidInput(`mentions: @${handle} is not an agent in this conversation`);
       }
       const [people, workspaceAgents, conversation] = await Promise.all([
-        tx.membership.findMany({ where: { conversationId: input.conversationId, user: { email: { not: API_USER_EMAIL } } }, select: { user: { select: { name: true } } } }),
+        tx.membership.findMany({
+          where: { conversationId: input.conversationId, user: { email: { not: API_USER_EMAIL } } },
+          select: { user: { select: { name: true } } },
+        }),
         tx.agent.findMany({ select: { handle: true } }),
         tx.conversation.findUniqueOrThrow({ where: { id: input.conversationId }, select: { commanderReplies: true } }),
       ]);
@@ -191,7 +202,11 @@ export class Executor {
         outsideAgents: typed.outsideAgents,
       });
       const targets =
-        who.kind === "agents" ? mentioned : who.kind === "commander" ? [await this.context.agents.commanderFor(tx, input.conversationId)] : [];
+        who.kind === "agents"
+          ? mentioned
+          : who.kind === "commander"
+            ? [await this.context.agents.commanderFor(tx, input.conversationId)]
+            : [];
       for (const agent of targets) {
         await createRun(this.context, tx, uow, {
           id: randomUUID(),
@@ -208,12 +223,7 @@ export class Executor {
   }
 
   /** A plan submitted directly (API, automation): validated exactly like the commander's. */
-  async submitPlan(input: {
-    conversationId: string;
-    raw: unknown;
-    request?: string;
-    userId?: string;
-  }): Promise<PlanDTO> {
+  async submitPlan(input: { conversationId: string; raw: unknown; request?: string; userId?: string }): Promise<PlanDTO> {
     // an oversized plan is refused before it takes the conversation's lock
     assertPlanSize({ raw: input.raw, limits: this.context.config.planLimits });
     return this.inConversation(input.conversationId, async (tx, uow) => {
@@ -550,20 +560,22 @@ export class Executor {
           request: plan
             ? { text: plan.request, messageId: plan.requestMessageId }
             : { text: trigger?.body ?? run.input, messageId: run.triggerMessageId },
-          plan: run.step && run.planId
-            ? { planId: run.planId, stepId: run.step.id, stepIndex: run.step.index, stepTitle: run.step.title }
-            : null,
+          plan:
+            run.step && run.planId
+              ? { planId: run.planId, stepId: run.step.id, stepIndex: run.step.index, stepTitle: run.step.title }
+              : null,
           attempt: run.attempt + 1,
           triggerMessageId: run.triggerMessageId,
-          failedStep: run.kind === "decision" && run.step
-            ? {
-                index: run.step.index,
-                title: run.step.title,
-                assignee: run.step.assignee,
-                input: run.step.renderedInput ?? run.step.input,
-                failureReason: run.step.failureReason ?? "unknown",
-              }
-            : undefined,
+          failedStep:
+            run.kind === "decision" && run.step
+              ? {
+                  index: run.step.index,
+                  title: run.step.title,
+                  assignee: run.step.assignee,
+                  input: run.step.renderedInput ?? run.step.input,
+                  failureReason: run.step.failureReason ?? "unknown",
+                }
+              : undefined,
         });
       }
     });

@@ -41,7 +41,10 @@ export class LeaseKeeper {
 
   start(): void {
     const { leaseMs, sweepMs } = this.context.config;
-    this.heartbeat = setInterval(() => void this.renew().catch((error) => this.context.logger.warn("[leases]", error)), Math.max(1000, leaseMs / 3));
+    this.heartbeat = setInterval(
+      () => void this.renew().catch((error) => this.context.logger.warn("[leases]", error)),
+      Math.max(1000, leaseMs / 3),
+    );
     this.heartbeat.unref?.();
     this.sweeper = setInterval(() => void this.sweep(), sweepMs);
     this.sweeper.unref?.();

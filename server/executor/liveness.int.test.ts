@@ -35,7 +35,17 @@ it("runs plans a web node accepted on a worker that starts later, oldest queued 
   const submit = (title: string) =>
     fixture!.executor.submitPlan({
       conversationId: fixture!.conversationId,
-      raw: { title, max_parallel: 4, steps: [1, 2, 3, 4].map((index) => ({ index, title: `${title}${index}`, assignee: "researcher", input: `sleep=30 ${title}${index}`, wait_for: [] })) },
+      raw: {
+        title,
+        max_parallel: 4,
+        steps: [1, 2, 3, 4].map((index) => ({
+          index,
+          title: `${title}${index}`,
+          assignee: "researcher",
+          input: `sleep=30 ${title}${index}`,
+          wait_for: [],
+        })),
+      },
     });
   const first = await submit("a");
   const second = await submit("b");
@@ -47,7 +57,10 @@ it("runs plans a web node accepted on a worker that starts later, oldest queued 
   const worker = await fixture.addExecutor({ role: "worker" });
   expect(await fixture.waitForPlan(first.id)).toBe("completed");
   expect(await fixture.waitForPlan(second.id)).toBe("completed");
-  const runs = await fixture.db.prisma.run.findMany({ orderBy: { startedAt: "asc" }, select: { planId: true, leaseOwner: true, startedAt: true, endedAt: true } });
+  const runs = await fixture.db.prisma.run.findMany({
+    orderBy: { startedAt: "asc" },
+    select: { planId: true, leaseOwner: true, startedAt: true, endedAt: true },
+  });
   expect(new Set(runs.map((run) => run.leaseOwner))).toEqual(new Set([worker.context.instanceId]));
   // the older plan's runs were served first, and never more than two at once
   expect(runs.slice(0, 4).every((run) => run.planId === first.id)).toBe(true);

@@ -51,6 +51,8 @@ it("falls back to the locked transaction when another writer changed the plan me
   const runs = await fixture.db.prisma.run.findMany({ where: { planId: plan.id } });
   expect(runs).toHaveLength(2); // the refused attempt wrote nothing: no duplicate run or message
   expect(await fixture.db.prisma.message.count({ where: { planId: plan.id, kind: "dispatch" } })).toBe(2);
-  const seqs = (await fixture.db.prisma.conversationEvent.findMany({ where: { conversationId: fixture.conversationId }, orderBy: { seq: "asc" } })).map((e) => e.seq);
+  const seqs = (
+    await fixture.db.prisma.conversationEvent.findMany({ where: { conversationId: fixture.conversationId }, orderBy: { seq: "asc" } })
+  ).map((e) => e.seq);
   expect(seqs).toEqual(seqs.map((_, i) => i + 1));
 });

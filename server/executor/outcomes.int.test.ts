@@ -53,7 +53,10 @@ describe("quiet retries", () => {
   it("a plan that succeeds after transient retries posts no error message; the retries are in the step's log", async () => {
     const plan = await fixture.executor.submitPlan({
       conversationId: fixture.conversationId,
-      raw: { title: "Flaky", steps: [step(1, "researcher", "fail=transient fail_attempts=2"), step(2, "analyst", "fail=transient fail_attempts=1")] },
+      raw: {
+        title: "Flaky",
+        steps: [step(1, "researcher", "fail=transient fail_attempts=2"), step(2, "analyst", "fail=transient fail_attempts=1")],
+      },
     });
     expect(await fixture.waitForPlan(plan.id)).toBe("completed");
     expect(await messages(plan.id, "error")).toEqual([]);
@@ -93,7 +96,10 @@ describe("the commander's closing message", () => {
         steps: [
           step(1, "researcher", "fail=fatal", { on_failure: "continue" }),
           step(2, "analyst", "fail=fatal", { on_failure: "continue", wait_for: [] }),
-          step(3, "commander", "join {{step_1.output_summary}} {{step_2.output_summary}} fail=fatal", { on_failure: "continue", wait_for: [1, 2] }),
+          step(3, "commander", "join {{step_1.output_summary}} {{step_2.output_summary}} fail=fatal", {
+            on_failure: "continue",
+            wait_for: [1, 2],
+          }),
         ],
       },
     });
@@ -110,7 +116,11 @@ describe("the commander's closing message", () => {
       conversationId: fixture.conversationId,
       raw: {
         title: "Half",
-        steps: [step(1, "researcher", "fail=fatal", { on_failure: "continue" }), step(2, "analyst", "b", { wait_for: [] }), step(3, "writer", "c {{step_1.output_summary}} {{step_2.output_summary}}", { wait_for: [1, 2] })],
+        steps: [
+          step(1, "researcher", "fail=fatal", { on_failure: "continue" }),
+          step(2, "analyst", "b", { wait_for: [] }),
+          step(3, "writer", "c {{step_1.output_summary}} {{step_2.output_summary}}", { wait_for: [1, 2] }),
+        ],
       },
     });
     expect(await fixture.waitForPlan(plan.id)).toBe("partial");

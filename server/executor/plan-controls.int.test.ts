@@ -104,7 +104,9 @@ describe("plan controls on the embedded database", () => {
       raw: { title: "Private", steps: [step(1, "user", "Which database?")] },
     });
     expect(await fixture.waitForPlan(plan.id, ["paused"])).toBe("paused");
-    await expect(fixture.executor.cancelPlan({ actor: outsider, planId: plan.id, reason: "x" })).rejects.toMatchObject({ code: "not_found" });
+    await expect(fixture.executor.cancelPlan({ actor: outsider, planId: plan.id, reason: "x" })).rejects.toMatchObject({
+      code: "not_found",
+    });
     await expect(
       fixture.executor.postMessage({ conversationId: fixture.conversationId, author: { kind: "user", userId: stranger.id }, body: "hi" }),
     ).rejects.toMatchObject({ code: "not_found" });
@@ -117,7 +119,9 @@ describe("plan controls on the embedded database", () => {
       code: "unauthenticated",
     });
     expect((await fixture.services.getPlan({ actor: member, planId: plan.id })).status).toBe("paused");
-    expect(await fixture.db.prisma.form.findUniqueOrThrow({ where: { id: form.id }, select: { status: true } })).toEqual({ status: "open" });
+    expect(await fixture.db.prisma.form.findUniqueOrThrow({ where: { id: form.id }, select: { status: true } })).toEqual({
+      status: "open",
+    });
     await fixture.executor.cancelPlan({ actor: member, planId: plan.id, reason: "tidy up" });
   });
 });

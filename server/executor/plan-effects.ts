@@ -11,13 +11,7 @@ import { isTerminalPlan } from "../core/status.ts";
 import { outcomeReport, recoveredAfterRetry } from "../core/outcome.ts";
 import { closingMessage, recoveryMessage } from "./closing-message.ts";
 import { COMMANDER_ASSIGNEE, type CapacityView, type PlanCommand, type PlanEvent, type StepState } from "../core/types.ts";
-import {
-  loadPlan,
-  readPlanContext,
-  savePlan,
-  type LoadedPlan,
-  type PlanContext,
-} from "../adapters/prisma/plan-repository.ts";
+import { loadPlan, readPlanContext, savePlan, type LoadedPlan, type PlanContext } from "../adapters/prisma/plan-repository.ts";
 import { sqlWrites } from "../adapters/prisma/write-batch.ts";
 import { formInclude, stepStateDTO, toFormDTO } from "../adapters/prisma/serializers.ts";
 import type { StepDTO } from "../protocol/dto.ts";
@@ -38,11 +32,7 @@ const NO_POOLS: CapacityView = { agents: {}, models: {}, agentModel: {} };
  * The plan context for this reconcile: what was read together with the lock when the
  * unit was entered for this plan (used once, before anything is written), else a read.
  */
-export async function planContext(
-  tx: Tx,
-  uow: UnitOfWork,
-  input: { planId: string; runId?: string },
-): Promise<PlanContext> {
+export async function planContext(tx: Tx, uow: UnitOfWork, input: { planId: string; runId?: string }): Promise<PlanContext> {
   const prefetched = uow.prefetched;
   if (prefetched && prefetched.planId === input.planId && prefetched.runId === (input.runId ?? null)) {
     uow.prefetched = null;
@@ -120,8 +110,7 @@ export async function applyPlanEvent(
   for (const line of result.log) {
     uow.log({ planId: loaded.state.id, stepIndex: line.stepIndex, phase: "reconcile", message: line.message });
   }
-  const unchanged =
-    result.changedSteps.length === 0 && result.commands.length === 0 && result.plan.status === loaded.state.status;
+  const unchanged = result.changedSteps.length === 0 && result.commands.length === 0 && result.plan.status === loaded.state.status;
   if (result.plan === loaded.state || unchanged) {
     uow.cachePlan(loaded);
     input.beforeCommands?.({ applied: false, before: loaded, after: loaded });
@@ -187,15 +176,10 @@ async function announceRecoveries(
  * a released quorum, a cancel) leaves its form open: close it, so nobody answers a
  * question that no longer matters. The plan ending closes the rest (plan-ended).
  */
-async function closeAbandonedForms(
-  tx: Tx,
-  uow: UnitOfWork,
-  input: { before: LoadedPlan; after: LoadedPlan; changed: number[] },
-) {
+async function closeAbandonedForms(tx: Tx, uow: UnitOfWork, input: { before: LoadedPlan; after: LoadedPlan; changed: number[] }) {
   // only changed steps can have left `blocked`; steps are ordered by index, so look them up directly
-  const byIndex = (plan: LoadedPlan, index: number) => plan.state.steps[index - 1]?.index === index
-    ? plan.state.steps[index - 1]
-    : plan.state.steps.find((step) => step.index === index);
+  const byIndex = (plan: LoadedPlan, index: number) =>
+    plan.state.steps[index - 1]?.index === index ? plan.state.steps[index - 1] : plan.state.steps.find((step) => step.index === index);
   const left = [...new Set(input.changed)]
     .map((index) => ({ previous: byIndex(input.before, index), step: byIndex(input.after, index) }))
     .filter(({ previous, step }) => previous?.status === "blocked" && (step?.status === "skipped" || step?.status === "failed"))
@@ -222,13 +206,7 @@ export function stepDTO(plan: LoadedPlan, step: StepState): StepDTO {
   return stepStateDTO(step, plan.stepIds.get(step.index)!);
 }
 
-async function applyCommand(
-  context: ExecutorContext,
-  tx: Tx,
-  uow: UnitOfWork,
-  plan: LoadedPlan,
-  command: PlanCommand,
-): Promise<void> {
+async function applyCommand(context: ExecutorContext, tx: Tx, uow: UnitOfWork, plan: LoadedPlan, command: PlanCommand): Promise<void> {
   const planId = plan.state.id;
   const request = { text: plan.state.request, messageId: plan.requestMessageId };
   const stepOf = (index: number) => {
@@ -318,7 +296,9 @@ async function applyCommand(
         request,
         plan: ref,
         attempt: command.attempt,
-        resume: command.previousRunId ? { previousRunId: command.previousRunId, answer: command.answer, secrets: command.secrets } : undefined,
+        resume: command.previousRunId
+          ? { previousRunId: command.previousRunId, answer: command.answer, secrets: command.secrets }
+          : undefined,
       });
       return;
     }

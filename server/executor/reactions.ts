@@ -27,8 +27,15 @@ export interface Reaction {
   delivery?: { id: string; expiresAt: Date } | null;
 }
 
-export async function routeReaction(executor: Executor, reaction: Reaction): Promise<{ message: MessageDTO; runId: string; agent: string }> {
-  const source = reaction.source.toLowerCase().replace(/[^a-z0-9_.:-]/g, "-").slice(0, 40) || "webhook";
+export async function routeReaction(
+  executor: Executor,
+  reaction: Reaction,
+): Promise<{ message: MessageDTO; runId: string; agent: string }> {
+  const source =
+    reaction.source
+      .toLowerCase()
+      .replace(/[^a-z0-9_.:-]/g, "-")
+      .slice(0, 40) || "webhook";
   const text = typeof reaction.payload === "string" ? reaction.payload : JSON.stringify(reaction.payload, null, 2);
   if (text === undefined || text.length > MAX_REACTION_PAYLOAD_CHARS) {
     throw invalidInput(`payload: must be JSON of at most ${MAX_REACTION_PAYLOAD_CHARS} characters`);

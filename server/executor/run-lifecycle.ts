@@ -58,9 +58,7 @@ export async function finishRun(
   // process or already recorded means the facts are settled. For a plan's run the
   // check rides on the read the reconcile needs anyway.
   const read = launch.planId ? await planContext(tx, uow, { planId: launch.planId, runId }) : null;
-  const runStatus = read
-    ? read.runStatus
-    : (await tx.run.findUnique({ where: { id: runId }, select: { status: true } }))?.status;
+  const runStatus = read ? read.runStatus : (await tx.run.findUnique({ where: { id: runId }, select: { status: true } }))?.status;
   if (runStatus !== "running") return;
   uow.batch.add(
     // leaseOwner stays: which process ran it is worth keeping
@@ -69,7 +67,14 @@ export async function finishRun(
   uow.emit("run-updated", { run: runDTO(launch, { status, endedAt: now, error, usage: result.usage }) });
   if (launch.planId) {
     for (const entry of input.logs) {
-      uow.log({ planId: launch.planId, stepIndex: launch.stepIndex, runId, phase: entry.phase, message: entry.message.slice(0, 4000), data: entry.data });
+      uow.log({
+        planId: launch.planId,
+        stepIndex: launch.stepIndex,
+        runId,
+        phase: entry.phase,
+        message: entry.message.slice(0, 4000),
+        data: entry.data,
+      });
     }
   }
 
@@ -152,7 +157,10 @@ export async function finishRun(
     // said once the core has ruled on it: a decision that no longer applies must not read as applied
     return decide(decision, (change) => {
       const step = change.after.state.steps.find((candidate) => candidate.index === launch.stepIndex);
-      say(change.applied ? text || `Decision for step ${launch.stepIndex}: ${decision.kind}.` : notAppliedDecision(text, decision, step), "decision");
+      say(
+        change.applied ? text || `Decision for step ${launch.stepIndex}: ${decision.kind}.` : notAppliedDecision(text, decision, step),
+        "decision",
+      );
     });
   }
 

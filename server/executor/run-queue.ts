@@ -59,7 +59,8 @@ export async function loadLaunch(context: ExecutorContext, runId: string): Promi
       request: run.plan
         ? { text: run.plan.request, messageId: run.plan.requestMessageId }
         : { text: trigger?.body ?? run.input, messageId: run.triggerMessageId },
-      plan: run.step && run.planId ? { planId: run.planId, stepId: run.step.id, stepIndex: run.step.index, stepTitle: run.step.title } : null,
+      plan:
+        run.step && run.planId ? { planId: run.planId, stepId: run.step.id, stepIndex: run.step.index, stepTitle: run.step.title } : null,
       attempt: run.attempt,
       triggerMessageId: run.triggerMessageId,
       resume: run.resumesRunId ? { previousRunId: run.resumesRunId, answer: await formAnswerOf(context, run.resumesRunId) } : undefined,
@@ -81,7 +82,11 @@ export async function loadLaunch(context: ExecutorContext, runId: string): Promi
 
 /** The answer to the form a blocked run raised, worded as the session first received it. */
 async function formAnswerOf(context: ExecutorContext, blockedRunId: string): Promise<string> {
-  const form = await context.prisma.form.findFirst({ where: { runId: blockedRunId }, include: { answer: true }, orderBy: { createdAt: "desc" } });
+  const form = await context.prisma.form.findFirst({
+    where: { runId: blockedRunId },
+    include: { answer: true },
+    orderBy: { createdAt: "desc" },
+  });
   if (!form?.answer) return "";
   const spec: FormSpec = { title: form.title, fields: form.fields as unknown as FormSpec["fields"] };
   return formatFormAnswer(spec, form.answer.values as Record<string, FormValue>);

@@ -42,7 +42,10 @@ function purposeFor(kind: RunKind, failedStep?: Extract<RunPurpose, { kind: "com
     case "commander-step":
       return { kind: "commander-step" };
     case "decision":
-      return { kind: "commander-decision", failedStep: failedStep ?? { index: 0, title: "", assignee: "", input: "", failureReason: "unknown" } };
+      return {
+        kind: "commander-decision",
+        failedStep: failedStep ?? { index: 0, title: "", assignee: "", input: "", failureReason: "unknown" },
+      };
   }
 }
 

@@ -132,7 +132,9 @@ it("a person's direct mention that asks for a secret resumes with it, masked eve
     mentionHandles: ["researcher"],
   });
   await fixture.executor.idle();
-  const form = await fixture.db.prisma.form.findFirstOrThrow({ where: { conversationId: fixture.conversationId, planId: null, status: "open" } });
+  const form = await fixture.db.prisma.form.findFirstOrThrow({
+    where: { conversationId: fixture.conversationId, planId: null, status: "open" },
+  });
   const [field] = form.fields as { name: string; secret?: boolean }[];
   expect(field.secret).toBe(true);
   await fixture.executor.answerForm({ formId: form.id, userId: fixture.userId, values: { [field.name]: secret } });
@@ -146,7 +148,9 @@ it("a person's direct mention that asks for a secret resumes with it, masked eve
 
   expect(JSON.stringify(fixture.published)).not.toContain(secret);
   expect(fixture.deltas.join("")).not.toContain(secret);
-  expect(JSON.stringify(await fixture.services.getSnapshot({ actor: member(), conversationId: fixture.conversationId }))).not.toContain(secret);
+  expect(JSON.stringify(await fixture.services.getSnapshot({ actor: member(), conversationId: fixture.conversationId }))).not.toContain(
+    secret,
+  );
   const dump = await dumpDatabase(fixture.db);
   expect(dump).not.toContain(secret);
 });

@@ -39,15 +39,19 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 it(`ends ${PLANS} plans on two processes and a web node, one process SIGKILLed mid-run`, async () => {
   const start = (instance: string, role: string) =>
-    ExecutorProcess.start({ DATABASE_URL: db.url!, BATON_INSTANCE_ID: instance, BATON_ROLE: role, BATON_TEST_RUNNER: "offline" }).then((child) => {
-      processes.push(child);
-      return child;
-    });
+    ExecutorProcess.start({ DATABASE_URL: db.url!, BATON_INSTANCE_ID: instance, BATON_ROLE: role, BATON_TEST_RUNNER: "offline" }).then(
+      (child) => {
+        processes.push(child);
+        return child;
+      },
+    );
   const [a, b, web] = await Promise.all([start("process-a", "all"), start("process-b", "all"), start("process-web", "web")]);
 
   const conversations: string[] = [];
   for (let c = 0; c < CONVERSATIONS; c++) {
-    conversations.push((await a.request<{ id: string }>({ type: "conversation", title: `soak ${c}`, agents: ["researcher", "analyst", "writer"] })).id);
+    conversations.push(
+      (await a.request<{ id: string }>({ type: "conversation", title: `soak ${c}`, agents: ["researcher", "analyst", "writer"] })).id,
+    );
   }
   const random = seededRandom(SEED);
   const targets = [a, b, web];

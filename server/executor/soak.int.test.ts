@@ -44,7 +44,10 @@ it(`ends all ${PLANS} random plans over ${CONVERSATIONS} conversations with defa
   const started = Date.now();
   const plans = await Promise.all(
     Array.from({ length: PLANS }, (_, p) =>
-      executor.submitPlan({ conversationId: conversations[p % CONVERSATIONS], raw: soakPlan(random, `p${p}`, { sleepMaxMs: 60, blocks: true }) }),
+      executor.submitPlan({
+        conversationId: conversations[p % CONVERSATIONS],
+        raw: soakPlan(random, `p${p}`, { sleepMaxMs: 60, blocks: true }),
+      }),
     ),
   );
   const planIds = plans.map((plan) => plan.id);

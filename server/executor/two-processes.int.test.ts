@@ -30,15 +30,23 @@ afterAll(async () => {
 /** A random DAG: each step waits for up to three earlier steps, so branches run in parallel. */
 function randomPlan(seed: number) {
   let state = seed;
-  const random = () => ((state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31);
+  const random = () => (state = (state * 1103515245 + 12345) % 2 ** 31) / 2 ** 31;
   const handles = ["researcher", "analyst", "writer"];
   return {
     title: `plan ${seed}`,
     max_parallel: 6,
     steps: Array.from({ length: STEPS_PER_PLAN }, (_, i) => {
       const index = i + 1;
-      const waitFor = index === 1 ? [] : [...new Set(Array.from({ length: 1 + Math.floor(random() * 3) }, () => 1 + Math.floor(random() * i)))];
-      return { index, title: `s${index}`, assignee: handles[index % 3], input: `sleep=0-4 item ${seed}.${index}`, wait_for: waitFor, on_failure: "abort_plan" };
+      const waitFor =
+        index === 1 ? [] : [...new Set(Array.from({ length: 1 + Math.floor(random() * 3) }, () => 1 + Math.floor(random() * i)))];
+      return {
+        index,
+        title: `s${index}`,
+        assignee: handles[index % 3],
+        input: `sleep=0-4 item ${seed}.${index}`,
+        wait_for: waitFor,
+        on_failure: "abort_plan",
+      };
     }),
   };
 }
@@ -73,17 +81,28 @@ it("never double-dispatches with two processes completing steps of the same conv
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 
-  const steps = await db.prisma.planStep.findMany({ where: { planId: { in: plans.map((p) => p.id) } }, select: { id: true, status: true } });
+  const steps = await db.prisma.planStep.findMany({
+    where: { planId: { in: plans.map((p) => p.id) } },
+    select: { id: true, status: true },
+  });
   expect(steps.length).toBe(CONVERSATIONS * PLANS_PER_CONVERSATION * STEPS_PER_PLAN);
   expect(steps.every((step) => step.status === "done")).toBe(true);
 
-  const runsPerStep = await db.prisma.run.groupBy({ by: ["stepId"], where: { planId: { in: plans.map((p) => p.id) } }, _count: { _all: true } });
+  const runsPerStep = await db.prisma.run.groupBy({
+    by: ["stepId"],
+    where: { planId: { in: plans.map((p) => p.id) } },
+    _count: { _all: true },
+  });
   const doubles = runsPerStep.filter((row) => row._count._all !== 1);
   expect(doubles).toEqual([]);
   expect(runsPerStep.length).toBe(steps.length);
 
   // both processes really did the work
-  const owners = await db.prisma.run.groupBy({ by: ["leaseOwner"], where: { planId: { in: plans.map((p) => p.id) } }, _count: { _all: true } });
+  const owners = await db.prisma.run.groupBy({
+    by: ["leaseOwner"],
+    where: { planId: { in: plans.map((p) => p.id) } },
+    _count: { _all: true },
+  });
   expect(owners.map((row) => row.leaseOwner).sort()).toEqual(["process-a", "process-b"]);
   const dispatchMessages = await db.prisma.message.count({ where: { kind: "dispatch", planId: { in: plans.map((p) => p.id) } } });
   expect(dispatchMessages).toBe(steps.length);

@@ -34,11 +34,7 @@ export class UnitRunner {
    * and falls back to the locked transaction if it did, or if the work needs more
    * than the cached state and the one read (it touched `tx`).
    */
-  run<T>(
-    conversationId: string,
-    work: (tx: Tx, uow: UnitOfWork) => Promise<T>,
-    plan?: { planId: string; runId?: string },
-  ): Promise<T> {
+  run<T>(conversationId: string, work: (tx: Tx, uow: UnitOfWork) => Promise<T>, plan?: { planId: string; runId?: string }): Promise<T> {
     return this.mutex.run(conversationId, async () => {
       if (plan) {
         const attempt = await this.optimisticUnit(conversationId, work, plan);
@@ -131,11 +127,7 @@ export class UnitRunner {
    * Writes the unit's batch and events (one call), claiming queued runs of the pools
    * it touched, and returns the events with their seq and the claimed runs.
    */
-  private async flushUnit(
-    runner: Pick<Tx, "$queryRaw">,
-    uow: UnitOfWork,
-    expect?: WriteExpectation,
-  ): Promise<CommittedUnit> {
+  private async flushUnit(runner: Pick<Tx, "$queryRaw">, uow: UnitOfWork, expect?: WriteExpectation): Promise<CommittedUnit> {
     const now = this.context.stamp();
     if (uow.stepLog.length > 0) {
       uow.batch.add(

@@ -24,11 +24,14 @@ afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())));
 /** Declares a length, sends only a little of it, and reads the answer. */
 function post(path: string, declared: number): Promise<{ status: number; body: string }> {
   return new Promise((resolve, reject) => {
-    const request = httpRequest({ port, path, method: "POST", headers: { "content-length": String(declared), "content-type": "application/json" } }, (response) => {
-      let body = "";
-      response.on("data", (chunk) => (body += chunk));
-      response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
-    });
+    const request = httpRequest(
+      { port, path, method: "POST", headers: { "content-length": String(declared), "content-type": "application/json" } },
+      (response) => {
+        let body = "";
+        response.on("data", (chunk) => (body += chunk));
+        response.on("end", () => resolve({ status: response.statusCode ?? 0, body }));
+      },
+    );
     request.on("error", reject);
     request.write("x".repeat(Math.min(declared, 1024)));
     if (declared <= 1024) request.end();

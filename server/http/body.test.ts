@@ -6,6 +6,9 @@ import { assertStorableJson, jsonDepthExceeds, MAX_JSON_DEPTH, parseJson, parseJ
 import { intParam } from "./params.ts";
 import { isStorableText } from "../core/text.ts";
 
+// eslint-disable-next-line no-control-regex -- the characters JSON must escape in a string
+const JSON_ESCAPED = /["\\\u0000-\u001f]/g;
+
 function refusal(run: () => unknown): HttpError {
   try {
     run();
@@ -61,7 +64,11 @@ describe("parseJsonText", () => {
 
   it("never refuses a storable value (property)", () => {
     const texts = (value: unknown): string[] =>
-      typeof value === "string" ? [value] : typeof value === "object" && value !== null ? Object.entries(value).flatMap(([key, inner]) => [key, ...texts(inner)]) : [];
+      typeof value === "string"
+        ? [value]
+        : typeof value === "object" && value !== null
+          ? Object.entries(value).flatMap(([key, inner]) => [key, ...texts(inner)])
+          : [];
     const storable = fc.jsonValue().filter((value) => texts(value).every((text) => isStorableText(text) && text !== "__proto__"));
     fc.assert(
       fc.property(storable, (value) => {
@@ -75,7 +82,11 @@ describe("parseJsonText", () => {
 describe("parseJsonText on any text (property)", () => {
   it("refuses exactly the values holding unstorable text, whether escaped or raw", () => {
     const texts = (value: unknown): string[] =>
-      typeof value === "string" ? [value] : typeof value === "object" && value !== null ? Object.entries(value).flatMap(([key, inner]) => [key, ...texts(inner)]) : [];
+      typeof value === "string"
+        ? [value]
+        : typeof value === "object" && value !== null
+          ? Object.entries(value).flatMap(([key, inner]) => [key, ...texts(inner)])
+          : [];
     const unit = fc.oneof(fc.constantFrom("\u0000", "\ud800", "\udc00", "🎉", "a"), fc.string({ maxLength: 3 }));
     const value = fc.jsonValue({ maxDepth: 3 }).chain((base) => fc.tuple(fc.constant(base), fc.string({ unit, maxLength: 4 })));
     let refused = 0;
@@ -83,8 +94,9 @@ describe("parseJsonText on any text (property)", () => {
       fc.property(value, fc.boolean(), ([base, extra], escape) => {
         const candidate = { base, extra };
         // JSON.stringify escapes lone surrogates; the raw form keeps them as they are
-        // eslint-disable-next-line no-control-regex -- the control characters JSON must escape
-        const text = escape ? JSON.stringify(candidate) : `{"base":${JSON.stringify(base)},"extra":"${extra.replace(/["\\\u0000-\u001f]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}"}`;
+        const text = escape
+          ? JSON.stringify(candidate)
+          : `{"base":${JSON.stringify(base)},"extra":"${extra.replace(JSON_ESCAPED, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, "0")}`)}"}`;
         const bad = texts(JSON.parse(text)).some((t) => !isStorableText(t) || t === "__proto__");
         if (bad) {
           refused += 1;

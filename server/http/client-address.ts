@@ -18,7 +18,11 @@ const FORWARDED_HEADERS = ["x-forwarded-for", "x-forwarded-proto", "x-forwarded-
 
 const first = (value: string | string[] | undefined) => (Array.isArray(value) ? value.join(",") : value);
 
-export function clientAddress(input: { remoteAddress: string | undefined; forwardedFor: string | string[] | undefined; trustProxy: number }): string {
+export function clientAddress(input: {
+  remoteAddress: string | undefined;
+  forwardedFor: string | string[] | undefined;
+  trustProxy: number;
+}): string {
   const peer = input.remoteAddress ?? "";
   if (input.trustProxy <= 0) return peer;
   const chain = (first(input.forwardedFor) ?? "")
@@ -29,7 +33,11 @@ export function clientAddress(input: { remoteAddress: string | undefined; forwar
   return hops[Math.max(0, hops.length - 1 - input.trustProxy)] ?? peer;
 }
 
-export function clientProtocol(input: { encrypted: boolean; forwardedProto: string | string[] | undefined; trustProxy: number }): "http" | "https" {
+export function clientProtocol(input: {
+  encrypted: boolean;
+  forwardedProto: string | string[] | undefined;
+  trustProxy: number;
+}): "http" | "https" {
   if (input.trustProxy > 0) {
     const proto = first(input.forwardedProto)?.split(",")[0]?.trim().toLowerCase();
     if (proto === "https" || proto === "http") return proto;
@@ -46,8 +54,16 @@ export function stampClientHeaders(
   request: { headers: IncomingHttpHeaders; socket: { remoteAddress?: string; encrypted?: boolean } },
   trustProxy: number,
 ): { address: string; protocol: "http" | "https" } {
-  const address = clientAddress({ remoteAddress: request.socket.remoteAddress, forwardedFor: request.headers["x-forwarded-for"], trustProxy });
-  const protocol = clientProtocol({ encrypted: Boolean(request.socket.encrypted), forwardedProto: request.headers["x-forwarded-proto"], trustProxy });
+  const address = clientAddress({
+    remoteAddress: request.socket.remoteAddress,
+    forwardedFor: request.headers["x-forwarded-for"],
+    trustProxy,
+  });
+  const protocol = clientProtocol({
+    encrypted: Boolean(request.socket.encrypted),
+    forwardedProto: request.headers["x-forwarded-proto"],
+    trustProxy,
+  });
   if (trustProxy <= 0) for (const name of FORWARDED_HEADERS) delete request.headers[name];
   request.headers[CLIENT_IP_HEADER] = address;
   request.headers[CLIENT_PROTO_HEADER] = protocol;

@@ -69,7 +69,11 @@ export async function openBackup(file: string): Promise<PGlite> {
  * Replaces the data directory `dataDir` with the backup in `file`. The server must be
  * stopped (the caller checks). The old directory is kept as `<dataDir>.before-restore-<time>`.
  */
-export async function restorePglite(input: { file: string; dataDir: string; now?: Date }): Promise<{ keptOld: string | null; migrations: string[] }> {
+export async function restorePglite(input: {
+  file: string;
+  dataDir: string;
+  now?: Date;
+}): Promise<{ keptOld: string | null; migrations: string[] }> {
   const { migrations } = await inspectBackup(input.file);
   const dataDir = path.resolve(input.dataDir);
   const staging = `${dataDir}.restoring-${randomBytes(4).toString("hex")}`;

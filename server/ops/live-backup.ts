@@ -51,9 +51,11 @@ export async function claimDataDir(input: { dataDir: string; pglite: PGlite }): 
   await writeFile(path.join(dataDir, PID_FILE), `${process.pid}\n`);
   let busy = Promise.resolve();
   const onSignal = () => {
-    busy = busy.then(() => answerRequests(dataDir, input.pglite)).catch((error: unknown) => {
-      console.error("backup request failed:", error);
-    });
+    busy = busy
+      .then(() => answerRequests(dataDir, input.pglite))
+      .catch((error: unknown) => {
+        console.error("backup request failed:", error);
+      });
   };
   process.on("SIGUSR2", onSignal);
   return async () => {

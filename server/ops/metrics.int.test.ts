@@ -11,7 +11,13 @@ afterAll(() => fixture.close());
 it("reports steps, runs and plans by status and each agent's pool from the database", async () => {
   const plan = await fixture.executor.submitPlan({
     conversationId: fixture.conversationId,
-    raw: { title: "m", steps: [{ index: 1, title: "a", assignee: "researcher", input: "x" }, { index: 2, title: "b", assignee: "analyst", input: "y" }] },
+    raw: {
+      title: "m",
+      steps: [
+        { index: 1, title: "a", assignee: "researcher", input: "x" },
+        { index: 2, title: "b", assignee: "analyst", input: "y" },
+      ],
+    },
   });
   await fixture.waitForPlan(plan.id);
   const text = await createMetrics({ prisma: fixture.db.prisma, liveSockets: () => 3 }).metrics();

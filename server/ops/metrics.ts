@@ -29,7 +29,8 @@ export function createMetrics(sources: MetricsSources): Registry {
     registers: [registry],
     async collect() {
       this.reset();
-      for (const row of await prisma.planStep.groupBy({ by: ["status"], _count: { _all: true } })) this.set({ status: row.status }, row._count._all);
+      for (const row of await prisma.planStep.groupBy({ by: ["status"], _count: { _all: true } }))
+        this.set({ status: row.status }, row._count._all);
     },
   });
   new Gauge({
@@ -39,7 +40,8 @@ export function createMetrics(sources: MetricsSources): Registry {
     registers: [registry],
     async collect() {
       this.reset();
-      for (const row of await prisma.run.groupBy({ by: ["status"], _count: { _all: true } })) this.set({ status: row.status }, row._count._all);
+      for (const row of await prisma.run.groupBy({ by: ["status"], _count: { _all: true } }))
+        this.set({ status: row.status }, row._count._all);
     },
   });
   new Gauge({
@@ -49,7 +51,8 @@ export function createMetrics(sources: MetricsSources): Registry {
     registers: [registry],
     async collect() {
       this.reset();
-      for (const row of await prisma.plan.groupBy({ by: ["status"], _count: { _all: true } })) this.set({ status: row.status }, row._count._all);
+      for (const row of await prisma.plan.groupBy({ by: ["status"], _count: { _all: true } }))
+        this.set({ status: row.status }, row._count._all);
     },
   });
   new Gauge({
@@ -59,7 +62,8 @@ export function createMetrics(sources: MetricsSources): Registry {
     registers: [registry],
     async collect() {
       this.reset();
-      for (const agent of await prisma.agent.findMany({ select: { handle: true, concurrency: true } })) this.set({ agent: agent.handle }, agent.concurrency);
+      for (const agent of await prisma.agent.findMany({ select: { handle: true, concurrency: true } }))
+        this.set({ agent: agent.handle }, agent.concurrency);
     },
   });
   new Gauge({

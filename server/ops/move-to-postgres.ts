@@ -30,7 +30,11 @@ const IGNORED_TABLES = new Set(["_prisma_migrations", "socket_io_attachments"]);
  * Copies `source` into `target`. `target` must hold Baton's schema at the same
  * migration as `source` and no rows; throws MoveError naming what is wrong otherwise.
  */
-export async function copyWorkspace(input: { source: SqlSession; target: SqlSession; onTable?: (table: string, rows: number) => void }): Promise<MoveReport> {
+export async function copyWorkspace(input: {
+  source: SqlSession;
+  target: SqlSession;
+  onTable?: (table: string, rows: number) => void;
+}): Promise<MoveReport> {
   const { source, target } = input;
   const [sourceMigrations, targetMigrations] = await Promise.all([migrationsOf(source), migrationsOf(target)]);
   if (sourceMigrations.join() !== targetMigrations.join()) {
@@ -175,10 +179,9 @@ async function resetSequences(session: SqlSession, tables: string[]): Promise<vo
     );
     for (const { column_name, sequence } of rows) {
       if (!sequence) continue;
-      await session.query(
-        `SELECT setval($1::regclass, COALESCE((SELECT max(${quote(column_name)}) FROM ${quote(table)}), 0) + 1, false)`,
-        [sequence],
-      );
+      await session.query(`SELECT setval($1::regclass, COALESCE((SELECT max(${quote(column_name)}) FROM ${quote(table)}), 0) + 1, false)`, [
+        sequence,
+      ]);
     }
   }
 }

@@ -25,7 +25,8 @@ export function createOpsRoutes(input: {
         return true;
       case "/metrics":
         if (!metricsTokens.some(Boolean)) sendJson(response, 404, { error: "metrics are off: set BATON_METRICS_TOKEN" });
-        else if (!bearerMatches(request.headers.authorization, metricsTokens)) sendJson(response, 401, { error: "a bearer token is required" });
+        else if (!bearerMatches(request.headers.authorization, metricsTokens))
+          sendJson(response, 401, { error: "a bearer token is required" });
         else {
           void metrics.metrics().then(
             (text) => {

@@ -68,7 +68,13 @@ describe("embedded backups and the move to PostgreSQL", () => {
           conversationId: conversation.id,
           raw: {
             title: `plan ${i}`,
-            steps: [1, 2, 3, 4].map((index) => ({ index, title: `s${index}`, assignee: index % 2 ? "researcher" : "analyst", input: `@offline sleep=${30 * index} step ${index}`, wait_for: index > 2 ? [index - 2] : [] })),
+            steps: [1, 2, 3, 4].map((index) => ({
+              index,
+              title: `s${index}`,
+              assignee: index % 2 ? "researcher" : "analyst",
+              input: `@offline sleep=${30 * index} step ${index}`,
+              wait_for: index > 2 ? [index - 2] : [],
+            })),
           },
         }),
       );
@@ -99,7 +105,9 @@ describe("embedded backups and the move to PostgreSQL", () => {
 
     // let the plans finish, stop, then restore the mid-run backup: the executor finishes them again
     for (const plan of plans) {
-      await expect.poll(async () => (await server.request<PlanDTO>({ type: "plan", planId: plan.id })).status, { timeout: 60_000 }).toBe("completed");
+      await expect
+        .poll(async () => (await server.request<PlanDTO>({ type: "plan", planId: plan.id })).status, { timeout: 60_000 })
+        .toBe("completed");
     }
     await server.request({ type: "stop" });
     const restored = await script("db-restore.ts", [backupFile]);
@@ -107,7 +115,9 @@ describe("embedded backups and the move to PostgreSQL", () => {
     const again = await ExecutorProcess.start({ BATON_DATA_DIR: dataDir, DATABASE_URL: "" });
     cleanups.push(() => again.kill());
     for (const plan of plans) {
-      await expect.poll(async () => (await again.request<PlanDTO>({ type: "plan", planId: plan.id })).status, { timeout: 60_000 }).toBe("completed");
+      await expect
+        .poll(async () => (await again.request<PlanDTO>({ type: "plan", planId: plan.id })).status, { timeout: 60_000 })
+        .toBe("completed");
     }
     await again.request({ type: "stop" });
   });

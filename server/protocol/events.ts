@@ -50,9 +50,7 @@ export interface ServerToClientEvents {
   "invitations-changed": () => void;
 }
 
-export type JoinAck =
-  | { ok: true; events: ConversationEventDTO[]; lastSeq: number }
-  | { ok: false; error: string };
+export type JoinAck = { ok: true; events: ConversationEventDTO[]; lastSeq: number } | { ok: false; error: string };
 
 /** Socket.IO: client → server. Payloads are validated with zod on the server. */
 export interface ClientToServerEvents {

@@ -28,17 +28,29 @@ describe("tokenizeMentions", () => {
 
   it("finds a handle inserted as a word into any text without code (property)", () => {
     fc.assert(
-      fc.property(fc.string({ maxLength: 80 }).filter((s) => !s.includes("`")), fc.stringMatching(/^[a-z0-9_-]{1,12}$/), (text, handle) => {
-        expect(tokenizeMentions(`${text} @${handle} ok`)).toContain(handle);
-      }),
+      fc.property(
+        fc.string({ maxLength: 80 }).filter((s) => !s.includes("`")),
+        fc.stringMatching(/^[a-z0-9_-]{1,12}$/),
+        (text, handle) => {
+          expect(tokenizeMentions(`${text} @${handle} ok`)).toContain(handle);
+        },
+      ),
     );
   });
 });
 
 describe("resolveMentions", () => {
-  const known = { conversationAgents: ["commander", "analyst"], people: ["ada", "adalovelace"], workspaceAgents: ["commander", "analyst", "writer"] };
+  const known = {
+    conversationAgents: ["commander", "analyst"],
+    people: ["ada", "adalovelace"],
+    workspaceAgents: ["commander", "analyst", "writer"],
+  };
   it("sorts handles into this conversation's agents, its people and agents elsewhere; others are plain text", () => {
-    expect(resolveMentions("@analyst and @ada, ask @writer; @nobody", known)).toEqual({ agents: ["analyst"], people: ["ada"], outsideAgents: ["writer"] });
+    expect(resolveMentions("@analyst and @ada, ask @writer; @nobody", known)).toEqual({
+      agents: ["analyst"],
+      people: ["ada"],
+      outsideAgents: ["writer"],
+    });
   });
 });
 

@@ -14,6 +14,11 @@ describe("criticalPath", () => {
 
   it("handles an empty plan and independent steps", () => {
     expect(criticalPath([]).size).toBe(0);
-    expect([...criticalPath([{ index: 1, waitFor: [], duration: 1 }, { index: 2, waitFor: [], duration: 5 }])]).toEqual([2]);
+    expect([
+      ...criticalPath([
+        { index: 1, waitFor: [], duration: 1 },
+        { index: 2, waitFor: [], duration: 5 },
+      ]),
+    ]).toEqual([2]);
   });
 });

@@ -22,7 +22,9 @@ export async function listPlanHistory(
   const where: Prisma.PlanWhereInput = {
     ...(filter.status ? { status: filter.status } : {}),
     ...(filter.agent ? { steps: { some: { assignee: filter.agent } } } : {}),
-    ...(filter.from || filter.to ? { createdAt: { ...(filter.from ? { gte: filter.from } : {}), ...(filter.to ? { lt: filter.to } : {}) } } : {}),
+    ...(filter.from || filter.to
+      ? { createdAt: { ...(filter.from ? { gte: filter.from } : {}), ...(filter.to ? { lt: filter.to } : {}) } }
+      : {}),
   };
   const plans = await prisma.plan.findMany({
     where,
@@ -125,7 +127,7 @@ export async function getPlanTimeline(prisma: PrismaClient, { actor, planId }: {
   const steps: TimelineStep[] = plan.steps.map((step) => {
     const runs = plan.runs.filter((run) => run.stepId === step.id);
     const upstreamEnds = step.waitFor.map((index) => endOf.get(index) ?? null);
-    const readyAt = upstreamEnds.length === 0 ? 0 : upstreamEnds.every((end) => end !== null) ? Math.max(...(upstreamEnds)) : null;
+    const readyAt = upstreamEnds.length === 0 ? 0 : upstreamEnds.every((end) => end !== null) ? Math.max(...upstreamEnds) : null;
     return {
       index: step.index,
       title: step.title,
@@ -154,7 +156,12 @@ export async function getPlanTimeline(prisma: PrismaClient, { actor, planId }: {
     createdAt: plan.createdAt.toISOString(),
     endedAt: plan.endedAt?.toISOString() ?? null,
     steps,
-    log: plan.events.map((event) => ({ stepIndex: event.stepIndex, at: event.at.toISOString(), phase: event.phase, message: event.message })),
+    log: plan.events.map((event) => ({
+      stepIndex: event.stepIndex,
+      at: event.at.toISOString(),
+      phase: event.phase,
+      message: event.message,
+    })),
   };
 }
 

@@ -6,12 +6,17 @@ describe("provider health for admins", () => {
   it("refuses anyone but an admin, whatever page asked", () => {
     const circuits = new ProviderCircuits();
     expect(() => getProviderHealth({ actor: null, circuits })).toThrow(expect.objectContaining({ code: "unauthenticated" }));
-    expect(() => getProviderHealth({ actor: { id: "u1", role: "member" }, circuits })).toThrow(expect.objectContaining({ code: "forbidden" }));
+    expect(() => getProviderHealth({ actor: { id: "u1", role: "member" }, circuits })).toThrow(
+      expect.objectContaining({ code: "forbidden" }),
+    );
   });
 
   it("shows each provider's circuit: state, failures, next probe", async () => {
     let now = 5_000;
-    const circuits = new ProviderCircuits({ policy: { failureThreshold: 2, coolDownMs: 10_000 }, clock: { now: () => now, setTimer: () => () => {} } });
+    const circuits = new ProviderCircuits({
+      policy: { failureThreshold: 2, coolDownMs: 10_000 },
+      clock: { now: () => now, setTimer: () => () => {} },
+    });
     const signal = new AbortController().signal;
     for (let i = 0; i < 2; i++) (await circuits.acquire("anthropic", { signal, deadline: Infinity })).failedTransiently("529 overloaded");
     (await circuits.acquire("openai", { signal, deadline: Infinity })).succeeded();
@@ -19,7 +24,14 @@ describe("provider health for admins", () => {
     const health = getProviderHealth({ actor: { id: "a1", role: "admin" }, circuits, now });
     expect(health.enabled).toBe(true);
     expect(health.providers).toEqual([
-      expect.objectContaining({ provider: "anthropic", state: "open", consecutiveFailures: 2, nextProbeAt: 15_000, lastFailure: "529 overloaded", opened: 1 }),
+      expect.objectContaining({
+        provider: "anthropic",
+        state: "open",
+        consecutiveFailures: 2,
+        nextProbeAt: 15_000,
+        lastFailure: "529 overloaded",
+        opened: 1,
+      }),
       expect.objectContaining({ provider: "openai", state: "closed", consecutiveFailures: 0, nextProbeAt: null }),
     ]);
     expect(getProviderHealth({ actor: { id: "a1", role: "admin" }, circuits: null }).enabled).toBe(false);

@@ -13,7 +13,11 @@ export interface ProviderHealth {
   providers: ProviderCircuitView[];
 }
 
-export function getProviderHealth(input: { actor: Actor | null; circuits: ProviderCircuits | null | undefined; now?: number }): ProviderHealth {
+export function getProviderHealth(input: {
+  actor: Actor | null;
+  circuits: ProviderCircuits | null | undefined;
+  now?: number;
+}): ProviderHealth {
   assertAdmin(input.actor);
   return {
     at: input.now ?? Date.now(),

@@ -40,7 +40,10 @@ export async function getUsage(prisma: PrismaClient, { actor, days = 30 }: { act
     byModel: sorted(byModel),
     byAgent: sorted(byAgent),
     byDay: [...byDay.values()].sort((a, b) => (a.key < b.key ? -1 : 1)),
-    totals: runs.reduce((sum, run) => ({ tokens: sum.tokens + run.tokensIn + run.tokensOut, cost: sum.cost + run.cost, runs: sum.runs + 1 }), { tokens: 0, cost: 0, runs: 0 }),
+    totals: runs.reduce(
+      (sum, run) => ({ tokens: sum.tokens + run.tokensIn + run.tokensOut, cost: sum.cost + run.cost, runs: sum.runs + 1 }),
+      { tokens: 0, cost: 0, runs: 0 },
+    ),
   };
 }
 

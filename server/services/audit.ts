@@ -101,7 +101,9 @@ export async function listAuditEvents(
       row.targetKind === "user"
         ? (userById.get(row.targetId)?.email ?? null)
         : row.targetKind === "agent"
-          ? (agentById.get(row.targetId) ? `@${agentById.get(row.targetId)!.handle}` : null)
+          ? agentById.get(row.targetId)
+            ? `@${agentById.get(row.targetId)!.handle}`
+            : null
           : typeof detail.email === "string"
             ? detail.email
             : typeof detail.name === "string"
@@ -113,7 +115,9 @@ export async function listAuditEvents(
       actor: row.actorId ? (userById.get(row.actorId) ?? { id: row.actorId, name: "(deleted user)", email: "" }) : null,
       actorKind: row.actorKind,
       action: row.action,
-      conversation: row.conversationId ? (conversationById.get(row.conversationId) ?? { id: row.conversationId, title: "(deleted)" }) : null,
+      conversation: row.conversationId
+        ? (conversationById.get(row.conversationId) ?? { id: row.conversationId, title: "(deleted)" })
+        : null,
       target: { kind: row.targetKind, id: row.targetId, label },
       detail: row.detail,
     };

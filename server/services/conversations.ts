@@ -6,21 +6,13 @@
  */
 import { createHash } from "node:crypto";
 import type { PrismaClient } from "../generated/prisma/client.ts";
-import {
-  formInclude,
-  messageInclude,
-  toFormDTO,
-  toMessageDTO,
-  toPlanDTO,
-  toRunDTO,
-} from "../adapters/prisma/serializers.ts";
+import { formInclude, messageInclude, toFormDTO, toMessageDTO, toPlanDTO, toRunDTO } from "../adapters/prisma/serializers.ts";
 import { BatonError, invalidInput, notFound } from "../executor/errors.ts";
 import type { AttachmentDTO, PlanDTO } from "../protocol/dto.ts";
 import { MAX_UPLOAD_BYTES } from "../protocol/limits.ts";
 import { computePlanMetrics, type PlanMetrics } from "./plan-metrics.ts";
 import { assertMember, assertOwner, assertPlanMember, type Actor } from "../auth/actor.ts";
 import { isCommanderReplyMode, type CommanderReplyMode } from "../core/addressing.ts";
-
 
 export function createConversationServices(prisma: PrismaClient) {
   return {
@@ -170,7 +162,11 @@ export function createConversationServices(prisma: PrismaClient) {
       if (!step) throw notFound("step");
       const [log, runs] = await Promise.all([
         prisma.stepEvent.findMany({ where: { planId: input.planId, stepIndex: input.stepIndex }, orderBy: { id: "asc" } }),
-        prisma.run.findMany({ where: { stepId: step.id }, orderBy: { createdAt: "asc" }, include: { agent: { select: { handle: true } } } }),
+        prisma.run.findMany({
+          where: { stepId: step.id },
+          orderBy: { createdAt: "asc" },
+          include: { agent: { select: { handle: true } } },
+        }),
       ]);
       return {
         step: toPlanDTO({ ...(await prisma.plan.findUniqueOrThrow({ where: { id: input.planId } })), steps: [step] }).steps[0],
@@ -186,7 +182,13 @@ export function createConversationServices(prisma: PrismaClient) {
       };
     },
 
-    async saveUpload(input: { actor: Actor | null; conversationId: string; name: string; mediaType: string; bytes: Uint8Array }): Promise<AttachmentDTO> {
+    async saveUpload(input: {
+      actor: Actor | null;
+      conversationId: string;
+      name: string;
+      mediaType: string;
+      bytes: Uint8Array;
+    }): Promise<AttachmentDTO> {
       const uploader = await assertMember(prisma, input.actor, input.conversationId);
       if (input.bytes.byteLength > MAX_UPLOAD_BYTES) {
         throw new BatonError("invalid_input", `file: larger than ${MAX_UPLOAD_BYTES / 1024 / 1024} MiB`);

@@ -58,7 +58,8 @@ export interface MembersView {
 
 export function createMembershipServices(prisma: PrismaClient, notifier: MembershipNotifier = silentNotifier) {
   /** The actor's effective role, or 404 for a non-member (same answer as a missing conversation). */
-  const roleOf = (actor: AuditActor, conversationId: string): Promise<ConversationRole> => conversationRoleOf(prisma, actor, conversationId);
+  const roleOf = (actor: AuditActor, conversationId: string): Promise<ConversationRole> =>
+    conversationRoleOf(prisma, actor, conversationId);
 
   async function requireOwner(actor: AuditActor, conversationId: string): Promise<void> {
     await assertOwner(prisma, actor, conversationId);
@@ -102,11 +103,16 @@ export function createMembershipServices(prisma: PrismaClient, notifier: Members
       if (address === API_USER_EMAIL) return addAutomationUser({ actor, conversationId });
       const user = await prisma.user.findUnique({ where: { email: address }, select: { id: true } });
       const alreadyMember = user
-        ? await prisma.membership.findUnique({ where: { conversationId_userId: { conversationId, userId: user.id } }, select: { id: true } })
+        ? await prisma.membership.findUnique({
+            where: { conversationId_userId: { conversationId, userId: user.id } },
+            select: { id: true },
+          })
         : null;
       if (!alreadyMember) {
         const created = await prisma.$transaction(async (tx) => {
-          const existing = await tx.conversationInvitation.findUnique({ where: { conversationId_email: { conversationId, email: address } } });
+          const existing = await tx.conversationInvitation.findUnique({
+            where: { conversationId_email: { conversationId, email: address } },
+          });
           if (existing) return null;
           const invitation = await tx.conversationInvitation.create({ data: { conversationId, email: address, invitedById: actor.id } });
           await recordAudit(tx, {
@@ -134,7 +140,13 @@ export function createMembershipServices(prisma: PrismaClient, notifier: Members
       if (!invitation) throw new BatonError("not_found", "No such invitation.");
       await prisma.$transaction(async (tx) => {
         await tx.conversationInvitation.delete({ where: { id: invitation.id } });
-        await recordAudit(tx, { actor, action: "invitation.revoked", conversationId, target: { kind: "invitation", id: invitation.id }, detail: { email: invitation.email } });
+        await recordAudit(tx, {
+          actor,
+          action: "invitation.revoked",
+          conversationId,
+          target: { kind: "invitation", id: invitation.id },
+          detail: { email: invitation.email },
+        });
       });
       notifier.membersChanged({ conversationId });
       const invitee = await prisma.user.findUnique({ where: { email: invitation.email }, select: { id: true } });
@@ -150,7 +162,10 @@ export function createMembershipServices(prisma: PrismaClient, notifier: Members
         orderBy: { createdAt: "asc" },
         include: { conversation: { select: { id: true, title: true } } },
       });
-      const inviters = await prisma.user.findMany({ where: { id: { in: rows.map((row) => row.invitedById) } }, select: { id: true, name: true } });
+      const inviters = await prisma.user.findMany({
+        where: { id: { in: rows.map((row) => row.invitedById) } },
+        select: { id: true, name: true },
+      });
       const nameById = new Map(inviters.map((inviter) => [inviter.id, inviter.name]));
       return rows.map((row) => ({
         id: row.id,
@@ -169,7 +184,13 @@ export function createMembershipServices(prisma: PrismaClient, notifier: Members
       if (!accept) {
         await prisma.$transaction(async (tx) => {
           await tx.conversationInvitation.delete({ where: { id: invitation.id } });
-          await recordAudit(tx, { actor, action: "invitation.declined", conversationId, target: { kind: "invitation", id: invitation.id }, detail: { email: invitation.email } });
+          await recordAudit(tx, {
+            actor,
+            action: "invitation.declined",
+            conversationId,
+            target: { kind: "invitation", id: invitation.id },
+            detail: { email: invitation.email },
+          });
         });
         notifier.membersChanged({ conversationId });
         notifier.invitationsChanged({ userId: actor.id });
@@ -216,7 +237,17 @@ export function createMembershipServices(prisma: PrismaClient, notifier: Members
       notifier.membersChanged({ conversationId });
     },
 
-    async setRole({ actor, conversationId, userId, role }: { actor: AuditActor; conversationId: string; userId: string; role: ConversationRole }) {
+    async setRole({
+      actor,
+      conversationId,
+      userId,
+      role,
+    }: {
+      actor: AuditActor;
+      conversationId: string;
+      userId: string;
+      role: ConversationRole;
+    }) {
       await requireOwner(actor, conversationId);
       await prisma.$transaction(async (tx) => {
         await tx.$executeRaw`SELECT 1 FROM "Conversation" WHERE id = ${conversationId} FOR UPDATE`;
@@ -227,7 +258,13 @@ export function createMembershipServices(prisma: PrismaClient, notifier: Members
           throw conflict("That is the only owner: make someone else an owner first.");
         }
         await tx.membership.update({ where: { id: target.id }, data: { role } });
-        await recordAudit(tx, { actor, action: "member.role_changed", conversationId, target: { kind: "user", id: userId }, detail: { from: target.role, to: role } });
+        await recordAudit(tx, {
+          actor,
+          action: "member.role_changed",
+          conversationId,
+          target: { kind: "user", id: userId },
+          detail: { from: target.role, to: role },
+        });
       });
       notifier.membersChanged({ conversationId });
     },
@@ -237,10 +274,18 @@ export function createMembershipServices(prisma: PrismaClient, notifier: Members
       const agent = await prisma.agent.findUnique({ where: { handle: handle.replace(/^@/, "").toLowerCase() } });
       if (!agent) throw new BatonError("not_found", `No agent @${handle.replace(/^@/, "")}.`);
       await prisma.$transaction(async (tx) => {
-        const existing = await tx.conversationAgent.findUnique({ where: { conversationId_agentId: { conversationId, agentId: agent.id } } });
+        const existing = await tx.conversationAgent.findUnique({
+          where: { conversationId_agentId: { conversationId, agentId: agent.id } },
+        });
         if (existing) throw conflict(`@${agent.handle} is already in this conversation.`);
         await tx.conversationAgent.create({ data: { conversationId, agentId: agent.id } });
-        await recordAudit(tx, { actor, action: "agent.added", conversationId, target: { kind: "agent", id: agent.id }, detail: { handle: agent.handle } });
+        await recordAudit(tx, {
+          actor,
+          action: "agent.added",
+          conversationId,
+          target: { kind: "agent", id: agent.id },
+          detail: { handle: agent.handle },
+        });
       });
       notifier.membersChanged({ conversationId });
       return { id: agent.id, handle: agent.handle, name: agent.name, role: agent.role };
@@ -256,7 +301,13 @@ export function createMembershipServices(prisma: PrismaClient, notifier: Members
         if (!link) throw new BatonError("not_found", "That agent is not in this conversation.");
         if (link.agent.role === "commander") throw conflict("The commander runs this conversation's plans and cannot be removed.");
         await tx.conversationAgent.delete({ where: { conversationId_agentId: { conversationId, agentId } } });
-        await recordAudit(tx, { actor, action: "agent.removed", conversationId, target: { kind: "agent", id: agentId }, detail: { handle: link.agent.handle } });
+        await recordAudit(tx, {
+          actor,
+          action: "agent.removed",
+          conversationId,
+          target: { kind: "agent", id: agentId },
+          detail: { handle: link.agent.handle },
+        });
       });
       notifier.membersChanged({ conversationId });
     },
@@ -281,7 +332,9 @@ export function createMembershipServices(prisma: PrismaClient, notifier: Members
   }) {
     const added = await prisma.$transaction(async (tx) => {
       if (input.invitationId) await tx.conversationInvitation.deleteMany({ where: { id: input.invitationId } });
-      const existing = await tx.membership.findUnique({ where: { conversationId_userId: { conversationId: input.conversationId, userId: input.userId } } });
+      const existing = await tx.membership.findUnique({
+        where: { conversationId_userId: { conversationId: input.conversationId, userId: input.userId } },
+      });
       if (existing) return false;
       await tx.membership.create({ data: { conversationId: input.conversationId, userId: input.userId, role: "member" } });
       await recordAudit(tx, {

@@ -38,19 +38,19 @@ export function attachSocketHandlers(io: Server, { prisma }: { prisma: PrismaCli
 
   server.use((socket, next) => {
     void (async () => {
-    try {
-      const headers = new Headers();
-      const cookie = socket.handshake.headers.cookie;
-      if (cookie) headers.set("cookie", cookie);
-      const found = await getSessionWithUser(headers, prisma);
-      if (!found) return next(new Error("unauthenticated"));
-      socket.data.user = found.user;
-      socket.data.sessionId = found.session.id;
-      socket.data.sessionExpiresAt = found.session.expiresAt;
-      next();
-    } catch {
-      next(new Error("unauthenticated"));
-    }
+      try {
+        const headers = new Headers();
+        const cookie = socket.handshake.headers.cookie;
+        if (cookie) headers.set("cookie", cookie);
+        const found = await getSessionWithUser(headers, prisma);
+        if (!found) return next(new Error("unauthenticated"));
+        socket.data.user = found.user;
+        socket.data.sessionId = found.session.id;
+        socket.data.sessionExpiresAt = found.session.expiresAt;
+        next();
+      } catch {
+        next(new Error("unauthenticated"));
+      }
     })();
   });
 
@@ -108,7 +108,10 @@ function watchSession(socket: BatonSocket, prisma: PrismaClient) {
   const check = async () => {
     const session = await prisma.session.findUnique({ where: { id: socket.data.sessionId }, select: { expiresAt: true } });
     if (!session || session.expiresAt.getTime() <= Date.now()) return void socket.disconnect(true);
-    timer = setTimeout(() => void check().catch(() => socket.disconnect(true)), Math.min(MAX_TIMER_MS, session.expiresAt.getTime() - Date.now() + 50));
+    timer = setTimeout(
+      () => void check().catch(() => socket.disconnect(true)),
+      Math.min(MAX_TIMER_MS, session.expiresAt.getTime() - Date.now() + 50),
+    );
     timer.unref();
   };
   check().catch((error) => console.error("[baton] session check failed", error));

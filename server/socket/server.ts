@@ -36,7 +36,11 @@ function ownOrigin(request: IncomingMessage, trustProxy: number): string | null 
 }
 
 export function handshakeVerdict(request: IncomingMessage, options: { trustProxy: number; origins: string[] }): string | null {
-  const address = clientAddress({ remoteAddress: request.socket.remoteAddress, forwardedFor: request.headers["x-forwarded-for"], trustProxy: options.trustProxy });
+  const address = clientAddress({
+    remoteAddress: request.socket.remoteAddress,
+    forwardedFor: request.headers["x-forwarded-for"],
+    trustProxy: options.trustProxy,
+  });
   if (hitRateLimit(`socket-handshake:${address}`, SOCKET_HANDSHAKE_RATE) !== null) return "too many connection attempts";
   const origin = request.headers.origin;
   if (origin === undefined) return null;

@@ -8,7 +8,15 @@ import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { io as connect, type Socket } from "socket.io-client";
 import type { Server } from "socket.io";
-import { createAccountsFixture, cookieFrom, nextTestAddress, signUpInvited, TEST_ORIGIN, type AccountsFixture, type TestAccount } from "../auth/testing/accounts.ts";
+import {
+  createAccountsFixture,
+  cookieFrom,
+  nextTestAddress,
+  signUpInvited,
+  TEST_ORIGIN,
+  type AccountsFixture,
+  type TestAccount,
+} from "../auth/testing/accounts.ts";
 import { getAuth } from "../auth/session.ts";
 import { CLIENT_IP_HEADER } from "../http/client-address.ts";
 import { SOCKET_HANDSHAKE_RATE } from "../auth/rate-limit.ts";
@@ -101,7 +109,11 @@ describe("sessions", () => {
     if (!first.connected || !second.connected || !elsewhere.connected) throw new Error("did not connect");
     const closed = Promise.all([disconnected(first.socket), disconnected(second.socket)]);
     const signOut = await getAuth(fixture.db.prisma).handler(
-      new Request(`${TEST_ORIGIN}/api/auth/sign-out`, { method: "POST", headers: { cookie: carol.cookie, origin: TEST_ORIGIN, "content-type": "application/json" }, body: "{}" }),
+      new Request(`${TEST_ORIGIN}/api/auth/sign-out`, {
+        method: "POST",
+        headers: { cookie: carol.cookie, origin: TEST_ORIGIN, "content-type": "application/json" },
+        body: "{}",
+      }),
     );
     expect(signOut.status).toBe(200);
     expect(await closed).toEqual(["io server disconnect", "io server disconnect"]);
@@ -112,7 +124,11 @@ describe("sessions", () => {
     // revoking the other session (as "sign out everywhere" does) closes its socket too
     const gone = disconnected(elsewhere.socket);
     const revoke = await getAuth(fixture.db.prisma).handler(
-      new Request(`${TEST_ORIGIN}/api/auth/revoke-sessions`, { method: "POST", headers: { cookie: otherCookie, origin: TEST_ORIGIN, "content-type": "application/json" }, body: "{}" }),
+      new Request(`${TEST_ORIGIN}/api/auth/revoke-sessions`, {
+        method: "POST",
+        headers: { cookie: otherCookie, origin: TEST_ORIGIN, "content-type": "application/json" },
+        body: "{}",
+      }),
     );
     expect(revoke.status).toBe(200);
     expect(await gone).toBe("io server disconnect");
@@ -150,7 +166,9 @@ describe("handshake rate limit", () => {
   it("refuses handshakes from one address past the limit, and not from another", async () => {
     const address = "198.51.100.77";
     const handshake = (from: string) =>
-      fetch(`${url}/socket.io/?EIO=4&transport=polling`, { headers: { "x-forwarded-for": from, cookie: bob.cookie } }).then((response) => response.status);
+      fetch(`${url}/socket.io/?EIO=4&transport=polling`, { headers: { "x-forwarded-for": from, cookie: bob.cookie } }).then(
+        (response) => response.status,
+      );
     const statuses: number[] = [];
     for (let i = 0; i < SOCKET_HANDSHAKE_RATE.max; i++) statuses.push(await handshake(address));
     expect(statuses.every((status) => status === 200)).toBe(true);

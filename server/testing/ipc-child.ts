@@ -16,7 +16,10 @@ export class IpcChild {
   private nextId = 1;
   private readonly waiting = new Map<number, { resolve(value: unknown): void; reject(error: Error): void }>();
 
-  constructor(readonly child: ChildProcess, what: string) {
+  constructor(
+    readonly child: ChildProcess,
+    what: string,
+  ) {
     child.on("message", (reply: IpcReply) => {
       const waiter = this.waiting.get(reply.id);
       if (!waiter) return;

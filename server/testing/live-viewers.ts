@@ -63,7 +63,16 @@ export class Viewer {
   follow(conversationId: string, fromSeq: number): void {
     this.highest.set(conversationId, fromSeq);
     const store = createConversationStore();
-    store.getState().load({ conversation: { id: conversationId, title: "" }, lastSeq: fromSeq, agents: [], members: [], messages: [], plans: [], forms: [], runs: [] });
+    store.getState().load({
+      conversation: { id: conversationId, title: "" },
+      lastSeq: fromSeq,
+      agents: [],
+      members: [],
+      messages: [],
+      plans: [],
+      forms: [],
+      runs: [],
+    });
     const sync = new ConversationSync({
       socket: this.socket,
       conversationId,

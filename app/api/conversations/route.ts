@@ -7,7 +7,10 @@ import { joinUserToConversation } from "@/server/socket/rooms.ts";
 
 const createSchema = z.object({
   title: storableText().trim().min(1, "Give the conversation a title").max(120),
-  agentHandles: z.array(z.string().regex(/^[a-z0-9_-]{1,40}$/)).max(30).default([]),
+  agentHandles: z
+    .array(z.string().regex(/^[a-z0-9_-]{1,40}$/))
+    .max(30)
+    .default([]),
 });
 
 export const GET = handle(async (request: Request) => {

@@ -4,7 +4,13 @@
  * and writes limited per token and per user with 429 + Retry-After.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { browserRequest, createAccountsFixture, signUpInvited, type AccountsFixture, type TestAccount } from "@/server/auth/testing/accounts.ts";
+import {
+  browserRequest,
+  createAccountsFixture,
+  signUpInvited,
+  type AccountsFixture,
+  type TestAccount,
+} from "@/server/auth/testing/accounts.ts";
 import { TOKEN_WRITE_RATE, USER_WRITE_RATE } from "@/server/auth/rate-limit.ts";
 import * as tokens from "./route.ts";
 import * as tokenById from "./[tokenId]/route.ts";
@@ -84,14 +90,21 @@ describe("personal access tokens", () => {
   it("a revoked or expired token is refused at once", async () => {
     const { body } = await createToken(member, { name: "short", scopes: ["read"], expiresInDays: 1 });
     expect((await v1Conversations.GET(v1("/api/v1/conversations", body.token))).status).toBe(200);
-    const byOther = await tokenById.DELETE(browserRequest(`/api/tokens/${body.record.id}`, { cookie: fixture.admin.cookie, method: "DELETE" }), { params: Promise.resolve({ tokenId: body.record.id }) });
+    const byOther = await tokenById.DELETE(
+      browserRequest(`/api/tokens/${body.record.id}`, { cookie: fixture.admin.cookie, method: "DELETE" }),
+      { params: Promise.resolve({ tokenId: body.record.id }) },
+    );
     expect(byOther.status).toBe(200); // admins may revoke anyone's
     expect((await v1Conversations.GET(v1("/api/v1/conversations", body.token))).status).toBe(401);
-    const twice = await tokenById.DELETE(browserRequest(`/api/tokens/${body.record.id}`, { cookie: member.cookie, method: "DELETE" }), { params: Promise.resolve({ tokenId: body.record.id }) });
+    const twice = await tokenById.DELETE(browserRequest(`/api/tokens/${body.record.id}`, { cookie: member.cookie, method: "DELETE" }), {
+      params: Promise.resolve({ tokenId: body.record.id }),
+    });
     expect(twice.status).toBe(409);
     const other = await signUpInvited(fixture.db.prisma, fixture.admin, "Otto");
     const mine = (await createToken(member, { name: "mine", scopes: ["read"], expiresInDays: 1 })).body;
-    const stolen = await tokenById.DELETE(browserRequest(`/api/tokens/${mine.record.id}`, { cookie: other.cookie, method: "DELETE" }), { params: Promise.resolve({ tokenId: mine.record.id }) });
+    const stolen = await tokenById.DELETE(browserRequest(`/api/tokens/${mine.record.id}`, { cookie: other.cookie, method: "DELETE" }), {
+      params: Promise.resolve({ tokenId: mine.record.id }),
+    });
     expect(stolen.status).toBe(404);
     await fixture.db.prisma.apiToken.update({ where: { id: mine.record.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
     expect((await v1Conversations.GET(v1("/api/v1/conversations", mine.token))).status).toBe(401);
@@ -101,7 +114,8 @@ describe("personal access tokens", () => {
   it("limits writes per token with 429 and Retry-After", async () => {
     const token = (await createToken(member, { name: "busy", scopes: ["write"], expiresInDays: 1 })).body.token;
     const statuses: number[] = [];
-    for (let i = 0; i <= TOKEN_WRITE_RATE.max; i++) statuses.push((await v1Conversations.POST(v1("/api/v1/conversations", token, { title: "" }))).status);
+    for (let i = 0; i <= TOKEN_WRITE_RATE.max; i++)
+      statuses.push((await v1Conversations.POST(v1("/api/v1/conversations", token, { title: "" }))).status);
     expect(statuses.slice(0, TOKEN_WRITE_RATE.max).every((status) => status === 400)).toBe(true);
     const limited = await v1Conversations.POST(v1("/api/v1/conversations", token, { title: "one more" }));
     expect(limited.status).toBe(429);
@@ -115,7 +129,9 @@ describe("personal access tokens", () => {
     for (let i = 0; i < USER_WRITE_RATE.max; i++) {
       expect((await tokens.POST(browserRequest("/api/tokens", { cookie: busy.cookie, body: { name: "" } }))).status).toBe(400);
     }
-    const limited = await tokens.POST(browserRequest("/api/tokens", { cookie: busy.cookie, body: { name: "x", scopes: ["read"], expiresInDays: 1 } }));
+    const limited = await tokens.POST(
+      browserRequest("/api/tokens", { cookie: busy.cookie, body: { name: "x", scopes: ["read"], expiresInDays: 1 } }),
+    );
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
     expect((await tokens.GET(browserRequest("/api/tokens", { cookie: busy.cookie }))).status).toBe(200);

@@ -111,7 +111,13 @@ describe("/api/v1", () => {
     const before = await fixture.db.prisma.plan.count();
     const response = await call(plans.POST, {
       id,
-      body: { title: "Cycle", steps: [{ index: 1, title: "a", assignee: "researcher", input: "x", wait_for: [2] }, { index: 2, title: "b", assignee: "researcher", input: "y" }] },
+      body: {
+        title: "Cycle",
+        steps: [
+          { index: 1, title: "a", assignee: "researcher", input: "x", wait_for: [2] },
+          { index: 2, title: "b", assignee: "researcher", input: "y" },
+        ],
+      },
     });
     expect(response.status).toBe(422);
     const body = await response.json();
@@ -141,7 +147,10 @@ describe("/api/v1", () => {
   it("routes a signed reaction to the agent that owns a step, fenced as untrusted data", async () => {
     const { id } = await (await call(conversations.POST, { body: { title: "CI", agents: ["researcher", "writer"] } })).json();
     const plan = await (
-      await call(plans.POST, { id, body: { title: "Build", steps: [{ index: 1, title: "Fix the build", assignee: "writer", input: "fix it" }] } })
+      await call(plans.POST, {
+        id,
+        body: { title: "Build", steps: [{ index: 1, title: "Fix the build", assignee: "writer", input: "fix it" }] },
+      })
     ).json();
     await fixture.waitForPlan(plan.id);
 
@@ -158,7 +167,12 @@ describe("/api/v1", () => {
       reactions.POST(
         new Request(`http://baton.test${path}`, {
           method: "POST",
-          headers: { "x-baton-signature": signature, "x-baton-timestamp": timestamp, "x-baton-delivery": delivery, "content-type": "application/json" },
+          headers: {
+            "x-baton-signature": signature,
+            "x-baton-timestamp": timestamp,
+            "x-baton-delivery": delivery,
+            "content-type": "application/json",
+          },
           body: text,
         }),
         { params: Promise.resolve({ id }) },

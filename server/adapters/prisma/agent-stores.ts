@@ -164,7 +164,11 @@ export function createPrismaConversationMemory(prisma: PrismaClient): Conversati
           id: conversationId,
           OR: [{ historySummaryUpToAt: null }, { historySummaryUpToAt: { lt: new Date(summary.upToCreatedAt) } }],
         },
-        data: { historySummary: summary.text, historySummaryUpToId: summary.upToMessageId, historySummaryUpToAt: new Date(summary.upToCreatedAt) },
+        data: {
+          historySummary: summary.text,
+          historySummaryUpToId: summary.upToMessageId,
+          historySummaryUpToAt: new Date(summary.upToCreatedAt),
+        },
       });
     },
   };

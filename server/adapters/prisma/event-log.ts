@@ -14,7 +14,6 @@ export interface PendingEvent<K extends ConversationEventType = ConversationEven
   payload: ConversationEventPayloads[K];
 }
 
-
 /** Events after `afterSeq`, oldest first: what a reconnecting client replays. */
 export async function listConversationEvents(
   db: Tx,

@@ -88,10 +88,7 @@ export function toPlanDTO(row: Prisma.PlanGetPayload<{ include: { steps: true } 
   };
 }
 
-export function toRunDTO(
-  row: Prisma.RunGetPayload<object>,
-  context: { agentHandle: string | null; stepIndex: number | null },
-): RunDTO {
+export function toRunDTO(row: Prisma.RunGetPayload<object>, context: { agentHandle: string | null; stepIndex: number | null }): RunDTO {
   return {
     id: row.id,
     conversationId: row.conversationId,
@@ -115,10 +112,7 @@ export const formInclude = {
   answer: { include: { user: { select: { id: true, name: true } } } },
 } satisfies Prisma.FormInclude;
 
-export function toFormDTO(
-  row: Prisma.FormGetPayload<{ include: typeof formInclude }>,
-  stepIndex: number | null,
-): FormDTO {
+export function toFormDTO(row: Prisma.FormGetPayload<{ include: typeof formInclude }>, stepIndex: number | null): FormDTO {
   return {
     id: row.id,
     conversationId: row.conversationId,

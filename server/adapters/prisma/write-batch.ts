@@ -210,7 +210,9 @@ export class WriteBatch {
           break;
       }
     }
-    const rows = await tx.$queryRaw<{ result: { lastSeq: number | null; claimed: ClaimedRun[]; waiting: boolean } }[]>`SELECT baton_apply_unit(${JSON.stringify(doc)}::jsonb) AS "result"`;
+    const rows = await tx.$queryRaw<
+      { result: { lastSeq: number | null; claimed: ClaimedRun[]; waiting: boolean } }[]
+    >`SELECT baton_apply_unit(${JSON.stringify(doc)}::jsonb) AS "result"`;
     const result = rows[0].result;
     return {
       lastSeq: result.lastSeq === null || result.lastSeq === undefined ? null : Number(result.lastSeq),

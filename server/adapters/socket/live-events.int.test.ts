@@ -89,13 +89,20 @@ async function runWorkload(setup: Setup) {
     for (const [c, id] of conversations.entries()) submissions.push(setup.submit(p + c, id, plan(++n)));
   }
   const plans = await Promise.all(submissions);
-  await waitFor(async () => (await db.prisma.plan.count({ where: { id: { in: plans.map((p) => p.id) }, status: "running" } })) === 0, "plans", 240_000);
+  await waitFor(
+    async () => (await db.prisma.plan.count({ where: { id: { in: plans.map((p) => p.id) }, status: "running" } })) === 0,
+    "plans",
+    240_000,
+  );
   const statuses = await db.prisma.plan.findMany({ where: { id: { in: plans.map((p) => p.id) } }, select: { status: true } });
   expect(statuses.every((s) => s.status === "completed")).toBe(true);
 
   // every viewer ends with every event of every conversation, applied in order
   const lastSeq = new Map(
-    (await db.prisma.conversation.findMany({ where: { id: { in: conversations } }, select: { id: true, lastSeq: true } })).map((c) => [c.id, c.lastSeq]),
+    (await db.prisma.conversation.findMany({ where: { id: { in: conversations } }, select: { id: true, lastSeq: true } })).map((c) => [
+      c.id,
+      c.lastSeq,
+    ]),
   );
   await waitFor(
     () => viewers.every((viewer) => [...viewer.follows].every(([id, { store }]) => store.getState().lastSeq === lastSeq.get(id))),
@@ -160,7 +167,10 @@ it("two processes: every viewer ends with every event; out-of-order arrivals are
   cleanups.push(() => db.close());
   await seedWorkspace(db.prisma, { defaultModel: "offline", demoConversation: false });
   const env = { DATABASE_URL: db.url!, BATON_DATA_DIR: tmp, BATON_SEED_DEMO: "0", BETTER_AUTH_SECRET: SECRET };
-  const processes = [ServerProcess.spawn({ ...env, BATON_INSTANCE_ID: "live-a" }), ServerProcess.spawn({ ...env, BATON_INSTANCE_ID: "live-b" })];
+  const processes = [
+    ServerProcess.spawn({ ...env, BATON_INSTANCE_ID: "live-a" }),
+    ServerProcess.spawn({ ...env, BATON_INSTANCE_ID: "live-b" }),
+  ];
   cleanups.push(() => Promise.all(processes.map((p) => p.kill())));
   const ports = await Promise.all(processes.map((p) => p.ready.then((r) => r.port)));
 

@@ -4,7 +4,14 @@ import type { ConversationEventDTO } from "../../protocol/events.ts";
 import { createSocketPublisher } from "./socket-publisher.ts";
 
 const event = (seq: number, conversationId = "c1") =>
-  ({ v: 1, conversationId, seq, type: "plan-updated", payload: { planId: "p", status: "running", endedAt: null }, createdAt: "" }) as ConversationEventDTO;
+  ({
+    v: 1,
+    conversationId,
+    seq,
+    type: "plan-updated",
+    payload: { planId: "p", status: "running", endedAt: null },
+    createdAt: "",
+  }) as ConversationEventDTO;
 
 /**
  * An io whose adapter behaves like the cluster adapter: `broadcast` resolves after a
@@ -27,7 +34,8 @@ function fakeCluster() {
     },
   };
   const io = { of: () => ({ adapter }) } as unknown as Server;
-  const remote = (e: ConversationEventDTO) => adapter.onMessage({ type: 3, data: { packet: { type: 2, data: ["conversation-event", e] } } as never });
+  const remote = (e: ConversationEventDTO) =>
+    adapter.onMessage({ type: 3, data: { packet: { type: 2, data: ["conversation-event", e] } } as never });
   return { io, delivered, remote };
 }
 

@@ -50,10 +50,12 @@ export function createSocketPublisher(io: AnyServer, options: { holdMs?: number 
   // in-memory adapter writes synchronously; cluster adapters resolve once sent). The
   // adapter is looked up per packet: it is attached after the publisher is made.
   const send = async (room: string, name: string, data: unknown) => {
-    const sent = io.of("/").adapter.broadcast(
-      { type: EVENT_PACKET, data: [name, data] },
-      { rooms: new Set([room]), except: new Set(), flags: {} },
-    ) as unknown as Promise<void> | void;
+    const sent = io
+      .of("/")
+      .adapter.broadcast(
+        { type: EVENT_PACKET, data: [name, data] },
+        { rooms: new Set([room]), except: new Set(), flags: {} },
+      ) as unknown as Promise<void> | void;
     await sent;
   };
   return {

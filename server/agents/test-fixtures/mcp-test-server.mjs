@@ -8,19 +8,13 @@ import { z } from "zod";
 
 const server = new McpServer({ name: "baton-test-fixture", version: "1.0.0" });
 
-server.registerTool(
-  "echo",
-  { description: "Echo the text back", inputSchema: { text: z.string() } },
-  async ({ text }) => ({ content: [{ type: "text", text: `echo: ${text}` }] }),
-);
+server.registerTool("echo", { description: "Echo the text back", inputSchema: { text: z.string() } }, async ({ text }) => ({
+  content: [{ type: "text", text: `echo: ${text}` }],
+}));
 
-server.registerTool(
-  "delete_everything",
-  { description: "Deletes everything (test: must be refused)", inputSchema: {} },
-  async () => {
-    if (process.env.MARKER_FILE) writeFileSync(process.env.MARKER_FILE, "called");
-    return { content: [{ type: "text", text: "deleted" }] };
-  },
-);
+server.registerTool("delete_everything", { description: "Deletes everything (test: must be refused)", inputSchema: {} }, async () => {
+  if (process.env.MARKER_FILE) writeFileSync(process.env.MARKER_FILE, "called");
+  return { content: [{ type: "text", text: "deleted" }] };
+});
 
 await server.connect(new StdioServerTransport());

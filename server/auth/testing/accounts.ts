@@ -40,7 +40,12 @@ export async function signUp(
     new Request(`${TEST_ORIGIN}/api/auth/sign-up/email`, {
       method: "POST",
       headers: { "content-type": "application/json", origin: TEST_ORIGIN, host: "baton.test", [CLIENT_IP_HEADER]: nextTestAddress() },
-      body: JSON.stringify({ name: input.name, email, password: input.password ?? "correct horse battery", inviteToken: input.inviteToken }),
+      body: JSON.stringify({
+        name: input.name,
+        email,
+        password: input.password ?? "correct horse battery",
+        inviteToken: input.inviteToken,
+      }),
     }),
   );
   if (!response.ok) throw new Error(`sign-up failed: ${response.status} ${await response.text()}`);
@@ -91,7 +96,10 @@ export async function createAccountsFixture(env: Record<string, string> = {}): P
 }
 
 /** A route-handler Request as a signed-in browser sends it. */
-export function browserRequest(path: string, init: { method?: string; cookie?: string; body?: unknown; headers?: Record<string, string> } = {}) {
+export function browserRequest(
+  path: string,
+  init: { method?: string; cookie?: string; body?: unknown; headers?: Record<string, string> } = {},
+) {
   return new Request(`${TEST_ORIGIN}${path}`, {
     method: init.method ?? (init.body === undefined ? "GET" : "POST"),
     headers: {

@@ -26,8 +26,7 @@ export function soakPlan(random: () => number, label: string, options: { sleepMa
   const count = 10 + Math.floor(random() * 11);
   const steps = Array.from({ length: count }, (_, i) => {
     const index = i + 1;
-    const waitFor =
-      index === 1 ? [] : [...new Set(Array.from({ length: Math.floor(random() * 3) }, () => 1 + Math.floor(random() * i)))];
+    const waitFor = index === 1 ? [] : [...new Set(Array.from({ length: Math.floor(random() * 3) }, () => 1 + Math.floor(random() * i)))];
     const assignee = random() < 0.08 ? "commander" : HANDLES[Math.floor(random() * HANDLES.length)];
     const directive = [`@offline sleep=${Math.floor(random() * options.sleepMaxMs)}`];
     let onFailure: "continue" | "ask_commander" | "abort_plan" = random() < 0.5 ? "continue" : "ask_commander";
@@ -78,11 +77,27 @@ export interface SoakFigures {
 export async function soakFigures(prisma: PrismaClient, planIds: string[]): Promise<SoakFigures> {
   const plans = await prisma.plan.findMany({
     where: { id: { in: planIds } },
-    select: { id: true, status: true, conversationId: true, steps: { select: { id: true, index: true, status: true, retryAt: true, liveRunId: true } } },
+    select: {
+      id: true,
+      status: true,
+      conversationId: true,
+      steps: { select: { id: true, index: true, status: true, retryAt: true, liveRunId: true } },
+    },
   });
   const runs = await prisma.run.findMany({
     where: { conversationId: { in: [...new Set(plans.map((plan) => plan.conversationId))] } },
-    select: { id: true, agentId: true, stepId: true, planId: true, kind: true, status: true, attempt: true, startedAt: true, endedAt: true, createdAt: true },
+    select: {
+      id: true,
+      agentId: true,
+      stepId: true,
+      planId: true,
+      kind: true,
+      status: true,
+      attempt: true,
+      startedAt: true,
+      endedAt: true,
+      createdAt: true,
+    },
   });
   const agents = await prisma.agent.findMany({ select: { id: true, handle: true, concurrency: true } });
   const openForms = await prisma.form.findMany({ where: { planId: { in: planIds }, status: "open" }, select: { planId: true } });
@@ -93,7 +108,9 @@ export async function soakFigures(prisma: PrismaClient, planIds: string[]): Prom
   const stuck = plans
     .filter((plan) => plan.status === "running" || (plan.status === "paused" && !waitingOnPerson.has(plan.id)))
     .map((plan) => {
-      const summary = plan.steps.map((step) => step.status).reduce<Record<string, number>>((acc, status) => ({ ...acc, [status]: (acc[status] ?? 0) + 1 }), {});
+      const summary = plan.steps
+        .map((step) => step.status)
+        .reduce<Record<string, number>>((acc, status) => ({ ...acc, [status]: (acc[status] ?? 0) + 1 }), {});
       const live = runs.filter((run) => run.planId === plan.id && (run.status === "running" || run.status === "queued")).length;
       return `${plan.id} ${plan.status} steps ${JSON.stringify(summary)} live runs ${live}`;
     });
@@ -121,7 +138,8 @@ export async function soakFigures(prisma: PrismaClient, planIds: string[]): Prom
 
   const doubleDispatches: string[] = [];
   const stepRuns = new Map<string, typeof intervals>();
-  for (const run of intervals) if (run.stepId && run.kind !== "decision") stepRuns.set(run.stepId, [...(stepRuns.get(run.stepId) ?? []), run]);
+  for (const run of intervals)
+    if (run.stepId && run.kind !== "decision") stepRuns.set(run.stepId, [...(stepRuns.get(run.stepId) ?? []), run]);
   for (const [stepId, list] of stepRuns) {
     const sorted = [...list].sort((a, b) => a.from - b.from);
     for (let i = 1; i < sorted.length; i++) {
@@ -133,7 +151,10 @@ export async function soakFigures(prisma: PrismaClient, planIds: string[]): Prom
   const lost = runs.filter((run) => run.status === "lost");
   for (const run of lost) {
     const successors = runs.filter(
-      (other) => other.kind === run.kind && other.attempt === run.attempt + 1 && (run.stepId ? other.stepId === run.stepId : other.planId === run.planId),
+      (other) =>
+        other.kind === run.kind &&
+        other.attempt === run.attempt + 1 &&
+        (run.stepId ? other.stepId === run.stepId : other.planId === run.planId),
     );
     const plan = plans.find((candidate) => candidate.id === run.planId);
     // a plan that ended meanwhile (cancelled, aborted) need not retry anything

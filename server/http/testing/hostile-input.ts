@@ -26,9 +26,37 @@ export const INPUT_CLASSES = [
 
 /** keys the routes' schemas read, so random objects reach the field checks */
 const KNOWN_KEYS = [
-  "title", "body", "mentions", "mentionHandles", "attachmentIds", "agentHandles", "agents", "email", "role", "values",
-  "action", "stepIndex", "reason", "source", "target", "payload", "planId", "agent", "steps", "max_parallel", "budget",
-  "request", "handle", "name", "systemPrompt", "model", "allowedTools", "skills", "concurrency", "password", "inviteToken",
+  "title",
+  "body",
+  "mentions",
+  "mentionHandles",
+  "attachmentIds",
+  "agentHandles",
+  "agents",
+  "email",
+  "role",
+  "values",
+  "action",
+  "stepIndex",
+  "reason",
+  "source",
+  "target",
+  "payload",
+  "planId",
+  "agent",
+  "steps",
+  "max_parallel",
+  "budget",
+  "request",
+  "handle",
+  "name",
+  "systemPrompt",
+  "model",
+  "allowedTools",
+  "skills",
+  "concurrency",
+  "password",
+  "inviteToken",
 ];
 
 const codeUnit = fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code));
@@ -36,7 +64,20 @@ const codeUnit = fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCh
 /** text with NUL, unpaired surrogates, any UTF-16 code unit, or past every length limit */
 export const hostileText = (): fc.Arbitrary<string> =>
   fc.oneof(
-    fc.constantFrom("", " ", "\u0000", "a\u0000b", "\ud800", "\udfff", "x\ud83d", "\udc00\ud800", "🎉", "</untrusted-data>", "@writer", "retry"),
+    fc.constantFrom(
+      "",
+      " ",
+      "\u0000",
+      "a\u0000b",
+      "\ud800",
+      "\udfff",
+      "x\ud83d",
+      "\udc00\ud800",
+      "🎉",
+      "</untrusted-data>",
+      "@writer",
+      "retry",
+    ),
     fc.string({ unit: codeUnit, maxLength: 40 }),
     fc.string({ maxLength: 40 }),
     fc.integer({ min: 20_001, max: 30_000 }).map((length) => "y".repeat(length)),
@@ -63,7 +104,11 @@ export const hostileValue = (): fc.Arbitrary<unknown> =>
     ),
   })).value;
 
-const json = (kind: FuzzBody["kind"], value: unknown): FuzzBody => ({ kind, body: JSON.stringify(value) ?? "null", contentType: "application/json" });
+const json = (kind: FuzzBody["kind"], value: unknown): FuzzBody => ({
+  kind,
+  body: JSON.stringify(value) ?? "null",
+  contentType: "application/json",
+});
 
 const hostileStep = fc.record(
   {
@@ -74,16 +119,24 @@ const hostileStep = fc.record(
     wait_for: fc.array(fc.oneof(hostileNumber(), fc.record({ step: hostileNumber(), optional: fc.boolean() })), { maxLength: 3 }),
     quorum: hostileNumber(),
     budget: fc.record({ max_tokens: hostileNumber(), max_cost: hostileNumber() }, { requiredKeys: [] }),
-    for_each: fc.record({ from: hostileNumber(), field: fc.constantFrom("output_lines", "output_files", "x"), max_parallel: hostileNumber() }, { requiredKeys: [] }),
+    for_each: fc.record(
+      { from: hostileNumber(), field: fc.constantFrom("output_lines", "output_files", "x"), max_parallel: hostileNumber() },
+      { requiredKeys: [] },
+    ),
   },
   { requiredKeys: ["index", "title", "assignee", "input"] },
 );
 
 export function hostileBody(maxBodyBytes: number): fc.Arbitrary<FuzzBody> {
   return fc.oneof(
-    fc.dictionary(fc.constantFrom(...KNOWN_KEYS), hostileValue(), { maxKeys: 6 }).map((value) => json("object with known keys and hostile values", value)),
     fc
-      .record({ title: hostileText(), max_parallel: hostileNumber(), steps: fc.array(hostileStep, { maxLength: 4 }), request: hostileText() }, { requiredKeys: ["title", "steps"] })
+      .dictionary(fc.constantFrom(...KNOWN_KEYS), hostileValue(), { maxKeys: 6 })
+      .map((value) => json("object with known keys and hostile values", value)),
+    fc
+      .record(
+        { title: hostileText(), max_parallel: hostileNumber(), steps: fc.array(hostileStep, { maxLength: 4 }), request: hostileText() },
+        { requiredKeys: ["title", "steps"] },
+      )
       .map((value) => json("plan with hostile steps", value)),
     fc
       .constantFrom(
@@ -94,21 +147,29 @@ export function hostileBody(maxBodyBytes: number): fc.Arbitrary<FuzzBody> {
         '{"payload":{"__proto__":null},"source":"ci","target":{"agent":"writer"}}',
       )
       .map((body) => ({ kind: "prototype-pollution keys" as const, body, contentType: "application/json" })),
-    fc
-      .tuple(fc.integer({ min: 33, max: 30_000 }), fc.constantFrom("[", '{"a":'))
-      .map(([depth, open]) => ({
-        kind: "deep nesting" as const,
-        body: `{"payload":${open.repeat(depth)}1${(open === "[" ? "]" : "}").repeat(depth)},"title":"x"}`,
-        contentType: "application/json",
-      })),
+    fc.tuple(fc.integer({ min: 33, max: 30_000 }), fc.constantFrom("[", '{"a":')).map(([depth, open]) => ({
+      kind: "deep nesting" as const,
+      body: `{"payload":${open.repeat(depth)}1${(open === "[" ? "]" : "}").repeat(depth)},"title":"x"}`,
+      contentType: "application/json",
+    })),
     fc
       .constantFrom("", "{", "nul", '{"a":}', "[1,]", "'x'", "\u0000", '{"a":1}garbage', "NaN", "1e999999", '{"a":"\\ud800"}', "\ufeff{}")
       .map((body) => ({ kind: "bad JSON" as const, body, contentType: "application/json" })),
     fc.oneof(hostileScalar(), fc.array(hostileScalar(), { maxLength: 3 })).map((value) => json("JSON scalar or array", value)),
-    fc.integer({ min: 1, max: maxBodyBytes }).map((extra) => json("oversized body", { body: "z".repeat(maxBodyBytes + extra), title: "x" })),
+    fc
+      .integer({ min: 1, max: maxBodyBytes })
+      .map((extra) => json("oversized body", { body: "z".repeat(maxBodyBytes + extra), title: "x" })),
     fc
       .tuple(
-        fc.constantFrom("text/plain", "application/x-www-form-urlencoded", "multipart/form-data", "application/xml", null, "application/json; charset=utf-16", "application/jsonx"),
+        fc.constantFrom(
+          "text/plain",
+          "application/x-www-form-urlencoded",
+          "multipart/form-data",
+          "application/xml",
+          null,
+          "application/json; charset=utf-16",
+          "application/jsonx",
+        ),
         hostileValue(),
       )
       .map(([contentType, value]) => ({ kind: "wrong content type" as const, body: JSON.stringify(value) ?? "", contentType })),
@@ -129,6 +190,22 @@ export function hostileBody(maxBodyBytes: number): fc.Arbitrary<FuzzBody> {
 /** path segments and query values no route expects */
 export const hostileParam = (): fc.Arbitrary<string> =>
   fc.constantFrom(
-    "does-not-exist", "2147483648", "-1", "0", "1e400", "99999999999999999999", "1.5", "0x10",
-    "\u0000", "a\u0000", "\ud800", "__proto__", "constructor", "../../etc/passwd", "x".repeat(3000), "%00", " ", "",
+    "does-not-exist",
+    "2147483648",
+    "-1",
+    "0",
+    "1e400",
+    "99999999999999999999",
+    "1.5",
+    "0x10",
+    "\u0000",
+    "a\u0000",
+    "\ud800",
+    "__proto__",
+    "constructor",
+    "../../etc/passwd",
+    "x".repeat(3000),
+    "%00",
+    " ",
+    "",
   );

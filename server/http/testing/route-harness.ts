@@ -57,7 +57,9 @@ export async function createRouteHarness(env: Record<string, string> = {}): Prom
 /** The webhook signature of docs/README: HMAC-SHA256 over "v1:{timestamp}:{delivery}:{path}:{body}". */
 export function signDelivery(input: { secret?: string; timestamp: number; delivery: string; path: string; body: string }): string {
   const signed = `v1:${input.timestamp}:${input.delivery}:${input.path}:${input.body}`;
-  return `sha256=${createHmac("sha256", input.secret ?? TEST_WEBHOOK_SECRET).update(signed).digest("hex")}`;
+  return `sha256=${createHmac("sha256", input.secret ?? TEST_WEBHOOK_SECRET)
+    .update(signed)
+    .digest("hex")}`;
 }
 
 /** A request body that counts how many bytes the server pulled from it (never ends on its own). */

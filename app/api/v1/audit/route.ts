@@ -7,7 +7,10 @@ export async function GET(request: Request) {
     request,
     async (runtime, principal) => {
       const before = new URL(request.url).searchParams.get("before") ?? undefined;
-      const events = await listAuditEvents(runtime.prisma, { actor: { id: principal.userId, role: principal.userRole, kind: "token" }, before });
+      const events = await listAuditEvents(runtime.prisma, {
+        actor: { id: principal.userId, role: principal.userRole, kind: "token" },
+        before,
+      });
       return Response.json({ events });
     },
     { scope: "admin" },

@@ -8,7 +8,10 @@ type Context = { params: Promise<{ conversationId: string }> };
 export const POST = handle(async (request: Request, context: Context) => {
   const { conversationId } = await context.params;
   const actor = await requireUser(request);
-  const { handle: agentHandle } = await parseJson(request, z.object({ handle: z.string().regex(/^@?[a-z0-9_-]{1,40}$/i, "an agent handle") }));
+  const { handle: agentHandle } = await parseJson(
+    request,
+    z.object({ handle: z.string().regex(/^@?[a-z0-9_-]{1,40}$/i, "an agent handle") }),
+  );
   const agent = await membershipServices().addAgent({ actor, conversationId, handle: agentHandle });
   return Response.json({ agent }, { status: 201 });
 });

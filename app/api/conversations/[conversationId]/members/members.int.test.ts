@@ -4,7 +4,13 @@
  * that replaces it.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { browserRequest, createAccountsFixture, signUpInvited, type AccountsFixture, type TestAccount } from "@/server/auth/testing/accounts.ts";
+import {
+  browserRequest,
+  createAccountsFixture,
+  signUpInvited,
+  type AccountsFixture,
+  type TestAccount,
+} from "@/server/auth/testing/accounts.ts";
 import { API_USER_EMAIL } from "@/server/services/seed.ts";
 import * as members from "./route.ts";
 import * as member from "./[userId]/route.ts";
@@ -23,33 +29,50 @@ let carol: TestAccount;
 const params = <T extends Record<string, string>>(values: T) => ({ params: Promise.resolve(values) });
 
 async function createConversation(as: TestAccount, title = "Roles") {
-  const response = await conversations.POST(browserRequest("/api/conversations", { cookie: as.cookie, body: { title, agentHandles: ["researcher"] } }));
+  const response = await conversations.POST(
+    browserRequest("/api/conversations", { cookie: as.cookie, body: { title, agentHandles: ["researcher"] } }),
+  );
   expect(response.status).toBe(201);
   return ((await response.json()) as { id: string }).id;
 }
 
 const invite = (as: TestAccount, conversationId: string, email: string) =>
-  members.POST(browserRequest(`/api/conversations/${conversationId}/members`, { cookie: as.cookie, body: { email } }), params({ conversationId }));
+  members.POST(
+    browserRequest(`/api/conversations/${conversationId}/members`, { cookie: as.cookie, body: { email } }),
+    params({ conversationId }),
+  );
 
 const view = async (as: TestAccount, conversationId: string) => {
-  const response = await members.GET(browserRequest(`/api/conversations/${conversationId}/members`, { cookie: as.cookie }), params({ conversationId }));
+  const response = await members.GET(
+    browserRequest(`/api/conversations/${conversationId}/members`, { cookie: as.cookie }),
+    params({ conversationId }),
+  );
   return { status: response.status, body: response.status === 200 ? await response.json() : null };
 };
 
 async function acceptAll(as: TestAccount) {
   const list = await (await myInvitations.GET(browserRequest("/api/invitations", { cookie: as.cookie }))).json();
   for (const pending of list.invitations as { id: string }[]) {
-    const response = await answer.POST(browserRequest(`/api/invitations/${pending.id}`, { cookie: as.cookie, body: { accept: true } }), params({ invitationId: pending.id }));
+    const response = await answer.POST(
+      browserRequest(`/api/invitations/${pending.id}`, { cookie: as.cookie, body: { accept: true } }),
+      params({ invitationId: pending.id }),
+    );
     expect(response.status).toBe(200);
   }
   return list.invitations as { id: string; conversation: { id: string } }[];
 }
 
 const remove = (as: TestAccount, conversationId: string, userId: string) =>
-  member.DELETE(browserRequest(`/api/conversations/${conversationId}/members/${userId}`, { cookie: as.cookie, method: "DELETE" }), params({ conversationId, userId }));
+  member.DELETE(
+    browserRequest(`/api/conversations/${conversationId}/members/${userId}`, { cookie: as.cookie, method: "DELETE" }),
+    params({ conversationId, userId }),
+  );
 
 const setRole = (as: TestAccount, conversationId: string, userId: string, role: string) =>
-  member.PATCH(browserRequest(`/api/conversations/${conversationId}/members/${userId}`, { cookie: as.cookie, method: "PATCH", body: { role } }), params({ conversationId, userId }));
+  member.PATCH(
+    browserRequest(`/api/conversations/${conversationId}/members/${userId}`, { cookie: as.cookie, method: "PATCH", body: { role } }),
+    params({ conversationId, userId }),
+  );
 
 beforeAll(async () => {
   fixture = await createAccountsFixture();
@@ -88,7 +111,9 @@ describe("conversation roles", () => {
     expect(knownBody.status).toBe(unknownBody.status);
     // both are pending: the owner's view does not tell them apart either
     const pending = (await view(owner, id)).body;
-    expect(pending.invitations.map((entry: { email: string }) => entry.email).sort()).toEqual([carol.email, "nobody-here@example.com"].sort());
+    expect(pending.invitations.map((entry: { email: string }) => entry.email).sort()).toEqual(
+      [carol.email, "nobody-here@example.com"].sort(),
+    );
     expect(pending.people.map((person: { id: string }) => person.id)).toEqual([owner.id]);
     // adding an existing member again answers the same, too
     const again = await invite(owner, id, owner.email);
@@ -100,10 +125,16 @@ describe("conversation roles", () => {
     expect((await view(carol, id)).body.you.role).toBe("member");
     // someone else's invitation cannot be answered
     const stranger = (await view(owner, id)).body.invitations[0];
-    const stolen = await answer.POST(browserRequest(`/api/invitations/${stranger.id}`, { cookie: bob.cookie, body: { accept: true } }), params({ invitationId: stranger.id }));
+    const stolen = await answer.POST(
+      browserRequest(`/api/invitations/${stranger.id}`, { cookie: bob.cookie, body: { accept: true } }),
+      params({ invitationId: stranger.id }),
+    );
     expect(stolen.status).toBe(404);
     // the owner withdraws the unknown address's invitation
-    const revoked = await invitation.DELETE(browserRequest(`/api/conversations/${id}/invitations/${stranger.id}`, { cookie: owner.cookie, method: "DELETE" }), params({ conversationId: id, invitationId: stranger.id }));
+    const revoked = await invitation.DELETE(
+      browserRequest(`/api/conversations/${id}/invitations/${stranger.id}`, { cookie: owner.cookie, method: "DELETE" }),
+      params({ conversationId: id, invitationId: stranger.id }),
+    );
     expect(revoked.status).toBe(204);
     expect((await view(owner, id)).body.invitations).toEqual([]);
   });
@@ -138,7 +169,9 @@ describe("conversation roles", () => {
 
     expect((await setRole(owner, id, bob.id, "owner")).status).toBe(200);
     expect((await remove(owner, id, owner.id)).status).toBe(204);
-    expect((await view(bob, id)).body.people.map((person: { id: string; role: string }) => [person.id, person.role])).toEqual([[bob.id, "owner"]]);
+    expect((await view(bob, id)).body.people.map((person: { id: string; role: string }) => [person.id, person.role])).toEqual([
+      [bob.id, "owner"],
+    ]);
     // the last person may leave
     expect((await remove(bob, id, bob.id)).status).toBe(204);
   });
@@ -158,9 +191,15 @@ describe("conversation roles", () => {
     await invite(owner, id, bob.email);
     await acceptAll(bob);
     const addAgent = (as: TestAccount, handle: string) =>
-      agents.POST(browserRequest(`/api/conversations/${id}/agents`, { cookie: as.cookie, body: { handle } }), params({ conversationId: id }));
+      agents.POST(
+        browserRequest(`/api/conversations/${id}/agents`, { cookie: as.cookie, body: { handle } }),
+        params({ conversationId: id }),
+      );
     const removeAgent = (as: TestAccount, agentId: string) =>
-      agent.DELETE(browserRequest(`/api/conversations/${id}/agents/${agentId}`, { cookie: as.cookie, method: "DELETE" }), params({ conversationId: id, agentId }));
+      agent.DELETE(
+        browserRequest(`/api/conversations/${id}/agents/${agentId}`, { cookie: as.cookie, method: "DELETE" }),
+        params({ conversationId: id, agentId }),
+      );
     expect((await addAgent(bob, "writer")).status).toBe(403);
     const added = await addAgent(owner, "writer");
     expect(added.status).toBe(201);
@@ -175,9 +214,19 @@ describe("conversation roles", () => {
   it("every change is in the audit log: who, what, target", async () => {
     const actions = await fixture.db.prisma.auditEvent.findMany({ where: { actorId: owner.id }, select: { action: true } });
     const kinds = new Set(actions.map((entry) => entry.action));
-    for (const action of ["invitation.created", "invitation.revoked", "member.removed", "member.left", "member.role_changed", "agent.added", "agent.removed"]) {
+    for (const action of [
+      "invitation.created",
+      "invitation.revoked",
+      "member.removed",
+      "member.left",
+      "member.role_changed",
+      "agent.added",
+      "agent.removed",
+    ]) {
       expect(kinds, action).toContain(action);
     }
-    expect(await fixture.db.prisma.auditEvent.count({ where: { actorId: carol.id, action: "invitation.accepted", targetId: carol.id } })).toBeGreaterThan(0);
+    expect(
+      await fixture.db.prisma.auditEvent.count({ where: { actorId: carol.id, action: "invitation.accepted", targetId: carol.id } }),
+    ).toBeGreaterThan(0);
   });
 });

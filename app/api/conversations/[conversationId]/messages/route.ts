@@ -6,12 +6,14 @@ import { MESSAGE_RATE } from "@/server/auth/rate-limit.ts";
 import { getRuntime } from "@/server/runtime.ts";
 import { MAX_MESSAGE_CHARS } from "@/server/protocol/limits.ts";
 
-
 const messageSchema = z.object({
   body: storableText()
     .max(MAX_MESSAGE_CHARS, `A message can hold at most ${MAX_MESSAGE_CHARS} characters.`)
     .refine((body) => body.trim().length > 0, "Write something first."),
-  mentionHandles: z.array(z.string().regex(/^[a-z0-9_-]{1,40}$/)).max(20).default([]),
+  mentionHandles: z
+    .array(z.string().regex(/^[a-z0-9_-]{1,40}$/))
+    .max(20)
+    .default([]),
   attachmentIds: z.array(storableText().min(1).max(64)).max(10).default([]),
 });
 

@@ -4,7 +4,6 @@ import { UPLOAD_RATE } from "@/server/auth/rate-limit.ts";
 import { getRuntime } from "@/server/runtime.ts";
 import { MAX_UPLOAD_BYTES } from "@/server/protocol/limits.ts";
 
-
 type Context = { params: Promise<{ conversationId: string }> };
 
 export const POST = handle(async (request: Request, context: Context) => {

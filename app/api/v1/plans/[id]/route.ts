@@ -1,9 +1,13 @@
 import { apiActor, withApiToken } from "@/server/http/api-v1.ts";
 
 export async function GET(request: Request, context: { params: Promise<{ id: string }> }) {
-  return withApiToken(request, async (runtime) => {
-    const { id } = await context.params;
-    // a plan outside the API user's conversations is "not found", checked by the service
-    return Response.json(await runtime.services.getPlan({ actor: apiActor(runtime), planId: id }));
-  }, { params: context.params });
+  return withApiToken(
+    request,
+    async (runtime) => {
+      const { id } = await context.params;
+      // a plan outside the API user's conversations is "not found", checked by the service
+      return Response.json(await runtime.services.getPlan({ actor: apiActor(runtime), planId: id }));
+    },
+    { params: context.params },
+  );
 }

@@ -28,6 +28,11 @@ export const POST = handle(async (request: Request, context: Context) => {
       ? await executor.cancelPlan({ actor: user, planId, reason: control.reason || `cancelled by ${user.name}` })
       : control.action === "retry"
         ? await executor.retryStep({ actor: user, planId, stepIndex: control.stepIndex })
-        : await executor.skipStep({ actor: user, planId, stepIndex: control.stepIndex, reason: control.reason || `skipped by ${user.name}` });
+        : await executor.skipStep({
+            actor: user,
+            planId,
+            stepIndex: control.stepIndex,
+            reason: control.reason || `skipped by ${user.name}`,
+          });
   return NextResponse.json({ action: control.action, plan: { id: result.planId, status: result.status }, step: result.step });
 });

@@ -8,16 +8,20 @@ const postMessage = z.object({
 });
 
 export async function POST(request: Request, context: { params: Promise<{ id: string }> }) {
-  return withApiToken(request, async (runtime) => {
-    const { id } = await context.params;
-    await requireApiConversation(runtime, id);
-    const body = await parseJson(request, postMessage);
-    const message = await runtime.executor.postMessage({
-      conversationId: id,
-      author: { kind: "user", userId: runtime.apiUserId },
-      body: body.body,
-      mentionHandles: body.mentions,
-    });
-    return Response.json(message, { status: 201 });
-  }, { params: context.params });
+  return withApiToken(
+    request,
+    async (runtime) => {
+      const { id } = await context.params;
+      await requireApiConversation(runtime, id);
+      const body = await parseJson(request, postMessage);
+      const message = await runtime.executor.postMessage({
+        conversationId: id,
+        author: { kind: "user", userId: runtime.apiUserId },
+        body: body.body,
+        mentionHandles: body.mentions,
+      });
+      return Response.json(message, { status: 201 });
+    },
+    { params: context.params },
+  );
 }

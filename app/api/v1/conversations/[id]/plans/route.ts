@@ -6,12 +6,16 @@ import { storableText } from "@/server/core/text.ts";
 const submitPlan = z.object({ request: storableText().max(20_000).optional() }).passthrough();
 
 export async function POST(request: Request, context: { params: Promise<{ id: string }> }) {
-  return withApiToken(request, async (runtime) => {
-    const { id } = await context.params;
-    await requireApiConversation(runtime, id);
-    const raw = await parseJson(request, submitPlan);
-    const { request: requestText, ...plan } = raw;
-    const created = await runtime.executor.submitPlan({ conversationId: id, raw: plan, request: requestText, userId: runtime.apiUserId });
-    return Response.json(created, { status: 201 });
-  }, { params: context.params });
+  return withApiToken(
+    request,
+    async (runtime) => {
+      const { id } = await context.params;
+      await requireApiConversation(runtime, id);
+      const raw = await parseJson(request, submitPlan);
+      const { request: requestText, ...plan } = raw;
+      const created = await runtime.executor.submitPlan({ conversationId: id, raw: plan, request: requestText, userId: runtime.apiUserId });
+      return Response.json(created, { status: 201 });
+    },
+    { params: context.params },
+  );
 }

@@ -4,7 +4,13 @@
  * re-targeted deliveries are refused, and an oversized body is refused unread.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { countingStream, createRouteHarness, signDelivery, TEST_API_TOKEN, type RouteHarness } from "@/server/http/testing/route-harness.ts";
+import {
+  countingStream,
+  createRouteHarness,
+  signDelivery,
+  TEST_API_TOKEN,
+  type RouteHarness,
+} from "@/server/http/testing/route-harness.ts";
 import * as reactions from "./route.ts";
 
 let harness: RouteHarness;
@@ -29,11 +35,7 @@ let deliveries = 0;
 const nextDelivery = () => `delivery-${++deliveries}-${Date.now()}`;
 const reactionBody = (text = "build failed") => JSON.stringify({ source: "ci", target: { agent: "writer" }, payload: text });
 
-function post(input: {
-  id?: string;
-  body?: BodyInit;
-  headers?: Record<string, string>;
-}): Promise<Response> {
+function post(input: { id?: string; body?: BodyInit; headers?: Record<string, string> }): Promise<Response> {
   const id = input.id ?? conversationId;
   return reactions.POST(
     new Request(`http://baton.test${pathOf(id)}`, {
@@ -125,7 +127,10 @@ describe("signed reactions", () => {
     const body = reactionBody();
     const { createHmac } = await import("node:crypto");
     const bodyOnly = `sha256=${createHmac("sha256", "webhook-secret-0123456789").update(body).digest("hex")}`;
-    const response = await post({ body, headers: { "x-baton-timestamp": String(now()), "x-baton-delivery": nextDelivery(), "x-baton-signature": bodyOnly } });
+    const response = await post({
+      body,
+      headers: { "x-baton-timestamp": String(now()), "x-baton-delivery": nextDelivery(), "x-baton-signature": bodyOnly },
+    });
     expect(response.status).toBe(401);
   });
 
@@ -146,7 +151,10 @@ describe("signed reactions", () => {
 
   it("refuse a declared Content-Length past the cap without reading a byte", async () => {
     const body = countingStream(64 * 1024, 100 * 1024 * 1024);
-    const response = await post({ body: body.stream, headers: { "content-length": String(100 * 1024 * 1024), authorization: `Bearer ${TEST_API_TOKEN}` } });
+    const response = await post({
+      body: body.stream,
+      headers: { "content-length": String(100 * 1024 * 1024), authorization: `Bearer ${TEST_API_TOKEN}` },
+    });
     expect(response.status).toBe(413);
     expect(body.pulled()).toBeLessThanOrEqual(64 * 1024 * 2);
   });

@@ -14,11 +14,15 @@ const reaction = z.object({
 
 /** An outside event for the agent that owns the work: bearer token or a signed delivery (recorded, so never twice). */
 export async function POST(request: Request, context: { params: Promise<{ id: string }> }) {
-  return withSignedBody(request, async (runtime, raw, delivery) => {
-    const { id } = await context.params;
-    await requireApiConversation(runtime, id);
-    const body = await parseJson(raw, reaction);
-    const routed = await routeReaction(runtime.executor, { conversationId: id, ...body, delivery });
-    return Response.json({ messageId: routed.message.id, runId: routed.runId, agent: routed.agent }, { status: 202 });
-  }, context.params);
+  return withSignedBody(
+    request,
+    async (runtime, raw, delivery) => {
+      const { id } = await context.params;
+      await requireApiConversation(runtime, id);
+      const body = await parseJson(raw, reaction);
+      const routed = await routeReaction(runtime.executor, { conversationId: id, ...body, delivery });
+      return Response.json({ messageId: routed.message.id, runId: routed.runId, agent: routed.agent }, { status: 202 });
+    },
+    context.params,
+  );
 }
