@@ -5,24 +5,14 @@
  */
 import type { ModelMessage } from "ai";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createExecutorFixture, TEST_EXECUTOR_CONFIG, type ExecutorFixture } from "../executor/testing/executor-fixture.ts";
-import { createAgentRunner } from "./run-agent.ts";
-import { createModelRegistry } from "./model-registry.ts";
-import { corePlanValidator } from "./core-plan-validator.ts";
-import { createPrismaArtifactStore, createPrismaConversationMemory, createPrismaSessionStore } from "../adapters/prisma/agent-stores.ts";
+import { createExecutorFixture, type ExecutorFixture } from "../executor/testing/executor-fixture.ts";
+import { offlineAgentRunner } from "../executor/testing/offline-runtime.ts";
 
 let fixture: ExecutorFixture;
 
 beforeAll(async () => {
   fixture = await createExecutorFixture({
-    createRunner: (db) =>
-      createAgentRunner({
-        models: createModelRegistry({ env: {} }),
-        artifacts: createPrismaArtifactStore(db.prisma),
-        sessions: createPrismaSessionStore(db.prisma),
-        memory: createPrismaConversationMemory(db.prisma),
-        validatePlan: corePlanValidator(TEST_EXECUTOR_CONFIG.planLimits),
-      }),
+    createRunner: offlineAgentRunner,
   });
 });
 

@@ -29,7 +29,7 @@ import { API_USER_EMAIL } from "../services/seed.ts";
 
 /** A posted message, and the agents it named that are not in the conversation (the UI offers to add them). */
 export type PostedMessage = MessageDTO & { notInConversation: string[] };
-import { claimRuns, loadLaunch } from "./run-queue.ts";
+import { claimRuns, loadLaunch, runContextOf } from "./run-queue.ts";
 import type { ClaimedRun, ClaimRequest } from "../adapters/prisma/write-batch.ts";
 
 type Tx = Prisma.TransactionClient;
@@ -560,22 +560,9 @@ export class Executor {
           request: plan
             ? { text: plan.request, messageId: plan.requestMessageId }
             : { text: trigger?.body ?? run.input, messageId: run.triggerMessageId },
-          plan:
-            run.step && run.planId
-              ? { planId: run.planId, stepId: run.step.id, stepIndex: run.step.index, stepTitle: run.step.title }
-              : null,
+          ...runContextOf(run),
           attempt: run.attempt + 1,
           triggerMessageId: run.triggerMessageId,
-          failedStep:
-            run.kind === "decision" && run.step
-              ? {
-                  index: run.step.index,
-                  title: run.step.title,
-                  assignee: run.step.assignee,
-                  input: run.step.renderedInput ?? run.step.input,
-                  failureReason: run.step.failureReason ?? "unknown",
-                }
-              : undefined,
         });
       }
     });

@@ -5,23 +5,13 @@
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createExecutorFixture, type ExecutorFixture } from "./testing/executor-fixture.ts";
-import { createAgentRunner } from "../agents/run-agent.ts";
-import { createModelRegistry } from "../agents/model-registry.ts";
-import { corePlanValidator } from "../agents/core-plan-validator.ts";
-import { createPrismaArtifactStore, createPrismaSessionStore } from "../adapters/prisma/agent-stores.ts";
-import { TEST_EXECUTOR_CONFIG } from "./testing/executor-fixture.ts";
+import { offlineAgentRunner } from "./testing/offline-runtime.ts";
 
 let fixture: ExecutorFixture;
 
 beforeAll(async () => {
   fixture = await createExecutorFixture({
-    createRunner: (db) =>
-      createAgentRunner({
-        models: createModelRegistry({ env: {} }),
-        artifacts: createPrismaArtifactStore(db.prisma),
-        sessions: createPrismaSessionStore(db.prisma),
-        validatePlan: corePlanValidator(TEST_EXECUTOR_CONFIG.planLimits),
-      }),
+    createRunner: offlineAgentRunner,
   });
 });
 

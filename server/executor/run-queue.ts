@@ -30,6 +30,37 @@ export async function claimRuns(
   return rows;
 }
 
+type RunWithStep = {
+  kind: string;
+  planId: string | null;
+  step: {
+    id: string;
+    index: number;
+    title: string;
+    assignee: string;
+    input: string;
+    renderedInput: string | null;
+    failureReason: string | null;
+  } | null;
+};
+
+/** The plan step a run belongs to, and (for a decision) the failure it decides: as stored on the rows. */
+export function runContextOf(run: RunWithStep) {
+  return {
+    plan: run.step && run.planId ? { planId: run.planId, stepId: run.step.id, stepIndex: run.step.index, stepTitle: run.step.title } : null,
+    failedStep:
+      run.kind === "decision" && run.step
+        ? {
+            index: run.step.index,
+            title: run.step.title,
+            assignee: run.step.assignee,
+            input: run.step.renderedInput ?? run.step.input,
+            failureReason: run.step.failureReason ?? "unknown",
+          }
+        : undefined,
+  };
+}
+
 /**
  * The launch of a run this process claimed but did not create, rebuilt from its row:
  * the request it answers, the form answer it resumes with, the failure a decision is
@@ -59,21 +90,10 @@ export async function loadLaunch(context: ExecutorContext, runId: string): Promi
       request: run.plan
         ? { text: run.plan.request, messageId: run.plan.requestMessageId }
         : { text: trigger?.body ?? run.input, messageId: run.triggerMessageId },
-      plan:
-        run.step && run.planId ? { planId: run.planId, stepId: run.step.id, stepIndex: run.step.index, stepTitle: run.step.title } : null,
+      ...runContextOf(run),
       attempt: run.attempt,
       triggerMessageId: run.triggerMessageId,
       resume: run.resumesRunId ? { previousRunId: run.resumesRunId, answer: await formAnswerOf(context, run.resumesRunId) } : undefined,
-      failedStep:
-        kind === "decision" && run.step
-          ? {
-              index: run.step.index,
-              title: run.step.title,
-              assignee: run.step.assignee,
-              input: run.step.renderedInput ?? run.step.input,
-              failureReason: run.step.failureReason ?? "unknown",
-            }
-          : undefined,
     },
     run.createdAt,
   );
