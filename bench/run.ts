@@ -33,7 +33,7 @@ const offlineRunner = (db: Database) =>
 async function runPlan(fixture: Awaited<ReturnType<typeof createExecutorFixture>>, plan: ReturnType<typeof toPlan>) {
   const started = Date.now();
   const submitted = await fixture.executor.submitPlan({ conversationId: fixture.conversationId, raw: plan });
-  const status = await fixture.waitForPlan(submitted.id, ["completed", "failed", "cancelled"], 600_000);
+  const status = await fixture.waitForPlan(submitted.id, ["completed", "partial", "failed", "cancelled"], 600_000);
   if (status !== "completed") throw new Error(`${plan.title} ended ${status}`);
   const ended = await fixture.db.prisma.plan.findUniqueOrThrow({ where: { id: submitted.id }, select: { endedAt: true } });
   return ended.endedAt!.getTime() - started;

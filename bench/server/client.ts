@@ -148,7 +148,7 @@ export function watchPlans(socket: BatonSocket) {
   const ended = new Map<string, string>();
   const waiting = new Map<string, (status: string) => void>();
   socket.on("conversation-event", (event: ConversationEventDTO) => {
-    if (event.type !== "plan-updated" || !["completed", "failed", "cancelled"].includes(event.payload.status)) return;
+    if (event.type !== "plan-updated" || !["completed", "partial", "failed", "cancelled"].includes(event.payload.status)) return;
     ended.set(event.payload.planId, event.payload.status);
     waiting.get(event.payload.planId)?.(event.payload.status);
   });
