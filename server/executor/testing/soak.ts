@@ -94,6 +94,7 @@ export async function soakFigures(prisma: PrismaClient, planIds: string[]): Prom
       kind: true,
       status: true,
       attempt: true,
+      resumesRunId: true,
       startedAt: true,
       endedAt: true,
       createdAt: true,
@@ -150,8 +151,10 @@ export async function soakFigures(prisma: PrismaClient, planIds: string[]): Prom
   const lostNotRedispatchedOnce: string[] = [];
   const lost = runs.filter((run) => run.status === "lost");
   for (const run of lost) {
+    // a blocked run resumed with a form answer continues the same attempt in a new row: not a new dispatch
     const successors = runs.filter(
       (other) =>
+        other.resumesRunId === null &&
         other.kind === run.kind &&
         other.attempt === run.attempt + 1 &&
         (run.stepId ? other.stepId === run.stepId : other.planId === run.planId),
@@ -159,7 +162,11 @@ export async function soakFigures(prisma: PrismaClient, planIds: string[]): Prom
     const plan = plans.find((candidate) => candidate.id === run.planId);
     // a plan that ended meanwhile (cancelled, aborted) need not retry anything
     if (successors.length !== 1 && !(plan && successors.length === 0 && plan.status !== "running" && plan.status !== "paused")) {
-      lostNotRedispatchedOnce.push(`run ${run.id} (${run.kind}, attempt ${run.attempt}): ${successors.length} new attempts`);
+      // the details a reader needs to tell a double dispatch from a step that legitimately ran again
+      const detail = successors
+        .map((other) => `${other.id} ${other.status} step ${other.stepId} from ${other.startedAt?.toISOString() ?? "-"}`)
+        .join("; ");
+      lostNotRedispatchedOnce.push(`run ${run.id} (${run.kind}, attempt ${run.attempt}): ${successors.length} new attempts [${detail}]`);
     }
   }
 
