@@ -86,6 +86,7 @@ function fill(segment: string, previous: string | undefined, ids: Ids): string {
     // invitation would change what the later requests see): ids that exist nowhere
     case "userId":
     case "invitationId":
+    case "tokenId":
       return `absent-${name}`;
     case "all":
       return "get-session"; // better-auth's catch-all: the one read it serves
@@ -98,7 +99,12 @@ function fill(segment: string, previous: string | undefined, ids: Ids): string {
 
 /** True when the target's id exists nowhere (see fill): "not found" is then the right answer for everyone. */
 export function usesAbsentId(target: AppTarget): boolean {
-  return target.segments.some((segment) => segment === "[userId]" || segment === "[invitationId]");
+  // …and a conversation's agent: the admin's new agent exists, but not in this conversation
+  const conversationAgent = target.segments.includes("[conversationId]") && target.segments.includes("[agentId]");
+  return (
+    conversationAgent ||
+    target.segments.some((segment) => segment === "[userId]" || segment === "[invitationId]" || segment === "[tokenId]")
+  );
 }
 
 export function urlOf(target: AppTarget, ids: Ids): string {

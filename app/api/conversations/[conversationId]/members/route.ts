@@ -1,6 +1,6 @@
 import { NextResponse } from "next/server";
 import { z } from "zod";
-import { handle, parseJson, requireUser } from "@/server/auth/guards.ts";
+import { handle, parseJson, requireMember, requireUser } from "@/server/auth/guards.ts";
 import { membershipServices } from "@/server/services/runtime-services.ts";
 
 type Context = { params: Promise<{ conversationId: string }> };
@@ -18,7 +18,8 @@ export const GET = handle(async (request: Request, context: Context) => {
  */
 export const POST = handle(async (request: Request, context: Context) => {
   const { conversationId } = await context.params;
-  const actor = await requireUser(request);
+  // membership before the body: a non-member learns nothing, not even what the body lacks
+  const actor = await requireMember(request, conversationId);
   const { email } = await parseJson(request, z.object({ email: z.email().max(200) }));
   return NextResponse.json(await membershipServices().invite({ actor, conversationId, email }), { status: 202 });
 });
