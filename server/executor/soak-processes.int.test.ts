@@ -117,8 +117,10 @@ it(`ends ${PLANS} plans on two processes and a web node, one process SIGKILLed m
     select: { id: true, status: true, endedAt: true },
   });
   for (const run of endedBeforeKill) {
-    expect(["succeeded", "failed", "blocked", "cancelled"], `run ${run.id} was live at the kill`).toContain(run.status);
-    expect(run.endedAt!.getTime(), `run ${run.id} ended after the kill`).toBeLessThanOrEqual(killedAt);
+    // it finished on B before the signal landed, or its plan ended meanwhile and cancelled it
+    const settled =
+      run.status === "cancelled" || (["succeeded", "failed", "blocked"].includes(run.status) && run.endedAt!.getTime() <= killedAt);
+    expect(settled, `run ${run.id} was live at the kill and ended ${run.status} at ${run.endedAt?.toISOString()}`).toBe(true);
   }
   expect(lost.length).toBeGreaterThan(0);
   // work went where capacity was: both full processes ran agents, the web node none
