@@ -26,15 +26,9 @@ const processes: ExecutorProcess[] = [];
 
 beforeAll(async () => {
   if (!(await postgresAvailable())) throw new Error("PostgreSQL at 127.0.0.1:5432 is required for this test");
-});
-
-/** A fresh database and no process left from an earlier attempt (the test may be retried). */
-async function freshStart(): Promise<void> {
-  for (const child of processes.splice(0)) await child.kill();
-  await db?.close();
   db = await createTestDatabase({ kind: "postgres" });
   await seedWorkspace(db.prisma, { defaultModel: "offline", demoConversation: false });
-}
+});
 
 afterAll(async () => {
   for (const child of processes) await child.kill();
@@ -43,10 +37,7 @@ afterAll(async () => {
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-// One retry: about one run in four still fails a check whose cause is not found yet (the
-// next session's first task); every failure prints the runs involved. Not a timing bound.
-it(`ends ${PLANS} plans on two processes and a web node, one process SIGKILLed mid-run`, { retry: 1, timeout: 400_000 }, async () => {
-  await freshStart();
+it(`ends ${PLANS} plans on two processes and a web node, one process SIGKILLed mid-run`, { timeout: 400_000 }, async () => {
   const start = (instance: string, role: string) =>
     ExecutorProcess.start({ DATABASE_URL: db.url!, BATON_INSTANCE_ID: instance, BATON_ROLE: role, BATON_TEST_RUNNER: "offline" }).then(
       (child) => {
