@@ -40,7 +40,8 @@ describe("a form's answer in the browser", () => {
   });
 
   it("maps the server's refusal back to the fields it names", () => {
-    const message = "The form answer is invalid:\n- venue: is 10001 characters long; the limit is 10000\n- answer: the answer must be an object";
+    const message =
+      "The form answer is invalid:\n- venue: is 10001 characters long; the limit is 10000\n- answer: the answer must be an object";
     expect(serverProblems(spec, message)).toEqual({
       venue: "is 10001 characters long; the limit is 10000",
       "": "answer: the answer must be an object",

@@ -13,7 +13,16 @@ import {
 } from "@xyflow/react";
 import { memo, useCallback, useEffect, useMemo, useRef, useState, type FocusEvent } from "react";
 import type { PlanDTO, StepDTO } from "@/server/protocol/dto.ts";
-import { MIN_ZOOM, NODE_HEIGHT, NODE_WIDTH, chooseLayout, defaultViewport, dependencyEdges, fitZoom, READABLE_ZOOM } from "./plan-layout.ts";
+import {
+  MIN_ZOOM,
+  NODE_HEIGHT,
+  NODE_WIDTH,
+  chooseLayout,
+  defaultViewport,
+  dependencyEdges,
+  fitZoom,
+  READABLE_ZOOM,
+} from "./plan-layout.ts";
 import { PlanLegend } from "./plan-legend.tsx";
 import { STEP_STYLE, VISUAL_STYLE, formatDuration, retryStatusLine, stepVisualState, type StepVisualState } from "./step-status.ts";
 import { useNow } from "./use-now.ts";
@@ -115,7 +124,11 @@ const StepNodeView = memo(function StepNodeView({ id, data }: NodeProps<StepNode
             {runStatus}
           </span>
         ) : retrying ? (
-          <span className="truncate text-orange-800 dark:text-orange-300" data-testid="step-retry-status" title={step.failureReason ?? undefined}>
+          <span
+            className="truncate text-orange-800 dark:text-orange-300"
+            data-testid="step-retry-status"
+            title={step.failureReason ?? undefined}
+          >
             {retrying}
           </span>
         ) : step.failureReason ? (

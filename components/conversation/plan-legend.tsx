@@ -10,7 +10,10 @@ export function PlanLegend() {
       <ul className="mt-1 flex flex-wrap gap-x-3 gap-y-1" aria-label="Step states">
         {VISUAL_STATES.map((state) => (
           <li key={state} className="flex items-center gap-1 text-zinc-700 dark:text-zinc-300" data-state={state}>
-            <span aria-hidden="true" className={`inline-flex h-4 w-5 items-center justify-center rounded border-2 text-[10px] ${VISUAL_STYLE[state].swatch}`}>
+            <span
+              aria-hidden="true"
+              className={`inline-flex h-4 w-5 items-center justify-center rounded border-2 text-[10px] ${VISUAL_STYLE[state].swatch}`}
+            >
               {VISUAL_STYLE[state].mark}
             </span>
             {VISUAL_STYLE[state].label}
