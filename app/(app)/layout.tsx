@@ -1,4 +1,5 @@
 import { AppShell } from "@/components/app-shell.tsx";
+import { KeyboardShortcuts } from "@/components/keyboard-shortcuts.tsx";
 import { requirePageUser } from "@/server/auth/page-session.ts";
 import { getRuntime } from "@/server/runtime.ts";
 import { membershipServices } from "@/server/services/runtime-services.ts";
@@ -11,6 +12,7 @@ export default async function AppLayout({ children }: { children: React.ReactNod
   ]);
   return (
     <AppShell user={user} conversations={conversations.map((c) => ({ id: c.id, title: c.title }))} invitations={invitations}>
+      <KeyboardShortcuts />
       {children}
     </AppShell>
   );

@@ -1,24 +1,35 @@
 import type { PlanTimeline } from "@/server/services/admin-plans.ts";
+import { formatTick, timeTicks, type SegmentKind } from "@/server/services/admin-timeline.ts";
 import { Badge } from "../ui/badge.tsx";
 import { PLAN_STATUS_HINT, PLAN_TONE, STEP_STYLE } from "../conversation/step-status.ts";
 
-const BAR: Record<string, string> = {
-  done: "bg-emerald-500",
-  failed: "bg-red-500",
-  in_progress: "bg-sky-500",
-  blocked: "bg-amber-500",
-  skipped: "bg-zinc-400",
-  pending: "bg-zinc-300",
+/** One colour and pattern per kind of time, so waiting for a person never reads as running. */
+export const SEGMENT_STYLE: Record<SegmentKind, { bar: string; label: string }> = {
+  queued: {
+    bar: "bg-zinc-300 dark:bg-zinc-600 [background-image:repeating-linear-gradient(45deg,transparent,transparent_3px,rgba(0,0,0,.18)_3px,rgba(0,0,0,.18)_6px)]",
+    label: "queued",
+  },
+  running: { bar: "bg-sky-500", label: "running" },
+  waiting: {
+    bar: "bg-amber-400 [background-image:repeating-linear-gradient(90deg,transparent,transparent_4px,rgba(0,0,0,.2)_4px,rgba(0,0,0,.2)_6px)]",
+    label: "waiting for a person",
+  },
+  retry: {
+    bar: "bg-orange-500 [background-image:repeating-linear-gradient(-45deg,transparent,transparent_3px,rgba(255,255,255,.45)_3px,rgba(255,255,255,.45)_6px)]",
+    label: "retry wait",
+  },
 };
 
-function seconds(ms: number | null) {
-  return ms === null ? "—" : `${(ms / 1000).toFixed(1)} s`;
-}
+const KINDS: SegmentKind[] = ["queued", "running", "waiting", "retry"];
 
-/** A Gantt-like row per step: waiting (ready → start) hatched, running solid; critical path outlined. */
+/** How a step ended, beside its bar: only a step that ended has a finished colour. */
+const END_MARK: Record<string, string> = { done: "✓", failed: "✕", skipped: "⤼" };
+
+/** A Gantt-like row per step over a time axis: queued, running, waiting for a person and retry waits; critical path outlined. */
 export function PlanTimelineView({ timeline }: { timeline: PlanTimeline }) {
-  const span = Math.max(1, ...timeline.steps.map((s) => s.endedAt ?? s.startedAt ?? s.readyAt ?? 0));
-  const pct = (ms: number) => `${(ms / span) * 100}%`;
+  const ticks = timeTicks(timeline.span);
+  const axisEnd = ticks.at(-1) ?? 1;
+  const pct = (ms: number) => `${(Math.min(ms, axisEnd) / axisEnd) * 100}%`;
   return (
     <div className="flex flex-col gap-4">
       <div className="flex flex-wrap items-center gap-2">
@@ -26,61 +37,103 @@ export function PlanTimelineView({ timeline }: { timeline: PlanTimeline }) {
         <span title={PLAN_STATUS_HINT[timeline.status]} data-testid="timeline-status">
           <Badge tone={PLAN_TONE[timeline.status]}>{timeline.status}</Badge>
         </span>
-        <span className="text-sm text-zinc-500">in “{timeline.conversation.title}”</span>
+        <span className="text-sm text-zinc-600 dark:text-zinc-400">in “{timeline.conversation.title}”</span>
       </div>
       <p className="max-w-3xl text-sm text-zinc-600 dark:text-zinc-400">Request: {timeline.request}</p>
       <section aria-label="Timeline" className="rounded-lg border border-zinc-200 p-3 dark:border-zinc-800" data-testid="plan-timeline">
-        <div className="mb-2 flex gap-4 text-xs text-zinc-500">
-          <span>
-            <span className="mr-1 inline-block h-2 w-4 rounded bg-zinc-300 align-middle [background-image:repeating-linear-gradient(45deg,transparent,transparent_3px,rgba(0,0,0,.15)_3px,rgba(0,0,0,.15)_6px)]" />
-            waiting
-          </span>
-          <span>
-            <span className="mr-1 inline-block h-2 w-4 rounded bg-emerald-500 align-middle" />
-            running
-          </span>
-          <span>
-            <span className="mr-1 inline-block h-2 w-4 rounded border-2 border-indigo-600 align-middle" />
+        <ul
+          className="mb-3 flex flex-wrap gap-x-4 gap-y-1 text-xs text-zinc-700 dark:text-zinc-300"
+          aria-label="Legend"
+          data-testid="timeline-legend"
+        >
+          {KINDS.map((kind) => (
+            <li key={kind} data-kind={kind}>
+              <span aria-hidden="true" className={`mr-1 inline-block h-2.5 w-5 rounded-sm align-middle ${SEGMENT_STYLE[kind].bar}`} />
+              {SEGMENT_STYLE[kind].label}
+            </li>
+          ))}
+          <li>
+            <span
+              aria-hidden="true"
+              className="mr-1 inline-block h-2.5 w-5 rounded-sm border-2 border-indigo-600 align-middle dark:border-indigo-400"
+            />
             critical path
-          </span>
-          <span className="ml-auto">total {seconds(span)}</span>
+          </li>
+          <li className="ml-auto">total {formatTick(Math.round(timeline.span))}</li>
+        </ul>
+        <div className="grid grid-cols-[12rem_1fr] gap-3 text-xs">
+          <div />
+          <div
+            className="relative h-5 border-b border-zinc-300 dark:border-zinc-700"
+            data-testid="timeline-axis"
+            title="time since the plan started"
+          >
+            {ticks.map((tick, i) => (
+              <span
+                key={tick}
+                data-testid="timeline-tick"
+                data-ms={tick}
+                className={`absolute bottom-0 text-zinc-600 dark:text-zinc-400 ${i === 0 ? "" : i === ticks.length - 1 ? "-translate-x-full" : "-translate-x-1/2"}`}
+                style={{ left: pct(tick) }}
+              >
+                {formatTick(tick)}
+                <span aria-hidden="true" className="absolute -bottom-1 left-1/2 h-1 border-l border-zinc-400" />
+              </span>
+            ))}
+          </div>
         </div>
-        <ol className="space-y-2">
-          {timeline.steps.map((step) => {
-            const waitStart = step.readyAt;
-            const runStart = step.startedAt;
-            const runEnd = step.endedAt ?? (runStart !== null ? span : null);
-            return (
-              <li key={step.index} className="grid grid-cols-[12rem_1fr] items-center gap-3 text-xs" data-critical={step.critical}>
-                <div className="min-w-0">
-                  <p className={`truncate font-medium ${step.critical ? "text-indigo-700 dark:text-indigo-300" : ""}`}>
-                    {step.index}. {step.title}
-                  </p>
-                  <p className="truncate text-zinc-500">
-                    {step.assignee} · <span>{STEP_STYLE[step.status as keyof typeof STEP_STYLE]?.label ?? step.status}</span> ·{" "}
-                    {step.attempts} attempt(s)
-                  </p>
-                </div>
-                <div
-                  className="relative h-5 rounded bg-zinc-100 dark:bg-zinc-900"
-                  title={`ready ${seconds(waitStart)}, started ${seconds(runStart)}, ended ${seconds(step.endedAt)}`}
-                >
-                  {waitStart !== null && runStart !== null && runStart > waitStart ? (
-                    <div
-                      className="absolute inset-y-1 rounded-sm bg-zinc-300 [background-image:repeating-linear-gradient(45deg,transparent,transparent_3px,rgba(0,0,0,.15)_3px,rgba(0,0,0,.15)_6px)] dark:bg-zinc-700"
-                      style={{ left: pct(waitStart), width: pct(runStart - waitStart) }}
-                    />
-                  ) : null}
-                  {runStart !== null && runEnd !== null ? (
-                    <div
-                      className={`absolute inset-y-0.5 rounded-sm ${BAR[step.status] ?? "bg-zinc-400"} ${step.critical ? "ring-2 ring-indigo-600 dark:ring-indigo-400" : ""}`}
-                      style={{ left: pct(runStart), width: `max(3px, ${pct(runEnd - runStart)})` }}
-                    />
-                  ) : null}
-                </div>
-              </li>
-            );
-          })}
+        <ol className="mt-2 space-y-2">
+          {timeline.steps.map((step) => (
+            <li
+              key={step.index}
+              className="grid grid-cols-[12rem_1fr] items-center gap-3 text-xs"
+              data-critical={step.critical}
+              data-testid="timeline-step"
+            >
+              <div className="min-w-0">
+                <p className={`truncate font-medium ${step.critical ? "text-indigo-700 dark:text-indigo-300" : ""}`}>
+                  {step.index}. {step.title}
+                </p>
+                <p className="truncate text-zinc-600 dark:text-zinc-400">
+                  {step.assignee} · <span>{STEP_STYLE[step.status as keyof typeof STEP_STYLE]?.label ?? step.status}</span> ·{" "}
+                  {step.attempts} attempt(s)
+                </p>
+              </div>
+              <div
+                className={`relative h-5 rounded bg-zinc-100 dark:bg-zinc-900 ${step.critical ? "ring-2 ring-indigo-600 dark:ring-indigo-400" : ""}`}
+                title={step.segments.map((s) => `${SEGMENT_STYLE[s.kind].label} ${formatTick(s.start)}–${formatTick(s.end)}`).join(", ")}
+              >
+                {/* faint lines under the ticks, so a bar's times can be read off the axis */}
+                {ticks.slice(1, -1).map((tick) => (
+                  <span
+                    key={tick}
+                    aria-hidden="true"
+                    className="absolute inset-y-0 border-l border-zinc-200 dark:border-zinc-800"
+                    style={{ left: pct(tick) }}
+                  />
+                ))}
+                {step.segments.map((segment, i) => (
+                  <div
+                    key={i}
+                    data-testid="timeline-segment"
+                    data-kind={segment.kind}
+                    className={`absolute inset-y-0.5 rounded-sm ${SEGMENT_STYLE[segment.kind].bar}`}
+                    style={{ left: pct(segment.start), width: `max(2px, ${pct(segment.end - segment.start)})` }}
+                  />
+                ))}
+                {END_MARK[step.status] && step.endedAt !== null ? (
+                  <span
+                    className="absolute top-0.5 text-[11px] font-bold"
+                    style={{ left: `calc(${pct(step.endedAt)} + 3px)` }}
+                    title={step.status}
+                  >
+                    <span aria-hidden="true">{END_MARK[step.status]}</span>
+                    <span className="sr-only">{step.status}</span>
+                  </span>
+                ) : null}
+              </div>
+            </li>
+          ))}
         </ol>
       </section>
       <section aria-label="Steps in detail" className="space-y-3">

@@ -1,21 +1,50 @@
 "use client";
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import type { Usage, UsageRow } from "@/server/services/admin-usage.ts";
+import { axisTicks, formatCost, formatCount, zeroBasedDomain } from "./chart-axis.ts";
+
+/** Cost axes end at least here: with nothing spent the axis reads $0–$0.01, not an arbitrary $0–$4. */
+const COST_EPSILON = 0.01;
+const TOKEN_EPSILON = 10;
 
 function Chart({ title, rows }: { title: string; rows: UsageRow[] }) {
+  const tokenDomain = zeroBasedDomain(
+    rows.map((row) => row.tokensIn + row.tokensOut),
+    TOKEN_EPSILON,
+  );
+  const costDomain = zeroBasedDomain(
+    rows.map((row) => row.cost),
+    COST_EPSILON,
+  );
   return (
-    <section aria-label={title} className="rounded-lg border border-zinc-200 p-3 dark:border-zinc-800">
+    <section aria-label={title} className="rounded-lg border border-zinc-200 p-3 dark:border-zinc-800" data-testid="usage-chart">
       <h3 className="mb-2 text-sm font-semibold">{title}</h3>
       {rows.length === 0 ? (
-        <p className="py-8 text-center text-sm text-zinc-500">No runs yet.</p>
+        <p className="py-8 text-center text-sm text-zinc-600 dark:text-zinc-400">No runs yet.</p>
       ) : (
-        <div className="h-64">
+        <div className="h-64" data-cost-max={costDomain[1]} data-token-max={tokenDomain[1]}>
           <ResponsiveContainer width="100%" height="100%">
             <BarChart data={rows} margin={{ left: 0, right: 8, top: 8, bottom: 0 }}>
               <CartesianGrid strokeDasharray="3 3" strokeOpacity={0.3} />
-              <XAxis dataKey="key" tick={{ fontSize: 11 }} />
-              <YAxis yAxisId="tokens" tick={{ fontSize: 11 }} />
-              <YAxis yAxisId="cost" orientation="right" tick={{ fontSize: 11 }} tickFormatter={(v: number) => `$${v.toFixed(2)}`} />
+              <XAxis dataKey="key" tick={{ fontSize: 12 }} />
+              <YAxis
+                yAxisId="tokens"
+                tick={{ fontSize: 12 }}
+                domain={tokenDomain}
+                ticks={axisTicks(tokenDomain)}
+                allowDataOverflow={false}
+                tickFormatter={formatCount}
+                label={{ value: "tokens", angle: -90, position: "insideLeft", fontSize: 12 }}
+              />
+              <YAxis
+                yAxisId="cost"
+                orientation="right"
+                tick={{ fontSize: 12 }}
+                domain={costDomain}
+                ticks={axisTicks(costDomain)}
+                tickFormatter={(v: number) => formatCost(v, costDomain[1])}
+                width={72}
+              />
               <Tooltip />
               <Legend />
               <Bar yAxisId="tokens" dataKey="tokensIn" name="tokens in" stackId="t" fill="#6366f1" />
@@ -34,7 +63,7 @@ export function UsageCharts({ usage }: { usage: Usage }) {
     <div className="flex flex-col gap-4">
       <div className="flex flex-wrap items-baseline gap-4">
         <h2 className="text-lg font-semibold">Usage, last 30 days</h2>
-        <span className="text-sm text-zinc-500">
+        <span className="text-sm text-zinc-600 dark:text-zinc-400">
           {usage.totals.runs} runs · {usage.totals.tokens.toLocaleString("en")} tokens · ${usage.totals.cost.toFixed(4)}
         </span>
       </div>

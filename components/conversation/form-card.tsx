@@ -1,11 +1,12 @@
 "use client";
 import { useState, type FormEvent } from "react";
 import { SECRET_MASK, type FormField } from "@/server/core/types.ts";
-import { apiFetch } from "../api-client.ts";
+import { ApiError, apiFetch } from "../api-client.ts";
 import { useConversationStore } from "../stores/conversation-store.ts";
 import { Button } from "../ui/button.tsx";
 import { ErrorText, inputClass } from "../ui/field.tsx";
 import type { FormDTO } from "@/server/protocol/dto.ts";
+import { answerProblems, readAnswer, serverProblems } from "./form-answer.ts";
 
 /** A blocked step's form, inline in the chat. Everyone sees it; the first valid answer wins. */
 export function FormCard({ formId }: { formId: string }) {
@@ -14,26 +15,35 @@ export function FormCard({ formId }: { formId: string }) {
   // the server leaves a step's form open when its plan ends (cancelled, aborted): an
   // answer then resumes nothing, so the form is shown closed instead of inviting one
   const planStatus = useConversationStore((s) => (form?.planId ? s.plans[form.planId]?.status : undefined));
+  const step = useConversationStore((s) =>
+    form?.planId && form.stepIndex !== null ? s.plans[form.planId]?.steps.find((x) => x.index === form.stepIndex) : undefined,
+  );
+  const asker = useConversationStore((s) => s.messages.find((m) => m.formId === formId)?.author);
   const upsertForm = (next: FormDTO) => useConversationStore.setState((s) => ({ forms: { ...s.forms, [next.id]: next } }));
-  const [error, setError] = useState("");
+  const [problems, setProblems] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
   if (!form) return null;
   const planEnded = planStatus === "completed" || planStatus === "partial" || planStatus === "failed" || planStatus === "cancelled";
   const open = form.status === "open" && !planEnded;
+  const askedBy = asker?.handle ? `@${asker.handle}` : step && step.assignee !== "user" ? `@${step.assignee}` : (asker?.name ?? "An agent");
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     if (!form) return;
-    const data = new FormData(event.currentTarget);
-    const values: Record<string, string | number | boolean | null> = {};
-    for (const field of form.spec.fields) {
-      const raw = data.get(field.name);
-      if (field.type === "boolean") values[field.name] = raw === "on";
-      else if (field.type === "number") values[field.name] = raw === null || raw === "" ? null : Number(raw);
-      else values[field.name] = typeof raw === "string" ? raw : null;
+    const element = event.currentTarget;
+    const data = new FormData(element);
+    const values = readAnswer(form.spec, (name) => {
+      const raw = data.get(name);
+      return typeof raw === "string" ? raw : null;
+    });
+    // the same rules the server applies, so a mistake is named beside its field before sending
+    const found = answerProblems(form.spec, values);
+    setProblems(found);
+    if (Object.keys(found).length > 0) {
+      focusFirstProblem(element, form.id, found);
+      return;
     }
     setBusy(true);
-    setError("");
     try {
       const { form: answered } = await apiFetch<{ form: FormDTO }>(`/api/conversations/${conversationId}/forms/${form.id}`, {
         method: "POST",
@@ -41,7 +51,12 @@ export function FormCard({ formId }: { formId: string }) {
       });
       upsertForm(answered);
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : "Could not send the answer.");
+      const refused =
+        caught instanceof ApiError && caught.code === "form_answer_invalid"
+          ? serverProblems(form.spec, caught.message)
+          : { "": caught instanceof Error ? caught.message : "Could not send the answer." };
+      setProblems(refused);
+      focusFirstProblem(element, form.id, refused);
     } finally {
       setBusy(false);
     }
@@ -52,19 +67,38 @@ export function FormCard({ formId }: { formId: string }) {
       data-testid="form-card"
       data-form-id={form.id}
       data-status={open || form.status !== "open" ? form.status : "closed"}
-      aria-label={`Form: ${form.spec.title}`}
+      aria-labelledby={`${form.id}-question`}
       className="mt-2 max-w-lg rounded-lg border border-amber-300 bg-amber-50/60 p-3 dark:border-amber-700/60 dark:bg-amber-950/20"
     >
-      <h3 className="mb-2 text-sm font-semibold">
+      <p className="mb-1 text-xs text-zinc-600 dark:text-zinc-400" data-testid="form-asked-by">
+        <strong className="font-semibold text-zinc-800 dark:text-zinc-200">{askedBy}</strong> asks
+        {form.stepIndex !== null ? (
+          <>
+            {" "}
+            for step {form.stepIndex}
+            {step ? (
+              <>
+                : <span data-testid="form-step-title">{step.title}</span>
+              </>
+            ) : null}
+          </>
+        ) : null}
+      </p>
+      <h3 id={`${form.id}-question`} className="mb-2 text-sm font-semibold" data-testid="form-question">
         {form.spec.title}
-        {form.stepIndex ? <span className="ml-2 text-xs font-normal text-zinc-500">step {form.stepIndex}</span> : null}
       </h3>
       {open ? (
-        <form onSubmit={submit} className="flex flex-col gap-3">
+        <form onSubmit={submit} noValidate className="flex flex-col gap-3">
           {form.spec.fields.map((field) => (
-            <FieldInput key={field.name} formId={form.id} field={field} />
+            <FieldInput
+              key={field.name}
+              formId={form.id}
+              field={field}
+              problem={problems[field.name]}
+              onEdit={() => setProblems((old) => (old[field.name] ? { ...old, [field.name]: "" } : old))}
+            />
           ))}
-          <ErrorText>{error}</ErrorText>
+          <ErrorText>{problems[""]}</ErrorText>
           <div>
             <Button type="submit" size="sm" disabled={busy}>
               {busy ? "Sending…" : "Send answer"}
@@ -79,7 +113,7 @@ export function FormCard({ formId }: { formId: string }) {
           <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1">
             {form.spec.fields.map((field) => (
               <div key={field.name} className="contents">
-                <dt className="text-zinc-500">{field.label}</dt>
+                <dt className="text-zinc-600 dark:text-zinc-400">{field.label}</dt>
                 <dd className="whitespace-pre-wrap" data-secret={field.secret ? "true" : undefined}>
                   {field.secret ? formatSecret(form.answer?.values[field.name]) : formatValue(form.answer?.values[field.name])}
                 </dd>
@@ -88,10 +122,18 @@ export function FormCard({ formId }: { formId: string }) {
           </dl>
         </div>
       ) : (
-        <p className="text-sm text-zinc-500">{planEnded ? `This form was closed: the plan is ${planStatus}.` : "This form was closed."}</p>
+        <p className="text-sm text-zinc-600 dark:text-zinc-400">
+          {planEnded ? `This form was closed: the plan is ${planStatus}.` : "This form was closed."}
+        </p>
       )}
     </section>
   );
+}
+
+/** Moves focus to the first field with a problem, so a keyboard or screen-reader user lands on it. */
+function focusFirstProblem(element: HTMLFormElement, formId: string, problems: Record<string, string>) {
+  const first = Object.keys(problems).find((name) => name !== "" && problems[name]);
+  if (first) element.querySelector<HTMLElement>(`#${CSS.escape(`${formId}-${first}`)}`)?.focus();
 }
 
 /** The server never sends a secret's value; whatever arrives, only say whether one was given. */
@@ -105,35 +147,76 @@ function formatValue(value: unknown): string {
   return typeof value === "string" || typeof value === "number" ? String(value) : JSON.stringify(value);
 }
 
-function FieldInput({ formId, field }: { formId: string; field: FormField }) {
+function FieldInput({
+  formId,
+  field,
+  problem,
+  onEdit,
+}: {
+  formId: string;
+  field: FormField;
+  problem: string | undefined;
+  onEdit: () => void;
+}) {
   const id = `${formId}-${field.name}`;
-  const label = (
-    <label htmlFor={id} className="text-sm font-medium">
-      {field.label}
-      {field.required ? <span className="text-red-600"> *</span> : null}
-    </label>
-  );
+  const problemId = `${id}-problem`;
+  const hintId = `${id}-hint`;
+  const describedBy = [field.secret ? hintId : "", problem ? problemId : ""].filter(Boolean).join(" ") || undefined;
+  const shared = {
+    id,
+    name: field.name,
+    "aria-required": field.required,
+    "aria-invalid": problem ? true : undefined,
+    "aria-describedby": describedBy,
+    onChange: onEdit,
+  } as const;
+  const requiredMark = field.required ? (
+    <span className="text-red-700 dark:text-red-400" aria-hidden="true">
+      {" "}
+      *
+    </span>
+  ) : null;
+  const message = problem ? (
+    <p id={problemId} className="text-xs font-medium text-red-700 dark:text-red-400" data-testid="field-problem" data-field={field.name}>
+      {field.label} {problem}
+    </p>
+  ) : null;
+  const invalid = problem ? "border-red-500 dark:border-red-500" : "";
   if (field.type === "boolean") {
     return (
-      <div className="flex items-center gap-2">
-        <input id={id} name={field.name} type="checkbox" />
-        {label}
-      </div>
+      <fieldset className="flex flex-col gap-1" aria-describedby={describedBy}>
+        <legend className="text-sm font-medium">
+          {field.label}
+          {requiredMark}
+        </legend>
+        <div className="flex gap-4 text-sm" onChange={onEdit}>
+          {(["yes", "no"] as const).map((choice, position) => (
+            <label key={choice} className="flex items-center gap-1.5">
+              <input id={position === 0 ? id : `${id}-${choice}`} type="radio" name={field.name} value={choice} />
+              {choice === "yes" ? "Yes" : "No"}
+            </label>
+          ))}
+        </div>
+        {message}
+      </fieldset>
     );
   }
   return (
     <div className="flex flex-col gap-1">
-      {label}
+      <label htmlFor={id} className="text-sm font-medium">
+        {field.label}
+        {requiredMark}
+      </label>
       {field.secret ? (
-        <span className="text-xs text-zinc-500">Secret: only the agent that asked receives it; everyone else sees ••••.</span>
+        <span id={hintId} className="text-xs text-zinc-600 dark:text-zinc-400">
+          Secret: only the agent that asked receives it; everyone else sees ••••.
+        </span>
       ) : null}
       {field.type === "textarea" ? (
-        <textarea id={id} name={field.name} required={field.required} className={inputClass} rows={3} />
+        <textarea {...shared} className={`${inputClass} ${invalid}`} rows={3} />
       ) : field.type === "select" ? (
-        <select id={id} name={field.name} required={field.required} className={inputClass} defaultValue="">
-          <option value="" disabled>
-            Choose…
-          </option>
+        <select {...shared} className={`${inputClass} ${invalid}`} defaultValue="">
+          <option value="">Choose…</option>
           {(field.options ?? []).map((option) => (
             <option key={option} value={option}>
               {option}
@@ -142,15 +225,15 @@ function FieldInput({ formId, field }: { formId: string; field: FormField }) {
         </select>
       ) : (
         <input
-          id={id}
-          name={field.name}
-          type={field.secret ? "password" : field.type === "number" ? "number" : "text"}
+          {...shared}
+          type={field.secret ? "password" : "text"}
+          inputMode={field.type === "number" ? "decimal" : undefined}
           // a secret goes to the asking agent only: keep it out of the browser's autofill history too
           autoComplete={field.secret ? "off" : undefined}
-          required={field.required}
-          className={inputClass}
+          className={`${inputClass} ${invalid}`}
         />
       )}
+      {message}
     </div>
   );
 }

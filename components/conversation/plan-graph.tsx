@@ -1,103 +1,111 @@
 "use client";
-import dagre from "@dagrejs/dagre";
-import { Handle, Position, ReactFlow, type Edge, type Node, type NodeProps } from "@xyflow/react";
-import { memo, useMemo } from "react";
+import {
+  Controls,
+  Handle,
+  MiniMap,
+  Position,
+  ReactFlow,
+  useReactFlow,
+  type Edge,
+  type Node,
+  type NodeProps,
+  type ReactFlowInstance,
+} from "@xyflow/react";
+import { memo, useCallback, useEffect, useMemo, useRef, useState, type FocusEvent } from "react";
 import type { PlanDTO, StepDTO } from "@/server/protocol/dto.ts";
-import { Badge } from "../ui/badge.tsx";
-import { STEP_STYLE, formatDuration, retryStatusLine } from "./step-status.ts";
+import {
+  MIN_ZOOM,
+  NODE_HEIGHT,
+  NODE_WIDTH,
+  chooseLayout,
+  defaultViewport,
+  dependencyEdges,
+  fitZoom,
+  READABLE_ZOOM,
+} from "./plan-layout.ts";
+import { PlanLegend } from "./plan-legend.tsx";
+import { STEP_STYLE, VISUAL_STYLE, formatDuration, retryStatusLine, stepVisualState, type StepVisualState } from "./step-status.ts";
 import { useNow } from "./use-now.ts";
 import { useStepRunStatus } from "./use-run-status.ts";
 
-const NODE_WIDTH = 190;
-const NODE_HEIGHT = 88;
-
-type StepNodeData = { step: StepDTO; planId: string; onOpen: (index: number) => void };
+type StepNodeData = { step: StepDTO; planId: string; vertical: boolean; onOpen: (index: number) => void };
 type StepNode = Node<StepNodeData, "step">;
 
-/**
- * Every edge to draw: each step's dependencies, and for a for_each step's children an
- * edge from the child to the step that collects it (the parent waits for them).
- */
-function dependencyEdges(steps: StepDTO[]): { from: number; to: number; optional: boolean; collects: boolean }[] {
-  const known = new Set(steps.map((s) => s.index));
-  const edges = steps.flatMap((step) =>
-    step.waitFor
-      .filter((upstream) => known.has(upstream))
-      .map((upstream) => ({
-        from: upstream,
-        to: step.index,
-        optional: step.optionalWaitFor?.includes(upstream) ?? false,
-        collects: false,
-      })),
-  );
-  for (const step of steps) {
-    if (step.parentIndex !== null && step.parentIndex !== undefined && known.has(step.parentIndex)) {
-      edges.push({ from: step.index, to: step.parentIndex, optional: false, collects: true });
-    }
-  }
-  return edges;
-}
+/** Minimap fill per visual state (the minimap draws plain SVG, not Tailwind classes). */
+const MINIMAP_FILL: Record<StepVisualState, string> = {
+  queued: "#d4d4d8",
+  running: "#0ea5e9",
+  waiting: "#f59e0b",
+  retrying: "#f97316",
+  done: "#10b981",
+  failed: "#ef4444",
+  skipped: "#a1a1aa",
+};
 
-/** Top-to-bottom layered layout of the DAG; recomputed only when its shape changes. */
-function layout(steps: StepDTO[]): Map<number, { x: number; y: number }> {
-  const graph = new dagre.graphlib.Graph();
-  graph.setGraph({ rankdir: "TB", nodesep: 24, ranksep: 40, marginx: 8, marginy: 8 });
-  graph.setDefaultEdgeLabel(() => ({}));
-  for (const step of steps) graph.setNode(String(step.index), { width: NODE_WIDTH, height: NODE_HEIGHT });
-  for (const edge of dependencyEdges(steps)) graph.setEdge(String(edge.from), String(edge.to));
-  dagre.layout(graph);
-  const positions = new Map<number, { x: number; y: number }>();
-  for (const step of steps) {
-    const node = graph.node(String(step.index)) as { x: number; y: number };
-    positions.set(step.index, { x: node.x - NODE_WIDTH / 2, y: node.y - NODE_HEIGHT / 2 });
-  }
-  // Mirroring keeps every crossing count; do it when it puts lower step numbers on the left.
-  let score = 0;
-  for (const a of steps)
-    for (const b of steps)
-      if (a.index < b.index && positions.get(a.index)!.y === positions.get(b.index)!.y)
-        score += Math.sign(positions.get(b.index)!.x - positions.get(a.index)!.x);
-  if (score < 0) {
-    const right = Math.max(...[...positions.values()].map((p) => p.x));
-    for (const [index, p] of positions) positions.set(index, { x: right - p.x, y: p.y });
-  }
-  return positions;
-}
-
-const StepNodeView = memo(function StepNodeView({ data }: NodeProps<StepNode>) {
-  const { step, planId, onOpen } = data;
+const StepNodeView = memo(function StepNodeView({ id, data }: NodeProps<StepNode>) {
+  const { step, planId, vertical, onOpen } = data;
+  const flow = useReactFlow();
   const runStatus = useStepRunStatus(planId, step.index);
-  const style = STEP_STYLE[step.status];
-  // a running step's time ticks, and so does a retry's countdown; a finished step's is fixed
-  const now = useNow((step.status === "in_progress" && !step.endedAt) || (step.status === "pending" && step.retryAt !== null));
+  const state = stepVisualState(step);
+  const look = VISUAL_STYLE[state];
+  // running and waiting steps' elapsed time ticks, and so does a retry's countdown; a finished step's is fixed
+  const live = ((step.status === "in_progress" || step.status === "blocked") && !step.endedAt) || state === "retrying";
+  const now = useNow(live);
   const duration = formatDuration(step.startedAt, step.endedAt, now);
   const retrying = retryStatusLine(step, now);
+
+  // a step reached with Tab may be outside the view: bring it in, at the current zoom
+  const reveal = (event: FocusEvent<HTMLButtonElement>) => {
+    const pane = event.currentTarget.closest(".react-flow")?.getBoundingClientRect();
+    const box = event.currentTarget.getBoundingClientRect();
+    if (!pane || (box.left >= pane.left && box.right <= pane.right && box.top >= pane.top && box.bottom <= pane.bottom)) return;
+    const zoom = flow.getZoom();
+    void flow.fitView({ nodes: [{ id }], minZoom: zoom, maxZoom: zoom, duration: 150 });
+  };
+
   return (
     <div
       data-testid="plan-step"
       data-index={step.index}
       data-status={step.status}
+      data-state={state}
       style={{ width: NODE_WIDTH, height: NODE_HEIGHT }}
-      className={`rounded-lg border-2 px-2.5 py-2 text-left text-xs shadow-sm ${style.node} ${step.status === "in_progress" ? "animate-soft-pulse" : ""}`}
+      className={`rounded-lg border-2 px-2.5 py-1.5 text-left text-xs leading-snug shadow-sm ${look.node} ${state === "running" ? "animate-soft-pulse" : ""} ${state === "skipped" ? "opacity-80" : ""}`}
     >
-      <Handle type="target" position={Position.Top} className="!h-1.5 !w-1.5 !border-0 !bg-zinc-400" isConnectable={false} />
+      <Handle
+        type="target"
+        position={vertical ? Position.Top : Position.Left}
+        className="!h-1.5 !w-1.5 !border-0 !bg-zinc-400"
+        isConnectable={false}
+      />
       <button
         type="button"
         onClick={() => onOpen(step.index)}
-        aria-label={`Step ${step.index}: ${step.title}, ${style.label}. Open details`}
-        className="nodrag pointer-events-auto flex h-full w-full flex-col gap-1 text-left focus-visible:outline-2 focus-visible:outline-accent"
+        onFocus={reveal}
+        aria-label={`Step ${step.index}: ${step.title}, ${STEP_STYLE[step.status].label}. Open details`}
+        className="nodrag pointer-events-auto flex h-full w-full flex-col gap-0.5 overflow-hidden rounded text-left"
       >
         <span className="flex items-center gap-1.5">
-          <span className="font-mono text-zinc-500">{step.index}</span>
-          <span className="min-w-0 flex-1 truncate font-semibold text-zinc-900 dark:text-zinc-100">{step.title}</span>
+          <span className="font-mono text-zinc-600 dark:text-zinc-400">{step.index}</span>
+          <span className="min-w-0 flex-1 truncate text-[13px] font-semibold text-zinc-900 dark:text-zinc-100" title={step.title}>
+            {step.title}
+          </span>
         </span>
-        <span className="flex flex-wrap items-center gap-1">
-          <span className="text-zinc-600 dark:text-zinc-400">
+        <span className="flex min-w-0 items-center gap-1.5">
+          <span className="truncate text-zinc-700 dark:text-zinc-300">
             {step.assignee === "user" || step.assignee === "commander" ? step.assignee : `@${step.assignee}`}
           </span>
-          <Badge tone={style.tone}>{style.label}</Badge>
+          <span data-testid="step-state" className="ml-auto shrink-0 font-medium text-zinc-800 dark:text-zinc-200">
+            <span aria-hidden="true">{look.mark} </span>
+            {look.label}
+          </span>
         </span>
-        <span className="flex gap-2 text-[11px] text-zinc-500">
+        <span className="flex gap-2 text-zinc-600 dark:text-zinc-400">
+          {duration ? (
+            <span className="tabular-nums" data-testid="step-elapsed" data-live={live ? "true" : undefined}>
+              {duration}
+            </span>
+          ) : null}
           {step.quorum ? (
             <span title="starts once this many inputs succeeded">
               any {step.quorum} of {step.waitFor.length}
@@ -105,52 +113,96 @@ const StepNodeView = memo(function StepNodeView({ data }: NodeProps<StepNode>) {
           ) : null}
           {step.forEach ? (
             <span title={`runs once per item of step ${step.forEach.from}`}>
-              for each{step.forEach.children.length ? ` · ${step.forEach.children.length} items` : ""}
+              for each{step.forEach.children.length ? ` · ${step.forEach.children.length}` : ""}
             </span>
           ) : null}
-          {step.attempts > 1 ? <span>attempt {step.attempts}</span> : null}
-          {duration ? <span>{duration}</span> : null}
+          {step.attempts > 1 ? <span>try {step.attempts}</span> : null}
           {step.outputFiles.length ? <span>{step.outputFiles.length} file(s)</span> : null}
         </span>
         {runStatus && step.status === "in_progress" ? (
-          <span className="truncate text-[11px] text-amber-700 dark:text-amber-400" data-testid="step-run-status">
+          <span className="truncate text-amber-800 dark:text-amber-300" data-testid="step-run-status">
             {runStatus}
           </span>
         ) : retrying ? (
           <span
-            className="truncate text-[11px] text-amber-700 dark:text-amber-400"
+            className="truncate text-orange-800 dark:text-orange-300"
             data-testid="step-retry-status"
             title={step.failureReason ?? undefined}
           >
             {retrying}
           </span>
         ) : step.failureReason ? (
-          <span className="truncate text-[11px] text-red-600 dark:text-red-400">{step.failureReason}</span>
-        ) : null}
-        {!step.failureReason && step.outputSummary ? (
-          <span className="truncate text-[11px] text-zinc-600 dark:text-zinc-400">{step.outputSummary}</span>
+          <span className="truncate text-red-700 dark:text-red-300">{step.failureReason}</span>
+        ) : step.outputSummary ? (
+          <span className="truncate text-zinc-700 dark:text-zinc-300">{step.outputSummary}</span>
         ) : null}
       </button>
-      <Handle type="source" position={Position.Bottom} className="!h-1.5 !w-1.5 !border-0 !bg-zinc-400" isConnectable={false} />
+      <Handle
+        type="source"
+        position={vertical ? Position.Bottom : Position.Right}
+        className="!h-1.5 !w-1.5 !border-0 !bg-zinc-400"
+        isConnectable={false}
+      />
     </div>
   );
 });
 
 const nodeTypes = { step: StepNodeView };
 
+/** Whether the page is in the dark theme (a class on <html>), kept current when it changes. */
+function useDarkTheme(): boolean {
+  const [dark, setDark] = useState(false);
+  useEffect(() => {
+    const root = document.documentElement;
+    const read = () => setDark(root.classList.contains("dark"));
+    read();
+    const observer = new MutationObserver(read);
+    observer.observe(root, { attributes: true, attributeFilter: ["class"] });
+    return () => observer.disconnect();
+  }, []);
+  return dark;
+}
+
+/** The size of an element, kept current as it resizes. */
+function useSize(ref: React.RefObject<HTMLElement | null>): { width: number; height: number } | null {
+  const [size, setSize] = useState<{ width: number; height: number } | null>(null);
+  useEffect(() => {
+    const element = ref.current;
+    if (!element) return;
+    const observer = new ResizeObserver(([entry]) => {
+      const { width, height } = entry.contentRect;
+      setSize((old) => (old && Math.abs(old.width - width) < 1 && Math.abs(old.height - height) < 1 ? old : { width, height }));
+    });
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, [ref]);
+  return size;
+}
+
 export function PlanGraph({ plan, onOpenStep }: { plan: PlanDTO; onOpenStep: (index: number) => void }) {
+  const box = useRef<HTMLDivElement>(null);
+  const size = useSize(box);
+  const dark = useDarkTheme();
+  const flow = useRef<ReactFlowInstance<StepNode, Edge> | null>(null);
   const shape = plan.steps.map((s) => `${s.index}:${s.waitFor.join(",")}:${s.parentIndex ?? ""}`).join(";");
+  const panel = size ?? { width: 480, height: 480 };
+  // the panel's shape picks the direction; round it so a pixel of resize does not re-layout
+  const panelKey = `${Math.round(panel.width / 40)}x${Math.round(panel.height / 40)}`;
   // eslint-disable-next-line react-hooks/exhaustive-deps
-  const positions = useMemo(() => layout(plan.steps), [shape]);
+  const layout = useMemo(() => chooseLayout(plan.steps, panel), [shape, panelKey]);
+  const overflows = fitZoom(layout, panel) < READABLE_ZOOM;
+
   const nodes = useMemo<StepNode[]>(
     () =>
       plan.steps.map((step) => ({
         id: String(step.index),
         type: "step",
-        position: positions.get(step.index) ?? { x: 0, y: 0 },
-        data: { step, planId: plan.id, onOpen: onOpenStep },
+        position: layout.positions.get(step.index) ?? { x: 0, y: 0 },
+        data: { step, planId: plan.id, vertical: layout.direction === "TB", onOpen: onOpenStep },
+        // the button inside is the one Tab stop of a step
+        focusable: false,
       })),
-    [plan.steps, plan.id, positions, onOpenStep],
+    [plan.steps, plan.id, layout, onOpenStep],
   );
   const edges = useMemo<Edge[]>(
     () =>
@@ -165,28 +217,61 @@ export function PlanGraph({ plan, onOpenStep }: { plan: PlanDTO; onOpenStep: (in
           source: String(from),
           target: String(to),
           animated: live,
+          focusable: false,
+          selectable: false,
           style: dash ? { strokeWidth: 1.5, strokeDasharray: dash } : { strokeWidth: 1.5 },
         };
       }),
     [plan.steps],
   );
-  const height = Math.min(520, Math.max(180, Math.max(...[...positions.values()].map((p) => p.y), 0) + NODE_HEIGHT + 40));
+
+  // open at a readable zoom whenever the plan's shape or the panel's size changes
+  const fit = useCallback(() => {
+    if (!flow.current || !size) return;
+    void flow.current.setViewport(defaultViewport(layout, size));
+  }, [layout, size]);
+  useEffect(fit, [fit]);
+
   return (
-    <div style={{ height }} className="w-full" aria-label={`Plan graph: ${plan.title}`} role="group">
-      <ReactFlow
-        nodes={nodes}
-        edges={edges}
-        nodeTypes={nodeTypes}
-        fitView
-        fitViewOptions={{ padding: 0.15, maxZoom: 1 }}
-        nodesDraggable={false}
-        nodesConnectable={false}
-        elementsSelectable={false}
-        onNodeClick={(_event, node) => onOpenStep(Number(node.id))}
-        proOptions={{ hideAttribution: true }}
-        minZoom={0.3}
-        style={{ background: "transparent" }}
-      />
+    <div className="flex h-full min-h-[22rem] w-full flex-col" data-testid="plan-graph" data-direction={layout.direction}>
+      <PlanLegend />
+      <div ref={box} className="relative min-h-0 flex-1" role="group" aria-label={`Plan graph: ${plan.title}`}>
+        <ReactFlow
+          nodes={nodes}
+          edges={edges}
+          nodeTypes={nodeTypes}
+          colorMode={dark ? "dark" : "light"}
+          onInit={(instance) => {
+            flow.current = instance;
+            fit();
+          }}
+          nodesDraggable={false}
+          nodesConnectable={false}
+          nodesFocusable={false}
+          edgesFocusable={false}
+          elementsSelectable={false}
+          onNodeClick={(_event, node) => onOpenStep(Number(node.id))}
+          proOptions={{ hideAttribution: true }}
+          minZoom={MIN_ZOOM}
+          maxZoom={2}
+          panOnScroll
+          style={{ background: "transparent" }}
+        >
+          <Controls showInteractive={false} position="bottom-left" fitViewOptions={{ padding: 0.05, minZoom: MIN_ZOOM }} />
+          {overflows ? (
+            <MiniMap
+              pannable
+              zoomable
+              position="bottom-right"
+              ariaLabel="Plan overview: drag to move the view"
+              nodeColor={(node) => MINIMAP_FILL[stepVisualState((node.data as StepNodeData).step)]}
+              nodeStrokeWidth={0}
+              className="!h-[120px] !w-[150px]"
+              data-testid="plan-minimap"
+            />
+          ) : null}
+        </ReactFlow>
+      </div>
     </div>
   );
 }

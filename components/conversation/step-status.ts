@@ -62,3 +62,85 @@ export function formatDuration(startedAt: string | null, endedAt: string | null,
   if (seconds < 60) return `${seconds.toFixed(1)} s`;
   return `${Math.floor(seconds / 60)} m ${Math.round(seconds % 60)} s`;
 }
+
+/**
+ * What a step looks like in the graph and the legend: its stored status read the way a
+ * person thinks of it. A pending step waiting out a retry backoff is "retrying", a
+ * blocked one is "waiting for a person"; every state has its own colour and mark.
+ */
+export type StepVisualState = "queued" | "running" | "waiting" | "retrying" | "done" | "failed" | "skipped";
+
+export function stepVisualState(step: Pick<StepDTO, "status" | "retryAt" | "transientFailures">): StepVisualState {
+  switch (step.status) {
+    case "pending":
+      return step.retryAt !== null && step.transientFailures > 0 ? "retrying" : "queued";
+    case "in_progress":
+      return "running";
+    case "blocked":
+      return "waiting";
+    default:
+      return step.status;
+  }
+}
+
+/** The look of each visual state: node border and fill, badge tone, a mark that does not rely on colour, the legend's words. */
+export const VISUAL_STYLE: Record<StepVisualState, { node: string; swatch: string; tone: Tone; mark: string; label: string }> = {
+  queued: {
+    node: "border-zinc-300 bg-white dark:border-zinc-600 dark:bg-zinc-900",
+    swatch: "border-zinc-400 bg-white dark:bg-zinc-900",
+    tone: "zinc",
+    mark: "○",
+    label: "queued",
+  },
+  running: {
+    node: "border-sky-500 bg-sky-50 dark:border-sky-400 dark:bg-sky-950/60",
+    swatch: "border-sky-500 bg-sky-100 dark:bg-sky-900",
+    tone: "blue",
+    mark: "▶",
+    label: "running",
+  },
+  waiting: {
+    node: "border-amber-500 bg-amber-50 dark:border-amber-500 dark:bg-amber-950/50",
+    swatch: "border-amber-500 bg-amber-100 dark:bg-amber-900",
+    tone: "amber",
+    mark: "✋",
+    label: "waiting for a person",
+  },
+  retrying: {
+    node: "border-dashed border-orange-500 bg-orange-50 dark:border-orange-400 dark:bg-orange-950/50",
+    swatch: "border-dashed border-orange-500 bg-orange-100 dark:bg-orange-900",
+    tone: "amber",
+    mark: "↻",
+    label: "retrying",
+  },
+  done: {
+    node: "border-emerald-500 bg-emerald-50 dark:border-emerald-500 dark:bg-emerald-950/50",
+    swatch: "border-emerald-500 bg-emerald-100 dark:bg-emerald-900",
+    tone: "green",
+    mark: "✓",
+    label: "done",
+  },
+  failed: {
+    node: "border-red-500 bg-red-50 dark:border-red-500 dark:bg-red-950/50",
+    swatch: "border-red-500 bg-red-100 dark:bg-red-900",
+    tone: "red",
+    mark: "✕",
+    label: "failed",
+  },
+  skipped: {
+    node: "border-dashed border-zinc-400 bg-zinc-100 dark:bg-zinc-800",
+    swatch: "border-dashed border-zinc-400 bg-zinc-100 dark:bg-zinc-800",
+    tone: "zinc",
+    mark: "⤼",
+    label: "skipped",
+  },
+};
+
+export const VISUAL_STATES = Object.keys(VISUAL_STYLE) as StepVisualState[];
+
+/** How a finished plan ended, for the legend: the three outcomes a result can have. */
+export const PLAN_OUTCOMES: { status: "completed" | "partial" | "failed"; tone: Tone; label: string }[] = [
+  { status: "completed", tone: PLAN_TONE.completed, label: "every step done" },
+  { status: "partial", tone: PLAN_TONE.partial, label: "a result, some steps failed or skipped" },
+  { status: "failed", tone: PLAN_TONE.failed, label: "no result" },
+];

@@ -3,7 +3,7 @@
  * heuristics that find a list of items in a request. Pure functions, kept apart
  * from the model so they can be tested and documented on their own.
  *
- *   @offline sleep=MS fail=transient|fatal fail_attempts=N block=1|secret summary="…" decision=retry|skip|abort
+ *   @offline sleep=MS fail=transient|fatal fail_attempts=N block=1|secret|typed summary="…" decision=retry|skip|abort
  */
 
 export interface OfflineDirective {
@@ -15,6 +15,8 @@ export interface OfflineDirective {
   block: boolean;
   /** block=secret: the form's one field is secret */
   blockSecret: boolean;
+  /** block=typed: the form has one field of every type (text, long text, choice, number, yes/no, secret) */
+  blockTyped: boolean;
   summary: string | null;
   decision: "retry" | "skip" | "abort" | null;
 }
@@ -25,6 +27,7 @@ export const NO_DIRECTIVE: OfflineDirective = {
   failAttempts: null,
   block: false,
   blockSecret: false,
+  blockTyped: false,
   summary: null,
   decision: null,
 };
@@ -58,8 +61,9 @@ export function parseDirective(text: string): OfflineDirective {
           break;
         }
         case "block":
-          directive.block = value === "1" || value === "true" || value === "secret";
+          directive.block = value === "1" || value === "true" || value === "secret" || value === "typed";
           directive.blockSecret = value === "secret";
+          directive.blockTyped = value === "typed";
           break;
         case "summary":
           directive.summary = value;

@@ -1,6 +1,8 @@
 import { APICallError } from "ai";
 import { describe, expect, it } from "vitest";
 import { deriveSummary, extractItems, parseDirective } from "./offline-directives.ts";
+import { formSpecSchema } from "../core/form-schema.ts";
+import { TYPED_FORM_FIELDS } from "./offline-model.ts";
 import { commanderProfile, recordingSink, runRequest, testRuntime } from "./test-support.ts";
 
 describe("offline directives", () => {
@@ -12,10 +14,18 @@ describe("offline directives", () => {
       failAttempts: 2,
       block: true,
       blockSecret: false,
+      blockTyped: false,
       summary: 'All "good", done',
       decision: null,
     });
     expect(parseDirective("@offline block=secret")).toMatchObject({ block: true, blockSecret: true });
+    expect(parseDirective("@offline block=typed")).toMatchObject({ block: true, blockSecret: false, blockTyped: true });
+  });
+
+  it("block=typed asks with a form of every field type that the form schema accepts", () => {
+    const spec = formSpecSchema.parse({ title: "Typed", fields: TYPED_FORM_FIELDS });
+    expect(new Set(spec.fields.map((field) => field.type))).toEqual(new Set(["text", "textarea", "select", "number", "boolean"]));
+    expect(spec.fields.some((field) => field.secret === true)).toBe(true);
   });
 
   it("reads \\n in a quoted summary as a line break, so a summary can be a list", () => {

@@ -275,6 +275,16 @@ function commanderChat(context: string, task: string): Planned {
   };
 }
 
+/** block=typed: one field of every kind a form can have, for trying them all in a browser. */
+export const TYPED_FORM_FIELDS = [
+  { name: "venue", label: "Venue", type: "text", required: true },
+  { name: "notes", label: "Notes", type: "textarea", required: false },
+  { name: "size", label: "Group size", type: "select", required: true, options: ["small", "medium", "large"] },
+  { name: "budget", label: "Budget (EUR)", type: "number", required: true },
+  { name: "outdoor", label: "Outdoors?", type: "boolean", required: true },
+  { name: "api_key", label: "Booking API key", type: "text", required: false, secret: true },
+];
+
 function subAgent(task: string, directive: OfflineDirective, toolNames: Set<string>): Planned {
   if (directive.block && toolNames.has("ask_user")) {
     return {
@@ -283,10 +293,16 @@ function subAgent(task: string, directive: OfflineDirective, toolNames: Set<stri
         {
           toolName: "ask_user",
           input: {
-            title: directive.blockSecret ? "Credential needed" : "Input needed",
-            fields: directive.blockSecret
-              ? [{ name: "token", label: "Access token", type: "text", required: true, secret: true }]
-              : [{ name: "answer", label: "Your answer", type: "text", required: true }],
+            title: directive.blockTyped
+              ? "Which venue should the picnic use?"
+              : directive.blockSecret
+                ? "Credential needed"
+                : "Input needed",
+            fields: directive.blockTyped
+              ? TYPED_FORM_FIELDS
+              : directive.blockSecret
+                ? [{ name: "token", label: "Access token", type: "text", required: true, secret: true }]
+                : [{ name: "answer", label: "Your answer", type: "text", required: true }],
           },
         },
       ],

@@ -6,6 +6,7 @@
 import type { Prisma, PrismaClient } from "../generated/prisma/client.ts";
 import type { PlanStatus } from "../core/types.ts";
 import { assertAdmin, type Actor } from "../auth/actor.ts";
+import { stepSegments, type TimelineSegment } from "./admin-timeline.ts";
 
 export interface PlanHistoryFilter {
   status?: PlanStatus;
@@ -71,6 +72,8 @@ export interface TimelineStep {
   tokens: number;
   cost: number;
   critical: boolean;
+  /** queued, running, waiting for a person and retry waits, in order */
+  segments: TimelineSegment[];
 }
 
 /** Longest chain by step duration through `waitFor`; returns the indexes on it. */
@@ -109,11 +112,15 @@ export async function getPlanTimeline(prisma: PrismaClient, { actor, planId }: {
     include: {
       conversation: { select: { id: true, title: true } },
       steps: { orderBy: { index: "asc" } },
-      runs: { select: { stepId: true, tokensIn: true, tokensOut: true, cost: true } },
+      runs: { select: { stepId: true, tokensIn: true, tokensOut: true, cost: true, startedAt: true, endedAt: true, status: true } },
       events: { orderBy: { id: "asc" }, select: { stepIndex: true, at: true, phase: true, message: true } },
     },
   });
   if (!plan) return null;
+  const forms = await prisma.form.findMany({
+    where: { planId },
+    select: { stepId: true, status: true, createdAt: true, answer: { select: { createdAt: true } } },
+  });
   const origin = plan.createdAt.getTime();
   const offset = (date: Date | null | undefined) => (date ? date.getTime() - origin : null);
   const endOf = new Map(plan.steps.map((step) => [step.index, offset(step.endedAt)]));
@@ -145,6 +152,15 @@ export async function getPlanTimeline(prisma: PrismaClient, { actor, planId }: {
       tokens: runs.reduce((sum, run) => sum + run.tokensIn + run.tokensOut, 0),
       cost: runs.reduce((sum, run) => sum + run.cost, 0),
       critical: path.has(step.index),
+      segments: stepSegments({
+        readyAt,
+        endedAt: offset(step.endedAt),
+        now: offset(plan.endedAt) ?? Date.now() - origin,
+        runs: runs.map((run) => ({ startedAt: offset(run.startedAt), endedAt: offset(run.endedAt), status: run.status })),
+        forms: forms
+          .filter((form) => form.stepId === step.id)
+          .map((form) => ({ openedAt: form.createdAt.getTime() - origin, closedAt: offset(form.answer?.createdAt) })),
+      }),
     };
   });
   return {
@@ -155,6 +171,8 @@ export async function getPlanTimeline(prisma: PrismaClient, { actor, planId }: {
     conversation: plan.conversation,
     createdAt: plan.createdAt.toISOString(),
     endedAt: plan.endedAt?.toISOString() ?? null,
+    /** ms since creation the timeline covers: to the plan's end, or now while it runs */
+    span: Math.max(1, offset(plan.endedAt) ?? Date.now() - origin),
     steps,
     log: plan.events.map((event) => ({
       stepIndex: event.stepIndex,
