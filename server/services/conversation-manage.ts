@@ -87,7 +87,8 @@ export function createConversationManageServices(prisma: PrismaClient, notifier:
           tx.run.count({ where: { conversationId, status: { in: ["queued", "running"] } } }),
         ]);
         if (livePlans > 0) throw new BatonError("conflict", "A plan is still running here: cancel it before deleting the conversation.");
-        if (liveRuns > 0) throw new BatonError("conflict", "An agent is still answering here: wait for it before deleting the conversation.");
+        if (liveRuns > 0)
+          throw new BatonError("conflict", "An agent is still answering here: wait for it before deleting the conversation.");
         const members = await tx.membership.findMany({ where: { conversationId }, select: { userId: true } });
         const row = await tx.conversation.findUniqueOrThrow({ where: { id: conversationId }, select: { title: true } });
         await tx.conversation.delete({ where: { id: conversationId } });

@@ -96,7 +96,10 @@ export async function seedWorkspace(prisma: PrismaClient, input: { defaultModel:
  * the automation user, as the marker). Returns its id, or null.
  */
 export async function createPersonalDemo(prisma: PrismaClient, userId: string): Promise<string | null> {
-  const workspaceDemo = await prisma.conversation.findFirst({ where: { title: DEMO_CONVERSATION_TITLE, isDemo: false }, select: { id: true } });
+  const workspaceDemo = await prisma.conversation.findFirst({
+    where: { title: DEMO_CONVERSATION_TITLE, isDemo: false },
+    select: { id: true },
+  });
   if (!workspaceDemo) return null;
   const agents = await prisma.agent.findMany({ where: { handle: { in: DEMO_AGENTS.map((agent) => agent.handle) } }, select: { id: true } });
   const conversation = await prisma.conversation.create({

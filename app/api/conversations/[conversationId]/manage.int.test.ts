@@ -127,9 +127,9 @@ describe("archive", () => {
     expect(Date.parse(archivedAt)).not.toBeNaN();
     expect((await list(bob)).find((c) => c.id === id)?.archivedAt).toBe(archivedAt);
     // archived is still readable and listed (under "Archived"), not gone
-    expect((await conversation.GET(browserRequest(`/api/conversations/${id}`, { cookie: bob.cookie }), params({ conversationId: id }))).status).toBe(
-      200,
-    );
+    expect(
+      (await conversation.GET(browserRequest(`/api/conversations/${id}`, { cookie: bob.cookie }), params({ conversationId: id }))).status,
+    ).toBe(200);
 
     expect((await patch(bob, id, { archived: false })).status).toBe(403);
     expect((await patch(outsider, id, { archived: false })).status).toBe(404);
@@ -182,9 +182,9 @@ describe("leave", () => {
     );
     expect(left.status).toBe(204);
     expect((await list(bob)).some((c) => c.id === id)).toBe(false);
-    expect((await conversation.GET(browserRequest(`/api/conversations/${id}`, { cookie: bob.cookie }), params({ conversationId: id }))).status).toBe(
-      404,
-    );
+    expect(
+      (await conversation.GET(browserRequest(`/api/conversations/${id}`, { cookie: bob.cookie }), params({ conversationId: id }))).status,
+    ).toBe(404);
     // an outsider cannot "leave" for someone else
     const forged = await member.DELETE(
       browserRequest(`/api/conversations/${id}/members/${owner.id}`, { cookie: outsider.cookie, method: "DELETE" }),
