@@ -7,7 +7,9 @@ export const metadata: Metadata = {
   description: "Group chat where people work with a team of AI agents.",
 };
 
-export const viewport: Viewport = { width: "device-width", initialScale: 1 };
+// resizes-content: the on-screen keyboard shrinks the layout viewport (and so 100dvh), so
+// the composer and an open form stay above it instead of under it
+export const viewport: Viewport = { width: "device-width", initialScale: 1, interactiveWidget: "resizes-content" };
 
 // Runs before first paint so the stored (or system) theme never flashes.
 const themeScript = `(function(){try{var t=localStorage.getItem("baton-theme");var d=t?t==="dark":matchMedia("(prefers-color-scheme: dark)").matches;document.documentElement.classList.toggle("dark",d);}catch(e){}})();`;

@@ -1,6 +1,7 @@
 "use client";
 import Link from "next/link";
-import type { ReactNode } from "react";
+import { usePathname } from "next/navigation";
+import { useEffect, type ReactNode } from "react";
 import { ConversationSidebar, type SidebarConversation, type SidebarInvitation } from "./conversation-sidebar.tsx";
 import { ThemeToggle } from "./theme-toggle.tsx";
 import { useSidebarStore } from "./stores/sidebar-store.ts";
@@ -38,6 +39,9 @@ export function AppShell({
 }) {
   const mobileOpen = useSidebarStore((s) => s.mobileOpen);
   const setMobileOpen = useSidebarStore((s) => s.setMobileOpen);
+  const pathname = usePathname();
+  // a new page (a conversation created or opened, an admin screen) closes the phone drawer
+  useEffect(() => setMobileOpen(false), [pathname, setMobileOpen]);
   return (
     <div className="flex h-dvh overflow-hidden">
       {mobileOpen ? <div aria-hidden className="fixed inset-0 z-30 bg-black/40 md:hidden" onClick={() => setMobileOpen(false)} /> : null}

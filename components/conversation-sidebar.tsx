@@ -11,6 +11,10 @@ import { useSidebarStore } from "./stores/sidebar-store.ts";
 export interface SidebarConversation {
   id: string;
   title: string;
+  /** archived by an owner: listed under "Archived", not in the main list */
+  archived?: boolean;
+  /** the person's own demo conversation: labelled "Demo" */
+  isDemo?: boolean;
 }
 
 export interface SidebarInvitation {
@@ -28,9 +32,10 @@ export function ConversationSidebar({
 }) {
   const pathname = usePathname();
   const router = useRouter();
-  const unread = useSidebarStore((s) => s.unread);
   const noteActivity = useSidebarStore((s) => s.noteActivity);
-  const setMobileOpen = useSidebarStore((s) => s.setMobileOpen);
+  const active = conversations.filter((conversation) => !conversation.archived);
+  const archived = conversations.filter((conversation) => conversation.archived);
+  const archivedHere = archived.some((conversation) => pathname === `/c/${conversation.id}`);
 
   useEffect(() => {
     const socket = getSocket();
@@ -46,13 +51,20 @@ export function ConversationSidebar({
       router.refresh();
     };
     const onInvitations = () => router.refresh();
+    // renamed, archived or deleted by an owner: a deleted one we are looking at is left for home
+    const onConversation = ({ conversationId, change }: { conversationId: string; change: "updated" | "deleted" }) => {
+      if (change === "deleted" && window.location.pathname === `/c/${conversationId}`) router.push("/");
+      router.refresh();
+    };
     socket.on("activity", onActivity);
     socket.on("membership-changed", onMembership);
     socket.on("invitations-changed", onInvitations);
+    socket.on("conversation-changed", onConversation);
     return () => {
       socket.off("activity", onActivity);
       socket.off("membership-changed", onMembership);
       socket.off("invitations-changed", onInvitations);
+      socket.off("conversation-changed", onConversation);
     };
   }, [conversations, noteActivity, router]);
 
@@ -62,40 +74,65 @@ export function ConversationSidebar({
         <NewConversationButton label="New conversation" full />
       </div>
       {invitations.length > 0 ? <InvitationList invitations={invitations} /> : null}
-      <ul className="min-h-0 flex-1 space-y-0.5 overflow-y-auto" data-testid="conversation-list">
-        {conversations.length === 0 ? <li className="px-3 py-2 text-sm text-zinc-500">No conversations yet.</li> : null}
-        {conversations.map((conversation) => {
-          const href = `/c/${conversation.id}`;
-          const active = pathname === href;
-          const count = unread[conversation.id] ?? 0;
-          return (
-            <li key={conversation.id}>
-              <Link
-                href={href}
-                aria-current={active ? "page" : undefined}
-                onClick={() => setMobileOpen(false)}
-                className={`flex items-center gap-2 rounded-md px-3 py-2 text-sm ${active ? "bg-zinc-200 font-medium dark:bg-zinc-800" : "hover:bg-zinc-100 dark:hover:bg-zinc-800/60"}`}
-              >
-                <span className="min-w-0 flex-1 truncate">{conversation.title}</span>
-                {count > 0 && !active ? (
-                  <>
-                    <span
-                      data-testid="activity-badge"
-                      aria-hidden
-                      className="rounded-full bg-accent px-1.5 text-[11px] font-semibold text-white"
-                    >
-                      {count > 99 ? "99+" : count}
-                    </span>
-                    {/* part of the link's name, "Title, 3 new updates": ARIA 1.2 does not allow aria-label on a plain span */}
-                    <span className="sr-only">{`, ${count > 99 ? "99+" : count} new ${count === 1 ? "update" : "updates"}`}</span>
-                  </>
-                ) : null}
-              </Link>
-            </li>
-          );
-        })}
-      </ul>
+      <div className="min-h-0 flex-1 overflow-y-auto">
+        <ul className="space-y-0.5" data-testid="conversation-list">
+          {active.length === 0 ? <li className="px-3 py-2 text-sm text-zinc-500">No conversations yet.</li> : null}
+          {active.map((conversation) => (
+            <ConversationLink key={conversation.id} conversation={conversation} />
+          ))}
+        </ul>
+        {archived.length > 0 ? (
+          <details className="mt-3" data-testid="archived-conversations" open={archivedHere || undefined}>
+            <summary className="cursor-pointer rounded-md px-3 py-1 text-xs font-semibold uppercase text-zinc-500 hover:bg-zinc-100 dark:hover:bg-zinc-800/60">
+              Archived ({archived.length})
+            </summary>
+            <ul className="mt-1 space-y-0.5" data-testid="archived-list">
+              {archived.map((conversation) => (
+                <ConversationLink key={conversation.id} conversation={conversation} />
+              ))}
+            </ul>
+          </details>
+        ) : null}
+      </div>
     </nav>
+  );
+}
+
+function ConversationLink({ conversation }: { conversation: SidebarConversation }) {
+  const pathname = usePathname();
+  const unread = useSidebarStore((s) => s.unread);
+  const setMobileOpen = useSidebarStore((s) => s.setMobileOpen);
+  const href = `/c/${conversation.id}`;
+  const active = pathname === href;
+  const count = unread[conversation.id] ?? 0;
+  return (
+    <li>
+      <Link
+        href={href}
+        aria-current={active ? "page" : undefined}
+        onClick={() => setMobileOpen(false)}
+        className={`flex items-center gap-2 rounded-md px-3 py-2 text-sm ${active ? "bg-zinc-200 font-medium dark:bg-zinc-800" : "hover:bg-zinc-100 dark:hover:bg-zinc-800/60"}`}
+      >
+        <span className="min-w-0 flex-1 truncate">{conversation.title}</span>
+        {conversation.isDemo ? (
+          <span
+            data-testid="demo-label"
+            className="rounded border border-zinc-300 px-1 text-[11px] font-medium text-zinc-600 dark:border-zinc-700 dark:text-zinc-300"
+          >
+            Demo
+          </span>
+        ) : null}
+        {count > 0 && !active ? (
+          <>
+            <span data-testid="activity-badge" aria-hidden className="rounded-full bg-accent px-1.5 text-[11px] font-semibold text-white">
+              {count > 99 ? "99+" : count}
+            </span>
+            {/* part of the link's name, "Title, 3 new updates": ARIA 1.2 does not allow aria-label on a plain span */}
+            <span className="sr-only">{`, ${count > 99 ? "99+" : count} new ${count === 1 ? "update" : "updates"}`}</span>
+          </>
+        ) : null}
+      </Link>
+    </li>
   );
 }
 

@@ -11,7 +11,11 @@ export default async function AppLayout({ children }: { children: React.ReactNod
     membershipServices().listMyInvitations({ actor: user }),
   ]);
   return (
-    <AppShell user={user} conversations={conversations.map((c) => ({ id: c.id, title: c.title }))} invitations={invitations}>
+    <AppShell
+      user={user}
+      conversations={conversations.map((c) => ({ id: c.id, title: c.title, archived: c.archivedAt !== null, isDemo: c.isDemo }))}
+      invitations={invitations}
+    >
       <KeyboardShortcuts />
       {children}
     </AppShell>

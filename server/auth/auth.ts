@@ -12,7 +12,7 @@ import { APIError } from "better-auth/api";
 import { prismaAdapter } from "better-auth/adapters/prisma";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { claimInvite, recordInviteUse } from "./invites.ts";
-import { joinDemoConversation } from "../services/seed.ts";
+import { createPersonalDemo } from "../services/seed.ts";
 import { CLIENT_IP_HEADER } from "../http/client-address.ts";
 import { disconnectSession } from "../socket/rooms.ts";
 
@@ -124,7 +124,7 @@ export function createAuth(prisma: PrismaClient) {
           after: async (user, context) => {
             const token = readInviteToken(context);
             if (token) await recordInviteUse(prisma, { token, userId: user.id });
-            await joinDemoConversation(prisma, user.id);
+            await createPersonalDemo(prisma, user.id);
           },
         },
       },

@@ -48,6 +48,8 @@ export interface ServerToClientEvents {
   "members-changed": (change: { conversationId: string }) => void;
   /** the user's pending conversation invitations changed */
   "invitations-changed": () => void;
+  /** a conversation the user belongs to was renamed, archived or unarchived ("updated"), or deleted */
+  "conversation-changed": (change: { conversationId: string; change: "updated" | "deleted" }) => void;
 }
 
 export type JoinAck = { ok: true; events: ConversationEventDTO[]; lastSeq: number } | { ok: false; error: string };

@@ -20,7 +20,11 @@ export type AuditAction =
   | "invite.created"
   | "invite.used"
   | "token.created"
-  | "token.revoked";
+  | "token.revoked"
+  | "conversation.renamed"
+  | "conversation.archived"
+  | "conversation.unarchived"
+  | "conversation.deleted";
 
 export interface AuditActor {
   id: string;
@@ -33,7 +37,7 @@ export interface AuditEntry {
   actor: AuditActor | null;
   action: AuditAction;
   conversationId?: string | null;
-  target: { kind: "user" | "agent" | "invitation" | "invite" | "token"; id: string };
+  target: { kind: "user" | "agent" | "invitation" | "invite" | "token" | "conversation"; id: string };
   detail?: Record<string, string | number | boolean | null>;
 }
 

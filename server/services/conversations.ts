@@ -49,9 +49,9 @@ export function createConversationServices(prisma: PrismaClient) {
       const rows = await prisma.conversation.findMany({
         where: { memberships: { some: { userId: input.userId } } },
         orderBy: { updatedAt: "desc" },
-        select: { id: true, title: true, lastSeq: true, updatedAt: true },
+        select: { id: true, title: true, lastSeq: true, updatedAt: true, archivedAt: true, isDemo: true },
       });
-      return rows.map((row) => ({ ...row, updatedAt: row.updatedAt.toISOString() }));
+      return rows.map((row) => ({ ...row, updatedAt: row.updatedAt.toISOString(), archivedAt: row.archivedAt?.toISOString() ?? null }));
     },
 
     async listAgents() {

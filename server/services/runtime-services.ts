@@ -1,8 +1,13 @@
 /** Services wired to the process's runtime and live sockets, for route handlers and pages. */
 import { getRuntime } from "../runtime.ts";
-import { socketMembershipNotifier } from "../socket/rooms.ts";
+import { socketConversationNotifier, socketMembershipNotifier } from "../socket/rooms.ts";
+import { createConversationManageServices } from "./conversation-manage.ts";
 import { createMembershipServices } from "./memberships.ts";
 
 export function membershipServices() {
   return createMembershipServices(getRuntime().prisma, socketMembershipNotifier);
+}
+
+export function conversationManageServices() {
+  return createConversationManageServices(getRuntime().prisma, socketConversationNotifier);
 }

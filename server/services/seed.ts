@@ -1,6 +1,7 @@
 /**
  * The demo workspace: a commander and three sub-agents, and a demo conversation with
- * all of them, so a fresh install can run a plan at once. Idempotent, also when run by
+ * all of them (the automation user's; each person who signs up gets their own copy,
+ * see createPersonalDemo), so a fresh install can run a plan at once. Idempotent, also when run by
  * several processes at once: it only adds what is missing and never overwrites an
  * admin's edits.
  */
@@ -69,7 +70,7 @@ export async function seedWorkspace(prisma: PrismaClient, input: { defaultModel:
   if (!input.demoConversation) return { apiUserId: apiUser.id, demoConversationId: null };
   // installs seeded before the fixed id have their demo conversation under another id
   const existing = await prisma.conversation.findFirst({
-    where: { title: DEMO_CONVERSATION_TITLE },
+    where: { title: DEMO_CONVERSATION_TITLE, isDemo: false },
     orderBy: { createdAt: "asc" },
     select: { id: true },
   });
@@ -87,13 +88,28 @@ export async function seedWorkspace(prisma: PrismaClient, input: { defaultModel:
   return { apiUserId: apiUser.id, demoConversationId: DEMO_CONVERSATION_ID };
 }
 
-/** Everyone who signs up can open the demo conversation and watch a plan run at once. */
-export async function joinDemoConversation(prisma: PrismaClient, userId: string): Promise<void> {
-  const demo = await prisma.conversation.findFirst({ where: { title: DEMO_CONVERSATION_TITLE }, select: { id: true } });
-  if (!demo) return;
-  await prisma.membership.upsert({
-    where: { conversationId_userId: { conversationId: demo.id, userId } },
-    create: { conversationId: demo.id, userId },
-    update: {},
+/**
+ * Everyone who signs up gets a demo conversation of their own (labelled "Demo" in the
+ * sidebar), with the demo agents, owned by them: they can try a plan, rename, archive
+ * or delete it without touching anyone else's. Made only where the workspace seeds its
+ * demo (BATON_SEED_DEMO=1, which leaves the workspace's own demo conversation, owned by
+ * the automation user, as the marker). Returns its id, or null.
+ */
+export async function createPersonalDemo(prisma: PrismaClient, userId: string): Promise<string | null> {
+  const workspaceDemo = await prisma.conversation.findFirst({
+    where: { title: DEMO_CONVERSATION_TITLE, isDemo: false },
+    select: { id: true },
   });
+  if (!workspaceDemo) return null;
+  const agents = await prisma.agent.findMany({ where: { handle: { in: DEMO_AGENTS.map((agent) => agent.handle) } }, select: { id: true } });
+  const conversation = await prisma.conversation.create({
+    data: {
+      title: DEMO_CONVERSATION_TITLE,
+      isDemo: true,
+      agents: { create: agents.map((agent) => ({ agentId: agent.id })) },
+      memberships: { create: { userId, role: "owner" } },
+    },
+    select: { id: true },
+  });
+  return conversation.id;
 }

@@ -5,6 +5,7 @@
  * sockets of every process.
  */
 import type { Server } from "socket.io";
+import type { ConversationChangeNotifier } from "../services/conversation-manage.ts";
 import type { MembershipNotifier } from "../services/memberships.ts";
 
 export const conversationRoom = (conversationId: string) => `conv:${conversationId}`;
@@ -52,5 +53,20 @@ export const socketMembershipNotifier: MembershipNotifier = {
   },
   invitationsChanged({ userId }) {
     currentIo()?.to(userRoom(userId)).emit("invitations-changed");
+  },
+};
+
+/** Live side of renames, archiving and deletion (see services/conversation-manage.ts). */
+export const socketConversationNotifier: ConversationChangeNotifier = {
+  conversationChanged({ conversationId, userIds }) {
+    const io = currentIo();
+    if (!io || userIds.length === 0) return;
+    io.to(userIds.map(userRoom)).emit("conversation-changed", { conversationId, change: "updated" });
+  },
+  conversationDeleted({ conversationId, userIds }) {
+    const io = currentIo();
+    if (!io || userIds.length === 0) return;
+    io.in(userIds.map(userRoom)).socketsLeave([conversationRoom(conversationId), activityRoom(conversationId)]);
+    io.to(userIds.map(userRoom)).emit("conversation-changed", { conversationId, change: "deleted" });
   },
 };

@@ -1,0 +1,204 @@
+"use client";
+/**
+ * The conversation as a whole: owners (and admins) rename, archive or bring back, and
+ * delete it (after a second, explicit confirmation); everyone else sees who can. The
+ * title in the header follows renames by anyone, live (`conversation-changed`).
+ */
+import { useCallback, useEffect, useState, type FormEvent } from "react";
+import { useRouter } from "next/navigation";
+import { apiFetch } from "../api-client.ts";
+import { formText } from "../form-text.ts";
+import { getSocket } from "../socket-client.ts";
+import { useConversationStore } from "../stores/conversation-store.ts";
+import { Button } from "../ui/button.tsx";
+import { Dialog } from "../ui/dialog.tsx";
+import { ErrorText, TextField } from "../ui/field.tsx";
+
+interface Listed {
+  id: string;
+  title: string;
+  archivedAt: string | null;
+  isDemo: boolean;
+}
+
+interface State {
+  conversation: Listed;
+  canManage: boolean;
+}
+
+async function loadState(conversationId: string): Promise<State | null> {
+  const [list, members] = await Promise.all([
+    apiFetch<{ conversations: Listed[] }>("/api/conversations"),
+    apiFetch<{ you: { canManage: boolean } }>(`/api/conversations/${conversationId}/members`),
+  ]);
+  const conversation = list.conversations.find((entry) => entry.id === conversationId);
+  return conversation ? { conversation, canManage: members.you.canManage } : null;
+}
+
+export function ConversationSettingsButton({ conversationId }: { conversationId: string }) {
+  const [open, setOpen] = useState(false);
+  const [state, setState] = useState<State | null>(null);
+  const [error, setError] = useState("");
+
+  const load = useCallback(async () => {
+    try {
+      const next = await loadState(conversationId);
+      setState(next);
+      if (next) useConversationStore.setState({ title: next.conversation.title });
+    } catch (caught) {
+      setError(caught instanceof Error ? caught.message : "Could not load the conversation.");
+    }
+  }, [conversationId]);
+
+  useEffect(() => {
+    const socket = getSocket();
+    const onChange = (change: { conversationId: string; change: "updated" | "deleted" }) => {
+      if (change.conversationId === conversationId && change.change === "updated") void load();
+    };
+    socket.on("conversation-changed", onChange);
+    return () => {
+      socket.off("conversation-changed", onChange);
+    };
+  }, [conversationId, load]);
+
+  useEffect(() => {
+    // eslint-disable-next-line react-hooks/set-state-in-effect -- opening the dialog is what asks for fresh state
+    if (open) void load();
+  }, [open, load]);
+
+  return (
+    <>
+      <Button variant="secondary" size="sm" onClick={() => setOpen(true)} aria-label="Conversation settings">
+        <span aria-hidden className="text-base leading-none">
+          ⋯
+        </span>
+      </Button>
+      <Dialog open={open} onClose={() => setOpen(false)} title="Conversation settings">
+        <ErrorText>{error}</ErrorText>
+        {state ? (
+          <SettingsPanel state={state} reload={load} onDone={() => setOpen(false)} />
+        ) : (
+          <p className="text-sm text-zinc-500">Loading…</p>
+        )}
+      </Dialog>
+    </>
+  );
+}
+
+function SettingsPanel({ state, reload, onDone }: { state: State; reload: () => Promise<void>; onDone: () => void }) {
+  const router = useRouter();
+  const { conversation, canManage } = state;
+  const base = `/api/conversations/${conversation.id}`;
+  const [error, setError] = useState("");
+  const [notice, setNotice] = useState("");
+  const [confirming, setConfirming] = useState(false);
+  const [busy, setBusy] = useState(false);
+
+  async function act(run: () => Promise<void>) {
+    setError("");
+    setNotice("");
+    setBusy(true);
+    try {
+      await run();
+    } catch (caught) {
+      setError(caught instanceof Error ? caught.message : "That did not work.");
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const rename = (event: FormEvent<HTMLFormElement>) => {
+    event.preventDefault();
+    const title = formText(new FormData(event.currentTarget).get("title")).trim();
+    void act(async () => {
+      const saved = await apiFetch<{ title: string }>(base, { method: "PATCH", json: { title } });
+      useConversationStore.setState({ title: saved.title });
+      setNotice("Renamed.");
+      await reload();
+      router.refresh();
+    });
+  };
+
+  const setArchived = (archived: boolean) =>
+    act(async () => {
+      await apiFetch(base, { method: "PATCH", json: { archived } });
+      await reload();
+      router.refresh();
+      setNotice(archived ? "Archived: it is listed under Archived in the sidebar." : "Back in the main list.");
+    });
+
+  const remove = () =>
+    act(async () => {
+      await apiFetch(base, { method: "DELETE", json: { confirm: true } });
+      onDone();
+      router.push("/");
+      router.refresh();
+    });
+
+  if (!canManage) {
+    return (
+      <p className="text-sm text-zinc-600 dark:text-zinc-400" data-testid="settings-owner-only">
+        Only the conversation&apos;s owners can rename, archive or delete it. You can leave it from People and agents.
+      </p>
+    );
+  }
+
+  return (
+    <div className="flex flex-col gap-5">
+      <form onSubmit={rename} className="flex flex-col gap-2" aria-label="Rename the conversation">
+        <TextField label="Title" name="title" defaultValue={conversation.title} required maxLength={120} />
+        <div>
+          <Button type="submit" size="sm" disabled={busy}>
+            Rename
+          </Button>
+        </div>
+      </form>
+
+      <section className="flex flex-col gap-1">
+        <h3 className="text-sm font-semibold">{conversation.archivedAt ? "Archived" : "Archive"}</h3>
+        <p className="text-xs text-zinc-500">
+          {conversation.archivedAt
+            ? "Hidden from everyone's main list; still readable. Bring it back to the list:"
+            : "Hide it from everyone's main list (it stays readable under Archived)."}
+        </p>
+        <div>
+          <Button variant="secondary" size="sm" disabled={busy} onClick={() => void setArchived(!conversation.archivedAt)}>
+            {conversation.archivedAt ? "Unarchive" : "Archive"}
+          </Button>
+        </div>
+      </section>
+
+      <section className="flex flex-col gap-1 rounded-md border border-red-200 p-3 dark:border-red-900">
+        <h3 className="text-sm font-semibold text-red-700 dark:text-red-400">Delete</h3>
+        {confirming ? (
+          <>
+            <p className="text-sm" role="alert">
+              Delete &ldquo;{conversation.title}&rdquo; for everyone, with all its messages, plans and files? This cannot be undone.
+            </p>
+            <div className="flex gap-2">
+              <Button variant="danger" size="sm" disabled={busy} onClick={() => void remove()}>
+                Delete for everyone
+              </Button>
+              <Button variant="ghost" size="sm" onClick={() => setConfirming(false)}>
+                Keep it
+              </Button>
+            </div>
+          </>
+        ) : (
+          <div>
+            <Button variant="secondary" size="sm" onClick={() => setConfirming(true)}>
+              Delete conversation…
+            </Button>
+          </div>
+        )}
+      </section>
+
+      {notice ? (
+        <p role="status" className="text-sm text-emerald-700 dark:text-emerald-400">
+          {notice}
+        </p>
+      ) : null}
+      <ErrorText>{error}</ErrorText>
+    </div>
+  );
+}
