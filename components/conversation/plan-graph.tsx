@@ -201,6 +201,7 @@ export function PlanGraph({ plan, onOpenStep }: { plan: PlanDTO; onOpenStep: (in
         data: { step, planId: plan.id, vertical: layout.direction === "TB", onOpen: onOpenStep },
         // the button inside is the one Tab stop of a step
         focusable: false,
+        ariaRole: "group",
       })),
     [plan.steps, plan.id, layout, onOpenStep],
   );
@@ -219,6 +220,7 @@ export function PlanGraph({ plan, onOpenStep }: { plan: PlanDTO; onOpenStep: (in
           animated: live,
           focusable: false,
           selectable: false,
+          ariaLabel: collects ? `Step ${from} is collected by step ${to}` : `Step ${to} waits for step ${from}`,
           style: dash ? { strokeWidth: 1.5, strokeDasharray: dash } : { strokeWidth: 1.5 },
         };
       }),

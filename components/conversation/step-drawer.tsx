@@ -8,7 +8,7 @@ import { Button } from "../ui/button.tsx";
 import { CloseIcon } from "../ui/icons.tsx";
 import { Markdown } from "./markdown.tsx";
 import { Timestamp } from "./message-item.tsx";
-import { STEP_STYLE, formatDuration, retryStatusLine } from "./step-status.ts";
+import { VISUAL_STYLE, formatDuration, retryStatusLine, stepVisualState } from "./step-status.ts";
 import { useNow } from "./use-now.ts";
 import { useStepRunStatus } from "./use-run-status.ts";
 
@@ -34,7 +34,11 @@ export function StepDrawer({
   const [detail, setDetail] = useState<StepDetail | null>(null);
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
-  const retryNow = useNow(step?.status === "pending" && step.retryAt !== null);
+  // a retry's countdown ticks, and so does the elapsed time of a running or waiting step
+  const retryNow = useNow(
+    (step?.status === "pending" && step.retryAt !== null) ||
+      ((step?.status === "in_progress" || step?.status === "blocked") && !step.endedAt),
+  );
   const runStatus = useStepRunStatus(plan.id, stepIndex);
 
   // refetch when anything in the conversation moved, so the log stays live
@@ -55,7 +59,7 @@ export function StepDrawer({
   }, [onClose]);
 
   if (!step) return null;
-  const style = STEP_STYLE[step.status];
+  const style = VISUAL_STYLE[stepVisualState(step)];
   const planLive = plan.status === "running" || plan.status === "paused";
   const retrying = retryStatusLine(step, retryNow);
 
@@ -87,7 +91,10 @@ export function StepDrawer({
         <h2 className="min-w-0 flex-1 truncate text-sm font-semibold">
           {step.index}. {step.title}
         </h2>
-        <Badge tone={style.tone}>{style.label}</Badge>
+        <Badge tone={style.tone}>
+          <span aria-hidden="true">{style.mark} </span>
+          {style.label}
+        </Badge>
         <Button variant="ghost" size="sm" onClick={onClose} aria-label="Close step details" autoFocus>
           <CloseIcon size={16} />
         </Button>
@@ -103,7 +110,7 @@ export function StepDrawer({
           <dt className="text-zinc-500">Attempts</dt>
           <dd>{step.attempts}</dd>
           <dt className="text-zinc-500">Duration</dt>
-          <dd>{formatDuration(step.startedAt, step.endedAt) ?? "—"}</dd>
+          <dd className="tabular-nums">{formatDuration(step.startedAt, step.endedAt, retryNow) ?? "—"}</dd>
           <dt className="text-zinc-500">Tokens / cost</dt>
           <dd>
             {tokens.in} in · {tokens.out} out · ${tokens.cost.toFixed(4)}
