@@ -24,6 +24,7 @@ import { createHealth } from "./ops/health.ts";
 import { createMetrics } from "./ops/metrics.ts";
 import { createOpsRoutes } from "./ops/ops-routes.ts";
 import type { ClientToServerEvents, ServerToClientEvents } from "./protocol/events.ts";
+import { log } from "./ops/log.ts";
 
 export type RequestHandler = (request: IncomingMessage, response: ServerResponse) => void;
 
@@ -50,7 +51,7 @@ export function closeOnSignals(served: ServedBaton, after: () => Promise<void> =
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(`${signal}: stopping Baton`);
+    log.info({ signal }, `${signal}: stopping Baton`);
     try {
       await served.close();
       await after();
@@ -130,7 +131,8 @@ export async function serveBaton(input: {
       (closing ??= (async () => {
         draining = true;
         const { finished, handedBack } = await core.executor.drain({ graceMs: config.shutdownGraceMs });
-        if (finished + handedBack > 0) console.log(`shutting down: ${finished} run(s) finished, ${handedBack} handed back`);
+        if (finished + handedBack > 0)
+          log.info({ finished, handedBack }, `shutting down: ${finished} run(s) finished, ${handedBack} handed back`);
         // io.close() also closes the HTTP server; clients see the transport close and reconnect
         await new Promise<void>((resolve) => void io.close(() => resolve()));
         await core.close();
