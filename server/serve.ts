@@ -25,6 +25,7 @@ import { createMetrics } from "./ops/metrics.ts";
 import { createOpsRoutes } from "./ops/ops-routes.ts";
 import type { ClientToServerEvents, ServerToClientEvents } from "./protocol/events.ts";
 import { log } from "./ops/log.ts";
+import { startTracing, stopTracing } from "./ops/tracing.ts";
 
 export type RequestHandler = (request: IncomingMessage, response: ServerResponse) => void;
 
@@ -73,6 +74,8 @@ export async function serveBaton(input: {
   circuits?: ProviderCircuits;
 }): Promise<ServedBaton> {
   const { config } = input;
+  // OpenTelemetry traces, when OTEL_EXPORTER_OTLP_ENDPOINT is set (server/ops/tracing.ts)
+  await startTracing();
   const httpServer = createServer();
   const io: Server<ClientToServerEvents, ServerToClientEvents> = createSocketServer(httpServer, { trustProxy: config.trustProxy });
 
@@ -96,7 +99,12 @@ export async function serveBaton(input: {
   let draining = false;
   const opsRoutes = createOpsRoutes({
     health: await createHealth({ prisma: core.db.prisma, migrationsDir: defaultMigrationsDir(), isDraining: () => draining }),
-    metrics: createMetrics({ prisma: core.db.prisma, pool: core.db.pool, liveSockets: () => io.engine.clientsCount }),
+    metrics: createMetrics({
+      prisma: core.db.prisma,
+      pool: core.db.pool,
+      liveSockets: () => io.engine.clientsCount,
+      circuits: input.circuits,
+    }),
     metricsTokens: [config.env.BATON_METRICS_TOKEN, config.apiToken],
   });
 
@@ -136,6 +144,7 @@ export async function serveBaton(input: {
         // io.close() also closes the HTTP server; clients see the transport close and reconnect
         await new Promise<void>((resolve) => void io.close(() => resolve()));
         await core.close();
+        await stopTracing();
       })()),
   };
 }
