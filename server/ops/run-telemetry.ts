@@ -56,7 +56,8 @@ export async function instrumentRun(
     recordRunDuration(agent, outcome.status, seconds);
     if (traced) endRunSpan(traced.span, outcome);
     const line = { agent, outcome: outcome.status, seconds: Math.round(seconds * 1000) / 1000, attempt: launch.attempt };
-    if (outcome.status === "failed" || outcome.status === "crashed") log.warn({ ...line, error: outcome.error }, "run ended");
-    else log.info(line, "run ended");
+    // a failed run is routine (its step may retry); a runtime that threw is not
+    if (outcome.status === "crashed") log.error({ ...line, error: outcome.error }, "run ended: the agent runtime crashed");
+    else log.info(outcome.error ? { ...line, error: outcome.error } : line, "run ended");
   }
 }

@@ -99,7 +99,7 @@ export function tracer(): Tracer {
  * the standard OTEL_EXPORTER_OTLP_* variables) or `exporter` is given (tests: spans are
  * exported as they end). Returns whether tracing is on.
  */
-export async function startTracing(options: { exporter?: SpanExporter; env?: NodeJS.ProcessEnv } = {}): Promise<boolean> {
+export async function startTracing(options: { exporter?: SpanExporter; env?: Record<string, string | undefined> } = {}): Promise<boolean> {
   if (provider) return true;
   const env = options.env ?? process.env;
   let processor;
