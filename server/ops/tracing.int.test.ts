@@ -13,6 +13,8 @@ import { offlineAgentRunner } from "../executor/testing/offline-runtime.ts";
 import { ok, NO_USAGE } from "../executor/testing/scripted-runner.ts";
 import { flushTracing, fromTraceparent, planSpanId, planTraceId, startTracing, stepSpanId, stopTracing } from "./tracing.ts";
 import { formatSpanTree } from "./span-tree.ts";
+import { Registry } from "prom-client";
+import { registerInstruments } from "./instruments.ts";
 
 const exporter = new InMemorySpanExporter();
 
@@ -163,9 +165,16 @@ describe("a run taken over after its process stopped", () => {
     }
     expect(lost).not.toBeNull();
 
+    const takeovers = async () => {
+      const registry = new Registry();
+      registerInstruments(registry);
+      return Number(/^baton_lease_takeovers_total (\d+)$/m.exec(await registry.metrics())?.[1]);
+    };
+    const takenOverBefore = await takeovers();
     await fixture.restart(); // the new executor finds the run orphaned and takes it over
     expect(await fixture.waitForPlan(plan.id)).toBe("completed");
     await flushTracing();
+    expect(await takeovers()).toBe(takenOverBefore + 1);
 
     const traceId = planTraceId(plan.id);
     const spans = exporter.getFinishedSpans().filter((span) => span.spanContext().traceId === traceId);
