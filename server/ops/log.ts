@@ -10,7 +10,7 @@ import pretty from "pino-pretty";
 const LEVELS = new Set(["fatal", "error", "warn", "info", "debug", "trace", "silent"]);
 
 /** The level from `LOG_LEVEL`; an unknown value is refused by name rather than ignored. */
-export function logLevelFrom(env: NodeJS.ProcessEnv): string {
+export function logLevelFrom(env: Record<string, string | undefined>): string {
   const given = env.LOG_LEVEL?.trim().toLowerCase();
   if (given) {
     if (!LEVELS.has(given)) throw new Error(`LOG_LEVEL: "${env.LOG_LEVEL}" is not one of ${[...LEVELS].join(", ")}`);
