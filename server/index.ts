@@ -11,6 +11,7 @@ import { createAgentRunner } from "./agents/run-agent.ts";
 import { ProviderCircuits } from "./agents/circuit-breaker.ts";
 import { createModelRegistry } from "./agents/model-registry.ts";
 import { corePlanValidator } from "./agents/core-plan-validator.ts";
+import { log } from "./ops/log.ts";
 
 async function main() {
   let config;
@@ -18,7 +19,7 @@ async function main() {
     config = loadConfig();
   } catch (error) {
     if (error instanceof ConfigError) {
-      console.error(error.message);
+      log.fatal(error.message);
       process.exit(1);
     }
     throw error;
@@ -52,7 +53,10 @@ async function main() {
   });
   const where = served.core.db.kind === "embedded" ? `embedded database in ${config.dataDir}` : "PostgreSQL";
   const what = config.role === "worker" ? `Baton worker (${config.workerSlots} slots) is ready, probes` : "Baton is ready";
-  console.log(`${what} on http://localhost:${served.port} (${where}, default model ${config.defaultModel})`);
+  log.info(
+    { port: served.port, database: served.core.db.kind, role: config.role },
+    `${what} on http://localhost:${served.port} (${where}, default model ${config.defaultModel})`,
+  );
 
   closeOnSignals(served, async () => {
     await app.close?.();
@@ -60,6 +64,6 @@ async function main() {
 }
 
 main().catch((error) => {
-  console.error("Baton failed to start:", error);
+  log.fatal({ err: error }, "Baton failed to start");
   process.exit(1);
 });

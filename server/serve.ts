@@ -24,6 +24,8 @@ import { createHealth } from "./ops/health.ts";
 import { createMetrics } from "./ops/metrics.ts";
 import { createOpsRoutes } from "./ops/ops-routes.ts";
 import type { ClientToServerEvents, ServerToClientEvents } from "./protocol/events.ts";
+import { log } from "./ops/log.ts";
+import { startTracing, stopTracing } from "./ops/tracing.ts";
 
 export type RequestHandler = (request: IncomingMessage, response: ServerResponse) => void;
 
@@ -50,7 +52,7 @@ export function closeOnSignals(served: ServedBaton, after: () => Promise<void> =
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
-    console.log(`${signal}: stopping Baton`);
+    log.info({ signal }, `${signal}: stopping Baton`);
     try {
       await served.close();
       await after();
@@ -72,6 +74,8 @@ export async function serveBaton(input: {
   circuits?: ProviderCircuits;
 }): Promise<ServedBaton> {
   const { config } = input;
+  // OpenTelemetry traces, when OTEL_EXPORTER_OTLP_ENDPOINT is set (server/ops/tracing.ts)
+  await startTracing();
   const httpServer = createServer();
   const io: Server<ClientToServerEvents, ServerToClientEvents> = createSocketServer(httpServer, { trustProxy: config.trustProxy });
 
@@ -95,7 +99,12 @@ export async function serveBaton(input: {
   let draining = false;
   const opsRoutes = createOpsRoutes({
     health: await createHealth({ prisma: core.db.prisma, migrationsDir: defaultMigrationsDir(), isDraining: () => draining }),
-    metrics: createMetrics({ prisma: core.db.prisma, pool: core.db.pool, liveSockets: () => io.engine.clientsCount }),
+    metrics: createMetrics({
+      prisma: core.db.prisma,
+      pool: core.db.pool,
+      liveSockets: () => io.engine.clientsCount,
+      circuits: input.circuits,
+    }),
     metricsTokens: [config.env.BATON_METRICS_TOKEN, config.apiToken],
   });
 
@@ -130,10 +139,12 @@ export async function serveBaton(input: {
       (closing ??= (async () => {
         draining = true;
         const { finished, handedBack } = await core.executor.drain({ graceMs: config.shutdownGraceMs });
-        if (finished + handedBack > 0) console.log(`shutting down: ${finished} run(s) finished, ${handedBack} handed back`);
+        if (finished + handedBack > 0)
+          log.info({ finished, handedBack }, `shutting down: ${finished} run(s) finished, ${handedBack} handed back`);
         // io.close() also closes the HTTP server; clients see the transport close and reconnect
         await new Promise<void>((resolve) => void io.close(() => resolve()));
         await core.close();
+        await stopTracing();
       })()),
   };
 }

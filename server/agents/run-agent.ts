@@ -33,6 +33,8 @@ import { buildSystemPrompt, buildUserMessage } from "./prompt.ts";
 import { classifyModelError, DEFAULT_RETRY_POLICY, describeError, retryDelayMs, type RetryPolicy, explainModelError } from "./retry.ts";
 import { SecretRedactor } from "./secrets.ts";
 import { findPendingAskUser, resumeSession } from "./session.ts";
+import { recordProviderError } from "../ops/instruments.ts";
+import { modelCallTelemetry } from "../ops/tracing.ts";
 import {
   BUILTIN_TOOL_NAMES,
   controlTools,
@@ -278,6 +280,7 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
             return fail(false, "aborted: the run was cancelled");
           }
           const kind = classifyModelError(error);
+          recordProviderError(provider, error, kind);
           const reason = explainModelError(error, request.agent.model);
           if (kind === "transient") ticket?.failedTransiently(reason);
           else if (kind === "aborted") ticket?.released();
@@ -394,6 +397,7 @@ async function streamOnce(input: {
     tools,
     maxRetries: 0,
     abortSignal: request.signal,
+    experimental_telemetry: modelCallTelemetry(request),
     timeout: { chunkMs: deps.chunkTimeoutMs ?? DEFAULT_CHUNK_TIMEOUT_MS },
     // the offline model's options are its own: real providers never see them
     ...(deps.models.isSimulated(request.agent.model) ? { providerOptions: { offline: { ...offline } } } : {}),

@@ -3,6 +3,7 @@ import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { LoadedPlan } from "../adapters/prisma/plan-repository.ts";
 import type { AgentRunner, ArtifactRef, Clock, EventPublisher } from "./ports.ts";
 import { AgentDirectory } from "./agent-directory.ts";
+import { consoleLike, logFor } from "../ops/log.ts";
 
 export interface ExecutorConfig {
   planLimits: { maxSteps: number; maxInputChars: number; defaultMaxParallel: number; defaultMaxRetries: number };
@@ -79,7 +80,7 @@ export function createExecutorContext(deps: ExecutorDeps): ExecutorContext {
   let last = 0;
   return {
     ...deps,
-    logger: deps.logger ?? console,
+    logger: deps.logger ?? consoleLike(logFor({ component: "executor" })),
     agents: new AgentDirectory(() => deps.clock.now()),
     plans: new PlanCache(),
     attachments: new Map(),

@@ -31,6 +31,8 @@ import { API_USER_EMAIL } from "../services/seed.ts";
 export type PostedMessage = MessageDTO & { notInConversation: string[] };
 import { claimRuns, loadLaunch, runContextOf } from "./run-queue.ts";
 import type { ClaimedRun, ClaimRequest } from "../adapters/prisma/write-batch.ts";
+import { instrumentRunner } from "../ops/run-telemetry.ts";
+import { traceEndedPlans } from "../ops/tracing.ts";
 
 type Tx = Prisma.TransactionClient;
 
@@ -373,6 +375,7 @@ export class Executor {
   private afterCommit(uow: UnitOfWork, committed: CommittedUnit): void {
     for (const plan of uow.plans.values()) this.context.plans.set(plan);
     if (committed.published.length > 0) this.context.publisher.publish(committed.published);
+    traceEndedPlans(this.context.prisma, committed.published);
     for (const runId of uow.runsToCancel) this.liveRuns.get(runId)?.abort();
     for (const tick of uow.ticks) this.scheduleTick(tick);
     for (const launch of uow.runsCreated) this.rememberLaunch(launch);
@@ -468,7 +471,8 @@ export class Executor {
     try {
       let result;
       try {
-        result = await this.context.runner.run(
+        const runner = instrumentRunner(this.context.runner, this.context.prisma, launch);
+        result = await runner.run(
           { ...launch.request, signal: controller.signal },
           {
             textDelta: (delta) => this.context.publisher.runDelta(conversationId, runId, delta),

@@ -9,6 +9,7 @@
  * ticks running plans that have no live run at all.
  */
 import type { ExecutorContext } from "./context.ts";
+import { recordLeaseTakeover } from "../ops/instruments.ts";
 
 interface LeaseHooks {
   liveRunIds(): string[];
@@ -130,6 +131,7 @@ export class LeaseKeeper {
     });
     for (const run of candidates) {
       if (run.leaseOwner === instanceId && live.has(run.id)) continue;
+      recordLeaseTakeover();
       await this.hooks.runLost({ conversationId: run.conversationId, runId: run.id });
     }
   }

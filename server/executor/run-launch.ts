@@ -19,5 +19,7 @@ export interface RunLaunch {
   stepIndex: number | null;
   attempt: number;
   startedAt: Date;
+  /** when the run was created (queued): its queue wait ends at startedAt */
+  createdAt?: Date;
   triggerMessageId: string | null;
 }

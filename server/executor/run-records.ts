@@ -117,6 +117,7 @@ export async function buildLaunch(context: ExecutorContext, tx: Tx, input: NewRu
     stepIndex: input.plan?.stepIndex ?? null,
     attempt: input.attempt ?? 1,
     startedAt: createdAt,
+    createdAt,
     triggerMessageId: input.triggerMessageId ?? null,
     request: {
       runId: input.id,

@@ -3,6 +3,7 @@
  * routes and the automation API alike): typed codes decide the status, never the
  * message text, and validation errors carry their issues.
  */
+import { log } from "../ops/log.ts";
 export class HttpError extends Error {
   constructor(
     readonly status: number,
@@ -40,6 +41,6 @@ export function errorResponse(error: unknown): Response {
     const issues = (error as { issues?: unknown }).issues;
     return Response.json({ error: { code, message, ...(Array.isArray(issues) ? { issues } : {}) } }, { status: STATUS_BY_CODE[code] });
   }
-  console.error("[baton] unhandled route error", error);
+  log.error({ err: error }, "unhandled route error");
   return Response.json({ error: { code: "internal", message: "Something went wrong." } }, { status: 500 });
 }

@@ -14,6 +14,7 @@ import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promise
 import path from "node:path";
 import type { PGlite } from "@electric-sql/pglite";
 import { backupPglite, type BackupResult } from "./embedded-backup.ts";
+import { log } from "./log.ts";
 
 const PID_FILE = "server.pid";
 const REQUESTS_DIR = "backup-requests";
@@ -54,7 +55,7 @@ export async function claimDataDir(input: { dataDir: string; pglite: PGlite }): 
     busy = busy
       .then(() => answerRequests(dataDir, input.pglite))
       .catch((error: unknown) => {
-        console.error("backup request failed:", error);
+        log.error({ err: error }, "backup request failed");
       });
   };
   process.on("SIGUSR2", onSignal);

@@ -2,24 +2,33 @@
  * Prometheus metrics at `/metrics` (prom-client). Process metrics (event-loop delay,
  * heap, GC) are the library's defaults; Baton's own are read when scraped: steps, runs
  * and plans by status and pool occupancy from the database (the truth every process
- * shares), live sockets and database-pool use from this process. Behind a bearer token
+ * shares), live sockets, database-pool use and circuit breakers from this process, and the
+ * event metrics counted where runs start and end (instruments.ts). Behind a bearer token
  * (BATON_METRICS_TOKEN, or the API token), compared in constant time.
  */
 import { createHash, timingSafeEqual } from "node:crypto";
 import type pg from "pg";
 import { collectDefaultMetrics, Gauge, Registry } from "prom-client";
 import type { PrismaClient } from "../generated/prisma/client.ts";
+import type { ProviderCircuits } from "../agents/circuit-breaker.ts";
+import { registerInstruments } from "./instruments.ts";
 
 export interface MetricsSources {
   prisma: PrismaClient;
   /** postgres only */
   pool?: pg.Pool;
   liveSockets: () => number;
+  /** this process's per-provider circuit breakers */
+  circuits?: Pick<ProviderCircuits, "snapshot">;
 }
+
+/** baton_provider_circuit_state's values */
+export const CIRCUIT_STATE_VALUE = { closed: 0, "half-open": 1, open: 2 } as const;
 
 export function createMetrics(sources: MetricsSources): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "baton_process_" });
+  registerInstruments(registry);
   const { prisma } = sources;
 
   new Gauge({
@@ -81,6 +90,32 @@ export function createMetrics(sources: MetricsSources): Registry {
       }
     },
   });
+  new Gauge({
+    name: "baton_agent_pool_waiters",
+    help: "Queued runs waiting for a slot in their agent's pool, across every process",
+    labelNames: ["agent"],
+    registers: [registry],
+    async collect() {
+      this.reset();
+      const agents = await prisma.agent.findMany({ select: { id: true, handle: true } });
+      const queued = await prisma.run.groupBy({ by: ["agentId"], where: { status: "queued" }, _count: { _all: true } });
+      const queuedByAgent = new Map(queued.map((row) => [row.agentId, row._count._all]));
+      for (const agent of agents) this.set({ agent: agent.handle }, queuedByAgent.get(agent.id) ?? 0);
+    },
+  });
+  if (sources.circuits) {
+    const circuits = sources.circuits;
+    new Gauge({
+      name: "baton_provider_circuit_state",
+      help: "Each model provider's circuit breaker in this process: 0 closed, 1 half-open, 2 open",
+      labelNames: ["provider"],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const view of circuits.snapshot()) this.set({ provider: view.provider }, CIRCUIT_STATE_VALUE[view.state]);
+      },
+    });
+  }
   new Gauge({
     name: "baton_live_sockets",
     help: "Socket.IO clients connected to this process",

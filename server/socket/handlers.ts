@@ -13,6 +13,7 @@ import type { ClientToServerEvents, ServerToClientEvents } from "../protocol/eve
 import { listConversationEvents } from "../adapters/prisma/event-log.ts";
 import { getSessionWithUser, type SessionUser } from "../auth/session.ts";
 import { activityRoom, conversationRoom, rememberIo, sessionRoom, userRoom } from "./rooms.ts";
+import { log } from "../ops/log.ts";
 
 /** a replay longer than this tells the client to reload the snapshot instead */
 export const MAX_REPLAY_EVENTS = 2_000;
@@ -64,7 +65,7 @@ export function attachSocketHandlers(io: Server, { prisma }: { prisma: PrismaCli
     prisma.membership
       .findMany({ where: { userId: user.id }, select: { conversationId: true } })
       .then((memberships) => socket.join(memberships.map((m) => activityRoom(m.conversationId))))
-      .catch((error) => console.error("[baton] joining activity rooms failed", error));
+      .catch((error) => log.error({ err: error, userId: user.id }, "joining activity rooms failed"));
 
     socket.on("conversation-join", async (request, ack) => {
       const reply = typeof ack === "function" ? ack : () => {};
@@ -86,7 +87,7 @@ export function attachSocketHandlers(io: Server, { prisma }: { prisma: PrismaCli
         const events = await listConversationEvents(prisma, { conversationId, afterSeq, limit: MAX_REPLAY_EVENTS + 1 });
         reply({ ok: true, events, lastSeq: Math.max(lastSeq, events.at(-1)?.seq ?? 0) });
       } catch (error) {
-        console.error("[baton] conversation-join failed", error);
+        log.error({ err: error, conversationId }, "conversation-join failed");
         reply({ ok: false, error: "internal" });
       }
     });
@@ -114,6 +115,6 @@ function watchSession(socket: BatonSocket, prisma: PrismaClient) {
     );
     timer.unref();
   };
-  check().catch((error) => console.error("[baton] session check failed", error));
+  check().catch((error) => log.error({ err: error }, "session check failed"));
   socket.on("disconnect", () => clearTimeout(timer));
 }

@@ -22,6 +22,7 @@ import type { Server } from "socket.io";
 import type { EventPublisher } from "../../executor/ports.ts";
 import type { ClientToServerEvents, ConversationEventDTO, ServerToClientEvents } from "../../protocol/events.ts";
 import { activityRoom, conversationRoom } from "../../socket/rooms.ts";
+import { log } from "../../ops/log.ts";
 
 /** socket.io-parser's PacketType.EVENT (what `emit` sends) */
 const EVENT_PACKET = 2;
@@ -154,7 +155,7 @@ class PerKeyQueue {
   run(key: string, task: () => Promise<void>): void {
     const tail = (this.tails.get(key) ?? Promise.resolve())
       .then(task)
-      .catch((error: unknown) => console.error("[baton] publishing live events failed", error));
+      .catch((error: unknown) => log.error({ err: error, conversationId: key }, "publishing live events failed"));
     this.tails.set(key, tail);
     void tail.then(() => {
       if (this.tails.get(key) === tail) this.tails.delete(key);

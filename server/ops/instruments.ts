@@ -1,0 +1,72 @@
+/**
+ * Baton's event metrics: counted where the event happens, in this process (a scrape of
+ * each process adds up across the cluster). The executor and the agent runtime call
+ * these one-line functions; `/metrics` (metrics.ts) registers the series next to the
+ * ones it reads from the database.
+ */
+import { Counter, Histogram, type Metric, type Registry } from "prom-client";
+
+/** seconds: from a few milliseconds (a claim in the same statement) to an hour-long run */
+const SECONDS_BUCKETS = [0.005, 0.025, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 180, 600, 1800, 3600];
+
+const queueWait = new Histogram({
+  name: "baton_run_queue_wait_seconds",
+  help: "Time a run waited between being created and being claimed to start, by agent",
+  labelNames: ["agent"],
+  buckets: SECONDS_BUCKETS,
+  registers: [],
+});
+const runDuration = new Histogram({
+  name: "baton_run_duration_seconds",
+  help: "Time an agent run took from its start to its result, by agent and outcome",
+  labelNames: ["agent", "outcome"],
+  buckets: SECONDS_BUCKETS,
+  registers: [],
+});
+const retries = new Counter({
+  name: "baton_run_retries_total",
+  help: "Runs started that re-do work (attempt 2 or later: a retried step or a re-dispatched lost run), by agent",
+  labelNames: ["agent"],
+  registers: [],
+});
+const providerErrors = new Counter({
+  name: "baton_provider_errors_total",
+  help: "Failed model calls by provider and status (the HTTP status, or the error's kind when there was none)",
+  labelNames: ["provider", "status"],
+  registers: [],
+});
+const leaseTakeovers = new Counter({
+  name: "baton_lease_takeovers_total",
+  help: "Runs this process declared lost because their lease ran out (or their process was gone) and took over",
+  registers: [],
+});
+
+const ALL: { name: string; metric: Metric }[] = [queueWait, runDuration, retries, providerErrors, leaseTakeovers].map((metric) => ({
+  name: (metric as unknown as { name: string }).name,
+  metric: metric as unknown as Metric,
+}));
+
+/** Adds the event metrics to a registry (one process may serve several registries in tests). */
+export function registerInstruments(registry: Registry): void {
+  for (const { name, metric } of ALL) if (!registry.getSingleMetric(name)) registry.registerMetric(metric);
+}
+
+/** A run was claimed and starts now: its wait in the queue, and whether it re-does work. */
+export function recordRunStart(input: { agent: string; createdAt?: Date; startedAt: Date; attempt: number }): void {
+  if (input.createdAt) queueWait.observe({ agent: input.agent }, Math.max(0, input.startedAt.getTime() - input.createdAt.getTime()) / 1000);
+  if (input.attempt > 1) retries.inc({ agent: input.agent });
+}
+
+export function recordRunDuration(agent: string, outcome: string, seconds: number): void {
+  runDuration.observe({ agent, outcome }, Math.max(0, seconds));
+}
+
+/** A model call failed: its HTTP status when the provider answered, otherwise the kind of failure. */
+export function recordProviderError(provider: string, error: unknown, kind: string): void {
+  const status = (error as { statusCode?: unknown } | null)?.statusCode;
+  providerErrors.inc({ provider, status: typeof status === "number" ? String(status) : kind });
+}
+
+export function recordLeaseTakeover(): void {
+  leaseTakeovers.inc();
+}

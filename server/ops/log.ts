@@ -1,0 +1,60 @@
+/**
+ * Structured logs (pino): one JSON object a line on stdout, with the ids that say what
+ * a line is about (conversationId, planId, stepId, runId) carried by child loggers.
+ * `LOG_LEVEL` picks the level (default info; warn under the tests). In development on a
+ * terminal the lines are pretty-printed in-process (no worker thread), never in production.
+ */
+import pino, { type Logger } from "pino";
+import pretty from "pino-pretty";
+
+const LEVELS = new Set(["fatal", "error", "warn", "info", "debug", "trace", "silent"]);
+
+/** The level from `LOG_LEVEL`; an unknown value is refused by name rather than ignored. */
+export function logLevelFrom(env: Record<string, string | undefined>): string {
+  const given = env.LOG_LEVEL?.trim().toLowerCase();
+  if (given) {
+    if (!LEVELS.has(given)) throw new Error(`LOG_LEVEL: "${env.LOG_LEVEL}" is not one of ${[...LEVELS].join(", ")}`);
+    return given;
+  }
+  return env.VITEST ? "warn" : "info";
+}
+
+function createLogger(): Logger {
+  const options = { level: logLevelFrom(process.env), base: { pid: process.pid } };
+  const prettyOutput = process.env.NODE_ENV !== "production" && process.stdout.isTTY === true && !process.env.VITEST;
+  return prettyOutput ? pino(options, pretty({ colorize: true, translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname" })) : pino(options);
+}
+
+/** The process's logger. */
+export const log: Logger = createLogger();
+
+/** The ids a line can be about; the unset ones are left out. */
+export interface LogIds {
+  conversationId?: string | null;
+  planId?: string | null;
+  stepId?: string | null;
+  runId?: string | null;
+}
+
+/** A child logger whose every line carries `ids` (and `component` when given). */
+export function logFor(ids: LogIds & { component?: string }, parent: Logger = log): Logger {
+  const bindings: Record<string, string> = {};
+  for (const [key, value] of Object.entries(ids)) if (typeof value === "string") bindings[key] = value;
+  return parent.child(bindings);
+}
+
+/** A console-shaped face on a logger (`warn("[sweep]", error)`), for code written against Console. */
+export function consoleLike(logger: Logger): Pick<Console, "info" | "warn" | "error"> {
+  const at =
+    (level: "info" | "warn" | "error") =>
+    (...args: unknown[]) => {
+      const err = args.find((arg) => arg instanceof Error);
+      const text = args
+        .filter((arg) => arg !== err)
+        .map((arg) => (typeof arg === "string" ? arg : JSON.stringify(arg)))
+        .join(" ");
+      if (err) logger[level]({ err }, text);
+      else logger[level](text);
+    };
+  return { info: at("info"), warn: at("warn"), error: at("error") };
+}
