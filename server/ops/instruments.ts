@@ -43,7 +43,7 @@ const leaseTakeovers = new Counter({
 
 const ALL: { name: string; metric: Metric }[] = [queueWait, runDuration, retries, providerErrors, leaseTakeovers].map((metric) => ({
   name: (metric as unknown as { name: string }).name,
-  metric: metric as unknown as Metric,
+  metric,
 }));
 
 /** Adds the event metrics to a registry (one process may serve several registries in tests). */

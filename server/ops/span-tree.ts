@@ -6,16 +6,16 @@
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 
 function describe(span: ReadableSpan): string {
-  const a = span.attributes;
+  const a = (key: string) => String(span.attributes[key] ?? "");
   const parts: string[] = [span.name];
-  if (span.name === "plan") parts.push(`"${a["baton.plan.title"]}"`, `${a["baton.plan.status"]}`);
+  if (span.name === "plan") parts.push(`"${a("baton.plan.title")}"`, a("baton.plan.status"));
   if (span.name === "step")
-    parts.push(`${a["baton.step.index"]} "${a["baton.step.title"]}" @${a["baton.step.assignee"]}`, `${a["baton.step.status"]}`);
-  if (span.name === "run") parts.push(`@${a["baton.agent"]} attempt ${a["baton.run.attempt"]}`, `${a["baton.run.outcome"]}`);
-  if (typeof a["ai.toolCall.name"] === "string") parts.push(a["ai.toolCall.name"]);
+    parts.push(`${a("baton.step.index")} "${a("baton.step.title")}" @${a("baton.step.assignee")}`, a("baton.step.status"));
+  if (span.name === "run") parts.push(`@${a("baton.agent")} attempt ${a("baton.run.attempt")}`, a("baton.run.outcome"));
+  if (span.attributes["ai.toolCall.name"] !== undefined) parts.push(a("ai.toolCall.name"));
   for (const link of span.links) {
     const l = link.attributes ?? {};
-    if (l["baton.link"] === "wait_for") parts.push(`⇠ waits for step ${l["baton.step.index"]}`);
+    if (l["baton.link"] === "wait_for") parts.push(`⇠ waits for step ${String(l["baton.step.index"])}`);
     else if (l["baton.link"] === "takes-over")
       parts.push(`⇠ takes over run ${String(l["baton.run.id"]).slice(0, 8)} (span ${link.context.spanId})`);
     else parts.push(`⇠ link ${link.context.spanId}`);
