@@ -6,11 +6,10 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Prisma } from "../generated/prisma/client.ts";
-import { assertPlanSize, validatePlan } from "../core/validate-plan.ts";
+import { assertPlanSize } from "../core/validate-plan.ts";
 import { validateFormAnswer, formatFormAnswer, maskSecretAnswers, secretAnswers } from "../core/form-schema.ts";
 import type { FormSpec, PlanEvent } from "../core/types.ts";
-import { insertPlan } from "../adapters/prisma/plan-repository.ts";
-import { formInclude, messageInclude, toFormDTO, toMessageDTO, toPlanDTO } from "../adapters/prisma/serializers.ts";
+import { formInclude, messageInclude, toFormDTO, toMessageDTO } from "../adapters/prisma/serializers.ts";
 import type { FormDTO, MessageDTO, PlanDTO, StepDTO } from "../protocol/dto.ts";
 import { MAX_MESSAGE_CHARS } from "../protocol/limits.ts";
 import { createExecutorContext, type ExecutorContext, type ExecutorDeps } from "./context.ts";
@@ -19,7 +18,8 @@ import { UnitRunner, type CommittedUnit } from "./units.ts";
 import { applyPlanEvent, reconcilePlan, stepDTO } from "./plan-effects.ts";
 import { assertMember, assertPlanMember, type Actor } from "../auth/actor.ts";
 import { createRun, runDTO, type RunKind, type RunLaunch } from "./run-records.ts";
-import { conversationHandles, finishRun, type RunLogEntry } from "./run-lifecycle.ts";
+import { finishRun, type RunLogEntry } from "./run-lifecycle.ts";
+import { createPlan } from "./plan-creation.ts";
 import { insertMessage } from "./messages.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
 import { LeaseKeeper } from "./leases.ts";
@@ -228,29 +228,21 @@ export class Executor {
     assertPlanSize({ raw: input.raw, limits: this.context.config.planLimits });
     return this.inConversation(input.conversationId, async (tx, uow) => {
       await this.requireConversation(tx, input.conversationId);
-      const spec = validatePlan({
+      const { dto, saved } = await createPlan(this.context, tx, uow, {
+        conversationId: input.conversationId,
         raw: input.raw,
-        assignees: await conversationHandles(this.context, tx, input.conversationId),
-        limits: this.context.config.planLimits,
-      });
-      const { loaded, row: created } = await insertPlan(tx, {
-        conversationId: input.conversationId,
-        spec,
-        request: input.request ?? spec.title,
+        request: input.request,
         createdByUserId: input.userId,
+        announce: (spec, planId) =>
+          insertMessage(this.context, uow, {
+            conversationId: input.conversationId,
+            author: { kind: "system" },
+            kind: "plan",
+            body: `Plan **${spec.title}** submitted (${spec.steps.length} steps)`,
+            planId,
+          }),
       });
-      uow.cachePlan(loaded); // the reconcile below starts from it instead of reading it again
-      uow.emit("plan-created", { plan: toPlanDTO(created) });
-      insertMessage(this.context, uow, {
-        conversationId: input.conversationId,
-        author: { kind: "system" },
-        kind: "plan",
-        body: `Plan **${spec.title}** submitted (${spec.steps.length} steps)`,
-        planId: created.id,
-      });
-      const saved = await reconcilePlan(this.context, tx, uow, { planId: created.id, event: { type: "plan-created" } });
       // the batch has not written the steps yet: describe the plan from what reconcile decided
-      const dto = toPlanDTO(created);
       return saved ? { ...dto, status: saved.state.status, steps: saved.state.steps.map((step) => stepDTO(saved, step)) } : dto;
     });
   }
