@@ -50,7 +50,12 @@ describe("checkDecision", () => {
     const appended = checkDecision({ raw: good, assignees, plan, limits });
     expect(appended.complaint).toBeNull();
     expect(appended.decision).toMatchObject({ kind: "append", steps: [{ index: 3, assignee: "writer", waitFor: [2] }] });
-    const bad = checkDecision({ raw: { kind: "append", steps: [{ index: 3, title: "x", assignee: "ghost", input: "y" }] }, assignees, plan, limits });
+    const bad = checkDecision({
+      raw: { kind: "append", steps: [{ index: 3, title: "x", assignee: "ghost", input: "y" }] },
+      assignees,
+      plan,
+      limits,
+    });
     expect(bad.decision.kind).toBe("abort");
     expect(bad.complaint).toMatch(/^The appended steps were rejected: /);
     expect(() => checkDecision({ raw: good, assignees, plan: null, limits })).toThrow(/needs the plan/);

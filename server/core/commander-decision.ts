@@ -62,7 +62,12 @@ export function checkDecision(input: {
     case "append": {
       if (!input.plan) throw new Error("checkDecision: an append needs the plan it extends");
       try {
-        const steps = validateAppendedSteps({ existing: input.plan, raw: decision.steps, assignees: input.assignees, limits: input.limits });
+        const steps = validateAppendedSteps({
+          existing: input.plan,
+          raw: decision.steps,
+          assignees: input.assignees,
+          limits: input.limits,
+        });
         return { decision: { kind: "append", steps }, complaint: null };
       } catch (error) {
         const reason = error instanceof PlanValidationError ? error.message : String(error);

@@ -79,7 +79,8 @@ describe("runVerdict: what a finished run means", () => {
         const opened = effects.findIndex((effect) => effect.kind === "open-form");
         const may = rep.kind === "blocked" && rep.form === validForm && (run.kind === "step" || run.kind === "mention");
         expect(opened >= 0).toBe(may);
-        if (opened >= 0 && run.stepIndex !== null) expect(effects[opened + 1]).toMatchObject({ kind: "report", outcome: { kind: "blocked" } });
+        if (opened >= 0 && run.stepIndex !== null)
+          expect(effects[opened + 1]).toMatchObject({ kind: "report", outcome: { kind: "blocked" } });
       }),
     );
   });
@@ -121,7 +122,9 @@ describe("runVerdict: what a finished run means", () => {
       { kind: "say", body: "Here is the plan", as: "text" },
     ]);
     expect(runVerdict({ kind: "mention", stepIndex: null, inPlan: false }, { ...ok, text: "  " }).effects).toEqual([]);
-    expect(runVerdict({ kind: "commander-step", stepIndex: 3, inPlan: true }, { kind: "blocked", form: validForm, text: "" }).effects).toEqual([
+    expect(
+      runVerdict({ kind: "commander-step", stepIndex: 3, inPlan: true }, { kind: "blocked", form: validForm, text: "" }).effects,
+    ).toEqual([
       { kind: "say", body: "**Failed:** the commander asked for input it cannot wait for", as: "error" },
       {
         kind: "report",
@@ -130,7 +133,9 @@ describe("runVerdict: what a finished run means", () => {
         notice: null,
       },
     ]);
-    expect(runVerdict({ kind: "decision", stepIndex: 3, inPlan: true }, { kind: "failed", transient: true, reason: "down" }).effects).toEqual([
+    expect(
+      runVerdict({ kind: "decision", stepIndex: 3, inPlan: true }, { kind: "failed", transient: true, reason: "down" }).effects,
+    ).toEqual([
       { kind: "say", body: "**Failed:** down", as: "error" },
       { kind: "decide", stepIndex: 3, decision: { kind: "abort", reason: "the commander could not decide: down" } },
     ]);
@@ -147,7 +152,9 @@ describe("runFailureNotice: a failure is said only when it sticks", () => {
     const retried = [makeStep({ index: 1, status: "pending", transientFailures: 1 })];
     expect(runFailureNotice({ applied: true, before, after: retried, runId: "r1", reason: "timeout" })).toBeNull();
     const failed = [makeStep({ index: 1, status: "failed", failureReason: "timeout (3 attempts)" })];
-    expect(runFailureNotice({ applied: true, before, after: failed, runId: "r1", reason: "timeout" })).toBe("**Failed:** timeout (3 attempts)");
+    expect(runFailureNotice({ applied: true, before, after: failed, runId: "r1", reason: "timeout" })).toBe(
+      "**Failed:** timeout (3 attempts)",
+    );
     expect(runFailureNotice({ applied: false, before, after: before, runId: "r1", reason: "timeout" })).toBe("**Failed:** timeout");
   });
 

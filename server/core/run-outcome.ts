@@ -229,7 +229,8 @@ export const LOST_RUN_ERROR = "the run was lost (its process stopped)";
 export type LostRunVerdict = { kind: "tell-plan"; stepIndex: number } | { kind: "redispatch"; attempt: number } | { kind: "none" };
 
 export function lostRunVerdict(run: LostRun): LostRunVerdict {
-  if (run.stepIndex !== null && (run.kind === "step" || run.kind === "commander-step")) return { kind: "tell-plan", stepIndex: run.stepIndex };
+  if (run.stepIndex !== null && (run.kind === "step" || run.kind === "commander-step"))
+    return { kind: "tell-plan", stepIndex: run.stepIndex };
   if (run.hasAgent && run.attempt < MAX_LOST_RUN_ATTEMPTS) return { kind: "redispatch", attempt: run.attempt + 1 };
   return { kind: "none" };
 }

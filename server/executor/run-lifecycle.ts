@@ -146,7 +146,10 @@ async function applyEffect(
       // said once the core has ruled on it: a decision that no longer applies must not read as applied
       return applier.tellPlan({ type: "commander-decision", stepIndex: effect.stepIndex, decision }, (change) => {
         const step = change.after.state.steps.find((candidate) => candidate.index === effect.stepIndex);
-        applier.say(decisionNotice({ applied: change.applied, text: effect.text, decision, stepIndex: effect.stepIndex, step }), "decision");
+        applier.say(
+          decisionNotice({ applied: change.applied, text: effect.text, decision, stepIndex: effect.stepIndex, step }),
+          "decision",
+        );
       });
     }
     case "create-plan":
