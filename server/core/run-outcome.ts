@@ -6,7 +6,7 @@
  * Also here: what a run lost with its process means (re-dispatch or tell the plan).
  */
 import { formSpecSchema } from "./form-schema.ts";
-import type { CommanderDecision, FormSpec, RunOutcome, StepState } from "./types.ts";
+import type { CommanderDecision, FinishedRunStatus, FormSpec, RunOutcome, StepState } from "./types.ts";
 
 /**
  * mention: a person's @-mention; step: a plan step dispatched by @-mention (the agent
@@ -62,7 +62,7 @@ export type RunEffect =
 
 /** What the run row records and what to do about it. */
 export interface RunVerdict {
-  status: "succeeded" | "blocked" | "failed";
+  status: FinishedRunStatus;
   error: string | null;
   effects: RunEffect[];
 }

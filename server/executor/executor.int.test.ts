@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import { PlanValidationError } from "../core/errors.ts";
-import { rawStep as step, useExecutorFixture } from "./testing/use-executor-fixture.ts";
+import { rawStep as step, executorFixtureForFile } from "./testing/file-fixture.ts";
 import { directiveScript } from "./testing/directive-script.ts";
 import { NO_USAGE, ok } from "./testing/scripted-runner.ts";
 
-const fixture = useExecutorFixture({ script: directiveScript });
+const fixture = executorFixtureForFile({ script: directiveScript });
 
 describe("executor on the embedded database", () => {
   it("runs a diamond in parallel, passes summaries downstream and dispatches each step once", async () => {

@@ -3,7 +3,7 @@
  * message, and decisions in chat that match what was applied.
  */
 import { describe, expect, it } from "vitest";
-import { rawStep as step, useExecutorFixture } from "./testing/use-executor-fixture.ts";
+import { rawStep as step, executorFixtureForFile } from "./testing/file-fixture.ts";
 import { directiveScript } from "./testing/directive-script.ts";
 import { ok, type Script } from "./testing/scripted-runner.ts";
 
@@ -21,7 +21,7 @@ const gatedScript: Script = async (request, call) => {
   return directiveScript(request, call);
 };
 
-const fixture = useExecutorFixture({ script: gatedScript });
+const fixture = executorFixtureForFile({ script: gatedScript });
 
 const messages = (planId: string, kind?: "error" | "outcome" | "decision") =>
   fixture.db.prisma.message.findMany({ where: { planId, ...(kind ? { kind } : {}) }, orderBy: { createdAt: "asc" } });

@@ -6,12 +6,12 @@
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
 import type { Actor } from "../auth/actor.ts";
-import { rawStep as step, useExecutorFixture } from "./testing/use-executor-fixture.ts";
+import { rawStep as step, executorFixtureForFile } from "./testing/file-fixture.ts";
 import { directiveScript } from "./testing/directive-script.ts";
 
 let member: Actor;
 
-const fixture = useExecutorFixture({ script: directiveScript });
+const fixture = executorFixtureForFile({ script: directiveScript });
 
 beforeAll(() => {
   member = { id: fixture.userId, role: "member" };

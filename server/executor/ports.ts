@@ -10,7 +10,7 @@
  * directly. What it must decide lives in the pure core instead, testable without a
  * database (see server/ARCHITECTURE.md, "Decide in the core, do in the executor").
  */
-import type { FormSpec } from "../core/types.ts";
+import type { AgentRole, FormSpec } from "../core/types.ts";
 import type { ConversationEventDTO } from "../protocol/events.ts";
 
 /** An agent as the runtime needs it. */
@@ -18,7 +18,7 @@ export interface AgentProfile {
   id: string;
   handle: string;
   name: string;
-  role: "commander" | "sub_agent";
+  role: AgentRole;
   systemPrompt: string;
   model: string;
   allowedTools: string[];
@@ -62,7 +62,7 @@ export interface RunRequest {
   /** set when this run belongs to a plan step */
   step?: { planId: string; stepIndex: number; title: string };
   /** the agents in this conversation, so the commander can plan with them */
-  roster: { handle: string; name: string; role: "commander" | "sub_agent" }[];
+  roster: { handle: string; name: string; role: AgentRole }[];
   /** set when the run resumes a blocked session with a person's form answer */
   resume?: ResumeInput;
   /** the message that started the run (a person's message, or the commander's dispatch) */

@@ -10,7 +10,7 @@ import { createExecutorFixture, type ExecutorFixture } from "./executor-fixture.
  * object forwards to the fixture once beforeAll created it (use it inside tests and
  * later hooks only); before that, any use is an error that says so.
  */
-export function useExecutorFixture(options: Parameters<typeof createExecutorFixture>[0] = {}): ExecutorFixture {
+export function executorFixtureForFile(options: Parameters<typeof createExecutorFixture>[0] = {}): ExecutorFixture {
   let current: ExecutorFixture | undefined;
   beforeAll(async () => {
     current = await createExecutorFixture(options);
