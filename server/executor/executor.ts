@@ -19,6 +19,7 @@ import { applyPlanEvent, reconcilePlan, stepDTO } from "./plan-effects.ts";
 import { assertMember, assertPlanMember, type Actor } from "../auth/actor.ts";
 import { createRun } from "./run-records.ts";
 import { RunWorker } from "./run-worker.ts";
+import { storedRequest } from "./run-queue.ts";
 import { createPlan } from "./plan-creation.ts";
 import { insertMessage } from "./messages.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
@@ -253,16 +254,13 @@ export class Executor {
         // A direct mention that asked a question: the same agent session continues.
         const blocked = await tx.run.findUnique({ where: { id: current.runId }, include: { agent: true } });
         if (blocked?.agent && blocked.status === "blocked") {
-          const trigger = blocked.triggerMessageId
-            ? await tx.message.findUnique({ where: { id: blocked.triggerMessageId }, select: { body: true } })
-            : null;
           await createRun(this.context, tx, uow, {
             id: randomUUID(),
             conversationId: blocked.conversationId,
             agent: blocked.agent,
             kind: "mention",
             input: blocked.input,
-            request: { text: trigger?.body ?? blocked.input, messageId: blocked.triggerMessageId },
+            request: await storedRequest(tx, { ...blocked, planId: null }),
             resume: { previousRunId: blocked.id, answer: forAgent?.answer ?? formatFormAnswer(spec, shown), secrets },
             triggerMessageId: blocked.triggerMessageId,
           });

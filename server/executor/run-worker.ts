@@ -12,7 +12,7 @@ import type { ExecutorContext } from "./context.ts";
 import type { AgentRunResult } from "./ports.ts";
 import { createRun, runDTO, type RunKind, type RunLaunch } from "./run-records.ts";
 import { finishRun, type RunLogEntry } from "./run-lifecycle.ts";
-import { claimRuns, loadLaunch, runContextOf } from "./run-queue.ts";
+import { claimRuns, loadLaunch, runContextOf, storedRequest } from "./run-queue.ts";
 import { reconcilePlan } from "./plan-effects.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
 import type { PendingEvent } from "../adapters/prisma/event-log.ts";
@@ -241,19 +241,13 @@ export class RunWorker {
           });
           return;
         case "redispatch": {
-          const plan = run.planId ? await tx.plan.findUnique({ where: { id: run.planId } }) : null;
-          const trigger = run.triggerMessageId
-            ? await tx.message.findUnique({ where: { id: run.triggerMessageId }, select: { body: true } })
-            : null;
           await createRun(this.context, tx, uow, {
             id: randomUUID(),
             conversationId: run.conversationId,
             agent: run.agent!,
             kind,
             input: run.input,
-            request: plan
-              ? { text: plan.request, messageId: plan.requestMessageId }
-              : { text: trigger?.body ?? run.input, messageId: run.triggerMessageId },
+            request: await storedRequest(tx, run),
             ...runContextOf(run),
             attempt: verdict.attempt,
             triggerMessageId: run.triggerMessageId,
