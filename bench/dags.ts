@@ -1,4 +1,5 @@
 /** Benchmark workloads: plans whose steps sleep for known times, and their critical paths. */
+import { criticalPath } from "../server/core/critical-path.ts";
 
 export interface TimedStep {
   index: number;
@@ -22,30 +23,34 @@ export function diamondWithStraggler(): TimedStep[] {
   ];
 }
 
-/** Seeded random DAG: each step waits for 0–3 earlier steps; sleeps 50–400 ms. */
-export function randomDag(seed: number, size = 20): TimedStep[] {
-  let state = seed >>> 0 || 1;
-  const random = () => {
+/** A xorshift generator from a 32-bit state (0 becomes 1): the benchmarks' only randomness. */
+export function xorshift(seedState: number): () => number {
+  let state = seedState >>> 0 || 1;
+  return () => {
     state ^= state << 13;
     state ^= state >>> 17;
     state ^= state << 5;
     return (state >>> 0) / 2 ** 32;
   };
+}
+
+/** A random DAG: each step waits for 0–3 earlier steps and sleeps what `sleepMs` draws. */
+export function seededDag(random: () => number, size: number, sleepMs: (random: () => number) => number): TimedStep[] {
   return Array.from({ length: size }, (_, i) => {
     const index = i + 1;
     const parents = i === 0 ? [] : [...new Set(Array.from({ length: Math.floor(random() * 4) }, () => 1 + Math.floor(random() * i)))];
-    return { index, waitFor: parents.sort((a, b) => a - b), sleepMs: 50 + Math.floor(random() * 350) };
+    return { index, waitFor: parents.sort((a, b) => a - b), sleepMs: sleepMs(random) };
   });
 }
 
-/** The longest sleep-weighted path: no scheduler can finish faster than this. */
+/** Seeded random DAG: each step waits for 0–3 earlier steps; sleeps 50–400 ms. */
+export function randomDag(seed: number, size = 20): TimedStep[] {
+  return seededDag(xorshift(seed), size, (random) => 50 + Math.floor(random() * 350));
+}
+
+/** The longest sleep-weighted path (core/critical-path.ts): no scheduler can finish faster than this. */
 export function criticalPathMs(steps: TimedStep[]): number {
-  const finish = new Map<number, number>();
-  for (const step of steps) {
-    const start = Math.max(0, ...step.waitFor.map((index) => finish.get(index) ?? 0));
-    finish.set(step.index, start + step.sleepMs);
-  }
-  return Math.max(...finish.values());
+  return criticalPath(steps.map((step) => ({ index: step.index, waitFor: step.waitFor, weight: step.sleepMs }))).length;
 }
 
 /** Baton plan JSON for a timed DAG; every step uses the offline model's sleep directive. */

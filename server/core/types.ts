@@ -11,6 +11,16 @@ export type StepStatus = (typeof STEP_STATUSES)[number];
 export const PLAN_STATUSES = ["running", "paused", "completed", "partial", "failed", "cancelled"] as const;
 export type PlanStatus = (typeof PLAN_STATUSES)[number];
 
+/** The states of an agent run (the Run row): queued until claimed, then running until it ends. */
+export const RUN_STATUSES = ["queued", "running", "succeeded", "failed", "blocked", "cancelled", "lost"] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+/** How a run's own report ends it (cancelled and lost are decided by others). */
+export type FinishedRunStatus = Extract<RunStatus, "succeeded" | "failed" | "blocked">;
+
+/** An agent's role: the one commander of a conversation, or a sub-agent it assigns steps to. */
+export const AGENT_ROLES = ["commander", "sub_agent"] as const;
+export type AgentRole = (typeof AGENT_ROLES)[number];
+
 export const ON_FAILURE_POLICIES = ["abort_plan", "continue", "ask_commander"] as const;
 export type OnFailure = (typeof ON_FAILURE_POLICIES)[number];
 

@@ -1,26 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { PlanValidationError } from "../core/errors.ts";
-import { createExecutorFixture, type ExecutorFixture } from "./testing/executor-fixture.ts";
+import { rawStep as step, executorFixtureForFile } from "./testing/file-fixture.ts";
 import { directiveScript } from "./testing/directive-script.ts";
 import { NO_USAGE, ok } from "./testing/scripted-runner.ts";
 
-let fixture: ExecutorFixture;
-
-beforeAll(async () => {
-  fixture = await createExecutorFixture({ script: directiveScript });
-});
-
-afterAll(async () => {
-  await fixture?.close();
-});
-
-const step = (index: number, assignee: string, input: string, extra: Record<string, unknown> = {}) => ({
-  index,
-  title: `Step ${index}`,
-  assignee,
-  input,
-  ...extra,
-});
+const fixture = executorFixtureForFile({ script: directiveScript });
 
 describe("executor on the embedded database", () => {
   it("runs a diamond in parallel, passes summaries downstream and dispatches each step once", async () => {

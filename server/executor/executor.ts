@@ -6,11 +6,10 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Prisma } from "../generated/prisma/client.ts";
-import { assertPlanSize, validatePlan } from "../core/validate-plan.ts";
+import { assertPlanSize } from "../core/validate-plan.ts";
 import { validateFormAnswer, formatFormAnswer, maskSecretAnswers, secretAnswers } from "../core/form-schema.ts";
 import type { FormSpec, PlanEvent } from "../core/types.ts";
-import { insertPlan } from "../adapters/prisma/plan-repository.ts";
-import { formInclude, messageInclude, toFormDTO, toMessageDTO, toPlanDTO } from "../adapters/prisma/serializers.ts";
+import { formInclude, messageInclude, toFormDTO, toMessageDTO } from "../adapters/prisma/serializers.ts";
 import type { FormDTO, MessageDTO, PlanDTO, StepDTO } from "../protocol/dto.ts";
 import { MAX_MESSAGE_CHARS } from "../protocol/limits.ts";
 import { createExecutorContext, type ExecutorContext, type ExecutorDeps } from "./context.ts";
@@ -18,22 +17,20 @@ import { BatonError, invalidInput, notFound } from "./errors.ts";
 import { UnitRunner, type CommittedUnit } from "./units.ts";
 import { applyPlanEvent, reconcilePlan, stepDTO } from "./plan-effects.ts";
 import { assertMember, assertPlanMember, type Actor } from "../auth/actor.ts";
-import { createRun, runDTO, type RunKind, type RunLaunch } from "./run-records.ts";
-import { conversationHandles, finishRun, type RunLogEntry } from "./run-lifecycle.ts";
+import { createRun } from "./run-records.ts";
+import { RunWorker } from "./run-worker.ts";
+import { storedRequest } from "./run-queue.ts";
+import { createPlan } from "./plan-creation.ts";
 import { insertMessage } from "./messages.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
 import { LeaseKeeper } from "./leases.ts";
 import { addressees, isCommanderReplyMode } from "../core/addressing.ts";
 import { personHandles, resolveMentions } from "../protocol/mentions.ts";
 import { API_USER_EMAIL } from "../services/seed.ts";
+import { traceEndedPlans } from "../ops/tracing.ts";
 
 /** A posted message, and the agents it named that are not in the conversation (the UI offers to add them). */
 export type PostedMessage = MessageDTO & { notInConversation: string[] };
-import { claimRuns, loadLaunch, runContextOf } from "./run-queue.ts";
-import type { ClaimedRun, ClaimRequest } from "../adapters/prisma/write-batch.ts";
-import { instrumentRunner } from "../ops/run-telemetry.ts";
-import { traceEndedPlans } from "../ops/tracing.ts";
-
 type Tx = Prisma.TransactionClient;
 
 /** What a member's plan control did: the plan's status after it, and the step it named. */
@@ -45,35 +42,31 @@ export interface PlanControlResult {
 
 export class Executor {
   readonly context: ExecutorContext;
-  private readonly liveRuns = new Map<string, AbortController>();
   private readonly timers = new Map<string, { at: number; cancel(): void }>();
   private readonly inFlight = new Set<Promise<unknown>>();
-  /** runs created here and still queued: claiming one here needs no reads */
-  private readonly launches = new Map<string, RunLaunch>();
-  /** claimed runs whose launch is still being read */
-  private starting = 0;
-  /** a claim is running; `claimAgain` asks for one more pass after it */
-  private claiming: Promise<void> | null = null;
-  private claimAgain = false;
-  /** this process's own slots, not the pools, last limited a claim: a run ending here should claim again */
-  private slotBound = false;
   private readonly leases: LeaseKeeper;
   private stopped = false;
-  /** shutting down: claims nothing new, lets live runs finish, then hands the rest back */
-  private draining = false;
   private readonly units: UnitRunner;
+  /** this process's side of the run queue: claims, live runs, lost runs (run-worker.ts) */
+  private readonly worker: RunWorker;
 
   constructor(deps: ExecutorDeps) {
     this.context = createExecutorContext(deps);
     this.units = new UnitRunner(
       this.context,
       (uow, committed) => this.afterCommit(uow, committed),
-      () => this.claimRequest(),
+      () => this.worker.claimRequest(),
     );
+    this.worker = new RunWorker(this.context, {
+      inConversation: (conversationId, work, plan) => this.inConversation(conversationId, work, plan),
+      appendEvents: (conversationId, events) => this.units.appendEvents(conversationId, events),
+      track: (promise) => this.track(promise),
+      stopped: () => this.stopped,
+    });
     this.leases = new LeaseKeeper(this.context, {
-      liveRunIds: () => [...this.liveRuns.keys()],
-      abortRun: (runId) => this.liveRuns.get(runId)?.abort(),
-      runLost: (input) => this.runLost(input),
+      liveRunIds: () => this.worker.liveRunIds,
+      abortRun: (runId) => this.worker.abort(runId),
+      runLost: (input) => this.worker.runLost(input),
       tickPlan: (input) => this.tick(input),
       claim: () => this.claimSoon(),
     });
@@ -96,7 +89,7 @@ export class Executor {
     await this.unlisten?.().catch(() => undefined);
     for (const timer of this.timers.values()) timer.cancel();
     this.timers.clear();
-    for (const controller of this.liveRuns.values()) controller.abort();
+    this.worker.abortAll();
     await Promise.allSettled([...this.inFlight]);
   }
 
@@ -107,26 +100,9 @@ export class Executor {
    * expire) — and stop. Returns how many runs finished and how many were handed back.
    */
   async drain({ graceMs }: { graceMs: number }): Promise<{ finished: number; handedBack: number }> {
-    this.draining = true;
-    const live = this.liveRuns.size;
-    const deadline = this.context.clock.now() + graceMs;
-    while (this.liveRuns.size > 0 && this.context.clock.now() < deadline) {
-      await new Promise((resolve) => setTimeout(resolve, 25));
-    }
-    const remaining = [...this.liveRuns.keys()];
-    const owned = remaining.length
-      ? await this.context.prisma.run.findMany({
-          where: { id: { in: remaining }, status: "running" },
-          select: { id: true, conversationId: true },
-        })
-      : [];
-    // stop them here first: a run still live on this process is never declared lost
-    for (const runId of remaining) this.liveRuns.get(runId)?.abort();
-    while (this.liveRuns.size > 0) await new Promise((resolve) => setTimeout(resolve, 10));
-    for (const run of owned)
-      await this.recordLost({ conversationId: run.conversationId, runId: run.id, reason: "handed back: its process shut down" });
+    const drained = await this.worker.drain({ graceMs });
     await this.stop();
-    return { finished: live - remaining.length, handedBack: owned.length };
+    return drained;
   }
 
   /** Resolves when no run started by this process is live (tests and benchmarks). */
@@ -230,29 +206,21 @@ export class Executor {
     assertPlanSize({ raw: input.raw, limits: this.context.config.planLimits });
     return this.inConversation(input.conversationId, async (tx, uow) => {
       await this.requireConversation(tx, input.conversationId);
-      const spec = validatePlan({
+      const { dto, saved } = await createPlan(this.context, tx, uow, {
+        conversationId: input.conversationId,
         raw: input.raw,
-        assignees: await conversationHandles(this.context, tx, input.conversationId),
-        limits: this.context.config.planLimits,
-      });
-      const { loaded, row: created } = await insertPlan(tx, {
-        conversationId: input.conversationId,
-        spec,
-        request: input.request ?? spec.title,
+        request: input.request,
         createdByUserId: input.userId,
+        announce: (spec, planId) =>
+          insertMessage(this.context, uow, {
+            conversationId: input.conversationId,
+            author: { kind: "system" },
+            kind: "plan",
+            body: `Plan **${spec.title}** submitted (${spec.steps.length} steps)`,
+            planId,
+          }),
       });
-      uow.cachePlan(loaded); // the reconcile below starts from it instead of reading it again
-      uow.emit("plan-created", { plan: toPlanDTO(created) });
-      insertMessage(this.context, uow, {
-        conversationId: input.conversationId,
-        author: { kind: "system" },
-        kind: "plan",
-        body: `Plan **${spec.title}** submitted (${spec.steps.length} steps)`,
-        planId: created.id,
-      });
-      const saved = await reconcilePlan(this.context, tx, uow, { planId: created.id, event: { type: "plan-created" } });
       // the batch has not written the steps yet: describe the plan from what reconcile decided
-      const dto = toPlanDTO(created);
       return saved ? { ...dto, status: saved.state.status, steps: saved.state.steps.map((step) => stepDTO(saved, step)) } : dto;
     });
   }
@@ -286,16 +254,13 @@ export class Executor {
         // A direct mention that asked a question: the same agent session continues.
         const blocked = await tx.run.findUnique({ where: { id: current.runId }, include: { agent: true } });
         if (blocked?.agent && blocked.status === "blocked") {
-          const trigger = blocked.triggerMessageId
-            ? await tx.message.findUnique({ where: { id: blocked.triggerMessageId }, select: { body: true } })
-            : null;
           await createRun(this.context, tx, uow, {
             id: randomUUID(),
             conversationId: blocked.conversationId,
             agent: blocked.agent,
             kind: "mention",
             input: blocked.input,
-            request: { text: trigger?.body ?? blocked.input, messageId: blocked.triggerMessageId },
+            request: await storedRequest(tx, { ...blocked, planId: null }),
             resume: { previousRunId: blocked.id, answer: forAgent?.answer ?? formatFormAnswer(spec, shown), secrets },
             triggerMessageId: blocked.triggerMessageId,
           });
@@ -376,130 +341,23 @@ export class Executor {
     for (const plan of uow.plans.values()) this.context.plans.set(plan);
     if (committed.published.length > 0) this.context.publisher.publish(committed.published);
     traceEndedPlans(this.context.prisma, committed.published);
-    for (const runId of uow.runsToCancel) this.liveRuns.get(runId)?.abort();
+    for (const runId of uow.runsToCancel) this.worker.abort(runId);
     for (const tick of uow.ticks) this.scheduleTick(tick);
-    for (const launch of uow.runsCreated) this.rememberLaunch(launch);
-    const announced = new Set(uow.runsCreated.map((launch) => launch.request.runId));
-    this.startClaimed(committed.claimed, announced);
-  }
-
-  // ─── The run queue (run-queue.ts) ──────────────────────────────────────────
-
-  /** What this process may claim now: a worker's free slots (a web node claims nothing). */
-  private claimRequest(): ClaimRequest | null {
-    const { role, workerSlots, leaseMs, modelConcurrency } = this.context.config;
-    if (this.stopped || this.draining || role === "web") return null;
-    const max = workerSlots - this.liveRuns.size - this.starting;
-    if (max <= 0) this.slotBound = true;
-    return max > 0 ? { owner: this.context.instanceId, leaseMs, max, modelLimits: modelConcurrency } : null;
-  }
-
-  private rememberLaunch(launch: RunLaunch): void {
-    this.launches.set(launch.request.runId, launch);
-    // a launch another process claimed is never asked for here: keep the newest only
-    if (this.launches.size > 2_000) this.launches.delete(this.launches.keys().next().value!);
+    this.worker.afterCommit(uow.runsCreated, committed.claimed);
   }
 
   /**
    * Claims queued runs of every pool with room for this process (a freed slot
-   * somewhere, the sweep, start-up). Coalesced: one claim at a time, and one more
-   * pass if asked again meanwhile.
+   * somewhere, the sweep, start-up); see run-worker.ts.
    */
   claimSoon(): void {
-    if (this.claiming) {
-      this.claimAgain = true;
-      return;
-    }
-    const pass = async () => {
-      do {
-        this.claimAgain = false;
-        const request = this.claimRequest();
-        if (!request) return;
-        const claimed = await claimRuns(this.context.prisma, request);
-        this.slotBound = claimed.length === request.max;
-        this.startClaimed(claimed, new Set());
-      } while (this.claimAgain && !this.stopped);
-    };
-    this.claiming = pass()
-      .catch((error) => this.context.logger.warn("[run-queue]", error))
-      .finally(() => {
-        this.claiming = null;
-      });
-    this.track(this.claiming);
-  }
-
-  /** Starts runs claimed for this process; those no unit announced get their `running` event. */
-  private startClaimed(claimed: ClaimedRun[], announced: ReadonlySet<string>): void {
-    for (const run of claimed) {
-      const known = this.launches.get(run.id);
-      this.launches.delete(run.id);
-      this.starting += 1;
-      this.track(
-        (async () => {
-          let launch: RunLaunch | null;
-          try {
-            launch = known ? { ...known, startedAt: new Date(run.startedAt) } : await loadLaunch(this.context, run.id);
-            if (launch && !announced.has(run.id)) await this.announceRunning(launch);
-          } finally {
-            this.starting -= 1;
-          }
-          if (launch) await this.executeRun(launch);
-        })(),
-      );
-    }
-  }
-
-  /** A run that waited in the queue tells its conversation it started. */
-  private announceRunning(launch: RunLaunch): Promise<void> {
-    return this.units.appendEvents(launch.request.conversationId, [
-      { type: "run-updated", payload: { run: runDTO(launch, { status: "running", endedAt: null, error: null, usage: null }) } },
-    ]);
+    this.worker.claimSoon();
   }
 
   private track(promise: Promise<unknown>): void {
     const tracked = promise.catch((error) => this.context.logger.error("[executor]", error));
     this.inFlight.add(tracked);
     void tracked.finally(() => this.inFlight.delete(tracked));
-  }
-
-  private async executeRun(launch: RunLaunch): Promise<void> {
-    if (this.stopped) return;
-    const { runId, conversationId } = launch.request;
-    const controller = new AbortController();
-    this.liveRuns.set(runId, controller);
-    const logs: RunLogEntry[] = [];
-    try {
-      let result;
-      try {
-        const runner = instrumentRunner(this.context.runner, this.context.prisma, launch);
-        result = await runner.run(
-          { ...launch.request, signal: controller.signal },
-          {
-            textDelta: (delta) => this.context.publisher.runDelta(conversationId, runId, delta),
-            log: (entry) => logs.push(entry),
-            status: (text) => this.context.publisher.runStatus?.(conversationId, runId, text),
-          },
-        );
-      } catch (error) {
-        result = {
-          kind: "failed" as const,
-          transient: false,
-          reason: `the agent runtime crashed: ${error instanceof Error ? error.message : String(error)}`,
-          usage: { tokensIn: 0, tokensOut: 0, cost: 0 },
-        };
-      }
-      if (controller.signal.aborted || this.stopped) return;
-      await this.inConversation(
-        conversationId,
-        (tx, uow) => finishRun(this.context, tx, uow, { launch, result, logs }),
-        launch.planId ? { planId: launch.planId, runId } : undefined,
-      );
-    } finally {
-      this.liveRuns.delete(runId);
-      // a slot of this process freed up while runs may wait for one (the pools' own
-      // slots were handed on by the unit that recorded the end)
-      if (this.slotBound && !this.stopped) this.claimSoon();
-    }
   }
 
   private scheduleTick(input: { conversationId: string; planId: string; at: number }): void {
@@ -523,52 +381,5 @@ export class Executor {
       },
       { planId: input.planId },
     );
-  }
-
-  /** A run whose process died: a transient failure of its step, decided under the lock. */
-  private async runLost(input: { conversationId: string; runId: string }): Promise<void> {
-    await this.recordLost(input);
-    // the lost run's slot is free now: hand it to whoever waits in its pool
-    this.claimSoon();
-  }
-
-  private recordLost(input: { conversationId: string; runId: string; reason?: string }): Promise<void> {
-    return this.inConversation(input.conversationId, async (tx, uow) => {
-      const run = await tx.run.findUnique({ where: { id: input.runId }, include: { step: true, agent: true } });
-      // a queued run has no owner to lose: it waits to be claimed
-      if (!run || run.status !== "running") return;
-      const now = new Date(this.context.clock.now());
-      // Re-checked under the lock: only a lease that is really gone is taken over.
-      if (run.leaseOwner === this.context.instanceId && this.liveRuns.has(run.id)) return;
-      await tx.run.update({
-        where: { id: run.id },
-        data: { status: "lost", endedAt: now, error: input.reason ?? "the run was lost (its process stopped)", leaseOwner: null },
-      });
-      if (run.planId && run.step && (run.kind === "step" || run.kind === "commander-step")) {
-        await reconcilePlan(this.context, tx, uow, {
-          planId: run.planId,
-          event: { type: "run-lost", stepIndex: run.step.index, runId: run.id },
-        });
-      } else if (run.agent && run.attempt < 2) {
-        // Runs outside a plan step (mentions, chat, decisions) are re-dispatched once.
-        const plan = run.planId ? await tx.plan.findUnique({ where: { id: run.planId } }) : null;
-        const trigger = run.triggerMessageId
-          ? await tx.message.findUnique({ where: { id: run.triggerMessageId }, select: { body: true } })
-          : null;
-        await createRun(this.context, tx, uow, {
-          id: randomUUID(),
-          conversationId: run.conversationId,
-          agent: run.agent,
-          kind: run.kind as RunKind,
-          input: run.input,
-          request: plan
-            ? { text: plan.request, messageId: plan.requestMessageId }
-            : { text: trigger?.body ?? run.input, messageId: run.triggerMessageId },
-          ...runContextOf(run),
-          attempt: run.attempt + 1,
-          triggerMessageId: run.triggerMessageId,
-        });
-      }
-    });
   }
 }

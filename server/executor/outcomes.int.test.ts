@@ -2,12 +2,11 @@
  * Outcomes say what happened (issue 8): quiet retries, the commander's closing
  * message, and decisions in chat that match what was applied.
  */
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createExecutorFixture, type ExecutorFixture } from "./testing/executor-fixture.ts";
+import { describe, expect, it } from "vitest";
+import { rawStep as step, executorFixtureForFile } from "./testing/file-fixture.ts";
 import { directiveScript } from "./testing/directive-script.ts";
 import { ok, type Script } from "./testing/scripted-runner.ts";
 
-let fixture: ExecutorFixture;
 /** decision runs wait for this gate when a test sets it */
 let decisionGate: Promise<void> | null = null;
 
@@ -22,21 +21,7 @@ const gatedScript: Script = async (request, call) => {
   return directiveScript(request, call);
 };
 
-beforeAll(async () => {
-  fixture = await createExecutorFixture({ script: gatedScript });
-});
-
-afterAll(async () => {
-  await fixture?.close();
-});
-
-const step = (index: number, assignee: string, input: string, extra: Record<string, unknown> = {}) => ({
-  index,
-  title: `Step ${index}`,
-  assignee,
-  input,
-  ...extra,
-});
+const fixture = executorFixtureForFile({ script: gatedScript });
 
 const messages = (planId: string, kind?: "error" | "outcome" | "decision") =>
   fixture.db.prisma.message.findMany({ where: { planId, ...(kind ? { kind } : {}) }, orderBy: { createdAt: "asc" } });

@@ -4,29 +4,17 @@
  * not exist is `not_found`, and only members of the plan's conversation may use them.
  */
 import { randomUUID } from "node:crypto";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { beforeAll, describe, expect, it } from "vitest";
 import type { Actor } from "../auth/actor.ts";
-import { createExecutorFixture, type ExecutorFixture } from "./testing/executor-fixture.ts";
+import { rawStep as step, executorFixtureForFile } from "./testing/file-fixture.ts";
 import { directiveScript } from "./testing/directive-script.ts";
 
-let fixture: ExecutorFixture;
 let member: Actor;
 
-beforeAll(async () => {
-  fixture = await createExecutorFixture({ script: directiveScript });
+const fixture = executorFixtureForFile({ script: directiveScript });
+
+beforeAll(() => {
   member = { id: fixture.userId, role: "member" };
-});
-
-afterAll(async () => {
-  await fixture?.close();
-});
-
-const step = (index: number, assignee: string, input: string, extra: Record<string, unknown> = {}) => ({
-  index,
-  title: `Step ${index}`,
-  assignee,
-  input,
-  ...extra,
 });
 
 async function stepStatuses(planId: string) {

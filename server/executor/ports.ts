@@ -1,9 +1,16 @@
 /**
- * The executor's ports: what it needs from the outside world. Adapters implement
- * them (Prisma + Socket.IO in the server, fakes in tests); the executor never
- * imports an adapter directly.
+ * The executor's ports: what it needs from the outside world other than its database
+ * — the agent runtime (AgentRunner), live delivery (EventPublisher) and time (Clock).
+ * The server plugs in the runtime and Socket.IO; tests plug in scripted runners and
+ * recorders.
+ *
+ * The database is not a port: the executor is Prisma-bound by design. Its unit of work
+ * is a PostgreSQL transaction (advisory lock, baton_apply_unit, baton_claim_runs), so
+ * it takes a Prisma transaction and uses the Prisma adapters (adapters/prisma/)
+ * directly. What it must decide lives in the pure core instead, testable without a
+ * database (see server/ARCHITECTURE.md, "Decide in the core, do in the executor").
  */
-import type { FormSpec } from "../core/types.ts";
+import type { AgentRole, FormSpec } from "../core/types.ts";
 import type { ConversationEventDTO } from "../protocol/events.ts";
 
 /** An agent as the runtime needs it. */
@@ -11,7 +18,7 @@ export interface AgentProfile {
   id: string;
   handle: string;
   name: string;
-  role: "commander" | "sub_agent";
+  role: AgentRole;
   systemPrompt: string;
   model: string;
   allowedTools: string[];
@@ -55,7 +62,7 @@ export interface RunRequest {
   /** set when this run belongs to a plan step */
   step?: { planId: string; stepIndex: number; title: string };
   /** the agents in this conversation, so the commander can plan with them */
-  roster: { handle: string; name: string; role: "commander" | "sub_agent" }[];
+  roster: { handle: string; name: string; role: AgentRole }[];
   /** set when the run resumes a blocked session with a person's form answer */
   resume?: ResumeInput;
   /** the message that started the run (a person's message, or the commander's dispatch) */

@@ -1,13 +1,10 @@
 /** What a created run carries until it starts: shared by the unit of work and run records. */
 import type { Agent } from "../generated/prisma/client.ts";
 import type { RunRequest } from "./ports.ts";
+import type { RunKind } from "../core/run-outcome.ts";
 
-/**
- * mention: a person's @-mention; step: a plan step dispatched by @-mention (the agent
- * sees no difference); chat: the commander answering a message that mentions nobody;
- * commander-step: the commander's own step; decision: the commander deciding a failure.
- */
-export type RunKind = "mention" | "step" | "chat" | "commander-step" | "decision";
+/** The kinds of run: core/run-outcome.ts says what each means. */
+export type { RunKind };
 
 /** A created run, ready to start: the request minus its abort signal, plus bookkeeping. */
 export interface RunLaunch {

@@ -62,6 +62,25 @@ export function runContextOf(run: RunWithStep) {
 }
 
 /**
+ * The request a run answers, as stored: its plan's request, else the body of the
+ * message that started it (else its own input), with the message whose attachments
+ * travel with it.
+ */
+export async function storedRequest(
+  tx: Tx,
+  run: { planId: string | null; triggerMessageId: string | null; input: string },
+): Promise<{ text: string; messageId: string | null }> {
+  const plan = run.planId
+    ? await tx.plan.findUnique({ where: { id: run.planId }, select: { request: true, requestMessageId: true } })
+    : null;
+  if (plan) return { text: plan.request, messageId: plan.requestMessageId };
+  const trigger = run.triggerMessageId
+    ? await tx.message.findUnique({ where: { id: run.triggerMessageId }, select: { body: true } })
+    : null;
+  return { text: trigger?.body ?? run.input, messageId: run.triggerMessageId };
+}
+
+/**
  * The launch of a run this process claimed but did not create, rebuilt from its row:
  * the request it answers, the form answer it resumes with, the failure a decision is
  * about. Null when the run is gone or no longer running (cancelled meanwhile).

@@ -1,12 +1,13 @@
 /**
  * Admin read model of plan history across all conversations, and one plan's
  * timeline: when each step became ready, started and ended, with the critical path
- * (the chain of dependencies whose durations add up to the longest).
+ * (core/critical-path.ts: the chain whose service times add up to the longest).
  */
 import type { Prisma, PrismaClient } from "../generated/prisma/client.ts";
 import type { PlanStatus } from "../core/types.ts";
 import { assertAdmin, type Actor } from "../auth/actor.ts";
 import { stepSegments, type TimelineSegment } from "./admin-timeline.ts";
+import { criticalPath, serviceMs } from "../core/critical-path.ts";
 
 export interface PlanHistoryFilter {
   status?: PlanStatus;
@@ -76,35 +77,6 @@ export interface TimelineStep {
   segments: TimelineSegment[];
 }
 
-/** Longest chain by step duration through `waitFor`; returns the indexes on it. */
-export function criticalPath(steps: { index: number; waitFor: number[]; duration: number }[]): Set<number> {
-  const byIndex = new Map(steps.map((step) => [step.index, step]));
-  const best = new Map<number, { total: number; previous: number | null }>();
-  const visit = (index: number): number => {
-    const known = best.get(index);
-    if (known) return known.total;
-    const step = byIndex.get(index);
-    if (!step) return 0;
-    let previous: number | null = null;
-    let longest = 0;
-    for (const upstream of step.waitFor) {
-      const total = visit(upstream);
-      if (total > longest || previous === null) {
-        longest = total;
-        previous = upstream;
-      }
-    }
-    const total = longest + step.duration;
-    best.set(index, { total, previous });
-    return total;
-  };
-  let end: number | null = null;
-  for (const step of steps) if (end === null || visit(step.index) > visit(end)) end = step.index;
-  const path = new Set<number>();
-  for (let at = end; at !== null && !path.has(at); at = best.get(at)?.previous ?? null) path.add(at);
-  return path;
-}
-
 export async function getPlanTimeline(prisma: PrismaClient, { actor, planId }: { actor: Actor | null; planId: string }) {
   assertAdmin(actor);
   const plan = await prisma.plan.findUnique({
@@ -124,12 +96,15 @@ export async function getPlanTimeline(prisma: PrismaClient, { actor, planId }: {
   const origin = plan.createdAt.getTime();
   const offset = (date: Date | null | undefined) => (date ? date.getTime() - origin : null);
   const endOf = new Map(plan.steps.map((step) => [step.index, offset(step.endedAt)]));
-  const path = criticalPath(
-    plan.steps.map((step) => ({
-      index: step.index,
-      waitFor: step.waitFor,
-      duration: step.startedAt ? (step.endedAt ?? new Date()).getTime() - step.startedAt.getTime() : 0,
-    })),
+  // weighted by service time, like the plan's metrics: both mark the same steps
+  const serviceOf = (stepId: string) =>
+    serviceMs(
+      plan.runs
+        .filter((run) => run.stepId === stepId && run.startedAt !== null)
+        .map((run) => ({ start: run.startedAt!.getTime(), end: run.endedAt?.getTime() ?? null })),
+    );
+  const path = new Set(
+    criticalPath(plan.steps.map((step) => ({ index: step.index, waitFor: step.waitFor, weight: serviceOf(step.id) }))).indexes,
   );
   const steps: TimelineStep[] = plan.steps.map((step) => {
     const runs = plan.runs.filter((run) => run.stepId === step.id);

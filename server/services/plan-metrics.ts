@@ -4,6 +4,7 @@
  * through the dependency graph weighted by service time, and useful parallelism
  * (critical-path work / total agent work, as DESIGN.md defines it). Pure.
  */
+import { criticalPath, serviceMs } from "../core/critical-path.ts";
 
 export interface MetricsStep {
   index: number;
@@ -55,34 +56,17 @@ export function computePlanMetrics(input: {
     list.push({ start, end: ms(run.endedAt) });
     runsOf.set(run.stepIndex, list);
   }
-  const service = (index: number) =>
-    (runsOf.get(index) ?? []).reduce((sum, run) => sum + (run.end === null ? 0 : Math.max(0, run.end - run.start)), 0);
+  const service = (index: number) => serviceMs(runsOf.get(index) ?? []);
   const lastEnd = (index: number) => {
     const ends = (runsOf.get(index) ?? []).map((run) => run.end).filter((end): end is number => end !== null);
     return ends.length > 0 ? Math.max(...ends) : null;
   };
 
-  // Longest service-weighted path; steps are validated to only wait for earlier ones.
+  // the service-weighted critical path: the same one the admin timeline marks
   const sorted = [...input.steps].sort((a, b) => a.index - b.index);
-  const longest = new Map<number, { total: number; via: number | null }>();
-  for (const step of sorted) {
-    let best: { total: number; via: number | null } = { total: 0, via: null };
-    for (const dependency of step.waitFor) {
-      const candidate = longest.get(dependency);
-      if (candidate && candidate.total > best.total) best = { total: candidate.total, via: dependency };
-    }
-    longest.set(step.index, { total: best.total + service(step.index), via: best.via });
-  }
-  let tail: number | null = null;
-  let criticalPathMs = 0;
-  for (const [index, value] of longest) {
-    if (value.total > criticalPathMs) {
-      criticalPathMs = value.total;
-      tail = index;
-    }
-  }
-  const critical = new Set<number>();
-  for (let cursor = tail; cursor !== null; cursor = longest.get(cursor)?.via ?? null) critical.add(cursor);
+  const path = criticalPath(sorted.map((step) => ({ index: step.index, waitFor: step.waitFor, weight: service(step.index) })));
+  const critical = new Set(path.indexes);
+  const criticalPathMs = path.length;
 
   const steps: StepMetrics[] = sorted.map((step) => {
     const firstStart = Math.min(...(runsOf.get(step.index) ?? []).map((run) => run.start));

@@ -11,6 +11,7 @@ import { loadConfig } from "../config/config.ts";
 import { closeOnSignals, serveBaton } from "../serve.ts";
 import { ScriptedRunner } from "../executor/testing/scripted-runner.ts";
 import { directiveScript } from "../executor/testing/directive-script.ts";
+import { serveIpcRequests } from "./ipc-serve.ts";
 
 type Request =
   | { id: number; type: "submit"; conversationId: string; raw: unknown }
@@ -23,28 +24,21 @@ const served = await serveBaton({ config, createRunner: () => runner, instanceId
 const { core } = served;
 closeOnSignals(served);
 
-process.on("message", async (message: Request) => {
-  try {
-    let value: unknown;
+serveIpcRequests<Request>({
+  async handle(message) {
     switch (message.type) {
       case "submit":
-        value = await core.executor.submitPlan({ conversationId: message.conversationId, raw: message.raw });
-        break;
+        return core.executor.submitPlan({ conversationId: message.conversationId, raw: message.raw });
       case "conversation":
-        value = await core.runtime.services.createConversation({
+        return core.runtime.services.createConversation({
           title: message.title,
           agentHandles: message.agents,
           userId: message.userId ?? core.runtime.apiUserId,
         });
-        break;
-      case "stop":
-        await served.close();
-        process.send?.({ id: message.id, ok: true, value: null }, () => process.exit(0));
-        return;
+      default:
+        return message satisfies never;
     }
-    process.send?.({ id: message.id, ok: true, value: JSON.parse(JSON.stringify(value)) });
-  } catch (error) {
-    process.send?.({ id: message.id, ok: false, error: error instanceof Error ? error.message : String(error) });
-  }
+  },
+  stop: () => served.close(),
+  ready: { port: served.port, pid: process.pid },
 });
-process.send?.({ id: 0, ok: true, value: { port: served.port, pid: process.pid } });

@@ -10,6 +10,7 @@
  */
 import { Prisma } from "../../generated/prisma/client.ts";
 import type { PendingEvent } from "./event-log.ts";
+import type { FinishedRunStatus } from "../../core/types.ts";
 
 type Tx = Prisma.TransactionClient;
 
@@ -80,7 +81,7 @@ export interface FlushResult {
 
 export interface FinishedRunRow {
   id: string;
-  status: "succeeded" | "failed" | "blocked";
+  status: FinishedRunStatus;
   endedAt: Date;
   error: string | null;
   tokensIn: number;

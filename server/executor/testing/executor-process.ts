@@ -14,6 +14,7 @@ import { directiveScript } from "./directive-script.ts";
 import { createAgentRunner } from "../../agents/run-agent.ts";
 import { createModelRegistry } from "../../agents/model-registry.ts";
 import { createPrismaArtifactStore, createPrismaSessionStore } from "../../adapters/prisma/agent-stores.ts";
+import { serveIpcRequests } from "../../testing/ipc-serve.ts";
 
 type Request =
   | { id: number; type: "submit"; conversationId: string; raw: unknown }
@@ -41,44 +42,33 @@ const core = await bootCore({
 });
 const { prisma } = core.runtime;
 
-process.on("message", async (message: Request) => {
-  try {
-    let value: unknown;
+serveIpcRequests<Request>({
+  async handle(message) {
     switch (message.type) {
       case "submit":
-        value = await core.executor.submitPlan({ conversationId: message.conversationId, raw: message.raw });
-        break;
+        return core.executor.submitPlan({ conversationId: message.conversationId, raw: message.raw });
       case "conversation":
-        value = await core.runtime.services.createConversation({
+        return core.runtime.services.createConversation({
           title: message.title,
           agentHandles: message.agents,
           userId: core.runtime.apiUserId,
         });
-        break;
       case "plan":
-        value = await core.runtime.services.getPlan({ actor: { id: core.runtime.apiUserId, role: "member" }, planId: message.planId });
-        break;
+        return core.runtime.services.getPlan({ actor: { id: core.runtime.apiUserId, role: "member" }, planId: message.planId });
       case "runs":
-        value = await prisma.run.findMany({
+        return prisma.run.findMany({
           where: { planId: message.planId },
           orderBy: { createdAt: "asc" },
           select: { id: true, status: true, attempt: true, stepId: true, leaseOwner: true, startedAt: true, endedAt: true },
         });
-        break;
       case "stats":
-        value = core.executor.stats;
-        break;
+        return core.executor.stats;
       case "answer":
-        value = await core.executor.answerForm({ formId: message.formId, userId: core.runtime.apiUserId, values: message.values });
-        break;
-      case "stop":
-        await core.close();
-        process.send?.({ id: message.id, ok: true, value: null }, () => process.exit(0));
-        return;
+        return core.executor.answerForm({ formId: message.formId, userId: core.runtime.apiUserId, values: message.values });
+      default:
+        return message satisfies never;
     }
-    process.send?.({ id: message.id, ok: true, value: JSON.parse(JSON.stringify(value)) });
-  } catch (error) {
-    process.send?.({ id: message.id, ok: false, error: error instanceof Error ? error.message : String(error) });
-  }
+  },
+  stop: () => core.close(),
+  ready: { ready: true, pid: process.pid },
 });
-process.send?.({ id: 0, ok: true, value: { ready: true, pid: process.pid } });

@@ -1,0 +1,62 @@
+/**
+ * Creating a plan: the one path for a plan the commander wrote (run-lifecycle.ts) and
+ * one submitted through the API (executor.ts). Validated by the core against who is in
+ * the conversation, inserted, announced, and reconciled for the first time — all in the
+ * caller's locked transaction.
+ */
+import type { Prisma } from "../generated/prisma/client.ts";
+import { validatePlan } from "../core/validate-plan.ts";
+import type { PlanSpec } from "../core/types.ts";
+import { insertPlan, type LoadedPlan } from "../adapters/prisma/plan-repository.ts";
+import { toPlanDTO } from "../adapters/prisma/serializers.ts";
+import type { PlanDTO } from "../protocol/dto.ts";
+import type { ExecutorContext } from "./context.ts";
+import { reconcilePlan } from "./plan-effects.ts";
+import type { UnitOfWork } from "./unit-of-work.ts";
+
+type Tx = Prisma.TransactionClient;
+
+/** Handles of the sub-agents in a conversation: who a plan may assign. */
+export async function conversationHandles(context: ExecutorContext, tx: Tx, conversationId: string): Promise<Set<string>> {
+  const roster = await context.agents.roster(tx, conversationId);
+  return new Set(roster.filter((agent) => agent.role === "sub_agent").map((agent) => agent.handle));
+}
+
+/**
+ * Validates `raw` (throws PlanValidationError), inserts the plan, emits plan-created,
+ * lets `announce` post the message that goes with it, then runs the first reconcile.
+ * Returns the plan as created and as the reconcile left it (null if it vanished).
+ */
+export async function createPlan(
+  context: ExecutorContext,
+  tx: Tx,
+  uow: UnitOfWork,
+  input: {
+    conversationId: string;
+    raw: unknown;
+    /** the request the plan answers; the plan's title when none is given */
+    request?: string;
+    requestMessageId?: string;
+    createdByUserId?: string;
+    announce: (spec: PlanSpec, planId: string) => void;
+  },
+): Promise<{ dto: PlanDTO; saved: LoadedPlan | null }> {
+  const spec = validatePlan({
+    raw: input.raw,
+    assignees: await conversationHandles(context, tx, input.conversationId),
+    limits: context.config.planLimits,
+  });
+  const { loaded, row } = await insertPlan(tx, {
+    conversationId: input.conversationId,
+    spec,
+    request: input.request ?? spec.title,
+    requestMessageId: input.requestMessageId,
+    createdByUserId: input.createdByUserId,
+  });
+  uow.cachePlan(loaded); // the reconcile below starts from it instead of reading it again
+  const dto = toPlanDTO(row);
+  uow.emit("plan-created", { plan: dto });
+  input.announce(spec, row.id);
+  const saved = await reconcilePlan(context, tx, uow, { planId: row.id, event: { type: "plan-created" } });
+  return { dto, saved };
+}
