@@ -21,7 +21,7 @@ export interface ScriptedToolCall {
 
 export type ScriptedTurn =
   /** streamed text in `chunks` pieces */
-  | { kind: "text"; text: string; chunks?: number; usage?: { input: number; output: number } }
+  | { kind: "text"; text: string; chunks?: number; usage?: { input: number; output: number; cacheRead?: number } }
   /** optional text, then tool calls whose arguments are split into `chunks` pieces each */
   | { kind: "tools"; text?: string; calls: ScriptedToolCall[]; chunks?: number; interleave?: boolean }
   /** an HTTP error response with the provider's error body */
@@ -110,7 +110,12 @@ function openaiStream(turn: Exclude<ScriptedTurn, { kind: "error" }>): string[] 
       created: 1_700_000_000,
       model: "fake-model",
       choices: [],
-      usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output },
+      usage: {
+        prompt_tokens: usage.input,
+        completion_tokens: usage.output,
+        total_tokens: usage.input + usage.output,
+        ...("cacheRead" in usage && usage.cacheRead ? { prompt_tokens_details: { cached_tokens: usage.cacheRead } } : {}),
+      },
     }),
   );
   events.push("data: [DONE]\n\n");
@@ -155,7 +160,11 @@ function anthropicStream(turn: Exclude<ScriptedTurn, { kind: "error" }>): string
           content: [],
           stop_reason: null,
           stop_sequence: null,
-          usage: { input_tokens: usage.input, output_tokens: 1 },
+          usage: {
+            input_tokens: usage.input,
+            output_tokens: 1,
+            ...("cacheRead" in usage && usage.cacheRead ? { cache_read_input_tokens: usage.cacheRead } : {}),
+          },
         },
       },
       "message_start",

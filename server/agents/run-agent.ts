@@ -20,6 +20,7 @@ import { buildHistoryTurns, HISTORY_BUDGET_SHARE, seesConversation } from "./con
 import { buildSystemPrompt, buildUserMessage } from "./prompt.ts";
 import { classifyModelError, DEFAULT_RETRY_POLICY, describeError, retryDelayMs, type RetryPolicy, explainModelError } from "./retry.ts";
 import { logModelTiming, timedModel, type AgentRunnerDeps, type RunContext } from "./run-context.ts";
+import { cachedSystem, estimateCutUsage, markCacheBreakpoint, restartLiveText } from "./run-usage.ts";
 import { buildToolSet, finishRun, MAX_MALFORMED_TOOL_CALLS } from "./run-finish.ts";
 import { SecretRedactor } from "./secrets.ts";
 import { resumeSession } from "./session.ts";
@@ -61,6 +62,8 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
         steps: [],
         tokensIn: 0,
         tokensOut: 0,
+        cacheReadTokens: 0,
+        usageEstimated: false,
         malformedToolCalls: 0,
         model: { calls: 0, firstStartedAt: null, lastEndedAt: null },
         blocked: false,
@@ -69,6 +72,8 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
         tokensIn: ctx.tokensIn,
         tokensOut: ctx.tokensOut,
         cost: deps.models.cost(request.agent.model, { tokensIn: ctx.tokensIn, tokensOut: ctx.tokensOut }),
+        ...(ctx.cacheReadTokens > 0 ? { cacheReadTokens: ctx.cacheReadTokens } : {}),
+        ...(ctx.usageEstimated ? { estimated: true } : {}),
       });
       const fail = (transient: boolean, reason: string): AgentRunResult => {
         sink.log({ phase: "run-failed", message: reason, data: { transient } });
@@ -102,7 +107,10 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
               : [];
           if (history.length > 0)
             sink.log({ phase: "context", message: `${history.length - 1} turn(s) of the conversation before this message` });
-          ctx.messages = [...history, { role: "user", content: buildUserMessage(request) }];
+          ctx.messages = [
+            ...markCacheBreakpoint(parseModelId(request.agent.model).provider, history),
+            { role: "user", content: buildUserMessage(request) },
+          ];
         }
         // the run has seen outside content if anything it starts from holds a fence (the same
         // detector the core uses, so every fence counts, also those from a resumed session)
@@ -157,6 +165,7 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
           }
           const error = await streamOnce({ ctx, deps, model: streamed, system, tools, compactor, batcher, maxSteps });
           batcher.flush();
+          if (error !== null && !request.signal.aborted) restartLiveText(ctx);
           if (error === null) {
             ticket?.succeeded();
             break;
@@ -240,6 +249,9 @@ async function streamOnce(input: {
   let completed: ModelMessage[] = [];
   let failure: unknown = null;
   let stepHasText = false;
+  /** what the current model call streamed before it completed: a cut call's usage is estimated from it */
+  let partialChars = 0;
+  let streaming = false;
 
   const done: StopCondition<ToolSet> = () =>
     ctx.tools.finish != null ||
@@ -251,7 +263,7 @@ async function streamOnce(input: {
   const offline: OfflineCallOptions = { stepKey: request.step ? `${request.step.planId}:${request.step.stepIndex}` : request.runId };
   const result = streamText({
     model,
-    system,
+    system: cachedSystem(parseModelId(request.agent.model).provider, system),
     messages: ctx.messages,
     tools,
     maxRetries: 0,
@@ -282,6 +294,9 @@ async function streamOnce(input: {
       ctx.steps.push({ text: step.text });
       ctx.tokensIn += step.usage.inputTokens ?? 0;
       ctx.tokensOut += step.usage.outputTokens ?? 0;
+      ctx.cacheReadTokens += step.usage.inputTokenDetails?.cacheReadTokens ?? 0;
+      partialChars = 0;
+      streaming = false;
     },
   });
 
@@ -294,7 +309,17 @@ async function streamOnce(input: {
         case "text-delta":
           if (!stepHasText && ctx.steps.some((step) => step.text.trim() !== "")) batcher.push("\n\n");
           stepHasText = true;
+          streaming = true;
+          partialChars += part.text.length;
           batcher.push(part.text);
+          break;
+        case "tool-input-delta":
+          streaming = true;
+          partialChars += part.delta.length;
+          break;
+        case "reasoning-delta":
+          streaming = true;
+          partialChars += part.text.length;
           break;
         case "tool-call":
           if (!part.invalid)
@@ -324,5 +349,8 @@ async function streamOnce(input: {
   }
   // Completed steps are kept even when a later one failed: a retry continues after them.
   ctx.messages = [...ctx.messages, ...completed];
+  // a call cut mid-stream reports no usage, yet the provider read the prompt and wrote
+  // what streamed: estimated (~4 characters a token) and marked as such
+  if (failure !== null && streaming) estimateCutUsage(ctx, system, partialChars);
   return failure;
 }

@@ -49,6 +49,10 @@ export interface RunContext {
   steps: StepOutcome[];
   tokensIn: number;
   tokensOut: number;
+  /** input tokens the provider read from its prompt cache (Anthropic) */
+  cacheReadTokens: number;
+  /** part of the usage is estimated (a model call cut mid-stream reports none) */
+  usageEstimated: boolean;
   malformedToolCalls: number;
   model: ModelTiming;
   /** the run ends waiting for a person's answer */

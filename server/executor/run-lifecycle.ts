@@ -178,6 +178,9 @@ export async function finishRun(
         requestMessageId: launch.triggerMessageId ?? undefined,
       });
       uow.cachePlan(loaded); // the reconcile below starts from it instead of reading it again
+      // the planning call is the plan's first cost: its run counts toward the plan's totals
+      await tx.run.update({ where: { id: runId }, data: { planId: plan.id } });
+      uow.emit("run-updated", { run: runDTO({ ...launch, planId: plan.id }, { status, endedAt: now, error, usage: result.usage }) });
       uow.emit("plan-created", { plan: toPlanDTO(plan) });
       say(clip(result.text, MAX_TEXT_CHARS) || `Plan: **${spec.title}**`, "plan", plan.id);
       await reconcilePlan(context, tx, uow, { planId: plan.id, event: { type: "plan-created" } });
