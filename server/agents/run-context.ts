@@ -13,6 +13,7 @@ import type { ModelRegistry } from "./model-registry.ts";
 import type { ArtifactStore, ConversationMemory, SessionStore } from "./ports.ts";
 import type { RetryPolicy } from "./retry.ts";
 import type { PlanValidator, RunToolState } from "./tools.ts";
+import type { PlanStatusReader } from "./plan-status.ts";
 
 export interface AgentRunnerDeps {
   models: Pick<ModelRegistry, "resolve" | "cost" | "contextBudget" | "isSimulated">;
@@ -35,6 +36,8 @@ export interface AgentRunnerDeps {
    * runs wait for it instead of spending their retries (none: no breaker)
    */
   circuits?: ProviderCircuits;
+  /** what the commander's plan_status tool reads (none: the commander has no plan_status) */
+  plans?: PlanStatusReader;
 }
 
 export type StepOutcome = { text: string };

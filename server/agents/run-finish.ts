@@ -7,6 +7,7 @@ import type { AgentRunResult, Usage } from "../executor/ports.ts";
 import type { McpSession } from "./mcp.ts";
 import type { AgentRunnerDeps, RunContext } from "./run-context.ts";
 import { findPendingAskUser } from "./session.ts";
+import { createPlanStatusTool } from "./plan-status.ts";
 import { BUILTIN_TOOL_NAMES, controlTools, createBuiltinTools, isToolAllowed, MAX_PLAN_REJECTIONS } from "./tools.ts";
 
 /** Length of a summary taken from the final text when the agent did not call finish. */
@@ -32,6 +33,8 @@ export function buildToolSet(input: { ctx: RunContext; deps: AgentRunnerDeps; mc
     if (controlNames.has(name) && !controls.includes(name)) continue;
     if (isToolAllowed({ name, agent: request.agent, controls, isMcp: false })) tools[name] = builtins[name];
   }
+  // the commander looks at its plans before it decides (read-only, its own conversation)
+  if (request.agent.role === "commander" && deps.plans) tools.plan_status = createPlanStatusTool({ request, reader: deps.plans });
   if (mcp) {
     const allowed = mcp.tools.filter((t) => isToolAllowed({ name: t.name, agent: request.agent, controls, isMcp: true }));
     Object.assign(
