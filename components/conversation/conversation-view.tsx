@@ -8,6 +8,7 @@ import { Composer } from "./composer.tsx";
 import { MembersButton } from "./members-dialog.tsx";
 import { CommanderRepliesSelect } from "./commander-replies-select.tsx";
 import { ActivityBar } from "./activity-bar.tsx";
+import { UsageLine } from "./usage-line.tsx";
 import { MessageList } from "./message-list.tsx";
 import { PlanPanel } from "./plan-panel.tsx";
 import { useConversationSync, type ConnectionState } from "./use-conversation-sync.ts";
@@ -37,6 +38,7 @@ export function ConversationView({ snapshot, currentUserId }: { snapshot: Snapsh
           >
             ● {CONNECTION_LABEL[connection]}
           </span>
+          <UsageLine className="hidden md:inline" />
           <CommanderRepliesSelect conversationId={conversationId} initial={snapshot.conversation.commanderReplies ?? "auto"} />
           <MembersButton conversationId={conversationId} currentUserId={currentUserId} />
           <Button variant="secondary" size="sm" className="lg:hidden" onClick={() => setPlanOpen(true)} aria-label="Show plan">

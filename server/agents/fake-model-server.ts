@@ -247,7 +247,8 @@ async function readBody(request: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-export async function startFakeModelServer(): Promise<FakeModelServer> {
+/** `port`: a fixed port (a browser test's server is told it before the fake starts); default: any free one. */
+export async function startFakeModelServer(options: { port?: number } = {}): Promise<FakeModelServer> {
   const queue: ScriptedTurn[] = [];
   const requests: RecordedRequest[] = [];
   let outageTurns: ScriptedTurn[] | null = null;
@@ -308,7 +309,7 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
       response.writeHead(500).end(String(error));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
   return {
