@@ -18,6 +18,7 @@ import { openForm, planContext, reconcilePlan, type PlanChange } from "./plan-ef
 import type { UnitOfWork } from "./unit-of-work.ts";
 import { runDTO, type RunLaunch } from "./run-records.ts";
 import { insertMessage } from "./messages.ts";
+import { retryChatReply } from "./chat-retry.ts";
 
 type Tx = Prisma.TransactionClient;
 
@@ -132,6 +133,8 @@ export async function finishRun(
   }
 
   if (result.kind === "failed") {
+    // a transient failure of the commander's reply is retried, like a step's, before it is news
+    if (await retryChatReply(context, tx, uow, { launch, result })) return;
     if (launch.kind === "decision" || launch.stepIndex === null) {
       say(`**Failed:** ${result.reason}`, "error");
       if (launch.kind === "decision") return decide({ kind: "abort", reason: `the commander could not decide: ${result.reason}` });

@@ -12,6 +12,7 @@ import { ok, sleep } from "./testing/scripted-runner.ts";
 
 let fixture: ExecutorFixture;
 let member: Actor;
+let flakyCalls = 0;
 
 beforeAll(async () => {
   fixture = await createExecutorFixture({
@@ -24,6 +25,17 @@ beforeAll(async () => {
           reason: "aborted: the run was cancelled",
           usage: { tokensIn: 0, tokensOut: 0, cost: 0 },
         };
+      }
+      if (request.purpose.kind === "commander-chat" && request.input.includes("flaky")) {
+        flakyCalls += 1;
+        if (request.input.includes("always") || flakyCalls < 3)
+          return {
+            kind: "failed",
+            transient: true,
+            reason: "openai (HTTP 503): overloaded",
+            usage: { tokensIn: 0, tokensOut: 0, cost: 0 },
+          };
+        return ok("Answered on the third try.");
       }
       if (request.purpose.kind === "commander-chat" && request.input.includes("plan it")) {
         return ok("Here is the plan.", {
@@ -114,4 +126,36 @@ it("the commander's planning call counts toward the plan's tokens and cost", asy
   expect(read.usage).toEqual({ tokensIn: 1_010, tokensOut: 205, cost: 0.5 });
   const planning = await fixture.db.prisma.run.findFirstOrThrow({ where: { planId: plan.id, kind: "chat" } });
   expect(runUpdates(planning.id).at(-1)).toMatchObject({ planId: plan.id, status: "succeeded", tokensIn: 1_000 });
+});
+
+it("the commander's reply retries a transient failure like a step, and reports it only once it sticks", async () => {
+  const say = async (body: string) => {
+    const message = await fixture.executor.postMessage({
+      conversationId: fixture.conversationId,
+      author: { kind: "user", userId: fixture.userId },
+      body,
+      mentionHandles: [],
+    });
+    await fixture.executor.idle();
+    const runs = await fixture.db.prisma.run.findMany({ where: { triggerMessageId: message.id }, orderBy: { attempt: "asc" } });
+    const replies = await fixture.db.prisma.message.findMany({ where: { runId: { in: runs.map((run) => run.id) } } });
+    return { runs: runs.map((run) => [run.attempt, run.status]), replies: replies.map((reply) => reply.body) };
+  };
+  flakyCalls = 0;
+  expect(await say("@commander a flaky question")).toEqual({
+    runs: [
+      [1, "failed"],
+      [2, "failed"],
+      [3, "succeeded"],
+    ],
+    replies: ["Answered on the third try."],
+  });
+  expect(await say("@commander always flaky")).toEqual({
+    runs: [
+      [1, "failed"],
+      [2, "failed"],
+      [3, "failed"],
+    ],
+    replies: ["**Failed:** openai (HTTP 503): overloaded"],
+  });
 });
