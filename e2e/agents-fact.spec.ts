@@ -29,15 +29,22 @@ test("an agent mentioned by its typed handle answers from a request that holds w
 
   const view = new ConversationPage(page);
   const conversationId = await view.create("What the team said");
-  expect((await context.request.post(`/api/conversations/${conversationId}/agents`, { data: { handle } })).status()).toBe(201);
   // the commander stays out of it: only the mentioned agent answers
   expect(
     (await context.request.patch(`/api/conversations/${conversationId}`, { data: { commanderReplies: "when_addressed" } })).status(),
   ).toBe(200);
   await view.open(conversationId);
 
-  server.script({ kind: "text", text: "Staging runs on the heron-7 database." });
   await view.send("Fact: our staging database is called heron-7.");
+  // typed in full while the agent is not in the conversation: nobody is asked, and the composer offers to add it
+  await view.send(`@${handle} are you there?`);
+  const offer = page.getByRole("status", { name: "Agents not in this conversation" });
+  await expect(offer).toContainText(`@${handle} is not in this conversation, so nobody was asked.`);
+  await offer.getByRole("button", { name: `Add @${handle} to this conversation` }).click();
+  await expect(offer).toContainText(`@${handle} was added`);
+  expect(server.requests).toHaveLength(0);
+
+  server.script({ kind: "text", text: "Staging runs on the heron-7 database." });
   await view.composer.click();
   await view.composer.pressSequentially(`@${handle} which database does staging use?`);
   await view.composer.press("Enter");
