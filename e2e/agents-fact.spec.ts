@@ -13,6 +13,10 @@ test.afterAll(() => server?.close());
 test("an agent mentioned by its typed handle answers from a request that holds what a person said before", async ({ browser }) => {
   const { context, page } = await adminContext(browser);
   const handle = `scout${Date.now().toString(36)}`;
+
+  const view = new ConversationPage(page);
+  const conversationId = await view.create("What the team said");
+  // an agent made after the conversation: not in it until someone adds it
   const created = await context.request.post("/api/admin/agents", {
     data: {
       handle,
@@ -26,9 +30,6 @@ test("an agent mentioned by its typed handle answers from a request that holds w
     },
   });
   expect(created.status()).toBe(201);
-
-  const view = new ConversationPage(page);
-  const conversationId = await view.create("What the team said");
   // the commander stays out of it: only the mentioned agent answers
   expect(
     (await context.request.patch(`/api/conversations/${conversationId}`, { data: { commanderReplies: "when_addressed" } })).status(),
