@@ -17,6 +17,8 @@ function freePort(): string {
 }
 
 process.env.BATON_E2E_PORT ??= freePort();
+// the loopback fake model server a spec starts on this port: the app's `local:` models talk to it
+process.env.BATON_E2E_FAKE_MODEL_PORT ??= freePort();
 process.env.BATON_E2E_DATA_DIR ??= fs.mkdtempSync(path.join(os.tmpdir(), "baton-e2e-"));
 const port = process.env.BATON_E2E_PORT;
 /** set to test a server that is already running (then no webServer is started) */
@@ -68,6 +70,7 @@ export default defineConfig({
           BATON_DATA_DIR: process.env.BATON_E2E_DATA_DIR,
           // no BETTER_AUTH_URL: the tests sign up exactly as a fresh `npm start` is reached
           BATON_SEED_DEMO: "1",
+          LOCAL_MODEL_BASE_URL: `http://127.0.0.1:${process.env.BATON_E2E_FAKE_MODEL_PORT}/v1`,
         },
       },
 });

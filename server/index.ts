@@ -8,6 +8,7 @@ import { ConfigError, loadConfig } from "./config/config.ts";
 import { closeOnSignals, serveBaton } from "./serve.ts";
 import { createPrismaArtifactStore, createPrismaConversationMemory, createPrismaSessionStore } from "./adapters/prisma/agent-stores.ts";
 import { createAgentRunner } from "./agents/run-agent.ts";
+import { createPrismaPlanStatusReader } from "./adapters/prisma/plan-status-reader.ts";
 import { ProviderCircuits } from "./agents/circuit-breaker.ts";
 import { createModelRegistry } from "./agents/model-registry.ts";
 import { corePlanValidator } from "./agents/core-plan-validator.ts";
@@ -39,6 +40,7 @@ async function main() {
         artifacts: createPrismaArtifactStore(db.prisma),
         sessions: createPrismaSessionStore(db.prisma),
         memory: createPrismaConversationMemory(db.prisma),
+        plans: createPrismaPlanStatusReader(db.prisma),
         validatePlan: corePlanValidator(config.planLimits),
       }),
     // a worker (BATON_ROLE=worker) runs agents and answers only the probes

@@ -1,5 +1,6 @@
 "use client";
-import { useMemo } from "react";
+import { useMemo, useState } from "react";
+import { apiFetch } from "../api-client.ts";
 import type { RunDTO } from "@/server/protocol/dto.ts";
 import { useConversationStore } from "../stores/conversation-store.ts";
 import { formatDuration } from "./step-status.ts";
@@ -24,6 +25,9 @@ export function describeRun(run: Pick<RunDTO, "kind" | "agentHandle" | "stepInde
 /** Who is working right now, with elapsed time, live for everyone in the conversation. */
 export function ActivityBar() {
   const runs = useConversationStore((s) => s.runs);
+  const conversationId = useConversationStore((s) => s.conversationId);
+  const [stopping, setStopping] = useState<Record<string, boolean>>({});
+  const [error, setError] = useState<string | null>(null);
   const live = useMemo(
     () =>
       Object.values(runs)
@@ -33,6 +37,17 @@ export function ActivityBar() {
   );
   const now = useNow(live.length > 0);
   if (live.length === 0) return null;
+  const stop = async (run: RunDTO) => {
+    if (run.planId && run.kind !== "chat" && !window.confirm("This stops the whole plan. Stop it?")) return;
+    setStopping((current) => ({ ...current, [run.id]: true }));
+    setError(null);
+    try {
+      await apiFetch(`/api/conversations/${conversationId}/runs/${run.id}`, { method: "POST", json: { action: "stop" } });
+    } catch (caught) {
+      setError(caught instanceof Error ? caught.message : "Could not stop.");
+      setStopping((current) => ({ ...current, [run.id]: false }));
+    }
+  };
   const shown = live.slice(0, 3);
   return (
     <div
@@ -47,9 +62,20 @@ export function ActivityBar() {
           <span aria-hidden className="h-1.5 w-1.5 animate-pulse rounded-full bg-accent" />
           {describeRun(run)}
           <span className="tabular-nums">{formatDuration(run.startedAt, null, now)}</span>
+          <button
+            type="button"
+            data-testid="stop-run"
+            aria-label={`Stop ${describeRun(run).replace(/…$/, "")}`}
+            disabled={stopping[run.id] === true}
+            onClick={() => void stop(run)}
+            className="rounded border border-zinc-300 px-1.5 text-[11px] hover:bg-zinc-100 disabled:opacity-50 dark:border-zinc-700 dark:hover:bg-zinc-800"
+          >
+            Stop
+          </button>
         </span>
       ))}
       {live.length > shown.length ? <span>and {live.length - shown.length} more</span> : null}
+      {error ? <span className="text-red-600 dark:text-red-400">{error}</span> : null}
     </div>
   );
 }

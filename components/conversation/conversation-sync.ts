@@ -9,7 +9,7 @@
  *   the store; only if the gap is still open after `gapWaitMs` does it re-join to replay
  *   the missing events from the database.
  */
-import type { ConversationEventDTO, JoinAck } from "@/server/protocol/events.ts";
+import type { ConversationEventDTO, JoinAck, RunDelta } from "@/server/protocol/events.ts";
 import type { ConversationStoreApi, Snapshot } from "../stores/conversation-store.ts";
 import type { BatonSocket } from "../socket-client.ts";
 
@@ -122,7 +122,7 @@ export class ConversationSync {
     this.options.store.getState().setRunStatus(status);
   };
 
-  private readonly onDelta = (delta: { conversationId: string; runId: string; text: string }): void => {
+  private readonly onDelta = (delta: RunDelta): void => {
     this.options.store.getState().appendDelta(delta);
   };
 

@@ -9,6 +9,7 @@ import { MembersButton } from "./members-dialog.tsx";
 import { CommanderRepliesSelect } from "./commander-replies-select.tsx";
 import { ActivityBar } from "./activity-bar.tsx";
 import { ConversationSettingsButton } from "./conversation-settings.tsx";
+import { UsageLine } from "./usage-line.tsx";
 import { MessageList } from "./message-list.tsx";
 import { PlanPanel } from "./plan-panel.tsx";
 import { useConversationSync, type ConnectionState } from "./use-conversation-sync.ts";
@@ -73,6 +74,7 @@ export function ConversationView({ snapshot, currentUserId }: { snapshot: Snapsh
           >
             ● {CONNECTION_LABEL[connection]}
           </span>
+          <UsageLine className="hidden md:inline" />
           <CommanderRepliesSelect conversationId={conversationId} initial={snapshot.conversation.commanderReplies ?? "auto"} />
           <MembersButton conversationId={conversationId} currentUserId={currentUserId} />
           <ConversationSettingsButton conversationId={conversationId} />

@@ -7,6 +7,7 @@ import { Badge } from "../ui/badge.tsx";
 import { Button } from "../ui/button.tsx";
 import { PlanGraph } from "./plan-graph.tsx";
 import { StepDrawer } from "./step-drawer.tsx";
+import { UsageLine } from "./usage-line.tsx";
 import { PLAN_STATUS_HINT, PLAN_TONE, stepTally } from "./step-status.ts";
 
 /** The conversation's plans, newest first by default; the chosen one drawn as a live DAG. */
@@ -53,6 +54,7 @@ export function PlanPanel({ conversationId }: { conversationId: string }) {
             {plan.status}
           </span>
         </Badge>
+        <UsageLine planId={plan.id} />
         <PlanControls conversationId={conversationId} plan={plan} />
       </div>
       <PlanProgress plan={plan} />

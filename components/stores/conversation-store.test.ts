@@ -86,6 +86,16 @@ describe("conversation store", () => {
     store.applyEvents([event]);
     expect(useConversationStore.getState().streams.r1).toBeUndefined();
   });
+
+  it("a reset delta replaces the run's streamed text (a retried model call), other runs keep theirs", () => {
+    const store = useConversationStore.getState();
+    store.appendDelta({ conversationId, runId: "r2", text: "First part. Cut mid-" });
+    store.appendDelta({ conversationId, runId: "r3", text: "other run" });
+    store.appendDelta({ conversationId, runId: "r2", text: "First part.", reset: true });
+    store.appendDelta({ conversationId, runId: "r2", text: " Retried." });
+    expect(useConversationStore.getState().streams.r2).toBe("First part. Retried.");
+    expect(useConversationStore.getState().streams.r3).toBe("other run");
+  });
 });
 
 describe("live run status", () => {

@@ -6,7 +6,7 @@
  * (`conversation-sync.ts` waits briefly, then re-joins with `afterSeq = lastSeq`).
  */
 import { create } from "zustand";
-import type { ConversationEventDTO, ConversationEventPayloads, ConversationEventType } from "@/server/protocol/events.ts";
+import type { ConversationEventDTO, ConversationEventPayloads, ConversationEventType, RunDelta } from "@/server/protocol/events.ts";
 import type { FormDTO, MessageDTO, PlanDTO, RunDTO } from "@/server/protocol/dto.ts";
 import type { CommanderReplyMode } from "@/server/core/addressing.ts";
 
@@ -49,7 +49,8 @@ interface ConversationActions {
   load: (snapshot: Snapshot) => void;
   /** Applies events in seq order; returns true when a gap is waiting to be filled. */
   applyEvents: (events: ConversationEventDTO[]) => boolean;
-  appendDelta: (delta: { conversationId: string; runId: string; text: string }) => void;
+  /** appends streamed text; a `reset` delta replaces the run's text (a retried model call) */
+  appendDelta: (delta: RunDelta) => void;
   setRunStatus: (status: { conversationId: string; runId: string; text: string | null }) => void;
   upsertMessage: (message: MessageDTO) => void;
 }
@@ -169,12 +170,12 @@ export const createConversationStore = () =>
       set({ ...state, pending });
       return Object.keys(pending).length > 0;
     },
-    appendDelta({ conversationId, runId, text }) {
+    appendDelta({ conversationId, runId, text, reset }) {
       const state = get();
       if (conversationId !== state.conversationId) return;
       const run = state.runs[runId];
       if (run && !LIVE_RUN.has(run.status)) return;
-      set({ streams: { ...state.streams, [runId]: (state.streams[runId] ?? "") + text } });
+      set({ streams: { ...state.streams, [runId]: reset ? text : (state.streams[runId] ?? "") + text } });
     },
     setRunStatus({ conversationId, runId, text }) {
       const state = get();

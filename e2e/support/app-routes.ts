@@ -87,6 +87,7 @@ function fill(segment: string, previous: string | undefined, ids: Ids): string {
     case "userId":
     case "invitationId":
     case "tokenId":
+    case "runId":
       return `absent-${name}`;
     case "all":
       return "get-session"; // better-auth's catch-all: the one read it serves
@@ -103,7 +104,9 @@ export function usesAbsentId(target: AppTarget): boolean {
   const conversationAgent = target.segments.includes("[conversationId]") && target.segments.includes("[agentId]");
   return (
     conversationAgent ||
-    target.segments.some((segment) => segment === "[userId]" || segment === "[invitationId]" || segment === "[tokenId]")
+    target.segments.some(
+      (segment) => segment === "[userId]" || segment === "[invitationId]" || segment === "[tokenId]" || segment === "[runId]",
+    )
   );
 }
 

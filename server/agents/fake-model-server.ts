@@ -21,7 +21,7 @@ export interface ScriptedToolCall {
 
 export type ScriptedTurn =
   /** streamed text in `chunks` pieces */
-  | { kind: "text"; text: string; chunks?: number; usage?: { input: number; output: number } }
+  | { kind: "text"; text: string; chunks?: number; usage?: { input: number; output: number; cacheRead?: number } }
   /** optional text, then tool calls whose arguments are split into `chunks` pieces each */
   | { kind: "tools"; text?: string; calls: ScriptedToolCall[]; chunks?: number; interleave?: boolean }
   /** an HTTP error response with the provider's error body */
@@ -110,7 +110,12 @@ function openaiStream(turn: Exclude<ScriptedTurn, { kind: "error" }>): string[] 
       created: 1_700_000_000,
       model: "fake-model",
       choices: [],
-      usage: { prompt_tokens: usage.input, completion_tokens: usage.output, total_tokens: usage.input + usage.output },
+      usage: {
+        prompt_tokens: usage.input,
+        completion_tokens: usage.output,
+        total_tokens: usage.input + usage.output,
+        ...("cacheRead" in usage && usage.cacheRead ? { prompt_tokens_details: { cached_tokens: usage.cacheRead } } : {}),
+      },
     }),
   );
   events.push("data: [DONE]\n\n");
@@ -155,7 +160,11 @@ function anthropicStream(turn: Exclude<ScriptedTurn, { kind: "error" }>): string
           content: [],
           stop_reason: null,
           stop_sequence: null,
-          usage: { input_tokens: usage.input, output_tokens: 1 },
+          usage: {
+            input_tokens: usage.input,
+            output_tokens: 1,
+            ...("cacheRead" in usage && usage.cacheRead ? { cache_read_input_tokens: usage.cacheRead } : {}),
+          },
         },
       },
       "message_start",
@@ -238,7 +247,8 @@ async function readBody(request: IncomingMessage): Promise<string> {
   return Buffer.concat(chunks).toString("utf8");
 }
 
-export async function startFakeModelServer(): Promise<FakeModelServer> {
+/** `port`: a fixed port (a browser test's server is told it before the fake starts); default: any free one. */
+export async function startFakeModelServer(options: { port?: number } = {}): Promise<FakeModelServer> {
   const queue: ScriptedTurn[] = [];
   const requests: RecordedRequest[] = [];
   let outageTurns: ScriptedTurn[] | null = null;
@@ -299,7 +309,7 @@ export async function startFakeModelServer(): Promise<FakeModelServer> {
       response.writeHead(500).end(String(error));
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  await new Promise<void>((resolve) => server.listen(options.port ?? 0, "127.0.0.1", resolve));
   const { port } = server.address() as AddressInfo;
   const url = `http://127.0.0.1:${port}`;
   return {

@@ -1,4 +1,5 @@
 /** In-memory SessionStore, ArtifactStore and ConversationMemory, for tests and the demo's fakes. */
+import type { PlanStatusReader, PlanStatusView } from "./plan-status.ts";
 import type { ModelMessage } from "ai";
 import type {
   ArtifactRecord,
@@ -135,5 +136,20 @@ export class MemoryConversationMemory implements ConversationMemory {
   async saveSummary(conversationId: string, summary: HistorySummary) {
     this.summarySaves++;
     this.summaries.set(conversationId, summary);
+  }
+}
+
+/** Plans by conversation, newest last, for plan_status tests. */
+export class MemoryPlanStatusReader implements PlanStatusReader {
+  readonly plans: (PlanStatusView & { conversationId: string })[] = [];
+  readonly reads: { conversationId: string; planId?: string; stepIndex?: number }[] = [];
+
+  async read(input: { conversationId: string; planId?: string; stepIndex?: number; logLimit: number }) {
+    this.reads.push({ conversationId: input.conversationId, planId: input.planId, stepIndex: input.stepIndex });
+    const mine = this.plans.filter((plan) => plan.conversationId === input.conversationId);
+    const plan = input.planId ? mine.find((candidate) => candidate.id === input.planId) : mine.at(-1);
+    if (!plan) return null;
+    const { conversationId: _, ...view } = plan;
+    return { ...view, steps: view.steps.map((step) => ({ ...step, log: step.log.slice(-input.logLimit) })) };
   }
 }

@@ -7,45 +7,26 @@
  * streams through the sink. It does store the model session (SessionStore),
  * which only it can read.
  */
-import type { LanguageModelV3StreamPart } from "@ai-sdk/provider";
-import {
-  InvalidToolInputError,
-  NoSuchToolError,
-  stepCountIs,
-  streamText,
-  wrapLanguageModel,
-  type ModelMessage,
-  type StopCondition,
-  type ToolSet,
-} from "ai";
-import type { LanguageModelV3 } from "@ai-sdk/provider";
-import type { AgentRunner, AgentRunResult, RunRequest, RunSink, Usage } from "../executor/ports.ts";
-import { Compactor, CompactionImpossibleError, modelSummarizer, type Summarizer } from "./compaction.ts";
-import { DEFAULT_DELTA_BATCHING, DeltaBatcher, type DeltaBatcherOptions } from "./delta-batcher.ts";
-import { connectMcpServers, parseMcpServers, type McpConnector, type McpSession } from "./mcp.ts";
-import { parseModelId, type ModelRegistry } from "./model-registry.ts";
-import { ProviderUnavailableError, type CallTicket, type ProviderCircuits } from "./circuit-breaker.ts";
+import { InvalidToolInputError, NoSuchToolError, stepCountIs, streamText, type ModelMessage, type StopCondition, type ToolSet } from "ai";
+import type { AgentRunner, AgentRunResult, Usage } from "../executor/ports.ts";
+import { Compactor, CompactionImpossibleError, modelSummarizer } from "./compaction.ts";
+import { DEFAULT_DELTA_BATCHING, DeltaBatcher } from "./delta-batcher.ts";
+import { connectMcpServers, parseMcpServers, type McpSession } from "./mcp.ts";
+import { parseModelId } from "./model-registry.ts";
+import { ProviderUnavailableError, type CallTicket } from "./circuit-breaker.ts";
 import { abortableSleep, type OfflineCallOptions } from "./offline-model.ts";
-import type { ArtifactStore, ConversationMemory, SessionStore } from "./ports.ts";
 import { containsFenceMarker } from "../core/fence.ts";
 import { buildHistoryTurns, HISTORY_BUDGET_SHARE, seesConversation } from "./conversation-context.ts";
 import { buildSystemPrompt, buildUserMessage } from "./prompt.ts";
 import { classifyModelError, DEFAULT_RETRY_POLICY, describeError, retryDelayMs, type RetryPolicy, explainModelError } from "./retry.ts";
+import { logModelTiming, timedModel, type AgentRunnerDeps, type RunContext } from "./run-context.ts";
+import { cachedSystem, estimateCutUsage, markCacheBreakpoint, restartLiveText } from "./run-usage.ts";
+import { buildToolSet, finishRun, MAX_MALFORMED_TOOL_CALLS } from "./run-finish.ts";
 import { SecretRedactor } from "./secrets.ts";
-import { findPendingAskUser, resumeSession } from "./session.ts";
+import { resumeSession } from "./session.ts";
+import { BUILTIN_TOOL_NAMES, createToolState, MAX_PLAN_REJECTIONS, ToolNotAllowedError } from "./tools.ts";
 import { recordProviderError } from "../ops/instruments.ts";
 import { modelCallTelemetry } from "../ops/tracing.ts";
-import {
-  BUILTIN_TOOL_NAMES,
-  controlTools,
-  createBuiltinTools,
-  createToolState,
-  isToolAllowed,
-  MAX_PLAN_REJECTIONS,
-  ToolNotAllowedError,
-  type PlanValidator,
-  type RunToolState,
-} from "./tools.ts";
 
 export const DEFAULT_MAX_STEPS = 24;
 /**
@@ -54,100 +35,8 @@ export const DEFAULT_MAX_STEPS = 24;
  * must exceed the slowest tool call.
  */
 export const DEFAULT_CHUNK_TIMEOUT_MS = 180_000;
-/** Length of a summary taken from the final text when the agent did not call finish. */
-export const TEXT_SUMMARY_CHARS = 300;
-/** Malformed tool-call arguments go back to the model this many times to fix. */
-export const MAX_MALFORMED_TOOL_CALLS = 1;
-
-export interface AgentRunnerDeps {
-  models: Pick<ModelRegistry, "resolve" | "cost" | "contextBudget" | "isSimulated">;
-  artifacts: ArtifactStore;
-  sessions: SessionStore;
-  /** validatePlan from server/core; without it every plan is accepted (the executor validates anyway) */
-  validatePlan?: PlanValidator;
-  /** opens the agent's MCP servers; default: the MCP SDK client */
-  mcp?: McpConnector;
-  retry?: Partial<RetryPolicy>;
-  maxSteps?: number;
-  deltaBatching?: DeltaBatcherOptions;
-  /** default: the run's own model, with an extractive fallback */
-  summarize?: Summarizer;
-  /** the conversation, for the runs that take part in it; without it every run sees only its own message */
-  memory?: ConversationMemory;
-  chunkTimeoutMs?: number;
-  /**
-   * the process's per-provider circuit breakers: while a provider's circuit is open,
-   * runs wait for it instead of spending their retries (none: no breaker)
-   */
-  circuits?: ProviderCircuits;
-}
-
-type StepOutcome = { text: string };
-
-/** Mutable bookkeeping of one run, shared by the loop's helpers. */
-interface RunContext {
-  request: RunRequest;
-  sink: RunSink;
-  tools: RunToolState;
-  /** the full session: never compacted */
-  messages: ModelMessage[];
-  steps: StepOutcome[];
-  tokensIn: number;
-  tokensOut: number;
-  malformedToolCalls: number;
-  model: ModelTiming;
-  /** the run ends waiting for a person's answer */
-  blocked: boolean;
-}
-
-/** When the model itself worked: what the run's time minus this is Baton's. */
-interface ModelTiming {
-  calls: number;
-  firstStartedAt: number | null;
-  lastEndedAt: number | null;
-}
-
-/**
- * The model as the run loop sees it, stamping when each streamed call begins and when
- * its stream ends. The stamps go to the execution log ("model-timing"), which is how
- * the benchmark tells a hop's overhead from the model's own time.
- */
-function timedModel(model: LanguageModelV3, timing: ModelTiming): LanguageModelV3 {
-  return wrapLanguageModel({
-    model,
-    middleware: {
-      specificationVersion: "v3",
-      wrapStream: async ({ doStream }) => {
-        timing.calls += 1;
-        timing.firstStartedAt ??= Date.now();
-        const result = await doStream();
-        const ended = new TransformStream<LanguageModelV3StreamPart, LanguageModelV3StreamPart>({
-          flush: () => void (timing.lastEndedAt = Date.now()),
-        });
-        return { ...result, stream: result.stream.pipeThrough(ended) };
-      },
-    },
-  });
-}
-
-function logModelTiming(sink: RunSink, timing: ModelTiming): void {
-  if (timing.firstStartedAt === null) return;
-  const workedMs = timing.lastEndedAt === null ? null : timing.lastEndedAt - timing.firstStartedAt;
-  sink.log({
-    phase: "model-timing",
-    message: `${timing.calls} model call${timing.calls === 1 ? "" : "s"}${workedMs === null ? "" : `, ${workedMs} ms`}`,
-    data: {
-      calls: timing.calls,
-      firstCallStartedAt: new Date(timing.firstStartedAt).toISOString(),
-      lastCallEndedAt: timing.lastEndedAt === null ? null : new Date(timing.lastEndedAt).toISOString(),
-    },
-  });
-}
-
-export function summaryFromText(text: string): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > TEXT_SUMMARY_CHARS ? `${flat.slice(0, TEXT_SUMMARY_CHARS - 1)}…` : flat;
-}
+export { MAX_MALFORMED_TOOL_CALLS, summaryFromText, TEXT_SUMMARY_CHARS } from "./run-finish.ts";
+export type { AgentRunnerDeps } from "./run-context.ts";
 
 export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
   const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, sleep: abortableSleep, ...deps.retry };
@@ -175,6 +64,8 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
         steps: [],
         tokensIn: 0,
         tokensOut: 0,
+        cacheReadTokens: 0,
+        usageEstimated: false,
         malformedToolCalls: 0,
         model: { calls: 0, firstStartedAt: null, lastEndedAt: null },
         blocked: false,
@@ -183,6 +74,8 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
         tokensIn: ctx.tokensIn,
         tokensOut: ctx.tokensOut,
         cost: deps.models.cost(request.agent.model, { tokensIn: ctx.tokensIn, tokensOut: ctx.tokensOut }),
+        ...(ctx.cacheReadTokens > 0 ? { cacheReadTokens: ctx.cacheReadTokens } : {}),
+        ...(ctx.usageEstimated ? { estimated: true } : {}),
       });
       const fail = (transient: boolean, reason: string): AgentRunResult => {
         sink.log({ phase: "run-failed", message: reason, data: { transient } });
@@ -216,7 +109,10 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
               : [];
           if (history.length > 0)
             sink.log({ phase: "context", message: `${history.length - 1} turn(s) of the conversation before this message` });
-          ctx.messages = [...history, { role: "user", content: buildUserMessage(request) }];
+          ctx.messages = [
+            ...markCacheBreakpoint(parseModelId(request.agent.model).provider, history),
+            { role: "user", content: buildUserMessage(request) },
+          ];
         }
         // the run has seen outside content if anything it starts from holds a fence (the same
         // detector the core uses, so every fence counts, also those from a resumed session)
@@ -271,6 +167,7 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
           }
           const error = await streamOnce({ ctx, deps, model: streamed, system, tools, compactor, batcher, maxSteps });
           batcher.flush();
+          if (error !== null && !request.signal.aborted) restartLiveText(ctx);
           if (error === null) {
             ticket?.succeeded();
             break;
@@ -339,32 +236,6 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
   });
 }
 
-/** The allowed tools; every other known tool is refused by name in repairToolCall. */
-function buildToolSet(input: { ctx: RunContext; deps: AgentRunnerDeps; mcp: McpSession | null }): ToolSet {
-  const { ctx, deps, mcp } = input;
-  const { request } = ctx;
-  const controls = controlTools(request);
-  const builtins = createBuiltinTools({ request, artifacts: deps.artifacts, validatePlan: deps.validatePlan, state: ctx.tools });
-  const controlNames = new Set(["create_plan", "decide", "finish"]);
-  const tools: ToolSet = {};
-  for (const name of BUILTIN_TOOL_NAMES) {
-    // control tools come only from the role and purpose, never from the allow-list
-    if (controlNames.has(name) && !controls.includes(name)) continue;
-    if (isToolAllowed({ name, agent: request.agent, controls, isMcp: false })) tools[name] = builtins[name];
-  }
-  if (mcp) {
-    const allowed = mcp.tools.filter((t) => isToolAllowed({ name: t.name, agent: request.agent, controls, isMcp: true }));
-    Object.assign(
-      tools,
-      mcp.toolSet(
-        allowed.map((t) => t.name),
-        () => (ctx.tools.tainted = true),
-      ),
-    );
-  }
-  return tools;
-}
-
 async function streamOnce(input: {
   ctx: RunContext;
   deps: AgentRunnerDeps;
@@ -381,6 +252,9 @@ async function streamOnce(input: {
   let completed: ModelMessage[] = [];
   let failure: unknown = null;
   let stepHasText = false;
+  /** what the current model call streamed before it completed: a cut call's usage is estimated from it */
+  let partialChars = 0;
+  let streaming = false;
 
   const done: StopCondition<ToolSet> = () =>
     ctx.tools.finish != null ||
@@ -392,7 +266,7 @@ async function streamOnce(input: {
   const offline: OfflineCallOptions = { stepKey: request.step ? `${request.step.planId}:${request.step.stepIndex}` : request.runId };
   const result = streamText({
     model,
-    system,
+    system: cachedSystem(parseModelId(request.agent.model).provider, system),
     messages: ctx.messages,
     tools,
     maxRetries: 0,
@@ -424,6 +298,9 @@ async function streamOnce(input: {
       ctx.steps.push({ text: step.text });
       ctx.tokensIn += step.usage.inputTokens ?? 0;
       ctx.tokensOut += step.usage.outputTokens ?? 0;
+      ctx.cacheReadTokens += step.usage.inputTokenDetails?.cacheReadTokens ?? 0;
+      partialChars = 0;
+      streaming = false;
     },
   });
 
@@ -436,7 +313,17 @@ async function streamOnce(input: {
         case "text-delta":
           if (!stepHasText && ctx.steps.some((step) => step.text.trim() !== "")) batcher.push("\n\n");
           stepHasText = true;
+          streaming = true;
+          partialChars += part.text.length;
           batcher.push(part.text);
+          break;
+        case "tool-input-delta":
+          streaming = true;
+          partialChars += part.delta.length;
+          break;
+        case "reasoning-delta":
+          streaming = true;
+          partialChars += part.text.length;
           break;
         case "tool-call":
           if (!part.invalid)
@@ -466,50 +353,8 @@ async function streamOnce(input: {
   }
   // Completed steps are kept even when a later one failed: a retry continues after them.
   ctx.messages = [...ctx.messages, ...completed];
+  // a call cut mid-stream reports no usage, yet the provider read the prompt and wrote
+  // what streamed: estimated (~4 characters a token) and marked as such
+  if (failure !== null && streaming) estimateCutUsage(ctx, system, partialChars);
   return failure;
-}
-
-function finishRun(ctx: RunContext, usage: () => Usage): AgentRunResult {
-  const { tools, sink } = ctx;
-  const text = ctx.steps
-    .map((step) => step.text.trim())
-    .filter((t) => t !== "")
-    .join("\n\n");
-  if (tools.planRejections >= MAX_PLAN_REJECTIONS && tools.plan == null) {
-    const reason = `the plan was rejected ${tools.planRejections} times: ${tools.lastPlanError ?? "invalid plan"}`;
-    sink.log({ phase: "run-failed", message: reason });
-    return { kind: "failed", transient: false, reason, usage: usage() };
-  }
-  if (ctx.malformedToolCalls > MAX_MALFORMED_TOOL_CALLS && tools.finish == null) {
-    const reason = `the model sent malformed tool-call arguments ${ctx.malformedToolCalls} times`;
-    sink.log({ phase: "run-failed", message: reason });
-    return { kind: "failed", transient: false, reason, usage: usage() };
-  }
-  const pending = tools.finish == null ? findPendingAskUser(ctx.messages) : null;
-  if (pending) {
-    ctx.blocked = true;
-    sink.log({ phase: "blocked", message: pending.form.title, data: pending.form });
-    return { kind: "blocked", form: pending.form, text, usage: usage() };
-  }
-  if (ctx.steps.length > 0 && tools.finish == null && tools.plan == null && tools.decision == null) {
-    sink.log({ phase: "run-end", message: "ended without finish: summary taken from the final text" });
-  }
-  return {
-    kind: "ok",
-    // a model that answers only by calling finish (common with OpenAI models) still says something
-    text: text || tools.finish?.summary?.trim() || "",
-    summary:
-      tools.finish?.summary ??
-      summaryFromText(
-        ctx.steps
-          .map((step) => step.text)
-          .filter((t) => t.trim() !== "")
-          .at(-1) ?? "",
-      ),
-    files: tools.finish?.files ?? [...tools.writtenFiles],
-    untrusted: tools.tainted,
-    ...(tools.plan != null ? { plan: tools.plan } : {}),
-    ...(tools.decision != null ? { decision: tools.decision } : {}),
-    usage: usage(),
-  };
 }

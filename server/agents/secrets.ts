@@ -78,6 +78,11 @@ export class SecretRedactor {
         if (data?.discardPartialText === true) held = "";
         sink.log(this.redactDeep(entry));
       },
+      status: (text) => sink.status?.(text === null ? null : this.redact(text)),
+      resetText: (text) => {
+        held = "";
+        sink.resetText?.(this.redact(text));
+      },
       flush: () => {
         if (held !== "") sink.textDelta(held);
         held = "";

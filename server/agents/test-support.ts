@@ -54,7 +54,11 @@ export interface RecordingSink extends RunSink {
   logs: { phase: string; message: string; data?: unknown }[];
   /** the live status lines, in order (null = cleared) */
   statuses: (string | null)[];
+  /** the texts the live view was reset to (a retried model call), in order */
+  resets: string[];
   text(): string;
+  /** what a live view shows: the deltas, each reset replacing what came before */
+  live(): string;
   phases(): string[];
 }
 
@@ -62,12 +66,23 @@ export function recordingSink(): RecordingSink {
   const deltas: string[] = [];
   const logs: RecordingSink["logs"] = [];
   const statuses: (string | null)[] = [];
+  const resets: string[] = [];
+  let live = "";
   return {
     deltas,
     logs,
     statuses,
+    resets,
     status: (text) => statuses.push(text),
-    textDelta: (delta) => deltas.push(delta),
+    textDelta: (delta) => {
+      deltas.push(delta);
+      live += delta;
+    },
+    resetText: (text) => {
+      resets.push(text);
+      live = text;
+    },
+    live: () => live,
     log: (entry) => logs.push(entry),
     text: () => deltas.join(""),
     phases: () => logs.map((entry) => entry.phase),

@@ -24,6 +24,7 @@ import { createPlan } from "./plan-creation.ts";
 import { insertMessage } from "./messages.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
 import { LeaseKeeper } from "./leases.ts";
+import { stopLoneRun, stopTarget } from "./run-stop.ts";
 import { addressees, isCommanderReplyMode } from "../core/addressing.ts";
 import { personHandles, resolveMentions } from "../protocol/mentions.ts";
 import { API_USER_EMAIL } from "../services/seed.ts";
@@ -281,6 +282,22 @@ export class Executor {
 
   cancelPlan(input: { actor: Actor; planId: string; reason: string }): Promise<PlanControlResult> {
     return this.planControl(input, { type: "cancel", reason: input.reason });
+  }
+
+  /** A member's Stop: a direct mention's or commander reply's run stops; a plan's run stops its plan. */
+  async stopRun(input: {
+    actor: Actor;
+    conversationId: string;
+    runId: string;
+    reason?: string;
+  }): Promise<{ stopped: "run" | "plan"; planId: string | null }> {
+    const target = await stopTarget(this.context.prisma, input);
+    if (target.kind === "plan") {
+      await this.cancelPlan({ actor: input.actor, planId: target.planId, reason: input.reason ?? "stopped by a member" });
+      return { stopped: "plan", planId: target.planId };
+    }
+    await this.inConversation(input.conversationId, (tx, uow) => stopLoneRun(this.context, tx, uow, input));
+    return { stopped: "run", planId: null };
   }
 
   retryStep(input: { actor: Actor; planId: string; stepIndex: number }): Promise<PlanControlResult> {

@@ -13,7 +13,7 @@ import { closingMessage, recoveryMessage } from "./closing-message.ts";
 import { COMMANDER_ASSIGNEE, type CapacityView, type PlanCommand, type PlanEvent, type StepState } from "../core/types.ts";
 import { loadPlan, readPlanContext, savePlan, type LoadedPlan, type PlanContext } from "../adapters/prisma/plan-repository.ts";
 import { sqlWrites } from "../adapters/prisma/write-batch.ts";
-import { formInclude, stepStateDTO, toFormDTO } from "../adapters/prisma/serializers.ts";
+import { formInclude, stepStateDTO, toFormDTO, toRunDTO } from "../adapters/prisma/serializers.ts";
 import type { StepDTO } from "../protocol/dto.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
 import { createRun } from "./run-records.ts";
@@ -331,8 +331,10 @@ async function applyCommand(context: ExecutorContext, tx: Tx, uow: UnitOfWork, p
     case "cancel-run": {
       // Runs are cancelled only in transactions after the one that created them,
       // so the batched update always finds the row (see write-batch.ts).
-      uow.batch.add(sqlWrites.cancelRun({ id: command.runId, endedAt: new Date(context.clock.now()) }));
+      const endedAt = new Date(context.clock.now());
+      uow.batch.add(sqlWrites.cancelRun({ id: command.runId, endedAt }));
       uow.runsToCancel.push(command.runId);
+      await announceCancelledRun(tx, uow, command.runId, endedAt);
       return;
     }
     case "plan-ended": {
@@ -397,4 +399,15 @@ export async function openForm(
     runId: input.runId,
     formId: form.id,
   });
+}
+
+/** A cancelled run's final state goes to the conversation like any other run's end. */
+export async function announceCancelledRun(tx: Tx, uow: UnitOfWork, runId: string, endedAt: Date): Promise<void> {
+  const run = await tx.run.findUnique({
+    where: { id: runId },
+    include: { agent: { select: { handle: true } }, step: { select: { index: true } } },
+  });
+  if (!run || (run.status !== "queued" && run.status !== "running")) return;
+  const dto = toRunDTO(run, { agentHandle: run.agent?.handle ?? null, stepIndex: run.step?.index ?? null });
+  uow.emit("run-updated", { run: { ...dto, status: "cancelled", endedAt: endedAt.toISOString() } });
 }

@@ -74,6 +74,10 @@ export interface Usage {
   tokensIn: number;
   tokensOut: number;
   cost: number;
+  /** of tokensIn, read from the provider's prompt cache */
+  cacheReadTokens?: number;
+  /** part of it is estimated: a model call cut mid-stream reports no usage */
+  estimated?: boolean;
 }
 
 /** What a finished run reports. The executor alone decides what it means for the plan. */
@@ -114,6 +118,11 @@ export interface RunSink {
    * circuit is open); null clears it. Shown on the step, never stored.
    */
   status?(text: string | null): void;
+  /**
+   * the live text of the run is now `text`: a cut model call is being retried, and what it
+   * streamed is not part of the result (live views replace what they showed)
+   */
+  resetText?(text: string): void;
 }
 
 export interface AgentRunner {
@@ -129,7 +138,7 @@ export interface Clock {
 export interface EventPublisher {
   publish(events: ConversationEventDTO[]): void;
   /** ephemeral streaming text; never stored, never replayed */
-  runDelta(conversationId: string, runId: string, delta: string): void;
+  runDelta(conversationId: string, runId: string, delta: string, options?: { reset?: boolean }): void;
   /** ephemeral status line of a live run (null clears it); never stored, never replayed */
   runStatus?(conversationId: string, runId: string, text: string | null): void;
 }

@@ -7,7 +7,7 @@ import type { Prisma } from "../generated/prisma/client.ts";
 import { PlanValidationError } from "../core/errors.ts";
 import { checkDecision, decisionNeedsPlan } from "../core/commander-decision.ts";
 import { decisionNotice, runFailureNotice, runVerdict, type RunEffect, type SaidKind } from "../core/run-outcome.ts";
-import type { PlanEvent } from "../core/types.ts";
+import type { FinishedRunStatus, PlanEvent } from "../core/types.ts";
 import { loadPlan } from "../adapters/prisma/plan-repository.ts";
 import { sqlWrites } from "../adapters/prisma/write-batch.ts";
 import type { AgentRunResult } from "./ports.ts";
@@ -17,6 +17,7 @@ import type { UnitOfWork } from "./unit-of-work.ts";
 import { runDTO, type RunLaunch } from "./run-records.ts";
 import { insertMessage } from "./messages.ts";
 import { conversationHandles, createPlan } from "./plan-creation.ts";
+import { retryChatReply } from "./chat-retry.ts";
 
 type Tx = Prisma.TransactionClient;
 
@@ -80,7 +81,10 @@ export async function finishRun(
       if (launch.planId) await reconcilePlan(context, tx, uow, { planId: launch.planId, event, read: read ?? undefined, beforeCommands });
     },
   };
-  for (const effect of verdict.effects) await applyEffect(context, tx, uow, { launch, result, applier }, effect);
+  // a transient failure of the commander's reply is retried, like a step's, before it is news
+  if (result.kind === "failed" && (await retryChatReply(context, tx, uow, { launch, result }))) return;
+  const recorded = { status, endedAt: now, error };
+  for (const effect of verdict.effects) await applyEffect(context, tx, uow, { launch, result, recorded, applier }, effect);
 }
 
 interface EffectApplier {
@@ -93,7 +97,17 @@ async function applyEffect(
   context: ExecutorContext,
   tx: Tx,
   uow: UnitOfWork,
-  { launch, result, applier }: { launch: RunLaunch; result: AgentRunResult; applier: EffectApplier },
+  {
+    launch,
+    result,
+    recorded,
+    applier,
+  }: {
+    launch: RunLaunch;
+    result: AgentRunResult;
+    recorded: { status: FinishedRunStatus; endedAt: Date; error: string | null };
+    applier: EffectApplier;
+  },
   effect: RunEffect,
 ): Promise<void> {
   const runId = launch.request.runId;
@@ -154,13 +168,16 @@ async function applyEffect(
     }
     case "create-plan":
       try {
-        await createPlan(context, tx, uow, {
+        const { dto } = await createPlan(context, tx, uow, {
           conversationId,
           raw: effect.raw,
           request: launch.request.request.text,
           requestMessageId: launch.triggerMessageId ?? undefined,
           announce: (spec, planId) => applier.say(effect.text || `Plan: **${spec.title}**`, "plan", planId),
         });
+        // the planning call is the plan's first cost: its run counts toward the plan's totals
+        await tx.run.update({ where: { id: runId }, data: { planId: dto.id } });
+        uow.emit("run-updated", { run: runDTO({ ...launch, planId: dto.id }, { ...recorded, usage: result.usage }) });
       } catch (error) {
         if (!(error instanceof PlanValidationError)) throw error;
         applier.say(`I could not make a valid plan: ${error.message}`, "error");

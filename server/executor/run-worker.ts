@@ -158,6 +158,7 @@ export class RunWorker {
             textDelta: (delta) => this.context.publisher.runDelta(conversationId, runId, delta),
             log: (entry) => logs.push(entry),
             status: (text) => this.context.publisher.runStatus?.(conversationId, runId, text),
+            resetText: (text) => this.context.publisher.runDelta(conversationId, runId, text, { reset: true }),
           },
         );
       } catch (error) {

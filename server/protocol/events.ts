@@ -33,11 +33,21 @@ export type ConversationEventDTO = {
   };
 }[ConversationEventType];
 
+export interface RunDelta {
+  conversationId: string;
+  runId: string;
+  text: string;
+  reset?: boolean;
+}
+
 /** Socket.IO: server → client. */
 export interface ServerToClientEvents {
   "conversation-event": (event: ConversationEventDTO) => void;
-  /** streaming text of a live run; never stored, never replayed */
-  "run-delta": (delta: { conversationId: string; runId: string; text: string }) => void;
+  /**
+   * streaming text of a live run; never stored, never replayed. `reset`: the text replaces
+   * what the run showed so far (a cut model call is retried; its partial text is dropped)
+   */
+  "run-delta": (delta: RunDelta) => void;
   /** what a live run is waiting for ("attempt 2 of 5, retrying in 2 s"); null clears it; never stored */
   "run-status": (status: { conversationId: string; runId: string; text: string | null }) => void;
   /** something happened in a conversation the user belongs to (sidebar badges) */

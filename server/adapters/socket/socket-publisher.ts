@@ -77,9 +77,10 @@ export function createSocketPublisher(io: AnyServer, options: { holdMs?: number 
     runStatus(conversationId, runId, text) {
       io.to(conversationRoom(conversationId)).emit("run-status", { conversationId, runId, text });
     },
-    runDelta(conversationId, runId, text) {
+    runDelta(conversationId, runId, text, options) {
       // through the same queue: streamed chunks must not overtake each other either
-      queue.run(conversationId, () => send(conversationRoom(conversationId), "run-delta", { conversationId, runId, text }));
+      const delta = options?.reset ? { conversationId, runId, text, reset: true } : { conversationId, runId, text };
+      queue.run(conversationId, () => send(conversationRoom(conversationId), "run-delta", delta));
     },
     watchCluster() {
       type ClusterMessage = { type?: number; data?: { packet?: { data?: unknown[] } } };

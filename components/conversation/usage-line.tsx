@@ -1,0 +1,22 @@
+"use client";
+import { useMemo } from "react";
+import { useConversationStore } from "../stores/conversation-store.ts";
+import { formatUsage, sumUsage } from "./usage-totals.ts";
+
+/** What a plan (with `planId`) or the whole conversation has cost so far, from the runs the client knows. */
+export function UsageLine({ planId, className = "" }: { planId?: string; className?: string }) {
+  const runs = useConversationStore((s) => s.runs);
+  const total = useMemo(() => sumUsage(Object.values(runs), planId), [runs, planId]);
+  if (total.runs === 0) return null;
+  return (
+    <span
+      data-testid={planId ? "plan-usage" : "conversation-usage"}
+      title={
+        planId ? "Tokens and cost of this plan, its planning call included" : "Tokens and cost of every agent run in this conversation"
+      }
+      className={`text-xs tabular-nums text-zinc-500 ${className}`}
+    >
+      {formatUsage(total)}
+    </span>
+  );
+}

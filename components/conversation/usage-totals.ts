@@ -1,0 +1,31 @@
+import type { RunDTO } from "@/server/protocol/dto.ts";
+
+export interface UsageTotal {
+  tokens: number;
+  cost: number;
+  runs: number;
+}
+
+/** Tokens (in + out) and cost of the runs, optionally only a plan's (its planning call included). */
+export function sumUsage(runs: Iterable<Pick<RunDTO, "planId" | "tokensIn" | "tokensOut" | "cost">>, planId?: string): UsageTotal {
+  const total: UsageTotal = { tokens: 0, cost: 0, runs: 0 };
+  for (const run of runs) {
+    if (planId !== undefined && run.planId !== planId) continue;
+    total.tokens += run.tokensIn + run.tokensOut;
+    total.cost += run.cost;
+    total.runs += 1;
+  }
+  return total;
+}
+
+/** "12.3k tokens · $0.0412" */
+export function formatUsage(total: UsageTotal): string {
+  const tokens =
+    total.tokens >= 1_000_000
+      ? `${(total.tokens / 1_000_000).toFixed(1)}M`
+      : total.tokens >= 1_000
+        ? `${(total.tokens / 1_000).toFixed(1)}k`
+        : String(total.tokens);
+  const cost = total.cost === 0 ? "$0" : total.cost < 0.01 ? `$${total.cost.toFixed(4)}` : `$${total.cost.toFixed(2)}`;
+  return `${tokens} tokens · ${cost}`;
+}

@@ -1,0 +1,107 @@
+/**
+ * One run's bookkeeping and what a runner is built from: shared by the run loop
+ * (run-agent.ts) and the helpers that build its tools and its result (run-finish.ts).
+ */
+import type { LanguageModelV3, LanguageModelV3StreamPart } from "@ai-sdk/provider";
+import { wrapLanguageModel, type ModelMessage } from "ai";
+import type { RunRequest, RunSink } from "../executor/ports.ts";
+import type { ProviderCircuits } from "./circuit-breaker.ts";
+import type { Summarizer } from "./compaction.ts";
+import type { DeltaBatcherOptions } from "./delta-batcher.ts";
+import type { McpConnector } from "./mcp.ts";
+import type { ModelRegistry } from "./model-registry.ts";
+import type { ArtifactStore, ConversationMemory, SessionStore } from "./ports.ts";
+import type { RetryPolicy } from "./retry.ts";
+import type { PlanValidator, RunToolState } from "./tools.ts";
+import type { PlanStatusReader } from "./plan-status.ts";
+
+export interface AgentRunnerDeps {
+  models: Pick<ModelRegistry, "resolve" | "cost" | "contextBudget" | "isSimulated">;
+  artifacts: ArtifactStore;
+  sessions: SessionStore;
+  /** validatePlan from server/core; without it every plan is accepted (the executor validates anyway) */
+  validatePlan?: PlanValidator;
+  /** opens the agent's MCP servers; default: the MCP SDK client */
+  mcp?: McpConnector;
+  retry?: Partial<RetryPolicy>;
+  maxSteps?: number;
+  deltaBatching?: DeltaBatcherOptions;
+  /** default: the run's own model, with an extractive fallback */
+  summarize?: Summarizer;
+  /** the conversation, for the runs that take part in it; without it every run sees only its own message */
+  memory?: ConversationMemory;
+  chunkTimeoutMs?: number;
+  /**
+   * the process's per-provider circuit breakers: while a provider's circuit is open,
+   * runs wait for it instead of spending their retries (none: no breaker)
+   */
+  circuits?: ProviderCircuits;
+  /** what the commander's plan_status tool reads (none: the commander has no plan_status) */
+  plans?: PlanStatusReader;
+}
+
+export type StepOutcome = { text: string };
+
+/** Mutable bookkeeping of one run, shared by the loop's helpers. */
+export interface RunContext {
+  request: RunRequest;
+  sink: RunSink;
+  tools: RunToolState;
+  /** the full session: never compacted */
+  messages: ModelMessage[];
+  steps: StepOutcome[];
+  tokensIn: number;
+  tokensOut: number;
+  /** input tokens the provider read from its prompt cache (Anthropic) */
+  cacheReadTokens: number;
+  /** part of the usage is estimated (a model call cut mid-stream reports none) */
+  usageEstimated: boolean;
+  malformedToolCalls: number;
+  model: ModelTiming;
+  /** the run ends waiting for a person's answer */
+  blocked: boolean;
+}
+
+/** When the model itself worked: what the run's time minus this is Baton's. */
+export interface ModelTiming {
+  calls: number;
+  firstStartedAt: number | null;
+  lastEndedAt: number | null;
+}
+
+/**
+ * The model as the run loop sees it, stamping when each streamed call begins and when
+ * its stream ends. The stamps go to the execution log ("model-timing"), which is how
+ * the benchmark tells a hop's overhead from the model's own time.
+ */
+export function timedModel(model: LanguageModelV3, timing: ModelTiming): LanguageModelV3 {
+  return wrapLanguageModel({
+    model,
+    middleware: {
+      specificationVersion: "v3",
+      wrapStream: async ({ doStream }) => {
+        timing.calls += 1;
+        timing.firstStartedAt ??= Date.now();
+        const result = await doStream();
+        const ended = new TransformStream<LanguageModelV3StreamPart, LanguageModelV3StreamPart>({
+          flush: () => void (timing.lastEndedAt = Date.now()),
+        });
+        return { ...result, stream: result.stream.pipeThrough(ended) };
+      },
+    },
+  });
+}
+
+export function logModelTiming(sink: RunSink, timing: ModelTiming): void {
+  if (timing.firstStartedAt === null) return;
+  const workedMs = timing.lastEndedAt === null ? null : timing.lastEndedAt - timing.firstStartedAt;
+  sink.log({
+    phase: "model-timing",
+    message: `${timing.calls} model call${timing.calls === 1 ? "" : "s"}${workedMs === null ? "" : `, ${workedMs} ms`}`,
+    data: {
+      calls: timing.calls,
+      firstCallStartedAt: new Date(timing.firstStartedAt).toISOString(),
+      lastCallEndedAt: timing.lastEndedAt === null ? null : new Date(timing.lastEndedAt).toISOString(),
+    },
+  });
+}

@@ -1,0 +1,94 @@
+/**
+ * The two ends of a run: the tools it may call (buildToolSet) and what it reports
+ * when the model stops (finishRun).
+ */
+import type { ToolSet } from "ai";
+import type { AgentRunResult, Usage } from "../executor/ports.ts";
+import type { McpSession } from "./mcp.ts";
+import type { AgentRunnerDeps, RunContext } from "./run-context.ts";
+import { findPendingAskUser } from "./session.ts";
+import { createPlanStatusTool } from "./plan-status.ts";
+import { BUILTIN_TOOL_NAMES, controlTools, createBuiltinTools, isToolAllowed, MAX_PLAN_REJECTIONS } from "./tools.ts";
+
+/** Length of a summary taken from the final text when the agent did not call finish. */
+export const TEXT_SUMMARY_CHARS = 300;
+/** Malformed tool-call arguments go back to the model this many times to fix. */
+export const MAX_MALFORMED_TOOL_CALLS = 1;
+
+export function summaryFromText(text: string): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > TEXT_SUMMARY_CHARS ? `${flat.slice(0, TEXT_SUMMARY_CHARS - 1)}…` : flat;
+}
+
+/** The allowed tools; every other known tool is refused by name in repairToolCall. */
+export function buildToolSet(input: { ctx: RunContext; deps: AgentRunnerDeps; mcp: McpSession | null }): ToolSet {
+  const { ctx, deps, mcp } = input;
+  const { request } = ctx;
+  const controls = controlTools(request);
+  const builtins = createBuiltinTools({ request, artifacts: deps.artifacts, validatePlan: deps.validatePlan, state: ctx.tools });
+  const controlNames = new Set(["create_plan", "decide", "finish"]);
+  const tools: ToolSet = {};
+  for (const name of BUILTIN_TOOL_NAMES) {
+    // control tools come only from the role and purpose, never from the allow-list
+    if (controlNames.has(name) && !controls.includes(name)) continue;
+    if (isToolAllowed({ name, agent: request.agent, controls, isMcp: false })) tools[name] = builtins[name];
+  }
+  // the commander looks at its plans before it decides (read-only, its own conversation)
+  if (request.agent.role === "commander" && deps.plans) tools.plan_status = createPlanStatusTool({ request, reader: deps.plans });
+  if (mcp) {
+    const allowed = mcp.tools.filter((t) => isToolAllowed({ name: t.name, agent: request.agent, controls, isMcp: true }));
+    Object.assign(
+      tools,
+      mcp.toolSet(
+        allowed.map((t) => t.name),
+        () => (ctx.tools.tainted = true),
+      ),
+    );
+  }
+  return tools;
+}
+
+export function finishRun(ctx: RunContext, usage: () => Usage): AgentRunResult {
+  const { tools, sink } = ctx;
+  const text = ctx.steps
+    .map((step) => step.text.trim())
+    .filter((t) => t !== "")
+    .join("\n\n");
+  if (tools.planRejections >= MAX_PLAN_REJECTIONS && tools.plan == null) {
+    const reason = `the plan was rejected ${tools.planRejections} times: ${tools.lastPlanError ?? "invalid plan"}`;
+    sink.log({ phase: "run-failed", message: reason });
+    return { kind: "failed", transient: false, reason, usage: usage() };
+  }
+  if (ctx.malformedToolCalls > MAX_MALFORMED_TOOL_CALLS && tools.finish == null) {
+    const reason = `the model sent malformed tool-call arguments ${ctx.malformedToolCalls} times`;
+    sink.log({ phase: "run-failed", message: reason });
+    return { kind: "failed", transient: false, reason, usage: usage() };
+  }
+  const pending = tools.finish == null ? findPendingAskUser(ctx.messages) : null;
+  if (pending) {
+    ctx.blocked = true;
+    sink.log({ phase: "blocked", message: pending.form.title, data: pending.form });
+    return { kind: "blocked", form: pending.form, text, usage: usage() };
+  }
+  if (ctx.steps.length > 0 && tools.finish == null && tools.plan == null && tools.decision == null) {
+    sink.log({ phase: "run-end", message: "ended without finish: summary taken from the final text" });
+  }
+  return {
+    kind: "ok",
+    // a model that answers only by calling finish (common with OpenAI models) still says something
+    text: text || tools.finish?.summary?.trim() || "",
+    summary:
+      tools.finish?.summary ??
+      summaryFromText(
+        ctx.steps
+          .map((step) => step.text)
+          .filter((t) => t.trim() !== "")
+          .at(-1) ?? "",
+      ),
+    files: tools.finish?.files ?? [...tools.writtenFiles],
+    untrusted: tools.tainted,
+    ...(tools.plan != null ? { plan: tools.plan } : {}),
+    ...(tools.decision != null ? { decision: tools.decision } : {}),
+    usage: usage(),
+  };
+}

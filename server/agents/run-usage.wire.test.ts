@@ -1,0 +1,80 @@
+/**
+ * Runs end cleanly and count what they cost, through both wire formats: a cut stream's
+ * partial text is dropped from the live view and its usage estimated; Anthropic gets
+ * prompt-cache breakpoints and its cache reads are reported.
+ */
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { startFakeModelServer, type FakeModelServer } from "./fake-model-server.ts";
+import { MemoryConversationMemory } from "./memory-stores.ts";
+import { agentProfile, recordingSink, runRequest, testRuntime } from "./test-support.ts";
+
+(globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
+
+const MODEL = { openai: "openai:gpt-test", anthropic: "anthropic:claude-test" } as const;
+
+describe.each(["openai", "anthropic"] as const)("run usage and live text through the %s wire format", (format) => {
+  let server: FakeModelServer;
+  beforeAll(async () => {
+    server = await startFakeModelServer();
+  });
+  afterAll(() => server.close());
+  beforeEach(() => server.reset());
+
+  const runtime = (memory?: MemoryConversationMemory) =>
+    testRuntime({
+      env: { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: server.baseURL, ANTHROPIC_API_KEY: "ak-test", ANTHROPIC_BASE_URL: server.baseURL },
+      deps: { retry: { sleep: async () => undefined, random: () => 0.5 }, ...(memory ? { memory } : {}) },
+    });
+
+  it("a stream cut and retried replaces its partial text in the live view, and its usage is estimated", async () => {
+    const { runner } = runtime();
+    const sink = recordingSink();
+    const cut = "This answer will be cut off somewhere in the middle of a sentence";
+    server.script({ kind: "drop", text: cut }, { kind: "text", text: "Complete answer.", usage: { input: 100, output: 20 } });
+    const result = await runner.run(runRequest({ agent: agentProfile({ model: MODEL[format] }) }), sink);
+    expect(result).toMatchObject({ kind: "ok", text: "Complete answer." });
+    // the retry reset the live view to what completed before it (nothing), then the answer streamed
+    expect(sink.resets).toEqual([""]);
+    expect(sink.live()).toBe("Complete answer.");
+    expect(sink.text()).toContain("This answer"); // what the cut call showed before the reset
+    // the second call reported 100 in / 20 out; the cut one reported nothing and is estimated
+    if (result.kind !== "ok") throw new Error("expected ok");
+    expect(result.usage.estimated).toBe(true);
+    expect(result.usage.tokensIn).toBeGreaterThan(100);
+    expect(result.usage.tokensOut).toBeGreaterThan(20);
+    expect(result.usage.tokensOut).toBeLessThanOrEqual(20 + Math.ceil(cut.length / 4));
+    expect(sink.phases()).toContain("usage-estimated");
+  });
+
+  it("an HTTP error is not estimated: the provider read nothing", async () => {
+    const { runner } = runtime();
+    server.script({ kind: "error", status: 503, message: "Overloaded", errorType: "overloaded_error" }, { kind: "text", text: "Fine." });
+    const result = await runner.run(runRequest({ agent: agentProfile({ model: MODEL[format] }) }), recordingSink());
+    expect(result).toMatchObject({ kind: "ok", usage: { tokensIn: 100, tokensOut: 20 } });
+    if (result.kind === "ok") expect(result.usage.estimated).toBeUndefined();
+  });
+
+  it("cache reads are reported; only Anthropic is sent cache breakpoints on the system prompt and the history", async () => {
+    const memory = new MemoryConversationMemory();
+    memory.add("conv-1", { kind: "user", name: "Ada" }, "Fact: our staging database is called heron-7.");
+    const trigger = memory.add("conv-1", { kind: "user", name: "Ada" }, "@researcher which database?");
+    const { runner } = runtime(memory);
+    server.script({ kind: "text", text: "heron-7", usage: { input: 120, output: 5, cacheRead: 80 } });
+    const result = await runner.run(
+      runRequest({ agent: agentProfile({ model: MODEL[format] }), input: "@researcher which database?", triggerMessageId: trigger.id }),
+      recordingSink(),
+    );
+    expect(result).toMatchObject({ kind: "ok", usage: { cacheReadTokens: 80 } });
+    const body = server.requests[0].body;
+    if (format === "anthropic") {
+      expect(body.system).toEqual([expect.objectContaining({ cache_control: { type: "ephemeral" } })]);
+      const messages = body.messages as { role: string; content: { text?: string; cache_control?: unknown }[] }[];
+      const marked = messages.flatMap((message) => message.content).filter((part) => part.cache_control);
+      // the breakpoint is on the history (the fact), not on the new message
+      expect(marked).toHaveLength(1);
+      expect(marked[0].text).toContain("heron-7");
+    } else {
+      expect(JSON.stringify(body)).not.toContain("cache_control");
+    }
+  });
+});

@@ -1,0 +1,161 @@
+/**
+ * Runs end cleanly: a member's Stop ends a direct mention's run (and only for members),
+ * a plan's cancel sends the final state of the runs it stops, and the commander's
+ * planning call counts toward its plan's totals.
+ */
+import { randomUUID } from "node:crypto";
+import { afterAll, beforeAll, expect, it } from "vitest";
+import type { Actor } from "../auth/actor.ts";
+import type { RunDTO } from "../protocol/dto.ts";
+import { createExecutorFixture, type ExecutorFixture } from "./testing/executor-fixture.ts";
+import { ok, sleep } from "./testing/scripted-runner.ts";
+
+let fixture: ExecutorFixture;
+let member: Actor;
+let flakyCalls = 0;
+
+beforeAll(async () => {
+  fixture = await createExecutorFixture({
+    script: async (request) => {
+      if (request.input.includes("slow")) {
+        await sleep(30_000, request.signal);
+        return {
+          kind: "failed",
+          transient: false,
+          reason: "aborted: the run was cancelled",
+          usage: { tokensIn: 0, tokensOut: 0, cost: 0 },
+        };
+      }
+      if (request.purpose.kind === "commander-chat" && request.input.includes("flaky")) {
+        flakyCalls += 1;
+        if (request.input.includes("always") || flakyCalls < 3)
+          return {
+            kind: "failed",
+            transient: true,
+            reason: "openai (HTTP 503): overloaded",
+            usage: { tokensIn: 0, tokensOut: 0, cost: 0 },
+          };
+        return ok("Answered on the third try.");
+      }
+      if (request.purpose.kind === "commander-chat" && request.input.includes("plan it")) {
+        return ok("Here is the plan.", {
+          plan: { title: "Costed", steps: [{ index: 1, title: "Look", assignee: "researcher", input: "look around" }] },
+          usage: { tokensIn: 1_000, tokensOut: 200, cost: 0.5 },
+        });
+      }
+      return ok(`done: ${request.input.slice(0, 40)}`);
+    },
+  });
+  member = { id: fixture.userId, role: "member" };
+});
+afterAll(() => fixture?.close());
+
+const runUpdates = (runId: string) =>
+  fixture.published.flatMap((event) => (event.type === "run-updated" && event.payload.run.id === runId ? [event.payload.run] : []));
+
+async function liveRunOf(messageId: string) {
+  for (let i = 0; i < 400; i++) {
+    const run = await fixture.db.prisma.run.findFirst({ where: { triggerMessageId: messageId, status: "running" } });
+    if (run) return run;
+    await sleep(10);
+  }
+  throw new Error("no live run");
+}
+
+it("Stop ends a direct mention's run: its final state goes out and nothing is posted for it", async () => {
+  const message = await fixture.executor.postMessage({
+    conversationId: fixture.conversationId,
+    author: { kind: "user", userId: fixture.userId },
+    body: "@researcher slow please",
+    mentionHandles: [],
+  });
+  const run = await liveRunOf(message.id);
+
+  const outsider: Actor = { id: randomUUID(), role: "member" };
+  await expect(fixture.executor.stopRun({ actor: outsider, conversationId: fixture.conversationId, runId: run.id })).rejects.toMatchObject({
+    code: expect.stringMatching(/not_found|forbidden/),
+  });
+  await expect(
+    fixture.executor.stopRun({ actor: member, conversationId: fixture.conversationId, runId: randomUUID() }),
+  ).rejects.toMatchObject({ code: "not_found" });
+
+  expect(await fixture.executor.stopRun({ actor: member, conversationId: fixture.conversationId, runId: run.id })).toEqual({
+    stopped: "run",
+    planId: null,
+  });
+  await fixture.executor.idle();
+  expect(runUpdates(run.id).at(-1)).toMatchObject<Partial<RunDTO>>({ status: "cancelled", agentHandle: "researcher" });
+  expect((await fixture.db.prisma.run.findUniqueOrThrow({ where: { id: run.id } })).status).toBe("cancelled");
+  expect(await fixture.db.prisma.message.count({ where: { runId: run.id } })).toBe(0);
+  await expect(fixture.executor.stopRun({ actor: member, conversationId: fixture.conversationId, runId: run.id })).rejects.toMatchObject({
+    code: "conflict",
+  });
+});
+
+it("cancelling a plan sends the final state of the run it stops; Stop on a plan's run stops the plan", async () => {
+  const plan = await fixture.executor.submitPlan({
+    conversationId: fixture.conversationId,
+    raw: { title: "Slow", steps: [{ index: 1, title: "Wait", assignee: "researcher", input: "slow work" }] },
+  });
+  let run = null;
+  for (let i = 0; i < 400 && !run; i++) {
+    run = await fixture.db.prisma.run.findFirst({ where: { planId: plan.id, status: "running" } });
+    if (!run) await sleep(10);
+  }
+  if (!run) throw new Error("the step never started");
+  expect(await fixture.executor.stopRun({ actor: member, conversationId: fixture.conversationId, runId: run.id })).toEqual({
+    stopped: "plan",
+    planId: plan.id,
+  });
+  expect(await fixture.waitForPlan(plan.id)).toBe("cancelled");
+  expect(runUpdates(run.id).at(-1)).toMatchObject({ status: "cancelled", planId: plan.id, stepIndex: 1 });
+});
+
+it("the commander's planning call counts toward the plan's tokens and cost", async () => {
+  await fixture.executor.postMessage({
+    conversationId: fixture.conversationId,
+    author: { kind: "user", userId: fixture.userId },
+    body: "@commander plan it",
+    mentionHandles: [],
+  });
+  await fixture.executor.idle();
+  const plan = await fixture.db.prisma.plan.findFirstOrThrow({ where: { title: "Costed" } });
+  await fixture.waitForPlan(plan.id);
+  const read = await fixture.services.getPlan({ actor: member, planId: plan.id });
+  // planning 1000 in / 200 out / 0.5, the step 10 in / 5 out / 0
+  expect(read.usage).toEqual({ tokensIn: 1_010, tokensOut: 205, cost: 0.5 });
+  const planning = await fixture.db.prisma.run.findFirstOrThrow({ where: { planId: plan.id, kind: "chat" } });
+  expect(runUpdates(planning.id).at(-1)).toMatchObject({ planId: plan.id, status: "succeeded", tokensIn: 1_000 });
+});
+
+it("the commander's reply retries a transient failure like a step, and reports it only once it sticks", async () => {
+  const say = async (body: string) => {
+    const message = await fixture.executor.postMessage({
+      conversationId: fixture.conversationId,
+      author: { kind: "user", userId: fixture.userId },
+      body,
+      mentionHandles: [],
+    });
+    await fixture.executor.idle();
+    const runs = await fixture.db.prisma.run.findMany({ where: { triggerMessageId: message.id }, orderBy: { attempt: "asc" } });
+    const replies = await fixture.db.prisma.message.findMany({ where: { runId: { in: runs.map((run) => run.id) } } });
+    return { runs: runs.map((run) => [run.attempt, run.status]), replies: replies.map((reply) => reply.body) };
+  };
+  flakyCalls = 0;
+  expect(await say("@commander a flaky question")).toEqual({
+    runs: [
+      [1, "failed"],
+      [2, "failed"],
+      [3, "succeeded"],
+    ],
+    replies: ["Answered on the third try."],
+  });
+  expect(await say("@commander always flaky")).toEqual({
+    runs: [
+      [1, "failed"],
+      [2, "failed"],
+      [3, "failed"],
+    ],
+    replies: ["**Failed:** openai (HTTP 503): overloaded"],
+  });
+});
