@@ -78,6 +78,8 @@ export interface AgentRunnerDeps {
    * runs wait for it instead of spending their retries (none: no breaker)
    */
   circuits?: ProviderCircuits;
+  /** workspace: the slot tools of a run that works in a git slot (server/workspace/workspace-runner.ts) */
+  extraTools?: (request: RunRequest) => ToolSet | undefined;
 }
 
 type StepOutcome = { text: string };
@@ -359,6 +361,7 @@ function buildToolSet(input: { ctx: RunContext; deps: AgentRunnerDeps; mcp: McpS
       ),
     );
   }
+  Object.assign(tools, deps.extraTools?.(request)); // workspace: slot tools (server/workspace)
   return tools;
 }
 
