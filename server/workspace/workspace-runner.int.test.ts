@@ -15,6 +15,7 @@ import { readFile } from "node:fs/promises";
 import type { AgentRunner, AgentRunResult, RunRequest } from "../executor/ports.ts";
 import { commitSubjects, createGitFixture, showFile, type GitFixture } from "./testing/git-fixture.ts";
 import { git } from "./git.ts";
+import { mergePlanBranches } from "./merge.ts";
 import { createWorkspaceRuntime, workspaceCapability, type WorkspaceRuntime } from "./workspace-runner.ts";
 
 const callOptions = { toolCallId: "t1", messages: [] };
@@ -218,5 +219,45 @@ describe("workspace steps", () => {
     } finally {
       await server.close();
     }
+  });
+
+  describe("merging the plan's branches", () => {
+    async function memberActor() {
+      const user = await db.prisma.user.create({ data: { id: randomUUID(), name: "Ada", email: `ada-${randomUUID()}@example.com` } });
+      await db.prisma.membership.create({ data: { conversationId, userId: user.id } });
+      return { id: user.id, role: "member" as const };
+    }
+
+    it("merges parallel branches into the result branch", async () => {
+      await runtime.wrap(scriptedAgent({ "a.txt": "A\n" })).run(stepRequest(1), recordingSink());
+      await runtime.wrap(scriptedAgent({ "b.txt": "B\n" })).run(stepRequest(2), recordingSink());
+      const result = await mergePlanBranches(db.prisma, { actor: await memberActor(), planId });
+      expect(result).toMatchObject({ ok: true, branch: `baton/${planId}-result`, merged: [`baton/${planId}-1`, `baton/${planId}-2`] });
+      expect(result.ok && result.stats.files.map((file) => file.path)).toEqual(["a.txt", "b.txt"]);
+      expect(await showFile(fixture.repoPath, `baton/${planId}-result`, "a.txt")).toBe("A\n");
+      expect(await showFile(fixture.repoPath, `baton/${planId}-result`, "b.txt")).toBe("B\n");
+    });
+
+    it("reports a conflict by file and hunk and leaves no result branch", async () => {
+      await runtime.wrap(scriptedAgent({ "shared.txt": "ONE\ntwo\n" })).run(stepRequest(1), recordingSink());
+      await runtime.wrap(scriptedAgent({ "shared.txt": "uno\ntwo\n" })).run(stepRequest(2), recordingSink());
+      const result = await mergePlanBranches(db.prisma, { actor: await memberActor(), planId });
+      expect(result).toEqual({
+        ok: false,
+        branch: `baton/${planId}-result`,
+        conflicts: [{ path: "shared.txt", hunks: [{ line: 1, ours: ["ONE"], theirs: ["uno"] }] }],
+      });
+      const probe = await git(["rev-parse", "--verify", "--quiet", `refs/heads/baton/${planId}-result`], {
+        cwd: fixture.repoPath,
+        okExitCodes: [1],
+      });
+      expect(probe.exitCode).toBe(1);
+    });
+
+    it("refuses a non-member as if the plan did not exist", async () => {
+      await expect(mergePlanBranches(db.prisma, { actor: { id: randomUUID(), role: "admin" }, planId })).rejects.toMatchObject({
+        code: "not_found",
+      });
+    });
   });
 });
