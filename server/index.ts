@@ -13,6 +13,8 @@ import { ProviderCircuits } from "./agents/circuit-breaker.ts";
 import { createModelRegistry } from "./agents/model-registry.ts";
 import { corePlanValidator } from "./agents/core-plan-validator.ts";
 import { log } from "./ops/log.ts";
+import { createWorkspaceRuntime } from "./workspace/workspace-runner.ts";
+import { readWorkspaceSettings } from "./workspace/settings.ts";
 
 async function main() {
   let config;
@@ -33,16 +35,23 @@ async function main() {
   const served = await serveBaton({
     config,
     circuits,
-    createRunner: (db) =>
-      createAgentRunner({
-        models,
-        circuits,
-        artifacts: createPrismaArtifactStore(db.prisma),
-        sessions: createPrismaSessionStore(db.prisma),
-        memory: createPrismaConversationMemory(db.prisma),
-        plans: createPrismaPlanStatusReader(db.prisma),
-        validatePlan: corePlanValidator(config.planLimits),
-      }),
+    createRunner: (db) => {
+      const artifacts = createPrismaArtifactStore(db.prisma);
+      // workspace: steps of agents with the `workspace` capability run in a git slot (server/workspace)
+      const workspace = createWorkspaceRuntime({ prisma: db.prisma, artifacts, settings: readWorkspaceSettings(process.env) });
+      return workspace.wrap(
+        createAgentRunner({
+          models,
+          circuits,
+          artifacts,
+          sessions: createPrismaSessionStore(db.prisma),
+          memory: createPrismaConversationMemory(db.prisma),
+          plans: createPrismaPlanStatusReader(db.prisma),
+          validatePlan: corePlanValidator(config.planLimits),
+          extraTools: workspace.toolsFor,
+        }),
+      );
+    },
     // a worker (BATON_ROLE=worker) runs agents and answers only the probes
     pages:
       config.role === "worker"

@@ -3,7 +3,7 @@
  * (run-agent.ts) and the helpers that build its tools and its result (run-finish.ts).
  */
 import type { LanguageModelV3, LanguageModelV3StreamPart } from "@ai-sdk/provider";
-import { wrapLanguageModel, type ModelMessage } from "ai";
+import { wrapLanguageModel, type ModelMessage, type ToolSet } from "ai";
 import type { RunRequest, RunSink } from "../executor/ports.ts";
 import type { ProviderCircuits } from "./circuit-breaker.ts";
 import type { Summarizer } from "./compaction.ts";
@@ -36,6 +36,8 @@ export interface AgentRunnerDeps {
    * runs wait for it instead of spending their retries (none: no breaker)
    */
   circuits?: ProviderCircuits;
+  /** workspace: the slot tools of a run that works in a git slot (server/workspace/workspace-runner.ts) */
+  extraTools?: (request: RunRequest) => ToolSet | undefined;
   /** what the commander's plan_status tool reads (none: the commander has no plan_status) */
   plans?: PlanStatusReader;
 }

@@ -45,6 +45,7 @@ export function buildToolSet(input: { ctx: RunContext; deps: AgentRunnerDeps; mc
       ),
     );
   }
+  Object.assign(tools, deps.extraTools?.(request)); // workspace: slot tools (server/workspace)
   return tools;
 }
 

@@ -1,0 +1,28 @@
+import { NextResponse } from "next/server";
+import { handle, parseJson, requireMember } from "@/server/auth/guards.ts";
+import { getRuntime } from "@/server/runtime.ts";
+import { conversationRepositorySchema, getConversationRepository, setConversationRepository } from "@/server/workspace/repositories.ts";
+
+type Context = { params: Promise<{ conversationId: string }> };
+
+/** The repository and base branch this conversation's workspace steps work on. */
+export const GET = handle(async (request: Request, context: Context) => {
+  const { conversationId } = await context.params;
+  const actor = await requireMember(request, conversationId);
+  return NextResponse.json(await getConversationRepository(getRuntime().prisma, { actor, conversationId }));
+});
+
+/** Link (an admin who owns the conversation) or unlink (any owner) the repository. */
+export const PUT = handle(async (request: Request, context: Context) => {
+  const { conversationId } = await context.params;
+  const actor = await requireMember(request, conversationId);
+  const input = await parseJson(request, conversationRepositorySchema);
+  return NextResponse.json(
+    await setConversationRepository(getRuntime().prisma, {
+      actor,
+      conversationId,
+      repositoryId: input.repositoryId,
+      baseBranch: input.baseBranch,
+    }),
+  );
+});

@@ -1,0 +1,42 @@
+/**
+ * Merging a plan's branches into its result branch (`baton/<plan>-result`), for a
+ * member of the plan's conversation. A conflict changes nothing and is reported as
+ * files and hunks; a clean merge points the result branch at the merge commit.
+ */
+import type { PrismaClient } from "../generated/prisma/client.ts";
+import { assertPlanMember, type Actor } from "../auth/actor.ts";
+import { invalidInput } from "../executor/errors.ts";
+import type { FileConflict } from "./conflicts.ts";
+import { git } from "./git.ts";
+import { resultBranch } from "./naming.ts";
+import { diffStats, mergeCommits, setBranch, type DiffStats } from "./slots.ts";
+
+export type PlanMergeResult =
+  | { ok: true; branch: string; commit: string; merged: string[]; stats: DiffStats }
+  | { ok: false; branch: string; conflicts: FileConflict[] };
+
+export async function mergePlanBranches(prisma: PrismaClient, input: { actor: Actor | null; planId: string }): Promise<PlanMergeResult> {
+  const { conversationId } = await assertPlanMember(prisma, input.actor, input.planId);
+  const slots = await prisma.slot.findMany({
+    where: { planId: input.planId },
+    orderBy: { stepIndex: "asc" },
+    include: { repository: { select: { id: true, path: true, baseBranch: true } } },
+  });
+  if (slots.length === 0) throw invalidInput("this plan has no workspace branches to merge");
+  const repository = slots[0].repository;
+  if (slots.some((slot) => slot.repositoryId !== repository.id)) throw invalidInput("the plan's branches are in different repositories");
+  const conversation = await prisma.conversation.findUnique({ where: { id: conversationId }, select: { repositoryBaseBranch: true } });
+  const base = `refs/heads/${conversation?.repositoryBaseBranch ?? repository.baseBranch}`;
+  const branches = slots.map((slot) => slot.branch);
+  const branch = resultBranch(input.planId);
+  const merged = await mergeCommits({
+    repoPath: repository.path,
+    commits: branches.map((name) => `refs/heads/${name}`),
+    message: `Merge the branches of plan ${input.planId}\n\n${branches.join("\n")}`,
+  });
+  if (!merged.ok) return { ok: false, branch, conflicts: merged.conflicts };
+  await setBranch({ repoPath: repository.path, branch, commit: merged.commit });
+  const mergeBase = await git(["merge-base", base, merged.commit], { cwd: repository.path });
+  const stats = await diffStats({ cwd: repository.path, from: mergeBase.stdout.trim(), to: merged.commit });
+  return { ok: true, branch, commit: merged.commit, merged: branches, stats };
+}

@@ -1,0 +1,149 @@
+/**
+ * Repositories agents work on: an admin registers one (a path on the server, or
+ * a remote the server clones, its credentials kept server-side), and a
+ * conversation's owner links the conversation to one and a base branch.
+ */
+import { existsSync } from "node:fs";
+import { mkdir } from "node:fs/promises";
+import path from "node:path";
+import { z } from "zod";
+import type { PrismaClient } from "../generated/prisma/client.ts";
+import { assertAdmin, assertMember, assertOwner, type Actor } from "../auth/actor.ts";
+import { conflict, invalidInput, notFound } from "../executor/errors.ts";
+import { git, GitError, resolveCommit } from "./git.ts";
+
+/** A clone may take a while; past this it is given up. */
+export const CLONE_TIMEOUT_MS = 10 * 60_000;
+
+const branchName = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .regex(/^(?!-)(?!.*\.\.)(?!.*\/\/)[A-Za-z0-9._/-]+(?<![./])$/, "a branch name: letters, digits, '.', '_', '-', '/'");
+
+export const repositoryInputSchema = z
+  .object({
+    name: z.string().regex(/^[a-z0-9_-]{1,40}$/, "lowercase letters, digits, - and _ (max 40)"),
+    path: z.string().min(1).max(1000).optional().describe("an absolute path to a git repository on the server"),
+    cloneUrl: z
+      .string()
+      .min(1)
+      .max(2000)
+      .regex(/^(?!-)(?!ext::)\S+$/, "a URL or path git can clone from")
+      .optional(),
+    baseBranch: branchName.default("main"),
+  })
+  .strict()
+  .refine((input) => (input.path == null) !== (input.cloneUrl == null), { message: "give either path or cloneUrl, not both" });
+export type RepositoryInput = z.input<typeof repositoryInputSchema>;
+
+export const conversationRepositorySchema = z
+  .object({ repositoryId: z.string().min(1).max(100).nullable(), baseBranch: branchName.optional() })
+  .strict();
+
+/** The clone URL without user name or password, for lists and logs. */
+export function redactRemote(url: string | null): string | null {
+  if (url == null) return null;
+  return url.replace(/^([a-z][a-z0-9+.-]*:\/\/)[^@/]*@/i, "$1***@");
+}
+
+const repositorySelect = { id: true, name: true, path: true, cloneUrl: true, baseBranch: true, createdAt: true } as const;
+
+function toDTO(repository: { id: string; name: string; path: string; cloneUrl: string | null; baseBranch: string; createdAt: Date }) {
+  return {
+    id: repository.id,
+    name: repository.name,
+    path: repository.path,
+    remote: redactRemote(repository.cloneUrl),
+    baseBranch: repository.baseBranch,
+    createdAt: repository.createdAt.toISOString(),
+  };
+}
+export type RepositoryDTO = ReturnType<typeof toDTO>;
+
+async function assertBranch(repoPath: string, branch: string): Promise<void> {
+  if (!(await resolveCommit(repoPath, `refs/heads/${branch}`))) throw invalidInput(`baseBranch: no branch "${branch}" in the repository`);
+}
+
+export async function listRepositories(prisma: PrismaClient, { actor }: { actor: Actor | null }): Promise<RepositoryDTO[]> {
+  assertAdmin(actor);
+  const repositories = await prisma.repository.findMany({ orderBy: { name: "asc" }, select: repositorySelect });
+  return repositories.map(toDTO);
+}
+
+export async function registerRepository(
+  prisma: PrismaClient,
+  input: { actor: Actor | null; input: z.output<typeof repositoryInputSchema>; repositoriesDir: string },
+): Promise<RepositoryDTO> {
+  const actor = assertAdmin(input.actor);
+  const { name, baseBranch } = input.input;
+  if (await prisma.repository.findUnique({ where: { name }, select: { id: true } })) throw conflict(`A repository named "${name}" exists.`);
+  let repoPath: string;
+  if (input.input.path != null) {
+    if (!path.isAbsolute(input.input.path)) throw invalidInput("path: must be absolute");
+    repoPath = path.resolve(input.input.path);
+    if (!existsSync(repoPath)) throw invalidInput(`path: ${repoPath} does not exist`);
+    const probe = await git(["rev-parse", "--git-dir"], { cwd: repoPath, okExitCodes: [128] });
+    if (probe.exitCode !== 0) throw invalidInput(`path: ${repoPath} is not a git repository`);
+  } else {
+    await mkdir(input.repositoriesDir, { recursive: true });
+    repoPath = path.join(input.repositoriesDir, `${name}.git`);
+    if (existsSync(repoPath)) throw conflict(`${repoPath} exists already`);
+    try {
+      await git(["-c", "protocol.ext.allow=never", "clone", "--bare", "--quiet", "--", input.input.cloneUrl!, repoPath], {
+        cwd: input.repositoriesDir,
+        timeoutMs: CLONE_TIMEOUT_MS,
+      });
+    } catch (error) {
+      // git's message may quote the URL, credentials included
+      if (error instanceof GitError) throw invalidInput(`cloneUrl: the clone failed${error.timedOut ? " (timed out)" : ""}`);
+      throw error;
+    }
+  }
+  await assertBranch(repoPath, baseBranch);
+  const created = await prisma.repository.create({
+    data: { name, path: repoPath, cloneUrl: input.input.cloneUrl ?? null, baseBranch, createdByUserId: actor.id },
+    select: repositorySelect,
+  });
+  return toDTO(created);
+}
+
+/** The repository a conversation works on, for its members (no server path, no remote). */
+export async function getConversationRepository(prisma: PrismaClient, input: { actor: Actor | null; conversationId: string }) {
+  await assertMember(prisma, input.actor, input.conversationId);
+  const conversation = await prisma.conversation.findUnique({
+    where: { id: input.conversationId },
+    select: { repositoryBaseBranch: true, repository: { select: { id: true, name: true, baseBranch: true } } },
+  });
+  if (!conversation?.repository) return { repository: null };
+  const { repository } = conversation;
+  return {
+    repository: { id: repository.id, name: repository.name, baseBranch: conversation.repositoryBaseBranch ?? repository.baseBranch },
+  };
+}
+
+/**
+ * Link a conversation to a repository and base branch, or unlink it (null). Owners
+ * may unlink; linking gives the conversation's agents branches in the repository,
+ * so it takes an admin who owns the conversation.
+ */
+export async function setConversationRepository(
+  prisma: PrismaClient,
+  input: { actor: Actor | null; conversationId: string; repositoryId: string | null; baseBranch?: string },
+) {
+  await assertOwner(prisma, input.actor, input.conversationId);
+  if (input.repositoryId != null) assertAdmin(input.actor);
+  if (input.repositoryId == null) {
+    await prisma.conversation.update({ where: { id: input.conversationId }, data: { repositoryId: null, repositoryBaseBranch: null } });
+    return { repository: null };
+  }
+  const repository = await prisma.repository.findUnique({ where: { id: input.repositoryId }, select: { id: true, path: true } });
+  if (!repository) throw notFound("repository");
+  if (input.baseBranch) await assertBranch(repository.path, input.baseBranch);
+  await prisma.conversation.update({
+    where: { id: input.conversationId },
+    data: { repositoryId: repository.id, repositoryBaseBranch: input.baseBranch ?? null },
+  });
+  return getConversationRepository(prisma, input);
+}

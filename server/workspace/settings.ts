@@ -1,0 +1,35 @@
+/** Workspace settings from the environment, read once where dependencies are wired. */
+import path from "node:path";
+import { z } from "zod";
+
+export const DEFAULT_SLOTS_PER_REPO = 4;
+
+const schema = z.object({
+  BATON_DATA_DIR: z.string().default("./data"),
+  /** how many active slots (worktrees) one repository may have at once */
+  BATON_SLOTS_PER_REPO: z.coerce.number().int().min(1).max(256).default(DEFAULT_SLOTS_PER_REPO),
+  /** where slot worktrees go (default: <data dir>/slots) */
+  BATON_SLOTS_DIR: z.string().optional(),
+  /** where repositories registered by clone URL are cloned (default: <data dir>/repositories) */
+  BATON_REPOS_DIR: z.string().optional(),
+});
+
+export interface WorkspaceSettings {
+  slotsPerRepository: number;
+  slotsDir: string;
+  repositoriesDir: string;
+}
+
+export function readWorkspaceSettings(env: Record<string, string | undefined> = process.env): WorkspaceSettings {
+  const parsed = schema.safeParse(env);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new Error(`${issue.path.join(".")}: ${issue.message}`);
+  }
+  const data = path.resolve(parsed.data.BATON_DATA_DIR);
+  return {
+    slotsPerRepository: parsed.data.BATON_SLOTS_PER_REPO,
+    slotsDir: path.resolve(parsed.data.BATON_SLOTS_DIR ?? path.join(data, "slots")),
+    repositoriesDir: path.resolve(parsed.data.BATON_REPOS_DIR ?? path.join(data, "repositories")),
+  };
+}

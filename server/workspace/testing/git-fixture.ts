@@ -1,0 +1,55 @@
+/**
+ * A local bare repository in a temp folder, seeded with files on `main`, plus
+ * helpers that read it back. Every slot test starts from one.
+ */
+import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { git } from "../git.ts";
+
+export interface GitFixture {
+  root: string;
+  /** the bare repository slots are made from */
+  repoPath: string;
+  /** where slot worktrees go */
+  slotsRoot: string;
+  /** the commit `main` starts at */
+  initialCommit: string;
+  cleanup(): Promise<void>;
+}
+
+export async function createGitFixture(files: Record<string, string>): Promise<GitFixture> {
+  const root = await mkdtemp(path.join(tmpdir(), "baton-slots-"));
+  const repoPath = path.join(root, "repo.git");
+  const seed = path.join(root, "seed");
+  await git(["init", "--quiet", "--bare", "--initial-branch=main", repoPath], { cwd: root });
+  await git(["init", "--quiet", "--initial-branch=main", seed], { cwd: root });
+  for (const [name, content] of Object.entries(files)) {
+    await mkdir(path.dirname(path.join(seed, name)), { recursive: true });
+    await writeFile(path.join(seed, name), content);
+  }
+  await git(["add", "-A"], { cwd: seed });
+  await git(["commit", "--quiet", "-m", "Initial commit"], { cwd: seed });
+  await git(["push", "--quiet", repoPath, "main"], { cwd: seed });
+  const { stdout } = await git(["rev-parse", "main"], { cwd: repoPath });
+  await rm(seed, { recursive: true, force: true });
+  return {
+    root,
+    repoPath,
+    slotsRoot: path.join(root, "slots"),
+    initialCommit: stdout.trim(),
+    cleanup: () => rm(root, { recursive: true, force: true }),
+  };
+}
+
+/** Commits on a branch after a base, oldest first, as subject lines. */
+export async function commitSubjects(repoPath: string, range: string): Promise<string[]> {
+  const { stdout } = await git(["log", "--reverse", "--format=%s", range], { cwd: repoPath });
+  return stdout.split("\n").filter(Boolean);
+}
+
+/** A file's content at a revision. */
+export async function showFile(repoPath: string, revision: string, file: string): Promise<string> {
+  const { stdout } = await git(["show", `${revision}:${file}`], { cwd: repoPath });
+  return stdout;
+}

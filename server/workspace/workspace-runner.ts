@@ -1,0 +1,193 @@
+/**
+ * Steps that change code run in a slot. This wraps the agent runner (as the secret
+ * redactor does) and keeps the hook into the runtime to two points:
+ *
+ *   run start — for a plan step whose agent has the `workspace` capability, in a
+ *               conversation linked to a repository: acquire (or resume) the step's
+ *               slot, from the base branch or the merge of its upstream steps'
+ *               branches, and hand the run the slot tools (toolsFor, read by
+ *               run-agent's tool set);
+ *   run end   — when the run succeeded: commit the change with the step as author
+ *               metadata, write its diff stats as an artifact with provenance, and
+ *               name the branch in the summary passed downstream.
+ *
+ * Capability and commands are read from the agent's allow-list: `workspace` turns it
+ * on, and each `command:<words>` entry allows one command prefix (`command:npm test`).
+ */
+import { createHash } from "node:crypto";
+import type { ToolSet } from "ai";
+import type { PrismaClient } from "../generated/prisma/client.ts";
+import type { AgentProfile, AgentRunner, AgentRunResult, RunRequest } from "../executor/ports.ts";
+import type { ArtifactStore } from "../agents/ports.ts";
+import { acquireSlot, commitStepSlot, SlotPoolFullError, type SlotRecord } from "./slot-store.ts";
+import { MergeConflictError } from "./slots.ts";
+import { describeConflicts } from "./conflicts.ts";
+import { diffStats, type DiffStats } from "./slots.ts";
+import { createSlotTools } from "./tools.ts";
+import type { WorkspaceSettings } from "./settings.ts";
+
+export const WORKSPACE_CAPABILITY = "workspace";
+const COMMAND_PREFIX = "command:";
+
+/** Whether an agent works in slots, and the commands it may run there. */
+export function workspaceCapability(agent: Pick<AgentProfile, "allowedTools">): { enabled: boolean; commands: string[] } {
+  return {
+    enabled: agent.allowedTools.includes(WORKSPACE_CAPABILITY),
+    commands: agent.allowedTools
+      .filter((entry) => entry.startsWith(COMMAND_PREFIX))
+      .map((entry) => entry.slice(COMMAND_PREFIX.length).trim())
+      .filter(Boolean),
+  };
+}
+
+export interface WorkspaceRuntimeDeps {
+  prisma: PrismaClient;
+  artifacts: ArtifactStore;
+  settings: WorkspaceSettings;
+  /** see RunCommandInput.bwrap; default: use bwrap when installed */
+  bwrap?: string | null;
+  commandTimeoutMs?: number;
+}
+
+export interface WorkspaceRuntime {
+  /** the slot tools of a run that works in a slot (read by the agent runtime when it builds the tool set) */
+  toolsFor: (request: RunRequest) => ToolSet | undefined;
+  wrap: (inner: AgentRunner) => AgentRunner;
+}
+
+type Prepared = { slot: SlotRecord; request: RunRequest; ranCommand: { value: boolean } } | { failed: AgentRunResult } | null;
+
+const NO_USAGE = { tokensIn: 0, tokensOut: 0, cost: 0 };
+
+export function createWorkspaceRuntime(deps: WorkspaceRuntimeDeps): WorkspaceRuntime {
+  const live = new WeakMap<RunRequest, ToolSet>();
+
+  /** Run start: the slot of this step, or null when the run does not work in one. */
+  async function prepare(request: RunRequest): Promise<Prepared> {
+    const capability = workspaceCapability(request.agent);
+    if (!capability.enabled || !request.step) return null;
+    const conversation = await deps.prisma.conversation.findUnique({
+      where: { id: request.conversationId },
+      select: { repositoryId: true, repositoryBaseBranch: true, repository: { select: { baseBranch: true } } },
+    });
+    if (!conversation?.repositoryId || !conversation.repository) return null;
+    const { planId, stepIndex } = request.step;
+    const step = await deps.prisma.planStep.findUnique({
+      where: { planId_index: { planId, index: stepIndex } },
+      select: { waitFor: true },
+    });
+    const upstream = await deps.prisma.slot.findMany({
+      where: { planId, stepIndex: { in: step?.waitFor ?? [] } },
+      orderBy: { stepIndex: "asc" },
+      select: { branch: true },
+    });
+    const baseBranch = conversation.repositoryBaseBranch ?? conversation.repository.baseBranch;
+    let slot: SlotRecord;
+    try {
+      slot = await acquireSlot(deps.prisma, {
+        repositoryId: conversation.repositoryId,
+        planId,
+        stepIndex,
+        base: { mergeOf: upstream.map((entry) => entry.branch), fallback: `refs/heads/${baseBranch}` },
+        slotsDir: deps.settings.slotsDir,
+        limit: deps.settings.slotsPerRepository,
+      });
+    } catch (error) {
+      if (error instanceof SlotPoolFullError)
+        return { failed: { kind: "failed", transient: true, reason: error.message, usage: NO_USAGE } };
+      if (error instanceof MergeConflictError) {
+        const reason = `the upstream branches conflict:\n${describeConflicts(error.conflicts)}`;
+        return { failed: { kind: "failed", transient: false, reason, usage: NO_USAGE } };
+      }
+      throw error;
+    }
+    const ranCommand = { value: false };
+    const slotRequest: RunRequest = {
+      ...request,
+      input:
+        `${request.input}\n\n` +
+        `You work in a git worktree of the repository on branch ${slot.branch}. Use the slot_* tools to read, change, ` +
+        `search and test the code` +
+        (capability.commands.length > 0 ? ` (commands you may run: ${capability.commands.join("; ")})` : "") +
+        `. Do not commit: when you finish, the executor commits your changes and passes the branch on.`,
+    };
+    live.set(
+      slotRequest,
+      createSlotTools({
+        slotPath: slot.path,
+        baseCommit: slot.baseCommit,
+        allowedCommands: capability.commands,
+        bwrap: deps.bwrap,
+        commandTimeoutMs: deps.commandTimeoutMs,
+        onUntrusted: () => (ranCommand.value = true),
+      }),
+    );
+    return { slot, request: slotRequest, ranCommand };
+  }
+
+  /** Run end: the change is the step's result. */
+  async function finish(input: {
+    request: RunRequest;
+    slot: SlotRecord;
+    result: AgentRunResult;
+    tainted: boolean;
+  }): Promise<AgentRunResult> {
+    const { request, slot, result } = input;
+    if (result.kind !== "ok") return result;
+    const title = request.step?.title ?? `step ${slot.stepIndex}`;
+    const committed = await commitStepSlot(deps.prisma, { slot, runId: request.runId, agentHandle: request.agent.handle, message: title });
+    const stats = await diffStats({ cwd: slot.path, from: slot.baseCommit, to: committed.commit });
+    const name = `changes/step-${slot.stepIndex}.md`;
+    const bytes = new TextEncoder().encode(changeReport({ branch: slot.branch, base: slot.baseCommit, head: committed.commit, stats }));
+    await deps.artifacts.write({
+      conversationId: request.conversationId,
+      name,
+      content: bytes,
+      mediaType: "text/markdown",
+      sha256: createHash("sha256").update(bytes).digest("hex"),
+      untrusted: result.untrusted || input.tainted,
+      producer: { runId: request.runId, agentHandle: request.agent.handle, planId: slot.planId, stepIndex: slot.stepIndex },
+    });
+    const line =
+      `Branch ${slot.branch} at ${committed.commit.slice(0, 12)}: ` +
+      `${stats.files.length} file(s) changed, +${stats.added} −${stats.deleted} (${stats.files.map((file) => file.path).join(", ") || "no changes"}).`;
+    return {
+      ...result,
+      summary: result.summary.trim() ? `${result.summary.trim()}\n\n${line}` : line,
+      files: [...new Set([...result.files, name])],
+      untrusted: result.untrusted || input.tainted,
+    };
+  }
+
+  return {
+    toolsFor: (request) => live.get(request),
+    wrap: (inner) => ({
+      async run(request, sink) {
+        const prepared = await prepare(request);
+        if (prepared === null) return inner.run(request, sink);
+        if ("failed" in prepared) {
+          sink.log({ phase: "workspace", message: prepared.failed.kind === "failed" ? prepared.failed.reason : "" });
+          return prepared.failed;
+        }
+        sink.log({ phase: "workspace", message: `working in ${prepared.slot.branch}`, data: { branch: prepared.slot.branch } });
+        const result = await inner.run(prepared.request, sink);
+        return finish({ request: prepared.request, slot: prepared.slot, result, tainted: prepared.ranCommand.value });
+      },
+    }),
+  };
+}
+
+/** The change as a small markdown report: branch, commits, files with line counts. */
+export function changeReport(input: { branch: string; base: string; head: string; stats: DiffStats }): string {
+  const rows = input.stats.files.map(
+    (file) => `| ${file.status} | \`${file.path}\` | ${file.binary ? "binary" : `+${file.added} −${file.deleted}`} |`,
+  );
+  return [
+    `# Changes on ${input.branch}`,
+    "",
+    `Base ${input.base.slice(0, 12)} → head ${input.head.slice(0, 12)}: ${input.stats.files.length} file(s), +${input.stats.added} −${input.stats.deleted}.`,
+    "",
+    ...(rows.length > 0 ? ["| | File | Lines |", "|---|---|---|", ...rows] : ["No files changed."]),
+    "",
+  ].join("\n");
+}
