@@ -103,8 +103,7 @@ export function usesAbsentId(target: AppTarget): boolean {
   // …and a conversation's agent: the admin's new agent exists, but not in this conversation
   const conversationAgent = target.segments.includes("[conversationId]") && target.segments.includes("[agentId]");
   return (
-    conversationAgent ||
-    target.segments.some((segment) => ["[userId]", "[invitationId]", "[tokenId]", "[messageId]"].includes(segment))
+    conversationAgent || target.segments.some((segment) => ["[userId]", "[invitationId]", "[tokenId]", "[messageId]"].includes(segment))
   );
 }
 

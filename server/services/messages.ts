@@ -34,7 +34,10 @@ interface Target {
 /** The message, for its author only; a deleted one is gone for editing. */
 async function ownMessage(tx: Tx, { actor, conversationId, messageId }: Target) {
   const known = await assertMember(tx, actor, conversationId);
-  const row = await tx.message.findUnique({ where: { id: messageId }, select: { conversationId: true, authorKind: true, authorUserId: true, deletedAt: true, mentions: true } });
+  const row = await tx.message.findUnique({
+    where: { id: messageId },
+    select: { conversationId: true, authorKind: true, authorUserId: true, deletedAt: true, mentions: true },
+  });
   if (!row || row.conversationId !== conversationId) throw notFound("message");
   if (row.authorKind !== "user" || row.authorUserId !== known.id) {
     throw new BatonError("forbidden", "Only the message's author can change it.");
