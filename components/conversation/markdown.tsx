@@ -74,7 +74,7 @@ const components: Components = {
       <pre>{children}</pre>
       <CopyButton
         label="Copy code"
-        text={() => codeText(node as Parameters<typeof codeText>[0])}
+        text={() => codeText(node)}
         className="absolute top-1 right-1 bg-white/80 opacity-70 group-hover/code:opacity-100 dark:bg-zinc-900/80"
       />
     </div>
