@@ -237,7 +237,11 @@ function ConversationComposer({ conversationId }: { conversationId: string }) {
         </ul>
       ) : null}
       {error ? (
-        <div role="alert" className="mb-2 flex flex-wrap items-center gap-2 text-sm text-red-700 dark:text-red-300" data-testid="send-error">
+        <div
+          role="alert"
+          className="mb-2 flex flex-wrap items-center gap-2 text-sm text-red-700 dark:text-red-300"
+          data-testid="send-error"
+        >
           <span>{error}</span>
           {canRetry ? (
             <Button variant="secondary" size="sm" onClick={() => void send()} disabled={sending}>

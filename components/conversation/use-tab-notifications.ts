@@ -11,7 +11,10 @@ import { useConversationStore, type ConversationData } from "../stores/conversat
 
 /** The tab's title: unread count first, then "form waiting", then the page's own title. */
 export function tabTitle({ base, unread, formsWaiting }: { base: string; unread: number; formsWaiting: number }): string {
-  const parts = [unread > 0 ? `(${unread})` : "", formsWaiting > 0 ? (formsWaiting === 1 ? "Form waiting ·" : `${formsWaiting} forms waiting ·`) : ""];
+  const parts = [
+    unread > 0 ? `(${unread})` : "",
+    formsWaiting > 0 ? (formsWaiting === 1 ? "Form waiting ·" : `${formsWaiting} forms waiting ·`) : "",
+  ];
   return [...parts.filter(Boolean), base].join(" ");
 }
 
