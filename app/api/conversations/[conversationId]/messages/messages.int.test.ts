@@ -11,6 +11,7 @@ import { postgresAvailable } from "@/server/db/test-database.ts";
 import { createExecutorFixture, type ExecutorFixture } from "@/server/executor/testing/executor-fixture.ts";
 import type { MessageDTO } from "@/server/protocol/dto.ts";
 import { setRuntime } from "@/server/runtime.ts";
+import { createPrismaConversationMemory } from "@/server/adapters/prisma/agent-stores.ts";
 import { API_USER_EMAIL } from "@/server/services/seed.ts";
 import type { SearchResultDTO } from "@/server/services/message-search.ts";
 import * as messages from "./route.ts";
@@ -117,6 +118,9 @@ function suite(kind: "embedded" | "postgres") {
     expect(row.body).toBe("");
     expect(fixture.published.slice(before).some((e) => e.type === "message-deleted" && e.payload.message.id === sent.id)).toBe(true);
     expect((await edit(ann, shared, sent.id, { body: "back" })).status).toBe(409);
+    // agents reading the conversation later no longer see it
+    const history = await createPrismaConversationMemory(fixture.db.prisma).recent({ conversationId: shared, limit: 100 });
+    expect(history.messages.some((entry) => entry.id === sent.id)).toBe(false);
     expect((await remove(ann, shared, sent.id)).status).toBe(200);
   });
 
