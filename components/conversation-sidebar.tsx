@@ -5,6 +5,7 @@ import { useEffect, useState } from "react";
 import { apiFetch } from "./api-client.ts";
 import { Button } from "./ui/button.tsx";
 import { NewConversationButton } from "./new-conversation-dialog.tsx";
+import { SearchButton } from "./search-dialog.tsx";
 import { getSocket } from "./socket-client.ts";
 import { useSidebarStore } from "./stores/sidebar-store.ts";
 
@@ -72,6 +73,7 @@ export function ConversationSidebar({
     <nav aria-label="Conversation list" className="flex min-h-0 flex-1 flex-col gap-2 px-2">
       <div className="px-2">
         <NewConversationButton label="New conversation" full />
+        <SearchButton />
       </div>
       {invitations.length > 0 ? <InvitationList invitations={invitations} /> : null}
       <div className="min-h-0 flex-1 overflow-y-auto">

@@ -1,14 +1,28 @@
 "use client";
-import { useMemo, useRef, useState, type ChangeEvent, type KeyboardEvent } from "react";
+import { useEffect, useMemo, useRef, useState, type ChangeEvent, type KeyboardEvent } from "react";
 import type { AttachmentDTO, MessageDTO } from "@/server/protocol/dto.ts";
-import { apiFetch } from "../api-client.ts";
+import { apiFetch, ApiError } from "../api-client.ts";
 import { useConversationStore, type AgentInfo } from "../stores/conversation-store.ts";
 import { Button } from "../ui/button.tsx";
 import { CloseIcon, FileIcon, PaperclipIcon } from "../ui/icons.tsx";
 import { MAX_MESSAGE_CHARS, MAX_UPLOAD_BYTES } from "@/server/protocol/limits.ts";
 import { tokenizeMentions } from "@/server/protocol/mentions.ts";
+import { loadDraft, saveDraft } from "./drafts.ts";
+import { NotificationsButton } from "./notifications-button.tsx";
 
 const MENTION_QUERY = /(^|\s)@([a-z0-9_-]*)$/;
+
+/** What a person reads when a send failed: never the browser's raw "Failed to fetch". */
+function sendFailure(caught: unknown): { text: string; retry: boolean } {
+  if (caught instanceof ApiError) return { text: caught.message, retry: caught.status >= 500 || caught.status === 429 };
+  const offline = typeof navigator !== "undefined" && !navigator.onLine;
+  return {
+    text: offline
+      ? "Not sent: you are offline. Your message is kept here; retry once you are back online."
+      : "Not sent: the server could not be reached. Your message is kept here; retry in a moment.",
+    retry: true,
+  };
+}
 
 /**
  * Mentions are structured: an agent picked from the autocomplete, or an agent of the
@@ -17,6 +31,11 @@ const MENTION_QUERY = /(^|\s)@([a-z0-9_-]*)$/;
  * composer offers to add it.
  */
 export function Composer({ conversationId }: { conversationId: string }) {
+  // one composer per conversation: its text, draft and errors never cross over
+  return <ConversationComposer key={conversationId} conversationId={conversationId} />;
+}
+
+function ConversationComposer({ conversationId }: { conversationId: string }) {
   const agents = useConversationStore((s) => s.agents);
   const upsertMessage = useConversationStore((s) => s.upsertMessage);
   const [text, setText] = useState("");
@@ -27,9 +46,28 @@ export function Composer({ conversationId }: { conversationId: string }) {
   const [uploading, setUploading] = useState(false);
   const [sending, setSending] = useState(false);
   const [error, setError] = useState("");
+  const [canRetry, setCanRetry] = useState(false);
   const [outside, setOutside] = useState<{ handles: string[]; added: string[] }>({ handles: [], added: [] });
   const textarea = useRef<HTMLTextAreaElement>(null);
   const fileInput = useRef<HTMLInputElement>(null);
+
+  // the draft of this conversation survives a reload (restored after mount: the server knows nothing of it)
+  useEffect(() => {
+    const draft = loadDraft(conversationId);
+    if (!draft) return;
+    const timer = setTimeout(() => setText((current) => current || draft), 0);
+    return () => clearTimeout(timer);
+  }, [conversationId]);
+  useEffect(() => {
+    const timer = setTimeout(() => saveDraft(conversationId, text), 250);
+    return () => clearTimeout(timer);
+  }, [conversationId, text]);
+  // back online: say so beside the kept message
+  useEffect(() => {
+    const onOnline = () => setError((current) => (current ? "Back online. Press Retry to send your message." : current));
+    window.addEventListener("online", onOnline);
+    return () => window.removeEventListener("online", onOnline);
+  }, []);
 
   const suggestions = useMemo<AgentInfo[]>(
     () => (query === null ? [] : agents.filter((a) => a.handle.startsWith(query) || a.name.toLowerCase().startsWith(query)).slice(0, 8)),
@@ -46,6 +84,7 @@ export function Composer({ conversationId }: { conversationId: string }) {
   function onChange(event: ChangeEvent<HTMLTextAreaElement>) {
     setText(event.target.value);
     setError("");
+    setCanRetry(false);
     updateQuery(event.target.value, event.target.selectionStart);
   }
 
@@ -80,11 +119,16 @@ export function Composer({ conversationId }: { conversationId: string }) {
       );
       upsertMessage(message);
       setOutside({ handles: notInConversation, added: [] });
+      setError("");
+      setCanRetry(false);
+      saveDraft(conversationId, "");
       setText("");
       setMentioned([]);
       setAttachments([]);
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : "Could not send.");
+      const failure = sendFailure(caught);
+      setError(failure.text);
+      setCanRetry(failure.retry);
     } finally {
       setSending(false);
     }
@@ -193,9 +237,18 @@ export function Composer({ conversationId }: { conversationId: string }) {
         </ul>
       ) : null}
       {error ? (
-        <p role="alert" className="mb-2 text-sm text-red-600 dark:text-red-400">
-          {error}
-        </p>
+        <div
+          role="alert"
+          className="mb-2 flex flex-wrap items-center gap-2 text-sm text-red-700 dark:text-red-300"
+          data-testid="send-error"
+        >
+          <span>{error}</span>
+          {canRetry ? (
+            <Button variant="secondary" size="sm" onClick={() => void send()} disabled={sending}>
+              Retry
+            </Button>
+          ) : null}
+        </div>
       ) : null}
       <div className="relative flex items-end gap-2">
         {open ? (
@@ -254,6 +307,9 @@ export function Composer({ conversationId }: { conversationId: string }) {
         <Button onClick={() => void send()} disabled={sending || uploading || text.trim().length === 0} aria-label="Send message">
           Send
         </Button>
+      </div>
+      <div className="mt-1 flex justify-end">
+        <NotificationsButton />
       </div>
     </div>
   );

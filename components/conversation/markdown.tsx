@@ -1,14 +1,18 @@
 "use client";
 /**
- * Message bodies are markdown from people and models alike, so they are rendered
- * through a sanitiser: raw HTML is never executed (react-markdown drops it, and
- * rehype-sanitize strips anything outside a safe whitelist), links open safely.
+ * Message bodies are markdown from people and models alike. Raw HTML is shown as the
+ * text it is (markdown-plugins.ts), never parsed or run, and rehype-sanitize still strips
+ * anything outside a safe whitelist; links open safely. Every newline is a line break,
+ * and code blocks carry a copy button.
  */
 import { memo } from "react";
 import ReactMarkdown, { type Components } from "react-markdown";
 import rehypeHighlight from "rehype-highlight";
 import rehypeSanitize from "rehype-sanitize";
+import remarkBreaks from "remark-breaks";
 import remarkGfm from "remark-gfm";
+import { CopyButton } from "./copy-button.tsx";
+import { codeText, remarkRawHtmlAsText } from "./markdown-plugins.ts";
 
 interface HastNode {
   type: string;
@@ -65,16 +69,25 @@ const components: Components = {
     ) : (
       <span>[image: {alt}]</span>
     ),
+  pre: ({ node, children }) => (
+    <div className="group/code relative" data-testid="code-block">
+      <pre>{children}</pre>
+      <CopyButton
+        label="Copy code"
+        text={() => codeText(node)}
+        className="absolute top-1 right-1 bg-white/80 opacity-70 group-hover/code:opacity-100 dark:bg-zinc-900/80"
+      />
+    </div>
+  ),
 };
 
 export const Markdown = memo(function Markdown({ text, mentions = [] }: { text: string; mentions?: string[] }) {
   return (
     <div className="prose-chat text-sm">
       <ReactMarkdown
-        remarkPlugins={[remarkGfm]}
+        remarkPlugins={[remarkGfm, remarkRawHtmlAsText, remarkBreaks]}
         rehypePlugins={[rehypeSanitize, [rehypeHighlight, { detect: false, ignoreMissing: true }], rehypeMentions(mentions)]}
         components={components}
-        skipHtml
       >
         {text}
       </ReactMarkdown>

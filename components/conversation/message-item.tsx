@@ -1,6 +1,8 @@
 "use client";
-import { memo } from "react";
+import { memo, useState, type KeyboardEvent } from "react";
 import type { MessageDTO } from "@/server/protocol/dto.ts";
+import { MAX_MESSAGE_CHARS } from "@/server/protocol/limits.ts";
+import { apiFetch } from "../api-client.ts";
 import { Avatar } from "../ui/avatar.tsx";
 import { Badge, type Tone } from "../ui/badge.tsx";
 import { AttachmentList } from "./attachment-list.tsx";
@@ -8,6 +10,7 @@ import { FormCard } from "./form-card.tsx";
 import { Markdown } from "./markdown.tsx";
 import { PLAN_TONE } from "./step-status.ts";
 import { useConversationStore } from "../stores/conversation-store.ts";
+import { CopyButton } from "./copy-button.tsx";
 
 const KIND_LABEL: Partial<Record<MessageDTO["kind"], { label: string; tone: Tone }>> = {
   dispatch: { label: "dispatch", tone: "blue" },
@@ -41,18 +44,147 @@ export function Timestamp({ iso }: { iso: string }) {
   );
 }
 
-export const MessageItem = memo(function MessageItem({ message, currentUserId }: { message: MessageDTO; currentUserId: string }) {
+const ACTION_CLASS =
+  "rounded px-1.5 py-0.5 text-xs text-zinc-600 hover:bg-zinc-200 focus-visible:outline-2 focus-visible:outline-accent dark:text-zinc-300 dark:hover:bg-zinc-700";
+
+/** Edit and delete, for the author's own messages. The server checks the author again; its answer updates the list. */
+function OwnMessageActions({ message, onEdit }: { message: MessageDTO; onEdit: () => void }) {
+  const upsertMessage = useConversationStore((state) => state.upsertMessage);
+  const [confirming, setConfirming] = useState(false);
+  const [error, setError] = useState("");
+  async function remove() {
+    try {
+      const { message: tombstone } = await apiFetch<{ message: MessageDTO }>(
+        `/api/conversations/${message.conversationId}/messages/${message.id}`,
+        { method: "DELETE" },
+      );
+      upsertMessage(tombstone);
+    } catch (caught) {
+      setError(caught instanceof Error ? caught.message : "Could not delete.");
+      setConfirming(false);
+    }
+  }
+  if (confirming) {
+    return (
+      <span className="flex items-center gap-1 text-xs" role="group" aria-label="Confirm deletion">
+        Delete this message?
+        <button type="button" className={`${ACTION_CLASS} text-red-700 dark:text-red-300`} onClick={() => void remove()}>
+          Delete
+        </button>
+        <button type="button" className={ACTION_CLASS} onClick={() => setConfirming(false)}>
+          Keep
+        </button>
+      </span>
+    );
+  }
+  return (
+    <>
+      <button type="button" className={ACTION_CLASS} onClick={onEdit} aria-label="Edit message">
+        Edit
+      </button>
+      <button type="button" className={ACTION_CLASS} onClick={() => setConfirming(true)} aria-label="Delete message">
+        Delete
+      </button>
+      {error ? (
+        <span role="alert" className="text-xs text-red-600 dark:text-red-400">
+          {error}
+        </span>
+      ) : null}
+    </>
+  );
+}
+
+function EditBox({ message, onDone }: { message: MessageDTO; onDone: () => void }) {
+  const upsertMessage = useConversationStore((state) => state.upsertMessage);
+  const [text, setText] = useState(message.body);
+  const [saving, setSaving] = useState(false);
+  const [error, setError] = useState("");
+  async function save() {
+    const body = text.trim();
+    if (!body) return setError("Write something, or delete the message.");
+    if (body === message.body) return onDone();
+    setSaving(true);
+    try {
+      const { message: edited } = await apiFetch<{ message: MessageDTO }>(
+        `/api/conversations/${message.conversationId}/messages/${message.id}`,
+        { method: "PATCH", json: { body } },
+      );
+      upsertMessage(edited);
+      onDone();
+    } catch (caught) {
+      setError(caught instanceof Error ? caught.message : "Could not save.");
+    } finally {
+      setSaving(false);
+    }
+  }
+  function onKeyDown(event: KeyboardEvent<HTMLTextAreaElement>) {
+    if (event.key === "Escape") {
+      event.preventDefault();
+      onDone();
+    } else if (event.key === "Enter" && !event.shiftKey && !event.nativeEvent.isComposing) {
+      event.preventDefault();
+      void save();
+    }
+  }
+  return (
+    <div className="mt-1">
+      <textarea
+        autoFocus
+        aria-label="Edit message"
+        value={text}
+        maxLength={MAX_MESSAGE_CHARS}
+        onChange={(event) => {
+          setText(event.target.value);
+          setError("");
+        }}
+        onKeyDown={onKeyDown}
+        rows={Math.min(10, Math.max(2, text.split("\n").length))}
+        className="w-full resize-y rounded-md border border-zinc-300 bg-white px-2 py-1 text-sm focus:border-accent focus:outline-none focus:ring-2 focus:ring-accent/30 dark:border-zinc-700 dark:bg-zinc-900"
+      />
+      {error ? (
+        <p role="alert" className="text-xs text-red-600 dark:text-red-400">
+          {error}
+        </p>
+      ) : null}
+      <div className="mt-1 flex items-center gap-2 text-xs">
+        <button type="button" className={`${ACTION_CLASS} font-medium`} disabled={saving} onClick={() => void save()}>
+          Save
+        </button>
+        <button type="button" className={ACTION_CLASS} onClick={onDone}>
+          Cancel
+        </button>
+        <span className="text-zinc-500">Enter saves, Esc cancels</span>
+      </div>
+    </div>
+  );
+}
+
+export const MessageItem = memo(function MessageItem({
+  message,
+  currentUserId,
+  highlighted = false,
+}: {
+  message: MessageDTO;
+  currentUserId: string;
+  /** the message a search result opened */
+  highlighted?: boolean;
+}) {
+  const [editing, setEditing] = useState(false);
   const name = message.author?.name ?? (message.authorKind === "system" ? "Baton" : "Unknown");
   const kind = KIND_LABEL[message.kind];
   const isAgent = message.authorKind === "agent";
   const mine = message.authorKind === "user" && message.author?.id === currentUserId;
+  const deleted = message.deletedAt !== null;
   return (
     <li
+      id={`message-${message.id}`}
       data-testid="message"
       data-id={message.id}
       data-kind={message.kind}
       data-author={message.author?.handle ?? message.author?.name ?? "system"}
-      className={`group flex gap-3 px-4 py-2 hover:bg-zinc-50 dark:hover:bg-zinc-900/50 ${message.kind === "error" ? "bg-red-50/50 dark:bg-red-950/20" : ""}`}
+      data-highlighted={highlighted ? "true" : undefined}
+      tabIndex={highlighted ? -1 : undefined}
+      className={`group flex gap-3 px-4 py-2 hover:bg-zinc-50 dark:hover:bg-zinc-900/50 ${message.kind === "error" ? "bg-red-50/50 dark:bg-red-950/20" : ""} ${highlighted ? "bg-amber-50 ring-2 ring-amber-400 ring-inset dark:bg-amber-950/30" : ""}`}
     >
       <Avatar name={isAgent ? (message.author?.handle ?? name) : name} kind={message.authorKind} />
       <div className="min-w-0 flex-1">
@@ -68,13 +200,34 @@ export const MessageItem = memo(function MessageItem({ message, currentUserId }:
           {kind ? <Badge tone={kind.tone}>{kind.label}</Badge> : null}
           {message.kind === "outcome" ? <OutcomeBadge message={message} /> : null}
           <Timestamp iso={message.createdAt} />
+          {message.editedAt && !deleted ? (
+            <span className="text-xs text-zinc-500" data-testid="edited" title={new Date(message.editedAt).toLocaleString()}>
+              (edited)
+            </span>
+          ) : null}
+          {!deleted && !editing ? (
+            <span className="ml-auto flex items-center gap-1 opacity-60 group-focus-within:opacity-100 group-hover:opacity-100">
+              <CopyButton label="Copy message" text={() => message.body} className={ACTION_CLASS} />
+              {mine ? <OwnMessageActions message={message} onEdit={() => setEditing(true)} /> : null}
+            </span>
+          ) : null}
         </div>
-        {message.kind === "dispatch" && message.mentions.length > 0 ? (
-          <p className="mt-0.5 text-xs text-zinc-500">handing a step to {message.mentions.map((m) => `@${m.handle}`).join(", ")}</p>
-        ) : null}
-        <Markdown text={message.body} mentions={message.mentions.map((m) => m.handle)} />
-        {message.formId ? <FormCard formId={message.formId} /> : null}
-        <AttachmentList conversationId={message.conversationId} attachments={message.attachments} />
+        {deleted ? (
+          <p className="text-sm text-zinc-500 italic" data-testid="tombstone">
+            message deleted
+          </p>
+        ) : editing ? (
+          <EditBox message={message} onDone={() => setEditing(false)} />
+        ) : (
+          <>
+            {message.kind === "dispatch" && message.mentions.length > 0 ? (
+              <p className="mt-0.5 text-xs text-zinc-500">handing a step to {message.mentions.map((m) => `@${m.handle}`).join(", ")}</p>
+            ) : null}
+            <Markdown text={message.body} mentions={message.mentions.map((m) => m.handle)} />
+            {message.formId ? <FormCard formId={message.formId} /> : null}
+            <AttachmentList conversationId={message.conversationId} attachments={message.attachments} />
+          </>
+        )}
       </div>
     </li>
   );

@@ -1,41 +1,124 @@
 "use client";
-import { useEffect, useRef } from "react";
+import { Fragment, useEffect, useRef, useState } from "react";
 import { useConversationStore } from "../stores/conversation-store.ts";
 import { MessageItem, StreamingItem } from "./message-item.tsx";
+import { useTabNotifications } from "./use-tab-notifications.ts";
 
-/** Messages in order, then the live streams; sticks to the bottom unless the reader scrolled up. */
+const NEAR_BOTTOM_PX = 80;
+/** `#message-<id>`: a search result (or a link) opening the conversation at one message */
+const MESSAGE_HASH = /^#message-([\w-]{1,128})$/;
+
+/**
+ * Messages in order, then the live streams; sticks to the bottom unless the reader
+ * scrolled up. Messages from others that arrive while scrolled up get a "new messages"
+ * divider before the first of them and a "jump to latest" button with their count.
+ */
 export function MessageList({ currentUserId }: { currentUserId: string }) {
   const messages = useConversationStore((s) => s.messages);
   const streams = useConversationStore((s) => s.streams);
   const runs = useConversationStore((s) => s.runs);
   const scroller = useRef<HTMLDivElement>(null);
   const pinned = useRef(true);
+  const seen = useRef<Set<string> | null>(null);
+  const [atBottom, setAtBottom] = useState(true);
+  const [unread, setUnread] = useState<{ firstId: string | null; count: number }>({ firstId: null, count: 0 });
+  const [highlighted, setHighlighted] = useState<string | null>(null);
+  const handledHash = useRef<string | null>(null);
+  useTabNotifications(currentUserId);
+
+  // what arrived while the reader was scrolled up
+  useEffect(() => {
+    const known = seen.current;
+    seen.current = new Set(messages.map((message) => message.id));
+    if (!known || pinned.current) return;
+    const arrived = messages.filter((message) => !known.has(message.id) && message.author?.id !== currentUserId);
+    if (arrived.length === 0) return;
+    // a later render, not this effect's: the count is state derived from the store's change
+    const timer = setTimeout(
+      () =>
+        setUnread((current) => ({ firstId: current.count === 0 ? arrived[0].id : current.firstId, count: current.count + arrived.length })),
+      0,
+    );
+    return () => clearTimeout(timer);
+  }, [messages, currentUserId]);
 
   useEffect(() => {
     const element = scroller.current;
     if (element && pinned.current) element.scrollTop = element.scrollHeight;
   }, [messages, streams]);
 
+  // open at the message a search result points to, once per link
+  useEffect(() => {
+    const open = () => {
+      const match = MESSAGE_HASH.exec(window.location.hash);
+      if (!match || handledHash.current === window.location.hash) return;
+      const target = document.getElementById(`message-${match[1]}`);
+      if (!target) return;
+      handledHash.current = window.location.hash;
+      pinned.current = false;
+      setAtBottom(false);
+      setHighlighted(match[1]);
+      target.scrollIntoView({ block: "center" });
+      target.focus({ preventScroll: true });
+    };
+    open();
+    window.addEventListener("hashchange", open);
+    return () => window.removeEventListener("hashchange", open);
+  }, [messages]);
+
   const onScroll = () => {
     const element = scroller.current;
-    if (element) pinned.current = element.scrollHeight - element.scrollTop - element.clientHeight < 80;
+    if (!element) return;
+    const bottom = element.scrollHeight - element.scrollTop - element.clientHeight < NEAR_BOTTOM_PX;
+    pinned.current = bottom;
+    if (bottom !== atBottom) setAtBottom(bottom);
+    if (bottom && unread.count > 0) setUnread((current) => ({ ...current, count: 0 }));
+  };
+
+  const jumpToLatest = () => {
+    const element = scroller.current;
+    if (!element) return;
+    pinned.current = true;
+    setAtBottom(true);
+    setUnread((current) => ({ ...current, count: 0 }));
+    element.scrollTo({ top: element.scrollHeight, behavior: "smooth" });
   };
 
   const live = Object.entries(streams).filter(([, text]) => text.length > 0);
 
   return (
-    <div ref={scroller} onScroll={onScroll} className="min-h-0 flex-1 overflow-y-auto">
-      {messages.length === 0 && live.length === 0 ? (
-        <p className="p-8 text-center text-sm text-zinc-500">No messages yet. Ask the commander for something, or @-mention an agent.</p>
+    <div className="relative flex min-h-0 flex-1 flex-col">
+      <div ref={scroller} onScroll={onScroll} className="min-h-0 flex-1 overflow-y-auto" data-testid="message-scroller">
+        {messages.length === 0 && live.length === 0 ? (
+          <p className="p-8 text-center text-sm text-zinc-500">No messages yet. Ask the commander for something, or @-mention an agent.</p>
+        ) : null}
+        <ol aria-label="Messages" aria-live="polite" className="py-2" data-testid="message-list">
+          {messages.map((message) => (
+            <Fragment key={message.id}>
+              {message.id === unread.firstId ? (
+                <li data-testid="unread-divider" className="my-1 flex items-center gap-2 px-4">
+                  <span aria-hidden className="h-px flex-1 bg-red-400" />
+                  <span className="text-xs font-medium text-red-700 dark:text-red-300">New messages</span>
+                  <span aria-hidden className="h-px flex-1 bg-red-400" />
+                </li>
+              ) : null}
+              <MessageItem message={message} currentUserId={currentUserId} highlighted={message.id === highlighted} />
+            </Fragment>
+          ))}
+          {live.map(([runId, text]) => (
+            <StreamingItem key={runId} handle={runs[runId]?.agentHandle ?? "agent"} text={text} />
+          ))}
+        </ol>
+      </div>
+      {!atBottom ? (
+        <button
+          type="button"
+          onClick={jumpToLatest}
+          className="absolute right-4 bottom-3 rounded-full bg-accent px-3 py-1.5 text-xs font-medium text-white shadow-lg hover:bg-accent-strong focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-accent"
+        >
+          Jump to latest{unread.count > 0 ? ` (${unread.count} new)` : ""}
+        </button>
       ) : null}
-      <ol aria-label="Messages" aria-live="polite" className="py-2" data-testid="message-list">
-        {messages.map((message) => (
-          <MessageItem key={message.id} message={message} currentUserId={currentUserId} />
-        ))}
-        {live.map(([runId, text]) => (
-          <StreamingItem key={runId} handle={runs[runId]?.agentHandle ?? "agent"} text={text} />
-        ))}
-      </ol>
     </div>
   );
 }

@@ -20,6 +20,8 @@ function message(id: string, at: string): MessageDTO {
     formId: null,
     attachments: [],
     createdAt: at,
+    editedAt: null,
+    deletedAt: null,
   };
 }
 

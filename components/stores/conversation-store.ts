@@ -89,6 +89,15 @@ function insertMessage(messages: MessageDTO[], message: MessageDTO): MessageDTO[
   return next;
 }
 
+/** An edit or a deletion changes a message already shown; one not loaded stays unloaded. */
+function replaceMessage(messages: MessageDTO[], message: MessageDTO): MessageDTO[] {
+  const at = messages.findIndex((m) => m.id === message.id);
+  if (at < 0) return messages;
+  const next = messages.slice();
+  next[at] = message;
+  return next;
+}
+
 type Reducer<K extends ConversationEventType> = (
   state: ConversationData,
   payload: ConversationEventPayloads[K],
@@ -100,6 +109,8 @@ const reducers: { [K in ConversationEventType]: Reducer<K> } = {
     const streams = message.runId && state.streams[message.runId] !== undefined ? omit(state.streams, message.runId) : state.streams;
     return { messages: insertMessage(state.messages, message), streams };
   },
+  "message-edited": (state, { message }) => ({ messages: replaceMessage(state.messages, message) }),
+  "message-deleted": (state, { message }) => ({ messages: replaceMessage(state.messages, message) }),
   "plan-created": (state, { plan }) => ({ plans: { ...state.plans, [plan.id]: plan } }),
   "plan-updated": (state, { planId, status, endedAt }) => {
     const plan = state.plans[planId];

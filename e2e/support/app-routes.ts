@@ -88,6 +88,7 @@ function fill(segment: string, previous: string | undefined, ids: Ids): string {
     case "invitationId":
     case "tokenId":
     case "runId":
+    case "messageId": // editing or deleting a real message would change what later requests see
       return `absent-${name}`;
     case "all":
       return "get-session"; // better-auth's catch-all: the one read it serves
@@ -104,9 +105,7 @@ export function usesAbsentId(target: AppTarget): boolean {
   const conversationAgent = target.segments.includes("[conversationId]") && target.segments.includes("[agentId]");
   return (
     conversationAgent ||
-    target.segments.some(
-      (segment) => segment === "[userId]" || segment === "[invitationId]" || segment === "[tokenId]" || segment === "[runId]",
-    )
+    target.segments.some((segment) => ["[userId]", "[invitationId]", "[tokenId]", "[runId]", "[messageId]"].includes(segment))
   );
 }
 

@@ -43,6 +43,8 @@ export function insertMessage(context: ExecutorContext, uow: UnitOfWork, input: 
     author: agent ? { id: agent.id, name: agent.name, handle: agent.handle, role: agent.role } : null,
     attachments: [],
     createdAt: createdAt.toISOString(),
+    editedAt: null,
+    deletedAt: null,
   };
   uow.emit("message-created", { message });
   return message;

@@ -32,6 +32,10 @@ export interface MessageDTO {
   formId: string | null;
   attachments: AttachmentDTO[];
   createdAt: string;
+  /** the author changed the body after sending it */
+  editedAt: string | null;
+  /** the author deleted it: body, mentions and attachments are empty (a tombstone) */
+  deletedAt: string | null;
 }
 
 export interface UsageDTO {

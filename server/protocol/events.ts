@@ -10,6 +10,10 @@ export const PROTOCOL_VERSION = 1;
 
 export interface ConversationEventPayloads {
   "message-created": { message: MessageDTO };
+  /** the author changed the body (editedAt set) */
+  "message-edited": { message: MessageDTO };
+  /** the author deleted it: the payload is the tombstone (deletedAt set, body empty) */
+  "message-deleted": { message: MessageDTO };
   "plan-created": { plan: PlanDTO };
   "plan-updated": { planId: string; status: PlanStatus; endedAt: string | null };
   "step-updated": { planId: string; step: StepDTO };

@@ -126,6 +126,7 @@ export function createPrismaConversationMemory(prisma: PrismaClient): Conversati
         where: {
           conversationId,
           kind: { in: [...HISTORY_KINDS] },
+          deletedAt: null, // what its author deleted is no longer shown to agents
           ...(before ? { createdAt: { lte: before.createdAt }, id: { not: beforeMessageId } } : {}),
         },
         orderBy: [{ createdAt: "desc" }, { id: "desc" }],
@@ -141,6 +142,7 @@ export function createPrismaConversationMemory(prisma: PrismaClient): Conversati
         where: {
           conversationId,
           kind: { in: [...HISTORY_KINDS] },
+          deletedAt: null,
           createdAt: { lte: upTo.createdAt, ...(afterCreatedAt ? { gt: new Date(afterCreatedAt) } : {}) },
         },
         orderBy: [{ createdAt: "asc" }, { id: "asc" }],

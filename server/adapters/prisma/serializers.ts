@@ -35,8 +35,10 @@ export function toMessageDTO(row: MessageRow): MessageDTO {
     stepId: row.stepId,
     runId: row.runId,
     formId: row.formId,
-    attachments: row.attachments,
+    attachments: row.deletedAt ? [] : row.attachments,
     createdAt: row.createdAt.toISOString(),
+    editedAt: iso(row.editedAt),
+    deletedAt: iso(row.deletedAt),
   };
 }
 

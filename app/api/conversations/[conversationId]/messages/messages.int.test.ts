@@ -1,0 +1,172 @@
+/**
+ * Editing, deleting and searching messages through the real route handlers, real
+ * better-auth sessions and a real executor, on PGlite and on PostgreSQL: only the author
+ * changes a message, everyone sees it as a conversation event, and search never reaches
+ * a conversation the searcher is not in.
+ */
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { browserRequest, signUp, signUpInvited, type TestAccount } from "@/server/auth/testing/accounts.ts";
+import { loadConfig } from "@/server/config/config.ts";
+import { postgresAvailable } from "@/server/db/test-database.ts";
+import { createExecutorFixture, type ExecutorFixture } from "@/server/executor/testing/executor-fixture.ts";
+import type { MessageDTO } from "@/server/protocol/dto.ts";
+import { setRuntime } from "@/server/runtime.ts";
+import { createPrismaConversationMemory } from "@/server/adapters/prisma/agent-stores.ts";
+import { API_USER_EMAIL } from "@/server/services/seed.ts";
+import type { SearchResultDTO } from "@/server/services/message-search.ts";
+import * as messages from "./route.ts";
+import * as message from "./[messageId]/route.ts";
+import * as search from "@/app/api/search/route.ts";
+
+const pgUp = await postgresAvailable();
+if (!pgUp) console.warn("PostgreSQL at 127.0.0.1:5432 is unreachable: skipping the postgres message tests");
+
+const params = <T extends Record<string, string>>(values: T) => ({ params: Promise.resolve(values) });
+
+function suite(kind: "embedded" | "postgres") {
+  let fixture: ExecutorFixture;
+  let ann: TestAccount;
+  let bob: TestAccount;
+  let carol: TestAccount;
+  /** Ann and Bob's conversation; Carol is not in it */
+  let shared: string;
+  /** Carol's own conversation */
+  let carols: string;
+
+  const post = async (as: TestAccount, conversationId: string, body: string, mentionHandles: string[] = []) => {
+    const response = await messages.POST(
+      browserRequest(`/api/conversations/${conversationId}/messages`, { cookie: as.cookie, body: { body, mentionHandles } }),
+      params({ conversationId }),
+    );
+    expect(response.status).toBe(201);
+    return ((await response.json()) as { message: MessageDTO }).message;
+  };
+  const edit = (as: TestAccount | null, conversationId: string, messageId: string, body: unknown) =>
+    message.PATCH(
+      browserRequest(`/api/conversations/${conversationId}/messages/${messageId}`, { cookie: as?.cookie, method: "PATCH", body }),
+      params({ conversationId, messageId }),
+    );
+  const remove = (as: TestAccount, conversationId: string, messageId: string) =>
+    message.DELETE(
+      browserRequest(`/api/conversations/${conversationId}/messages/${messageId}`, { cookie: as.cookie, method: "DELETE" }),
+      params({ conversationId, messageId }),
+    );
+  const find = async (as: TestAccount | null, query: string) => {
+    const response = await search.GET(browserRequest(`/api/search?q=${encodeURIComponent(query)}`, { cookie: as?.cookie }));
+    return {
+      status: response.status,
+      results: response.status === 200 ? ((await response.json()) as { results: SearchResultDTO[] }).results : [],
+    };
+  };
+
+  beforeAll(async () => {
+    fixture = await createExecutorFixture({ kind });
+    const apiUser = await fixture.db.prisma.user.findUniqueOrThrow({ where: { email: API_USER_EMAIL } });
+    setRuntime({
+      config: loadConfig({}),
+      prisma: fixture.db.prisma,
+      executor: fixture.executor,
+      services: fixture.services,
+      apiUserId: apiUser.id,
+    });
+    ann = await signUp(fixture.db.prisma, { name: "Ann" });
+    bob = await signUpInvited(fixture.db.prisma, { id: ann.id }, "Bob");
+    carol = await signUpInvited(fixture.db.prisma, { id: ann.id }, "Carol");
+    shared = (await fixture.services.createConversation({ title: "Launch", agentHandles: ["researcher"], userId: ann.id })).id;
+    await fixture.db.prisma.membership.create({ data: { conversationId: shared, userId: bob.id, role: "member" } });
+    carols = (await fixture.services.createConversation({ title: "Carol's", agentHandles: [], userId: carol.id })).id;
+  }, 120_000);
+
+  afterAll(async () => {
+    await fixture?.executor.idle();
+    await fixture?.close();
+  });
+
+  it("only the author edits: another member gets 403, a non-member 404, nobody signed in 401", async () => {
+    const sent = await post(ann, shared, "Ship on Friday");
+    expect((await edit(bob, shared, sent.id, { body: "Ship never" })).status).toBe(403);
+    expect((await edit(carol, shared, sent.id, { body: "Ship never" })).status).toBe(404);
+    expect((await edit(null, shared, sent.id, { body: "Ship never" })).status).toBe(401);
+    // a message of another conversation is not found through this one
+    const elsewhere = await post(carol, carols, "mine");
+    expect((await edit(carol, shared, elsewhere.id, { body: "x" })).status).toBe(404);
+    expect((await edit(ann, shared, sent.id, { body: "   " })).status).toBe(400);
+    expect((await fixture.db.prisma.message.findUniqueOrThrow({ where: { id: sent.id } })).body).toBe("Ship on Friday");
+
+    const before = fixture.published.length;
+    const response = await edit(ann, shared, sent.id, { body: "Ship on Monday\nafter the review" });
+    expect(response.status).toBe(200);
+    const edited = ((await response.json()) as { message: MessageDTO }).message;
+    expect(edited.body).toBe("Ship on Monday\nafter the review");
+    expect(edited.editedAt).not.toBeNull();
+    const event = fixture.published.slice(before).find((e) => e.type === "message-edited");
+    expect(event?.conversationId).toBe(shared);
+    expect(event?.type === "message-edited" && event.payload.message.body).toBe("Ship on Monday\nafter the review");
+  });
+
+  it("only the author deletes; a deletion leaves a tombstone, is an event, and cannot be edited", async () => {
+    const sent = await post(ann, shared, "A secret plan");
+    expect((await remove(bob, shared, sent.id)).status).toBe(403);
+    expect((await remove(carol, shared, sent.id)).status).toBe(404);
+    const before = fixture.published.length;
+    const response = await remove(ann, shared, sent.id);
+    expect(response.status).toBe(200);
+    const tombstone = ((await response.json()) as { message: MessageDTO }).message;
+    expect(tombstone).toMatchObject({ id: sent.id, body: "", mentions: [] });
+    expect(tombstone.deletedAt).not.toBeNull();
+    const row = await fixture.db.prisma.message.findUniqueOrThrow({ where: { id: sent.id } });
+    expect(row.body).toBe("");
+    expect(fixture.published.slice(before).some((e) => e.type === "message-deleted" && e.payload.message.id === sent.id)).toBe(true);
+    expect((await edit(ann, shared, sent.id, { body: "back" })).status).toBe(409);
+    // agents reading the conversation later no longer see it
+    const history = await createPrismaConversationMemory(fixture.db.prisma).recent({ conversationId: shared, limit: 100 });
+    expect(history.messages.some((entry) => entry.id === sent.id)).toBe(false);
+    expect((await remove(ann, shared, sent.id)).status).toBe(200);
+  });
+
+  it("a run the message already started keeps the words it was started with", async () => {
+    const sent = await post(ann, shared, "@researcher look into quokkas", ["researcher"]);
+    const run = await fixture.db.prisma.run.findFirstOrThrow({ where: { triggerMessageId: sent.id } });
+    expect((await edit(ann, shared, sent.id, { body: "@researcher look into wombats" })).status).toBe(200);
+    expect((await remove(ann, shared, sent.id)).status).toBe(200);
+    const after = await fixture.db.prisma.run.findUniqueOrThrow({ where: { id: run.id } });
+    expect(after.input).toContain("quokkas");
+    expect(await fixture.db.prisma.run.count({ where: { triggerMessageId: sent.id } })).toBe(1);
+  });
+
+  it("search finds words (stemmed) only in the searcher's conversations, highlighted as plain text", async () => {
+    await post(ann, shared, "The zebra deployment goes out tonight. Use a <div> wrapper");
+    await post(carol, carols, "Carol's private zebra deployments");
+    const gone = await post(ann, shared, "zebra notes to delete");
+    expect((await remove(ann, shared, gone.id)).status).toBe(200);
+
+    for (const person of [ann, bob]) {
+      const { status, results } = await find(person, "deploy zebra");
+      expect(status).toBe(200);
+      // (an agent's reply quoting the words is a match too, in the same conversation)
+      expect(new Set(results.map((r) => r.conversationId))).toEqual(new Set([shared]));
+      const anns = results.find((r) => r.author === "Ann");
+      expect(anns?.conversationTitle).toBe("Launch");
+      const hits = anns!.snippet.filter((segment) => segment.hit).map((segment) => segment.text.toLowerCase());
+      expect(hits).toEqual(expect.arrayContaining(["zebra", "deployment"]));
+      const joined = anns!.snippet.map((segment) => segment.text).join("");
+      expect(joined.includes("\u0001") || joined.includes("\u0002")).toBe(false);
+    }
+    const carolFinds = await find(carol, "zebra");
+    expect(carolFinds.results.length).toBeGreaterThan(0);
+    expect(new Set(carolFinds.results.map((r) => r.conversationId))).toEqual(new Set([carols]));
+    expect((await find(ann, "delete")).results).toEqual([]);
+  });
+
+  it("search refuses the anonymous and an empty query, and survives query syntax", async () => {
+    expect((await find(null, "zebra")).status).toBe(401);
+    expect((await find(ann, "   ")).status).toBe(400);
+    expect((await find(ann, "x".repeat(201))).status).toBe(400);
+    for (const query of ['"unclosed', "& | ! ( ) :*", "-", "or or", "zebra'; drop table"]) {
+      expect((await find(ann, query)).status).toBe(200);
+    }
+  });
+}
+
+describe("messages on PGlite", () => suite("embedded"));
+describe.skipIf(!pgUp)("messages on PostgreSQL", () => suite("postgres"));
