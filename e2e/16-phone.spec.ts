@@ -28,6 +28,8 @@ test("16. on a 390×844 phone: the drawer reaches conversations and admin, the c
   await drawer.getByRole("button", { name: "+ New conversation" }).click();
   const create = page.getByRole("dialog", { name: "New conversation" });
   await create.getByLabel("Title").fill(`Phone ${Date.now().toString(36)}`);
+  // the agents have loaded (every one is picked by default)
+  await expect(create.getByText("@researcher", { exact: true })).toBeVisible();
   await create.getByRole("button", { name: "Create" }).click();
   await page.waitForURL(/\/c\/[^/]+$/);
   await conversation.waitLive();

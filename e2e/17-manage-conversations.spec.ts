@@ -78,8 +78,19 @@ test("17. an owner renames, archives, adds and removes people, someone leaves, t
   await dialog.getByRole("button", { name: "Close" }).click();
   await expect(bob.page.getByTestId("conversation-list").getByRole("link", { name: first })).toHaveCount(1);
 
-  // remove: Bob is taken home and the conversation leaves his sidebar, live
+  // agents leave and join at any time; the member's composer autocomplete follows
   dialog = await members(admin.page);
+  const agents = dialog.getByRole("region", { name: "Agents" });
+  await agents.getByRole("button", { name: "Remove @writer" }).click();
+  await expect(dialog.getByRole("status")).toContainText("@writer was removed");
+  await expect(agents.getByText("@writer")).toHaveCount(0);
+  await expect(agents.locator("datalist option[value=writer]")).toHaveCount(1);
+  await agents.getByLabel("Add an agent by handle").fill("writer");
+  await agents.getByRole("button", { name: "Add agent" }).click();
+  await expect(agents.getByRole("button", { name: "Remove @writer" })).toBeVisible();
+  await expect(agents.locator("datalist option[value=writer]")).toHaveCount(0);
+
+  // remove: Bob is taken home and the conversation leaves his sidebar, live
   await dialog.getByRole("button", { name: `Remove ${bob.person.name}` }).click();
   await expect(dialog.getByRole("status")).toContainText("was removed");
   await dialog.getByRole("button", { name: "Close" }).click();

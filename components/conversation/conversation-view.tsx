@@ -109,7 +109,8 @@ export function ConversationView({ snapshot, currentUserId }: { snapshot: Snapsh
           </Button>
         </div>
         <div className="relative flex min-h-0 flex-1 flex-col">
-          <PlanPanel conversationId={conversationId} />
+          {/* mounted again when the phone sheet opens: a graph laid out while hidden has no size to fit */}
+          <PlanPanel key={planOpen ? "sheet" : "side"} conversationId={conversationId} />
         </div>
       </aside>
     </div>

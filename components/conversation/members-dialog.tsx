@@ -5,7 +5,7 @@
  * add or remove agents; everyone can leave. The list follows `members-changed` live.
  */
 import { formText } from "../form-text.ts";
-import { useCallback, useEffect, useState, type FormEvent } from "react";
+import { useCallback, useEffect, useId, useState, type FormEvent } from "react";
 import { useRouter } from "next/navigation";
 import { apiFetch } from "../api-client.ts";
 import { getSocket } from "../socket-client.ts";
@@ -137,6 +137,7 @@ function MembersPanel({
   }
 
   const manage = view.you.canManage;
+  const agentChoicesId = useId();
   return (
     <div className="flex flex-col gap-4">
       {manage ? (
@@ -246,7 +247,16 @@ function MembersPanel({
           <form onSubmit={addAgent} className="mt-2 flex items-end gap-2" aria-label="Add an agent">
             <label className="flex min-w-0 flex-1 flex-col gap-1 text-sm">
               <span className="font-medium">Add an agent by handle</span>
-              <input name="handle" required pattern="@?[A-Za-z0-9_\-]{1,40}" placeholder="@writer" className={inputClass} />
+              <input
+                name="handle"
+                required
+                pattern="@?[A-Za-z0-9_\-]{1,40}"
+                placeholder="@writer"
+                className={inputClass}
+                list={agentChoicesId}
+                autoComplete="off"
+              />
+              <AgentChoices id={agentChoicesId} present={view.agents.map((agent) => agent.handle)} />
             </label>
             <Button type="submit" size="sm" variant="secondary">
               Add agent
@@ -261,5 +271,30 @@ function MembersPanel({
         </Button>
       </div>
     </div>
+  );
+}
+
+/** The workspace's agents not in the conversation yet, offered while typing a handle. */
+function AgentChoices({ id, present }: { id: string; present: string[] }) {
+  const [agents, setAgents] = useState<{ handle: string; name: string }[]>([]);
+  useEffect(() => {
+    let live = true;
+    apiFetch<{ agents: { handle: string; name: string }[] }>("/api/agents")
+      .then((answer) => live && setAgents(answer.agents))
+      .catch(() => undefined); // the list is a convenience: typing a handle still works
+    return () => {
+      live = false;
+    };
+  }, []);
+  return (
+    <datalist id={id}>
+      {agents
+        .filter((agent) => !present.includes(agent.handle))
+        .map((agent) => (
+          <option key={agent.handle} value={agent.handle}>
+            {agent.name}
+          </option>
+        ))}
+    </datalist>
   );
 }
