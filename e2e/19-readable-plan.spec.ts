@@ -37,8 +37,10 @@ test("19. a plan reads at 12 px or more, fills its panel, ticks while running, h
   const { context, page } = await adminContext(browser);
   const chat = new ConversationPage(page);
   await chat.create("Readable plan");
-  await chat.send("@commander Compare apples, pears and plums for a picnic.", "@offline sleep=6000");
+  await chat.send("@commander Compare apples, pears and plums for a picnic.", "@offline sleep=8000");
   await expect(chat.planSteps).toHaveCount(4, { timeout: 30_000 });
+  // the synthesis waits for the three others
+  await expect(page.locator('[data-testid="plan-step"][data-state="queued"]').first()).toBeVisible();
 
   // a running step's elapsed time ticks
   const running = page.locator('[data-testid="plan-step"][data-state="running"]').first();
@@ -46,7 +48,6 @@ test("19. a plan reads at 12 px or more, fills its panel, ticks while running, h
   const elapsed = running.getByTestId("step-elapsed");
   const first = await elapsed.textContent();
   await expect.poll(() => elapsed.textContent(), { timeout: 10_000 }).not.toBe(first);
-  await expect(page.locator('[data-testid="plan-step"][data-state="queued"]').first()).toBeVisible();
 
   // every step is in view at the default zoom, and its smallest text is at least 12 px
   const pane = page.locator('[data-testid="plan-graph"] .react-flow');

@@ -24,7 +24,7 @@ export function MessageList({ currentUserId }: { currentUserId: string }) {
   const live = Object.entries(streams).filter(([, text]) => text.length > 0);
 
   return (
-    <div ref={scroller} onScroll={onScroll} className="min-h-0 flex-1 overflow-y-auto">
+    <div ref={scroller} onScroll={onScroll} tabIndex={0} className="min-h-0 flex-1 overflow-y-auto">
       {messages.length === 0 && live.length === 0 ? (
         <p className="p-8 text-center text-sm text-zinc-500">No messages yet. Ask the commander for something, or @-mention an agent.</p>
       ) : null}
