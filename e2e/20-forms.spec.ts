@@ -7,7 +7,7 @@ test("20. a form shows who asks for which step, has typed fields, and names each
   const { context, page } = await adminContext(browser);
   const chat = new ConversationPage(page);
   await chat.create("Typed form");
-  await chat.send("@commander Compare apples and pears for a picnic.", "@offline block=typed");
+  await chat.send("@commander Compare apples, pears and plums for a picnic.", "@offline block=typed");
   const form = page.locator('[data-testid="form-card"][data-status="open"]').first();
   await expect(form).toBeVisible({ timeout: 30_000 });
 
@@ -86,7 +86,7 @@ test("20. the admin timeline draws waiting for a person apart from running, on a
   const { context, page } = await adminContext(browser);
   const chat = new ConversationPage(page);
   await chat.create("Timeline waits");
-  await chat.send("@commander Compare figs and dates for a picnic.", "@offline block=1");
+  await chat.send("@commander Compare figs, dates and kiwis for a picnic.", "@offline block=1");
   const openForms = page.locator('[data-testid="form-card"][data-status="open"]');
   await expect(openForms.first()).toBeVisible({ timeout: 30_000 });
   // answer every form the plan raises

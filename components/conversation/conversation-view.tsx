@@ -70,7 +70,7 @@ export function ConversationView({ snapshot, currentUserId }: { snapshot: Snapsh
           <span
             data-testid="connection"
             data-state={connection}
-            className={`hidden text-xs sm:inline ${connection === "live" ? "text-emerald-600" : "text-amber-600"}`}
+            className={`hidden text-xs sm:inline ${connection === "live" ? "text-emerald-700 dark:text-emerald-400" : "text-amber-700 dark:text-amber-400"}`}
           >
             ● {CONNECTION_LABEL[connection]}
           </span>

@@ -88,7 +88,7 @@ export function MessageList({ currentUserId }: { currentUserId: string }) {
 
   return (
     <div className="relative flex min-h-0 flex-1 flex-col">
-      <div ref={scroller} onScroll={onScroll} className="min-h-0 flex-1 overflow-y-auto" data-testid="message-scroller">
+      <div ref={scroller} onScroll={onScroll} tabIndex={0} className="min-h-0 flex-1 overflow-y-auto" data-testid="message-scroller">
         {messages.length === 0 && live.length === 0 ? (
           <p className="p-8 text-center text-sm text-zinc-500">No messages yet. Ask the commander for something, or @-mention an agent.</p>
         ) : null}

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { retryStatusLine, stepTally } from "./step-status.ts";
+import { VISUAL_STATES, VISUAL_STYLE, retryStatusLine, stepTally, stepVisualState } from "./step-status.ts";
 
 describe("a step's retry status line", () => {
   const now = Date.parse("2026-01-01T00:00:00Z");
@@ -30,5 +30,28 @@ describe("a step's retry status line", () => {
       failed: 1,
       total: 4,
     });
+  });
+});
+
+describe("a step's visual state", () => {
+  it("reads each stored status the way a person thinks of it", () => {
+    const at = "2026-01-01T00:00:05Z";
+    expect(stepVisualState({ status: "pending", retryAt: null, transientFailures: 0 })).toBe("queued");
+    expect(stepVisualState({ status: "pending", retryAt: at, transientFailures: 1 })).toBe("retrying");
+    expect(stepVisualState({ status: "in_progress", retryAt: null, transientFailures: 0 })).toBe("running");
+    expect(stepVisualState({ status: "blocked", retryAt: null, transientFailures: 0 })).toBe("waiting");
+    for (const status of ["done", "failed", "skipped"] as const) {
+      expect(stepVisualState({ status, retryAt: null, transientFailures: 0 })).toBe(status);
+    }
+  });
+
+  it("gives every state its own colours, mark and words", () => {
+    expect(VISUAL_STATES).toHaveLength(7);
+    for (const key of ["node", "mark", "label"] as const) {
+      expect(new Set(VISUAL_STATES.map((state) => VISUAL_STYLE[state][key])).size).toBe(7);
+    }
+    // waiting for a person is never drawn in running's colour
+    expect(VISUAL_STYLE.waiting.node).not.toContain("sky");
+    expect(VISUAL_STYLE.waiting.node).not.toContain("emerald");
   });
 });

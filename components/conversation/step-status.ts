@@ -103,7 +103,7 @@ export const VISUAL_STYLE: Record<StepVisualState, { node: string; swatch: strin
     node: "border-amber-500 bg-amber-50 dark:border-amber-500 dark:bg-amber-950/50",
     swatch: "border-amber-500 bg-amber-100 dark:bg-amber-900",
     tone: "amber",
-    mark: "✋",
+    mark: "✎",
     label: "waiting for a person",
   },
   retrying: {

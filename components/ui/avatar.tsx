@@ -1,12 +1,12 @@
 const PALETTE = [
-  "bg-indigo-500",
-  "bg-emerald-500",
-  "bg-amber-500",
-  "bg-rose-500",
-  "bg-sky-500",
-  "bg-violet-500",
-  "bg-teal-500",
-  "bg-orange-500",
+  "bg-indigo-700",
+  "bg-emerald-700",
+  "bg-amber-700",
+  "bg-rose-700",
+  "bg-sky-700",
+  "bg-violet-700",
+  "bg-teal-700",
+  "bg-orange-700",
 ];
 
 function hash(text: string): number {
@@ -23,7 +23,7 @@ export function Avatar({ name, kind = "user", size = 32 }: { name: string; kind?
     .slice(0, 2)
     .map((part) => part[0]?.toUpperCase())
     .join("");
-  const colour = kind === "system" ? "bg-zinc-500" : PALETTE[hash(name) % PALETTE.length];
+  const colour = kind === "system" ? "bg-zinc-600" : PALETTE[hash(name) % PALETTE.length];
   return (
     <span
       aria-hidden="true"

@@ -112,6 +112,26 @@ describe("offline model through the runner", () => {
     }
   });
 
+  it("plans a 49-item list as 50 steps under a title within the 200-character limit", async () => {
+    const seen: { title: string; steps: unknown[] }[] = [];
+    const { runner } = testRuntime({
+      deps: {
+        validatePlan: (raw) => {
+          seen.push(raw as { title: string; steps: unknown[] });
+          return { ok: false, message: "recorded" };
+        },
+      },
+    });
+    const items = Array.from({ length: 49 }, (_, i) => `topic${i + 1}`);
+    await runner.run(
+      runRequest({ agent: commanderProfile(), purpose: { kind: "commander-chat" }, input: `Compare ${items.join(", ")}.` }),
+      recordingSink(),
+    );
+    expect(seen[0].steps).toHaveLength(50);
+    expect(seen[0].title.length).toBeLessThanOrEqual(200);
+    expect(seen[0].title).toMatch(/^Plan: 49 items \(topic1, topic2, /);
+  });
+
   it("synthesizes upstream summaries on a commander step", async () => {
     const { runner } = testRuntime();
     const result = await runner.run(

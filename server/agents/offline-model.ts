@@ -253,7 +253,9 @@ function commanderChat(context: string, task: string): Planned {
   }));
   const synthesisIndex = items.length + 1;
   const rawPlan = {
-    title: `Plan: ${items.join(", ")}`,
+    // a plan's title holds at most 200 characters: a long list is named by its start and count
+    title:
+      items.join(", ").length <= 190 ? `Plan: ${items.join(", ")}` : `Plan: ${items.length} items (${items.join(", ").slice(0, 150)}…)`,
     steps: [
       ...steps,
       {
