@@ -10,7 +10,8 @@ import { assertDeclaredLength, boundBody, readLimitedText, requestBodyLimit } fr
 import { errorResponse, HttpError } from "./errors.ts";
 import { assertIdParams } from "./params.ts";
 import type { Actor } from "../auth/actor.ts";
-import { scopeAllows, TOKEN_PREFIX, verifyApiToken, type TokenScope } from "../auth/api-tokens.ts";
+import { scopeAllows, TOKEN_PREFIX, verifyApiToken } from "../auth/api-tokens.ts";
+import type { TokenScope } from "../protocol/rest/account.ts";
 import { enforceRateLimit, TOKEN_WRITE_RATE } from "../auth/rate-limit.ts";
 
 export { errorResponse, HttpError } from "./errors.ts";
