@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { int32, storableText } from "../../core/text.ts";
-import { messageSchema, planSchema, stepSchema, usageSchema } from "../dto.ts";
+import { messageSchema, planSchema } from "../dto.ts";
 import type { ConversationEventDTO } from "../events.ts";
 import { MAX_MESSAGE_CHARS } from "../limits.ts";
 import { agentOptionSchema } from "./account.ts";
@@ -24,9 +24,14 @@ const auditEventSchema = z.object({
 
 /** a plan with usage per step and in total, and its timing metrics (services/plan-metrics.ts) */
 const planWithMetricsSchema = planSchema.extend({
-  steps: z.array(stepSchema.extend({ usage: usageSchema })),
-  usage: usageSchema,
-  metrics: z.record(z.string(), z.unknown()),
+  metrics: z.object({
+    makespanMs: z.number().nullable(),
+    criticalPathMs: z.number(),
+    totalAgentWorkMs: z.number(),
+    usefulParallelism: z.number().nullable(),
+    /** per step (services/plan-metrics.ts StepMetrics) */
+    steps: z.array(z.unknown()),
+  }),
 });
 
 export const v1Routes = {
