@@ -37,7 +37,7 @@ function messageEvent(seq: number): ConversationEventDTO {
 describe("conversation store", () => {
   beforeEach(() => {
     useConversationStore.getState().load({
-      conversation: { id: conversationId, title: "t" },
+      conversation: { id: conversationId, title: "t", commanderReplies: "auto" },
       lastSeq: 0,
       agents: [],
       members: [],
@@ -119,7 +119,7 @@ describe("live run status", () => {
   it("keeps what a live run waits for until it is cleared or the run ends", () => {
     const store = useConversationStore.getState();
     store.load({
-      conversation: { id: conversationId, title: "t" },
+      conversation: { id: conversationId, title: "t", commanderReplies: "auto" },
       lastSeq: 0,
       agents: [],
       members: [],

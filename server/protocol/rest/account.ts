@@ -63,3 +63,7 @@ export const accountRoutes = {
   }),
   revokeToken: defineRoute({ method: "DELETE", path: "/api/tokens/:tokenId", response: z.object({ token: tokenSchema }) }),
 };
+
+export function isTokenScope(value: string): value is TokenScope {
+  return (TOKEN_SCOPES as readonly string[]).includes(value);
+}
