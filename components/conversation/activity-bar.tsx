@@ -1,6 +1,7 @@
 "use client";
 import { useMemo } from "react";
 import type { RunDTO } from "@/server/protocol/dto.ts";
+import { unhandled } from "@/server/protocol/exhaustive.ts";
 import { useConversationStore } from "../stores/conversation-store.ts";
 import { formatDuration } from "./step-status.ts";
 import { useNow } from "./use-now.ts";
@@ -16,8 +17,10 @@ export function describeRun(run: Pick<RunDTO, "kind" | "agentHandle" | "stepInde
     case "step":
     case "commander-step":
       return `${who} is working on step ${run.stepIndex ?? "?"}…`;
-    default:
+    case "mention":
       return `${who} is writing…`;
+    default:
+      return unhandled(run.kind, `${who} is writing…`);
   }
 }
 

@@ -101,7 +101,7 @@ describe("live run status", () => {
         agentHandle: "researcher",
         planId: "p1",
         stepIndex: 1,
-        kind: "step",
+        kind: "step" as const,
         attempt: 1,
         status,
         model: "openai:x",

@@ -4,7 +4,7 @@
  * has just written and not read back) hands them here, so every path that emits one
  * — REST responses, replayed events, live events — gives the same shape.
  */
-import type { AgentRole, AttachmentDTO, MentionDTO, MessageDTO, RunDTO, RunStatus } from "./dto.ts";
+import { isRunKind, type AgentRole, type AttachmentDTO, type MentionDTO, type MessageDTO, type RunDTO, type RunStatus } from "./dto.ts";
 
 const iso = (date: Date | null | undefined): string | null => (date ? date.toISOString() : null);
 
@@ -55,6 +55,7 @@ export interface RunFacts {
   agentHandle: string | null;
   planId: string | null;
   stepIndex: number | null;
+  /** a RunKind; the column holds text, so a row's is checked here */
   kind: string;
   attempt: number;
   status: RunStatus;
@@ -67,6 +68,7 @@ export interface RunFacts {
 }
 
 export function runDTO(facts: RunFacts): RunDTO {
+  if (!isRunKind(facts.kind)) throw new Error(`run ${facts.id}: unknown kind "${facts.kind}"`);
   return {
     id: facts.id,
     conversationId: facts.conversationId,

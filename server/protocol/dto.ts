@@ -99,13 +99,21 @@ export type PlanDTO = z.infer<typeof planSchema>;
 export const RUN_STATUSES = ["queued", "running", "succeeded", "failed", "blocked", "cancelled", "lost"] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
 
+/** why a run was started: a mention, a plan step (a sub-agent's or the commander's), a chat turn of the commander, a decision on a failed step */
+export const RUN_KINDS = ["mention", "step", "chat", "commander-step", "decision"] as const;
+export type RunKind = (typeof RUN_KINDS)[number];
+
+export function isRunKind(value: string): value is RunKind {
+  return (RUN_KINDS as readonly string[]).includes(value);
+}
+
 export const runSchema = z.object({
   id: z.string(),
   conversationId: z.string(),
   agentHandle: z.string().nullable(),
   planId: z.string().nullable(),
   stepIndex: z.number().nullable(),
-  kind: z.string(),
+  kind: z.enum(RUN_KINDS),
   attempt: z.number(),
   status: z.enum(RUN_STATUSES),
   model: z.string(),
