@@ -32,7 +32,8 @@ function NewConversationForm({ onDone }: { onDone: () => void }) {
   const [busy, setBusy] = useState(false);
 
   useEffect(() => {
-    api.account.agents()
+    api.account
+      .agents()
       .then(({ agents }) => {
         setAgents(agents);
         setChosen(new Set(agents.map((a) => a.handle)));

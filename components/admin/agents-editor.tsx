@@ -119,9 +119,7 @@ function AgentForm({ agent, onSaved }: { agent: AdminAgent; onSaved: (agent: Adm
     setError("");
     setSaved(false);
     try {
-      const { agent: result } = agent.id
-        ? await api.admin.updateAgent({ agentId: agent.id }, input)
-        : await api.admin.createAgent(input);
+      const { agent: result } = agent.id ? await api.admin.updateAgent({ agentId: agent.id }, input) : await api.admin.createAgent(input);
       onSaved(result);
       setSaved(true);
     } catch (caught) {

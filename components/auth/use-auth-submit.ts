@@ -1,7 +1,6 @@
 "use client";
 import { useState, type FormEvent } from "react";
 
-
 /**
  * Submitting an account form: send the fields (through `api.account.*`), go home on
  * success, show the server's message (or a fallback) on failure.

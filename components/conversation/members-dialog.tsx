@@ -168,10 +168,7 @@ function MembersPanel({
                     aria-label={person.role === "owner" ? `Make ${person.name} a member` : `Make ${person.name} an owner`}
                     onClick={() =>
                       act(() =>
-                        api.members.setRole(
-                          { conversationId, userId: person.id },
-                          { role: person.role === "owner" ? "member" : "owner" },
-                        ),
+                        api.members.setRole({ conversationId, userId: person.id }, { role: person.role === "owner" ? "member" : "owner" }),
                       )
                     }
                   >

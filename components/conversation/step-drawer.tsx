@@ -36,7 +36,8 @@ export function StepDrawer({
   // refetch when anything in the conversation moved, so the log stays live
   useEffect(() => {
     let stale = false;
-    api.conversations.stepDetail({ conversationId, planId: plan.id, stepIndex })
+    api.conversations
+      .stepDetail({ conversationId, planId: plan.id, stepIndex })
       .then((data) => !stale && setDetail(data))
       .catch((caught: unknown) => !stale && setError(caught instanceof Error ? caught.message : String(caught)));
     return () => {

@@ -14,7 +14,10 @@ describe("the provider registry is the one list of providers", () => {
     for (const missing of required) {
       const without = { ...env, [missing.name]: undefined };
       expect(() => createModelRegistry({ env: without }).resolve(`${name}:some-model`)).toThrow(
-        new ModelConfigurationError("missing-configuration", `Model "${name}:some-model" needs ${missing.name} to be set in the environment`),
+        new ModelConfigurationError(
+          "missing-configuration",
+          `Model "${name}:some-model" needs ${missing.name} to be set in the environment`,
+        ),
       );
     }
   });

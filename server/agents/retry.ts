@@ -139,7 +139,6 @@ export function retryDelayMs(policy: Omit<RetryPolicy, "sleep">, retry: number, 
   return Math.round(cap / 2 + (policy.random() * cap) / 2);
 }
 
-
 /**
  * A model failure as a person can act on it: which provider, what it answered, and
  * what to check — "anthropic (HTTP 401): invalid x-api-key — check ANTHROPIC_API_KEY".

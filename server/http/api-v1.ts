@@ -14,7 +14,6 @@ import { scopeAllows, TOKEN_PREFIX, verifyApiToken } from "../auth/api-tokens.ts
 import type { TokenScope } from "../protocol/rest/account.ts";
 import { enforceRateLimit, TOKEN_WRITE_RATE } from "../auth/rate-limit.ts";
 
-
 /** how far a delivery's timestamp may be from the server's clock, either way */
 export const WEBHOOK_TOLERANCE_SECONDS = 5 * 60;
 /** what a delivery id may look like: no ":" (the signed string's separator), at most 128 characters */

@@ -25,4 +25,3 @@ export function respond<S extends RouteSpec & { response: z.ZodType }>(
 export function noContent(spec: RouteSpec & { response: null }): Response {
   return new Response(null, { status: spec.status ?? 204 });
 }
-

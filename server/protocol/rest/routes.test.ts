@@ -44,9 +44,9 @@ describe("buildPath", () => {
     expect(buildPath("/api/conversations/:conversationId/members/:userId", { conversationId: "c 1", userId: "a/b?" })).toBe(
       "/api/conversations/c%201/members/a%2Fb%3F",
     );
-    expect(buildPath("/api/conversations/:conversationId/plans/:planId/steps/:stepIndex", { conversationId: "c", planId: "p", stepIndex: 3 })).toBe(
-      "/api/conversations/c/plans/p/steps/3",
-    );
+    expect(
+      buildPath("/api/conversations/:conversationId/plans/:planId/steps/:stepIndex", { conversationId: "c", planId: "p", stepIndex: 3 }),
+    ).toBe("/api/conversations/c/plans/p/steps/3");
   });
 
   it("refuses a missing or empty parameter, naming it", () => {
