@@ -43,7 +43,6 @@ export const messageSchema = z.object({
 export type MessageDTO = z.infer<typeof messageSchema>;
 
 export const usageSchema = z.object({ tokensIn: z.number(), tokensOut: z.number(), cost: z.number() });
-export type UsageDTO = z.infer<typeof usageSchema>;
 
 export const stepSchema = z.object({
   id: z.string(),

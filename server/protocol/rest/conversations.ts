@@ -37,7 +37,6 @@ export const planControlSchema = z.discriminatedUnion("action", [
   z.object({ action: z.literal("retry"), stepIndex: int32().positive() }),
   z.object({ action: z.literal("skip"), stepIndex: int32().positive(), reason: storableText().max(500).optional() }),
 ]);
-export type PlanControl = z.infer<typeof planControlSchema>;
 
 export const conversationRoutes = {
   list: defineRoute({

@@ -22,7 +22,6 @@ export const myInvitationSchema = z.object({
   invitedBy: z.string(),
   createdAt: z.string(),
 });
-export type MyInvitation = z.infer<typeof myInvitationSchema>;
 
 export const memberRoutes = {
   /** people (with roles), agents, and — for owners — pending invitations */
