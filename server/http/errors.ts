@@ -19,12 +19,17 @@ export class HttpError<C extends ErrorCode = ErrorCode> extends Error {
   }
 }
 
+/** (`instanceof` alone would type the code as any) */
+function isHttpError(error: unknown): error is HttpError {
+  return error instanceof HttpError;
+}
+
 function errorBody(code: ErrorCode, message: string, extra: Omit<ApiErrorBody["error"], "code" | "message">): ApiErrorBody {
   return { error: { code, message, ...extra } };
 }
 
 export function errorResponse(error: unknown): Response {
-  if (error instanceof HttpError) {
+  if (isHttpError(error)) {
     return Response.json(errorBody(error.code, error.message, error.details === undefined ? {} : { details: error.details }), {
       status: error.status,
       headers: error.headers,
