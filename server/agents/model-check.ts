@@ -19,7 +19,6 @@ export function modelProblem(models: Pick<ModelRegistry, "resolve">, modelId: st
   }
 }
 
-
 /** One tiny call to the model, with a time limit; says what came back or what went wrong. */
 export async function tryModel(input: {
   models: Pick<ModelRegistry, "resolve">;
