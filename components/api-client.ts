@@ -1,4 +1,24 @@
-/** Browser-side JSON calls to the app's routes; errors carry the server's code and message. */
+/**
+ * The browser's calls to the app's routes, built from the route table
+ * (server/protocol/rest/): `api.members.setRole({ conversationId, userId }, { role })`.
+ * Paths are filled from the table (each parameter URL-encoded), bodies and answers are
+ * typed by its schemas, and outside production every answer is checked against its
+ * schema, so a drifted shape fails loudly in development and tests. Errors carry the
+ * server's code and message. To add an endpoint, add it to the table (see
+ * server/protocol/rest/define.ts); it appears here by itself.
+ */
+import type { z } from "zod";
+import {
+  buildPath,
+  type HasParams,
+  type PathParams,
+  type RequestBody,
+  type ResponseBody,
+  type RouteSpec,
+} from "@/server/protocol/rest/define.ts";
+import { browserRoutes } from "@/server/protocol/rest/browser.ts";
+import { apiErrorSchema } from "@/server/protocol/rest/errors.ts";
+
 export class ApiError extends Error {
   constructor(
     readonly status: number,
@@ -9,6 +29,81 @@ export class ApiError extends Error {
   }
 }
 
+/** better-auth answers `{ code, message }`; the app's routes `{ error: { code, message } }` */
+function errorOf(status: number, data: unknown): ApiError {
+  const parsed = apiErrorSchema.safeParse(data);
+  if (parsed.success) return new ApiError(status, parsed.data.error.code, parsed.data.error.message);
+  const flat = typeof data === "object" && data !== null ? (data as Record<string, unknown>) : {};
+  const message = typeof flat.message === "string" ? flat.message : `Request failed (${status})`;
+  return new ApiError(status, typeof flat.code === "string" ? flat.code : "error", message);
+}
+
+const checkAnswers = process.env.NODE_ENV !== "production";
+
+async function send(spec: RouteSpec, path: string, body: unknown): Promise<unknown> {
+  const init: RequestInit = { method: spec.method, credentials: "same-origin" };
+  if (body instanceof FormData) init.body = body;
+  else if (body !== undefined) {
+    init.headers = { "Content-Type": "application/json" };
+    init.body = JSON.stringify(body);
+  }
+  const response = await fetch(path, init);
+  const data: unknown = response.status === 204 ? undefined : await response.json().catch(() => null);
+  if (!response.ok) throw errorOf(response.status, data);
+  if (checkAnswers && spec.response !== null) {
+    const parsed = spec.response.safeParse(data);
+    if (!parsed.success) {
+      throw new ApiError(response.status, "bad_response", `${spec.method} ${spec.path} answered another shape: ${parsed.error.message}`);
+    }
+  }
+  return data;
+}
+
+type Args<S extends RouteSpec> =
+  HasParams<S> extends true
+    ? S["body"] extends z.ZodType | "form-data"
+      ? [params: PathParams<S["path"]>, body: RequestBody<S>]
+      : [params: PathParams<S["path"]>]
+    : S["body"] extends z.ZodType | "form-data"
+      ? [body: RequestBody<S>]
+      : [];
+
+export type Endpoint<S extends RouteSpec> = (...args: Args<S>) => Promise<ResponseBody<S>>;
+
+type Client<T> = { [K in keyof T]: T[K] extends RouteSpec ? Endpoint<T[K]> : Client<T[K]> };
+
+/** One endpoint as a function: path parameters first (when the path has any), then the body. */
+export function endpoint<S extends RouteSpec>(spec: S): Endpoint<S> {
+  const hasParams = spec.path.includes(":");
+  return ((...args: unknown[]) => {
+    const params = (hasParams ? args[0] : {}) as PathParams<S["path"]>;
+    const body = hasParams ? args[1] : args[0];
+    return send(spec, buildPath(spec.path, params), body);
+  }) as Endpoint<S>;
+}
+
+function bind<T extends Record<string, Record<string, RouteSpec>>>(table: T): Client<T> {
+  return Object.fromEntries(
+    Object.entries(table).map(([group, specs]) => [
+      group,
+      Object.fromEntries(Object.entries(specs).map(([name, spec]) => [name, endpoint(spec)])),
+    ]),
+  ) as Client<T>;
+}
+
+export const api = bind(browserRoutes);
+
+/** A route's URL, for links (a download, an image): `apiPath(routes.conversations.artifact, { … })`. */
+export function apiPath<S extends RouteSpec>(spec: S, params: PathParams<S["path"]>): string {
+  return buildPath(spec.path, params);
+}
+
+export { browserRoutes as routes };
+
+/**
+ * @deprecated for a route not yet in the table only: add the route to
+ * server/protocol/rest/ and call it through `api` instead (this casts its answer).
+ */
 export async function apiFetch<T>(url: string, init: RequestInit & { json?: unknown } = {}): Promise<T> {
   const { json, headers, ...rest } = init;
   const response = await fetch(url, {
@@ -18,10 +113,6 @@ export async function apiFetch<T>(url: string, init: RequestInit & { json?: unkn
     body: json !== undefined ? JSON.stringify(json) : rest.body,
   });
   const data: unknown = await response.json().catch(() => null);
-  if (!response.ok) {
-    const error = (data as { error?: { code?: string; message?: string }; message?: string; code?: string } | null) ?? null;
-    const message = error?.error?.message ?? error?.message ?? `Request failed (${response.status})`;
-    throw new ApiError(response.status, error?.error?.code ?? error?.code ?? "error", message);
-  }
+  if (!response.ok) throw errorOf(response.status, data);
   return data as T;
 }

@@ -2,7 +2,7 @@
 import Link from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
-import { apiFetch } from "./api-client.ts";
+import { api } from "./api-client.ts";
 import { Button } from "./ui/button.tsx";
 import { NewConversationButton } from "./new-conversation-dialog.tsx";
 import { SearchButton } from "./search-dialog.tsx";
@@ -145,7 +145,7 @@ function InvitationList({ invitations }: { invitations: SidebarInvitation[] }) {
   async function answer(invitation: SidebarInvitation, accept: boolean) {
     setError("");
     try {
-      await apiFetch(`/api/invitations/${invitation.id}`, { method: "POST", json: { accept } });
+      await api.members.answerInvitation({ invitationId: invitation.id }, { accept });
       if (accept) router.push(`/c/${invitation.conversation.id}`);
       router.refresh();
     } catch (caught) {

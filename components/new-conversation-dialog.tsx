@@ -2,18 +2,13 @@
 import { formText } from "./form-text.ts";
 import { useRouter } from "next/navigation";
 import { useEffect, useState, type FormEvent } from "react";
-import { apiFetch } from "./api-client.ts";
+import { api } from "./api-client.ts";
 import { Button } from "./ui/button.tsx";
 import { Dialog } from "./ui/dialog.tsx";
 import { ErrorText, TextField } from "./ui/field.tsx";
 import { Badge } from "./ui/badge.tsx";
 
-interface AgentOption {
-  id: string;
-  handle: string;
-  name: string;
-  role: "commander" | "sub_agent";
-}
+type AgentOption = Awaited<ReturnType<typeof api.account.agents>>["agents"][number];
 
 export function NewConversationButton({ label, full = false }: { label: string; full?: boolean }) {
   const [open, setOpen] = useState(false);
@@ -37,7 +32,8 @@ function NewConversationForm({ onDone }: { onDone: () => void }) {
   const [busy, setBusy] = useState(false);
 
   useEffect(() => {
-    apiFetch<{ agents: AgentOption[] }>("/api/agents")
+    api.account
+      .agents()
       .then(({ agents }) => {
         setAgents(agents);
         setChosen(new Set(agents.map((a) => a.handle)));
@@ -58,7 +54,7 @@ function NewConversationForm({ onDone }: { onDone: () => void }) {
     setBusy(true);
     setError("");
     try {
-      const { id } = await apiFetch<{ id: string }>("/api/conversations", { method: "POST", json: { title, agentHandles: [...chosen] } });
+      const { id } = await api.conversations.create({ title, agentHandles: [...chosen] });
       onDone();
       router.push(`/c/${id}`);
       router.refresh();

@@ -1,23 +1,12 @@
 "use client";
 import { formText } from "./../form-text.ts";
 import { useState, type FormEvent } from "react";
-import { apiFetch } from "../api-client.ts";
+import type { AdminAgent, AgentInput } from "@/server/protocol/rest/admin.ts";
+import { api } from "../api-client.ts";
 import { Avatar } from "../ui/avatar.tsx";
 import { Badge } from "../ui/badge.tsx";
 import { Button } from "../ui/button.tsx";
 import { ErrorText, TextAreaField, TextField, inputClass } from "../ui/field.tsx";
-
-export interface AdminAgent {
-  id: string;
-  handle: string;
-  name: string;
-  role: "commander" | "sub_agent";
-  systemPrompt: string;
-  model: string;
-  allowedTools: string[];
-  skills: string[];
-  concurrency: number;
-}
 
 const BLANK: AdminAgent = {
   id: "",
@@ -29,6 +18,7 @@ const BLANK: AdminAgent = {
   allowedTools: [],
   skills: [],
   concurrency: 4,
+  updatedAt: "",
 };
 
 const splitList = (value: FormDataEntryValue | null) =>
@@ -101,13 +91,7 @@ function AgentForm({ agent, onSaved }: { agent: AdminAgent; onSaved: (agent: Adm
     if (!model) return;
     setTrial({ state: "testing" });
     try {
-      const result = await apiFetch<{ ok: true; latencyMs: number; reply: string } | { ok: false; error: string }>(
-        "/api/admin/models/test",
-        {
-          method: "POST",
-          json: { model },
-        },
-      );
+      const result = await api.admin.testModel({ model });
       setTrial(
         result.ok
           ? { state: "done", ok: true, text: `${model} answered in ${result.latencyMs} ms: “${result.reply}”` }
@@ -121,7 +105,7 @@ function AgentForm({ agent, onSaved }: { agent: AdminAgent; onSaved: (agent: Adm
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
     const data = new FormData(event.currentTarget);
-    const input = {
+    const input: AgentInput = {
       handle: formText(data.get("handle")).trim(),
       name: formText(data.get("name")),
       role: data.get("role") === "commander" ? "commander" : "sub_agent",
@@ -135,9 +119,7 @@ function AgentForm({ agent, onSaved }: { agent: AdminAgent; onSaved: (agent: Adm
     setError("");
     setSaved(false);
     try {
-      const { agent: result } = agent.id
-        ? await apiFetch<{ agent: AdminAgent }>(`/api/admin/agents/${agent.id}`, { method: "PUT", json: input })
-        : await apiFetch<{ agent: AdminAgent }>("/api/admin/agents", { method: "POST", json: input });
+      const { agent: result } = agent.id ? await api.admin.updateAgent({ agentId: agent.id }, input) : await api.admin.createAgent(input);
       onSaved(result);
       setSaved(true);
     } catch (caught) {

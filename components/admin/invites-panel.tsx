@@ -1,6 +1,6 @@
 "use client";
 import { useState, useSyncExternalStore } from "react";
-import { apiFetch } from "../api-client.ts";
+import { api } from "../api-client.ts";
 import { Badge } from "../ui/badge.tsx";
 import { Button } from "../ui/button.tsx";
 import { ErrorText, inputClass } from "../ui/field.tsx";
@@ -30,10 +30,7 @@ export function InvitesPanel({ invites: initial }: { invites: InviteRow[] }) {
   async function create() {
     setError("");
     try {
-      const { invite } = await apiFetch<{ invite: { token: string; role: string; expiresAt: string } }>("/api/admin/invites", {
-        method: "POST",
-        json: { role },
-      });
+      const { invite } = await api.admin.createInvite({ role });
       setInvites((list) => [
         { id: invite.token, token: invite.token, role: invite.role, used: false, expiresAt: invite.expiresAt },
         ...list,

@@ -1,13 +1,14 @@
 "use client";
 import { Button } from "../ui/button.tsx";
 import { ErrorText, TextField } from "../ui/field.tsx";
+import { api } from "../api-client.ts";
+import { formText } from "../form-text.ts";
 import { useAuthSubmit } from "./use-auth-submit.ts";
 
 export function SignInForm() {
   const { error, busy, submit } = useAuthSubmit({
-    path: "/api/auth/sign-in/email",
     failure: "Could not sign in.",
-    body: (data) => ({ email: data.get("email"), password: data.get("password") }),
+    send: (data) => api.account.signIn({ email: formText(data.get("email")), password: formText(data.get("password")) }),
   });
 
   return (

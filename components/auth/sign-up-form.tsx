@@ -1,13 +1,20 @@
 "use client";
 import { Button } from "../ui/button.tsx";
 import { ErrorText, TextField } from "../ui/field.tsx";
+import { api } from "../api-client.ts";
+import { formText } from "../form-text.ts";
 import { useAuthSubmit } from "./use-auth-submit.ts";
 
 export function SignUpForm({ inviteToken }: { inviteToken?: string }) {
   const { error, busy, submit } = useAuthSubmit({
-    path: "/api/auth/sign-up/email",
     failure: "Could not sign up.",
-    body: (data) => ({ name: data.get("name"), email: data.get("email"), password: data.get("password"), inviteToken }),
+    send: (data) =>
+      api.account.signUp({
+        name: formText(data.get("name")),
+        email: formText(data.get("email")),
+        password: formText(data.get("password")),
+        inviteToken,
+      }),
   });
 
   return (

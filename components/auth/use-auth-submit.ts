@@ -1,12 +1,11 @@
 "use client";
 import { useState, type FormEvent } from "react";
-import { apiFetch } from "../api-client.ts";
 
 /**
- * Submitting an account form: post the fields to an auth endpoint, go home on
+ * Submitting an account form: send the fields (through `api.account.*`), go home on
  * success, show the server's message (or a fallback) on failure.
  */
-export function useAuthSubmit(input: { path: string; failure: string; body: (data: FormData) => Record<string, unknown> }) {
+export function useAuthSubmit(input: { failure: string; send: (data: FormData) => Promise<unknown> }) {
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
 
@@ -16,7 +15,7 @@ export function useAuthSubmit(input: { path: string; failure: string; body: (dat
     setBusy(true);
     setError("");
     try {
-      await apiFetch(input.path, { method: "POST", json: input.body(data) });
+      await input.send(data);
       window.location.assign("/");
     } catch (caught) {
       setError(caught instanceof Error ? caught.message : input.failure);

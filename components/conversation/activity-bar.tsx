@@ -1,7 +1,8 @@
 "use client";
 import { useMemo, useState } from "react";
-import { apiFetch } from "../api-client.ts";
+import { api } from "../api-client.ts";
 import type { RunDTO } from "@/server/protocol/dto.ts";
+import { unhandled } from "@/server/protocol/exhaustive.ts";
 import { useConversationStore } from "../stores/conversation-store.ts";
 import { formatDuration } from "./step-status.ts";
 import { useNow } from "./use-now.ts";
@@ -17,15 +18,16 @@ export function describeRun(run: Pick<RunDTO, "kind" | "agentHandle" | "stepInde
     case "step":
     case "commander-step":
       return `${who} is working on step ${run.stepIndex ?? "?"}…`;
-    default:
+    case "mention":
       return `${who} is writing…`;
+    default:
+      return unhandled(run.kind, `${who} is writing…`);
   }
 }
 
 /** Who is working right now, with elapsed time, live for everyone in the conversation. */
 export function ActivityBar() {
   const runs = useConversationStore((s) => s.runs);
-  const conversationId = useConversationStore((s) => s.conversationId);
   const [stopping, setStopping] = useState<Record<string, boolean>>({});
   const [error, setError] = useState<string | null>(null);
   const live = useMemo(
@@ -42,7 +44,7 @@ export function ActivityBar() {
     setStopping((current) => ({ ...current, [run.id]: true }));
     setError(null);
     try {
-      await apiFetch(`/api/conversations/${conversationId}/runs/${run.id}`, { method: "POST", json: { action: "stop" } });
+      await api.conversations.stopRun({ conversationId: run.conversationId, runId: run.id }, { action: "stop" });
     } catch (caught) {
       setError(caught instanceof Error ? caught.message : "Could not stop.");
       setStopping((current) => ({ ...current, [run.id]: false }));

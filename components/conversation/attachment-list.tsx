@@ -1,6 +1,7 @@
 "use client";
 import { useState } from "react";
 import type { AttachmentDTO } from "@/server/protocol/dto.ts";
+import { apiPath, routes } from "../api-client.ts";
 import { FileIcon } from "../ui/icons.tsx";
 
 const IMAGE = /^image\/(png|jpeg|gif|webp)$/;
@@ -25,7 +26,7 @@ export function AttachmentList({ conversationId, attachments }: { conversationId
 }
 
 function Attachment({ conversationId, attachment }: { conversationId: string; attachment: AttachmentDTO }) {
-  const url = `/api/conversations/${conversationId}/artifacts/${attachment.id}`;
+  const url = apiPath(routes.conversations.artifact, { conversationId, artifactId: attachment.id });
   const [text, setText] = useState<string | null>(null);
   const previewText = async () => {
     if (text !== null) return setText(null);

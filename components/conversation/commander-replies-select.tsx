@@ -1,7 +1,7 @@
 "use client";
 import { useState } from "react";
 import type { CommanderReplyMode } from "@/server/core/addressing.ts";
-import { apiFetch } from "../api-client.ts";
+import { api } from "../api-client.ts";
 
 const LABELS: Record<CommanderReplyMode, string> = {
   auto: "Commander: every message while one person is here",
@@ -16,11 +16,8 @@ export function CommanderRepliesSelect({ conversationId, initial }: { conversati
   async function change(next: CommanderReplyMode) {
     setError("");
     try {
-      const saved = await apiFetch<{ commanderReplies: CommanderReplyMode }>(`/api/conversations/${conversationId}`, {
-        method: "PATCH",
-        json: { commanderReplies: next },
-      });
-      setMode(saved.commanderReplies);
+      const saved = await api.conversations.settings({ conversationId }, { commanderReplies: next });
+      if (saved.commanderReplies) setMode(saved.commanderReplies);
     } catch (caught) {
       setError(caught instanceof Error ? caught.message : "Could not change the setting.");
     }

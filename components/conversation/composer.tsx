@@ -1,7 +1,7 @@
 "use client";
 import { useEffect, useMemo, useRef, useState, type ChangeEvent, type KeyboardEvent } from "react";
-import type { AttachmentDTO, MessageDTO } from "@/server/protocol/dto.ts";
-import { apiFetch, ApiError } from "../api-client.ts";
+import type { AttachmentDTO } from "@/server/protocol/dto.ts";
+import { api, ApiError } from "../api-client.ts";
 import { useConversationStore, type AgentInfo } from "../stores/conversation-store.ts";
 import { Button } from "../ui/button.tsx";
 import { CloseIcon, FileIcon, PaperclipIcon } from "../ui/icons.tsx";
@@ -110,12 +110,9 @@ function ConversationComposer({ conversationId }: { conversationId: string }) {
     const mentionHandles = [...new Set([...mentioned, ...agents.map((agent) => agent.handle)])].filter((handle) => typed.includes(handle));
     setSending(true);
     try {
-      const { message, notInConversation } = await apiFetch<{ message: MessageDTO; notInConversation: string[] }>(
-        `/api/conversations/${conversationId}/messages`,
-        {
-          method: "POST",
-          json: { body, mentionHandles, attachmentIds: attachments.map((a) => a.id) },
-        },
+      const { message, notInConversation } = await api.conversations.postMessage(
+        { conversationId },
+        { body, mentionHandles, attachmentIds: attachments.map((a) => a.id) },
       );
       upsertMessage(message);
       setOutside({ handles: notInConversation, added: [] });
@@ -136,7 +133,7 @@ function ConversationComposer({ conversationId }: { conversationId: string }) {
 
   async function addAgent(handle: string) {
     try {
-      await apiFetch(`/api/conversations/${conversationId}/agents`, { method: "POST", json: { handle } });
+      await api.members.addAgent({ conversationId }, { handle });
       setOutside((state) => ({ ...state, added: [...state.added, handle] }));
     } catch (caught) {
       setError(caught instanceof Error ? caught.message : `Could not add @${handle}.`);
@@ -181,10 +178,7 @@ function ConversationComposer({ conversationId }: { conversationId: string }) {
       try {
         const data = new FormData();
         data.set("file", file);
-        const { attachment } = await apiFetch<{ attachment: AttachmentDTO }>(`/api/conversations/${conversationId}/uploads`, {
-          method: "POST",
-          body: data,
-        });
+        const { attachment } = await api.conversations.upload({ conversationId }, data);
         setAttachments((list) => [...list, attachment]);
       } catch (caught) {
         setError(caught instanceof Error ? caught.message : "Upload failed.");

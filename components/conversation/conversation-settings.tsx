@@ -6,7 +6,8 @@
  */
 import { useCallback, useEffect, useState, type FormEvent } from "react";
 import { useRouter } from "next/navigation";
-import { apiFetch } from "../api-client.ts";
+import { api } from "../api-client.ts";
+import type { ConversationSummary } from "@/server/protocol/rest/conversations.ts";
 import { formText } from "../form-text.ts";
 import { getSocket } from "../socket-client.ts";
 import { useConversationStore } from "../stores/conversation-store.ts";
@@ -14,12 +15,7 @@ import { Button } from "../ui/button.tsx";
 import { Dialog } from "../ui/dialog.tsx";
 import { ErrorText, TextField } from "../ui/field.tsx";
 
-interface Listed {
-  id: string;
-  title: string;
-  archivedAt: string | null;
-  isDemo: boolean;
-}
+type Listed = ConversationSummary;
 
 interface State {
   conversation: Listed;
@@ -27,10 +23,7 @@ interface State {
 }
 
 async function loadState(conversationId: string): Promise<State | null> {
-  const [list, members] = await Promise.all([
-    apiFetch<{ conversations: Listed[] }>("/api/conversations"),
-    apiFetch<{ you: { canManage: boolean } }>(`/api/conversations/${conversationId}/members`),
-  ]);
+  const [list, members] = await Promise.all([api.conversations.list(), api.members.list({ conversationId })]);
   const conversation = list.conversations.find((entry) => entry.id === conversationId);
   return conversation ? { conversation, canManage: members.you.canManage } : null;
 }
@@ -88,7 +81,7 @@ export function ConversationSettingsButton({ conversationId }: { conversationId:
 function SettingsPanel({ state, reload, onDone }: { state: State; reload: () => Promise<void>; onDone: () => void }) {
   const router = useRouter();
   const { conversation, canManage } = state;
-  const base = `/api/conversations/${conversation.id}`;
+  const conversationId = conversation.id;
   const [error, setError] = useState("");
   const [notice, setNotice] = useState("");
   const [confirming, setConfirming] = useState(false);
@@ -111,8 +104,8 @@ function SettingsPanel({ state, reload, onDone }: { state: State; reload: () => 
     event.preventDefault();
     const title = formText(new FormData(event.currentTarget).get("title")).trim();
     void act(async () => {
-      const saved = await apiFetch<{ title: string }>(base, { method: "PATCH", json: { title } });
-      useConversationStore.setState({ title: saved.title });
+      const saved = await api.conversations.settings({ conversationId }, { title });
+      if (saved.title !== undefined) useConversationStore.setState({ title: saved.title });
       setNotice("Renamed.");
       await reload();
       router.refresh();
@@ -121,7 +114,7 @@ function SettingsPanel({ state, reload, onDone }: { state: State; reload: () => 
 
   const setArchived = (archived: boolean) =>
     act(async () => {
-      await apiFetch(base, { method: "PATCH", json: { archived } });
+      await api.conversations.settings({ conversationId }, { archived });
       await reload();
       router.refresh();
       setNotice(archived ? "Archived: it is listed under Archived in the sidebar." : "Back in the main list.");
@@ -129,7 +122,7 @@ function SettingsPanel({ state, reload, onDone }: { state: State; reload: () => 
 
   const remove = () =>
     act(async () => {
-      await apiFetch(base, { method: "DELETE", json: { confirm: true } });
+      await api.conversations.remove({ conversationId }, { confirm: true });
       onDone();
       router.push("/");
       router.refresh();

@@ -55,7 +55,7 @@ describe("conversation sync: gap buffer", () => {
     socket = new FakeSocket();
     store = createConversationStore();
     store.getState().load({
-      conversation: { id: conversationId, title: "t" },
+      conversation: { id: conversationId, title: "t", commanderReplies: "auto" },
       lastSeq: 0,
       agents: [],
       members: [],

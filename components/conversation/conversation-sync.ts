@@ -10,7 +10,8 @@
  *   the missing events from the database.
  */
 import type { ConversationEventDTO, JoinAck, RunDelta } from "@/server/protocol/events.ts";
-import type { ConversationStoreApi, Snapshot } from "../stores/conversation-store.ts";
+import type { Snapshot } from "@/server/protocol/rest/conversations.ts";
+import type { ConversationStoreApi } from "../stores/conversation-store.ts";
 import type { BatonSocket } from "../socket-client.ts";
 
 export type ConnectionState = "connecting" | "live" | "offline";

@@ -1,7 +1,8 @@
 "use client";
 import { useEffect, useRef, useState } from "react";
 import { MobileMenuButton } from "../app-shell.tsx";
-import { useConversationStore, type Snapshot } from "../stores/conversation-store.ts";
+import type { Snapshot } from "@/server/protocol/rest/conversations.ts";
+import { useConversationStore } from "../stores/conversation-store.ts";
 import { Button } from "../ui/button.tsx";
 import { CloseIcon } from "../ui/icons.tsx";
 import { Composer } from "./composer.tsx";
@@ -75,7 +76,7 @@ export function ConversationView({ snapshot, currentUserId }: { snapshot: Snapsh
             ● {CONNECTION_LABEL[connection]}
           </span>
           <UsageLine className="hidden md:inline" />
-          <CommanderRepliesSelect conversationId={conversationId} initial={snapshot.conversation.commanderReplies ?? "auto"} />
+          <CommanderRepliesSelect conversationId={conversationId} initial={snapshot.conversation.commanderReplies} />
           <MembersButton conversationId={conversationId} currentUserId={currentUserId} />
           <ConversationSettingsButton conversationId={conversationId} />
           <Button

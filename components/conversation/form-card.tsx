@@ -1,7 +1,7 @@
 "use client";
 import { useState, type FormEvent } from "react";
 import { SECRET_MASK, type FormField } from "@/server/core/types.ts";
-import { ApiError, apiFetch } from "../api-client.ts";
+import { api, ApiError } from "../api-client.ts";
 import { useConversationStore } from "../stores/conversation-store.ts";
 import { Button } from "../ui/button.tsx";
 import { ErrorText, inputClass } from "../ui/field.tsx";
@@ -11,7 +11,6 @@ import { answerProblems, readAnswer, serverProblems } from "./form-answer.ts";
 /** A blocked step's form, inline in the chat. Everyone sees it; the first valid answer wins. */
 export function FormCard({ formId }: { formId: string }) {
   const form = useConversationStore((s) => s.forms[formId]);
-  const conversationId = useConversationStore((s) => s.conversationId);
   // the server leaves a step's form open when its plan ends (cancelled, aborted): an
   // answer then resumes nothing, so the form is shown closed instead of inviting one
   const planStatus = useConversationStore((s) => (form?.planId ? s.plans[form.planId]?.status : undefined));
@@ -45,10 +44,7 @@ export function FormCard({ formId }: { formId: string }) {
     }
     setBusy(true);
     try {
-      const { form: answered } = await apiFetch<{ form: FormDTO }>(`/api/conversations/${conversationId}/forms/${form.id}`, {
-        method: "POST",
-        json: { values },
-      });
+      const { form: answered } = await api.conversations.answerForm({ conversationId: form.conversationId, formId: form.id }, { values });
       upsertForm(answered);
     } catch (caught) {
       const refused =

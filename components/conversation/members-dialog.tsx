@@ -7,7 +7,8 @@
 import { formText } from "../form-text.ts";
 import { useCallback, useEffect, useId, useState, type FormEvent } from "react";
 import { useRouter } from "next/navigation";
-import { apiFetch } from "../api-client.ts";
+import type { MembersView } from "@/server/protocol/rest/members.ts";
+import { api } from "../api-client.ts";
 import { getSocket } from "../socket-client.ts";
 import { useConversationStore } from "../stores/conversation-store.ts";
 import { Avatar } from "../ui/avatar.tsx";
@@ -17,13 +18,6 @@ import { UsersIcon } from "../ui/icons.tsx";
 import { Dialog } from "../ui/dialog.tsx";
 import { ErrorText, TextField, inputClass } from "../ui/field.tsx";
 
-interface MembersView {
-  you: { role: "owner" | "member"; canManage: boolean; isAdmin: boolean };
-  people: { id: string; name: string; email: string; role: "owner" | "member" }[];
-  agents: { id: string; handle: string; name: string; role: "commander" | "sub_agent" }[];
-  invitations: { id: string; email: string; createdAt: string }[];
-}
-
 export function MembersButton({ conversationId, currentUserId }: { conversationId: string; currentUserId: string }) {
   const [open, setOpen] = useState(false);
   const [view, setView] = useState<MembersView | null>(null);
@@ -32,7 +26,7 @@ export function MembersButton({ conversationId, currentUserId }: { conversationI
 
   const load = useCallback(async () => {
     try {
-      const next = await apiFetch<MembersView>(`/api/conversations/${conversationId}/members`);
+      const next = await api.members.list({ conversationId });
       setView(next);
       // the composer's autocomplete and the header count follow the same list
       useConversationStore.setState({ members: next.people.map(({ id, name }) => ({ id, name })), agents: next.agents });
@@ -88,7 +82,6 @@ function MembersPanel({
   const router = useRouter();
   const [error, setError] = useState("");
   const [notice, setNotice] = useState("");
-  const base = `/api/conversations/${conversationId}`;
 
   async function act(run: () => Promise<unknown>, done?: string) {
     setError("");
@@ -107,7 +100,7 @@ function MembersPanel({
     const form = event.currentTarget;
     const email = formText(new FormData(form).get("email"));
     await act(async () => {
-      await apiFetch(`${base}/members`, { method: "POST", json: { email } });
+      await api.members.invite({ conversationId }, { email });
       form.reset();
     }, `Invitation sent to ${email}. They join when they accept it.`);
   }
@@ -118,7 +111,7 @@ function MembersPanel({
     const handle = formText(new FormData(form).get("handle"));
     await act(
       async () => {
-        await apiFetch(`${base}/agents`, { method: "POST", json: { handle } });
+        await api.members.addAgent({ conversationId }, { handle });
         form.reset();
       },
       `@${handle.replace(/^@/, "")} was added.`,
@@ -128,7 +121,7 @@ function MembersPanel({
   async function leave() {
     setError("");
     try {
-      await apiFetch(`${base}/members/${currentUserId}`, { method: "DELETE" });
+      await api.members.remove({ conversationId, userId: currentUserId });
       router.push("/");
       router.refresh();
     } catch (caught) {
@@ -176,10 +169,7 @@ function MembersPanel({
                     aria-label={person.role === "owner" ? `Make ${person.name} a member` : `Make ${person.name} an owner`}
                     onClick={() =>
                       act(() =>
-                        apiFetch(`${base}/members/${person.id}`, {
-                          method: "PATCH",
-                          json: { role: person.role === "owner" ? "member" : "owner" },
-                        }),
+                        api.members.setRole({ conversationId, userId: person.id }, { role: person.role === "owner" ? "member" : "owner" }),
                       )
                     }
                   >
@@ -189,7 +179,7 @@ function MembersPanel({
                     size="sm"
                     variant="ghost"
                     aria-label={`Remove ${person.name}`}
-                    onClick={() => act(() => apiFetch(`${base}/members/${person.id}`, { method: "DELETE" }), `${person.name} was removed.`)}
+                    onClick={() => act(() => api.members.remove({ conversationId, userId: person.id }), `${person.name} was removed.`)}
                   >
                     Remove
                   </Button>
@@ -211,7 +201,7 @@ function MembersPanel({
                   size="sm"
                   variant="ghost"
                   aria-label={`Withdraw the invitation to ${invitation.email}`}
-                  onClick={() => act(() => apiFetch(`${base}/invitations/${invitation.id}`, { method: "DELETE" }))}
+                  onClick={() => act(() => api.members.revokeInvitation({ conversationId, invitationId: invitation.id }))}
                 >
                   Withdraw
                 </Button>
@@ -235,7 +225,7 @@ function MembersPanel({
                   size="sm"
                   variant="ghost"
                   aria-label={`Remove @${agent.handle}`}
-                  onClick={() => act(() => apiFetch(`${base}/agents/${agent.id}`, { method: "DELETE" }), `@${agent.handle} was removed.`)}
+                  onClick={() => act(() => api.members.removeAgent({ conversationId, agentId: agent.id }), `@${agent.handle} was removed.`)}
                 >
                   Remove
                 </Button>
@@ -279,7 +269,8 @@ function AgentChoices({ id, present }: { id: string; present: string[] }) {
   const [agents, setAgents] = useState<{ handle: string; name: string }[]>([]);
   useEffect(() => {
     let live = true;
-    apiFetch<{ agents: { handle: string; name: string }[] }>("/api/agents")
+    api.account
+      .agents()
       .then((answer) => live && setAgents(answer.agents))
       .catch(() => undefined); // the list is a convenience: typing a handle still works
     return () => {

@@ -2,7 +2,7 @@
 import { memo, useState, type KeyboardEvent } from "react";
 import type { MessageDTO } from "@/server/protocol/dto.ts";
 import { MAX_MESSAGE_CHARS } from "@/server/protocol/limits.ts";
-import { apiFetch } from "../api-client.ts";
+import { api } from "../api-client.ts";
 import { Avatar } from "../ui/avatar.tsx";
 import { Badge, type Tone } from "../ui/badge.tsx";
 import { AttachmentList } from "./attachment-list.tsx";
@@ -54,10 +54,10 @@ function OwnMessageActions({ message, onEdit }: { message: MessageDTO; onEdit: (
   const [error, setError] = useState("");
   async function remove() {
     try {
-      const { message: tombstone } = await apiFetch<{ message: MessageDTO }>(
-        `/api/conversations/${message.conversationId}/messages/${message.id}`,
-        { method: "DELETE" },
-      );
+      const { message: tombstone } = await api.conversations.deleteMessage({
+        conversationId: message.conversationId,
+        messageId: message.id,
+      });
       upsertMessage(tombstone);
     } catch (caught) {
       setError(caught instanceof Error ? caught.message : "Could not delete.");
@@ -105,9 +105,9 @@ function EditBox({ message, onDone }: { message: MessageDTO; onDone: () => void 
     if (body === message.body) return onDone();
     setSaving(true);
     try {
-      const { message: edited } = await apiFetch<{ message: MessageDTO }>(
-        `/api/conversations/${message.conversationId}/messages/${message.id}`,
-        { method: "PATCH", json: { body } },
+      const { message: edited } = await api.conversations.editMessage(
+        { conversationId: message.conversationId, messageId: message.id },
+        { body },
       );
       upsertMessage(edited);
       onDone();

@@ -1,7 +1,7 @@
 "use client";
 import { useCallback, useMemo, useState } from "react";
 import type { PlanDTO } from "@/server/protocol/dto.ts";
-import { apiFetch } from "../api-client.ts";
+import { api } from "../api-client.ts";
 import { useConversationStore } from "../stores/conversation-store.ts";
 import { Badge } from "../ui/badge.tsx";
 import { Button } from "../ui/button.tsx";
@@ -112,7 +112,7 @@ function PlanControls({ conversationId, plan }: { conversationId: string; plan: 
     setBusy(true);
     setError("");
     try {
-      await apiFetch(`/api/conversations/${conversationId}/plans/${plan.id}`, { method: "POST", json: { action: "cancel" } });
+      await api.conversations.controlPlan({ conversationId, planId: plan.id }, { action: "cancel" });
     } catch (caught) {
       setError(caught instanceof Error ? caught.message : "Could not cancel.");
     } finally {

@@ -1,7 +1,8 @@
 "use client";
 import { useEffect, useState } from "react";
-import type { PlanDTO, RunDTO } from "@/server/protocol/dto.ts";
-import { apiFetch } from "../api-client.ts";
+import type { PlanDTO } from "@/server/protocol/dto.ts";
+import type { StepDetail } from "@/server/protocol/rest/conversations.ts";
+import { api } from "../api-client.ts";
 import { useConversationStore } from "../stores/conversation-store.ts";
 import { Badge } from "../ui/badge.tsx";
 import { Button } from "../ui/button.tsx";
@@ -11,11 +12,6 @@ import { Timestamp } from "./message-item.tsx";
 import { VISUAL_STYLE, formatDuration, retryStatusLine, stepVisualState } from "./step-status.ts";
 import { useNow } from "./use-now.ts";
 import { useStepRunStatus } from "./use-run-status.ts";
-
-interface StepDetail {
-  log: { id: string; at: string; phase: string; message: string; runId: string | null }[];
-  runs: RunDTO[];
-}
 
 /** Everything about one step: the input as rendered, its execution log and its runs. */
 export function StepDrawer({
@@ -44,7 +40,8 @@ export function StepDrawer({
   // refetch when anything in the conversation moved, so the log stays live
   useEffect(() => {
     let stale = false;
-    apiFetch<StepDetail>(`/api/conversations/${conversationId}/plans/${plan.id}/steps/${stepIndex}`)
+    api.conversations
+      .stepDetail({ conversationId, planId: plan.id, stepIndex })
       .then((data) => !stale && setDetail(data))
       .catch((caught: unknown) => !stale && setError(caught instanceof Error ? caught.message : String(caught)));
     return () => {
@@ -67,7 +64,7 @@ export function StepDrawer({
     setBusy(true);
     setError("");
     try {
-      await apiFetch(`/api/conversations/${conversationId}/plans/${plan.id}`, { method: "POST", json: { action, stepIndex } });
+      await api.conversations.controlPlan({ conversationId, planId: plan.id }, { action, stepIndex });
     } catch (caught) {
       setError(caught instanceof Error ? caught.message : `Could not ${action}.`);
     } finally {

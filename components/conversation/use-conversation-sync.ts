@@ -5,9 +5,10 @@
  * in seq order, and replays only a gap that stays open for a moment.
  */
 import { useEffect, useState } from "react";
-import { apiFetch } from "../api-client.ts";
+import { api } from "../api-client.ts";
 import { getSocket } from "../socket-client.ts";
-import { useConversationStore, type Snapshot } from "../stores/conversation-store.ts";
+import type { Snapshot } from "@/server/protocol/rest/conversations.ts";
+import { useConversationStore } from "../stores/conversation-store.ts";
 import { useSidebarStore } from "../stores/sidebar-store.ts";
 import { ConversationSync, type ConnectionState } from "./conversation-sync.ts";
 
@@ -28,7 +29,7 @@ export function useConversationSync(snapshot: Snapshot): ConnectionState {
       conversationId,
       store: useConversationStore,
       onConnection: setConnection,
-      loadSnapshot: () => apiFetch<Snapshot>(`/api/conversations/${conversationId}`),
+      loadSnapshot: () => api.conversations.get({ conversationId }),
     });
     sync.start();
     return () => {

@@ -3,7 +3,8 @@
 import { formText } from "../form-text.ts";
 import { useState, type FormEvent } from "react";
 import { useRouter } from "next/navigation";
-import { apiFetch } from "../api-client.ts";
+import { isTokenScope } from "@/server/protocol/rest/account.ts";
+import { api } from "../api-client.ts";
 import { Badge } from "../ui/badge.tsx";
 import { Button } from "../ui/button.tsx";
 import { ErrorText, TextField, inputClass } from "../ui/field.tsx";
@@ -38,13 +39,10 @@ export function TokensPanel({ tokens, canAdmin }: { tokens: TokenRow[]; canAdmin
     setError("");
     setSecret(null);
     try {
-      const created = await apiFetch<{ token: string }>("/api/tokens", {
-        method: "POST",
-        json: {
-          name: formText(data.get("name")),
-          scopes: data.getAll("scopes").map(String),
-          expiresInDays: Number(data.get("expiresInDays")),
-        },
+      const created = await api.account.createToken({
+        name: formText(data.get("name")),
+        scopes: data.getAll("scopes").map(String).filter(isTokenScope),
+        expiresInDays: Number(data.get("expiresInDays")),
       });
       setSecret(created.token);
       form.reset();
@@ -57,7 +55,7 @@ export function TokensPanel({ tokens, canAdmin }: { tokens: TokenRow[]; canAdmin
   async function revoke(token: TokenRow) {
     setError("");
     try {
-      await apiFetch(`/api/tokens/${token.id}`, { method: "DELETE" });
+      await api.account.revokeToken({ tokenId: token.id });
       router.refresh();
     } catch (caught) {
       setError(caught instanceof Error ? caught.message : "Could not revoke the token.");

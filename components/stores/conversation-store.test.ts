@@ -39,7 +39,7 @@ function messageEvent(seq: number): ConversationEventDTO {
 describe("conversation store", () => {
   beforeEach(() => {
     useConversationStore.getState().load({
-      conversation: { id: conversationId, title: "t" },
+      conversation: { id: conversationId, title: "t", commanderReplies: "auto" },
       lastSeq: 0,
       agents: [],
       members: [],
@@ -113,7 +113,7 @@ describe("live run status", () => {
         agentHandle: "researcher",
         planId: "p1",
         stepIndex: 1,
-        kind: "step",
+        kind: "step" as const,
         attempt: 1,
         status,
         model: "openai:x",
@@ -131,7 +131,7 @@ describe("live run status", () => {
   it("keeps what a live run waits for until it is cleared or the run ends", () => {
     const store = useConversationStore.getState();
     store.load({
-      conversation: { id: conversationId, title: "t" },
+      conversation: { id: conversationId, title: "t", commanderReplies: "auto" },
       lastSeq: 0,
       agents: [],
       members: [],

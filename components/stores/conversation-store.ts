@@ -8,24 +8,13 @@
 import { create } from "zustand";
 import type { ConversationEventDTO, ConversationEventPayloads, ConversationEventType, RunDelta } from "@/server/protocol/events.ts";
 import type { FormDTO, MessageDTO, PlanDTO, RunDTO } from "@/server/protocol/dto.ts";
-import type { CommanderReplyMode } from "@/server/core/addressing.ts";
+import type { Snapshot } from "@/server/protocol/rest/conversations.ts";
 
 export interface AgentInfo {
   id: string;
   handle: string;
   name: string;
   role: "commander" | "sub_agent";
-}
-
-export interface Snapshot {
-  conversation: { id: string; title: string; commanderReplies?: CommanderReplyMode };
-  lastSeq: number;
-  agents: AgentInfo[];
-  members: { id: string; name: string }[];
-  messages: MessageDTO[];
-  plans: PlanDTO[];
-  forms: FormDTO[];
-  runs: RunDTO[];
 }
 
 export interface ConversationData {

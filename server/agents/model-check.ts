@@ -6,6 +6,7 @@
 import { generateText } from "ai";
 import { ModelConfigurationError, type ModelRegistry } from "./model-registry.ts";
 import { describeError } from "./retry.ts";
+import type { ModelTrial } from "../protocol/rest/admin.ts";
 
 /** Why `modelId` cannot be used on this server, or null when it can. */
 export function modelProblem(models: Pick<ModelRegistry, "resolve">, modelId: string): string | null {
@@ -17,8 +18,6 @@ export function modelProblem(models: Pick<ModelRegistry, "resolve">, modelId: st
     throw error;
   }
 }
-
-export type ModelTrial = { ok: true; latencyMs: number; reply: string } | { ok: false; error: string };
 
 /** One tiny call to the model, with a time limit; says what came back or what went wrong. */
 export async function tryModel(input: {

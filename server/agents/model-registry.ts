@@ -2,29 +2,20 @@
  * Model registry: turns an agent's model id into an AI SDK language model, and
  * knows what that model costs and how much context it can take.
  *
- * Model ids: `anthropic:<model>`, `openai:<model>`, `local:<model>` (any
- * OpenAI-compatible server: Ollama, vLLM, LM Studio, OpenRouter) and `offline`.
+ * Model ids: `<provider>:<model>` for each provider in providers.ts (anthropic,
+ * openai, local: any OpenAI-compatible server) and `offline`.
  * Configuration is passed in explicitly (server/index.ts reads the environment)
  * so tests can point a provider at a loopback server without touching
  * process.env, and a missing key fails with the variable's name.
  */
-import { createAnthropic } from "@ai-sdk/anthropic";
-import { createOpenAI } from "@ai-sdk/openai";
-import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { createOfflineModel } from "./offline-model.ts";
+import { isProviderName, PROVIDER_NAMES, PROVIDERS, type ProviderEntry, type ProviderName } from "./providers.ts";
 
 export const OFFLINE_MODEL_ID = "offline";
 
-/** The environment variables the registry understands, by their conventional names. */
-export interface ModelEnvironment {
-  ANTHROPIC_API_KEY?: string;
-  ANTHROPIC_BASE_URL?: string;
-  OPENAI_API_KEY?: string;
-  OPENAI_BASE_URL?: string;
-  LOCAL_MODEL_BASE_URL?: string;
-  LOCAL_MODEL_API_KEY?: string;
-}
+/** The environment variables the providers read (providers.ts), by their conventional names. */
+export type ModelEnvironment = Readonly<Record<string, unknown>>;
 
 /** US dollars per million tokens. */
 export interface ModelPrice {
@@ -65,30 +56,23 @@ export class ModelConfigurationError extends Error {
   }
 }
 
-/** Published list prices at the time of writing; a deployment overrides them in config. */
+/** Published list prices at the time of writing (providers.ts); a deployment overrides them in config. */
 export const DEFAULT_PRICES: Record<string, ModelPrice> = {
-  "anthropic:claude-opus-4-1": { inputPerMillion: 15, outputPerMillion: 75 },
-  "anthropic:claude-sonnet-4-5": { inputPerMillion: 3, outputPerMillion: 15 },
-  "anthropic:claude-haiku-4-5": { inputPerMillion: 1, outputPerMillion: 5 },
-  "openai:gpt-4o": { inputPerMillion: 2.5, outputPerMillion: 10 },
-  "openai:gpt-4o-mini": { inputPerMillion: 0.15, outputPerMillion: 0.6 },
-  "openai:gpt-4.1": { inputPerMillion: 2, outputPerMillion: 8 },
-  "openai:gpt-4.1-mini": { inputPerMillion: 0.4, outputPerMillion: 1.6 },
+  ...Object.fromEntries(
+    PROVIDER_NAMES.flatMap((provider) =>
+      Object.entries(PROVIDERS[provider].prices as ProviderEntry["prices"]).map(([model, price]) => [`${provider}:${model}`, price]),
+    ),
+  ),
   [OFFLINE_MODEL_ID]: { inputPerMillion: 0, outputPerMillion: 0 },
 };
 
 /** Conservative defaults; real windows are larger, compaction early is cheap. */
 export const DEFAULT_CONTEXT_BUDGET = 100_000;
-const PROVIDER_CONTEXT_BUDGETS: Record<string, number> = {
-  anthropic: 150_000,
-  openai: 100_000,
-  local: 8_000,
-  offline: 1_000_000,
-};
+const OFFLINE_CONTEXT_BUDGET = 1_000_000;
 
 const ZERO_PRICE: ModelPrice = { inputPerMillion: 0, outputPerMillion: 0 };
 
-type Provider = "anthropic" | "openai" | "local" | "offline";
+type Provider = ProviderName | "offline";
 
 /** Splits `provider:model`; the model part may itself contain colons (`local:llama3:8b`). */
 export function parseModelId(modelId: string): { provider: Provider; model: string } {
@@ -96,11 +80,9 @@ export function parseModelId(modelId: string): { provider: Provider; model: stri
   const colon = modelId.indexOf(":");
   const provider = colon < 0 ? modelId : modelId.slice(0, colon);
   const model = colon < 0 ? "" : modelId.slice(colon + 1);
-  if (provider !== "anthropic" && provider !== "openai" && provider !== "local") {
-    throw new ModelConfigurationError(
-      "unknown-provider",
-      `Unknown model id "${modelId}": use anthropic:<model>, openai:<model>, local:<model> or offline`,
-    );
+  if (!isProviderName(provider)) {
+    const forms = PROVIDER_NAMES.map((name) => `${name}:<model>`).join(", ");
+    throw new ModelConfigurationError("unknown-provider", `Unknown model id "${modelId}": use ${forms} or offline`);
   }
   if (model.trim() === "") {
     throw new ModelConfigurationError("empty-model-name", `Model id "${modelId}" has no model name after "${provider}:"`);
@@ -108,12 +90,18 @@ export function parseModelId(modelId: string): { provider: Provider; model: stri
   return { provider, model };
 }
 
-function required(env: ModelEnvironment, name: keyof ModelEnvironment, modelId: string): string {
-  const value = env[name];
-  if (value == null || value.trim() === "") {
-    throw new ModelConfigurationError("missing-configuration", `Model "${modelId}" needs ${name} to be set in the environment`);
+/** The provider's variables, each required one present, else the error naming it. */
+function providerVars(env: ModelEnvironment, provider: ProviderName, modelId: string): Record<string, string | undefined> {
+  const vars: Record<string, string | undefined> = {};
+  for (const variable of PROVIDERS[provider].env as ProviderEntry["env"]) {
+    const raw = env[variable.name];
+    const value = typeof raw === "string" ? raw : undefined;
+    if (variable.required && (value === undefined || value.trim() === "")) {
+      throw new ModelConfigurationError("missing-configuration", `Model "${modelId}" needs ${variable.name} to be set in the environment`);
+    }
+    vars[variable.name] = value;
   }
-  return value;
+  return vars;
 }
 
 export function createModelRegistry(config: ModelRegistryConfig): ModelRegistry {
@@ -124,33 +112,9 @@ export function createModelRegistry(config: ModelRegistryConfig): ModelRegistry 
 
   function build(modelId: string): LanguageModelV3 {
     const { provider, model } = parseModelId(modelId);
-    const { env } = config;
-    switch (provider) {
-      case "offline":
-        return offline;
-      case "anthropic":
-        return createAnthropic({
-          apiKey: required(env, "ANTHROPIC_API_KEY", modelId),
-          baseURL: env.ANTHROPIC_BASE_URL || undefined,
-          fetch: config.fetch,
-        }).languageModel(model);
-      case "openai":
-        // Chat Completions rather than Responses: it is what OPENAI_BASE_URL
-        // proxies and gateways speak, and the wire format our tests replay.
-        return createOpenAI({
-          apiKey: required(env, "OPENAI_API_KEY", modelId),
-          baseURL: env.OPENAI_BASE_URL || undefined,
-          fetch: config.fetch,
-        }).chat(model);
-      case "local":
-        return createOpenAICompatible({
-          name: "local",
-          baseURL: required(env, "LOCAL_MODEL_BASE_URL", modelId),
-          apiKey: env.LOCAL_MODEL_API_KEY || undefined,
-          includeUsage: true,
-          fetch: config.fetch,
-        }).chatModel(model);
-    }
+    if (provider === "offline") return offline;
+    const entry: ProviderEntry = PROVIDERS[provider];
+    return entry.create({ vars: providerVars(config.env, provider, modelId), fetch: config.fetch })(model);
   }
 
   function price(modelId: string): ModelPrice {
@@ -177,7 +141,8 @@ export function createModelRegistry(config: ModelRegistryConfig): ModelRegistry 
       const configured = config.contextBudgets?.[modelId];
       if (configured != null) return configured;
       try {
-        return PROVIDER_CONTEXT_BUDGETS[parseModelId(modelId).provider] ?? DEFAULT_CONTEXT_BUDGET;
+        const { provider } = parseModelId(modelId);
+        return provider === "offline" ? OFFLINE_CONTEXT_BUDGET : PROVIDERS[provider].contextBudget;
       } catch {
         return DEFAULT_CONTEXT_BUDGET;
       }

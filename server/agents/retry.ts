@@ -7,6 +7,7 @@
  * the waiting, but it is not a dependency and the policy fits in this file.
  */
 import { APICallError } from "ai";
+import { isProviderName, PROVIDERS } from "./providers.ts";
 
 export interface RetryPolicy {
   /** retries after the first attempt, per run */
@@ -138,9 +139,6 @@ export function retryDelayMs(policy: Omit<RetryPolicy, "sleep">, retry: number, 
   return Math.round(cap / 2 + (policy.random() * cap) / 2);
 }
 
-/** The variable a person sets to fix a provider's refusal of its credentials. */
-const KEY_VARIABLE: Record<string, string> = { anthropic: "ANTHROPIC_API_KEY", openai: "OPENAI_API_KEY", local: "LOCAL_MODEL_API_KEY" };
-
 /**
  * A model failure as a person can act on it: which provider, what it answered, and
  * what to check — "anthropic (HTTP 401): invalid x-api-key — check ANTHROPIC_API_KEY".
@@ -153,8 +151,8 @@ export function explainModelError(error: unknown, modelId: string): string {
   const status = answer.statusCode;
   const hint =
     status === 401 || status === 403
-      ? KEY_VARIABLE[provider]
-        ? `check ${KEY_VARIABLE[provider]}`
+      ? isProviderName(provider)
+        ? `check ${PROVIDERS[provider].keyVariable}`
         : "check the provider's credentials"
       : status === 404
         ? `check the model id "${modelId}"`

@@ -13,11 +13,9 @@ import { createHash, randomBytes } from "node:crypto";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { BatonError } from "../executor/errors.ts";
 import { recordAudit, type AuditActor } from "../services/audit.ts";
+import { MAX_TOKEN_DAYS, type TokenDTO, type TokenScope } from "../protocol/rest/account.ts";
 
 export const TOKEN_PREFIX = "baton_pat_";
-export const TOKEN_SCOPES = ["read", "write", "admin"] as const;
-export type TokenScope = (typeof TOKEN_SCOPES)[number];
-export const MAX_TOKEN_DAYS = 366;
 export const MAX_TOKENS_PER_USER = 50;
 
 const RANK: Record<TokenScope, number> = { read: 1, write: 2, admin: 3 };
@@ -28,17 +26,6 @@ export function scopeAllows(granted: readonly string[], needed: TokenScope): boo
 }
 
 export const hashToken = (token: string) => createHash("sha256").update(token).digest("hex");
-
-export interface TokenDTO {
-  id: string;
-  name: string;
-  prefix: string;
-  scopes: TokenScope[];
-  expiresAt: string;
-  lastUsedAt: string | null;
-  revokedAt: string | null;
-  createdAt: string;
-}
 
 type TokenRow = {
   id: string;

@@ -91,4 +91,5 @@ export async function requirePlanIn(conversationId: string, planId: string) {
 }
 
 export { errorResponse, HttpError } from "../http/errors.ts";
+/** prefer readBody(routes.<group>.<name>, request) (http/route-spec.ts): the body schema then lives in protocol/rest/ */
 export { parseJson } from "../http/body.ts";

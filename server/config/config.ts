@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { DEFAULT_MAX_BODY_BYTES } from "../protocol/limits.ts";
+import { PROVIDER_ENV, PROVIDER_NAMES, PROVIDERS, type ProviderEntry } from "../agents/providers.ts";
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 
@@ -60,12 +61,8 @@ const envSchema = z.object({
   BATON_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   BETTER_AUTH_SECRET: z.string().optional(),
   BETTER_AUTH_URL: z.string().optional(),
-  ANTHROPIC_API_KEY: z.string().optional(),
-  ANTHROPIC_BASE_URL: z.string().url().optional(),
-  OPENAI_API_KEY: z.string().optional(),
-  OPENAI_BASE_URL: z.string().url().optional(),
-  LOCAL_MODEL_BASE_URL: z.string().url().optional(),
-  LOCAL_MODEL_API_KEY: z.string().optional(),
+  // the model providers' variables (agents/providers.ts): URLs must be URLs
+  ...Object.fromEntries(PROVIDER_ENV.map((variable) => [variable.name, variable.url ? z.url().optional() : z.string().optional()])),
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
 });
 
@@ -114,16 +111,14 @@ function parseModelConcurrency(value: string): Record<string, number> {
   return limits;
 }
 
-/** Model ids used when a provider key is present but BATON_DEFAULT_MODEL is not. */
-export const PROVIDER_DEFAULT_MODELS = {
-  anthropic: "anthropic:claude-sonnet-4-5",
-  openai: "openai:gpt-4.1-mini",
-} as const;
-
+/** BATON_DEFAULT_MODEL, else the default model of the first provider (agents/providers.ts) whose key is set, else offline. */
 function defaultModelFor(env: Env): string {
   if (env.BATON_DEFAULT_MODEL) return env.BATON_DEFAULT_MODEL;
-  if (env.ANTHROPIC_API_KEY) return PROVIDER_DEFAULT_MODELS.anthropic;
-  if (env.OPENAI_API_KEY) return PROVIDER_DEFAULT_MODELS.openai;
+  const variables: Readonly<Record<string, unknown>> = env;
+  for (const name of PROVIDER_NAMES) {
+    const entry: ProviderEntry = PROVIDERS[name];
+    if (entry.defaultModel !== undefined && variables[entry.keyVariable]) return entry.defaultModel;
+  }
   return "offline";
 }
 

@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import type { Agent } from "../generated/prisma/client.ts";
 import { sqlWrites } from "../adapters/prisma/write-batch.ts";
 import type { MentionDTO, MessageDTO } from "../protocol/dto.ts";
+import { messageDTO } from "../protocol/dto-builders.ts";
 import type { ExecutorContext } from "./context.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
 
@@ -38,14 +39,7 @@ export function insertMessage(context: ExecutorContext, uow: UnitOfWork, input: 
   };
   const createdAt = context.stamp();
   uow.batch.add(sqlWrites.insertMessage({ ...row, authorAgentId: agent?.id ?? null, createdAt }));
-  const message: MessageDTO = {
-    ...row,
-    author: agent ? { id: agent.id, name: agent.name, handle: agent.handle, role: agent.role } : null,
-    attachments: [],
-    createdAt: createdAt.toISOString(),
-    editedAt: null,
-    deletedAt: null,
-  };
+  const message = messageDTO({ ...row, createdAt, authorAgent: agent, authorUser: null, attachments: [] });
   uow.emit("message-created", { message });
   return message;
 }

@@ -7,6 +7,7 @@
  */
 import type { Agent, Prisma } from "../generated/prisma/client.ts";
 import type { RunDTO } from "../protocol/dto.ts";
+import { runDTO as buildRunDTO } from "../protocol/dto-builders.ts";
 import type { AgentProfile, ArtifactRef, ResumeInput, RunPurpose } from "./ports.ts";
 import type { ExecutorContext } from "./context.ts";
 import { sqlWrites } from "../adapters/prisma/write-batch.ts";
@@ -134,7 +135,7 @@ export async function buildLaunch(context: ExecutorContext, tx: Tx, input: NewRu
   };
 }
 
-/** The wire shape of a run, from its launch and how it ended so far. */
+/** The wire shape of a run, from its launch and how it ended so far (built in protocol/dto-builders.ts). */
 export function runDTO(
   launch: RunLaunch,
   outcome: {
@@ -144,7 +145,7 @@ export function runDTO(
     usage: { tokensIn: number; tokensOut: number; cost: number } | null;
   },
 ): RunDTO {
-  return {
+  return buildRunDTO({
     id: launch.request.runId,
     conversationId: launch.request.conversationId,
     agentHandle: launch.agent.handle,
@@ -152,13 +153,8 @@ export function runDTO(
     stepIndex: launch.stepIndex,
     kind: launch.kind,
     attempt: launch.attempt,
-    status: outcome.status,
     model: launch.agent.model,
-    startedAt: launch.startedAt.toISOString(),
-    endedAt: outcome.endedAt?.toISOString() ?? null,
-    error: outcome.error,
-    tokensIn: outcome.usage?.tokensIn ?? 0,
-    tokensOut: outcome.usage?.tokensOut ?? 0,
-    cost: outcome.usage?.cost ?? 0,
-  };
+    startedAt: launch.startedAt,
+    ...outcome,
+  });
 }

@@ -10,11 +10,9 @@ import { assertDeclaredLength, boundBody, readLimitedText, requestBodyLimit } fr
 import { errorResponse, HttpError } from "./errors.ts";
 import { assertIdParams } from "./params.ts";
 import type { Actor } from "../auth/actor.ts";
-import { scopeAllows, TOKEN_PREFIX, verifyApiToken, type TokenScope } from "../auth/api-tokens.ts";
+import { scopeAllows, TOKEN_PREFIX, verifyApiToken } from "../auth/api-tokens.ts";
+import type { TokenScope } from "../protocol/rest/account.ts";
 import { enforceRateLimit, TOKEN_WRITE_RATE } from "../auth/rate-limit.ts";
-
-export { errorResponse, HttpError } from "./errors.ts";
-export { parseJson } from "./body.ts";
 
 /** how far a delivery's timestamp may be from the server's clock, either way */
 export const WEBHOOK_TOLERANCE_SECONDS = 5 * 60;

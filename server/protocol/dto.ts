@@ -1,120 +1,158 @@
 /**
- * Shapes that cross the wire (REST responses, Socket.IO payloads, replayed events).
- * The browser imports these as types only.
+ * Shapes that cross the wire (REST responses, Socket.IO payloads, replayed events),
+ * as zod schemas with their types inferred from them: the route table
+ * (protocol/rest/) parses responses with these in development and tests, and the
+ * browser imports the types only.
  */
-import type { FormSpec, PlanStatus, StepStatus, OnFailure } from "../core/types.ts";
+import { z } from "zod";
+import { FOR_EACH_FIELDS, ON_FAILURE_POLICIES, PLAN_STATUSES, STEP_STATUSES, type FormSpec } from "../core/types.ts";
 
-export interface MentionDTO {
-  agentId: string;
-  handle: string;
-}
+export const agentRoleSchema = z.enum(["commander", "sub_agent"]);
+export type AgentRole = z.infer<typeof agentRoleSchema>;
 
-export interface AttachmentDTO {
-  id: string;
-  name: string;
-  mediaType: string;
-  size: number;
-  untrusted: boolean;
-}
+export const mentionSchema = z.object({ agentId: z.string(), handle: z.string() });
+export type MentionDTO = z.infer<typeof mentionSchema>;
 
-export interface MessageDTO {
-  id: string;
-  conversationId: string;
-  authorKind: "user" | "agent" | "system";
-  author: { id: string; name: string; handle?: string; role?: "commander" | "sub_agent" } | null;
+export const attachmentSchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  mediaType: z.string(),
+  size: z.number(),
+  untrusted: z.boolean(),
+});
+export type AttachmentDTO = z.infer<typeof attachmentSchema>;
+
+export const MESSAGE_KINDS = ["text", "dispatch", "result", "form", "decision", "plan", "error", "outcome"] as const;
+
+export const messageSchema = z.object({
+  id: z.string(),
+  conversationId: z.string(),
+  authorKind: z.enum(["user", "agent", "system"]),
+  author: z.object({ id: z.string(), name: z.string(), handle: z.string().optional(), role: agentRoleSchema.optional() }).nullable(),
   /** outcome: the commander closing a plan, or correcting an earlier message by what happened */
-  kind: "text" | "dispatch" | "result" | "form" | "decision" | "plan" | "error" | "outcome";
-  body: string;
-  mentions: MentionDTO[];
-  planId: string | null;
-  stepId: string | null;
-  runId: string | null;
-  formId: string | null;
-  attachments: AttachmentDTO[];
-  createdAt: string;
+  kind: z.enum(MESSAGE_KINDS),
+  body: z.string(),
+  mentions: z.array(mentionSchema),
+  planId: z.string().nullable(),
+  stepId: z.string().nullable(),
+  runId: z.string().nullable(),
+  formId: z.string().nullable(),
+  attachments: z.array(attachmentSchema),
+  createdAt: z.string(),
   /** the author changed the body after sending it */
-  editedAt: string | null;
+  editedAt: z.string().nullable(),
   /** the author deleted it: body, mentions and attachments are empty (a tombstone) */
-  deletedAt: string | null;
-}
+  deletedAt: z.string().nullable(),
+});
+export type MessageDTO = z.infer<typeof messageSchema>;
 
-export interface UsageDTO {
-  tokensIn: number;
-  tokensOut: number;
-  cost: number;
-}
+export const usageSchema = z.object({ tokensIn: z.number(), tokensOut: z.number(), cost: z.number() });
 
-export interface StepDTO {
-  id: string;
-  index: number;
-  title: string;
-  assignee: string;
-  input: string;
-  waitFor: number[];
+export const stepSchema = z.object({
+  id: z.string(),
+  index: z.number(),
+  title: z.string(),
+  assignee: z.string(),
+  input: z.string(),
+  waitFor: z.array(z.number()),
   /** the dependencies in waitFor whose failure does not hold this step */
-  optionalWaitFor: number[];
+  optionalWaitFor: z.array(z.number()),
   /** ready once this many dependencies succeeded (null: all) */
-  quorum: number | null;
+  quorum: z.number().nullable(),
   /** a for_each step: mapped over step `from`'s list; once expanded, the steps it fanned out to */
-  forEach: { from: number; field: "output_files" | "output_lines"; maxParallel: number | null; children: number[] } | null;
+  forEach: z
+    .object({ from: z.number(), field: z.enum(FOR_EACH_FIELDS), maxParallel: z.number().nullable(), children: z.array(z.number()) })
+    .nullable(),
   /** set on a step a for_each step fanned out to */
-  parentIndex: number | null;
-  onFailure: OnFailure;
-  maxRetries: number;
-  status: StepStatus;
-  attempts: number;
+  parentIndex: z.number().nullable(),
+  onFailure: z.enum(ON_FAILURE_POLICIES),
+  maxRetries: z.number(),
+  status: z.enum(STEP_STATUSES),
+  attempts: z.number(),
   /** transient failures in the current retry budget (0 after a decided retry) */
-  transientFailures: number;
-  renderedInput: string | null;
-  outputSummary: string | null;
-  outputFiles: string[];
-  failureReason: string | null;
-  decisionPending: boolean;
-  retryAt: string | null;
-  startedAt: string | null;
-  endedAt: string | null;
+  transientFailures: z.number(),
+  renderedInput: z.string().nullable(),
+  outputSummary: z.string().nullable(),
+  outputFiles: z.array(z.string()),
+  failureReason: z.string().nullable(),
+  decisionPending: z.boolean(),
+  retryAt: z.string().nullable(),
+  startedAt: z.string().nullable(),
+  endedAt: z.string().nullable(),
   /** summed over the step's runs; present where the server computed it (plan reads) */
-  usage?: UsageDTO;
-}
+  usage: usageSchema.optional(),
+});
+export type StepDTO = z.infer<typeof stepSchema>;
 
-export interface PlanDTO {
-  id: string;
-  conversationId: string;
-  title: string;
-  status: PlanStatus;
-  maxParallel: number;
-  request: string;
-  createdAt: string;
-  endedAt: string | null;
-  steps: StepDTO[];
+export const planSchema = z.object({
+  id: z.string(),
+  conversationId: z.string(),
+  title: z.string(),
+  status: z.enum(PLAN_STATUSES),
+  maxParallel: z.number(),
+  request: z.string(),
+  createdAt: z.string(),
+  endedAt: z.string().nullable(),
+  steps: z.array(stepSchema),
   /** summed over every run of the plan (steps and commander decisions) */
-  usage?: UsageDTO;
+  usage: usageSchema.optional(),
+});
+export type PlanDTO = z.infer<typeof planSchema>;
+
+export const RUN_STATUSES = ["queued", "running", "succeeded", "failed", "blocked", "cancelled", "lost"] as const;
+export type RunStatus = (typeof RUN_STATUSES)[number];
+
+/** why a run was started: a mention, a plan step (a sub-agent's or the commander's), a chat turn of the commander, a decision on a failed step */
+export const RUN_KINDS = ["mention", "step", "chat", "commander-step", "decision"] as const;
+export type RunKind = (typeof RUN_KINDS)[number];
+
+export function isRunKind(value: string): value is RunKind {
+  return (RUN_KINDS as readonly string[]).includes(value);
 }
 
-export interface RunDTO {
-  id: string;
-  conversationId: string;
-  agentHandle: string | null;
-  planId: string | null;
-  stepIndex: number | null;
-  kind: string;
-  attempt: number;
-  status: "queued" | "running" | "succeeded" | "failed" | "blocked" | "cancelled" | "lost";
-  model: string;
-  startedAt: string | null;
-  endedAt: string | null;
-  error: string | null;
-  tokensIn: number;
-  tokensOut: number;
-  cost: number;
-}
+export const runSchema = z.object({
+  id: z.string(),
+  conversationId: z.string(),
+  agentHandle: z.string().nullable(),
+  planId: z.string().nullable(),
+  stepIndex: z.number().nullable(),
+  kind: z.enum(RUN_KINDS),
+  attempt: z.number(),
+  status: z.enum(RUN_STATUSES),
+  model: z.string(),
+  startedAt: z.string().nullable(),
+  endedAt: z.string().nullable(),
+  error: z.string().nullable(),
+  tokensIn: z.number(),
+  tokensOut: z.number(),
+  cost: z.number(),
+});
+export type RunDTO = z.infer<typeof runSchema>;
 
-export interface FormDTO {
-  id: string;
-  conversationId: string;
-  planId: string | null;
-  stepIndex: number | null;
-  spec: FormSpec;
-  status: "open" | "answered" | "cancelled";
-  answer: { by: { id: string; name: string }; values: Record<string, unknown>; at: string } | null;
-}
+/** a form as it crosses the wire (the core validates a proposed one with its stricter formSpecSchema) */
+const formSpecWire = z.object({
+  title: z.string(),
+  fields: z.array(
+    z.object({
+      name: z.string(),
+      label: z.string(),
+      type: z.enum(["text", "textarea", "number", "boolean", "select"]),
+      required: z.boolean(),
+      options: z.array(z.string()).optional(),
+      secret: z.boolean().optional(),
+    }),
+  ),
+}) satisfies z.ZodType<FormSpec>;
+
+export const formSchema = z.object({
+  id: z.string(),
+  conversationId: z.string(),
+  planId: z.string().nullable(),
+  stepIndex: z.number().nullable(),
+  spec: formSpecWire,
+  status: z.enum(["open", "answered", "cancelled"]),
+  answer: z
+    .object({ by: z.object({ id: z.string(), name: z.string() }), values: z.record(z.string(), z.unknown()), at: z.string() })
+    .nullable(),
+});
+export type FormDTO = z.infer<typeof formSchema>;

@@ -11,3 +11,6 @@ export const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
 
 /** the largest request body any other route reads (BATON_MAX_BODY_BYTES overrides it) */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
+
+/** a conversation's title, as a person names it */
+export const MAX_CONVERSATION_TITLE_CHARS = 120;

@@ -1,23 +1,10 @@
 /** Admin: create and edit agents (handle, role, prompt, model, tools, skills, concurrency). */
-import { z } from "zod";
 import type { PrismaClient } from "../generated/prisma/client.ts";
-import { storableText } from "../core/text.ts";
+import type { AdminAgent, AgentInput } from "../protocol/rest/admin.ts";
 import { assertAdmin, type Actor } from "../auth/actor.ts";
 import type { ModelRegistry } from "../agents/model-registry.ts";
 import { modelProblem } from "../agents/model-check.ts";
 import { invalidInput } from "../executor/errors.ts";
-
-export const agentInputSchema = z.object({
-  handle: z.string().regex(/^[a-z0-9_-]{1,40}$/, "lowercase letters, digits, - and _ (max 40)"),
-  name: storableText().trim().min(1).max(80),
-  role: z.enum(["commander", "sub_agent"]),
-  systemPrompt: storableText().max(20_000),
-  model: storableText().trim().min(1).max(120),
-  allowedTools: z.array(storableText().trim().min(1).max(80)).max(50),
-  skills: z.array(storableText().trim().min(1).max(80)).max(50),
-  concurrency: z.number().int().min(1).max(256),
-});
-export type AgentInput = z.infer<typeof agentInputSchema>;
 
 export class AgentAdminError extends Error {
   constructor(
@@ -41,10 +28,16 @@ const agentSelect = {
   updatedAt: true,
 } as const;
 
-export async function listAgentsForAdmin(prisma: PrismaClient, { actor }: { actor: Actor | null }) {
+/** the wire shape (protocol/rest/admin.ts): dates as ISO text */
+const toAdminAgent = (agent: { updatedAt: Date } & Omit<AdminAgent, "updatedAt">): AdminAgent => ({
+  ...agent,
+  updatedAt: agent.updatedAt.toISOString(),
+});
+
+export async function listAgentsForAdmin(prisma: PrismaClient, { actor }: { actor: Actor | null }): Promise<AdminAgent[]> {
   assertAdmin(actor);
   const agents = await prisma.agent.findMany({ orderBy: [{ role: "asc" }, { handle: "asc" }], select: agentSelect });
-  return agents.map((agent) => ({ ...agent, updatedAt: agent.updatedAt.toISOString() }));
+  return agents.map(toAdminAgent);
 }
 
 /** Refuses a model this server cannot run (a bad id, a provider without its key), naming why. */
@@ -56,24 +49,24 @@ function assertModelUsable(models: Pick<ModelRegistry, "resolve">, model: string
 export async function createAgent(
   prisma: PrismaClient,
   { actor, input, models }: { actor: Actor | null; input: AgentInput; models: Pick<ModelRegistry, "resolve"> },
-) {
+): Promise<AdminAgent> {
   assertAdmin(actor);
   assertModelUsable(models, input.model);
   if (await prisma.agent.findUnique({ where: { handle: input.handle }, select: { id: true } })) {
     throw new AgentAdminError("conflict", `@${input.handle} already exists.`);
   }
-  return prisma.agent.create({ data: input, select: agentSelect });
+  return toAdminAgent(await prisma.agent.create({ data: input, select: agentSelect }));
 }
 
 export async function updateAgent(
   prisma: PrismaClient,
   { actor, agentId, input, models }: { actor: Actor | null; agentId: string; input: AgentInput; models: Pick<ModelRegistry, "resolve"> },
-) {
+): Promise<AdminAgent> {
   assertAdmin(actor);
   assertModelUsable(models, input.model);
   const clash = await prisma.agent.findUnique({ where: { handle: input.handle }, select: { id: true } });
   if (clash && clash.id !== agentId) throw new AgentAdminError("conflict", `@${input.handle} already exists.`);
   const found = await prisma.agent.findUnique({ where: { id: agentId }, select: { id: true } });
   if (!found) throw new AgentAdminError("not_found", "No such agent.");
-  return prisma.agent.update({ where: { id: agentId }, data: input, select: agentSelect });
+  return toAdminAgent(await prisma.agent.update({ where: { id: agentId }, data: input, select: agentSelect }));
 }

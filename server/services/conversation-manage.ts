@@ -13,6 +13,7 @@
  * Every change is written to the audit log in the same transaction and announced to
  * every member's sidebar through the notifier.
  */
+import { MAX_CONVERSATION_TITLE_CHARS } from "../protocol/limits.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { BatonError } from "../executor/errors.ts";
 import { assertOwner } from "../auth/actor.ts";
@@ -30,7 +31,7 @@ export const silentConversationNotifier: ConversationChangeNotifier = {
   conversationDeleted() {},
 };
 
-export const MAX_TITLE_LENGTH = 120;
+export const MAX_TITLE_LENGTH = MAX_CONVERSATION_TITLE_CHARS;
 
 export function createConversationManageServices(prisma: PrismaClient, notifier: ConversationChangeNotifier = silentConversationNotifier) {
   const memberIds = async (conversationId: string) =>

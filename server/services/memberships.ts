@@ -23,6 +23,7 @@ import type { PrismaClient } from "../generated/prisma/client.ts";
 import { BatonError } from "../executor/errors.ts";
 import { assertOwner, conversationRoleOf } from "../auth/actor.ts";
 import { recordAudit, type AuditActor } from "./audit.ts";
+import type { MembersView } from "../protocol/rest/members.ts";
 import { API_USER_EMAIL } from "./seed.ts";
 
 export type ConversationRole = "owner" | "member";
@@ -47,14 +48,6 @@ export const silentNotifier: MembershipNotifier = {
 
 const forbidden = (message: string) => new BatonError("forbidden", message);
 const conflict = (message: string) => new BatonError("conflict", message);
-
-export interface MembersView {
-  you: { role: ConversationRole; canManage: boolean; isAdmin: boolean };
-  people: { id: string; name: string; email: string; role: ConversationRole }[];
-  agents: { id: string; handle: string; name: string; role: string }[];
-  /** pending email invitations; owners only (members see an empty list) */
-  invitations: { id: string; email: string; createdAt: string }[];
-}
 
 export function createMembershipServices(prisma: PrismaClient, notifier: MembershipNotifier = silentNotifier) {
   /** The actor's effective role, or 404 for a non-member (same answer as a missing conversation). */

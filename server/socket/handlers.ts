@@ -12,7 +12,8 @@ import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { ClientToServerEvents, ServerToClientEvents } from "../protocol/events.ts";
 import { listConversationEvents } from "../adapters/prisma/event-log.ts";
 import { getSessionWithUser, type SessionUser } from "../auth/session.ts";
-import { activityRoom, conversationRoom, rememberIo, sessionRoom, userRoom } from "./rooms.ts";
+import { activityRoom, conversationRoom, sessionRoom, userRoom } from "../protocol/rooms.ts";
+import { rememberIo } from "./rooms.ts";
 import { log } from "../ops/log.ts";
 
 /** a replay longer than this tells the client to reload the snapshot instead */

@@ -1,5 +1,5 @@
 /**
- * Room names and the process-wide Socket.IO handle, so route handlers (bundled by
+ * The process-wide Socket.IO handle (room names: protocol/rooms.ts), so route handlers (bundled by
  * Next separately from the custom server) can add a user's live sockets to a room.
  * With the PostgreSQL adapter, socketsJoin/socketsLeave/disconnectSockets reach the
  * sockets of every process.
@@ -7,12 +7,7 @@
 import type { Server } from "socket.io";
 import type { ConversationChangeNotifier } from "../services/conversation-manage.ts";
 import type { MembershipNotifier } from "../services/memberships.ts";
-
-export const conversationRoom = (conversationId: string) => `conv:${conversationId}`;
-export const activityRoom = (conversationId: string) => `activity:${conversationId}`;
-export const userRoom = (userId: string) => `user:${userId}`;
-/** every socket opened with one better-auth session: disconnected when it ends */
-export const sessionRoom = (sessionId: string) => `session:${sessionId}`;
+import { activityRoom, conversationRoom, sessionRoom, userRoom } from "../protocol/rooms.ts";
 
 const ioKey = "__batonSocketIo";
 type IoHolder = { [ioKey]?: Server };

@@ -22,7 +22,8 @@ import { CLIENT_IP_HEADER } from "../http/client-address.ts";
 import { SOCKET_HANDSHAKE_RATE } from "../auth/rate-limit.ts";
 import { createMembershipServices } from "../services/memberships.ts";
 import { attachSocketHandlers } from "./handlers.ts";
-import { conversationRoom, socketMembershipNotifier } from "./rooms.ts";
+import { socketMembershipNotifier } from "./rooms.ts";
+import { conversationRoom } from "../protocol/rooms.ts";
 import { createSocketServer } from "./server.ts";
 
 const CONFIGURED_ORIGIN = "https://chat.example.org";

@@ -64,7 +64,7 @@ export class Viewer {
     this.highest.set(conversationId, fromSeq);
     const store = createConversationStore();
     store.getState().load({
-      conversation: { id: conversationId, title: "" },
+      conversation: { id: conversationId, title: "", commanderReplies: "auto" },
       lastSeq: fromSeq,
       agents: [],
       members: [],

@@ -6,6 +6,7 @@ import type { Prisma } from "../../generated/prisma/client.ts";
 import type { FormDTO, MessageDTO, PlanDTO, RunDTO, StepDTO, MentionDTO } from "../../protocol/dto.ts";
 import type { FormSpec, StepState } from "../../core/types.ts";
 import { toStepState } from "./plan-repository.ts";
+import { messageDTO, runDTO } from "../../protocol/dto-builders.ts";
 
 const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null);
 
@@ -18,28 +19,7 @@ export const messageInclude = {
 export type MessageRow = Prisma.MessageGetPayload<{ include: typeof messageInclude }>;
 
 export function toMessageDTO(row: MessageRow): MessageDTO {
-  const author = row.authorAgent
-    ? { id: row.authorAgent.id, name: row.authorAgent.name, handle: row.authorAgent.handle, role: row.authorAgent.role }
-    : row.authorUser
-      ? { id: row.authorUser.id, name: row.authorUser.name }
-      : null;
-  return {
-    id: row.id,
-    conversationId: row.conversationId,
-    authorKind: row.authorKind,
-    author,
-    kind: row.kind,
-    body: row.body,
-    mentions: (row.mentions as unknown as MentionDTO[]) ?? [],
-    planId: row.planId,
-    stepId: row.stepId,
-    runId: row.runId,
-    formId: row.formId,
-    attachments: row.deletedAt ? [] : row.attachments,
-    createdAt: row.createdAt.toISOString(),
-    editedAt: iso(row.editedAt),
-    deletedAt: iso(row.deletedAt),
-  };
+  return messageDTO({ ...row, mentions: (row.mentions as unknown as MentionDTO[]) ?? [] });
 }
 
 /** A step as the core holds it → the wire; the one place a StepDTO is built. */
@@ -91,23 +71,7 @@ export function toPlanDTO(row: Prisma.PlanGetPayload<{ include: { steps: true } 
 }
 
 export function toRunDTO(row: Prisma.RunGetPayload<object>, context: { agentHandle: string | null; stepIndex: number | null }): RunDTO {
-  return {
-    id: row.id,
-    conversationId: row.conversationId,
-    agentHandle: context.agentHandle,
-    planId: row.planId,
-    stepIndex: context.stepIndex,
-    kind: row.kind,
-    attempt: row.attempt,
-    status: row.status,
-    model: row.model,
-    startedAt: iso(row.startedAt),
-    endedAt: iso(row.endedAt),
-    error: row.error,
-    tokensIn: row.tokensIn,
-    tokensOut: row.tokensOut,
-    cost: row.cost,
-  };
+  return runDTO({ ...row, ...context, usage: row });
 }
 
 export const formInclude = {

@@ -209,6 +209,8 @@ export class WriteBatch {
         case "stepEvents":
           doc.stepEvents.push(...write.row);
           break;
+        default:
+          throw new Error(`unknown write ${String(write satisfies never)}`);
       }
     }
     const rows = await tx.$queryRaw<

@@ -21,7 +21,7 @@
 import type { Server } from "socket.io";
 import type { EventPublisher } from "../../executor/ports.ts";
 import type { ClientToServerEvents, ConversationEventDTO, ServerToClientEvents } from "../../protocol/events.ts";
-import { activityRoom, conversationRoom } from "../../socket/rooms.ts";
+import { activityRoom, conversationRoom } from "../../protocol/rooms.ts";
 import { log } from "../../ops/log.ts";
 
 /** socket.io-parser's PacketType.EVENT (what `emit` sends) */

@@ -1,19 +1,20 @@
-import { NextResponse } from "next/server";
-import { handle, parseJson, requireAdmin } from "@/server/auth/guards.ts";
+import { handle, requireAdmin } from "@/server/auth/guards.ts";
+import { readBody, respond } from "@/server/http/route-spec.ts";
+import { routes } from "@/server/protocol/rest/index.ts";
 import { getRuntime } from "@/server/runtime.ts";
 import { workspaceModels } from "@/server/services/workspace-models.ts";
-import { agentInputSchema, createAgent, listAgentsForAdmin } from "@/server/services/admin-agents.ts";
+import { createAgent, listAgentsForAdmin } from "@/server/services/admin-agents.ts";
 
 export const GET = handle(async (request: Request) => {
   const actor = await requireAdmin(request);
-  return NextResponse.json({ agents: await listAgentsForAdmin(getRuntime().prisma, { actor }) });
+  return respond(routes.admin.agents, { agents: await listAgentsForAdmin(getRuntime().prisma, { actor }) });
 });
 
 export const POST = handle(async (request: Request) => {
   const actor = await requireAdmin(request);
-  const input = await parseJson(request, agentInputSchema);
+  const input = await readBody(routes.admin.createAgent, request);
   const runtime = getRuntime();
   const agent = await createAgent(runtime.prisma, { actor, input, models: workspaceModels() });
   runtime.executor.agentsChanged();
-  return NextResponse.json({ agent }, { status: 201 });
+  return respond(routes.admin.createAgent, { agent });
 });

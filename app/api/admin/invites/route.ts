@@ -1,13 +1,15 @@
-import { NextResponse } from "next/server";
-import { z } from "zod";
-import { handle, parseJson, requireAdmin } from "@/server/auth/guards.ts";
+import { handle, requireAdmin } from "@/server/auth/guards.ts";
 import { createInvite } from "@/server/auth/invites.ts";
+import { readBody, respond } from "@/server/http/route-spec.ts";
+import { routes } from "@/server/protocol/rest/index.ts";
 import { getRuntime } from "@/server/runtime.ts";
+
+const spec = routes.admin.createInvite;
 
 export const POST = handle(async (request: Request) => {
   const admin = await requireAdmin(request);
-  const { role } = await parseJson(request, z.object({ role: z.enum(["admin", "member"]).default("member") }));
+  const { role } = await readBody(spec, request);
   const invite = await createInvite(getRuntime().prisma, { actor: admin, role });
   const url = new URL(`/sign-up?invite=${invite.token}`, request.url).toString();
-  return NextResponse.json({ invite: { ...invite, url } }, { status: 201 });
+  return respond(spec, { invite: { ...invite, expiresAt: invite.expiresAt.toISOString(), url } });
 });

@@ -1,31 +1,18 @@
-import { NextResponse } from "next/server";
-import { z } from "zod";
-import { handle, parseJson, requireMember } from "@/server/auth/guards.ts";
-import { COMMANDER_REPLY_MODES } from "@/server/core/addressing.ts";
-import { storableText } from "@/server/core/text.ts";
+import { handle, requireMember } from "@/server/auth/guards.ts";
+import { noContent, readBody, respond } from "@/server/http/route-spec.ts";
+import { routes } from "@/server/protocol/rest/index.ts";
+import type { ResponseBody } from "@/server/protocol/rest/define.ts";
 import { getRuntime } from "@/server/runtime.ts";
-import { MAX_TITLE_LENGTH } from "@/server/services/conversation-manage.ts";
 import { conversationManageServices } from "@/server/services/runtime-services.ts";
 
 type Context = { params: Promise<{ conversationId: string }> };
 
-/** The full snapshot; the client uses it on first load and when a replay would be too long. */
+/** The full snapshot (first load, and when a replay would be too long). Members only. */
 export const GET = handle(async (request: Request, context: Context) => {
   const { conversationId } = await context.params;
   const actor = await requireMember(request, conversationId);
-  return NextResponse.json(await getRuntime().services.getSnapshot({ actor, conversationId }));
+  return respond(routes.conversations.get, await getRuntime().services.getSnapshot({ actor, conversationId }));
 });
-
-const settingsSchema = z
-  .object({
-    commanderReplies: z.enum(COMMANDER_REPLY_MODES).optional(),
-    title: storableText().trim().min(1, "Give the conversation a title").max(MAX_TITLE_LENGTH).optional(),
-    archived: z.boolean().optional(),
-  })
-  .strict()
-  .refine((body) => body.commanderReplies !== undefined || body.title !== undefined || body.archived !== undefined, {
-    message: "Send at least one of commanderReplies, title, archived",
-  });
 
 /**
  * Conversation settings, owners only: when the commander answers messages that address
@@ -35,9 +22,9 @@ export const PATCH = handle(async (request: Request, context: Context) => {
   const { conversationId } = await context.params;
   // membership before the body: a non-member learns nothing, not even what the body lacks
   const actor = await requireMember(request, conversationId);
-  const input = await parseJson(request, settingsSchema);
+  const input = await readBody(routes.conversations.settings, request);
   const manage = conversationManageServices();
-  const changed: Record<string, unknown> = {};
+  const changed: ResponseBody<typeof routes.conversations.settings> = {};
   if (input.commanderReplies !== undefined) {
     Object.assign(changed, await getRuntime().services.setCommanderReplies({ actor, conversationId, mode: input.commanderReplies }));
   }
@@ -45,16 +32,14 @@ export const PATCH = handle(async (request: Request, context: Context) => {
   if (input.archived !== undefined) {
     changed.archivedAt = (await manage.setArchived({ actor, conversationId, archived: input.archived })).archivedAt;
   }
-  return NextResponse.json(changed);
+  return respond(routes.conversations.settings, changed);
 });
-
-const deleteSchema = z.object({ confirm: z.literal(true, "Send { confirm: true } to delete the conversation and everything in it") });
 
 /** Owners delete the conversation and everything in it; the body confirms it. 204 when done. */
 export const DELETE = handle(async (request: Request, context: Context) => {
   const { conversationId } = await context.params;
   const actor = await requireMember(request, conversationId);
-  await parseJson(request, deleteSchema);
+  await readBody(routes.conversations.remove, request);
   await conversationManageServices().remove({ actor, conversationId });
-  return new Response(null, { status: 204 });
+  return noContent(routes.conversations.remove);
 });

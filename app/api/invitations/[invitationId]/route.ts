@@ -1,13 +1,15 @@
-import { z } from "zod";
-import { handle, parseJson, requireUser } from "@/server/auth/guards.ts";
+import { handle, requireUser } from "@/server/auth/guards.ts";
+import { readBody, respond } from "@/server/http/route-spec.ts";
+import { routes } from "@/server/protocol/rest/index.ts";
 import { membershipServices } from "@/server/services/runtime-services.ts";
 
 type Context = { params: Promise<{ invitationId: string }> };
+const spec = routes.members.answerInvitation;
 
 /** The invitee accepts (joins the conversation) or declines. */
 export const POST = handle(async (request: Request, context: Context) => {
   const { invitationId } = await context.params;
   const actor = await requireUser(request);
-  const { accept } = await parseJson(request, z.object({ accept: z.boolean() }));
-  return Response.json(await membershipServices().answerInvitation({ actor, invitationId, accept }));
+  const { accept } = await readBody(spec, request);
+  return respond(spec, await membershipServices().answerInvitation({ actor, invitationId, accept }));
 });

@@ -1,4 +1,6 @@
 import { withApiToken } from "@/server/http/api-v1.ts";
+import { respond } from "@/server/http/route-spec.ts";
+import { routes } from "@/server/protocol/rest/index.ts";
 import { listAuditEvents } from "@/server/services/audit.ts";
 
 /** The audit log for an admin's token with the admin scope (newest first; `?before=<id>` pages). */
@@ -11,7 +13,7 @@ export async function GET(request: Request) {
         actor: { id: principal.userId, role: principal.userRole, kind: "token" },
         before,
       });
-      return Response.json({ events });
+      return respond(routes.v1.audit, { events });
     },
     { scope: "admin" },
   );

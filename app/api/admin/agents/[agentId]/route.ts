@@ -1,17 +1,19 @@
-import { NextResponse } from "next/server";
-import { handle, parseJson, requireAdmin } from "@/server/auth/guards.ts";
+import { handle, requireAdmin } from "@/server/auth/guards.ts";
+import { readBody, respond } from "@/server/http/route-spec.ts";
+import { routes } from "@/server/protocol/rest/index.ts";
 import { getRuntime } from "@/server/runtime.ts";
 import { workspaceModels } from "@/server/services/workspace-models.ts";
-import { agentInputSchema, updateAgent } from "@/server/services/admin-agents.ts";
+import { updateAgent } from "@/server/services/admin-agents.ts";
 
 type Context = { params: Promise<{ agentId: string }> };
+const spec = routes.admin.updateAgent;
 
 export const PUT = handle(async (request: Request, context: Context) => {
   const actor = await requireAdmin(request);
   const { agentId } = await context.params;
-  const input = await parseJson(request, agentInputSchema);
+  const input = await readBody(spec, request);
   const runtime = getRuntime();
   const agent = await updateAgent(runtime.prisma, { actor, agentId, input, models: workspaceModels() });
   runtime.executor.agentsChanged();
-  return NextResponse.json({ agent });
+  return respond(spec, { agent });
 });

@@ -1,18 +1,17 @@
-import { z } from "zod";
-import { handle, parseJson, requireMember } from "@/server/auth/guards.ts";
+import { handle, requireMember } from "@/server/auth/guards.ts";
+import { readBody, respond } from "@/server/http/route-spec.ts";
+import { routes } from "@/server/protocol/rest/index.ts";
 import { membershipServices } from "@/server/services/runtime-services.ts";
 
 type Context = { params: Promise<{ conversationId: string }> };
+const spec = routes.members.addAgent;
 
 /** An owner adds an agent by handle. */
 export const POST = handle(async (request: Request, context: Context) => {
   const { conversationId } = await context.params;
   // membership before the body: a non-member learns nothing, not even what the body lacks
   const actor = await requireMember(request, conversationId);
-  const { handle: agentHandle } = await parseJson(
-    request,
-    z.object({ handle: z.string().regex(/^@?[a-z0-9_-]{1,40}$/i, "an agent handle") }),
-  );
+  const { handle: agentHandle } = await readBody(spec, request);
   const agent = await membershipServices().addAgent({ actor, conversationId, handle: agentHandle });
-  return Response.json({ agent }, { status: 201 });
+  return respond(spec, { agent });
 });

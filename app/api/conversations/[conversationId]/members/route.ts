@@ -1,6 +1,6 @@
-import { NextResponse } from "next/server";
-import { z } from "zod";
-import { handle, parseJson, requireMember, requireUser } from "@/server/auth/guards.ts";
+import { handle, requireMember, requireUser } from "@/server/auth/guards.ts";
+import { readBody, respond } from "@/server/http/route-spec.ts";
+import { routes } from "@/server/protocol/rest/index.ts";
 import { membershipServices } from "@/server/services/runtime-services.ts";
 
 type Context = { params: Promise<{ conversationId: string }> };
@@ -9,7 +9,7 @@ type Context = { params: Promise<{ conversationId: string }> };
 export const GET = handle(async (request: Request, context: Context) => {
   const { conversationId } = await context.params;
   const actor = await requireUser(request);
-  return NextResponse.json(await membershipServices().listMembers({ actor, conversationId }));
+  return respond(routes.members.list, await membershipServices().listMembers({ actor, conversationId }));
 });
 
 /**
@@ -20,6 +20,6 @@ export const POST = handle(async (request: Request, context: Context) => {
   const { conversationId } = await context.params;
   // membership before the body: a non-member learns nothing, not even what the body lacks
   const actor = await requireMember(request, conversationId);
-  const { email } = await parseJson(request, z.object({ email: z.email().max(200) }));
-  return NextResponse.json(await membershipServices().invite({ actor, conversationId, email }), { status: 202 });
+  const { email } = await readBody(routes.members.invite, request);
+  return respond(routes.members.invite, await membershipServices().invite({ actor, conversationId, email }));
 });

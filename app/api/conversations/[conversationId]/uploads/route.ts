@@ -1,6 +1,7 @@
-import { NextResponse } from "next/server";
 import { enforceRate, handle, HttpError, requireMember } from "@/server/auth/guards.ts";
 import { UPLOAD_RATE } from "@/server/auth/rate-limit.ts";
+import { respond } from "@/server/http/route-spec.ts";
+import { routes } from "@/server/protocol/rest/index.ts";
 import { getRuntime } from "@/server/runtime.ts";
 import { MAX_UPLOAD_BYTES } from "@/server/protocol/limits.ts";
 
@@ -22,7 +23,7 @@ export const POST = handle(async (request: Request, context: Context) => {
   const mediaType = /^[\w.+-]+\/[\w.+-]+$/.test(file.type) ? file.type : "application/octet-stream";
   const bytes = new Uint8Array(await file.arrayBuffer());
   const artifact = await getRuntime().services.saveUpload({ actor: user, conversationId, name, mediaType, bytes });
-  return NextResponse.json({ attachment: artifact }, { status: 201 });
+  return respond(routes.conversations.upload, { attachment: artifact });
 });
 
 function tooLarge() {

@@ -1,4 +1,6 @@
 import { handle, requireUser } from "@/server/auth/guards.ts";
+import { noContent } from "@/server/http/route-spec.ts";
+import { routes } from "@/server/protocol/rest/index.ts";
 import { membershipServices } from "@/server/services/runtime-services.ts";
 
 type Context = { params: Promise<{ conversationId: string; agentId: string }> };
@@ -8,5 +10,5 @@ export const DELETE = handle(async (request: Request, context: Context) => {
   const { conversationId, agentId } = await context.params;
   const actor = await requireUser(request);
   await membershipServices().removeAgent({ actor, conversationId, agentId });
-  return new Response(null, { status: 204 });
+  return noContent(routes.members.removeAgent);
 });

@@ -1,21 +1,17 @@
-import { NextResponse } from "next/server";
-import { z } from "zod";
-import { storableText } from "@/server/core/text.ts";
-import { handle, parseJson, requireFormIn, requireMember } from "@/server/auth/guards.ts";
+import { handle, requireFormIn, requireMember } from "@/server/auth/guards.ts";
+import { readBody, respond } from "@/server/http/route-spec.ts";
+import { routes } from "@/server/protocol/rest/index.ts";
 import { getRuntime } from "@/server/runtime.ts";
 
-const answerSchema = z.object({
-  values: z.record(storableText().max(100), z.union([storableText().max(10_000), z.number(), z.boolean(), z.null()])),
-});
-
 type Context = { params: Promise<{ conversationId: string; formId: string }> };
+const spec = routes.conversations.answerForm;
 
 /** Answers a blocked step's form; the executor validates the values against the form and accepts one answer. */
 export const POST = handle(async (request: Request, context: Context) => {
   const { conversationId, formId } = await context.params;
   const user = await requireMember(request, conversationId);
   await requireFormIn(conversationId, formId);
-  const { values } = await parseJson(request, answerSchema);
+  const { values } = await readBody(spec, request);
   const form = await getRuntime().executor.answerForm({ formId, userId: user.id, values });
-  return NextResponse.json({ form });
+  return respond(spec, { form });
 });

@@ -1,4 +1,6 @@
 import { handle, requireUser } from "@/server/auth/guards.ts";
+import { noContent } from "@/server/http/route-spec.ts";
+import { routes } from "@/server/protocol/rest/index.ts";
 import { membershipServices } from "@/server/services/runtime-services.ts";
 
 type Context = { params: Promise<{ conversationId: string; invitationId: string }> };
@@ -8,5 +10,5 @@ export const DELETE = handle(async (request: Request, context: Context) => {
   const { conversationId, invitationId } = await context.params;
   const actor = await requireUser(request);
   await membershipServices().revokeInvitation({ actor, conversationId, invitationId });
-  return new Response(null, { status: 204 });
+  return noContent(routes.members.revokeInvitation);
 });

@@ -1,5 +1,6 @@
-import { z } from "zod";
-import { handle, parseJson, requireMember, requireUser } from "@/server/auth/guards.ts";
+import { handle, requireMember, requireUser } from "@/server/auth/guards.ts";
+import { noContent, readBody, respond } from "@/server/http/route-spec.ts";
+import { routes } from "@/server/protocol/rest/index.ts";
 import { membershipServices } from "@/server/services/runtime-services.ts";
 
 type Context = { params: Promise<{ conversationId: string; userId: string }> };
@@ -9,7 +10,7 @@ export const DELETE = handle(async (request: Request, context: Context) => {
   const { conversationId, userId } = await context.params;
   const actor = await requireUser(request);
   await membershipServices().removeMember({ actor, conversationId, userId });
-  return new Response(null, { status: 204 });
+  return noContent(routes.members.remove);
 });
 
 /** An owner makes someone an owner or a member. */
@@ -17,7 +18,7 @@ export const PATCH = handle(async (request: Request, context: Context) => {
   const { conversationId, userId } = await context.params;
   // membership before the body: a non-member learns nothing, not even what the body lacks
   const actor = await requireMember(request, conversationId);
-  const { role } = await parseJson(request, z.object({ role: z.enum(["owner", "member"]) }));
+  const { role } = await readBody(routes.members.setRole, request);
   await membershipServices().setRole({ actor, conversationId, userId, role });
-  return Response.json({ userId, role });
+  return respond(routes.members.setRole, { userId, role });
 });

@@ -1,16 +1,10 @@
-import { NextResponse } from "next/server";
-import { z } from "zod";
-import { int32, storableText } from "@/server/core/text.ts";
-import { handle, parseJson, requireMember, requirePlanIn } from "@/server/auth/guards.ts";
+import { handle, requireMember, requirePlanIn } from "@/server/auth/guards.ts";
+import { readBody, respond } from "@/server/http/route-spec.ts";
+import { routes } from "@/server/protocol/rest/index.ts";
 import { getRuntime } from "@/server/runtime.ts";
 
-const controlSchema = z.discriminatedUnion("action", [
-  z.object({ action: z.literal("cancel"), reason: storableText().max(500).optional() }),
-  z.object({ action: z.literal("retry"), stepIndex: int32().positive() }),
-  z.object({ action: z.literal("skip"), stepIndex: int32().positive(), reason: storableText().max(500).optional() }),
-]);
-
 type Context = { params: Promise<{ conversationId: string; planId: string }> };
+const spec = routes.conversations.controlPlan;
 
 /**
  * Member controls: cancel a plan, retry or skip a failed step. Answers with what the
@@ -21,7 +15,7 @@ export const POST = handle(async (request: Request, context: Context) => {
   const { conversationId, planId } = await context.params;
   const user = await requireMember(request, conversationId);
   await requirePlanIn(conversationId, planId);
-  const control = await parseJson(request, controlSchema);
+  const control = await readBody(spec, request);
   const { executor } = getRuntime();
   const result =
     control.action === "cancel"
@@ -34,5 +28,5 @@ export const POST = handle(async (request: Request, context: Context) => {
             stepIndex: control.stepIndex,
             reason: control.reason || `skipped by ${user.name}`,
           });
-  return NextResponse.json({ action: control.action, plan: { id: result.planId, status: result.status }, step: result.step });
+  return respond(spec, { action: control.action, plan: { id: result.planId, status: result.status }, step: result.step });
 });

@@ -1,9 +1,7 @@
-import { NextResponse } from "next/server";
-import { z } from "zod";
-import { handle, parseJson, requireMember } from "@/server/auth/guards.ts";
+import { handle, requireMember } from "@/server/auth/guards.ts";
+import { readBody, respond } from "@/server/http/route-spec.ts";
+import { routes } from "@/server/protocol/rest/index.ts";
 import { getRuntime } from "@/server/runtime.ts";
-
-const controlSchema = z.object({ action: z.literal("stop") });
 
 type Context = { params: Promise<{ conversationId: string; runId: string }> };
 
@@ -15,7 +13,7 @@ type Context = { params: Promise<{ conversationId: string; runId: string }> };
 export const POST = handle(async (request: Request, context: Context) => {
   const { conversationId, runId } = await context.params;
   const user = await requireMember(request, conversationId);
-  await parseJson(request, controlSchema);
+  await readBody(routes.conversations.stopRun, request);
   const result = await getRuntime().executor.stopRun({ actor: user, conversationId, runId, reason: `stopped by ${user.name}` });
-  return NextResponse.json(result);
+  return respond(routes.conversations.stopRun, result);
 });

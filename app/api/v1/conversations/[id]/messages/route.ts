@@ -1,11 +1,8 @@
-import { z } from "zod";
-import { storableText } from "@/server/core/text.ts";
-import { parseJson, requireApiConversation, withApiToken } from "@/server/http/api-v1.ts";
+import { requireApiConversation, withApiToken } from "@/server/http/api-v1.ts";
+import { readBody, respond } from "@/server/http/route-spec.ts";
+import { routes } from "@/server/protocol/rest/index.ts";
 
-const postMessage = z.object({
-  body: storableText().max(20_000),
-  mentions: z.array(storableText().min(1).max(40)).max(20).default([]),
-});
+const spec = routes.v1.postMessage;
 
 export async function POST(request: Request, context: { params: Promise<{ id: string }> }) {
   return withApiToken(
@@ -13,14 +10,14 @@ export async function POST(request: Request, context: { params: Promise<{ id: st
     async (runtime) => {
       const { id } = await context.params;
       await requireApiConversation(runtime, id);
-      const body = await parseJson(request, postMessage);
+      const body = await readBody(spec, request);
       const message = await runtime.executor.postMessage({
         conversationId: id,
         author: { kind: "user", userId: runtime.apiUserId },
         body: body.body,
         mentionHandles: body.mentions,
       });
-      return Response.json(message, { status: 201 });
+      return respond(spec, message);
     },
     { params: context.params },
   );

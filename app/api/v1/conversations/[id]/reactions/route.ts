@@ -1,16 +1,9 @@
-import { z } from "zod";
-import { int32, storableText } from "@/server/core/text.ts";
-import { parseJson, requireApiConversation, withSignedBody } from "@/server/http/api-v1.ts";
+import { requireApiConversation, withSignedBody } from "@/server/http/api-v1.ts";
+import { readBody, respond } from "@/server/http/route-spec.ts";
+import { routes } from "@/server/protocol/rest/index.ts";
 import { routeReaction } from "@/server/executor/reactions.ts";
 
-const reaction = z.object({
-  source: storableText().min(1).max(40),
-  target: z.union([
-    z.object({ planId: storableText().min(1).max(64), stepIndex: int32().min(1) }),
-    z.object({ agent: storableText().min(1).max(40) }),
-  ]),
-  payload: z.unknown(),
-});
+const spec = routes.v1.react;
 
 /** An outside event for the agent that owns the work: bearer token or a signed delivery (recorded, so never twice). */
 export async function POST(request: Request, context: { params: Promise<{ id: string }> }) {
@@ -19,9 +12,9 @@ export async function POST(request: Request, context: { params: Promise<{ id: st
     async (runtime, raw, delivery) => {
       const { id } = await context.params;
       await requireApiConversation(runtime, id);
-      const body = await parseJson(raw, reaction);
+      const body = await readBody(spec, raw);
       const routed = await routeReaction(runtime.executor, { conversationId: id, ...body, delivery });
-      return Response.json({ messageId: routed.message.id, runId: routed.runId, agent: routed.agent }, { status: 202 });
+      return respond(spec, { messageId: routed.message.id, runId: routed.runId, agent: routed.agent });
     },
     context.params,
   );

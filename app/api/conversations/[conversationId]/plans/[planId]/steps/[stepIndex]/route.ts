@@ -1,6 +1,7 @@
-import { NextResponse } from "next/server";
 import { handle, requireMember, requirePlanIn } from "@/server/auth/guards.ts";
 import { intParam } from "@/server/http/params.ts";
+import { respond } from "@/server/http/route-spec.ts";
+import { routes } from "@/server/protocol/rest/index.ts";
 import { getRuntime } from "@/server/runtime.ts";
 
 type Context = { params: Promise<{ conversationId: string; planId: string; stepIndex: string }> };
@@ -11,5 +12,5 @@ export const GET = handle(async (request: Request, context: Context) => {
   const actor = await requireMember(request, conversationId);
   await requirePlanIn(conversationId, planId);
   const index = intParam(stepIndex, { name: "stepIndex", min: 1 });
-  return NextResponse.json(await getRuntime().services.getStepDetail({ actor, planId, stepIndex: index }));
+  return respond(routes.conversations.stepDetail, await getRuntime().services.getStepDetail({ actor, planId, stepIndex: index }));
 });

@@ -1,0 +1,59 @@
+/** Admin: agents, sign-up invites, trying a model id. */
+import { z } from "zod";
+import { storableText } from "../../core/text.ts";
+import { agentRoleSchema } from "../dto.ts";
+import { defineRoute } from "./define.ts";
+
+export const agentInputSchema = z.object({
+  handle: z.string().regex(/^[a-z0-9_-]{1,40}$/, "lowercase letters, digits, - and _ (max 40)"),
+  name: storableText().trim().min(1).max(80),
+  role: agentRoleSchema,
+  systemPrompt: storableText().max(20_000),
+  model: storableText().trim().min(1).max(120),
+  allowedTools: z.array(storableText().trim().min(1).max(80)).max(50),
+  skills: z.array(storableText().trim().min(1).max(80)).max(50),
+  concurrency: z.number().int().min(1).max(256),
+});
+export type AgentInput = z.infer<typeof agentInputSchema>;
+
+export const adminAgentSchema = agentInputSchema.extend({ id: z.string(), updatedAt: z.string() });
+export type AdminAgent = z.infer<typeof adminAgentSchema>;
+
+export const modelTrialSchema = z.discriminatedUnion("ok", [
+  z.object({ ok: z.literal(true), latencyMs: z.number(), reply: z.string() }),
+  z.object({ ok: z.literal(false), error: z.string() }),
+]);
+export type ModelTrial = z.infer<typeof modelTrialSchema>;
+
+export const inviteRoleSchema = z.enum(["admin", "member"]);
+
+export const adminRoutes = {
+  agents: defineRoute({ method: "GET", path: "/api/admin/agents", response: z.object({ agents: z.array(adminAgentSchema) }) }),
+  createAgent: defineRoute({
+    method: "POST",
+    path: "/api/admin/agents",
+    body: agentInputSchema,
+    response: z.object({ agent: adminAgentSchema }),
+    status: 201,
+  }),
+  updateAgent: defineRoute({
+    method: "PUT",
+    path: "/api/admin/agents/:agentId",
+    body: agentInputSchema,
+    response: z.object({ agent: adminAgentSchema }),
+  }),
+  createInvite: defineRoute({
+    method: "POST",
+    path: "/api/admin/invites",
+    body: z.object({ role: inviteRoleSchema.default("member") }),
+    response: z.object({ invite: z.object({ token: z.string(), role: inviteRoleSchema, expiresAt: z.string(), url: z.string() }) }),
+    status: 201,
+  }),
+  /** one small call to a model id, to see it work (or why not) before saving an agent with it */
+  testModel: defineRoute({
+    method: "POST",
+    path: "/api/admin/models/test",
+    body: z.object({ model: storableText().trim().min(1).max(120) }),
+    response: modelTrialSchema,
+  }),
+};

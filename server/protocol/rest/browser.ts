@@ -1,0 +1,12 @@
+/** The routes the browser calls (the automation API's are left out of its bundle). */
+import { accountRoutes } from "./account.ts";
+import { adminRoutes } from "./admin.ts";
+import { conversationRoutes } from "./conversations.ts";
+import { memberRoutes } from "./members.ts";
+
+export const browserRoutes = {
+  account: accountRoutes,
+  admin: adminRoutes,
+  conversations: conversationRoutes,
+  members: memberRoutes,
+};

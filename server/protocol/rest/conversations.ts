@@ -1,0 +1,168 @@
+/** Conversations and what happens in them: the snapshot, messages, uploads, forms, plan controls. */
+import { z } from "zod";
+import { COMMANDER_REPLY_MODES } from "../../core/addressing.ts";
+import { int32, storableText } from "../../core/text.ts";
+import { agentRoleSchema, attachmentSchema, formSchema, messageSchema, planSchema, runSchema, stepSchema } from "../dto.ts";
+import { MAX_CONVERSATION_TITLE_CHARS, MAX_MESSAGE_CHARS } from "../limits.ts";
+import { defineRoute } from "./define.ts";
+
+const handle = z.string().regex(/^[a-z0-9_-]{1,40}$/);
+
+export const conversationSummarySchema = z.object({
+  id: z.string(),
+  title: z.string(),
+  lastSeq: z.number(),
+  updatedAt: z.string(),
+  /** archived by an owner: listed in the sidebar's Archived section */
+  archivedAt: z.string().nullable(),
+  /** the person's own demo conversation */
+  isDemo: z.boolean(),
+});
+export type ConversationSummary = z.infer<typeof conversationSummarySchema>;
+
+export const snapshotSchema = z.object({
+  conversation: z.object({ id: z.string(), title: z.string(), commanderReplies: z.enum(COMMANDER_REPLY_MODES) }),
+  /** the seq the snapshot is consistent with; events after it are replayed */
+  lastSeq: z.number(),
+  agents: z.array(z.object({ id: z.string(), handle: z.string(), name: z.string(), role: agentRoleSchema, model: z.string() })),
+  members: z.array(z.object({ id: z.string(), name: z.string(), email: z.string(), role: z.string() })),
+  messages: z.array(messageSchema),
+  plans: z.array(planSchema),
+  forms: z.array(formSchema),
+  runs: z.array(runSchema),
+});
+export type Snapshot = z.infer<typeof snapshotSchema>;
+
+export const stepDetailSchema = z.object({
+  step: stepSchema,
+  log: z.array(
+    z.object({ id: z.string(), at: z.string(), phase: z.string(), message: z.string(), runId: z.string().nullable(), data: z.unknown() }),
+  ),
+  runs: z.array(runSchema),
+});
+export type StepDetail = z.infer<typeof stepDetailSchema>;
+
+export const planControlSchema = z.discriminatedUnion("action", [
+  z.object({ action: z.literal("cancel"), reason: storableText().max(500).optional() }),
+  z.object({ action: z.literal("retry"), stepIndex: int32().positive() }),
+  z.object({ action: z.literal("skip"), stepIndex: int32().positive(), reason: storableText().max(500).optional() }),
+]);
+
+export const conversationRoutes = {
+  list: defineRoute({
+    method: "GET",
+    path: "/api/conversations",
+    response: z.object({ conversations: z.array(conversationSummarySchema) }),
+  }),
+  create: defineRoute({
+    method: "POST",
+    path: "/api/conversations",
+    body: z.object({
+      title: storableText().trim().min(1, "Give the conversation a title").max(120),
+      agentHandles: z.array(handle).max(30).default([]),
+    }),
+    response: z.object({ id: z.string(), title: z.string() }),
+    status: 201,
+  }),
+  /** the full snapshot: first load, and when a replay would be too long */
+  get: defineRoute({ method: "GET", path: "/api/conversations/:conversationId", response: snapshotSchema }),
+  /** owners: when the commander answers messages that address no agent, the title, archived or not; answers with what changed */
+  settings: defineRoute({
+    method: "PATCH",
+    path: "/api/conversations/:conversationId",
+    body: z
+      .object({
+        commanderReplies: z.enum(COMMANDER_REPLY_MODES).optional(),
+        title: storableText().trim().min(1, "Give the conversation a title").max(MAX_CONVERSATION_TITLE_CHARS).optional(),
+        archived: z.boolean().optional(),
+      })
+      .strict()
+      .refine((body) => body.commanderReplies !== undefined || body.title !== undefined || body.archived !== undefined, {
+        message: "Send at least one of commanderReplies, title, archived",
+      }),
+    response: z.object({
+      commanderReplies: z.enum(COMMANDER_REPLY_MODES).optional(),
+      title: z.string().optional(),
+      archivedAt: z.string().nullable().optional(),
+    }),
+  }),
+  /** owners delete the conversation and everything in it; the body confirms it */
+  remove: defineRoute({
+    method: "DELETE",
+    path: "/api/conversations/:conversationId",
+    body: z.object({ confirm: z.literal(true, "Send { confirm: true } to delete the conversation and everything in it") }),
+    response: null,
+    status: 204,
+  }),
+  /** the author edits their own message; everyone sees it live */
+  editMessage: defineRoute({
+    method: "PATCH",
+    path: "/api/conversations/:conversationId/messages/:messageId",
+    body: z.object({
+      body: storableText()
+        .max(MAX_MESSAGE_CHARS, `A message can hold at most ${MAX_MESSAGE_CHARS} characters.`)
+        .refine((body) => body.trim().length > 0, "Write something, or delete the message."),
+    }),
+    response: z.object({ message: messageSchema }),
+  }),
+  /** the author deletes their own message, leaving a tombstone */
+  deleteMessage: defineRoute({
+    method: "DELETE",
+    path: "/api/conversations/:conversationId/messages/:messageId",
+    response: z.object({ message: messageSchema }),
+  }),
+  /** a member stops a live run: a mention's answer or the commander's reply, or a plan's run (its plan) */
+  stopRun: defineRoute({
+    method: "POST",
+    path: "/api/conversations/:conversationId/runs/:runId",
+    body: z.object({ action: z.literal("stop") }),
+    response: z.object({ stopped: z.enum(["run", "plan"]), planId: z.string().nullable() }),
+  }),
+  postMessage: defineRoute({
+    method: "POST",
+    path: "/api/conversations/:conversationId/messages",
+    body: z.object({
+      body: storableText()
+        .max(MAX_MESSAGE_CHARS, `A message can hold at most ${MAX_MESSAGE_CHARS} characters.`)
+        .refine((body) => body.trim().length > 0, "Write something first."),
+      mentionHandles: z.array(handle).max(20).default([]),
+      attachmentIds: z.array(storableText().min(1).max(64)).max(10).default([]),
+    }),
+    /** notInConversation: handles mentioned that are not in the conversation (offer to add them) */
+    response: z.object({ message: messageSchema, notInConversation: z.array(z.string()) }),
+    status: 201,
+  }),
+  upload: defineRoute({
+    method: "POST",
+    path: "/api/conversations/:conversationId/uploads",
+    body: "form-data",
+    response: z.object({ attachment: attachmentSchema }),
+    status: 201,
+  }),
+  /** the file itself (not JSON): the browser links to it with `apiPath` */
+  artifact: defineRoute({ method: "GET", path: "/api/conversations/:conversationId/artifacts/:artifactId", response: null }),
+  answerForm: defineRoute({
+    method: "POST",
+    path: "/api/conversations/:conversationId/forms/:formId",
+    body: z.object({
+      values: z.record(storableText().max(100), z.union([storableText().max(10_000), z.number(), z.boolean(), z.null()])),
+    }),
+    response: z.object({ form: formSchema }),
+  }),
+  /** cancel a plan, retry or skip a failed step; 409 names why a control cannot apply now */
+  controlPlan: defineRoute({
+    method: "POST",
+    path: "/api/conversations/:conversationId/plans/:planId",
+    body: planControlSchema,
+    response: z.object({
+      action: z.enum(["cancel", "retry", "skip"]),
+      plan: z.object({ id: z.string(), status: planSchema.shape.status }),
+      step: stepSchema.nullable(),
+    }),
+  }),
+  stepDetail: defineRoute({
+    method: "GET",
+    path: "/api/conversations/:conversationId/plans/:planId/steps/:stepIndex",
+    response: stepDetailSchema,
+  }),
+};

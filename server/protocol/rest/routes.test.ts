@@ -1,0 +1,93 @@
+import { existsSync, readFileSync } from "node:fs";
+import { describe, expect, it } from "vitest";
+import { buildPath, type RouteSpec } from "./define.ts";
+import { routes } from "./index.ts";
+import { snapshotSchema } from "./conversations.ts";
+
+const all: [string, RouteSpec][] = Object.entries(routes).flatMap(([group, specs]) =>
+  Object.entries(specs).map(([name, spec]): [string, RouteSpec] => [`${group}.${name}`, spec]),
+);
+
+/** `/api/conversations/:conversationId/messages` → the Next route file that serves it */
+function routeFile(path: string): string {
+  if (path.startsWith("/api/auth/")) return "app/api/auth/[...all]/route.ts";
+  return `app${path.replace(/:(\w+)/g, "[$1]")}/route.ts`;
+}
+
+describe("the route table", () => {
+  it("names each method and path once", () => {
+    const keys = all.map(([, spec]) => `${spec.method} ${spec.path}`);
+    expect(new Set(keys).size).toBe(keys.length);
+  });
+
+  it.each(all)("%s is served by a route file exporting its method", (_, spec) => {
+    const file = routeFile(spec.path);
+    expect(existsSync(file), file).toBe(true);
+    const source = readFileSync(file, "utf8");
+    if (!spec.path.startsWith("/api/auth/")) {
+      expect(source).toMatch(new RegExp(`export (const|async function) ${spec.method}\\b`));
+    }
+  });
+
+  // better-auth's endpoints and file downloads (no JSON answer) have no schema to use
+  const jsonRoutes = all.filter(([, spec]) => !spec.path.startsWith("/api/auth/") && !(spec.method === "GET" && spec.response === null));
+  it.each(jsonRoutes)("%s: its handler uses the table", (name, spec) => {
+    const source = readFileSync(routeFile(spec.path), "utf8");
+    const [group, key] = name.split(".");
+    // the handler names its spec, so the body it reads and the answer it gives are the table's
+    expect(source).toMatch(new RegExp(`routes\\.${group}\\.${key}\\b|spec = routes\\.${group}\\.${key}\\b`));
+  });
+});
+
+describe("buildPath", () => {
+  it("fills each parameter, URL-encoded", () => {
+    expect(buildPath("/api/conversations/:conversationId/members/:userId", { conversationId: "c 1", userId: "a/b?" })).toBe(
+      "/api/conversations/c%201/members/a%2Fb%3F",
+    );
+    expect(
+      buildPath("/api/conversations/:conversationId/plans/:planId/steps/:stepIndex", { conversationId: "c", planId: "p", stepIndex: 3 }),
+    ).toBe("/api/conversations/c/plans/p/steps/3");
+  });
+
+  it("refuses a missing or empty parameter, naming it", () => {
+    expect(() => buildPath("/api/tokens/:tokenId", { tokenId: "" })).toThrow('the path parameter "tokenId" is missing');
+    expect(() => buildPath("/api/tokens/:tokenId", {} as { tokenId: string })).toThrow('"tokenId"');
+  });
+});
+
+describe("response schemas", () => {
+  it("a snapshot without commanderReplies, or with a step of an unknown status, is not the contract", () => {
+    const snapshot = {
+      conversation: { id: "c", title: "t", commanderReplies: "auto" },
+      lastSeq: 0,
+      agents: [],
+      members: [],
+      messages: [],
+      plans: [],
+      forms: [],
+      runs: [],
+    };
+    expect(snapshotSchema.safeParse(snapshot).success).toBe(true);
+    expect(snapshotSchema.safeParse({ ...snapshot, conversation: { id: "c", title: "t" } }).success).toBe(false);
+    const run = {
+      id: "r",
+      conversationId: "c",
+      agentHandle: null,
+      planId: null,
+      stepIndex: null,
+      kind: "gossip",
+      attempt: 1,
+      status: "running",
+      model: "offline",
+      startedAt: null,
+      endedAt: null,
+      error: null,
+      tokensIn: 0,
+      tokensOut: 0,
+      cost: 0,
+    };
+    const parsed = snapshotSchema.safeParse({ ...snapshot, runs: [run] });
+    expect(parsed.success).toBe(false);
+    expect(parsed.error?.issues[0]?.path).toEqual(["runs", 0, "kind"]);
+  });
+});
