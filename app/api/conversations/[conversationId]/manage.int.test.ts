@@ -15,43 +15,22 @@ import {
 import { createConversationManageServices, type ConversationChangeNotifier } from "@/server/services/conversation-manage.ts";
 import { DEMO_CONVERSATION_TITLE, seedWorkspace } from "@/server/services/seed.ts";
 import * as conversation from "./route.ts";
-import * as members from "./members/route.ts";
 import * as member from "./members/[userId]/route.ts";
 import * as conversations from "@/app/api/conversations/route.ts";
-import * as answer from "@/app/api/invitations/[invitationId]/route.ts";
-import * as myInvitations from "@/app/api/invitations/route.ts";
+import { acceptAll, createConversation as createAs, invite, params } from "@/app/api/testing/conversation-flows.ts";
 
 let fixture: AccountsFixture;
 let owner: TestAccount;
 let bob: TestAccount;
 let outsider: TestAccount;
 
-const params = <T extends Record<string, string>>(values: T) => ({ params: Promise.resolve(values) });
-
-async function createConversation(as: TestAccount, title = "Manage me") {
-  const response = await conversations.POST(
-    browserRequest("/api/conversations", { cookie: as.cookie, body: { title, agentHandles: ["researcher"] } }),
-  );
-  expect(response.status).toBe(201);
-  return ((await response.json()) as { id: string }).id;
-}
+const createConversation = (as: TestAccount, title = "Manage me") => createAs(as, title);
 
 /** A conversation of the owner's that bob has joined by invitation. */
 async function sharedConversation(title = "Shared") {
   const id = await createConversation(owner, title);
-  const invited = await members.POST(
-    browserRequest(`/api/conversations/${id}/members`, { cookie: owner.cookie, body: { email: bob.email } }),
-    params({ conversationId: id }),
-  );
-  expect(invited.status).toBe(202);
-  const list = await (await myInvitations.GET(browserRequest("/api/invitations", { cookie: bob.cookie }))).json();
-  for (const pending of list.invitations as { id: string }[]) {
-    const accepted = await answer.POST(
-      browserRequest(`/api/invitations/${pending.id}`, { cookie: bob.cookie, body: { accept: true } }),
-      params({ invitationId: pending.id }),
-    );
-    expect(accepted.status).toBe(200);
-  }
+  expect((await invite(owner, id, bob.email)).status).toBe(202);
+  await acceptAll(bob);
   return id;
 }
 

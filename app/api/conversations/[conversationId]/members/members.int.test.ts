@@ -17,30 +17,15 @@ import * as member from "./[userId]/route.ts";
 import * as agents from "../agents/route.ts";
 import * as agent from "../agents/[agentId]/route.ts";
 import * as invitation from "../invitations/[invitationId]/route.ts";
-import * as myInvitations from "@/app/api/invitations/route.ts";
 import * as answer from "@/app/api/invitations/[invitationId]/route.ts";
-import * as conversations from "@/app/api/conversations/route.ts";
+import { acceptAll, createConversation as createAs, invite, params } from "@/app/api/testing/conversation-flows.ts";
 
 let fixture: AccountsFixture;
 let owner: TestAccount;
 let bob: TestAccount;
 let carol: TestAccount;
 
-const params = <T extends Record<string, string>>(values: T) => ({ params: Promise.resolve(values) });
-
-async function createConversation(as: TestAccount, title = "Roles") {
-  const response = await conversations.POST(
-    browserRequest("/api/conversations", { cookie: as.cookie, body: { title, agentHandles: ["researcher"] } }),
-  );
-  expect(response.status).toBe(201);
-  return ((await response.json()) as { id: string }).id;
-}
-
-const invite = (as: TestAccount, conversationId: string, email: string) =>
-  members.POST(
-    browserRequest(`/api/conversations/${conversationId}/members`, { cookie: as.cookie, body: { email } }),
-    params({ conversationId }),
-  );
+const createConversation = (as: TestAccount, title = "Roles") => createAs(as, title);
 
 const view = async (as: TestAccount, conversationId: string) => {
   const response = await members.GET(
@@ -49,18 +34,6 @@ const view = async (as: TestAccount, conversationId: string) => {
   );
   return { status: response.status, body: response.status === 200 ? await response.json() : null };
 };
-
-async function acceptAll(as: TestAccount) {
-  const list = await (await myInvitations.GET(browserRequest("/api/invitations", { cookie: as.cookie }))).json();
-  for (const pending of list.invitations as { id: string }[]) {
-    const response = await answer.POST(
-      browserRequest(`/api/invitations/${pending.id}`, { cookie: as.cookie, body: { accept: true } }),
-      params({ invitationId: pending.id }),
-    );
-    expect(response.status).toBe(200);
-  }
-  return list.invitations as { id: string; conversation: { id: string } }[];
-}
 
 const remove = (as: TestAccount, conversationId: string, userId: string) =>
   member.DELETE(
