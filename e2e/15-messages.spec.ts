@@ -8,6 +8,7 @@ import { expect, test, type Locator, type Page } from "@playwright/test";
 import { ConversationPage } from "./pages/conversation-page.ts";
 import { Sidebar } from "./pages/sidebar.ts";
 import { adminContext, invitedContext } from "./support/accounts.ts";
+import { screenshotPath } from "./support/screenshots.ts";
 
 const clipboard = (page: Page) => page.evaluate(() => navigator.clipboard.readText());
 
@@ -101,6 +102,7 @@ test("15. messages: copy, edit, delete, line breaks, angle brackets, drafts, sea
     .first();
   await expect(result).toBeVisible();
   await expect(result.locator("mark").first()).toHaveText(new RegExp(tag, "i"));
+  await page.screenshot({ path: screenshotPath("search") });
   await result.click();
   await page.waitForURL(new RegExp(`/c/${conversationId}#message-`));
   const target = page.locator('[data-testid="message"][data-highlighted="true"]');
