@@ -78,8 +78,10 @@ it("SIGTERM mid-plan: short runs finish, the rest are handed back at once and ru
       title: "drain",
       steps: [
         { index: 1, title: "short", assignee: "researcher", input: "sleep=400 short", wait_for: [] },
-        { index: 2, title: "long a", assignee: "analyst", input: "sleep=6000 long", wait_for: [] },
-        { index: 3, title: "long b", assignee: "writer", input: "sleep=6000 long", wait_for: [] },
+        // held on the first process: however slowly the second one starts, these are
+        // still running when the first is stopped; run again on the second, they end at once
+        { index: 2, title: "long a", assignee: "analyst", input: "sleep=300 hold_on=first long", wait_for: [] },
+        { index: 3, title: "long b", assignee: "writer", input: "sleep=300 hold_on=first long", wait_for: [] },
         { index: 4, title: "join", assignee: "commander", input: "join", wait_for: [1, 2, 3] },
       ],
     },

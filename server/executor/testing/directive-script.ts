@@ -1,9 +1,14 @@
 /**
  * A scripted agent behaviour driven by a directive in the step input, shared by the
  * executor tests and the worker processes they spawn:
- * `sleep=MS` (or `sleep=MIN-MAX`, random), `fail=transient|fatal`, `fail_attempts=N`, `block=1`.
+ * `sleep=MS` (or `sleep=MIN-MAX`, random), `hold_on=INSTANCE` (on the process with that
+ * BATON_INSTANCE_ID the run lasts until it is stopped: surely live when a test stops that
+ * process), `fail=transient|fatal`, `fail_attempts=N`, `block=1`.
  */
 import { NO_USAGE, ok, sleep, type Script } from "./scripted-runner.ts";
+
+/** "until stopped": longer than any test */
+const HOLD_MS = 60 * 60 * 1000;
 
 export function parseTestDirective(input: string) {
   const range = /sleep=(\d+)(?:-(\d+))?/.exec(input);
@@ -11,12 +16,15 @@ export function parseTestDirective(input: string) {
   const max = Number(range?.[2] ?? min);
   const fail = /fail=(transient|fatal)/.exec(input)?.[1] as "transient" | "fatal" | undefined;
   const failAttempts = Number(/fail_attempts=(\d+)/.exec(input)?.[1] ?? Infinity);
-  return { sleepMin: min, sleepMax: max, fail, failAttempts, block: /block=1/.test(input) };
+  const holdOn = /hold_on=(\S+)/.exec(input)?.[1] ?? null;
+  return { sleepMin: min, sleepMax: max, holdOn, fail, failAttempts, block: /block=1/.test(input) };
 }
 
 export const directiveScript: Script = async (request, { attempt }) => {
   const d = parseTestDirective(request.input);
-  await sleep(d.sleepMin + Math.random() * (d.sleepMax - d.sleepMin), request.signal);
+  const held = d.holdOn !== null && d.holdOn === process.env.BATON_INSTANCE_ID;
+  const sleepMs = held ? HOLD_MS : d.sleepMin + Math.random() * (d.sleepMax - d.sleepMin);
+  await sleep(sleepMs, request.signal);
   if (request.purpose.kind === "commander-decision") {
     const wanted = /decision=(retry|skip|abort)/.exec(request.purpose.failedStep.failureReason)?.[1] ?? "skip";
     return ok(`Decision: ${wanted}`, { decision: { kind: wanted } });
