@@ -15,6 +15,7 @@ import { corePlanValidator } from "./agents/core-plan-validator.ts";
 import { log } from "./ops/log.ts";
 import { createWorkspaceRuntime } from "./workspace/workspace-runner.ts";
 import { readWorkspaceSettings } from "./workspace/settings.ts";
+import { readCliAgents } from "./workspace/cli-agent.ts";
 
 async function main() {
   let config;
@@ -29,6 +30,8 @@ async function main() {
   }
 
   const models = createModelRegistry({ env: config.env });
+  // `cli:<name>` agents: command-line coding agents run in a step's slot (BATON_CLI_AGENTS)
+  const cliAgents = readCliAgents(process.env);
   const app = next({ dev: config.dev, hostname: config.host, port: config.port });
   // one set of breakers per process: every run of this process shares what it learns about a provider
   const circuits = new ProviderCircuits();
@@ -38,7 +41,7 @@ async function main() {
     createRunner: (db) => {
       const artifacts = createPrismaArtifactStore(db.prisma);
       // workspace: steps of agents with the `workspace` capability run in a git slot (server/workspace)
-      const workspace = createWorkspaceRuntime({ prisma: db.prisma, artifacts, settings: readWorkspaceSettings(process.env) });
+      const workspace = createWorkspaceRuntime({ prisma: db.prisma, artifacts, settings: readWorkspaceSettings(process.env), cliAgents });
       return workspace.wrap(
         createAgentRunner({
           models,

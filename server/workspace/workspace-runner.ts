@@ -25,14 +25,15 @@ import { describeConflicts } from "./conflicts.ts";
 import { diffStats, type DiffStats } from "./slots.ts";
 import { createSlotTools } from "./tools.ts";
 import type { WorkspaceSettings } from "./settings.ts";
+import { cliAgentName, runCliAgent, type CliAgents, type ServerEnv } from "./cli-agent.ts";
 
 export const WORKSPACE_CAPABILITY = "workspace";
 const COMMAND_PREFIX = "command:";
 
-/** Whether an agent works in slots, and the commands it may run there. */
-export function workspaceCapability(agent: Pick<AgentProfile, "allowedTools">): { enabled: boolean; commands: string[] } {
+/** Whether an agent works in slots (its allow-list says so, or it is a `cli:` agent), and the commands it may run there. */
+export function workspaceCapability(agent: Pick<AgentProfile, "allowedTools" | "model">): { enabled: boolean; commands: string[] } {
   return {
-    enabled: agent.allowedTools.includes(WORKSPACE_CAPABILITY),
+    enabled: agent.allowedTools.includes(WORKSPACE_CAPABILITY) || cliAgentName(agent.model) !== null,
     commands: agent.allowedTools
       .filter((entry) => entry.startsWith(COMMAND_PREFIX))
       .map((entry) => entry.slice(COMMAND_PREFIX.length).trim())
@@ -47,6 +48,10 @@ export interface WorkspaceRuntimeDeps {
   /** see RunCommandInput.bwrap; default: use bwrap when installed */
   bwrap?: string | null;
   commandTimeoutMs?: number;
+  /** the configured command-line coding agents (`cli:<name>` models; cli-agent.ts) */
+  cliAgents?: CliAgents;
+  /** the server's environment, read only for a CLI agent's `passEnv` (default: process.env) */
+  serverEnv?: ServerEnv;
 }
 
 export interface WorkspaceRuntime {
@@ -102,6 +107,13 @@ export function createWorkspaceRuntime(deps: WorkspaceRuntimeDeps): WorkspaceRun
       throw error;
     }
     const ranCommand = { value: false };
+    if (cliAgentName(request.agent.model) !== null) {
+      // an external program works in the folder itself: no slot tools, only where it is
+      const input =
+        `${request.input}\n\nYou work in a git worktree of the repository (the current folder) on branch ${slot.branch}. ` +
+        `Do not commit or switch branches: when you finish, the executor commits your changes and passes the branch on.`;
+      return { slot, request: { ...request, input }, ranCommand };
+    }
     const slotRequest: RunRequest = {
       ...request,
       input:
@@ -163,14 +175,38 @@ export function createWorkspaceRuntime(deps: WorkspaceRuntimeDeps): WorkspaceRun
     toolsFor: (request) => live.get(request),
     wrap: (inner) => ({
       async run(request, sink) {
+        const cli = cliAgentName(request.agent.model);
+        const cliConfig = cli === null ? undefined : deps.cliAgents?.[cli];
+        if (cli !== null && !cliConfig) {
+          const names = Object.keys(deps.cliAgents ?? {});
+          const reason =
+            `no command-line agent "${cli}" is configured for @${request.agent.handle} ` +
+            `(BATON_CLI_AGENTS has ${names.length > 0 ? names.map((name) => `"${name}"`).join(", ") : "none"})`;
+          return { kind: "failed", transient: false, reason, usage: NO_USAGE };
+        }
         const prepared = await prepare(request);
-        if (prepared === null) return inner.run(request, sink);
+        if (prepared === null) {
+          if (cli === null) return inner.run(request, sink);
+          const reason = `@${request.agent.handle} (cli:${cli}) works only on plan steps in a conversation linked to a repository`;
+          return { kind: "failed", transient: false, reason, usage: NO_USAGE };
+        }
         if ("failed" in prepared) {
           sink.log({ phase: "workspace", message: prepared.failed.kind === "failed" ? prepared.failed.reason : "" });
           return prepared.failed;
         }
         sink.log({ phase: "workspace", message: `working in ${prepared.slot.branch}`, data: { branch: prepared.slot.branch } });
-        const result = await inner.run(prepared.request, sink);
+        const result =
+          cli !== null && cliConfig
+            ? await runCliAgent({
+                name: cli,
+                config: cliConfig,
+                cwd: prepared.slot.path,
+                input: prepared.request.input,
+                signal: request.signal,
+                sink,
+                serverEnv: deps.serverEnv,
+              })
+            : await inner.run(prepared.request, sink);
         return finish({ request: prepared.request, slot: prepared.slot, result, tainted: prepared.ranCommand.value });
       },
     }),
