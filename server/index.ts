@@ -35,6 +35,8 @@ async function main() {
   const app = next({ dev: config.dev, hostname: config.host, port: config.port });
   // one set of breakers per process: every run of this process shares what it learns about a provider
   const circuits = new ProviderCircuits();
+  // the workspace runtime's retention timer (worktrees of ended plans), stopped before the database closes
+  let stopSlotRetention = () => {};
   const served = await serveBaton({
     config,
     circuits,
@@ -42,6 +44,8 @@ async function main() {
       const artifacts = createPrismaArtifactStore(db.prisma);
       // workspace: steps of agents with the `workspace` capability run in a git slot (server/workspace)
       const workspace = createWorkspaceRuntime({ prisma: db.prisma, artifacts, settings: readWorkspaceSettings(process.env), cliAgents });
+      workspace.retention.start();
+      stopSlotRetention = () => workspace.retention.stop();
       return workspace.wrap(
         createAgentRunner({
           models,
@@ -72,7 +76,11 @@ async function main() {
     `${what} on http://localhost:${served.port} (${where}, default model ${config.defaultModel})`,
   );
 
-  closeOnSignals(served, async () => {
+  const closeServed = () => {
+    stopSlotRetention();
+    return served.close();
+  };
+  closeOnSignals({ ...served, close: closeServed }, async () => {
     await app.close?.();
   });
 }

@@ -20,11 +20,13 @@ import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { AgentProfile, AgentRunner, AgentRunResult, RunRequest } from "../executor/ports.ts";
 import type { ArtifactStore } from "../agents/ports.ts";
 import { acquireSlot, commitStepSlot, SlotPoolFullError, type SlotRecord } from "./slot-store.ts";
+import { createSlotRetention, type SlotRetention } from "./retention.ts";
 import { MergeConflictError } from "./slots.ts";
 import { describeConflicts } from "./conflicts.ts";
 import { diffStats, type DiffStats } from "./slots.ts";
 import { createSlotTools } from "./tools.ts";
-import type { WorkspaceSettings } from "./settings.ts";
+import { DEFAULT_SLOT_RETENTION_MS, DEFAULT_SLOTS_MAX_BYTES, type WorkspaceSettings } from "./settings.ts";
+import { SlotsDiskFullError } from "./disk.ts";
 import { cliAgentName, runCliAgent, type CliAgents, type ServerEnv } from "./cli-agent.ts";
 
 export const WORKSPACE_CAPABILITY = "workspace";
@@ -58,6 +60,8 @@ export interface WorkspaceRuntime {
   /** the slot tools of a run that works in a slot (read by the agent runtime when it builds the tool set) */
   toolsFor: (request: RunRequest) => ToolSet | undefined;
   wrap: (inner: AgentRunner) => AgentRunner;
+  /** removing the worktrees of ended plans (BATON_SLOT_RETENTION_MS): `start()` where the server is wired, `stop()` on shutdown */
+  retention: SlotRetention;
 }
 
 type Prepared = { slot: SlotRecord; request: RunRequest; ranCommand: { value: boolean } } | { failed: AgentRunResult } | null;
@@ -96,9 +100,10 @@ export function createWorkspaceRuntime(deps: WorkspaceRuntimeDeps): WorkspaceRun
         base: { mergeOf: upstream.map((entry) => entry.branch), fallback: `refs/heads/${baseBranch}` },
         slotsDir: deps.settings.slotsDir,
         limit: deps.settings.slotsPerRepository,
+        maxBytes: deps.settings.slotsMaxBytes ?? DEFAULT_SLOTS_MAX_BYTES,
       });
     } catch (error) {
-      if (error instanceof SlotPoolFullError)
+      if (error instanceof SlotPoolFullError || error instanceof SlotsDiskFullError)
         return { failed: { kind: "failed", transient: true, reason: error.message, usage: NO_USAGE } };
       if (error instanceof MergeConflictError) {
         const reason = `the upstream branches conflict:\n${describeConflicts(error.conflicts)}`;
@@ -172,6 +177,11 @@ export function createWorkspaceRuntime(deps: WorkspaceRuntimeDeps): WorkspaceRun
   }
 
   return {
+    retention: createSlotRetention({
+      prisma: deps.prisma,
+      slotsDir: deps.settings.slotsDir,
+      retentionMs: deps.settings.slotRetentionMs ?? DEFAULT_SLOT_RETENTION_MS,
+    }),
     toolsFor: (request) => live.get(request),
     wrap: (inner) => ({
       async run(request, sink) {
