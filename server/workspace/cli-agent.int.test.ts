@@ -174,6 +174,15 @@ describe("cli: agents", () => {
     expect(() => process.kill(pid, 0)).toThrow(expect.objectContaining({ code: "ESRCH" }));
   });
 
+  it("kills the program at its time limit and fails the run", async () => {
+    const agents = parseCliAgents(JSON.stringify({ fake: { command: [process.execPath, script, "hang"], timeoutMs: 1_000 } }));
+    const result = await runtimeWith(agents).wrap(modelRunner).run(stepRequest(), recordingSink());
+    expect(result).toMatchObject({ kind: "failed", transient: false, reason: "cli:fake timed out after 1 s" });
+    const slot = await db.prisma.slot.findFirstOrThrow({ where: { planId } });
+    const pid = Number(await readFile(path.join(slot.path, "pid.txt"), "utf8"));
+    expect(() => process.kill(pid, 0)).toThrow(expect.objectContaining({ code: "ESRCH" }));
+  });
+
   it("gives the program no server variables but those its configuration names", async () => {
     const saved = { key: process.env.OPENAI_API_KEY, passed: process.env.BATON_FAKE_CLI_TOKEN };
     process.env.OPENAI_API_KEY = "sk-secret-of-the-server";
