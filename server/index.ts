@@ -15,6 +15,7 @@ import { corePlanValidator } from "./agents/core-plan-validator.ts";
 import { log } from "./ops/log.ts";
 import { createWorkspaceRuntime } from "./workspace/workspace-runner.ts";
 import { readWorkspaceSettings } from "./workspace/settings.ts";
+import { readCliAgents } from "./workspace/cli-agent.ts";
 
 async function main() {
   let config;
@@ -29,16 +30,22 @@ async function main() {
   }
 
   const models = createModelRegistry({ env: config.env });
+  // `cli:<name>` agents: command-line coding agents run in a step's slot (BATON_CLI_AGENTS)
+  const cliAgents = readCliAgents(process.env);
   const app = next({ dev: config.dev, hostname: config.host, port: config.port });
   // one set of breakers per process: every run of this process shares what it learns about a provider
   const circuits = new ProviderCircuits();
+  // the workspace runtime's retention timer (worktrees of ended plans), stopped before the database closes
+  let stopSlotRetention = () => {};
   const served = await serveBaton({
     config,
     circuits,
     createRunner: (db) => {
       const artifacts = createPrismaArtifactStore(db.prisma);
       // workspace: steps of agents with the `workspace` capability run in a git slot (server/workspace)
-      const workspace = createWorkspaceRuntime({ prisma: db.prisma, artifacts, settings: readWorkspaceSettings(process.env) });
+      const workspace = createWorkspaceRuntime({ prisma: db.prisma, artifacts, settings: readWorkspaceSettings(process.env), cliAgents });
+      workspace.retention.start();
+      stopSlotRetention = () => workspace.retention.stop();
       return workspace.wrap(
         createAgentRunner({
           models,
@@ -69,7 +76,11 @@ async function main() {
     `${what} on http://localhost:${served.port} (${where}, default model ${config.defaultModel})`,
   );
 
-  closeOnSignals(served, async () => {
+  const closeServed = () => {
+    stopSlotRetention();
+    return served.close();
+  };
+  closeOnSignals({ ...served, close: closeServed }, async () => {
     await app.close?.();
   });
 }

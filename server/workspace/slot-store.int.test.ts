@@ -208,7 +208,15 @@ describe("durable slots", () => {
       slotsPerRepository: 2,
       slotsDir: "/srv/baton/slots",
       repositoriesDir: "/srv/baton/repositories",
+      slotRetentionMs: 24 * 3_600_000,
+      slotsMaxBytes: 5 * 1024 ** 3,
     });
     expect(() => readWorkspaceSettings({ BATON_SLOTS_PER_REPO: "0" })).toThrow(/BATON_SLOTS_PER_REPO/);
+    expect(readWorkspaceSettings({ BATON_SLOT_RETENTION_MS: "3600000", BATON_SLOTS_MAX_BYTES: "2000000" })).toMatchObject({
+      slotRetentionMs: 3_600_000,
+      slotsMaxBytes: 2_000_000,
+    });
+    expect(() => readWorkspaceSettings({ BATON_SLOT_RETENTION_MS: "soon" })).toThrow(/^BATON_SLOT_RETENTION_MS: /);
+    expect(() => readWorkspaceSettings({ BATON_SLOTS_MAX_BYTES: "10" })).toThrow(/^BATON_SLOTS_MAX_BYTES: /);
   });
 });

@@ -9,6 +9,7 @@ import path from "node:path";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { slotBranch, slotFolderName } from "./naming.ts";
 import { commitSlot, ensureSlot, removeSlot, type EnsuredSlot, type SlotBase } from "./slots.ts";
+import { folderBytes, SlotsDiskFullError } from "./disk.ts";
 
 export class SlotPoolFullError extends Error {
   readonly code = "slot-pool-full";
@@ -39,14 +40,35 @@ export function repositorySlotsRoot(slotsDir: string, repositoryId: string): str
 
 /**
  * The slot of a plan step: resumed when its row exists, otherwise reserved within
- * the pool limit and created. Throws SlotPoolFullError when the pool is full.
+ * the pool limit and created. Throws SlotPoolFullError when the pool is full, and
+ * SlotsDiskFullError when a new slot is needed while the slots folder holds more
+ * than `maxBytes` (a resumed slot is never refused: its disk is already spent).
  */
 export async function acquireSlot(
   prisma: PrismaClient,
-  input: { repositoryId: string; planId: string; stepIndex: number; base: SlotBase; slotsDir: string; limit: number },
+  input: {
+    repositoryId: string;
+    planId: string;
+    stepIndex: number;
+    base: SlotBase;
+    slotsDir: string;
+    limit: number;
+    maxBytes?: number;
+  },
 ): Promise<SlotRecord & { resumed: boolean }> {
   const repository = await prisma.repository.findUnique({ where: { id: input.repositoryId }, select: { id: true, path: true } });
   if (!repository) throw new Error(`repository ${input.repositoryId} is not registered`);
+  if (input.maxBytes !== undefined) {
+    // measured outside the lock (a walk of the disk); the bound is soft by the slots made meanwhile
+    const current = await prisma.slot.findUnique({
+      where: { planId_stepIndex: { planId: input.planId, stepIndex: input.stepIndex } },
+      select: { status: true },
+    });
+    if (current?.status !== "active") {
+      const used = await folderBytes(input.slotsDir, input.maxBytes);
+      if (used > input.maxBytes) throw new SlotsDiskFullError(used, input.maxBytes);
+    }
+  }
   const stepId = String(input.stepIndex);
   const slotsRoot = repositorySlotsRoot(input.slotsDir, repository.id);
 

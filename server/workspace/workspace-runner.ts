@@ -20,19 +20,22 @@ import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { AgentProfile, AgentRunner, AgentRunResult, RunRequest } from "../executor/ports.ts";
 import type { ArtifactStore } from "../agents/ports.ts";
 import { acquireSlot, commitStepSlot, SlotPoolFullError, type SlotRecord } from "./slot-store.ts";
+import { createSlotRetention, type SlotRetention } from "./retention.ts";
 import { MergeConflictError } from "./slots.ts";
 import { describeConflicts } from "./conflicts.ts";
 import { diffStats, type DiffStats } from "./slots.ts";
 import { createSlotTools } from "./tools.ts";
-import type { WorkspaceSettings } from "./settings.ts";
+import { DEFAULT_SLOT_RETENTION_MS, DEFAULT_SLOTS_MAX_BYTES, type WorkspaceSettings } from "./settings.ts";
+import { SlotsDiskFullError } from "./disk.ts";
+import { cliAgentName, runCliAgent, type CliAgents, type ServerEnv } from "./cli-agent.ts";
 
 export const WORKSPACE_CAPABILITY = "workspace";
 const COMMAND_PREFIX = "command:";
 
-/** Whether an agent works in slots, and the commands it may run there. */
-export function workspaceCapability(agent: Pick<AgentProfile, "allowedTools">): { enabled: boolean; commands: string[] } {
+/** Whether an agent works in slots (its allow-list says so, or it is a `cli:` agent), and the commands it may run there. */
+export function workspaceCapability(agent: Pick<AgentProfile, "allowedTools" | "model">): { enabled: boolean; commands: string[] } {
   return {
-    enabled: agent.allowedTools.includes(WORKSPACE_CAPABILITY),
+    enabled: agent.allowedTools.includes(WORKSPACE_CAPABILITY) || cliAgentName(agent.model) !== null,
     commands: agent.allowedTools
       .filter((entry) => entry.startsWith(COMMAND_PREFIX))
       .map((entry) => entry.slice(COMMAND_PREFIX.length).trim())
@@ -47,12 +50,18 @@ export interface WorkspaceRuntimeDeps {
   /** see RunCommandInput.bwrap; default: use bwrap when installed */
   bwrap?: string | null;
   commandTimeoutMs?: number;
+  /** the configured command-line coding agents (`cli:<name>` models; cli-agent.ts) */
+  cliAgents?: CliAgents;
+  /** the server's environment, read only for a CLI agent's `passEnv` (default: process.env) */
+  serverEnv?: ServerEnv;
 }
 
 export interface WorkspaceRuntime {
   /** the slot tools of a run that works in a slot (read by the agent runtime when it builds the tool set) */
   toolsFor: (request: RunRequest) => ToolSet | undefined;
   wrap: (inner: AgentRunner) => AgentRunner;
+  /** removing the worktrees of ended plans (BATON_SLOT_RETENTION_MS): `start()` where the server is wired, `stop()` on shutdown */
+  retention: SlotRetention;
 }
 
 type Prepared = { slot: SlotRecord; request: RunRequest; ranCommand: { value: boolean } } | { failed: AgentRunResult } | null;
@@ -91,9 +100,10 @@ export function createWorkspaceRuntime(deps: WorkspaceRuntimeDeps): WorkspaceRun
         base: { mergeOf: upstream.map((entry) => entry.branch), fallback: `refs/heads/${baseBranch}` },
         slotsDir: deps.settings.slotsDir,
         limit: deps.settings.slotsPerRepository,
+        maxBytes: deps.settings.slotsMaxBytes ?? DEFAULT_SLOTS_MAX_BYTES,
       });
     } catch (error) {
-      if (error instanceof SlotPoolFullError)
+      if (error instanceof SlotPoolFullError || error instanceof SlotsDiskFullError)
         return { failed: { kind: "failed", transient: true, reason: error.message, usage: NO_USAGE } };
       if (error instanceof MergeConflictError) {
         const reason = `the upstream branches conflict:\n${describeConflicts(error.conflicts)}`;
@@ -102,6 +112,13 @@ export function createWorkspaceRuntime(deps: WorkspaceRuntimeDeps): WorkspaceRun
       throw error;
     }
     const ranCommand = { value: false };
+    if (cliAgentName(request.agent.model) !== null) {
+      // an external program works in the folder itself: no slot tools, only where it is
+      const input =
+        `${request.input}\n\nYou work in a git worktree of the repository (the current folder) on branch ${slot.branch}. ` +
+        `Do not commit or switch branches: when you finish, the executor commits your changes and passes the branch on.`;
+      return { slot, request: { ...request, input }, ranCommand };
+    }
     const slotRequest: RunRequest = {
       ...request,
       input:
@@ -160,17 +177,46 @@ export function createWorkspaceRuntime(deps: WorkspaceRuntimeDeps): WorkspaceRun
   }
 
   return {
+    retention: createSlotRetention({
+      prisma: deps.prisma,
+      slotsDir: deps.settings.slotsDir,
+      retentionMs: deps.settings.slotRetentionMs ?? DEFAULT_SLOT_RETENTION_MS,
+    }),
     toolsFor: (request) => live.get(request),
     wrap: (inner) => ({
       async run(request, sink) {
+        const cli = cliAgentName(request.agent.model);
+        const cliConfig = cli === null ? undefined : deps.cliAgents?.[cli];
+        if (cli !== null && !cliConfig) {
+          const names = Object.keys(deps.cliAgents ?? {});
+          const reason =
+            `no command-line agent "${cli}" is configured for @${request.agent.handle} ` +
+            `(BATON_CLI_AGENTS has ${names.length > 0 ? names.map((name) => `"${name}"`).join(", ") : "none"})`;
+          return { kind: "failed", transient: false, reason, usage: NO_USAGE };
+        }
         const prepared = await prepare(request);
-        if (prepared === null) return inner.run(request, sink);
+        if (prepared === null) {
+          if (cli === null) return inner.run(request, sink);
+          const reason = `@${request.agent.handle} (cli:${cli}) works only on plan steps in a conversation linked to a repository`;
+          return { kind: "failed", transient: false, reason, usage: NO_USAGE };
+        }
         if ("failed" in prepared) {
           sink.log({ phase: "workspace", message: prepared.failed.kind === "failed" ? prepared.failed.reason : "" });
           return prepared.failed;
         }
         sink.log({ phase: "workspace", message: `working in ${prepared.slot.branch}`, data: { branch: prepared.slot.branch } });
-        const result = await inner.run(prepared.request, sink);
+        const result =
+          cli !== null && cliConfig
+            ? await runCliAgent({
+                name: cli,
+                config: cliConfig,
+                cwd: prepared.slot.path,
+                input: prepared.request.input,
+                signal: request.signal,
+                sink,
+                serverEnv: deps.serverEnv,
+              })
+            : await inner.run(prepared.request, sink);
         return finish({ request: prepared.request, slot: prepared.slot, result, tainted: prepared.ranCommand.value });
       },
     }),

@@ -1,0 +1,223 @@
+/**
+ * Bounding slots: worktrees of plans that ended longer ago than the retention are
+ * removed by the workspace runtime's sweep (branches kept), and no new slot is made
+ * while the slots folder holds more than its limit.
+ */
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { randomUUID } from "node:crypto";
+import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { createTestDatabase, type TestDatabase } from "../db/test-database.ts";
+import { MemoryArtifactStore } from "../agents/memory-stores.ts";
+import { agentProfile, recordingSink, runRequest } from "../agents/test-support.ts";
+import type { AgentRunner } from "../executor/ports.ts";
+import { createGitFixture, showFile, type GitFixture } from "./testing/git-fixture.ts";
+import { acquireSlot } from "./slot-store.ts";
+import { folderBytes, formatBytes, SlotsDiskFullError } from "./disk.ts";
+import { retentionInterval, type Schedule } from "./retention.ts";
+import { createWorkspaceRuntime, type WorkspaceRuntime } from "./workspace-runner.ts";
+import type { WorkspaceSettings } from "./settings.ts";
+
+const HOUR = 3_600_000;
+const coder = agentProfile({ handle: "coder", allowedTools: ["workspace"] });
+
+let db: TestDatabase;
+let fixture: GitFixture;
+let conversationId: string;
+let repositoryId: string;
+
+beforeAll(async () => {
+  db = await createTestDatabase({ kind: "embedded" });
+});
+afterAll(async () => {
+  await db?.close();
+});
+beforeEach(async () => {
+  fixture = await createGitFixture({ "a.txt": "a\n" });
+  const repository = await db.prisma.repository.create({ data: { name: `r-${randomUUID().slice(0, 8)}`, path: fixture.repoPath } });
+  repositoryId = repository.id;
+  const conversation = await db.prisma.conversation.create({ data: { title: "code", repositoryId } });
+  conversationId = conversation.id;
+});
+afterEach(async () => {
+  await db.prisma.slot.deleteMany();
+  await db.prisma.conversation.deleteMany();
+  await db.prisma.repository.deleteMany();
+  await fixture.cleanup();
+});
+
+async function newPlan(steps = 1): Promise<string> {
+  const plan = await db.prisma.plan.create({
+    data: {
+      conversationId,
+      title: "p",
+      maxParallel: 2,
+      request: "r",
+      steps: {
+        create: Array.from({ length: steps }, (_, index) => ({
+          index: index + 1,
+          title: `Step ${index + 1}`,
+          assignee: "coder",
+          input: "edit",
+          maxRetries: 0,
+          waitFor: [],
+        })),
+      },
+    },
+  });
+  return plan.id;
+}
+
+function runtime(settings: Partial<WorkspaceSettings> = {}): WorkspaceRuntime {
+  return createWorkspaceRuntime({
+    prisma: db.prisma,
+    artifacts: new MemoryArtifactStore(),
+    settings: {
+      slotsDir: path.join(fixture.root, "slots"),
+      repositoriesDir: path.join(fixture.root, "repos"),
+      slotsPerRepository: 4,
+      ...settings,
+    },
+    bwrap: null,
+  });
+}
+
+/** An agent that writes one file through the slot tools. */
+function writer(workspace: WorkspaceRuntime, file: string, content: string): AgentRunner {
+  return {
+    async run(request) {
+      await workspace.toolsFor(request)!.slot_write.execute!({ path: file, content }, { toolCallId: "t", messages: [] });
+      return { kind: "ok", text: "", summary: "wrote", files: [], untrusted: false, usage: { tokensIn: 0, tokensOut: 0, cost: 0 } };
+    },
+  };
+}
+
+function stepRequest(planId: string, stepIndex = 1) {
+  return runRequest({
+    runId: `run-${planId}-${stepIndex}`,
+    conversationId,
+    agent: coder,
+    step: { planId, stepIndex, title: `Step ${stepIndex}` },
+  });
+}
+
+describe("slot retention", () => {
+  it("removes the worktrees of plans ended longer ago than the retention, keeping their branches", async () => {
+    const workspace = runtime({ slotRetentionMs: 24 * HOUR });
+    const [old, recent, running] = [await newPlan(), await newPlan(), await newPlan()];
+    for (const planId of [old, recent, running]) {
+      const result = await workspace.wrap(writer(workspace, "a.txt", `by ${planId}\n`)).run(stepRequest(planId), recordingSink());
+      expect(result.kind).toBe("ok");
+    }
+    const now = new Date("2026-06-02T12:00:00Z");
+    await db.prisma.plan.update({ where: { id: old }, data: { endedAt: new Date(now.getTime() - 25 * HOUR) } });
+    await db.prisma.plan.update({ where: { id: recent }, data: { endedAt: new Date(now.getTime() - 23 * HOUR) } });
+    const slotPath = async (planId: string) => (await db.prisma.slot.findFirstOrThrow({ where: { planId } })).path;
+    const paths = { old: await slotPath(old), recent: await slotPath(recent), running: await slotPath(running) };
+
+    expect(await workspace.retention.sweep(now)).toBe(1);
+    expect(existsSync(paths.old)).toBe(false);
+    expect(existsSync(paths.recent)).toBe(true);
+    expect(existsSync(paths.running)).toBe(true);
+    expect(await db.prisma.slot.findFirstOrThrow({ where: { planId: old } })).toMatchObject({ status: "removed", removedAt: now });
+    expect(await db.prisma.slot.count({ where: { status: "active" } })).toBe(2);
+    // the result stays mergeable: the branch is kept
+    expect(await showFile(fixture.repoPath, `baton/${old}-1`, "a.txt")).toBe(`by ${old}\n`);
+    // nothing more to do a second time
+    expect(await workspace.retention.sweep(now)).toBe(0);
+  });
+
+  it("sweeps on the runtime's timer until stopped", async () => {
+    const workspace = runtime({ slotRetentionMs: 2 * HOUR });
+    const planId = await newPlan();
+    await workspace.wrap(writer(workspace, "a.txt", "A\n")).run(stepRequest(planId), recordingSink());
+    await db.prisma.plan.update({ where: { id: planId }, data: { endedAt: new Date(Date.now() - 3 * HOUR) } });
+
+    const scheduled: { sweep: () => Promise<void>; ms: number; stopped: boolean }[] = [];
+    const schedule: Schedule = (sweep, ms) => {
+      const entry = { sweep, ms, stopped: false };
+      scheduled.push(entry);
+      return () => (entry.stopped = true);
+    };
+    workspace.retention.start({ schedule });
+    workspace.retention.start({ schedule });
+    expect(scheduled).toHaveLength(1);
+    expect(scheduled[0].ms).toBe(retentionInterval(2 * HOUR));
+    await scheduled[0].sweep();
+    expect(await db.prisma.slot.findFirstOrThrow({ where: { planId } })).toMatchObject({ status: "removed" });
+    workspace.retention.stop();
+    expect(scheduled[0].stopped).toBe(true);
+  });
+
+  it("sweeps a quarter of the retention, between a minute and an hour", () => {
+    expect(retentionInterval(24 * HOUR)).toBe(HOUR);
+    expect(retentionInterval(2 * HOUR)).toBe(HOUR / 2);
+    expect(retentionInterval(60_000)).toBe(60_000);
+  });
+});
+
+describe("the disk bound of slots", () => {
+  it("refuses a new slot while the slots folder holds more than the limit, as a transient failure", async () => {
+    const limit = 1_000_000;
+    const workspace = runtime({ slotsMaxBytes: limit });
+    const planId = await newPlan(2);
+    const first = await workspace.wrap(writer(workspace, "a.txt", "A\n")).run(stepRequest(planId, 1), recordingSink());
+    expect(first.kind).toBe("ok");
+    // the first step leaves a big build output in its slot
+    const slot = await db.prisma.slot.findFirstOrThrow({ where: { planId, stepIndex: 1 } });
+    await writeFile(path.join(slot.path, "build.bin"), Buffer.alloc(limit + 1));
+
+    const sink = recordingSink();
+    const second = await workspace.wrap(writer(workspace, "b.txt", "B\n")).run(stepRequest(planId, 2), sink);
+    expect(second).toMatchObject({
+      kind: "failed",
+      transient: true,
+      reason: expect.stringContaining("The slots folder holds more than 976.6 KiB (BATON_SLOTS_MAX_BYTES)") as unknown,
+    });
+    expect(await db.prisma.slot.count({ where: { planId, stepIndex: 2 } })).toBe(0);
+    // the step that already has its slot goes on (a resume spends no new disk)
+    const again = await workspace.wrap(writer(workspace, "a.txt", "AA\n")).run(stepRequest(planId, 1), recordingSink());
+    expect(again.kind).toBe("ok");
+    // once the space is back, the new slot is made
+    await rm(path.join(slot.path, "build.bin"));
+    const retried = await workspace.wrap(writer(workspace, "b.txt", "B\n")).run(stepRequest(planId, 2), recordingSink());
+    expect(retried.kind).toBe("ok");
+  });
+
+  it("acquireSlot throws SlotsDiskFullError naming the sizes", async () => {
+    const planId = await newPlan();
+    const slotsDir = path.join(fixture.root, "slots");
+    await mkdir(path.join(slotsDir, "other"), { recursive: true });
+    await writeFile(path.join(slotsDir, "other", "big"), Buffer.alloc(2048));
+    const error = await acquireSlot(db.prisma, {
+      repositoryId,
+      planId,
+      stepIndex: 1,
+      base: { commit: "main" },
+      slotsDir,
+      limit: 4,
+      maxBytes: 1024,
+    }).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(SlotsDiskFullError);
+    expect(error).toMatchObject({ maxBytes: 1024, code: "slots-disk-full" });
+    expect((error as SlotsDiskFullError).usedBytes).toBeGreaterThan(1024);
+  });
+
+  it("counts file bytes under a folder without following links, stopping past the limit", async () => {
+    const dir = await mkdtemp(path.join(tmpdir(), "baton-disk-"));
+    try {
+      expect(await folderBytes(path.join(dir, "missing"))).toBe(0);
+      await mkdir(path.join(dir, "a", "b"), { recursive: true });
+      await writeFile(path.join(dir, "a", "one"), Buffer.alloc(100));
+      await writeFile(path.join(dir, "a", "b", "two"), Buffer.alloc(250));
+      expect(await folderBytes(dir)).toBe(350);
+      expect(await folderBytes(dir, 120)).toBeGreaterThan(120);
+      expect(formatBytes(5 * 1024 ** 3)).toBe("5 GiB");
+      expect(formatBytes(512)).toBe("512 bytes");
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
