@@ -7,6 +7,7 @@ import reactHooks from "eslint-plugin-react-hooks";
 import { importX } from "eslint-plugin-import-x";
 import { createTypeScriptImportResolver } from "eslint-import-resolver-typescript";
 
+// tests, benches and their scaffolding (every testing/ folder and the agents' fakes)
 const TEST_FILES = [
   "**/*.test.ts",
   "**/*.test.tsx",
@@ -76,16 +77,7 @@ export default tseslint.config(
   },
   {
     // tests, fixtures and benches read untyped JSON answers (response.json(), wire bodies) on purpose
-    files: [
-      "**/*.test.ts",
-      "e2e/**",
-      "bench/**",
-      "**/testing/**",
-      "server/agents/test-support.ts",
-      "server/agents/fake-model-server.ts",
-      "server/agents/test-fixtures/**",
-      "server/testing/**",
-    ],
+    files: TEST_FILES,
     rules: {
       "@typescript-eslint/no-unsafe-assignment": "off",
       "@typescript-eslint/no-unsafe-member-access": "off",
