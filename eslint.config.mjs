@@ -7,6 +7,22 @@ import reactHooks from "eslint-plugin-react-hooks";
 import { importX } from "eslint-plugin-import-x";
 import { createTypeScriptImportResolver } from "eslint-import-resolver-typescript";
 
+// tests, benches and their scaffolding (every testing/ folder and the agents' fakes)
+const TEST_FILES = [
+  "**/*.test.ts",
+  "**/*.test.tsx",
+  "e2e/**",
+  "bench/**",
+  "**/testing/**",
+  "server/agents/test-support.ts",
+  "server/agents/fake-model-server.ts",
+  "server/agents/test-fixtures/**",
+];
+const NO_TESTING = {
+  group: ["**/testing/*", "**/test-support.ts", "**/fake-model-server.ts", "**/test-fixtures/*"],
+  message: "test scaffolding is for tests only",
+};
+
 export default tseslint.config(
   {
     ignores: ["node_modules/", ".next/", "server/generated/", "test-results/", "playwright-report/", "data/", "next-env.d.ts", "**/*.mjs"],
@@ -30,20 +46,38 @@ export default tseslint.config(
       "@typescript-eslint/no-misused-promises": ["error", { checksVoidReturn: { attributes: false } }],
       // ports are Promise-returning interfaces: an implementation with nothing to await is still async
       "@typescript-eslint/require-await": "off",
+      // a switch over a union names every member, so adding one fails lint where it must be handled
+      "@typescript-eslint/switch-exhaustiveness-check": ["error", { considerDefaultExhaustiveForUnions: true }],
+    },
+  },
+  {
+    // test scaffolding is for tests: no product file reaches it
+    files: ["server/**/*.ts", "app/**/*.ts", "app/**/*.tsx", "components/**/*.ts", "components/**/*.tsx"],
+    ignores: TEST_FILES,
+    rules: { "no-restricted-imports": ["error", { patterns: [NO_TESTING] }] },
+  },
+  {
+    // the browser imports types only from server/protocol (server components under app/ may read services)
+    files: ["components/**/*.ts", "components/**/*.tsx"],
+    ignores: TEST_FILES,
+    rules: {
+      "no-restricted-imports": [
+        "error",
+        {
+          patterns: [
+            NO_TESTING,
+            {
+              group: ["@/server/services/*", "@/server/core/*", "@/server/executor/*", "@/server/adapters/*", "@/server/agents/*"],
+              message: "the browser imports from server/protocol only: re-export what it needs there",
+            },
+          ],
+        },
+      ],
     },
   },
   {
     // tests, fixtures and benches read untyped JSON answers (response.json(), wire bodies) on purpose
-    files: [
-      "**/*.test.ts",
-      "e2e/**",
-      "bench/**",
-      "**/testing/**",
-      "server/agents/test-support.ts",
-      "server/agents/fake-model-server.ts",
-      "server/agents/test-fixtures/**",
-      "server/testing/**",
-    ],
+    files: TEST_FILES,
     rules: {
       "@typescript-eslint/no-unsafe-assignment": "off",
       "@typescript-eslint/no-unsafe-member-access": "off",

@@ -77,6 +77,27 @@ describe("the typed client", () => {
     });
   });
 
+  it("a route with a query schema encodes its query into the URL, leaving out what is not given", async () => {
+    const calls = answer(200, { results: [] });
+    await expect(api.search.messages({ q: 'a&b "phrase" -not' })).resolves.toEqual({ results: [] });
+    expect(calls[0].url).toBe("/api/search?q=a%26b+%22phrase%22+-not");
+    expect(calls[0].init.method).toBe("GET");
+    expect(calls[0].init.body).toBeUndefined();
+    await api.search.messages({ q: "x", limit: 5 });
+    expect(calls[1].url).toBe("/api/search?q=x&limit=5");
+  });
+
+  it("the query schema is what the route reads: a bad limit is refused naming it", () => {
+    const query = routes.search.messages.query;
+    expect(query.parse({ q: "x", limit: "7" })).toEqual({ q: "x", limit: 7 });
+    for (const limit of ["1e3", " 7", "0", "51", "x"]) {
+      const parsed = query.safeParse({ q: "x", limit });
+      expect(parsed.success, limit).toBe(false);
+      expect(parsed.error?.issues[0].path).toEqual(["limit"]);
+    }
+    expect(query.safeParse({}).success).toBe(false);
+  });
+
   it("apiPath builds a link to a file route", () => {
     expect(apiPath(routes.conversations.artifact, { conversationId: "c", artifactId: "a b" })).toBe("/api/conversations/c/artifacts/a%20b");
   });

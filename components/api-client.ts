@@ -10,9 +10,11 @@
 import type { z } from "zod";
 import {
   buildPath,
+  buildQuery,
   type HasParams,
   type PathParams,
   type RequestBody,
+  type RequestQuery,
   type ResponseBody,
   type RouteSpec,
 } from "@/server/protocol/rest/define.ts";
@@ -59,7 +61,7 @@ async function send(spec: RouteSpec, path: string, body: unknown): Promise<unkno
   return data;
 }
 
-type Args<S extends RouteSpec> =
+type ParamsAndBody<S extends RouteSpec> =
   HasParams<S> extends true
     ? S["body"] extends z.ZodType | "form-data"
       ? [params: PathParams<S["path"]>, body: RequestBody<S>]
@@ -68,17 +70,23 @@ type Args<S extends RouteSpec> =
       ? [body: RequestBody<S>]
       : [];
 
+/** path parameters (when the path has any), then the body (when it takes one), then the query (when it has one) */
+type Args<S extends RouteSpec> = S["query"] extends z.ZodType ? [...ParamsAndBody<S>, query: RequestQuery<S>] : ParamsAndBody<S>;
+
 export type Endpoint<S extends RouteSpec> = (...args: Args<S>) => Promise<ResponseBody<S>>;
 
 type Client<T> = { [K in keyof T]: T[K] extends RouteSpec ? Endpoint<T[K]> : Client<T[K]> };
 
-/** One endpoint as a function: path parameters first (when the path has any), then the body. */
+/** One endpoint as a function: path parameters first (when the path has any), then the body, then the query. */
 export function endpoint<S extends RouteSpec>(spec: S): Endpoint<S> {
   const hasParams = spec.path.includes(":");
+  const hasBody = spec.body !== undefined;
   return ((...args: unknown[]) => {
-    const params = (hasParams ? args[0] : {}) as PathParams<S["path"]>;
-    const body = hasParams ? args[1] : args[0];
-    return send(spec, buildPath(spec.path, params), body);
+    let at = 0;
+    const params = (hasParams ? args[at++] : {}) as PathParams<S["path"]>;
+    const body = hasBody ? args[at++] : undefined;
+    const query = spec.query !== undefined ? (args[at] as Record<string, unknown>) : undefined;
+    return send(spec, `${buildPath(spec.path, params)}${buildQuery(query)}`, body);
   }) as Endpoint<S>;
 }
 
@@ -99,20 +107,3 @@ export function apiPath<S extends RouteSpec>(spec: S, params: PathParams<S["path
 }
 
 export { browserRoutes as routes };
-
-/**
- * @deprecated for a route not yet in the table only: add the route to
- * server/protocol/rest/ and call it through `api` instead (this casts its answer).
- */
-export async function apiFetch<T>(url: string, init: RequestInit & { json?: unknown } = {}): Promise<T> {
-  const { json, headers, ...rest } = init;
-  const response = await fetch(url, {
-    ...rest,
-    credentials: "same-origin",
-    headers: json !== undefined ? { "Content-Type": "application/json", ...headers } : headers,
-    body: json !== undefined ? JSON.stringify(json) : rest.body,
-  });
-  const data: unknown = await response.json().catch(() => null);
-  if (!response.ok) throw errorOf(response.status, data);
-  return data as T;
-}

@@ -6,8 +6,8 @@
  */
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState, type KeyboardEvent } from "react";
-import type { SearchResultDTO } from "@/server/services/message-search.ts";
-import { apiFetch } from "./api-client.ts";
+import type { SearchResultDTO } from "@/server/protocol/rest/search.ts";
+import { api } from "./api-client.ts";
 import { Dialog } from "./ui/dialog.tsx";
 
 const DEBOUNCE_MS = 200;
@@ -32,7 +32,8 @@ function SearchPanel({ onOpen }: { onOpen: (result: SearchResultDTO) => void }) 
         setError("");
         return;
       }
-      apiFetch<{ results: SearchResultDTO[] }>(`/api/search?q=${encodeURIComponent(text)}`)
+      api.search
+        .messages({ q: text })
         .then(({ results: found }) => {
           if (ticket !== latest.current) return;
           setResults(found);

@@ -1,5 +1,5 @@
-import type { PlanTimeline } from "@/server/services/admin-plans.ts";
-import { formatTick, timeTicks, type SegmentKind } from "@/server/services/admin-timeline.ts";
+import type { PlanTimeline, SegmentKind } from "@/server/protocol/rest/admin-views.ts";
+import { formatTick, timeTicks } from "./time-axis.ts";
 import { Badge } from "../ui/badge.tsx";
 import { PLAN_STATUS_HINT, PLAN_TONE, STEP_STYLE } from "../conversation/step-status.ts";
 

@@ -1,4 +1,4 @@
-import type { ProviderHealth } from "@/server/services/admin-providers.ts";
+import type { ProviderHealth } from "@/server/protocol/rest/admin-views.ts";
 
 const STATE_STYLE = {
   closed: "bg-emerald-100 text-emerald-800 dark:bg-emerald-900/40 dark:text-emerald-200",

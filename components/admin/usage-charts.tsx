@@ -1,6 +1,6 @@
 "use client";
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
-import type { Usage, UsageRow } from "@/server/services/admin-usage.ts";
+import type { Usage, UsageRow } from "@/server/protocol/rest/admin-views.ts";
 import { axisTicks, formatCost, formatCount, zeroBasedDomain } from "./chart-axis.ts";
 
 /** Cost axes end at least here: with nothing spent the axis reads $0–$0.01, not an arbitrary $0–$4. */

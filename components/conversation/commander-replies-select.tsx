@@ -1,6 +1,6 @@
 "use client";
 import { useState } from "react";
-import type { CommanderReplyMode } from "@/server/core/addressing.ts";
+import type { CommanderReplyMode } from "@/server/protocol/forms.ts";
 import { api } from "../api-client.ts";
 
 const LABELS: Record<CommanderReplyMode, string> = {

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import type { FormSpec } from "@/server/core/types.ts";
+import type { FormSpec } from "@/server/protocol/forms.ts";
 import { answerProblems, readAnswer, serverProblems } from "./form-answer.ts";
 
 const spec: FormSpec = {

@@ -3,9 +3,7 @@
  * field: checked in the browser with the same rules the server applies
  * (server/core/form-schema.ts), and the server's own refusal mapped back to its fields.
  */
-import { FormAnswerError } from "@/server/core/errors.ts";
-import { validateFormAnswer } from "@/server/core/form-schema.ts";
-import type { FormSpec } from "@/server/core/types.ts";
+import { FormAnswerError, validateFormAnswer, type FormSpec } from "@/server/protocol/forms.ts";
 
 export type AnswerValues = Record<string, string | number | boolean | null>;
 

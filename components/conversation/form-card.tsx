@@ -1,6 +1,6 @@
 "use client";
 import { useState, type FormEvent } from "react";
-import { SECRET_MASK, type FormField } from "@/server/core/types.ts";
+import { SECRET_MASK, type FormField } from "@/server/protocol/forms.ts";
 import { api, ApiError } from "../api-client.ts";
 import { useConversationStore } from "../stores/conversation-store.ts";
 import { Button } from "../ui/button.tsx";

@@ -7,14 +7,14 @@
  */
 import { create } from "zustand";
 import type { ConversationEventDTO, ConversationEventPayloads, ConversationEventType, RunDelta } from "@/server/protocol/events.ts";
-import type { FormDTO, MessageDTO, PlanDTO, RunDTO } from "@/server/protocol/dto.ts";
+import type { AgentRole, FormDTO, MessageDTO, PlanDTO, RunDTO } from "@/server/protocol/dto.ts";
 import type { Snapshot } from "@/server/protocol/rest/conversations.ts";
 
 export interface AgentInfo {
   id: string;
   handle: string;
   name: string;
-  role: "commander" | "sub_agent";
+  role: AgentRole;
 }
 
 export interface ConversationData {

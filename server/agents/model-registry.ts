@@ -29,10 +29,6 @@ export interface ModelRegistryConfig {
   prices?: Record<string, ModelPrice>;
   /** context budget in estimated tokens, keyed by full model id; compaction starts past it */
   contextBudgets?: Record<string, number>;
-  /** the offline model instance (tests may inject one with their own clock) */
-  offlineModel?: LanguageModelV3;
-  /** fetch used by the HTTP providers (tests, proxies) */
-  fetch?: typeof globalThis.fetch;
 }
 
 export interface ModelRegistry {
@@ -106,7 +102,7 @@ function providerVars(env: ModelEnvironment, provider: ProviderName, modelId: st
 
 export function createModelRegistry(config: ModelRegistryConfig): ModelRegistry {
   const prices = { ...DEFAULT_PRICES, ...config.prices };
-  const offline = config.offlineModel ?? createOfflineModel();
+  const offline = createOfflineModel();
   // Providers are created lazily so a missing key only matters to agents that use it.
   const cache = new Map<string, LanguageModelV3>();
 
@@ -114,7 +110,7 @@ export function createModelRegistry(config: ModelRegistryConfig): ModelRegistry 
     const { provider, model } = parseModelId(modelId);
     if (provider === "offline") return offline;
     const entry: ProviderEntry = PROVIDERS[provider];
-    return entry.create({ vars: providerVars(config.env, provider, modelId), fetch: config.fetch })(model);
+    return entry.create({ vars: providerVars(config.env, provider, modelId) })(model);
   }
 
   function price(modelId: string): ModelPrice {

@@ -11,10 +11,13 @@ import { createOpenAI } from "@ai-sdk/openai";
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 
-/** What an entry's factory gets: its variables' values (required ones are present) and the HTTP fetch. */
+/**
+ * What an entry's factory gets: its variables' values (required ones are present).
+ * Tests reach a fake provider through its base-URL variable, never through an option
+ * production could pass by mistake.
+ */
 export interface ProviderSettings {
   vars: Record<string, string | undefined>;
-  fetch?: typeof globalThis.fetch;
 }
 
 export interface ProviderEntry {
@@ -47,8 +50,8 @@ export const PROVIDERS = {
       "claude-sonnet-4-5": { inputPerMillion: 3, outputPerMillion: 15 },
       "claude-haiku-4-5": { inputPerMillion: 1, outputPerMillion: 5 },
     },
-    create: ({ vars, fetch }) => {
-      const provider = createAnthropic({ apiKey: vars.ANTHROPIC_API_KEY, baseURL: orUndefined(vars.ANTHROPIC_BASE_URL), fetch });
+    create: ({ vars }) => {
+      const provider = createAnthropic({ apiKey: vars.ANTHROPIC_API_KEY, baseURL: orUndefined(vars.ANTHROPIC_BASE_URL) });
       return (model) => provider.languageModel(model);
     },
   },
@@ -66,10 +69,10 @@ export const PROVIDERS = {
       "gpt-4.1": { inputPerMillion: 2, outputPerMillion: 8 },
       "gpt-4.1-mini": { inputPerMillion: 0.4, outputPerMillion: 1.6 },
     },
-    create: ({ vars, fetch }) => {
+    create: ({ vars }) => {
       // Chat Completions rather than Responses: it is what OPENAI_BASE_URL
       // proxies and gateways speak, and the wire format our tests replay.
-      const provider = createOpenAI({ apiKey: vars.OPENAI_API_KEY, baseURL: orUndefined(vars.OPENAI_BASE_URL), fetch });
+      const provider = createOpenAI({ apiKey: vars.OPENAI_API_KEY, baseURL: orUndefined(vars.OPENAI_BASE_URL) });
       return (model) => provider.chat(model);
     },
   },
@@ -83,13 +86,12 @@ export const PROVIDERS = {
     contextBudget: 8_000,
     // local servers run on the deployment's own hardware: they cost 0
     prices: {},
-    create: ({ vars, fetch }) => {
+    create: ({ vars }) => {
       const provider = createOpenAICompatible({
         name: "local",
         baseURL: vars.LOCAL_MODEL_BASE_URL ?? "",
         apiKey: orUndefined(vars.LOCAL_MODEL_API_KEY),
         includeUsage: true,
-        fetch,
       });
       return (model) => provider.chatModel(model);
     },

@@ -26,6 +26,7 @@ import { SecretRedactor } from "./secrets.ts";
 import { resumeSession } from "./session.ts";
 import { BUILTIN_TOOL_NAMES, createToolState, MAX_PLAN_REJECTIONS, ToolNotAllowedError } from "./tools.ts";
 import { recordProviderError } from "../ops/instruments.ts";
+import { unhandled } from "../protocol/exhaustive.ts";
 import { modelCallTelemetry } from "../ops/tracing.ts";
 
 export const DEFAULT_MAX_STEPS = 24;
@@ -345,6 +346,25 @@ async function streamOnce(input: {
         case "abort":
           failure = failure ?? Object.assign(new Error("aborted"), { name: "AbortError" });
           break;
+        // nothing a run records: listed so that a part type a newer SDK adds fails typecheck here
+        case "start":
+        case "finish":
+        case "finish-step":
+        case "text-start":
+        case "text-end":
+        case "reasoning-start":
+        case "reasoning-end":
+        case "tool-input-start":
+        case "tool-input-end":
+        case "tool-output-denied":
+        case "tool-approval-request":
+        case "source":
+        case "file":
+        case "raw":
+          break;
+        default:
+          // at run time a part type this build does not know is ignored, not a failed run
+          unhandled(part, undefined);
       }
     }
   } catch (error) {

@@ -80,6 +80,8 @@ function coerceField(field: FormField, value: unknown): { value: FormValue } | {
         return { problem: `"${value}" is not one of the options (${(field.options ?? []).join(", ")})` };
       }
       return { value };
+    default:
+      return { problem: `has an unknown field type ${String(field.type satisfies never)}` };
   }
 }
 

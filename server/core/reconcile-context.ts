@@ -157,6 +157,8 @@ export function handleFailure(working: Working, step: StepState, transient: bool
       working.commands.push({ type: "ask-commander", stepIndex: step.index, failureReason: finalReason });
       note(working, step.index, `failed (${finalReason}); asking the commander to decide`);
       return;
+    default:
+      throw new Error(`step ${step.index}: unknown on_failure policy ${String(step.onFailure satisfies never)}`);
   }
 }
 

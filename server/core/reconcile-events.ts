@@ -80,6 +80,8 @@ function applyOutcome(working: Working, step: StepState, runId: string, outcome:
     case "failed":
       handleFailure(working, step, outcome.transient, outcome.reason);
       return;
+    default:
+      throw new Error(`step ${step.index}: unknown run outcome ${JSON.stringify(outcome satisfies never)}`);
   }
 }
 
@@ -241,6 +243,8 @@ function applyDecision(working: Working, step: StepState, decision: CommanderDec
       note(working, step.index, `the commander appends steps ${decision.steps.map((spec) => spec.index).join(", ")}; this step is skipped`);
       return "applied";
     }
+    default:
+      throw new Error(`step ${step.index}: unknown commander decision ${JSON.stringify(decision satisfies never)}`);
   }
 }
 

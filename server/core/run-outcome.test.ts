@@ -1,9 +1,9 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
+import { RUN_KINDS } from "./types.ts";
 import {
   MAX_SUMMARY_CHARS,
   MAX_TEXT_CHARS,
-  RUN_KINDS,
   decisionNotice,
   lostRunVerdict,
   runFailureNotice,

@@ -6,15 +6,7 @@
  * Also here: what a run lost with its process means (re-dispatch or tell the plan).
  */
 import { formSpecSchema } from "./form-schema.ts";
-import type { CommanderDecision, FinishedRunStatus, FormSpec, RunOutcome, StepState } from "./types.ts";
-
-/**
- * mention: a person's @-mention; step: a plan step dispatched by @-mention (the agent
- * sees no difference); chat: the commander answering a message that mentions nobody;
- * commander-step: the commander's own step; decision: the commander deciding a failure.
- */
-export const RUN_KINDS = ["mention", "step", "chat", "commander-step", "decision"] as const;
-export type RunKind = (typeof RUN_KINDS)[number];
+import type { CommanderDecision, FinishedRunStatus, FormSpec, RunKind, RunOutcome, StepState } from "./types.ts";
 
 /** Model output is stored and shown, so it is bounded. */
 export const MAX_TEXT_CHARS = 100_000;

@@ -14,6 +14,20 @@ export type PlanStatus = (typeof PLAN_STATUSES)[number];
 /** The states of an agent run (the Run row): queued until claimed, then running until it ends. */
 export const RUN_STATUSES = ["queued", "running", "succeeded", "failed", "blocked", "cancelled", "lost"] as const;
 export type RunStatus = (typeof RUN_STATUSES)[number];
+/**
+ * Why a run was started. mention: a person's @-mention; step: a plan step dispatched by
+ * @-mention (the agent sees no difference); chat: the commander answering a message that
+ * mentions nobody; commander-step: the commander's own step; decision: the commander
+ * deciding a failure. What a finished run of each kind means: run-outcome.ts.
+ */
+export const RUN_KINDS = ["mention", "step", "chat", "commander-step", "decision"] as const;
+export type RunKind = (typeof RUN_KINDS)[number];
+
+/** The run row's kind column holds text: this checks a row's. */
+export function isRunKind(value: string): value is RunKind {
+  return (RUN_KINDS as readonly string[]).includes(value);
+}
+
 /** How a run's own report ends it (cancelled and lost are decided by others). */
 export type FinishedRunStatus = Extract<RunStatus, "succeeded" | "failed" | "blocked">;
 

@@ -1,9 +1,9 @@
 /** What a created run carries until it starts: shared by the unit of work and run records. */
 import type { Agent } from "../generated/prisma/client.ts";
 import type { RunRequest } from "./ports.ts";
-import type { RunKind } from "../core/run-outcome.ts";
+import type { RunKind } from "../core/types.ts";
 
-/** The kinds of run: core/run-outcome.ts says what each means. */
+/** The kinds of run (core/types.ts); core/run-outcome.ts says what a finished one means. */
 export type { RunKind };
 
 /** A created run, ready to start: the request minus its abort signal, plus bookkeeping. */

@@ -47,6 +47,8 @@ function purposeFor(kind: RunKind, failedStep?: Extract<RunPurpose, { kind: "com
         kind: "commander-decision",
         failedStep: failedStep ?? { index: 0, title: "", assignee: "", input: "", failureReason: "unknown" },
       };
+    default:
+      throw new Error(`unknown run kind ${String(kind satisfies never)}`);
   }
 }
 

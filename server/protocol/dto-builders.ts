@@ -4,7 +4,8 @@
  * has just written and not read back) hands them here, so every path that emits one
  * — REST responses, replayed events, live events — gives the same shape.
  */
-import { isRunKind, type AgentRole, type AttachmentDTO, type MentionDTO, type MessageDTO, type RunDTO, type RunStatus } from "./dto.ts";
+import { isRunKind } from "../core/types.ts";
+import type { AgentRole, AttachmentDTO, MentionDTO, MessageDTO, RunDTO, RunStatus } from "./dto.ts";
 
 const iso = (date: Date | null | undefined): string | null => (date ? date.toISOString() : null);
 

@@ -5,10 +5,21 @@
  * browser imports the types only.
  */
 import { z } from "zod";
-import { FOR_EACH_FIELDS, ON_FAILURE_POLICIES, PLAN_STATUSES, STEP_STATUSES, type FormSpec } from "../core/types.ts";
+import {
+  AGENT_ROLES,
+  FOR_EACH_FIELDS,
+  ON_FAILURE_POLICIES,
+  PLAN_STATUSES,
+  RUN_KINDS,
+  RUN_STATUSES,
+  STEP_STATUSES,
+  type FormSpec,
+} from "../core/types.ts";
 
-export const agentRoleSchema = z.enum(["commander", "sub_agent"]);
-export type AgentRole = z.infer<typeof agentRoleSchema>;
+/** The unions' one home is the core (core/types.ts); the browser imports them from here. */
+export type { AgentRole, PlanStatus, RunKind, RunStatus, StepStatus } from "../core/types.ts";
+
+export const agentRoleSchema = z.enum(AGENT_ROLES);
 
 export const mentionSchema = z.object({ agentId: z.string(), handle: z.string() });
 export type MentionDTO = z.infer<typeof mentionSchema>;
@@ -98,17 +109,6 @@ export const planSchema = z.object({
   usage: usageSchema.optional(),
 });
 export type PlanDTO = z.infer<typeof planSchema>;
-
-export const RUN_STATUSES = ["queued", "running", "succeeded", "failed", "blocked", "cancelled", "lost"] as const;
-export type RunStatus = (typeof RUN_STATUSES)[number];
-
-/** why a run was started: a mention, a plan step (a sub-agent's or the commander's), a chat turn of the commander, a decision on a failed step */
-export const RUN_KINDS = ["mention", "step", "chat", "commander-step", "decision"] as const;
-export type RunKind = (typeof RUN_KINDS)[number];
-
-export function isRunKind(value: string): value is RunKind {
-  return (RUN_KINDS as readonly string[]).includes(value);
-}
 
 export const runSchema = z.object({
   id: z.string(),

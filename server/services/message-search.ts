@@ -12,28 +12,17 @@
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { Actor } from "../auth/actor.ts";
 import { BatonError, invalidInput } from "../executor/errors.ts";
-
-export const MAX_SEARCH_QUERY_CHARS = 200;
-export const DEFAULT_SEARCH_LIMIT = 20;
-export const MAX_SEARCH_LIMIT = 50;
+import {
+  DEFAULT_SEARCH_LIMIT,
+  MAX_SEARCH_LIMIT,
+  MAX_SEARCH_QUERY_CHARS,
+  type SearchResultDTO,
+  type SearchSegment,
+} from "../protocol/rest/search.ts";
 
 /** Control characters that never appear in a stored message mark where ts_headline's matches start and stop. */
 const START = "\u0001";
 const STOP = "\u0002";
-
-export interface SearchSegment {
-  text: string;
-  hit: boolean;
-}
-
-export interface SearchResultDTO {
-  messageId: string;
-  conversationId: string;
-  conversationTitle: string;
-  author: string;
-  createdAt: string;
-  snippet: SearchSegment[];
-}
 
 /** A headline with START/STOP marks → text segments; marks never nest. */
 export function headlineSegments(headline: string): SearchSegment[] {

@@ -3,10 +3,12 @@ import { accountRoutes } from "./account.ts";
 import { adminRoutes } from "./admin.ts";
 import { conversationRoutes } from "./conversations.ts";
 import { memberRoutes } from "./members.ts";
+import { searchRoutes } from "./search.ts";
 
 export const browserRoutes = {
   account: accountRoutes,
   admin: adminRoutes,
   conversations: conversationRoutes,
   members: memberRoutes,
+  search: searchRoutes,
 };

@@ -17,6 +17,8 @@ export interface RouteSpec {
   method: HttpMethod;
   /** `/api/conversations/:conversationId`: each `:name` is a path parameter */
   path: string;
+  /** the query string's schema: an object of scalar values, encoded by the client and read with `readQuery` */
+  query?: z.ZodType;
   /** a JSON body's schema; "form-data" for a multipart upload; absent: no body */
   body?: z.ZodType | "form-data";
   /** the answer's schema; null for 204 No Content */
@@ -47,6 +49,9 @@ export type RequestBody<S extends RouteSpec> = S["body"] extends z.ZodType
     ? FormData
     : never;
 
+/** what the browser puts in the query string (the query schema's input) */
+export type RequestQuery<S extends RouteSpec> = S["query"] extends z.ZodType ? z.input<S["query"]> : never;
+
 /** what the server answers (the response schema's input: what a handler must hand `respond`) */
 export type ResponseBody<S extends RouteSpec> = S["response"] extends z.ZodType ? z.input<S["response"]> : undefined;
 
@@ -58,4 +63,18 @@ export function buildPath<P extends string>(path: P, params: PathParams<P>): str
     if (value === undefined || value === "") throw new Error(`${path}: the path parameter "${name}" is missing`);
     return encodeURIComponent(String(value));
   });
+}
+
+/** A query string from an object of scalars (`?a=1&b=x`, each URL-encoded); undefined and null values are left out. */
+export function buildQuery(query: Record<string, unknown> | undefined): string {
+  const search = new URLSearchParams();
+  for (const [name, value] of Object.entries(query ?? {})) {
+    if (value === undefined || value === null) continue;
+    if (typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean") {
+      throw new Error(`query parameter "${name}": a ${typeof value} cannot go in a query string`);
+    }
+    search.set(name, String(value));
+  }
+  const text = search.toString();
+  return text ? `?${text}` : "";
 }

@@ -13,7 +13,7 @@ import type { MessageDTO } from "@/server/protocol/dto.ts";
 import { setRuntime } from "@/server/runtime.ts";
 import { createPrismaConversationMemory } from "@/server/adapters/prisma/agent-stores.ts";
 import { API_USER_EMAIL } from "@/server/services/seed.ts";
-import type { SearchResultDTO } from "@/server/services/message-search.ts";
+import type { SearchResultDTO } from "@/server/protocol/rest/search.ts";
 import * as messages from "./route.ts";
 import * as message from "./[messageId]/route.ts";
 import * as search from "@/app/api/search/route.ts";
