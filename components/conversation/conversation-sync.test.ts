@@ -2,6 +2,7 @@ import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import type { ConversationEventDTO, JoinAck } from "@/server/protocol/events.ts";
 import { createConversationStore, type ConversationStoreApi } from "../stores/conversation-store.ts";
 import { ConversationSync, GAP_WAIT_MS, type SyncSocket } from "./conversation-sync.ts";
+import { emptySnapshot } from "@/server/testing/empty-snapshot.ts";
 
 const conversationId = "c1";
 
@@ -54,16 +55,7 @@ describe("conversation sync: gap buffer", () => {
     vi.useFakeTimers();
     socket = new FakeSocket();
     store = createConversationStore();
-    store.getState().load({
-      conversation: { id: conversationId, title: "t", commanderReplies: "auto" },
-      lastSeq: 0,
-      agents: [],
-      members: [],
-      messages: [],
-      plans: [],
-      forms: [],
-      runs: [],
-    });
+    store.getState().load(emptySnapshot(conversationId));
     sync = new ConversationSync({
       socket: socket as unknown as SyncSocket,
       conversationId,

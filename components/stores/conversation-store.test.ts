@@ -2,6 +2,7 @@ import { beforeEach, describe, expect, it } from "vitest";
 import type { ConversationEventDTO } from "@/server/protocol/events.ts";
 import type { MessageDTO } from "@/server/protocol/dto.ts";
 import { useConversationStore } from "./conversation-store.ts";
+import { emptySnapshot } from "@/server/testing/empty-snapshot.ts";
 
 const conversationId = "c1";
 
@@ -38,16 +39,7 @@ function messageEvent(seq: number): ConversationEventDTO {
 
 describe("conversation store", () => {
   beforeEach(() => {
-    useConversationStore.getState().load({
-      conversation: { id: conversationId, title: "t", commanderReplies: "auto" },
-      lastSeq: 0,
-      agents: [],
-      members: [],
-      messages: [],
-      plans: [],
-      forms: [],
-      runs: [],
-    });
+    useConversationStore.getState().load(emptySnapshot(conversationId));
   });
 
   it("applies events once, in seq order", () => {

@@ -9,6 +9,7 @@ import type { ConversationEventDTO } from "../protocol/events.ts";
 import { getAuth } from "../auth/session.ts";
 import { ConversationSync } from "../../components/conversation/conversation-sync.ts";
 import { createConversationStore, type ConversationStoreApi } from "../../components/stores/conversation-store.ts";
+import { emptySnapshot } from "./empty-snapshot.ts";
 
 /** Signs a person up (the first one is the admin) and returns their session cookie. */
 export async function signUpCookie(prisma: PrismaClient, email: string): Promise<{ cookie: string; userId: string }> {
@@ -63,16 +64,7 @@ export class Viewer {
   follow(conversationId: string, fromSeq: number): void {
     this.highest.set(conversationId, fromSeq);
     const store = createConversationStore();
-    store.getState().load({
-      conversation: { id: conversationId, title: "", commanderReplies: "auto" },
-      lastSeq: fromSeq,
-      agents: [],
-      members: [],
-      messages: [],
-      plans: [],
-      forms: [],
-      runs: [],
-    });
+    store.getState().load(emptySnapshot(conversationId, { lastSeq: fromSeq, title: "" }));
     const sync = new ConversationSync({
       socket: this.socket,
       conversationId,

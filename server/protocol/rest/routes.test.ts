@@ -3,6 +3,7 @@ import { describe, expect, it } from "vitest";
 import { buildPath, type RouteSpec } from "./define.ts";
 import { routes } from "./index.ts";
 import { snapshotSchema } from "./conversations.ts";
+import { emptySnapshot } from "../../testing/empty-snapshot.ts";
 
 const all: [string, RouteSpec][] = Object.entries(routes).flatMap(([group, specs]) =>
   Object.entries(specs).map(([name, spec]): [string, RouteSpec] => [`${group}.${name}`, spec]),
@@ -57,16 +58,7 @@ describe("buildPath", () => {
 
 describe("response schemas", () => {
   it("a snapshot without commanderReplies, or with a step of an unknown status, is not the contract", () => {
-    const snapshot = {
-      conversation: { id: "c", title: "t", commanderReplies: "auto" },
-      lastSeq: 0,
-      agents: [],
-      members: [],
-      messages: [],
-      plans: [],
-      forms: [],
-      runs: [],
-    };
+    const snapshot = emptySnapshot("c");
     expect(snapshotSchema.safeParse(snapshot).success).toBe(true);
     expect(snapshotSchema.safeParse({ ...snapshot, conversation: { id: "c", title: "t" } }).success).toBe(false);
     const run = {

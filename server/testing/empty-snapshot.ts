@@ -1,0 +1,15 @@
+/** A conversation's snapshot with nothing in it yet: where store, sync and contract tests start. */
+import type { Snapshot } from "../protocol/rest/conversations.ts";
+
+export function emptySnapshot(conversationId: string, { lastSeq = 0, title = "t" }: { lastSeq?: number; title?: string } = {}): Snapshot {
+  return {
+    conversation: { id: conversationId, title, commanderReplies: "auto" },
+    lastSeq,
+    agents: [],
+    members: [],
+    messages: [],
+    plans: [],
+    forms: [],
+    runs: [],
+  };
+}
