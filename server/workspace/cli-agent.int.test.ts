@@ -4,7 +4,6 @@
  * progress; the workspace runtime gives it the step's slot and commits what it changed.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { randomUUID } from "node:crypto";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -13,6 +12,7 @@ import { MemoryArtifactStore } from "../agents/memory-stores.ts";
 import { agentProfile, recordingSink, runRequest } from "../agents/test-support.ts";
 import type { AgentRunner, RunRequest } from "../executor/ports.ts";
 import { commitSubjects, createGitFixture, showFile, type GitFixture } from "./testing/git-fixture.ts";
+import { linkedConversation } from "./testing/linked-conversation.ts";
 import { parseCliAgents, type CliAgents } from "./cli-agent.ts";
 import { createWorkspaceRuntime, type WorkspaceRuntime } from "./workspace-runner.ts";
 
@@ -60,9 +60,7 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   fixture = await createGitFixture({ "a.txt": "a\n", "b.txt": "b\n" });
-  const repository = await db.prisma.repository.create({ data: { name: `r-${randomUUID().slice(0, 8)}`, path: fixture.repoPath } });
-  const conversation = await db.prisma.conversation.create({ data: { title: "code", repositoryId: repository.id } });
-  conversationId = conversation.id;
+  ({ conversationId } = await linkedConversation(db.prisma, fixture));
   const plan = await db.prisma.plan.create({
     data: {
       conversationId,

@@ -4,7 +4,6 @@
  * while the slots folder holds more than its limit.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
 import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
@@ -13,6 +12,7 @@ import { createTestDatabase, type TestDatabase } from "../db/test-database.ts";
 import { MemoryArtifactStore } from "../agents/memory-stores.ts";
 import { agentProfile, recordingSink, runRequest } from "../agents/test-support.ts";
 import type { AgentRunner } from "../executor/ports.ts";
+import { linkedConversation } from "./testing/linked-conversation.ts";
 import { createGitFixture, showFile, type GitFixture } from "./testing/git-fixture.ts";
 import { acquireSlot } from "./slot-store.ts";
 import { folderBytes, formatBytes, SlotsDiskFullError } from "./disk.ts";
@@ -36,10 +36,7 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   fixture = await createGitFixture({ "a.txt": "a\n" });
-  const repository = await db.prisma.repository.create({ data: { name: `r-${randomUUID().slice(0, 8)}`, path: fixture.repoPath } });
-  repositoryId = repository.id;
-  const conversation = await db.prisma.conversation.create({ data: { title: "code", repositoryId } });
-  conversationId = conversation.id;
+  ({ repositoryId, conversationId } = await linkedConversation(db.prisma, fixture));
 });
 afterEach(async () => {
   await db.prisma.slot.deleteMany();

@@ -14,6 +14,7 @@ import { startFakeModelServer } from "../agents/fake-model-server.ts";
 import { readFile } from "node:fs/promises";
 import type { AgentRunner, AgentRunResult, RunRequest } from "../executor/ports.ts";
 import { commitSubjects, createGitFixture, showFile, type GitFixture } from "./testing/git-fixture.ts";
+import { linkedConversation } from "./testing/linked-conversation.ts";
 import { git } from "./git.ts";
 import { mergePlanBranches } from "./merge.ts";
 import { createWorkspaceRuntime, workspaceCapability, type WorkspaceRuntime } from "./workspace-runner.ts";
@@ -36,9 +37,7 @@ afterAll(async () => {
 });
 beforeEach(async () => {
   fixture = await createGitFixture({ "a.txt": "a\n", "b.txt": "b\n", "shared.txt": "one\ntwo\n" });
-  const repository = await db.prisma.repository.create({ data: { name: `r-${randomUUID().slice(0, 8)}`, path: fixture.repoPath } });
-  const conversation = await db.prisma.conversation.create({ data: { title: "code", repositoryId: repository.id } });
-  conversationId = conversation.id;
+  ({ conversationId } = await linkedConversation(db.prisma, fixture));
   const plan = await db.prisma.plan.create({
     data: {
       conversationId,
