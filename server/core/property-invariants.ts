@@ -302,7 +302,7 @@ export function checkInvariants({
 /**
  * Taint follows the data: a step that a run just finished whose input received an
  * untrusted upstream summary (a `{{step_N.output_summary}}` of a step done with
- * untrusted output), or a for_each item from an untrusted list, is untrusted itself,
+ * untrusted output), or a for_each item from an untrusted list, in what it read, is untrusted itself,
  * whatever the run reported.
  */
 function checkTaint({
@@ -332,7 +332,14 @@ function checkTaint({
         source?.status === "done" && source.outputUntrusted && source.outputSummary !== null && read.includes(source.outputSummary),
     );
     const parent = step.parentIndex === null ? undefined : afterByIndex.get(step.parentIndex);
-    const fromItem = parent?.forEach != null && afterByIndex.get(parent.forEach.from)?.outputUntrusted === true;
+    // likewise an item of an untrusted list taints the child that read it; a child the
+    // commander retried with new input that leaves the item out read none of it
+    const item = parent?.expansion ? parent.expansion.items[parent.expansion.children.indexOf(step.index)] : undefined;
+    const fromItem =
+      parent?.forEach != null &&
+      afterByIndex.get(parent.forEach.from)?.outputUntrusted === true &&
+      item !== undefined &&
+      read.includes(item);
     if (!fromSummary && !fromItem) continue;
     ensure(step.outputUntrusted, () => `step ${step.index} read untrusted input but its output is trusted`);
     if (!event.outcome.untrusted) coverage.taintInherited += 1;
