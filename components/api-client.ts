@@ -7,7 +7,7 @@
  * server's code and message. To add an endpoint, add it to the table (see
  * server/protocol/rest/define.ts); it appears here by itself.
  */
-import type { z } from "zod";
+import { z } from "zod";
 import {
   buildPath,
   buildQuery,
@@ -20,6 +20,10 @@ import {
 } from "@/server/protocol/rest/define.ts";
 import { browserRoutes } from "@/server/protocol/rest/browser.ts";
 import { apiErrorSchema } from "@/server/protocol/rest/errors.ts";
+
+// zod compiles object schemas with `new Function` unless told not to; the app's CSP
+// (no 'unsafe-eval') forbids that in the browser, so parse without it
+z.config({ jitless: true });
 
 export class ApiError extends Error {
   constructor(

@@ -16,7 +16,8 @@ test("5. a message holding script/HTML injection renders as inert text", async (
 
   const message = conversation.messages.filter({ hasText: "bold" }).first();
   await expect(message).toBeVisible();
-  await expect(message.locator("strong")).toHaveText("bold");
+  // a line that starts with markup is shown as the text it is, tags and all, never run
+  await expect(message).toContainText("<script>window.__pwned = 1</script>");
   expect(await message.locator("script, iframe, img[onerror], [onerror]").count()).toBe(0);
   const href = await message
     .locator("a")
@@ -24,11 +25,13 @@ test("5. a message holding script/HTML injection renders as inert text", async (
     .getAttribute("href")
     .catch(() => null);
   expect(href ?? "").not.toMatch(/^javascript:/i);
-  await message
-    .locator("a")
-    .first()
-    .click({ trial: false })
-    .catch(() => undefined);
+  // the payload may render no link at all; if it does, following it runs nothing
+  if ((await message.locator("a").count()) > 0)
+    await message
+      .locator("a")
+      .first()
+      .click({ timeout: 5_000 })
+      .catch(() => undefined);
   await page.waitForTimeout(500);
   expect(await page.evaluate(() => (window as unknown as { __pwned?: number }).__pwned)).toBeUndefined();
   expect(dialogs).toEqual([]);

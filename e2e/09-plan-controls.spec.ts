@@ -49,7 +49,7 @@ test("9b. cancelling a plan that waits for a person closes its open forms", asyn
   const plan = new PlanPanel(page);
   await conversation.create("Cancel while waiting");
   await conversation.send("Compare maps, compasses and GPS units for a hike.", "@offline block=1");
-  const forms = page.getByRole("region", { name: /^Form: / });
+  const forms = page.getByTestId("form-card");
   await expect(forms.first().getByRole("button", { name: "Send answer" })).toBeVisible({ timeout: 30_000 });
   await expect(plan.status).toHaveText("paused");
 
