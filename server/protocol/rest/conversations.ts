@@ -48,6 +48,12 @@ export const planControlSchema = z.discriminatedUnion("action", [
   z.object({ action: z.literal("skip"), stepIndex: int32().positive(), reason: storableText().max(500).optional() }),
 ]);
 
+/** A message's text as a person sends or edits it: bounded, and not blank (`blank` says what to do instead). */
+const messageText = (blank: string) =>
+  storableText()
+    .max(MAX_MESSAGE_CHARS, `A message can hold at most ${MAX_MESSAGE_CHARS} characters.`)
+    .refine((body) => body.trim().length > 0, blank);
+
 export const conversationRoutes = {
   list: defineRoute({
     method: "GET",
@@ -99,9 +105,7 @@ export const conversationRoutes = {
     method: "PATCH",
     path: "/api/conversations/:conversationId/messages/:messageId",
     body: z.object({
-      body: storableText()
-        .max(MAX_MESSAGE_CHARS, `A message can hold at most ${MAX_MESSAGE_CHARS} characters.`)
-        .refine((body) => body.trim().length > 0, "Write something, or delete the message."),
+      body: messageText("Write something, or delete the message."),
     }),
     response: z.object({ message: messageSchema }),
   }),
@@ -122,9 +126,7 @@ export const conversationRoutes = {
     method: "POST",
     path: "/api/conversations/:conversationId/messages",
     body: z.object({
-      body: storableText()
-        .max(MAX_MESSAGE_CHARS, `A message can hold at most ${MAX_MESSAGE_CHARS} characters.`)
-        .refine((body) => body.trim().length > 0, "Write something first."),
+      body: messageText("Write something first."),
       mentionHandles: z.array(handle).max(20).default([]),
       attachmentIds: z.array(storableText().min(1).max(64)).max(10).default([]),
     }),
