@@ -31,8 +31,6 @@ export const silentConversationNotifier: ConversationChangeNotifier = {
   conversationDeleted() {},
 };
 
-export const MAX_TITLE_LENGTH = MAX_CONVERSATION_TITLE_CHARS;
-
 export function createConversationManageServices(prisma: PrismaClient, notifier: ConversationChangeNotifier = silentConversationNotifier) {
   const memberIds = async (conversationId: string) =>
     (await prisma.membership.findMany({ where: { conversationId }, select: { userId: true } })).map((row) => row.userId);
@@ -42,7 +40,8 @@ export function createConversationManageServices(prisma: PrismaClient, notifier:
       await assertOwner(prisma, actor, conversationId);
       const next = title.trim();
       if (!next) throw new BatonError("invalid_input", "title: give the conversation a title");
-      if (next.length > MAX_TITLE_LENGTH) throw new BatonError("invalid_input", `title: longer than ${MAX_TITLE_LENGTH} characters`);
+      if (next.length > MAX_CONVERSATION_TITLE_CHARS)
+        throw new BatonError("invalid_input", `title: longer than ${MAX_CONVERSATION_TITLE_CHARS} characters`);
       const previous = await prisma.$transaction(async (tx) => {
         const row = await tx.conversation.findUniqueOrThrow({ where: { id: conversationId }, select: { title: true } });
         await tx.conversation.update({ where: { id: conversationId }, data: { title: next } });

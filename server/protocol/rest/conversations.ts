@@ -48,6 +48,9 @@ export const planControlSchema = z.discriminatedUnion("action", [
   z.object({ action: z.literal("skip"), stepIndex: int32().positive(), reason: storableText().max(500).optional() }),
 ]);
 
+/** A conversation's title, as a person names it at creation or later. */
+const conversationTitle = storableText().trim().min(1, "Give the conversation a title").max(MAX_CONVERSATION_TITLE_CHARS);
+
 /** A message's text as a person sends or edits it: bounded, and not blank (`blank` says what to do instead). */
 const messageText = (blank: string) =>
   storableText()
@@ -64,7 +67,7 @@ export const conversationRoutes = {
     method: "POST",
     path: "/api/conversations",
     body: z.object({
-      title: storableText().trim().min(1, "Give the conversation a title").max(120),
+      title: conversationTitle,
       agentHandles: z.array(handle).max(30).default([]),
     }),
     response: z.object({ id: z.string(), title: z.string() }),
@@ -79,7 +82,7 @@ export const conversationRoutes = {
     body: z
       .object({
         commanderReplies: z.enum(COMMANDER_REPLY_MODES).optional(),
-        title: storableText().trim().min(1, "Give the conversation a title").max(MAX_CONVERSATION_TITLE_CHARS).optional(),
+        title: conversationTitle.optional(),
         archived: z.boolean().optional(),
       })
       .strict()
