@@ -21,10 +21,6 @@ import {
 import { browserRoutes } from "@/server/protocol/rest/browser.ts";
 import { apiErrorSchema } from "@/server/protocol/rest/errors.ts";
 
-// zod compiles object schemas with `new Function` unless told not to; the app's CSP
-// (no 'unsafe-eval') forbids that in the browser, so parse without it
-z.config({ jitless: true });
-
 export class ApiError extends Error {
   constructor(
     readonly status: number,

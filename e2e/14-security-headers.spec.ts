@@ -38,7 +38,9 @@ test("14b. the app works under its CSP: live plan, graph, step drawer and admin 
   await context.addInitScript(() => {
     const seen: string[] = [];
     (window as unknown as { cspViolations: string[] }).cspViolations = seen;
-    document.addEventListener("securitypolicyviolation", (event) => seen.push(`${event.violatedDirective} ${event.blockedURI}`));
+    document.addEventListener("securitypolicyviolation", (event) =>
+      seen.push(`${event.violatedDirective} ${event.blockedURI} at ${event.sourceFile}:${event.lineNumber}:${event.columnNumber}`),
+    );
   });
   const consoleErrors: string[] = [];
   page.on("console", (message) => {

@@ -44,6 +44,7 @@ export function Timestamp({ iso }: { iso: string }) {
   );
 }
 
+// full strength, not dimmed with opacity: dimmed, these small labels fall below AA contrast
 const ACTION_CLASS =
   "rounded px-1.5 py-0.5 text-xs text-zinc-600 hover:bg-zinc-200 focus-visible:outline-2 focus-visible:outline-accent dark:text-zinc-300 dark:hover:bg-zinc-700";
 
@@ -206,7 +207,7 @@ export const MessageItem = memo(function MessageItem({
             </span>
           ) : null}
           {!deleted && !editing ? (
-            <span className="ml-auto flex items-center gap-1 opacity-60 group-focus-within:opacity-100 group-hover:opacity-100">
+            <span className="ml-auto flex items-center gap-1">
               <CopyButton label="Copy message" text={() => message.body} className={ACTION_CLASS} />
               {mine ? <OwnMessageActions message={message} onEdit={() => setEditing(true)} /> : null}
             </span>

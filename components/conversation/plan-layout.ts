@@ -7,7 +7,8 @@
 import dagre from "@dagrejs/dagre";
 import type { StepDTO } from "@/server/protocol/dto.ts";
 
-export const NODE_WIDTH = 184;
+// narrow enough that two ranks side by side (a fan and its synthesis) fit a 390 px phone at zoom 1
+export const NODE_WIDTH = 160;
 export const NODE_HEIGHT = 100;
 /** The smallest zoom the graph opens at: node text is 12 px or more at this zoom. */
 export const READABLE_ZOOM = 1;
@@ -15,7 +16,7 @@ export const READABLE_ZOOM = 1;
 export const MAX_FIT_ZOOM = 1.25;
 /** How far a person may zoom out by hand (text then reads as an overview only). */
 export const MIN_ZOOM = 0.15;
-const PADDING = 16;
+const PADDING = 12;
 
 export type Direction = "TB" | "LR";
 export type Point = { x: number; y: number };
@@ -48,7 +49,7 @@ export function dependencyEdges(steps: readonly StepDTO[]): { from: number; to: 
 /** A layered layout of the DAG in one direction, positions at nodes' top-left corners. */
 export function layoutPlan(steps: readonly StepDTO[], direction: Direction): Layout {
   const graph = new dagre.graphlib.Graph();
-  graph.setGraph({ rankdir: direction, nodesep: 20, ranksep: 44, marginx: 0, marginy: 0 });
+  graph.setGraph({ rankdir: direction, nodesep: 20, ranksep: 28, marginx: 0, marginy: 0 });
   graph.setDefaultEdgeLabel(() => ({}));
   for (const step of steps) graph.setNode(String(step.index), { width: NODE_WIDTH, height: NODE_HEIGHT });
   for (const edge of dependencyEdges(steps)) graph.setEdge(String(edge.from), String(edge.to));
@@ -111,6 +112,7 @@ export function defaultViewport(
   panel: { width: number; height: number },
 ): { x: number; y: number; zoom: number } {
   const zoom = Math.max(READABLE_ZOOM, Math.min(MAX_FIT_ZOOM, fitZoom(graph, panel)));
-  const place = (room: number, size: number) => (size * zoom + 2 * PADDING <= room ? (room - size * zoom) / 2 : PADDING);
+  // whole pixels: a node at a fractional offset is drawn blurred and reads as a sliver outside the panel
+  const place = (room: number, size: number) => (size * zoom + 2 * PADDING <= room ? Math.floor((room - size * zoom) / 2) : PADDING);
   return { x: place(panel.width, graph.width), y: place(panel.height, graph.height), zoom };
 }
