@@ -182,7 +182,7 @@ function InvitationList({ invitations }: { invitations: SidebarInvitation[] }) {
           </li>
         ))}
       </ul>
-      {error ? <p className="px-1 text-xs text-red-600">{error}</p> : null}
+      {error ? <p className="px-1 text-xs text-red-700 dark:text-red-400">{error}</p> : null}
     </section>
   );
 }

@@ -164,7 +164,11 @@ function AgentForm({ agent, onSaved }: { agent: AdminAgent; onSaved: (agent: Adm
               {trial.state === "testing" ? "Testing…" : "Test model"}
             </Button>
             {trial.state === "done" ? (
-              <span role="status" data-testid="model-test" className={`text-xs ${trial.ok ? "text-emerald-600" : "text-red-600"}`}>
+              <span
+                role="status"
+                data-testid="model-test"
+                className={`text-xs ${trial.ok ? "text-emerald-700 dark:text-emerald-400" : "text-red-700 dark:text-red-400"}`}
+              >
                 {trial.text}
               </span>
             ) : null}

@@ -143,7 +143,7 @@ export function PlanTimelineView({ timeline }: { timeline: PlanTimeline }) {
               {step.index}. {step.title} — {step.status} · {step.tokens.toLocaleString("en")} tokens · ${step.cost.toFixed(4)}
             </summary>
             <div className="mt-2 space-y-2">
-              {step.failureReason ? <p className="text-red-600">Failure: {step.failureReason}</p> : null}
+              {step.failureReason ? <p className="text-red-700 dark:text-red-400">Failure: {step.failureReason}</p> : null}
               {step.outputSummary ? <p>Summary: {step.outputSummary}</p> : null}
               {step.outputFiles.length ? <p>Files: {step.outputFiles.join(", ")}</p> : null}
               <pre className="max-h-60 overflow-auto whitespace-pre-wrap rounded bg-zinc-100 p-2 text-xs dark:bg-zinc-900">

@@ -77,7 +77,7 @@ export function ActivityBar() {
         </span>
       ))}
       {live.length > shown.length ? <span>and {live.length - shown.length} more</span> : null}
-      {error ? <span className="text-red-600 dark:text-red-400">{error}</span> : null}
+      {error ? <span className="text-red-700 dark:text-red-400">{error}</span> : null}
     </div>
   );
 }

@@ -38,7 +38,7 @@ export function CommanderRepliesSelect({ conversationId, initial }: { conversati
         ))}
       </select>
       {error ? (
-        <span id={`${conversationId}-replies-error`} role="alert" className="text-red-600">
+        <span id={`${conversationId}-replies-error`} role="alert" className="text-red-700 dark:text-red-400">
           {error}
         </span>
       ) : null}

@@ -87,7 +87,7 @@ function OwnMessageActions({ message, onEdit }: { message: MessageDTO; onEdit: (
         Delete
       </button>
       {error ? (
-        <span role="alert" className="text-xs text-red-600 dark:text-red-400">
+        <span role="alert" className="text-xs text-red-700 dark:text-red-400">
           {error}
         </span>
       ) : null}
@@ -143,7 +143,7 @@ function EditBox({ message, onDone }: { message: MessageDTO; onDone: () => void 
         className="w-full resize-y rounded-md border border-zinc-300 bg-white px-2 py-1 text-sm focus:border-accent focus:outline-none focus:ring-2 focus:ring-accent/30 dark:border-zinc-700 dark:bg-zinc-900"
       />
       {error ? (
-        <p role="alert" className="text-xs text-red-600 dark:text-red-400">
+        <p role="alert" className="text-xs text-red-700 dark:text-red-400">
           {error}
         </p>
       ) : null}

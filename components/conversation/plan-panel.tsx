@@ -125,7 +125,7 @@ function PlanControls({ conversationId, plan }: { conversationId: string; plan: 
         Cancel plan
       </Button>
       {error ? (
-        <p role="alert" className="w-full text-xs text-red-600">
+        <p role="alert" className="w-full text-xs text-red-700 dark:text-red-400">
           {error}
         </p>
       ) : null}

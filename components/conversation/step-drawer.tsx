@@ -135,7 +135,7 @@ export function StepDrawer({
           </div>
         ) : null}
         {error ? (
-          <p role="alert" className="text-xs text-red-600">
+          <p role="alert" className="text-xs text-red-700 dark:text-red-400">
             {error}
           </p>
         ) : null}

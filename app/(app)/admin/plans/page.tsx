@@ -110,7 +110,7 @@ export default async function PlanHistoryPage({ searchParams }: { searchParams: 
                 <td className="px-3 py-2">
                   {plan.doneSteps} of {plan.steps} done
                   {plan.skippedSteps ? <span className="text-zinc-500"> · {plan.skippedSteps} skipped</span> : null}
-                  {plan.failedSteps ? <span className="text-red-600"> · {plan.failedSteps} failed</span> : null}
+                  {plan.failedSteps ? <span className="text-red-700 dark:text-red-400"> · {plan.failedSteps} failed</span> : null}
                 </td>
                 <td className="px-3 py-2 text-xs">{plan.assignees.join(", ")}</td>
                 <td className="px-3 py-2">{plan.tokens.toLocaleString("en")}</td>
