@@ -51,7 +51,15 @@ test("an agent mentioned by its typed handle answers from a request that holds w
   await view.composer.press("Enter");
 
   const reply = page.locator(`[data-testid="message"][data-author="${handle}"]`);
-  await expect(reply).toContainText("Staging runs on the heron-7 database.", { timeout: 30_000 });
+  await expect(reply)
+    .toContainText("Staging runs on the heron-7 database.", { timeout: 30_000 })
+    .catch(async (error: unknown) => {
+      // say what the conversation and the model server saw instead, so a failure names its cause
+      const shown = await page
+        .getByTestId("message")
+        .evaluateAll((nodes) => nodes.map((node) => `${node.getAttribute("data-author")}: ${node.textContent?.slice(0, 160)}`));
+      throw new Error(`${String(error)}\nmessages:\n${shown.join("\n")}\nmodel requests: ${server.requests.length}`);
+    });
   expect(server.requests).toHaveLength(1);
   const [request] = server.requests;
   expect(request.format).toBe("openai");
