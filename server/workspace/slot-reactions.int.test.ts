@@ -85,8 +85,8 @@ describe("a reaction to a workspace step", () => {
       raw: {
         title: "two parallel changes",
         steps: [
-          { index: 1, title: "alpha", assignee: "researcher", input: "add alpha" },
-          { index: 2, title: "beta", assignee: "analyst", input: "add beta" },
+          { index: 1, title: "alpha", assignee: "researcher", input: "add alpha", wait_for: [] },
+          { index: 2, title: "beta", assignee: "analyst", input: "add beta", wait_for: [] },
         ],
       },
     });
