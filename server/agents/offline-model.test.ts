@@ -1,4 +1,5 @@
-import { APICallError } from "ai";
+import { APICallError, tool } from "ai";
+import { z } from "zod";
 import { describe, expect, it } from "vitest";
 import { deriveSummary, extractItems, parseDirective } from "./offline-directives.ts";
 import { formSpecSchema } from "../core/form-schema.ts";
@@ -187,6 +188,25 @@ describe("offline model through the runner", () => {
     // batched: far fewer deltas than the model's 24-character chunks
     expect(sink.text()).toBe(result.kind === "ok" ? result.text : "");
     expect(sink.deltas.length).toBeLessThan(Math.ceil(sink.text().length / 24));
+  });
+
+  it("in a workspace slot writes its findings to findings/<item>.md, then finishes", async () => {
+    const written: { path: string; content: string }[] = [];
+    const slotWrite = tool({
+      description: "write a file",
+      inputSchema: z.object({ path: z.string(), content: z.string() }),
+      execute: async (input) => {
+        written.push(input);
+        return "written";
+      },
+    });
+    const { runner } = testRuntime({ deps: { extraTools: () => ({ slot_write: slotWrite }) } });
+    const result = await runner.run(
+      runRequest({ input: 'Cover "Big Query" for this request:\n@offline summary="Fast enough"' }),
+      recordingSink(),
+    );
+    expect(result).toMatchObject({ kind: "ok", summary: "Fast enough" });
+    expect(written).toEqual([{ path: "findings/big-query.md", content: "# Big Query\n\nFast enough\n" }]);
   });
 
   it("fails transiently or fatally on request, and only for the first N attempts", async () => {
