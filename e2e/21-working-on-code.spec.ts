@@ -2,8 +2,9 @@
  * Working on code: a conversation linked to a local bare repository, a plan whose two
  * parallel steps are done by an agent with the `workspace` capability, each in its own
  * slot on its own branch. The person reads a step's change in the drawer, merges the
- * branches, sees what happened, fast-forwards the base branch and downloads the patch.
- * The offline model writes each step's findings to `findings/<item>.md` in its slot.
+ * branches, sees what happened, fast-forwards the base branch and downloads the patch;
+ * a second plan whose steps edit the same file shows the conflict. The offline model
+ * writes each step's findings to `findings/<item>.md` in its slot (`file=` overrides).
  */
 import { execFileSync } from "node:child_process";
 import fs from "node:fs";
@@ -133,6 +134,21 @@ test("21. working on code: parallel steps produce branches, the drawer shows the
   await expect(workspace.getByText("Accepted into main.")).toBeVisible();
   expect(git(repoPath, "rev-parse", "main").trim()).toBe(git(repoPath, "rev-parse", `baton/${planId}-result`).trim());
   expect(git(repoPath, "show", "main:findings/beta.md")).toContain("# beta");
+
+  // a second plan whose two steps write the same file: merging shows the conflict, and changes nothing
+  await conversation.send("Compare gamma and delta for the changelog.", "@offline sleep=500 file=notes.md");
+  await expect(page.getByRole("combobox", { name: "Choose a plan" })).toBeVisible(); // the new plan is the one shown
+  await expect(conversation.planStatus).toHaveText("completed", { timeout: 90_000 });
+  const second = page.getByTestId("plan-workspace");
+  await expect(second).not.toContainText(planId);
+  await second.getByRole("button", { name: "Merge branches" }).click();
+  const conflicted = second.getByTestId("merge-result");
+  await expect(conflicted).toHaveAttribute("role", "alert");
+  await expect(conflicted).toContainText("Conflict: nothing was merged");
+  await expect(conflicted).toContainText("notes.md");
+  await expect(second.getByRole("button", { name: /Fast-forward/ })).toHaveCount(0);
+  const branches = git(repoPath, "branch", "--list", "baton/*-result");
+  expect(branches.trim().split("\n")).toHaveLength(1); // only the first plan's result branch
 
   await context.close();
   fs.rmSync(root, { recursive: true, force: true });

@@ -18,7 +18,10 @@ describe("offline directives", () => {
       blockTyped: false,
       summary: 'All "good", done',
       decision: null,
+      file: null,
     });
+    expect(parseDirective("@offline file=notes/shared.md").file).toBe("notes/shared.md");
+    expect(parseDirective("@offline file=/etc/passwd").file).toBeNull();
     expect(parseDirective("@offline block=secret")).toMatchObject({ block: true, blockSecret: true });
     expect(parseDirective("@offline block=typed")).toMatchObject({ block: true, blockSecret: false, blockTyped: true });
   });
@@ -207,6 +210,9 @@ describe("offline model through the runner", () => {
     );
     expect(result).toMatchObject({ kind: "ok", summary: "Fast enough" });
     expect(written).toEqual([{ path: "findings/big-query.md", content: "# Big Query\n\nFast enough\n" }]);
+    // file=PATH: every step writes the same file (how a test makes a merge conflict)
+    await runner.run(runRequest({ input: 'Cover "x" for this request:\n@offline file=notes.md' }), recordingSink());
+    expect(written[1].path).toBe("notes.md");
   });
 
   it("fails transiently or fatally on request, and only for the first N attempts", async () => {
