@@ -6,6 +6,49 @@
 import { z } from "zod";
 import { defineRoute } from "./define.ts";
 
+const branchName = z
+  .string()
+  .trim()
+  .min(1)
+  .max(200)
+  .regex(/^(?!-)(?!.*\.\.)(?!.*\/\/)[A-Za-z0-9._/-]+(?<![./])$/, "a branch name: letters, digits, '.', '_', '-', '/'");
+
+/** An admin registers a repository: a path on the server, or a remote the server clones (its credentials stay there). */
+export const repositoryInputSchema = z
+  .object({
+    name: z.string().regex(/^[a-z0-9_-]{1,40}$/, "lowercase letters, digits, - and _ (max 40)"),
+    path: z.string().min(1).max(1000).optional().describe("an absolute path to a git repository on the server"),
+    cloneUrl: z
+      .string()
+      .min(1)
+      .max(2000)
+      .regex(/^(?!-)(?!ext::)\S+$/, "a URL or path git can clone from")
+      .optional(),
+    baseBranch: branchName.default("main"),
+  })
+  .strict()
+  .refine((input) => (input.path == null) !== (input.cloneUrl == null), { message: "give either path or cloneUrl, not both" });
+export type RepositoryInput = z.input<typeof repositoryInputSchema>;
+
+/** Link a conversation to a repository and base branch, or unlink it (null). */
+export const conversationRepositorySchema = z
+  .object({ repositoryId: z.string().min(1).max(100).nullable(), baseBranch: branchName.optional() })
+  .strict();
+
+const repositorySchema = z.object({
+  id: z.string(),
+  name: z.string(),
+  path: z.string(),
+  /** the clone URL without credentials */
+  remote: z.string().nullable(),
+  baseBranch: z.string(),
+  createdAt: z.string(),
+});
+
+const conversationRepositoryAnswer = z.object({
+  repository: z.object({ id: z.string(), name: z.string(), baseBranch: z.string() }).nullable(),
+});
+
 export const diffStatsSchema = z.object({
   files: z.array(
     z.object({
@@ -53,6 +96,33 @@ export const mergeResultSchema = z.discriminatedUnion("ok", [
 export type MergeResult = z.infer<typeof mergeResultSchema>;
 
 export const workspaceRoutes = {
+  /** admins: the repositories agents may work on */
+  repositories: defineRoute({
+    method: "GET",
+    path: "/api/admin/repositories",
+    response: z.object({ repositories: z.array(repositorySchema) }),
+  }),
+  /** admins register a repository by server path or clone URL (the clone happens in the request) */
+  registerRepository: defineRoute({
+    method: "POST",
+    path: "/api/admin/repositories",
+    body: repositoryInputSchema,
+    response: z.object({ repository: repositorySchema }),
+    status: 201,
+  }),
+  /** members: the repository and base branch the conversation's workspace steps work on (no server path) */
+  conversationRepository: defineRoute({
+    method: "GET",
+    path: "/api/conversations/:conversationId/repository",
+    response: conversationRepositoryAnswer,
+  }),
+  /** link (an admin who owns the conversation) or unlink (any owner) */
+  linkRepository: defineRoute({
+    method: "PUT",
+    path: "/api/conversations/:conversationId/repository",
+    body: conversationRepositorySchema,
+    response: conversationRepositoryAnswer,
+  }),
   /** a workspace step's change; `change: null` for a step that works in no slot */
   stepChange: defineRoute({
     method: "GET",
