@@ -9,11 +9,11 @@ import { useCallback, useEffect, useState } from "react";
 import type { PlanDTO } from "@/server/protocol/dto.ts";
 import type { MergeResult, PlanWorkspace as Workspace } from "@/server/protocol/rest/workspace.ts";
 import { api, apiPath, routes } from "../api-client.ts";
-import { useConversationStore } from "../stores/conversation-store.ts";
 import { Button } from "../ui/button.tsx";
 
 export function PlanWorkspace({ conversationId, plan }: { conversationId: string; plan: PlanDTO }) {
-  const lastSeq = useConversationStore((s) => s.lastSeq);
+  // what the branches depend on: a step starting or ending (not every event of the conversation, each a few git reads)
+  const progress = `${plan.status}:${plan.steps.map((step) => step.status).join(",")}`;
   const [workspace, setWorkspace] = useState<Workspace | null>(null);
   const [merge, setMerge] = useState<MergeResult | null>(null);
   const [accepted, setAccepted] = useState<string | null>(null);
@@ -30,7 +30,7 @@ export function PlanWorkspace({ conversationId, plan }: { conversationId: string
   );
   useEffect(() => {
     void load();
-  }, [load, lastSeq]);
+  }, [load, progress]);
 
   if (!workspace?.baseBranch || workspace.branches.length === 0) return null;
   const planEnded = plan.status !== "running" && plan.status !== "paused";
