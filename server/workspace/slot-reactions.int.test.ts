@@ -4,6 +4,7 @@
  * event fenced as untrusted data, and its fix is a new commit on the same branch.
  */
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
+import { existsSync } from "node:fs";
 import path from "node:path";
 import { MemoryArtifactStore } from "../agents/memory-stores.ts";
 import type { AgentRunner, AgentRunResult, RunRequest } from "../executor/ports.ts";
@@ -11,6 +12,7 @@ import { routeReaction } from "../executor/reactions.ts";
 import { createExecutorFixture, type ExecutorFixture } from "../executor/testing/executor-fixture.ts";
 import { commitSubjects, createGitFixture, showFile, type GitFixture } from "./testing/git-fixture.ts";
 import { git } from "./git.ts";
+import { removeEndedSlots } from "./slot-store.ts";
 import { createWorkspaceRuntime, type WorkspaceRuntime } from "./workspace-runner.ts";
 
 const callOptions = { toolCallId: "t1", messages: [] };
@@ -129,6 +131,37 @@ describe("a reaction to a workspace step", () => {
     // the reaction message is about step 1
     const message = await fixture.db.prisma.message.findUniqueOrThrow({ where: { id: routed.message.id } });
     expect(message).toMatchObject({ authorKind: "system", planId: plan.id });
+  });
+
+  it("makes the worktree again from the branch when retention removed it, and commits the fix there", async () => {
+    const plan = await fixture.executor.submitPlan({
+      conversationId: fixture.conversationId,
+      raw: { title: "one change", steps: [{ index: 1, title: "alpha", assignee: "researcher", input: "add alpha" }] },
+    });
+    expect(await fixture.waitForPlan(plan.id)).toBe("completed");
+    const removed = await removeEndedSlots(fixture.db.prisma, {
+      slotsDir: path.join(repo.root, "slots"),
+      endedBefore: new Date(Date.now() + 60_000),
+      now: new Date(),
+    });
+    expect(removed).toBe(1);
+    const slot = await fixture.db.prisma.slot.findFirstOrThrow({ where: { planId: plan.id } });
+    expect(slot.status).toBe("removed");
+    expect(existsSync(slot.path)).toBe(false);
+
+    const routed = await routeReaction(fixture.executor, {
+      conversationId: fixture.conversationId,
+      source: "review",
+      target: { planId: plan.id, stepIndex: 1 },
+      payload: "add() subtracts",
+    });
+    await waitFor(
+      () => fixture.db.prisma.run.findUniqueOrThrow({ where: { id: routed.runId }, select: { status: true } }),
+      (run) => run.status !== "queued" && run.status !== "running",
+    );
+    await fixture.executor.idle();
+    expect(await commitSubjects(repo.repoPath, `${repo.initialCommit}..${slot.branch}`)).toEqual(["alpha", "alpha: answer a reaction"]);
+    expect(await fixture.db.prisma.slot.findUniqueOrThrow({ where: { id: slot.id } })).toMatchObject({ status: "active", path: slot.path });
   });
 
   it("refuses a branch that belongs to no plan of the conversation", async () => {
