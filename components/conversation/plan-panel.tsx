@@ -6,6 +6,7 @@ import { useConversationStore } from "../stores/conversation-store.ts";
 import { Badge } from "../ui/badge.tsx";
 import { Button } from "../ui/button.tsx";
 import { PlanGraph } from "./plan-graph.tsx";
+import { PlanWorkspace } from "./plan-workspace.tsx";
 import { StepDrawer } from "./step-drawer.tsx";
 import { UsageLine } from "./usage-line.tsx";
 import { PLAN_STATUS_HINT, PLAN_TONE, stepTally } from "./step-status.ts";
@@ -58,6 +59,7 @@ export function PlanPanel({ conversationId }: { conversationId: string }) {
         <PlanControls conversationId={conversationId} plan={plan} />
       </div>
       <PlanProgress plan={plan} />
+      <PlanWorkspace key={plan.id} conversationId={conversationId} plan={plan} />
       <div className="min-h-0 flex-1 overflow-y-auto">
         <PlanGraph plan={plan} onOpenStep={onOpenStep} />
       </div>

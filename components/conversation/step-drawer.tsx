@@ -8,6 +8,7 @@ import { Badge } from "../ui/badge.tsx";
 import { Button } from "../ui/button.tsx";
 import { CloseIcon } from "../ui/icons.tsx";
 import { Markdown } from "./markdown.tsx";
+import { StepChange } from "./step-change.tsx";
 import { Timestamp } from "./message-item.tsx";
 import { VISUAL_STYLE, formatDuration, retryStatusLine, stepVisualState } from "./step-status.ts";
 import { useNow } from "./use-now.ts";
@@ -158,6 +159,7 @@ export function StepDrawer({
             </ul>
           </Section>
         ) : null}
+        <StepChange conversationId={conversationId} planId={plan.id} stepIndex={stepIndex} />
         <Section title="Input as rendered">
           <pre
             className="max-h-60 overflow-auto whitespace-pre-wrap rounded bg-zinc-100 p-2 text-xs dark:bg-zinc-900"

@@ -3,7 +3,7 @@
  * heuristics that find a list of items in a request. Pure functions, kept apart
  * from the model so they can be tested and documented on their own.
  *
- *   @offline sleep=MS fail=transient|fatal fail_attempts=N block=1|secret|typed summary="…" decision=retry|skip|abort
+ *   @offline sleep=MS fail=transient|fatal fail_attempts=N block=1|secret|typed summary="…" decision=retry|skip|abort file=PATH
  */
 
 export interface OfflineDirective {
@@ -18,6 +18,8 @@ export interface OfflineDirective {
   /** block=typed: the form has one field of every type (text, long text, choice, number, yes/no, secret) */
   blockTyped: boolean;
   summary: string | null;
+  /** in a workspace slot: the file the findings go to (default findings/<item>.md) */
+  file: string | null;
   decision: "retry" | "skip" | "abort" | null;
 }
 
@@ -29,6 +31,7 @@ export const NO_DIRECTIVE: OfflineDirective = {
   blockSecret: false,
   blockTyped: false,
   summary: null,
+  file: null,
   decision: null,
 };
 
@@ -67,6 +70,9 @@ export function parseDirective(text: string): OfflineDirective {
           break;
         case "summary":
           directive.summary = value;
+          break;
+        case "file":
+          if (/^[A-Za-z0-9_./-]{1,200}$/.test(value) && !value.startsWith("/")) directive.file = value;
           break;
         case "decision":
           if (value === "retry" || value === "skip" || value === "abort") directive.decision = value;

@@ -1,4 +1,5 @@
-import { APICallError } from "ai";
+import { APICallError, tool } from "ai";
+import { z } from "zod";
 import { describe, expect, it } from "vitest";
 import { deriveSummary, extractItems, parseDirective } from "./offline-directives.ts";
 import { formSpecSchema } from "../core/form-schema.ts";
@@ -17,7 +18,10 @@ describe("offline directives", () => {
       blockTyped: false,
       summary: 'All "good", done',
       decision: null,
+      file: null,
     });
+    expect(parseDirective("@offline file=notes/shared.md").file).toBe("notes/shared.md");
+    expect(parseDirective("@offline file=/etc/passwd").file).toBeNull();
     expect(parseDirective("@offline block=secret")).toMatchObject({ block: true, blockSecret: true });
     expect(parseDirective("@offline block=typed")).toMatchObject({ block: true, blockSecret: false, blockTyped: true });
   });
@@ -187,6 +191,28 @@ describe("offline model through the runner", () => {
     // batched: far fewer deltas than the model's 24-character chunks
     expect(sink.text()).toBe(result.kind === "ok" ? result.text : "");
     expect(sink.deltas.length).toBeLessThan(Math.ceil(sink.text().length / 24));
+  });
+
+  it("in a workspace slot writes its findings to findings/<item>.md, then finishes", async () => {
+    const written: { path: string; content: string }[] = [];
+    const slotWrite = tool({
+      description: "write a file",
+      inputSchema: z.object({ path: z.string(), content: z.string() }),
+      execute: async (input) => {
+        written.push(input);
+        return "written";
+      },
+    });
+    const { runner } = testRuntime({ deps: { extraTools: () => ({ slot_write: slotWrite }) } });
+    const result = await runner.run(
+      runRequest({ input: 'Cover "Big Query" for this request:\n@offline summary="Fast enough"' }),
+      recordingSink(),
+    );
+    expect(result).toMatchObject({ kind: "ok", summary: "Fast enough" });
+    expect(written).toEqual([{ path: "findings/big-query.md", content: "# Big Query\n\nFast enough\n" }]);
+    // file=PATH: every step writes the same file (how a test makes a merge conflict)
+    await runner.run(runRequest({ input: 'Cover "x" for this request:\n@offline file=notes.md' }), recordingSink());
+    expect(written[1].path).toBe("notes.md");
   });
 
   it("fails transiently or fatally on request, and only for the first N attempts", async () => {

@@ -313,7 +313,26 @@ function subAgent(task: string, directive: OfflineDirective, toolNames: Set<stri
   const summary = directive.summary ?? deriveSummary(task);
   const topic = stripDirectives(task).split("\n")[0]?.trim() || "the task";
   const text = `### Findings\n\n- Topic: ${topic}\n- Result: ${summary}\n\n_(offline model: deterministic placeholder answer)_`;
-  return { text, toolCalls: toolNames.has("finish") ? [{ toolName: "finish", input: { summary, files: [] } }] : [] };
+  const toolCalls: Planned["toolCalls"] = [];
+  // in a workspace slot (server/workspace) the findings become a file, so the step's result is a change
+  if (toolNames.has("slot_write")) toolCalls.push({ toolName: "slot_write", input: findingsFile(topic, summary, directive.file) });
+  if (toolNames.has("finish")) toolCalls.push({ toolName: "finish", input: { summary, files: [] } });
+  return { text, toolCalls };
+}
+
+/**
+ * `findings/<item>.md` for a step about one item (`Cover "alpha" …`), so parallel steps
+ * write different files; `file=PATH` makes them all write one file (a merge conflict).
+ */
+export function findingsFile(topic: string, summary: string, file: string | null = null): { path: string; content: string } {
+  const item = /"([^"]+)"/.exec(topic)?.[1] ?? topic;
+  const slug =
+    item
+      .toLowerCase()
+      .replace(/[^a-z0-9]+/g, "-")
+      .replace(/^-+|-+$/g, "")
+      .slice(0, 60) || "notes";
+  return { path: file ?? `findings/${slug}.md`, content: `# ${item}\n\n${summary}\n` };
 }
 
 function synthesis(task: string, directive: OfflineDirective): Planned {

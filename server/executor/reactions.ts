@@ -20,8 +20,11 @@ export interface Reaction {
   conversationId: string;
   /** who sent it, e.g. "ci" or "github"; shown, and named in the fence */
   source: string;
-  /** the work it is about: a plan step (its assignee owns it) or an agent */
-  target: { planId: string; stepIndex: number } | { agent: string };
+  /**
+   * the work it is about: a plan step (its assignee owns it), a workspace step's branch
+   * (`baton/<plan>-<step>`, the same), or an agent
+   */
+  target: { planId: string; stepIndex: number } | { branch: string } | { agent: string };
   payload: unknown;
   /** a signed delivery: recorded with the reaction's effects, so a replay is refused (409) */
   delivery?: { id: string; expiresAt: Date } | null;
@@ -49,17 +52,20 @@ export async function routeReaction(
     }
     let handle: string;
     let about = "";
+    // a reaction about a step is posted as about it (planId, stepId): a workspace agent woken by it works in the step's slot
+    let aboutStep: { planId: string; stepId: string } | null = null;
     if ("agent" in reaction.target) {
       handle = reaction.target.agent.replace(/^@/, "").toLowerCase();
     } else {
-      const { planId, stepIndex } = reaction.target;
+      const { planId, stepIndex } = await stepOfTarget(tx, reaction.conversationId, reaction.target);
       const step = await tx.planStep.findFirst({
         where: { planId, index: stepIndex, plan: { conversationId: reaction.conversationId } },
-        select: { assignee: true, title: true },
+        select: { id: true, assignee: true, title: true },
       });
       if (!step) throw notFound(`step ${stepIndex} of that plan`);
       handle = step.assignee === COMMANDER_ASSIGNEE || step.assignee === USER_ASSIGNEE ? "" : step.assignee;
-      about = ` about step ${stepIndex} (${step.title})`;
+      about = ` about step ${stepIndex} (${step.title})${"branch" in reaction.target ? ` on ${reaction.target.branch}` : ""}`;
+      if (handle) aboutStep = { planId, stepId: step.id };
     }
     const agent = handle
       ? roster.find((candidate) => candidate.handle === handle)
@@ -74,6 +80,7 @@ export async function routeReaction(
       kind: "text",
       body,
       mentions: [{ agentId: agent.id, handle: agent.handle }],
+      ...(aboutStep ?? {}),
     });
     const runId = randomUUID();
     await createRun(context, tx, uow, {
@@ -87,6 +94,23 @@ export async function routeReaction(
     });
     return { message, runId, agent: agent.handle };
   });
+}
+
+/** The plan step a target names: given, or the workspace step whose branch it names (in this conversation). */
+async function stepOfTarget(
+  tx: Prisma.TransactionClient,
+  conversationId: string,
+  target: { planId: string; stepIndex: number } | { branch: string },
+): Promise<{ planId: string; stepIndex: number }> {
+  if (!("branch" in target)) return target;
+  const slot = await tx.slot.findFirst({
+    where: { branch: target.branch.replace(/^refs\/heads\//, "") },
+    select: { planId: true, stepIndex: true },
+  });
+  const plan = slot ? await tx.plan.findUnique({ where: { id: slot.planId }, select: { conversationId: true } }) : null;
+  // a branch of another conversation's plan is as unknown as one that does not exist
+  if (!slot || plan?.conversationId !== conversationId) throw notFound(`branch ${target.branch}`);
+  return slot;
 }
 
 /**

@@ -6,7 +6,8 @@
 import { existsSync } from "node:fs";
 import { mkdir } from "node:fs/promises";
 import path from "node:path";
-import { z } from "zod";
+import type { z } from "zod";
+import type { repositoryInputSchema } from "../protocol/rest/workspace.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { assertAdmin, assertMember, assertOwner, type Actor } from "../auth/actor.ts";
 import { conflict, invalidInput, notFound } from "../executor/errors.ts";
@@ -15,32 +16,8 @@ import { git, GitError, resolveCommit } from "./git.ts";
 /** A clone may take a while; past this it is given up. */
 export const CLONE_TIMEOUT_MS = 10 * 60_000;
 
-const branchName = z
-  .string()
-  .trim()
-  .min(1)
-  .max(200)
-  .regex(/^(?!-)(?!.*\.\.)(?!.*\/\/)[A-Za-z0-9._/-]+(?<![./])$/, "a branch name: letters, digits, '.', '_', '-', '/'");
-
-export const repositoryInputSchema = z
-  .object({
-    name: z.string().regex(/^[a-z0-9_-]{1,40}$/, "lowercase letters, digits, - and _ (max 40)"),
-    path: z.string().min(1).max(1000).optional().describe("an absolute path to a git repository on the server"),
-    cloneUrl: z
-      .string()
-      .min(1)
-      .max(2000)
-      .regex(/^(?!-)(?!ext::)\S+$/, "a URL or path git can clone from")
-      .optional(),
-    baseBranch: branchName.default("main"),
-  })
-  .strict()
-  .refine((input) => (input.path == null) !== (input.cloneUrl == null), { message: "give either path or cloneUrl, not both" });
-export type RepositoryInput = z.input<typeof repositoryInputSchema>;
-
-export const conversationRepositorySchema = z
-  .object({ repositoryId: z.string().min(1).max(100).nullable(), baseBranch: branchName.optional() })
-  .strict();
+// the request schemas live in the route table (protocol/rest/workspace.ts), which the browser shares
+export { conversationRepositorySchema, repositoryInputSchema, type RepositoryInput } from "../protocol/rest/workspace.ts";
 
 /** The clone URL without user name or password, for lists and logs. */
 export function redactRemote(url: string | null): string | null {

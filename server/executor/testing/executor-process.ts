@@ -5,6 +5,11 @@
  * | { id, type: "runs", planId } | { id, type: "answer", formId, values } | { id, type: "stop" }.
  * Replies: { id, ok, value | error }. BATON_TEST_RUNNER=offline runs the real agent
  * runtime on the offline model instead of the scripted directive runner.
+ * BATON_TEST_WORKSPACE=1 wraps the runner in the workspace runtime (server/workspace),
+ * and a scripted run writes the file a `write=PATH` directive names into its slot before
+ * it sleeps; { type: "workspace", conversationId, repoPath, agents } links the
+ * conversation to a repository and gives those agents the capability, and
+ * { type: "slots", planId } reads the plan's Slot rows.
  */
 import { loadConfig } from "../../config/config.ts";
 import { bootCore } from "../../boot.ts";
@@ -15,6 +20,9 @@ import { createAgentRunner } from "../../agents/run-agent.ts";
 import { createModelRegistry } from "../../agents/model-registry.ts";
 import { createPrismaArtifactStore, createPrismaSessionStore } from "../../adapters/prisma/agent-stores.ts";
 import { serveIpcRequests } from "../../testing/ipc-serve.ts";
+import { createWorkspaceRuntime, type WorkspaceRuntime } from "../../workspace/workspace-runner.ts";
+import { readWorkspaceSettings } from "../../workspace/settings.ts";
+import type { AgentRunner } from "../ports.ts";
 
 type Request =
   | { id: number; type: "submit"; conversationId: string; raw: unknown }
@@ -23,20 +31,49 @@ type Request =
   | { id: number; type: "runs"; planId: string }
   | { id: number; type: "stats" }
   | { id: number; type: "answer"; formId: string; values: unknown }
+  | { id: number; type: "workspace"; conversationId: string; repoPath: string; agents: string[] }
+  | { id: number; type: "slots"; planId: string }
   | { id: number; type: "stop" };
 
 const config = loadConfig({ ...process.env, BATON_SEED_DEMO: "0" });
 const runner = new ScriptedRunner(directiveScript);
+
+/** The scripted runner, writing the file of a `write=PATH` directive into the run's slot first (the file names the step). */
+function slotWriting(workspace: WorkspaceRuntime): AgentRunner {
+  return {
+    async run(request, sink) {
+      const file = /write=(\S+)/.exec(request.input)?.[1];
+      const tools = workspace.toolsFor(request);
+      if (file && tools) {
+        await tools.slot_write.execute!(
+          { path: file, content: `${request.step?.title ?? "mention"}\n` },
+          { toolCallId: "w", messages: [] },
+        );
+      }
+      return runner.run(request, sink);
+    },
+  };
+}
+
 const core = await bootCore({
   config,
   createRunner: (db) =>
-    process.env.BATON_TEST_RUNNER === "offline"
-      ? createAgentRunner({
-          models: createModelRegistry({ env: {} }),
-          artifacts: createPrismaArtifactStore(db.prisma),
-          sessions: createPrismaSessionStore(db.prisma),
-        })
-      : runner,
+    process.env.BATON_TEST_WORKSPACE === "1"
+      ? ((workspace) => workspace.wrap(slotWriting(workspace)))(
+          createWorkspaceRuntime({
+            prisma: db.prisma,
+            artifacts: createPrismaArtifactStore(db.prisma),
+            settings: readWorkspaceSettings(process.env),
+            bwrap: null,
+          }),
+        )
+      : process.env.BATON_TEST_RUNNER === "offline"
+        ? createAgentRunner({
+            models: createModelRegistry({ env: {} }),
+            artifacts: createPrismaArtifactStore(db.prisma),
+            sessions: createPrismaSessionStore(db.prisma),
+          })
+        : runner,
   publisher: silentPublisher,
   instanceId: process.env.BATON_INSTANCE_ID,
 });
@@ -65,6 +102,14 @@ serveIpcRequests<Request>({
         return core.executor.stats;
       case "answer":
         return core.executor.answerForm({ formId: message.formId, userId: core.runtime.apiUserId, values: message.values });
+      case "workspace": {
+        const repository = await prisma.repository.create({ data: { name: `r-${Date.now().toString(36)}`, path: message.repoPath } });
+        await prisma.conversation.update({ where: { id: message.conversationId }, data: { repositoryId: repository.id } });
+        await prisma.agent.updateMany({ where: { handle: { in: message.agents } }, data: { allowedTools: ["workspace"] } });
+        return { repositoryId: repository.id };
+      }
+      case "slots":
+        return prisma.slot.findMany({ where: { planId: message.planId }, orderBy: { stepIndex: "asc" } });
       default:
         return message satisfies never;
     }

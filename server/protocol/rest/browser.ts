@@ -4,6 +4,7 @@ import { adminRoutes } from "./admin.ts";
 import { conversationRoutes } from "./conversations.ts";
 import { memberRoutes } from "./members.ts";
 import { searchRoutes } from "./search.ts";
+import { workspaceRoutes } from "./workspace.ts";
 
 export const browserRoutes = {
   account: accountRoutes,
@@ -11,4 +12,5 @@ export const browserRoutes = {
   conversations: conversationRoutes,
   members: memberRoutes,
   search: searchRoutes,
+  workspace: workspaceRoutes,
 };

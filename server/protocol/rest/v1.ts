@@ -85,6 +85,8 @@ export const v1Routes = {
       source: storableText().min(1).max(40),
       target: z.union([
         z.object({ planId: storableText().min(1).max(64), stepIndex: int32().min(1) }),
+        /** a workspace step's branch, `baton/<plan>-<step>` */
+        z.object({ branch: storableText().min(1).max(200) }),
         z.object({ agent: storableText().min(1).max(40) }),
       ]),
       payload: z.unknown(),

@@ -1,7 +1,8 @@
-import { NextResponse } from "next/server";
-import { handle, parseJson, requireMember } from "@/server/auth/guards.ts";
+import { handle, requireMember } from "@/server/auth/guards.ts";
+import { readBody, respond } from "@/server/http/route-spec.ts";
+import { routes } from "@/server/protocol/rest/index.ts";
 import { getRuntime } from "@/server/runtime.ts";
-import { conversationRepositorySchema, getConversationRepository, setConversationRepository } from "@/server/workspace/repositories.ts";
+import { getConversationRepository, setConversationRepository } from "@/server/workspace/repositories.ts";
 
 type Context = { params: Promise<{ conversationId: string }> };
 
@@ -9,15 +10,16 @@ type Context = { params: Promise<{ conversationId: string }> };
 export const GET = handle(async (request: Request, context: Context) => {
   const { conversationId } = await context.params;
   const actor = await requireMember(request, conversationId);
-  return NextResponse.json(await getConversationRepository(getRuntime().prisma, { actor, conversationId }));
+  return respond(routes.workspace.conversationRepository, await getConversationRepository(getRuntime().prisma, { actor, conversationId }));
 });
 
 /** Link (an admin who owns the conversation) or unlink (any owner) the repository. */
 export const PUT = handle(async (request: Request, context: Context) => {
   const { conversationId } = await context.params;
   const actor = await requireMember(request, conversationId);
-  const input = await parseJson(request, conversationRepositorySchema);
-  return NextResponse.json(
+  const input = await readBody(routes.workspace.linkRepository, request);
+  return respond(
+    routes.workspace.linkRepository,
     await setConversationRepository(getRuntime().prisma, {
       actor,
       conversationId,

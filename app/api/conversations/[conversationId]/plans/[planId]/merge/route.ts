@@ -1,15 +1,27 @@
-import { NextResponse } from "next/server";
 import { handle, requireMember, requirePlanIn } from "@/server/auth/guards.ts";
+import { respond } from "@/server/http/route-spec.ts";
+import { routes } from "@/server/protocol/rest/index.ts";
 import { getRuntime } from "@/server/runtime.ts";
 import { mergePlanBranches } from "@/server/workspace/merge.ts";
+import { getPlanWorkspace } from "@/server/workspace/review.ts";
 
 type Context = { params: Promise<{ conversationId: string; planId: string }> };
 
-/** Merge the plan's workspace branches into its result branch: 200 with the merge, 409 naming the conflicting files and hunks. */
+/** The plan's workspace branches and its result branch (members). */
+export const GET = handle(async (request: Request, context: Context) => {
+  const { conversationId, planId } = await context.params;
+  const actor = await requireMember(request, conversationId);
+  await requirePlanIn(conversationId, planId);
+  return respond(routes.workspace.plan, await getPlanWorkspace(getRuntime().prisma, { actor, planId }));
+});
+
+/**
+ * Merge the plan's workspace branches into its result branch (members). A conflict is
+ * what happened, not a failed request: 200 with `ok: false` naming the files and hunks.
+ */
 export const POST = handle(async (request: Request, context: Context) => {
   const { conversationId, planId } = await context.params;
   const actor = await requireMember(request, conversationId);
   await requirePlanIn(conversationId, planId);
-  const result = await mergePlanBranches(getRuntime().prisma, { actor, planId });
-  return NextResponse.json(result, { status: result.ok ? 200 : 409 });
+  return respond(routes.workspace.merge, await mergePlanBranches(getRuntime().prisma, { actor, planId }));
 });

@@ -1,0 +1,138 @@
+"use client";
+/**
+ * The code a plan's workspace steps produced, under the plan: its branches, a
+ * "Merge branches" button for any member that shows what really happened (merged,
+ * or a conflict naming files and hunks), and accepting the result: owners
+ * fast-forward the base branch, anyone downloads the patch.
+ */
+import { useCallback, useEffect, useState } from "react";
+import type { PlanDTO } from "@/server/protocol/dto.ts";
+import type { MergeResult, PlanWorkspace as Workspace } from "@/server/protocol/rest/workspace.ts";
+import { api, apiPath, routes } from "../api-client.ts";
+import { Button } from "../ui/button.tsx";
+
+export function PlanWorkspace({ conversationId, plan }: { conversationId: string; plan: PlanDTO }) {
+  // what the branches depend on: a step starting or ending (not every event of the conversation, each a few git reads)
+  const progress = `${plan.status}:${plan.steps.map((step) => step.status).join(",")}`;
+  const [workspace, setWorkspace] = useState<Workspace | null>(null);
+  const [merge, setMerge] = useState<MergeResult | null>(null);
+  const [accepted, setAccepted] = useState<string | null>(null);
+  const [busy, setBusy] = useState(false);
+  const [error, setError] = useState("");
+
+  const load = useCallback(
+    () =>
+      api.workspace
+        .plan({ conversationId, planId: plan.id })
+        .then(setWorkspace)
+        .catch((caught: unknown) => setError(caught instanceof Error ? caught.message : String(caught))),
+    [conversationId, plan.id],
+  );
+  useEffect(() => {
+    void load();
+  }, [load, progress]);
+
+  if (!workspace?.baseBranch || workspace.branches.length === 0) return null;
+  const planEnded = plan.status !== "running" && plan.status !== "paused";
+
+  async function act(what: "merge" | "accept") {
+    setBusy(true);
+    setError("");
+    try {
+      if (what === "merge") {
+        setMerge(await api.workspace.merge({ conversationId, planId: plan.id }));
+        setAccepted(null);
+      } else {
+        const done = await api.workspace.accept({ conversationId, planId: plan.id });
+        setAccepted(`${done.baseBranch} is now at ${done.to.slice(0, 10)}.`);
+      }
+      await load();
+    } catch (caught) {
+      setError(caught instanceof Error ? caught.message : `Could not ${what}.`);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  const result = workspace.result;
+  return (
+    <section
+      className="space-y-1.5 border-b border-zinc-200 px-3 py-2 text-xs dark:border-zinc-800"
+      data-testid="plan-workspace"
+      aria-label="Code"
+    >
+      <div className="flex flex-wrap items-center gap-2">
+        <span className="text-zinc-500">
+          {workspace.branches.length} branch{workspace.branches.length === 1 ? "" : "es"} from {workspace.baseBranch}:
+        </span>
+        {workspace.branches.map((entry) => (
+          <code key={entry.branch} className="rounded bg-zinc-100 px-1 dark:bg-zinc-900" title={`step ${entry.stepIndex}`}>
+            {entry.branch}
+          </code>
+        ))}
+      </div>
+      <div className="flex flex-wrap items-center gap-2">
+        <Button
+          size="sm"
+          onClick={() => act("merge")}
+          disabled={busy || !planEnded}
+          title={planEnded ? undefined : "When the plan has ended"}
+        >
+          Merge branches
+        </Button>
+        {result && workspace.canAccept && result.canFastForward ? (
+          <Button size="sm" variant="secondary" onClick={() => act("accept")} disabled={busy}>
+            Fast-forward {workspace.baseBranch}
+          </Button>
+        ) : null}
+        {result ? (
+          <a
+            className="text-accent underline"
+            href={apiPath(routes.workspace.patch, { conversationId, planId: plan.id })}
+            download
+            data-testid="download-patch"
+          >
+            Download patch
+          </a>
+        ) : null}
+        {result?.accepted ? <span className="text-emerald-700 dark:text-emerald-400">Accepted into {workspace.baseBranch}.</span> : null}
+      </div>
+      {merge?.ok ? (
+        <div role="status" data-testid="merge-result" className="text-emerald-800 dark:text-emerald-300">
+          Merged {merge.merged.length} branch{merge.merged.length === 1 ? "" : "es"} into <code>{merge.branch}</code> at{" "}
+          <code>{merge.commit.slice(0, 10)}</code>: {merge.stats.files.length} file(s), +{merge.stats.added} −{merge.stats.deleted}
+          <ul className="list-inside list-disc">
+            {merge.stats.files.map((file) => (
+              <li key={file.path} className="font-mono">
+                {file.path}
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+      {merge && !merge.ok ? (
+        <div role="alert" data-testid="merge-result" className="text-red-700 dark:text-red-400">
+          Conflict: nothing was merged. The branches change the same lines in
+          <ul className="list-inside list-disc">
+            {merge.conflicts.map((file) => (
+              <li key={file.path}>
+                <span className="font-mono">{file.path}</span>
+                {file.hunks.length ? ` (lines ${file.hunks.map((hunk) => hunk.line).join(", ")})` : " (added or deleted on one side)"}
+              </li>
+            ))}
+          </ul>
+        </div>
+      ) : null}
+      {accepted ? (
+        <p role="status" className="text-emerald-800 dark:text-emerald-300">
+          {accepted}
+        </p>
+      ) : null}
+      {error ? (
+        <p role="alert" className="text-red-600">
+          {error}
+        </p>
+      ) : null}
+    </section>
+  );
+}
