@@ -75,7 +75,11 @@ export class RunWorker {
 
   /** Runs a committed unit created (kept so claiming them here costs no reads) and the ones it claimed. */
   afterCommit(created: RunLaunch[], claimed: ClaimedRun[]): void {
-    for (const launch of created) this.rememberLaunch(launch);
+    for (const launch of created) {
+      this.rememberLaunch(launch);
+      // a retry in backoff: claim when it is due (the sweep claims it if this process is gone by then)
+      if (launch.notBefore) this.context.clock.setTimer(launch.notBefore.getTime(), () => this.claimSoon());
+    }
     const announced = new Set(created.map((launch) => launch.request.runId));
     this.startClaimed(claimed, announced);
   }

@@ -71,7 +71,7 @@ export interface RunFacts {
   endedAt: Date | null;
   error: string | null;
   /** null while nothing was counted (a run still queued or running) */
-  usage: { tokensIn: number; tokensOut: number; cost: number } | null;
+  usage: { tokensIn: number; tokensOut: number; cost: number; estimated?: boolean } | null;
 }
 
 export function runDTO(facts: RunFacts): RunDTO {
@@ -92,5 +92,6 @@ export function runDTO(facts: RunFacts): RunDTO {
     tokensIn: facts.usage?.tokensIn ?? 0,
     tokensOut: facts.usage?.tokensOut ?? 0,
     cost: facts.usage?.cost ?? 0,
+    usageEstimated: facts.usage?.estimated === true,
   };
 }
