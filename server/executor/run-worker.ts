@@ -10,7 +10,8 @@ import { LOST_RUN_ERROR, lostRunVerdict } from "../core/run-outcome.ts";
 import type { ClaimedRun, ClaimRequest } from "../adapters/prisma/write-batch.ts";
 import type { ExecutorContext } from "./context.ts";
 import type { AgentRunResult } from "./ports.ts";
-import { createRun, runDTO, type RunKind, type RunLaunch } from "./run-records.ts";
+import { createRun, runDTO, type RunLaunch } from "./run-records.ts";
+import { runKindOf } from "../core/types.ts";
 import { finishRun, type RunLogEntry } from "./run-lifecycle.ts";
 import { claimRuns, loadLaunch, runContextOf, storedRequest } from "./run-queue.ts";
 import { reconcilePlan } from "./plan-effects.ts";
@@ -233,7 +234,7 @@ export class RunWorker {
         where: { id: run.id },
         data: { status: "lost", endedAt: now, error: input.reason ?? LOST_RUN_ERROR, leaseOwner: null },
       });
-      const kind = run.kind as RunKind;
+      const kind = runKindOf(run);
       const verdict = lostRunVerdict({
         kind,
         stepIndex: run.planId && run.step ? run.step.index : null,

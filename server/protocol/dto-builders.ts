@@ -4,7 +4,7 @@
  * has just written and not read back) hands them here, so every path that emits one
  * — REST responses, replayed events, live events — gives the same shape.
  */
-import { isRunKind } from "../core/types.ts";
+import { runKindOf } from "../core/types.ts";
 import type { AgentRole, AttachmentDTO, MentionDTO, MessageDTO, RunDTO, RunStatus } from "./dto.ts";
 
 const iso = (date: Date | null | undefined): string | null => (date ? date.toISOString() : null);
@@ -75,14 +75,13 @@ export interface RunFacts {
 }
 
 export function runDTO(facts: RunFacts): RunDTO {
-  if (!isRunKind(facts.kind)) throw new Error(`run ${facts.id}: unknown kind "${facts.kind}"`);
   return {
     id: facts.id,
     conversationId: facts.conversationId,
     agentHandle: facts.agentHandle,
     planId: facts.planId,
     stepIndex: facts.stepIndex,
-    kind: facts.kind,
+    kind: runKindOf(facts),
     attempt: facts.attempt,
     status: facts.status,
     model: facts.model,
