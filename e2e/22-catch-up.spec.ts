@@ -77,23 +77,14 @@ test("22b. what arrives while scrolled up gets an unread divider and a jump to l
   await context.close();
 });
 
-/** Pretends the tab is in the background, and records browser notifications instead of showing them. */
-async function hideTab(page: Page) {
-  await page.evaluate(() => {
-    Object.defineProperty(document, "hidden", { configurable: true, get: () => true });
-    Object.defineProperty(document, "visibilityState", { configurable: true, get: () => "hidden" });
-    document.hasFocus = () => false;
+/** Puts the tab in the background (or back), as far as the page can tell; the hook listens for visibilitychange. */
+async function setTabHidden(page: Page, hidden: boolean) {
+  await page.evaluate((hide) => {
+    Object.defineProperty(document, "hidden", { configurable: true, get: () => hide });
+    Object.defineProperty(document, "visibilityState", { configurable: true, get: () => (hide ? "hidden" : "visible") });
+    document.hasFocus = () => !hide;
     document.dispatchEvent(new Event("visibilitychange"));
-  });
-}
-
-async function showTab(page: Page) {
-  await page.evaluate(() => {
-    Object.defineProperty(document, "hidden", { configurable: true, get: () => false });
-    Object.defineProperty(document, "visibilityState", { configurable: true, get: () => "visible" });
-    document.hasFocus = () => true;
-    document.dispatchEvent(new Event("visibilitychange"));
-  });
+  }, hidden);
 }
 
 const notifications = (page: Page) =>
@@ -120,24 +111,24 @@ test("22c. a hidden tab counts new messages, says a form waits, and notifies ans
   expect(base).not.toMatch(/^\(\d+\)|waiting/);
 
   // an agent answers a mention while the tab is in the background
-  await hideTab(page);
+  await setTabHidden(page, true);
   await view.send("@researcher what is the capital of France?");
   await expect(view.messages.and(page.locator('[data-author="researcher"]')).first()).toBeAttached({ timeout: 30_000 });
   await expect.poll(() => page.title()).toMatch(/^\(\d+\) /);
   await expect.poll(async () => (await notifications(page)).map((note) => note.title)).toContain("@researcher answered you");
 
   // back on the tab: the count goes
-  await showTab(page);
+  await setTabHidden(page, false);
   await expect.poll(() => page.title()).toBe(base);
 
   // a plan stops at a form while the tab is hidden again: the title says so and the browser tells
-  await hideTab(page);
+  await setTabHidden(page, true);
   await view.send("Compare apples, pears and plums for a picnic.", "@offline block=1");
   await expect(page.locator('[data-testid="form-card"][data-status="open"]').first()).toBeAttached({ timeout: 30_000 });
   // "Form waiting · …" or, when several steps ask at once, "3 forms waiting · …"
   await expect.poll(() => page.title()).toMatch(/^\(\d+\) (Form|\d+ forms) waiting · /);
   await expect.poll(async () => (await notifications(page)).map((note) => note.title)).toContain("A form is waiting for you");
-  await showTab(page);
+  await setTabHidden(page, false);
   // the form still waits: the title keeps saying so, without the unread count
   await expect.poll(() => page.title()).toMatch(/^(Form|\d+ forms) waiting · /);
   expect((await page.title()).endsWith(` waiting · ${base}`)).toBe(true);

@@ -35,12 +35,7 @@ function flakyCommander(request: RunRequest): AgentRunResult {
 }
 
 async function say(f: ExecutorFixture, body: string, expectedRuns: number) {
-  const message = await f.executor.postMessage({
-    conversationId: f.conversationId,
-    author: { kind: "user", userId: f.userId },
-    body,
-    mentionHandles: [],
-  });
+  const message = await f.say(body);
   // the retries wait out their backoff: wait for the last attempt to end
   for (let i = 0; i < 1_000; i++) {
     const done = await f.db.prisma.run.count({ where: { triggerMessageId: message.id, endedAt: { not: null } } });
@@ -50,17 +45,19 @@ async function say(f: ExecutorFixture, body: string, expectedRuns: number) {
   await f.executor.idle();
   const runs = await f.db.prisma.run.findMany({ where: { triggerMessageId: message.id }, orderBy: { attempt: "asc" } });
   const replies = await f.db.prisma.message.findMany({ where: { runId: { in: runs.map((run) => run.id) } } });
-  return { runs, replies: replies.map((reply) => reply.body) };
+  return { runs, replies: replies.map((reply) => reply.body), attempts: runs.map((run) => [run.attempt, run.status]) };
 }
+
+const FAILED_TWICE_THEN_ANSWERED = [
+  [1, "failed"],
+  [2, "failed"],
+  [3, "succeeded"],
+];
 
 it("retries after a backoff that grows, and reports the failure only once it sticks", async () => {
   fixture = await createExecutorFixture({ script: flakyCommander });
   const answered = await say(fixture, "@commander a flaky question", 3);
-  expect(answered.runs.map((run) => [run.attempt, run.status])).toEqual([
-    [1, "failed"],
-    [2, "failed"],
-    [3, "succeeded"],
-  ]);
+  expect(answered.attempts).toEqual(FAILED_TWICE_THEN_ANSWERED);
   expect(answered.replies).toEqual(["Answered on the third try."]);
   // each retry waited in the queue: no earlier than its notBefore, which is at least
   // half the step backoff after the failure (1st retry ≥ 250 ms, 2nd ≥ 500 ms)
@@ -74,7 +71,7 @@ it("retries after a backoff that grows, and reports the failure only once it sti
   expect(answered.runs[0]!.notBefore).toBeNull();
 
   const stuck = await say(fixture, "@commander always flaky", 3);
-  expect(stuck.runs.map((run) => [run.attempt, run.status])).toEqual([
+  expect(stuck.attempts).toEqual([
     [1, "failed"],
     [2, "failed"],
     [3, "failed"],
@@ -86,22 +83,13 @@ it("a retry whose timer was lost is claimed by the sweep: the backoff lives in t
   const lostTimers = { now: () => Date.now(), setTimer: () => ({ cancel() {} }) };
   fixture = await createExecutorFixture({ script: flakyCommander, clock: lostTimers, config: { sweepMs: 200 } });
   const answered = await say(fixture, "@commander a flaky question", 3);
-  expect(answered.runs.map((run) => [run.attempt, run.status])).toEqual([
-    [1, "failed"],
-    [2, "failed"],
-    [3, "succeeded"],
-  ]);
+  expect(answered.attempts).toEqual(FAILED_TWICE_THEN_ANSWERED);
 });
 
 it("a retry in backoff is not claimed early, even by another process", async () => {
   // scheduled far ahead: neither this process's claims nor a second worker's take it
   fixture = await createExecutorFixture({ script: flakyCommander });
-  const message = await fixture.executor.postMessage({
-    conversationId: fixture.conversationId,
-    author: { kind: "user", userId: fixture.userId },
-    body: "@commander always flaky",
-    mentionHandles: [],
-  });
+  const message = await fixture.say("@commander always flaky");
   let retry = null;
   for (let i = 0; i < 500 && !retry; i++) {
     retry = await fixture.db.prisma.run.findFirst({ where: { triggerMessageId: message.id, attempt: 2 } });

@@ -56,12 +56,7 @@ async function liveRunOf(messageId: string) {
 }
 
 it("Stop ends a direct mention's run: its final state goes out and nothing is posted for it", async () => {
-  const message = await fixture.executor.postMessage({
-    conversationId: fixture.conversationId,
-    author: { kind: "user", userId: fixture.userId },
-    body: "@researcher slow please",
-    mentionHandles: [],
-  });
+  const message = await fixture.say("@researcher slow please");
   const run = await liveRunOf(message.id);
 
   const outsider: Actor = { id: randomUUID(), role: "member" };
@@ -105,12 +100,7 @@ it("cancelling a plan sends the final state of the run it stops; Stop on a plan'
 });
 
 it("the commander's planning call counts toward the plan's tokens and cost", async () => {
-  await fixture.executor.postMessage({
-    conversationId: fixture.conversationId,
-    author: { kind: "user", userId: fixture.userId },
-    body: "@commander plan it",
-    mentionHandles: [],
-  });
+  await fixture.say("@commander plan it");
   await fixture.executor.idle();
   const plan = await fixture.db.prisma.plan.findFirstOrThrow({ where: { title: "Costed" } });
   await fixture.waitForPlan(plan.id);
@@ -122,12 +112,7 @@ it("the commander's planning call counts toward the plan's tokens and cost", asy
 });
 
 it("usage of a cut stream is stored marked as estimated, and sent so to the browser", async () => {
-  const message = await fixture.executor.postMessage({
-    conversationId: fixture.conversationId,
-    author: { kind: "user", userId: fixture.userId },
-    body: "@researcher cut short please",
-    mentionHandles: [],
-  });
+  const message = await fixture.say("@researcher cut short please");
   await fixture.executor.idle();
   const run = await fixture.db.prisma.run.findFirstOrThrow({ where: { triggerMessageId: message.id } });
   expect(run).toMatchObject({ status: "succeeded", tokensIn: 120, tokensOut: 30, usageEstimated: true });

@@ -22,6 +22,9 @@ import { instrumentRunner } from "../ops/run-telemetry.ts";
 type Tx = Prisma.TransactionClient;
 
 /** What the worker needs from the executor that owns it. */
+/** How long after a retry's notBefore this process claims it. */
+const NOT_BEFORE_MARGIN_MS = 20;
+
 export interface RunWorkerHost {
   inConversation<T>(
     conversationId: string,
@@ -79,7 +82,8 @@ export class RunWorker {
     for (const launch of created) {
       this.rememberLaunch(launch);
       // a retry in backoff: claim when it is due (the sweep claims it if this process is gone by then)
-      if (launch.notBefore) this.context.clock.setTimer(launch.notBefore.getTime(), () => this.claimSoon());
+      // (a little after it: a timer may fire a millisecond early, and the database's clock decides)
+      if (launch.notBefore) this.context.clock.setTimer(launch.notBefore.getTime() + NOT_BEFORE_MARGIN_MS, () => this.claimSoon());
     }
     const announced = new Set(created.map((launch) => launch.request.runId));
     this.startClaimed(claimed, announced);
