@@ -62,13 +62,13 @@ it("retries after a backoff that grows, and reports the failure only once it sti
   // each retry waited in the queue: no earlier than its notBefore, which is at least
   // half the step backoff after the failure (1st retry ≥ 250 ms, 2nd ≥ 500 ms)
   for (const [index, retry] of answered.runs.slice(1).entries()) {
-    const failed = answered.runs[index]!;
+    const failed = answered.runs[index];
     expect(retry.notBefore).not.toBeNull();
     const waited = retry.notBefore!.getTime() - failed.endedAt!.getTime();
     expect(waited).toBeGreaterThanOrEqual((BASE_BACKOFF_MS * 2 ** index) / 2 - 5);
     expect(retry.startedAt!.getTime()).toBeGreaterThanOrEqual(retry.notBefore!.getTime());
   }
-  expect(answered.runs[0]!.notBefore).toBeNull();
+  expect(answered.runs[0].notBefore).toBeNull();
 
   const stuck = await say(fixture, "@commander always flaky", 3);
   expect(stuck.attempts).toEqual([
@@ -86,31 +86,35 @@ it("a retry whose timer was lost is claimed by the sweep: the backoff lives in t
   expect(answered.attempts).toEqual(FAILED_TWICE_THEN_ANSWERED);
 });
 
+async function secondAttempt(f: ExecutorFixture, messageId: string) {
+  for (let i = 0; i < 500; i++) {
+    const run = await f.db.prisma.run.findFirst({ where: { triggerMessageId: messageId, attempt: 2 } });
+    if (run) return run;
+    await sleep(10);
+  }
+  throw new Error("no second attempt was created");
+}
+
 it("a retry in backoff is not claimed early, even by another process", async () => {
   // scheduled far ahead: neither this process's claims nor a second worker's take it
   fixture = await createExecutorFixture({ script: flakyCommander });
   const message = await fixture.say("@commander always flaky");
-  let retry = null;
-  for (let i = 0; i < 500 && !retry; i++) {
-    retry = await fixture.db.prisma.run.findFirst({ where: { triggerMessageId: message.id, attempt: 2 } });
-    if (!retry) await sleep(10);
-  }
-  expect(retry).not.toBeNull();
-  await fixture.db.prisma.run.update({ where: { id: retry!.id }, data: { notBefore: new Date(Date.now() + 60_000) } });
+  const retry = await secondAttempt(fixture, message.id);
+  await fixture.db.prisma.run.update({ where: { id: retry.id }, data: { notBefore: new Date(Date.now() + 60_000) } });
   const other = await fixture.addExecutor({ role: "worker" });
   other.claimSoon();
   fixture.executor.claimSoon();
   await other.idle();
   await fixture.executor.idle();
   await sleep(100);
-  expect(await fixture.db.prisma.run.findUniqueOrThrow({ where: { id: retry!.id } })).toMatchObject({ status: "queued" });
+  expect(await fixture.db.prisma.run.findUniqueOrThrow({ where: { id: retry.id } })).toMatchObject({ status: "queued" });
   // once due, it is claimed
-  await fixture.db.prisma.run.update({ where: { id: retry!.id }, data: { notBefore: new Date(Date.now() - 1) } });
+  await fixture.db.prisma.run.update({ where: { id: retry.id }, data: { notBefore: new Date(Date.now() - 1) } });
   other.claimSoon();
   for (let i = 0; i < 500; i++) {
-    const row = await fixture.db.prisma.run.findUniqueOrThrow({ where: { id: retry!.id } });
+    const row = await fixture.db.prisma.run.findUniqueOrThrow({ where: { id: retry.id } });
     if (row.status !== "queued") break;
     await sleep(10);
   }
-  expect((await fixture.db.prisma.run.findUniqueOrThrow({ where: { id: retry!.id } })).status).not.toBe("queued");
+  expect((await fixture.db.prisma.run.findUniqueOrThrow({ where: { id: retry.id } })).status).not.toBe("queued");
 });
