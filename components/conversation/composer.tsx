@@ -8,6 +8,7 @@ import { CloseIcon, FileIcon, PaperclipIcon } from "../ui/icons.tsx";
 import { MAX_MESSAGE_CHARS, MAX_UPLOAD_BYTES } from "@/server/protocol/limits.ts";
 import { tokenizeMentions } from "@/server/protocol/mentions.ts";
 import { loadDraft, saveDraft } from "./drafts.ts";
+import { outsideAgentsTyped, unknownHandles } from "./mention-offer.ts";
 import { NotificationsButton } from "./notifications-button.tsx";
 
 const MENTION_QUERY = /(^|\s)@([a-z0-9_-]*)$/;
@@ -28,7 +29,8 @@ function sendFailure(caught: unknown): { text: string; retry: boolean } {
  * Mentions are structured: an agent picked from the autocomplete, or an agent of the
  * conversation whose `@handle` is typed in full (the same tokeniser as the server's),
  * is sent as a mention. A handle of an agent outside the conversation wakes nobody; the
- * composer offers to add it.
+ * composer offers to add it while it is typed (the workspace's agents are fetched the
+ * first time an unknown handle appears) and again after sending (the server's answer).
  */
 export function Composer({ conversationId }: { conversationId: string }) {
   // one composer per conversation: its text, draft and errors never cross over
@@ -37,6 +39,7 @@ export function Composer({ conversationId }: { conversationId: string }) {
 
 function ConversationComposer({ conversationId }: { conversationId: string }) {
   const agents = useConversationStore((s) => s.agents);
+  const members = useConversationStore((s) => s.members);
   const upsertMessage = useConversationStore((s) => s.upsertMessage);
   const [text, setText] = useState("");
   const [mentioned, setMentioned] = useState<string[]>([]);
@@ -47,7 +50,11 @@ function ConversationComposer({ conversationId }: { conversationId: string }) {
   const [sending, setSending] = useState(false);
   const [error, setError] = useState("");
   const [canRetry, setCanRetry] = useState(false);
-  const [outside, setOutside] = useState<{ handles: string[]; added: string[] }>({ handles: [], added: [] });
+  /** agents outside the conversation the last sent message named (the server's answer) */
+  const [sentOutside, setSentOutside] = useState<string[]>([]);
+  /** agents added from the offer since the conversation was loaded */
+  const [added, setAdded] = useState<string[]>([]);
+  const [workspaceAgents, setWorkspaceAgents] = useState<string[] | null>(null);
   const textarea = useRef<HTMLTextAreaElement>(null);
   const fileInput = useRef<HTMLInputElement>(null);
 
@@ -68,6 +75,26 @@ function ConversationComposer({ conversationId }: { conversationId: string }) {
     window.addEventListener("online", onOnline);
     return () => window.removeEventListener("online", onOnline);
   }, []);
+
+  const conversationAgents = useMemo(() => [...new Set([...agents.map((agent) => agent.handle), ...added])], [agents, added]);
+  const needWorkspace = workspaceAgents === null && unknownHandles(text, { conversationAgents, people: members }).length > 0;
+  useEffect(() => {
+    if (!needWorkspace) return;
+    let live = true;
+    api.account
+      .agents()
+      .then((answer) => live && setWorkspaceAgents(answer.agents.map((agent) => agent.handle)))
+      // without the list there is no offer while typing; the server still answers after sending
+      .catch(() => live && setWorkspaceAgents([]));
+    return () => {
+      live = false;
+    };
+  }, [needWorkspace]);
+  const typedOutside = useMemo(
+    () =>
+      outsideAgentsTyped(text, { conversationAgents, people: members, workspaceAgents }).filter((handle) => !sentOutside.includes(handle)),
+    [text, conversationAgents, members, workspaceAgents, sentOutside],
+  );
 
   const suggestions = useMemo<AgentInfo[]>(
     () => (query === null ? [] : agents.filter((a) => a.handle.startsWith(query) || a.name.toLowerCase().startsWith(query)).slice(0, 8)),
@@ -107,7 +134,7 @@ function ConversationComposer({ conversationId }: { conversationId: string }) {
     if (!body || sending || uploading) return;
     if (body.length > MAX_MESSAGE_CHARS) return setError(`A message can hold at most ${MAX_MESSAGE_CHARS} characters.`);
     const typed = tokenizeMentions(body);
-    const mentionHandles = [...new Set([...mentioned, ...agents.map((agent) => agent.handle)])].filter((handle) => typed.includes(handle));
+    const mentionHandles = [...new Set([...mentioned, ...conversationAgents])].filter((handle) => typed.includes(handle));
     setSending(true);
     try {
       const { message, notInConversation } = await api.conversations.postMessage(
@@ -115,7 +142,7 @@ function ConversationComposer({ conversationId }: { conversationId: string }) {
         { body, mentionHandles, attachmentIds: attachments.map((a) => a.id) },
       );
       upsertMessage(message);
-      setOutside({ handles: notInConversation, added: [] });
+      setSentOutside(notInConversation);
       setError("");
       setCanRetry(false);
       saveDraft(conversationId, "");
@@ -134,7 +161,7 @@ function ConversationComposer({ conversationId }: { conversationId: string }) {
   async function addAgent(handle: string) {
     try {
       await api.members.addAgent({ conversationId }, { handle });
-      setOutside((state) => ({ ...state, added: [...state.added, handle] }));
+      setAdded((list) => (list.includes(handle) ? list : [...list, handle]));
     } catch (caught) {
       setError(caught instanceof Error ? caught.message : `Could not add @${handle}.`);
     }
@@ -190,14 +217,15 @@ function ConversationComposer({ conversationId }: { conversationId: string }) {
 
   return (
     <div className="border-t border-zinc-200 p-3 dark:border-zinc-800">
-      {outside.handles.length > 0 ? (
+      {sentOutside.length > 0 || typedOutside.length > 0 ? (
         <div
           role="status"
           aria-label="Agents not in this conversation"
+          data-testid="mention-offer"
           className="mb-2 flex flex-wrap items-center gap-2 rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:bg-amber-950 dark:text-amber-100"
         >
-          {outside.handles.map((handle) =>
-            outside.added.includes(handle) ? (
+          {sentOutside.map((handle) =>
+            added.includes(handle) ? (
               <span key={handle}>@{handle} was added: mention it again to ask.</span>
             ) : (
               <span key={handle} className="flex items-center gap-2">
@@ -208,9 +236,19 @@ function ConversationComposer({ conversationId }: { conversationId: string }) {
               </span>
             ),
           )}
-          <button type="button" aria-label="Dismiss" className="ml-auto" onClick={() => setOutside({ handles: [], added: [] })}>
-            <CloseIcon size={12} />
-          </button>
+          {typedOutside.map((handle) => (
+            <span key={`typed-${handle}`} className="flex items-center gap-2">
+              @{handle} is not in this conversation: as written, nobody will be asked.
+              <Button type="button" variant="secondary" onClick={() => void addAgent(handle)}>
+                Add @{handle} to this conversation?
+              </Button>
+            </span>
+          ))}
+          {sentOutside.length > 0 ? (
+            <button type="button" aria-label="Dismiss" className="ml-auto" onClick={() => setSentOutside([])}>
+              <CloseIcon size={12} />
+            </button>
+          ) : null}
         </div>
       ) : null}
       {attachments.length > 0 ? (

@@ -6,6 +6,7 @@ import { useConversationStore } from "../stores/conversation-store.ts";
 import { Button } from "../ui/button.tsx";
 import { ErrorText, inputClass } from "../ui/field.tsx";
 import type { FormDTO } from "@/server/protocol/dto.ts";
+import { isTerminalPlan } from "@/server/protocol/statuses.ts";
 import { answerProblems, readAnswer, serverProblems } from "./form-answer.ts";
 
 /** A blocked step's form, inline in the chat. Everyone sees it; the first valid answer wins. */
@@ -22,7 +23,7 @@ export function FormCard({ formId }: { formId: string }) {
   const [problems, setProblems] = useState<Record<string, string>>({});
   const [busy, setBusy] = useState(false);
   if (!form) return null;
-  const planEnded = planStatus === "completed" || planStatus === "partial" || planStatus === "failed" || planStatus === "cancelled";
+  const planEnded = planStatus !== undefined && isTerminalPlan(planStatus);
   const open = form.status === "open" && !planEnded;
   const askedBy = asker?.handle ? `@${asker.handle}` : step && step.assignee !== "user" ? `@${step.assignee}` : (asker?.name ?? "An agent");
 

@@ -13,6 +13,7 @@ import { Timestamp } from "./message-item.tsx";
 import { VISUAL_STYLE, formatDuration, retryStatusLine, stepVisualState } from "./step-status.ts";
 import { useNow } from "./use-now.ts";
 import { useStepRunStatus } from "./use-run-status.ts";
+import { ESTIMATED_NOTE } from "./usage-totals.ts";
 
 /** Everything about one step: the input as rendered, its execution log and its runs. */
 export function StepDrawer({
@@ -74,8 +75,13 @@ export function StepDrawer({
   }
 
   const tokens = (detail?.runs ?? []).reduce(
-    (sum, run) => ({ in: sum.in + run.tokensIn, out: sum.out + run.tokensOut, cost: sum.cost + run.cost }),
-    { in: 0, out: 0, cost: 0 },
+    (sum, run) => ({
+      in: sum.in + run.tokensIn,
+      out: sum.out + run.tokensOut,
+      cost: sum.cost + run.cost,
+      estimated: sum.estimated || run.usageEstimated,
+    }),
+    { in: 0, out: 0, cost: 0, estimated: false },
   );
 
   return (
@@ -110,8 +116,10 @@ export function StepDrawer({
           <dt className="text-zinc-500">Duration</dt>
           <dd className="tabular-nums">{formatDuration(step.startedAt, step.endedAt, retryNow) ?? "—"}</dd>
           <dt className="text-zinc-500">Tokens / cost</dt>
-          <dd>
+          <dd title={tokens.estimated ? ESTIMATED_NOTE : undefined}>
+            {tokens.estimated ? "≈ " : ""}
             {tokens.in} in · {tokens.out} out · ${tokens.cost.toFixed(4)}
+            {tokens.estimated ? " (estimated)" : ""}
           </dd>
         </dl>
         {runStatus && step.status === "in_progress" ? (
@@ -186,7 +194,8 @@ export function StepDrawer({
                     <td className="py-1">{run.attempt}</td>
                     <td>{run.agentHandle ? `@${run.agentHandle}` : "—"}</td>
                     <td>{run.status}</td>
-                    <td>
+                    <td title={run.usageEstimated ? ESTIMATED_NOTE : undefined}>
+                      {run.usageEstimated ? "≈ " : ""}
                       {run.tokensIn}/{run.tokensOut}
                     </td>
                     <td>${run.cost.toFixed(4)}</td>

@@ -1,7 +1,7 @@
 "use client";
 import { useMemo } from "react";
 import { useConversationStore } from "../stores/conversation-store.ts";
-import { formatUsage, sumUsage } from "./usage-totals.ts";
+import { ESTIMATED_NOTE, formatUsage, sumUsage } from "./usage-totals.ts";
 
 /** What a plan (with `planId`) or the whole conversation has cost so far, from the runs the client knows. */
 export function UsageLine({ planId, className = "" }: { planId?: string; className?: string }) {
@@ -11,8 +11,10 @@ export function UsageLine({ planId, className = "" }: { planId?: string; classNa
   return (
     <span
       data-testid={planId ? "plan-usage" : "conversation-usage"}
+      data-estimated={total.estimated ? "true" : undefined}
       title={
-        planId ? "Tokens and cost of this plan, its planning call included" : "Tokens and cost of every agent run in this conversation"
+        (planId ? "Tokens and cost of this plan, its planning call included" : "Tokens and cost of every agent run in this conversation") +
+        (total.estimated ? ` (${ESTIMATED_NOTE})` : "")
       }
       className={`text-xs tabular-nums text-zinc-500 ${className}`}
     >

@@ -1,18 +1,28 @@
 import { describe, expect, it } from "vitest";
 import { formatUsage, sumUsage } from "./usage-totals.ts";
 
-const run = (planId: string | null, tokensIn: number, tokensOut: number, cost: number) => ({ planId, tokensIn, tokensOut, cost });
+const run = (planId: string | null, tokensIn: number, tokensOut: number, cost: number, usageEstimated = false) => ({
+  planId,
+  tokensIn,
+  tokensOut,
+  cost,
+  usageEstimated,
+});
 
 describe("usage totals", () => {
-  const runs = [run(null, 100, 20, 0.001), run("p1", 1_000, 200, 0.5), run("p1", 10, 5, 0), run("p2", 7, 3, 0.25)];
+  const runs = [run(null, 100, 20, 0.001), run("p1", 1_000, 200, 0.5), run("p1", 10, 5, 0), run("p2", 7, 3, 0.25, true)];
   it("sums a plan's runs, or every run of the conversation", () => {
-    expect(sumUsage(runs, "p1")).toEqual({ tokens: 1_215, cost: 0.5, runs: 2 });
-    expect(sumUsage(runs)).toEqual({ tokens: 1_345, cost: 0.751, runs: 4 });
-    expect(sumUsage(runs, "absent")).toEqual({ tokens: 0, cost: 0, runs: 0 });
+    expect(sumUsage(runs, "p1")).toEqual({ tokens: 1_215, cost: 0.5, runs: 2, estimated: false });
+    expect(sumUsage(runs)).toEqual({ tokens: 1_345, cost: 0.751, runs: 4, estimated: true });
+    expect(sumUsage(runs, "absent")).toEqual({ tokens: 0, cost: 0, runs: 0, estimated: false });
   });
-  it("reads as tokens and dollars", () => {
-    expect(formatUsage({ tokens: 1_215, cost: 0.5, runs: 2 })).toBe("1.2k tokens · $0.50");
-    expect(formatUsage({ tokens: 42, cost: 0.0012, runs: 1 })).toBe("42 tokens · $0.0012");
-    expect(formatUsage({ tokens: 2_500_000, cost: 0, runs: 1 })).toBe("2.5M tokens · $0");
+  it("a total with one estimated run is estimated", () => {
+    expect(sumUsage(runs, "p2").estimated).toBe(true);
+  });
+  it("reads as tokens and dollars, marked ≈ when estimated", () => {
+    expect(formatUsage({ tokens: 1_215, cost: 0.5, estimated: false })).toBe("1.2k tokens · $0.50");
+    expect(formatUsage({ tokens: 42, cost: 0.0012, estimated: false })).toBe("42 tokens · $0.0012");
+    expect(formatUsage({ tokens: 2_500_000, cost: 0, estimated: false })).toBe("2.5M tokens · $0");
+    expect(formatUsage({ tokens: 42, cost: 0.0012, estimated: true })).toBe("≈ 42 tokens · $0.0012");
   });
 });

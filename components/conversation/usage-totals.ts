@@ -4,22 +4,28 @@ export interface UsageTotal {
   tokens: number;
   cost: number;
   runs: number;
+  /** some of it is estimated (a model call cut mid-stream reports no usage) */
+  estimated: boolean;
 }
 
 /** Tokens (in + out) and cost of the runs, optionally only a plan's (its planning call included). */
-export function sumUsage(runs: Iterable<Pick<RunDTO, "planId" | "tokensIn" | "tokensOut" | "cost">>, planId?: string): UsageTotal {
-  const total: UsageTotal = { tokens: 0, cost: 0, runs: 0 };
+export function sumUsage(
+  runs: Iterable<Pick<RunDTO, "planId" | "tokensIn" | "tokensOut" | "cost" | "usageEstimated">>,
+  planId?: string,
+): UsageTotal {
+  const total: UsageTotal = { tokens: 0, cost: 0, runs: 0, estimated: false };
   for (const run of runs) {
     if (planId !== undefined && run.planId !== planId) continue;
     total.tokens += run.tokensIn + run.tokensOut;
     total.cost += run.cost;
     total.runs += 1;
+    total.estimated ||= run.usageEstimated;
   }
   return total;
 }
 
-/** "12.3k tokens · $0.0412" */
-export function formatUsage(total: UsageTotal): string {
+/** "12.3k tokens · $0.0412", or "≈ 12.3k tokens · $0.0412" when part of it is estimated */
+export function formatUsage(total: Pick<UsageTotal, "tokens" | "cost" | "estimated">): string {
   const tokens =
     total.tokens >= 1_000_000
       ? `${(total.tokens / 1_000_000).toFixed(1)}M`
@@ -27,5 +33,8 @@ export function formatUsage(total: UsageTotal): string {
         ? `${(total.tokens / 1_000).toFixed(1)}k`
         : String(total.tokens);
   const cost = total.cost === 0 ? "$0" : total.cost < 0.01 ? `$${total.cost.toFixed(4)}` : `$${total.cost.toFixed(2)}`;
-  return `${tokens} tokens · ${cost}`;
+  return `${total.estimated ? "≈ " : ""}${tokens} tokens · ${cost}`;
 }
+
+/** The tooltip's note when a total is partly estimated. */
+export const ESTIMATED_NOTE = "estimated in part: a model call was cut mid-stream and reported no usage";

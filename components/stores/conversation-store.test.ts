@@ -115,6 +115,7 @@ describe("live run status", () => {
         tokensIn: 0,
         tokensOut: 0,
         cost: 0,
+        usageEstimated: false,
       },
     },
     createdAt: "",

@@ -9,8 +9,7 @@
  *
  * Time comes from an injected clock, so tests drive it without waiting.
  */
-
-export type CircuitState = "closed" | "open" | "half-open";
+import type { CircuitState, ProviderCircuitView } from "../protocol/rest/admin-views.ts";
 
 export interface CircuitPolicy {
   /** transient failures in a row that open the circuit */
@@ -45,20 +44,6 @@ export const systemCircuitClock: CircuitClock = {
 };
 
 /** What the admin page shows for one provider. */
-export interface ProviderCircuitView {
-  provider: string;
-  state: CircuitState;
-  /** transient failures in a row (while closed), or that opened the circuit */
-  consecutiveFailures: number;
-  /** epoch ms of the next probe while open; null otherwise */
-  nextProbeAt: number | null;
-  /** runs waiting for the provider right now */
-  waiting: number;
-  /** how often the circuit opened since the process started */
-  opened: number;
-  lastFailure: string | null;
-  lastFailureAt: number | null;
-}
 
 /** The run waited as long as it may for a provider whose circuit stayed open. */
 export class ProviderUnavailableError extends Error {

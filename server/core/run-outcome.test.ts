@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { RUN_KINDS } from "./types.ts";
+import { RUN_KINDS, runKindOf } from "./types.ts";
 import {
   MAX_SUMMARY_CHARS,
   MAX_TEXT_CHARS,
@@ -193,6 +193,24 @@ describe("lostRunVerdict: what a run lost with its process means", () => {
           if (stepRun) expect(verdict).toEqual({ kind: "tell-plan", stepIndex: run.stepIndex });
           else if (run.hasAgent && run.attempt === 1) expect(verdict).toEqual({ kind: "redispatch", attempt: 2 });
           else expect(verdict).toEqual({ kind: "none" });
+        },
+      ),
+    );
+  });
+});
+
+describe("runKindOf", () => {
+  it("returns a known kind as it is and refuses any other text, naming the run", () => {
+    fc.assert(
+      fc.property(fc.constantFrom(...RUN_KINDS), (kind) => {
+        expect(runKindOf({ id: "r", kind })).toBe(kind);
+      }),
+    );
+    fc.assert(
+      fc.property(
+        fc.string().filter((text) => !(RUN_KINDS as readonly string[]).includes(text)),
+        (kind) => {
+          expect(() => runKindOf({ id: "r1", kind })).toThrow(/run r1: unknown kind/);
         },
       ),
     );

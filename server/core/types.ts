@@ -28,6 +28,12 @@ export function isRunKind(value: string): value is RunKind {
   return (RUN_KINDS as readonly string[]).includes(value);
 }
 
+/** A row's kind as the union, or an error naming the run: a kind no code knows is never guessed at. */
+export function runKindOf(run: { id: string; kind: string }): RunKind {
+  if (!isRunKind(run.kind)) throw new Error(`run ${run.id}: unknown kind "${run.kind}"`);
+  return run.kind;
+}
+
 /** How a run's own report ends it (cancelled and lost are decided by others). */
 export type FinishedRunStatus = Extract<RunStatus, "succeeded" | "failed" | "blocked">;
 

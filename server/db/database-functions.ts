@@ -66,14 +66,15 @@ BEGIN
 
   -- a new run waits in the queue until a worker with room claims it (below, or baton_claim_runs)
   INSERT INTO "Run" ("id", "conversationId", "agentId", "planId", "stepId", "kind", "attempt", "status", "input", "model",
-                     "triggerMessageId", "resumesRunId", "createdAt")
+                     "triggerMessageId", "resumesRunId", "createdAt", "notBefore")
     SELECT x."id", x."conversationId", x."agentId", x."planId", x."stepId", x."kind", x."attempt", 'queued', x."input", x."model",
-           x."triggerMessageId", x."resumesRunId", x."createdAt"
+           x."triggerMessageId", x."resumesRunId", x."createdAt", x."notBefore"
     FROM jsonb_populate_recordset(NULL::"Run", coalesce(doc->'runs', '[]')) x;
 
   -- never later than now: the slot is free from this statement on (a process's stamps may run ahead)
   UPDATE "Run" r SET "status" = x."status", "endedAt" = LEAST(x."endedAt", (clock_timestamp() AT TIME ZONE 'UTC')::timestamp(3)), "error" = x."error",
-      "tokensIn" = x."tokensIn", "tokensOut" = x."tokensOut", "cost" = x."cost", "leaseExpiresAt" = NULL
+      "tokensIn" = x."tokensIn", "tokensOut" = x."tokensOut", "cost" = x."cost",
+      "usageEstimated" = coalesce(x."usageEstimated", false), "leaseExpiresAt" = NULL
     FROM jsonb_populate_recordset(NULL::"Run", coalesce(doc->'finishedRuns', '[]')) x
     WHERE r."id" = x."id" AND r."status" = 'running';
 
@@ -120,7 +121,8 @@ BEGIN
         claim->>'owner', (claim->>'leaseMs')::integer, (claim->>'max')::integer, claim->'modelLimits', touched) c;
     END IF;
     -- runs still queued in those pools: tell the other processes (delivered at commit)
-    waiting := EXISTS (SELECT 1 FROM "Run" r WHERE r."status" = 'queued' AND r."agentId" = ANY(touched));
+    waiting := EXISTS (SELECT 1 FROM "Run" r WHERE r."status" = 'queued' AND r."agentId" = ANY(touched)
+      AND (r."notBefore" IS NULL OR r."notBefore" <= (clock_timestamp() AT TIME ZONE 'UTC')));
     IF waiting THEN PERFORM pg_notify('baton_runs', ''); END IF;
   END IF;
 
@@ -173,8 +175,10 @@ BEGIN
   IF owner IS NULL OR max_claims IS NULL OR max_claims <= 0 THEN RETURN; END IF;
   -- the pools to lock: those with queued runs now. Only these are counted and claimed
   -- from below: a run queued after this read belongs to a pool this call does not hold.
+  -- a retry in backoff (notBefore ahead) is not claimable yet: its pool is left alone
   SELECT array_agg(DISTINCT q."agentId") INTO locked_agents FROM "Run" q
-    WHERE q."status" = 'queued' AND q."agentId" IS NOT NULL AND (only_agents IS NULL OR q."agentId" = ANY(only_agents));
+    WHERE q."status" = 'queued' AND q."agentId" IS NOT NULL AND (only_agents IS NULL OR q."agentId" = ANY(only_agents))
+      AND (q."notBefore" IS NULL OR q."notBefore" <= (clock_timestamp() AT TIME ZONE 'UTC'));
   IF locked_agents IS NULL THEN RETURN; END IF;
   SELECT coalesce(array_agg(DISTINCT q."model"), '{}') INTO locked_models FROM "Run" q
     WHERE q."status" = 'queued' AND limits ? q."model" AND q."agentId" = ANY(locked_agents);
@@ -198,6 +202,7 @@ BEGIN
   FOR candidate IN
     SELECT q."id", q."conversationId", q."agentId", q."model" FROM "Run" q
     WHERE q."status" = 'queued' AND q."agentId" = ANY(locked_agents)
+      AND (q."notBefore" IS NULL OR q."notBefore" <= at_time)
       AND coalesce((agent_room->>q."agentId")::integer, 0) > 0
       AND (NOT limits ? q."model" OR coalesce((model_room->>q."model")::integer, 0) > 0)
     ORDER BY q."createdAt", q."id"

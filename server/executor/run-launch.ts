@@ -19,4 +19,6 @@ export interface RunLaunch {
   /** when the run was created (queued): its queue wait ends at startedAt */
   createdAt?: Date;
   triggerMessageId: string | null;
+  /** a retry in backoff: no worker claims it before then (the creating process sets a timer) */
+  notBefore?: Date;
 }

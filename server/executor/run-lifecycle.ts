@@ -49,7 +49,16 @@ export async function finishRun(
   const { status, error } = verdict;
   uow.batch.add(
     // leaseOwner stays: which process ran it is worth keeping
-    sqlWrites.finishRun({ id: runId, status, endedAt: now, error, ...result.usage }),
+    sqlWrites.finishRun({
+      id: runId,
+      status,
+      endedAt: now,
+      error,
+      tokensIn: result.usage.tokensIn,
+      tokensOut: result.usage.tokensOut,
+      cost: result.usage.cost,
+      usageEstimated: result.usage.estimated === true,
+    }),
   );
   uow.emit("run-updated", { run: runDTO(launch, { status, endedAt: now, error, usage: result.usage }) });
   if (launch.planId) {

@@ -9,9 +9,9 @@
 import type { Prisma, PrismaClient } from "../generated/prisma/client.ts";
 import type { ClaimedRun, ClaimRequest } from "../adapters/prisma/write-batch.ts";
 import { formatFormAnswer, type FormValue } from "../core/form-schema.ts";
-import type { FormSpec } from "../core/types.ts";
+import { runKindOf, type FormSpec } from "../core/types.ts";
 import type { ExecutorContext } from "./context.ts";
-import { buildLaunch, type RunKind, type RunLaunch } from "./run-records.ts";
+import { buildLaunch, type RunLaunch } from "./run-records.ts";
 
 type Tx = Prisma.TransactionClient;
 
@@ -96,7 +96,7 @@ export async function loadLaunch(context: ExecutorContext, runId: string): Promi
     !run.plan && run.triggerMessageId
       ? await context.prisma.message.findUnique({ where: { id: run.triggerMessageId }, select: { body: true } })
       : null;
-  const kind = run.kind as RunKind;
+  const kind = runKindOf(run);
   const launch = await buildLaunch(
     context,
     tx,

@@ -82,6 +82,8 @@ export interface NewRun {
   triggerMessageId?: string | null;
   resume?: ResumeInput;
   failedStep?: Extract<RunPurpose, { kind: "commander-decision" }>["failedStep"];
+  /** a retry in backoff: it stays queued, unclaimed, until then */
+  notBefore?: Date;
 }
 
 export async function createRun(context: ExecutorContext, tx: Tx, uow: UnitOfWork, input: NewRun): Promise<RunLaunch> {
@@ -100,9 +102,11 @@ export async function createRun(context: ExecutorContext, tx: Tx, uow: UnitOfWor
       triggerMessageId: input.triggerMessageId ?? null,
       resumesRunId: input.resume?.previousRunId ?? null,
       createdAt: now,
+      notBefore: input.notBefore ?? null,
     }),
   );
-  const launch = await buildLaunch(context, tx, input, now);
+  const built = await buildLaunch(context, tx, input, now);
+  const launch = input.notBefore ? { ...built, notBefore: input.notBefore } : built;
   uow.emit("run-updated", { run: runDTO(launch, { status: "queued", endedAt: null, error: null, usage: null }) });
   uow.runsCreated.push(launch);
   return launch;
@@ -144,7 +148,7 @@ export function runDTO(
     status: RunDTO["status"];
     endedAt: Date | null;
     error: string | null;
-    usage: { tokensIn: number; tokensOut: number; cost: number } | null;
+    usage: { tokensIn: number; tokensOut: number; cost: number; estimated?: boolean } | null;
   },
 ): RunDTO {
   return buildRunDTO({

@@ -10,7 +10,8 @@ import { LOST_RUN_ERROR, lostRunVerdict } from "../core/run-outcome.ts";
 import type { ClaimedRun, ClaimRequest } from "../adapters/prisma/write-batch.ts";
 import type { ExecutorContext } from "./context.ts";
 import type { AgentRunResult } from "./ports.ts";
-import { createRun, runDTO, type RunKind, type RunLaunch } from "./run-records.ts";
+import { createRun, runDTO, type RunLaunch } from "./run-records.ts";
+import { runKindOf } from "../core/types.ts";
 import { finishRun, type RunLogEntry } from "./run-lifecycle.ts";
 import { claimRuns, loadLaunch, runContextOf, storedRequest } from "./run-queue.ts";
 import { reconcilePlan } from "./plan-effects.ts";
@@ -21,6 +22,9 @@ import { instrumentRunner } from "../ops/run-telemetry.ts";
 type Tx = Prisma.TransactionClient;
 
 /** What the worker needs from the executor that owns it. */
+/** How long after a retry's notBefore this process claims it. */
+const NOT_BEFORE_MARGIN_MS = 20;
+
 export interface RunWorkerHost {
   inConversation<T>(
     conversationId: string,
@@ -75,7 +79,12 @@ export class RunWorker {
 
   /** Runs a committed unit created (kept so claiming them here costs no reads) and the ones it claimed. */
   afterCommit(created: RunLaunch[], claimed: ClaimedRun[]): void {
-    for (const launch of created) this.rememberLaunch(launch);
+    for (const launch of created) {
+      this.rememberLaunch(launch);
+      // a retry in backoff: claim when it is due (the sweep claims it if this process is gone by then)
+      // (a little after it: a timer may fire a millisecond early, and the database's clock decides)
+      if (launch.notBefore) this.context.clock.setTimer(launch.notBefore.getTime() + NOT_BEFORE_MARGIN_MS, () => this.claimSoon());
+    }
     const announced = new Set(created.map((launch) => launch.request.runId));
     this.startClaimed(claimed, announced);
   }
@@ -229,7 +238,7 @@ export class RunWorker {
         where: { id: run.id },
         data: { status: "lost", endedAt: now, error: input.reason ?? LOST_RUN_ERROR, leaseOwner: null },
       });
-      const kind = run.kind as RunKind;
+      const kind = runKindOf(run);
       const verdict = lostRunVerdict({
         kind,
         stepIndex: run.planId && run.step ? run.step.index : null,

@@ -36,6 +36,7 @@ import {
 } from "@opentelemetry/sdk-trace-base";
 import type { TelemetrySettings } from "ai";
 import type { PrismaClient } from "../generated/prisma/client.ts";
+import { isTerminalPlan } from "../core/status.ts";
 import type { ConversationEventDTO } from "../protocol/events.ts";
 import { logFor } from "./log.ts";
 
@@ -226,7 +227,6 @@ export function endRunSpan(span: Span, outcome: { status: string; error?: string
 
 // ─── Plans and steps, written when the plan ends ─────────────────────────────
 
-const ENDED = new Set(["completed", "partial", "failed", "cancelled"]);
 /** plans whose spans this process wrote (a plan re-opened and ended again is written again) */
 const emittedPlans = new Set<string>();
 
@@ -234,7 +234,7 @@ const emittedPlans = new Set<string>();
 export function traceEndedPlans(prisma: PrismaClient, events: readonly ConversationEventDTO[]): void {
   if (!provider) return;
   for (const event of events) {
-    if (event.type !== "plan-updated" || !ENDED.has(event.payload.status)) continue;
+    if (event.type !== "plan-updated" || !isTerminalPlan(event.payload.status)) continue;
     const key = `${event.payload.planId}@${event.payload.endedAt}`;
     if (emittedPlans.has(key)) continue;
     emittedPlans.add(key);

@@ -4,7 +4,7 @@
  * has just written and not read back) hands them here, so every path that emits one
  * — REST responses, replayed events, live events — gives the same shape.
  */
-import { isRunKind } from "../core/types.ts";
+import { runKindOf } from "../core/types.ts";
 import type { AgentRole, AttachmentDTO, MentionDTO, MessageDTO, RunDTO, RunStatus } from "./dto.ts";
 
 const iso = (date: Date | null | undefined): string | null => (date ? date.toISOString() : null);
@@ -71,18 +71,17 @@ export interface RunFacts {
   endedAt: Date | null;
   error: string | null;
   /** null while nothing was counted (a run still queued or running) */
-  usage: { tokensIn: number; tokensOut: number; cost: number } | null;
+  usage: { tokensIn: number; tokensOut: number; cost: number; estimated?: boolean } | null;
 }
 
 export function runDTO(facts: RunFacts): RunDTO {
-  if (!isRunKind(facts.kind)) throw new Error(`run ${facts.id}: unknown kind "${facts.kind}"`);
   return {
     id: facts.id,
     conversationId: facts.conversationId,
     agentHandle: facts.agentHandle,
     planId: facts.planId,
     stepIndex: facts.stepIndex,
-    kind: facts.kind,
+    kind: runKindOf(facts),
     attempt: facts.attempt,
     status: facts.status,
     model: facts.model,
@@ -92,5 +91,6 @@ export function runDTO(facts: RunFacts): RunDTO {
     tokensIn: facts.usage?.tokensIn ?? 0,
     tokensOut: facts.usage?.tokensOut ?? 0,
     cost: facts.usage?.cost ?? 0,
+    usageEstimated: facts.usage?.estimated === true,
   };
 }

@@ -126,6 +126,8 @@ export const runSchema = z.object({
   tokensIn: z.number(),
   tokensOut: z.number(),
   cost: z.number(),
+  /** part of the usage is estimated: a model call cut mid-stream reports none */
+  usageEstimated: z.boolean(),
 });
 export type RunDTO = z.infer<typeof runSchema>;
 

@@ -6,7 +6,8 @@
 import type { Prisma, PrismaClient } from "../generated/prisma/client.ts";
 import type { PlanStatus } from "../core/types.ts";
 import { assertAdmin, type Actor } from "../auth/actor.ts";
-import { stepSegments, type TimelineSegment } from "./admin-timeline.ts";
+import { stepSegments } from "./admin-timeline.ts";
+import type { PlanTimeline, TimelineStep } from "../protocol/rest/admin-views.ts";
 import { criticalPath, serviceMs } from "../core/critical-path.ts";
 
 export interface PlanHistoryFilter {
@@ -55,29 +56,10 @@ export async function listPlanHistory(
   }));
 }
 
-export interface TimelineStep {
-  index: number;
-  title: string;
-  assignee: string;
-  status: string;
-  waitFor: number[];
-  attempts: number;
-  /** ms since the plan was created */
-  readyAt: number | null;
-  startedAt: number | null;
-  endedAt: number | null;
-  renderedInput: string | null;
-  outputSummary: string | null;
-  outputFiles: string[];
-  failureReason: string | null;
-  tokens: number;
-  cost: number;
-  critical: boolean;
-  /** queued, running, waiting for a person and retry waits, in order */
-  segments: TimelineSegment[];
-}
-
-export async function getPlanTimeline(prisma: PrismaClient, { actor, planId }: { actor: Actor | null; planId: string }) {
+export async function getPlanTimeline(
+  prisma: PrismaClient,
+  { actor, planId }: { actor: Actor | null; planId: string },
+): Promise<PlanTimeline | null> {
   assertAdmin(actor);
   const plan = await prisma.plan.findUnique({
     where: { id: planId },
@@ -146,7 +128,6 @@ export async function getPlanTimeline(prisma: PrismaClient, { actor, planId }: {
     conversation: plan.conversation,
     createdAt: plan.createdAt.toISOString(),
     endedAt: plan.endedAt?.toISOString() ?? null,
-    /** ms since creation the timeline covers: to the plan's end, or now while it runs */
     span: Math.max(1, offset(plan.endedAt) ?? Date.now() - origin),
     steps,
     log: plan.events.map((event) => ({
@@ -157,5 +138,3 @@ export async function getPlanTimeline(prisma: PrismaClient, { actor, planId }: {
     })),
   };
 }
-
-export type PlanTimeline = NonNullable<Awaited<ReturnType<typeof getPlanTimeline>>>;

@@ -2,16 +2,9 @@
  * Admin read model: the state of this process's per-provider circuit breakers.
  * Checks the role itself: a layout is not a security boundary (partial renders skip it).
  */
-import type { ProviderCircuitView, ProviderCircuits } from "../agents/circuit-breaker.ts";
+import type { ProviderCircuits } from "../agents/circuit-breaker.ts";
+import type { ProviderHealth } from "../protocol/rest/admin-views.ts";
 import { assertAdmin, type Actor } from "../auth/actor.ts";
-
-export interface ProviderHealth {
-  /** when this snapshot was taken (epoch ms) */
-  at: number;
-  /** false when this process runs no breakers (then every call goes straight out) */
-  enabled: boolean;
-  providers: ProviderCircuitView[];
-}
 
 export function getProviderHealth(input: {
   actor: Actor | null;

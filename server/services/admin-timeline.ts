@@ -3,14 +3,7 @@
  * waiting for a person and waiting out a retry (from its runs and forms). Times are
  * ms since the plan was created. The time axis is drawn by components/admin/time-axis.ts.
  */
-
-export type SegmentKind = "queued" | "running" | "waiting" | "retry";
-
-export interface TimelineSegment {
-  kind: SegmentKind;
-  start: number;
-  end: number;
-}
+import type { SegmentKind, TimelineSegment } from "../protocol/rest/admin-views.ts";
 
 export interface SegmentInput {
   /** when every dependency had ended (null: never ready) */

@@ -1,14 +1,7 @@
 /** Admin read model: tokens and cost by model, by agent and by day, over a recent window. */
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { assertAdmin, type Actor } from "../auth/actor.ts";
-
-export interface UsageRow {
-  key: string;
-  tokensIn: number;
-  tokensOut: number;
-  cost: number;
-  runs: number;
-}
+import type { Usage, UsageRow } from "../protocol/rest/admin-views.ts";
 
 function add(map: Map<string, UsageRow>, key: string, run: { tokensIn: number; tokensOut: number; cost: number }) {
   const row = map.get(key) ?? { key, tokensIn: 0, tokensOut: 0, cost: 0, runs: 0 };
@@ -19,7 +12,7 @@ function add(map: Map<string, UsageRow>, key: string, run: { tokensIn: number; t
   map.set(key, row);
 }
 
-export async function getUsage(prisma: PrismaClient, { actor, days = 30 }: { actor: Actor | null; days?: number }) {
+export async function getUsage(prisma: PrismaClient, { actor, days = 30 }: { actor: Actor | null; days?: number }): Promise<Usage> {
   assertAdmin(actor);
   const since = new Date(Date.now() - days * 24 * 60 * 60 * 1000);
   const runs = await prisma.run.findMany({
@@ -46,5 +39,3 @@ export async function getUsage(prisma: PrismaClient, { actor, days = 30 }: { act
     ),
   };
 }
-
-export type Usage = Awaited<ReturnType<typeof getUsage>>;

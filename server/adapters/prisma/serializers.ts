@@ -71,7 +71,7 @@ export function toPlanDTO(row: Prisma.PlanGetPayload<{ include: { steps: true } 
 }
 
 export function toRunDTO(row: Prisma.RunGetPayload<object>, context: { agentHandle: string | null; stepIndex: number | null }): RunDTO {
-  return runDTO({ ...row, ...context, usage: row });
+  return runDTO({ ...row, ...context, usage: { ...row, estimated: row.usageEstimated } });
 }
 
 export const formInclude = {

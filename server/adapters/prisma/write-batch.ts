@@ -54,6 +54,8 @@ export interface RunRow {
   triggerMessageId: string | null;
   resumesRunId: string | null;
   createdAt: Date;
+  /** a retry in backoff: no worker claims it before then */
+  notBefore: Date | null;
 }
 
 /** Who may claim queued runs in the same statement (a worker with room), and its limits. */
@@ -87,6 +89,8 @@ export interface FinishedRunRow {
   tokensIn: number;
   tokensOut: number;
   cost: number;
+  /** part of the usage is estimated (a model call cut mid-stream reports none) */
+  usageEstimated: boolean;
 }
 
 export interface PlanRow {

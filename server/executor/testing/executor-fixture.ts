@@ -37,6 +37,8 @@ export interface ExecutorFixture {
   userId: string;
   /** waits (polling the database; tests only) until the plan reaches one of the statuses */
   waitForPlan(planId: string, statuses?: PlanStatus[], timeoutMs?: number): Promise<PlanStatus>;
+  /** the fixture's person posts `body` in the fixture's conversation (mentions typed, none picked) */
+  say(body: string): ReturnType<Executor["postMessage"]>;
   /** another executor on the same database (e.g. with another role), started; closed with the fixture */
   addExecutor(config?: Partial<ExecutorConfig>): Promise<Executor>;
   /** a second executor on the same database, as after a restart */
@@ -100,6 +102,14 @@ export async function createExecutorFixture(
     deltas,
     conversationId: conversation.id,
     userId: user.id,
+    say(body) {
+      return executor.postMessage({
+        conversationId: conversation.id,
+        author: { kind: "user", userId: user.id },
+        body,
+        mentionHandles: [],
+      });
+    },
     async waitForPlan(planId, statuses = ["completed", "partial", "failed", "cancelled"], timeoutMs = 30_000) {
       const deadline = Date.now() + timeoutMs;
       for (;;) {

@@ -1,10 +1,99 @@
 /**
  * What the admin pages hand their client components (usage, provider health, a plan's
- * timeline): the browser imports these types from here, never from services/ or agents/.
- * The read models that build them live in server/services/admin-*.ts.
+ * timeline). These shapes live here, in the contract with the browser; the read models
+ * that build them (server/services/admin-*.ts, agents/circuit-breaker.ts) import them.
  */
-export type { ProviderCircuitView } from "../../agents/circuit-breaker.ts";
-export type { ProviderHealth } from "../../services/admin-providers.ts";
-export type { Usage, UsageRow } from "../../services/admin-usage.ts";
-export type { PlanTimeline, TimelineStep } from "../../services/admin-plans.ts";
-export type { SegmentKind, TimelineSegment } from "../../services/admin-timeline.ts";
+import type { PlanStatus } from "../../core/types.ts";
+
+// ─── Provider health ─────────────────────────────────────────────────────────
+
+export type CircuitState = "closed" | "open" | "half-open";
+
+export interface ProviderCircuitView {
+  provider: string;
+  state: CircuitState;
+  /** transient failures in a row (while closed), or that opened the circuit */
+  consecutiveFailures: number;
+  /** epoch ms of the next probe while open; null otherwise */
+  nextProbeAt: number | null;
+  /** runs waiting for the provider right now */
+  waiting: number;
+  /** how often the circuit opened since the process started */
+  opened: number;
+  lastFailure: string | null;
+  lastFailureAt: number | null;
+}
+
+export interface ProviderHealth {
+  /** when this snapshot was taken (epoch ms) */
+  at: number;
+  /** false when this process runs no breakers (then every call goes straight out) */
+  enabled: boolean;
+  providers: ProviderCircuitView[];
+}
+
+// ─── Usage ───────────────────────────────────────────────────────────────────
+
+export interface UsageRow {
+  key: string;
+  tokensIn: number;
+  tokensOut: number;
+  cost: number;
+  runs: number;
+}
+
+export interface Usage {
+  /** ISO start of the window */
+  since: string;
+  byModel: UsageRow[];
+  byAgent: UsageRow[];
+  /** keyed YYYY-MM-DD, oldest first */
+  byDay: UsageRow[];
+  totals: { tokens: number; cost: number; runs: number };
+}
+
+// ─── A plan's timeline ───────────────────────────────────────────────────────
+
+export type SegmentKind = "queued" | "running" | "waiting" | "retry";
+
+export interface TimelineSegment {
+  kind: SegmentKind;
+  start: number;
+  end: number;
+}
+
+export interface TimelineStep {
+  index: number;
+  title: string;
+  assignee: string;
+  status: string;
+  waitFor: number[];
+  attempts: number;
+  /** ms since the plan was created */
+  readyAt: number | null;
+  startedAt: number | null;
+  endedAt: number | null;
+  renderedInput: string | null;
+  outputSummary: string | null;
+  outputFiles: string[];
+  failureReason: string | null;
+  tokens: number;
+  cost: number;
+  critical: boolean;
+  /** queued, running, waiting for a person and retry waits, in order */
+  segments: TimelineSegment[];
+}
+
+export interface PlanTimeline {
+  id: string;
+  title: string;
+  status: PlanStatus;
+  request: string;
+  conversation: { id: string; title: string };
+  createdAt: string;
+  endedAt: string | null;
+  /** ms since creation the timeline covers: to the plan's end, or now while it runs */
+  span: number;
+  steps: TimelineStep[];
+  log: { stepIndex: number | null; at: string; phase: string; message: string }[];
+}

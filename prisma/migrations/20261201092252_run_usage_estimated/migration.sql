@@ -1,0 +1,2 @@
+-- AlterTable
+ALTER TABLE "Run" ADD COLUMN     "usageEstimated" BOOLEAN NOT NULL DEFAULT false;
