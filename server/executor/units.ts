@@ -5,7 +5,7 @@
  */
 import type { Prisma } from "../generated/prisma/client.ts";
 import { CONFLICT_MARKER, sqlWrites, type ClaimRequest, type ClaimedRun, type WriteExpectation } from "../adapters/prisma/write-batch.ts";
-import { conversationLockKey, enterConversation, readPlanContext } from "../adapters/prisma/plan-repository.ts";
+import { conversationLockKey, enterConversation, readPlanContext, type PlanContext } from "../adapters/prisma/plan-repository.ts";
 import { PROTOCOL_VERSION, type ConversationEventDTO, type ConversationEventPayloads } from "../protocol/events.ts";
 import type { ExecutorContext } from "./context.ts";
 import { KeyedMutex } from "./keyed-mutex.ts";
@@ -17,7 +17,7 @@ type Tx = Prisma.TransactionClient;
 export class UnitRunner {
   private readonly mutex = new KeyedMutex();
   /** how units ran: optimistic writes, and fallbacks to the locked transaction */
-  readonly stats = { optimistic: 0, conflicts: 0, neededTransaction: 0, locked: 0 };
+  readonly stats = { optimistic: 0, fromCache: 0, conflicts: 0, neededTransaction: 0, locked: 0 };
 
   constructor(
     private readonly context: ExecutorContext,
@@ -63,7 +63,7 @@ export class UnitRunner {
     plan: { planId: string; runId?: string },
   ): Promise<{ done: true; value: T } | { done: false }> {
     const uow = new UnitOfWork(conversationId);
-    const read = await readPlanContext(this.context.prisma, plan);
+    const read = this.cachedContext(plan) ?? (await readPlanContext(this.context.prisma, plan));
     uow.prefetched = { planId: plan.planId, runId: plan.runId ?? null, context: read };
     let value: T;
     try {
@@ -95,6 +95,21 @@ export class UnitRunner {
     this.stats.optimistic++;
     this.onCommit(uow, committed);
     return { done: true, value: value! };
+  }
+
+  /**
+   * What the optimistic read would most likely return, without reading: the version of
+   * the plan as this process last committed it (the cache is updated in the same
+   * mutex turn as the commit) and, for a run this process ran to its end, "running".
+   * The write checks both under the lock, so a stale guess is refused like a plan that
+   * changed after the read, and the unit runs locked. This takes the read off the path
+   * from a step's end to its dependent's dispatch: one statement instead of two.
+   */
+  private cachedContext(plan: { planId: string; runId?: string }): PlanContext | null {
+    const cached = this.context.plans.get(plan.planId);
+    if (!cached) return null;
+    this.stats.fromCache++;
+    return { version: cached.version, runStatus: plan.runId ? "running" : null };
   }
 
   private async lockedUnit<T>(
