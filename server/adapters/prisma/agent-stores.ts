@@ -20,7 +20,7 @@ type ArtifactRow = Prisma.ArtifactGetPayload<object> & { run?: { agent: { handle
  */
 export function createPrismaSessionStore(prisma: PrismaClient, options: { delayMs?: number } = {}): SessionStore {
   const delayMs = options.delayMs ?? 50;
-  type Pending = { session: unknown; done: Promise<void>; settle: (error?: unknown) => void };
+  type Pending = { session: unknown; done: Promise<void>; settle: (error?: Error) => void };
   /** saved, not yet written (also while their batch is being written) */
   const unsaved = new Map<string, Pending>();
   let batch: string[] = [];
@@ -35,12 +35,12 @@ export function createPrismaSessionStore(prisma: PrismaClient, options: { delayM
     const entries = runIds.map((runId) => [runId, unsaved.get(runId)!] as const);
     writing = writing.then(async () => {
       const rows = entries.map(([id, pending]) => ({ id, session: pending.session }));
-      let failure: unknown = undefined;
+      let failure: Error | undefined = undefined;
       try {
         await prisma.$executeRaw`UPDATE "Run" r SET "session" = x."session"
           FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x("id" text, "session" jsonb) WHERE r."id" = x."id"`;
       } catch (error) {
-        failure = error ?? new Error("could not save the sessions");
+        failure = error instanceof Error ? error : new Error("could not save the sessions");
       }
       for (const [runId, pending] of entries) {
         if (unsaved.get(runId) === pending) unsaved.delete(runId);
@@ -64,7 +64,7 @@ export function createPrismaSessionStore(prisma: PrismaClient, options: { delayM
         settle = (error) => {
           previous?.settle(error);
           if (error === undefined) resolve();
-          else reject(error instanceof Error ? error : new Error(String(error)));
+          else reject(error);
         };
       });
       // a JSON copy now: the caller may change its messages after this returns
