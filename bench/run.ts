@@ -6,6 +6,7 @@
  *   makespan  — wall time / critical path on DAGs with known step times (1.00 is ideal)
  * Before these in-process figures it prints the server-level table (bench/server-bench.ts).
  */
+import "./quiet-logs.ts";
 import { openEmbeddedBenchDatabase, openPostgresBenchDatabase } from "./bench-database.ts";
 import type { Database } from "../server/db/database.ts";
 import { createExecutorFixture } from "../server/executor/testing/executor-fixture.ts";

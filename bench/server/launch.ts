@@ -95,6 +95,11 @@ export async function startServer(input: {
     BATON_SEED_DEMO: "0",
     BATON_DEFAULT_MODEL: "offline",
   };
+  // the level the person running the benchmark chose, not the in-process part's quiet one
+  if (env.BATON_BENCH_CALLER_LOG_LEVEL !== undefined) {
+    if (env.BATON_BENCH_CALLER_LOG_LEVEL) env.LOG_LEVEL = env.BATON_BENCH_CALLER_LOG_LEVEL;
+    else delete env.LOG_LEVEL;
+  }
   delete env.DATABASE_URL;
   delete env.ANTHROPIC_API_KEY;
   delete env.OPENAI_API_KEY;

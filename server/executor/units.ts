@@ -5,7 +5,7 @@
  */
 import type { Prisma } from "../generated/prisma/client.ts";
 import { CONFLICT_MARKER, sqlWrites, type ClaimRequest, type ClaimedRun, type WriteExpectation } from "../adapters/prisma/write-batch.ts";
-import { conversationLockKey, enterConversation, readPlanContext } from "../adapters/prisma/plan-repository.ts";
+import { conversationLockKey, enterConversation, readPlanContext, type PlanContext } from "../adapters/prisma/plan-repository.ts";
 import { PROTOCOL_VERSION, type ConversationEventDTO, type ConversationEventPayloads } from "../protocol/events.ts";
 import type { ExecutorContext } from "./context.ts";
 import { KeyedMutex } from "./keyed-mutex.ts";
@@ -17,7 +17,7 @@ type Tx = Prisma.TransactionClient;
 export class UnitRunner {
   private readonly mutex = new KeyedMutex();
   /** how units ran: optimistic writes, and fallbacks to the locked transaction */
-  readonly stats = { optimistic: 0, conflicts: 0, neededTransaction: 0, locked: 0 };
+  readonly stats = { optimistic: 0, fromCache: 0, conflicts: 0, neededTransaction: 0, locked: 0 };
 
   constructor(
     private readonly context: ExecutorContext,
@@ -37,7 +37,9 @@ export class UnitRunner {
   run<T>(conversationId: string, work: (tx: Tx, uow: UnitOfWork) => Promise<T>, plan?: { planId: string; runId?: string }): Promise<T> {
     return this.mutex.run(conversationId, async () => {
       if (plan) {
-        const attempt = await this.optimisticUnit(conversationId, work, plan);
+        let attempt = await this.optimisticUnit(conversationId, work, plan, this.cachedContext(plan));
+        // decided from the cache that there was nothing to do: no write checked that, so ask the database
+        if (!attempt.done && attempt.unchecked) attempt = await this.optimisticUnit(conversationId, work, plan, null);
         if (attempt.done) return attempt.value;
       }
       return this.lockedUnit(conversationId, work, plan);
@@ -61,9 +63,10 @@ export class UnitRunner {
     conversationId: string,
     work: (tx: Tx, uow: UnitOfWork) => Promise<T>,
     plan: { planId: string; runId?: string },
-  ): Promise<{ done: true; value: T } | { done: false }> {
+    guess: PlanContext | null,
+  ): Promise<{ done: true; value: T } | { done: false; unchecked?: true }> {
     const uow = new UnitOfWork(conversationId);
-    const read = await readPlanContext(this.context.prisma, plan);
+    const read = guess ?? (await readPlanContext(this.context.prisma, plan));
     uow.prefetched = { planId: plan.planId, runId: plan.runId ?? null, context: read };
     let value: T;
     try {
@@ -75,8 +78,11 @@ export class UnitRunner {
       this.stats.neededTransaction++;
       return { done: false };
     }
+    const writes = !uow.batch.isEmpty || uow.events.length > 0 || uow.stepLog.length > 0;
+    // only a write checks a guess (under the lock): a guessed "nothing to do" may be a stale cache's
+    if (guess && !writes) return { done: false, unchecked: true };
     let committed: CommittedUnit = NOTHING_COMMITTED;
-    if (!uow.batch.isEmpty || uow.events.length > 0 || uow.stepLog.length > 0) {
+    if (writes) {
       await this.context.hooks?.beforeOptimisticWrite?.({ conversationId, planId: plan.planId });
       try {
         committed = await this.flushUnit(this.context.prisma, uow, {
@@ -95,6 +101,22 @@ export class UnitRunner {
     this.stats.optimistic++;
     this.onCommit(uow, committed);
     return { done: true, value: value! };
+  }
+
+  /**
+   * What the optimistic read would most likely return, without reading: the version of
+   * the plan as this process last committed it (the cache is updated in the same
+   * mutex turn as the commit) and, for a run this process ran to its end, "running".
+   * The write checks both under the lock, so a stale guess is refused like a plan that
+   * changed after the read, and the unit runs locked; a guess that leads to no write is
+   * checked by running the unit again after the read. This takes the read off the path
+   * from a step's end to its dependent's dispatch: one statement instead of two.
+   */
+  private cachedContext(plan: { planId: string; runId?: string }): PlanContext | null {
+    const cached = this.context.plans.get(plan.planId);
+    if (!cached) return null;
+    this.stats.fromCache++;
+    return { version: cached.version, runStatus: plan.runId ? "running" : null };
   }
 
   private async lockedUnit<T>(

@@ -9,17 +9,69 @@ import type { ArtifactRecord, ArtifactStore, ConversationMemory, HistoryMessage,
 
 type ArtifactRow = Prisma.ArtifactGetPayload<object> & { run?: { agent: { handle: string } | null } | null };
 
-export function createPrismaSessionStore(prisma: PrismaClient): SessionStore {
+/**
+ * Sessions are written in batches: every session saved within `delayMs` goes in one
+ * statement. A run's session is read again only when the run blocked on a form (the
+ * runtime waits for that write before reporting the block), so for every other run the
+ * write is bookkeeping; batched, it costs one statement per window instead of one per
+ * run, and it does not sit between a step's end and its dependent's start (on the
+ * embedded database, which has one connection, a statement queued there delays every
+ * other). A session not yet written is served from memory.
+ */
+export function createPrismaSessionStore(prisma: PrismaClient, options: { delayMs?: number } = {}): SessionStore {
+  const delayMs = options.delayMs ?? 50;
+  type Pending = { session: unknown; done: Promise<void>; settle: (error?: Error) => void };
+  /** saved, not yet written (also while their batch is being written) */
+  const unsaved = new Map<string, Pending>();
+  let batch: string[] = [];
+  let timer: ReturnType<typeof setTimeout> | null = null;
+  /** batches are written one after another, so a later save of a run never loses to an earlier one */
+  let writing: Promise<void> = Promise.resolve();
+
+  const flush = () => {
+    timer = null;
+    const runIds = batch;
+    batch = [];
+    const entries = runIds.map((runId) => [runId, unsaved.get(runId)!] as const);
+    writing = writing.then(async () => {
+      const rows = entries.map(([id, pending]) => ({ id, session: pending.session }));
+      let failure: Error | undefined = undefined;
+      try {
+        await prisma.$executeRaw`UPDATE "Run" r SET "session" = x."session"
+          FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x("id" text, "session" jsonb) WHERE r."id" = x."id"`;
+      } catch (error) {
+        failure = error instanceof Error ? error : new Error("could not save the sessions");
+      }
+      for (const [runId, pending] of entries) {
+        if (unsaved.get(runId) === pending) unsaved.delete(runId);
+        pending.settle(failure);
+      }
+    });
+  };
+
   return {
     async load(runId) {
+      const pending = unsaved.get(runId);
+      if (pending) return JSON.parse(JSON.stringify(pending.session)) as ModelMessage[];
       const run = await prisma.run.findUnique({ where: { id: runId }, select: { session: true } });
       return (run?.session as ModelMessage[] | null | undefined) ?? null;
     },
-    async save(runId, messages) {
-      await prisma.run.update({
-        where: { id: runId },
-        data: { session: JSON.parse(JSON.stringify(messages)) as Prisma.InputJsonValue },
+    save(runId, messages) {
+      // saved again before its batch was written: the earlier caller waits for this write
+      const previous = unsaved.get(runId);
+      let settle!: Pending["settle"];
+      const done = new Promise<void>((resolve, reject) => {
+        settle = (error) => {
+          previous?.settle(error);
+          if (error === undefined) resolve();
+          else reject(error);
+        };
       });
+      // a JSON copy now: the caller may change its messages after this returns
+      unsaved.set(runId, { session: JSON.parse(JSON.stringify(messages)) as unknown, done, settle });
+      if (!batch.includes(runId)) batch.push(runId);
+      timer ??= setTimeout(flush, delayMs);
+      return done;
     },
   };
 }

@@ -119,11 +119,11 @@ export async function insertPlan(
       createdByUserId: input.createdByUserId,
     },
   });
-  await tx.planStep.createMany({
+  // the rows as inserted serve both the core's state and the plan-created event: no read back
+  const steps = await tx.planStep.createManyAndReturn({
     data: input.spec.steps.map((step) => ({ planId: plan.id, index: step.index, ...createColumns(stepStateFromSpec(step)) })),
   });
-  // one read serves both the core's state and the plan-created event
-  const row = await tx.plan.findUniqueOrThrow({ where: { id: plan.id }, include: { steps: true } });
+  const row: PlanRow = { ...plan, steps };
   return { loaded: fromPlanRow(row), row };
 }
 
