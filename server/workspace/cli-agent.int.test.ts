@@ -8,13 +8,12 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createTestDatabase, type TestDatabase } from "../db/test-database.ts";
-import { MemoryArtifactStore } from "../agents/memory-stores.ts";
 import { agentProfile, recordingSink, runRequest } from "../agents/test-support.ts";
 import type { AgentRunner, RunRequest } from "../executor/ports.ts";
 import { commitSubjects, createGitFixture, showFile, type GitFixture } from "./testing/git-fixture.ts";
-import { linkedConversation } from "./testing/linked-conversation.ts";
+import { fixtureRuntime, linkedConversation, workspacePlan } from "./testing/linked-conversation.ts";
 import { parseCliAgents, type CliAgents } from "./cli-agent.ts";
-import { createWorkspaceRuntime, type WorkspaceRuntime } from "./workspace-runner.ts";
+import type { WorkspaceRuntime } from "./workspace-runner.ts";
 
 const FAKE_CLI = `
 import { readFileSync, writeFileSync } from "node:fs";
@@ -61,16 +60,10 @@ afterAll(async () => {
 beforeEach(async () => {
   fixture = await createGitFixture({ "a.txt": "a\n", "b.txt": "b\n" });
   ({ conversationId } = await linkedConversation(db.prisma, fixture));
-  const plan = await db.prisma.plan.create({
-    data: {
-      conversationId,
-      title: "cli",
-      maxParallel: 1,
-      request: "r",
-      steps: { create: [{ index: 1, title: "Edit with the CLI", assignee: "aider", input: "edit a", maxRetries: 0, waitFor: [] }] },
-    },
+  planId = await workspacePlan(db.prisma, conversationId, [{ title: "Edit with the CLI", assignee: "aider", input: "edit a" }], {
+    title: "cli",
+    maxParallel: 1,
   });
-  planId = plan.id;
 });
 afterEach(async () => {
   await db.prisma.slot.deleteMany();
@@ -80,13 +73,7 @@ afterEach(async () => {
 });
 
 function runtimeWith(agents: CliAgents): WorkspaceRuntime {
-  return createWorkspaceRuntime({
-    prisma: db.prisma,
-    artifacts: new MemoryArtifactStore(),
-    settings: { slotsDir: path.join(fixture.root, "slots"), repositoriesDir: path.join(fixture.root, "repos"), slotsPerRepository: 4 },
-    bwrap: null,
-    cliAgents: agents,
-  });
+  return fixtureRuntime(db.prisma, fixture, { cliAgents: agents });
 }
 
 function fakeAgents(...args: string[]): CliAgents {

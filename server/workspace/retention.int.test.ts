@@ -9,15 +9,14 @@ import { mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { createTestDatabase, type TestDatabase } from "../db/test-database.ts";
-import { MemoryArtifactStore } from "../agents/memory-stores.ts";
 import { agentProfile, recordingSink, runRequest } from "../agents/test-support.ts";
 import type { AgentRunner } from "../executor/ports.ts";
-import { linkedConversation } from "./testing/linked-conversation.ts";
+import { fixtureRuntime, linkedConversation, workspacePlan } from "./testing/linked-conversation.ts";
 import { createGitFixture, showFile, type GitFixture } from "./testing/git-fixture.ts";
 import { acquireSlot } from "./slot-store.ts";
 import { folderBytes, formatBytes, SlotsDiskFullError } from "./disk.ts";
 import { retentionInterval, type Schedule } from "./retention.ts";
-import { createWorkspaceRuntime, type WorkspaceRuntime } from "./workspace-runner.ts";
+import type { WorkspaceRuntime } from "./workspace-runner.ts";
 import type { WorkspaceSettings } from "./settings.ts";
 
 const HOUR = 3_600_000;
@@ -46,39 +45,15 @@ afterEach(async () => {
 });
 
 async function newPlan(steps = 1): Promise<string> {
-  const plan = await db.prisma.plan.create({
-    data: {
-      conversationId,
-      title: "p",
-      maxParallel: 2,
-      request: "r",
-      steps: {
-        create: Array.from({ length: steps }, (_, index) => ({
-          index: index + 1,
-          title: `Step ${index + 1}`,
-          assignee: "coder",
-          input: "edit",
-          maxRetries: 0,
-          waitFor: [],
-        })),
-      },
-    },
-  });
-  return plan.id;
+  return workspacePlan(
+    db.prisma,
+    conversationId,
+    Array.from({ length: steps }, (_, index) => ({ title: `Step ${index + 1}` })),
+  );
 }
 
 function runtime(settings: Partial<WorkspaceSettings> = {}): WorkspaceRuntime {
-  return createWorkspaceRuntime({
-    prisma: db.prisma,
-    artifacts: new MemoryArtifactStore(),
-    settings: {
-      slotsDir: path.join(fixture.root, "slots"),
-      repositoriesDir: path.join(fixture.root, "repos"),
-      slotsPerRepository: 4,
-      ...settings,
-    },
-    bwrap: null,
-  });
+  return fixtureRuntime(db.prisma, fixture, { settings });
 }
 
 /** An agent that writes one file through the slot tools. */

@@ -8,15 +8,14 @@ import { randomUUID } from "node:crypto";
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
 import { createTestDatabase, type TestDatabase } from "../db/test-database.ts";
-import { MemoryArtifactStore } from "../agents/memory-stores.ts";
 import { agentProfile, recordingSink, runRequest } from "../agents/test-support.ts";
 import type { AgentRunner } from "../executor/ports.ts";
 import { createGitFixture, showFile, type GitFixture } from "./testing/git-fixture.ts";
-import { linkedConversation } from "./testing/linked-conversation.ts";
+import { fixtureRuntime, linkedConversation, workspacePlan } from "./testing/linked-conversation.ts";
 import { git, resolveCommit } from "./git.ts";
 import { mergePlanBranches } from "./merge.ts";
 import { acceptPlanResult, getPlanWorkspace, getStepChange, planPatch } from "./review.ts";
-import { createWorkspaceRuntime, type WorkspaceRuntime } from "./workspace-runner.ts";
+import type { WorkspaceRuntime } from "./workspace-runner.ts";
 
 const coder = agentProfile({ handle: "coder", allowedTools: ["workspace"] });
 const callOptions = { toolCallId: "t1", messages: [] };
@@ -36,27 +35,18 @@ afterAll(async () => {
 beforeEach(async () => {
   fixture = await createGitFixture({ "a.txt": "a\n", "b.txt": "b\n" });
   ({ conversationId } = await linkedConversation(db.prisma, fixture));
-  const plan = await db.prisma.plan.create({
-    data: {
-      conversationId,
+  planId = await workspacePlan(
+    db.prisma,
+    conversationId,
+    [
+      { title: "Edit a", input: "edit a" },
+      { title: "Edit b", input: "edit b" },
+    ],
+    {
       title: "parallel edits",
-      maxParallel: 2,
-      request: "r",
-      steps: {
-        create: [
-          { index: 1, title: "Edit a", assignee: "coder", input: "edit a", maxRetries: 0, waitFor: [] },
-          { index: 2, title: "Edit b", assignee: "coder", input: "edit b", maxRetries: 0, waitFor: [] },
-        ],
-      },
     },
-  });
-  planId = plan.id;
-  runtime = createWorkspaceRuntime({
-    prisma: db.prisma,
-    artifacts: new MemoryArtifactStore(),
-    settings: { slotsDir: path.join(fixture.root, "slots"), repositoriesDir: path.join(fixture.root, "repos"), slotsPerRepository: 4 },
-    bwrap: null,
-  });
+  );
+  runtime = fixtureRuntime(db.prisma, fixture);
 });
 afterEach(async () => {
   await db.prisma.slot.deleteMany();

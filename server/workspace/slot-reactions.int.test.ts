@@ -6,14 +6,14 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import { MemoryArtifactStore } from "../agents/memory-stores.ts";
 import type { AgentRunner, AgentRunResult, RunRequest } from "../executor/ports.ts";
 import { routeReaction } from "../executor/reactions.ts";
 import { createExecutorFixture, type ExecutorFixture } from "../executor/testing/executor-fixture.ts";
 import { commitSubjects, createGitFixture, showFile, type GitFixture } from "./testing/git-fixture.ts";
 import { git } from "./git.ts";
 import { removeEndedSlots } from "./slot-store.ts";
-import { createWorkspaceRuntime, type WorkspaceRuntime } from "./workspace-runner.ts";
+import type { WorkspaceRuntime } from "./workspace-runner.ts";
+import { fixtureRuntime } from "./testing/linked-conversation.ts";
 
 const callOptions = { toolCallId: "t1", messages: [] };
 const ok = (summary: string): AgentRunResult => ({
@@ -52,12 +52,7 @@ beforeEach(async () => {
   repo = await createGitFixture({ "README.md": "hello\n" });
   fixture = await createExecutorFixture({
     createRunner: (db) => {
-      runtime = createWorkspaceRuntime({
-        prisma: db.prisma,
-        artifacts: new MemoryArtifactStore(),
-        settings: { slotsDir: path.join(repo.root, "slots"), repositoriesDir: path.join(repo.root, "repos"), slotsPerRepository: 4 },
-        bwrap: null,
-      });
+      runtime = fixtureRuntime(db.prisma, repo);
       return runtime.wrap(coder);
     },
   });

@@ -14,10 +14,10 @@ import { startFakeModelServer } from "../agents/fake-model-server.ts";
 import { readFile } from "node:fs/promises";
 import type { AgentRunner, AgentRunResult, RunRequest } from "../executor/ports.ts";
 import { commitSubjects, createGitFixture, showFile, type GitFixture } from "./testing/git-fixture.ts";
-import { linkedConversation } from "./testing/linked-conversation.ts";
+import { fixtureRuntime, linkedConversation, workspacePlan } from "./testing/linked-conversation.ts";
 import { git } from "./git.ts";
 import { mergePlanBranches } from "./merge.ts";
-import { createWorkspaceRuntime, workspaceCapability, type WorkspaceRuntime } from "./workspace-runner.ts";
+import { workspaceCapability, type WorkspaceRuntime } from "./workspace-runner.ts";
 
 const callOptions = { toolCallId: "t1", messages: [] };
 const coder = agentProfile({ handle: "coder", allowedTools: ["workspace", "command:node -e", "read_file"] });
@@ -38,29 +38,18 @@ afterAll(async () => {
 beforeEach(async () => {
   fixture = await createGitFixture({ "a.txt": "a\n", "b.txt": "b\n", "shared.txt": "one\ntwo\n" });
   ({ conversationId } = await linkedConversation(db.prisma, fixture));
-  const plan = await db.prisma.plan.create({
-    data: {
-      conversationId,
-      title: "parallel edits",
-      maxParallel: 2,
-      request: "r",
-      steps: {
-        create: [
-          { index: 1, title: "Edit a", assignee: "coder", input: "edit a", maxRetries: 0, waitFor: [] },
-          { index: 2, title: "Edit b", assignee: "coder", input: "edit b", maxRetries: 0, waitFor: [] },
-          { index: 3, title: "Combine", assignee: "coder", input: "combine", maxRetries: 0, waitFor: [1, 2] },
-        ],
-      },
-    },
-  });
-  planId = plan.id;
+  planId = await workspacePlan(
+    db.prisma,
+    conversationId,
+    [
+      { title: "Edit a", input: "edit a" },
+      { title: "Edit b", input: "edit b" },
+      { title: "Combine", input: "combine", waitFor: [1, 2] },
+    ],
+    { title: "parallel edits" },
+  );
   artifacts = new MemoryArtifactStore();
-  runtime = createWorkspaceRuntime({
-    prisma: db.prisma,
-    artifacts,
-    settings: { slotsDir: path.join(fixture.root, "slots"), repositoriesDir: path.join(fixture.root, "repos"), slotsPerRepository: 4 },
-    bwrap: null,
-  });
+  runtime = fixtureRuntime(db.prisma, fixture, { artifacts });
 });
 afterEach(async () => {
   await db.prisma.slot.deleteMany();
@@ -156,12 +145,7 @@ describe("workspace steps", () => {
   it("a run that ends again after a takeover resumes the slot and commits nothing twice", async () => {
     const first = await runtime.wrap(scriptedAgent({ "a.txt": "A\n" })).run(stepRequest(1, "run-x"), recordingSink());
     // another process takes the step over: a fresh runtime, the same database and disk
-    const other = createWorkspaceRuntime({
-      prisma: db.prisma,
-      artifacts,
-      settings: { slotsDir: path.join(fixture.root, "slots"), repositoriesDir: path.join(fixture.root, "repos"), slotsPerRepository: 4 },
-      bwrap: null,
-    });
+    const other = fixtureRuntime(db.prisma, fixture, { artifacts });
     const again = await other.wrap(scriptedAgent({ "a.txt": "A\n" }, [], other)).run(stepRequest(1, "run-x"), recordingSink());
     expect(again.kind === "ok" && again.summary).toBe(first.kind === "ok" && first.summary);
     expect(await commitSubjects(fixture.repoPath, `${fixture.initialCommit}..baton/${planId}-1`)).toEqual(["Step 1"]);
