@@ -11,6 +11,7 @@ import type { PlanDTO } from "../protocol/dto.ts";
 import { openDatabase } from "../db/database.ts";
 import { ExecutorProcess } from "./testing/process-handle.ts";
 import { soakFigures } from "./testing/soak.ts";
+import { waitFor } from "../testing/wait-for.ts";
 
 const dataDir = mkdtempSync(path.join(tmpdir(), "baton-crash-"));
 const processes: ExecutorProcess[] = [];
@@ -20,16 +21,6 @@ afterAll(async () => {
   for (const child of processes) await child.kill();
   rmSync(dataDir, { recursive: true, force: true });
 });
-
-async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 60_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 it("finishes every plan after SIGKILL, re-running lost runs once and never twice at a time", async () => {
   const first = await ExecutorProcess.start(env);

@@ -12,6 +12,7 @@ import type { PlanDTO } from "../protocol/dto.ts";
 import { ExecutorProcess } from "../executor/testing/process-handle.ts";
 import { commitSubjects, createGitFixture, showFile, type GitFixture } from "./testing/git-fixture.ts";
 import { git } from "./git.ts";
+import { waitFor } from "../testing/wait-for.ts";
 
 const dataDir = mkdtempSync(path.join(tmpdir(), "baton-slots-crash-"));
 const env = { BATON_DATA_DIR: dataDir, DATABASE_URL: "", BATON_TEST_WORKSPACE: "1" };
@@ -33,16 +34,6 @@ interface SlotRow {
   baseCommit: string;
   headCommit: string | null;
   createdAt: string;
-}
-
-async function waitFor<T>(probe: () => Promise<T | undefined>, timeoutMs = 90_000): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await probe();
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error("timed out");
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
 }
 
 it("resumes the slots of steps live at a SIGKILL, not recreating them, and commits each change once", async () => {
@@ -82,7 +73,7 @@ it("resumes the slots of steps live at a SIGKILL, not recreating them, and commi
       slots.length === 2 &&
       slots.every((slot) => slot.baseCommit !== "" && existsSync(path.join(slot.path, slot.stepIndex === 1 ? "alpha.txt" : "beta.txt")));
     return ready ? slots : undefined;
-  });
+  }, 90_000);
   const current = await first.request<PlanDTO>({ type: "plan", planId: plan.id });
   expect(current.steps.filter((step) => step.status === "in_progress").map((step) => step.index)).toEqual([1, 2]);
   await first.kill();
@@ -93,7 +84,7 @@ it("resumes the slots of steps live at a SIGKILL, not recreating them, and commi
   const final = await waitFor(async () => {
     const now = await second.request<PlanDTO>({ type: "plan", planId: plan.id });
     return now.status === "running" ? undefined : now;
-  });
+  }, 90_000);
   expect(final.status).toBe("completed");
   const runs = await second.request<{ status: string }[]>({ type: "runs", planId: plan.id });
   expect(runs.filter((run) => run.status === "lost").length).toBe(2);
