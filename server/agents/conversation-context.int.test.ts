@@ -7,6 +7,7 @@ import type { ModelMessage } from "ai";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createExecutorFixture, type ExecutorFixture } from "../executor/testing/executor-fixture.ts";
 import { offlineAgentRunner } from "../executor/testing/offline-runtime.ts";
+import { waitFor } from "../testing/wait-for.ts";
 
 let fixture: ExecutorFixture;
 
@@ -34,7 +35,11 @@ it("gives a mentioned agent the conversation before the message, as turns", asyn
   const question = await say("@researcher when is the launch?", ["researcher"]);
   await fixture.executor.idle();
 
-  const run = await fixture.db.prisma.run.findFirstOrThrow({ where: { triggerMessageId: question.id }, include: { agent: true } });
+  // sessions are written in batches a moment after the run (agent-stores.ts): wait for this one
+  const run = await waitFor(async () => {
+    const row = await fixture.db.prisma.run.findFirstOrThrow({ where: { triggerMessageId: question.id }, include: { agent: true } });
+    return row.session === null ? undefined : row;
+  }, 10_000);
   expect(run.agent?.handle).toBe("researcher");
   const session = run.session as ModelMessage[];
   const texts = session.map((message) => (typeof message.content === "string" ? message.content : JSON.stringify(message.content)));
