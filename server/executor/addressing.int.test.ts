@@ -50,6 +50,18 @@ it("an agent outside the conversation is reported, and nobody else answers in it
   expect(outside.message.mentions).toEqual([]);
 });
 
+it("an agent added a moment ago, by another process, is mentioned at once (the roster is read, not a cached copy)", async () => {
+  // just now this executor read the roster without @designer; another process adds it, behind this one's back
+  const designer = await fixture.db.prisma.agent.findUniqueOrThrow({ where: { handle: "designer" } });
+  await fixture.db.prisma.conversationAgent.create({ data: { conversationId: fixture.conversationId, agentId: designer.id } });
+  const picked = await say("@designer can you sketch this now?", ["designer"]);
+  expect(picked.woke).toEqual(["designer"]);
+  expect(picked.message.notInConversation ?? []).toEqual([]);
+  await fixture.db.prisma.conversationAgent.delete({
+    where: { conversationId_agentId: { conversationId: fixture.conversationId, agentId: designer.id } },
+  });
+});
+
 it("once several people are here the commander answers only when addressed; people-only mentions wake nobody", async () => {
   const bea = await fixture.db.prisma.user.create({
     data: { id: randomUUID(), name: "Bea Stone", email: `bea-${randomUUID()}@example.com` },

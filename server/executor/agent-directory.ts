@@ -38,18 +38,28 @@ export class AgentDirectory {
     return (await this.all(tx)).get(handle);
   }
 
-  /** The agents that joined a conversation. */
-  async roster(tx: Tx, conversationId: string): Promise<Agent[]> {
+  /**
+   * The agents that joined a conversation. `fresh` reads it from the database: a person's
+   * message names agents someone may have added a moment ago, on any process, and must
+   * not be refused by a copy up to a TTL old.
+   */
+  async roster(tx: Tx, conversationId: string, { fresh = false }: { fresh?: boolean } = {}): Promise<Agent[]> {
     const cached = this.rosters.get(conversationId);
     let ids: string[];
-    if (cached && cached.expires > this.now()) {
+    if (!fresh && cached && cached.expires > this.now()) {
       ids = cached.value;
     } else {
       const rows = await tx.conversationAgent.findMany({ where: { conversationId }, select: { agentId: true } });
       ids = rows.map((row) => row.agentId);
       this.rosters.set(conversationId, { value: ids, expires: this.now() + AGENT_CACHE_TTL_MS });
     }
-    const all = [...(await this.all(tx)).values()];
+    let known = await this.all(tx);
+    // an agent created since the workspace's list was cached: read the list again
+    if (fresh && ids.some((id) => ![...known.values()].some((agent) => agent.id === id))) {
+      this.agents = null;
+      known = await this.all(tx);
+    }
+    const all = [...known.values()];
     return ids.map((id) => all.find((agent) => agent.id === id)).filter((agent): agent is Agent => Boolean(agent));
   }
 

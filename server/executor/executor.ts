@@ -133,7 +133,7 @@ export class Executor {
       await this.requireConversation(tx, input.conversationId);
       // a person writes only where they are a member, whoever called this
       await assertMember(tx, { id: input.author.userId, role: "member" }, input.conversationId);
-      const members = await this.context.agents.roster(tx, input.conversationId);
+      const members = await this.context.agents.roster(tx, input.conversationId, { fresh: true });
       const picked = [...new Set((input.mentionHandles ?? []).map((handle) => handle.replace(/^@/, "").toLowerCase()))];
       for (const handle of picked) {
         if (!members.some((agent) => agent.handle === handle))
@@ -271,7 +271,7 @@ export class Executor {
     });
   }
 
-  /** An admin created or edited an agent: this process stops using its cached copy now. */
+  /** An admin created or edited an agent, or an owner added or removed one: this process stops using its cached copy now. */
   agentsChanged(): void {
     this.context.agents.invalidate();
   }

@@ -1,6 +1,7 @@
 import { handle, requireMember } from "@/server/auth/guards.ts";
 import { readBody, respond } from "@/server/http/route-spec.ts";
 import { routes } from "@/server/protocol/rest/index.ts";
+import { getRuntime } from "@/server/runtime.ts";
 import { membershipServices } from "@/server/services/runtime-services.ts";
 
 type Context = { params: Promise<{ conversationId: string }> };
@@ -13,5 +14,6 @@ export const POST = handle(async (request: Request, context: Context) => {
   const actor = await requireMember(request, conversationId);
   const { handle: agentHandle } = await readBody(spec, request);
   const agent = await membershipServices().addAgent({ actor, conversationId, handle: agentHandle });
+  getRuntime().executor.agentsChanged();
   return respond(spec, { agent });
 });
