@@ -93,7 +93,7 @@ describe("conversation store", () => {
 });
 
 describe("the conversation's roster", () => {
-  const writer = { id: "a2", handle: "writer", name: "Writer", role: "worker" as const };
+  const writer = { id: "a2", handle: "writer", name: "Writer", role: "sub_agent" as const };
 
   beforeEach(() => {
     useConversationStore.getState().load(emptySnapshot(conversationId));
