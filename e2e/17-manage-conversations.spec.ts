@@ -81,14 +81,21 @@ test("17. an owner renames, archives, adds and removes people, someone leaves, t
   // agents leave and join at any time; the member's composer autocomplete follows
   dialog = await members(admin.page);
   const agents = dialog.getByRole("region", { name: "Agents" });
+  // Bob is typing a mention meanwhile: what his autocomplete offers follows, without a reload
+  await bobView.composer.pressSequentially("@wri");
+  const bobOffersWriter = bob.page.getByRole("listbox", { name: "Agents" }).getByRole("option", { name: /@writer/ });
+  await expect(bobOffersWriter).toBeVisible();
   await agents.getByRole("button", { name: "Remove @writer" }).click();
   await expect(dialog.getByRole("status")).toContainText("@writer was removed");
+  await expect(bobOffersWriter).toHaveCount(0);
   await expect(agents.getByText("@writer")).toHaveCount(0);
   await expect(agents.locator("datalist option[value=writer]")).toHaveCount(1);
   await agents.getByLabel("Add an agent by handle").fill("writer");
   await agents.getByRole("button", { name: "Add agent" }).click();
   await expect(agents.getByRole("button", { name: "Remove @writer" })).toBeVisible();
   await expect(agents.locator("datalist option[value=writer]")).toHaveCount(0);
+  await expect(bobOffersWriter).toBeVisible();
+  await bobView.composer.fill("");
 
   // remove: Bob is taken home and the conversation leaves his sidebar, live
   await dialog.getByRole("button", { name: `Remove ${bob.person.name}` }).click();

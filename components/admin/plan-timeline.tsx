@@ -2,6 +2,17 @@ import type { PlanTimeline, SegmentKind } from "@/server/protocol/rest/admin-vie
 import { formatTick, timeTicks } from "./time-axis.ts";
 import { Badge } from "../ui/badge.tsx";
 import { PLAN_STATUS_HINT, PLAN_TONE, STEP_STYLE } from "../conversation/step-status.ts";
+import { ESTIMATED_NOTE } from "../conversation/usage-totals.ts";
+
+/** "1,234 tokens · $0.0123", marked "≈" when a run's usage in it was estimated (cut mid-stream) */
+function Usage({ tokens, cost, usageEstimated }: { tokens: number; cost: number; usageEstimated: boolean }) {
+  return (
+    <span data-estimated={usageEstimated ? "true" : undefined} title={usageEstimated ? ESTIMATED_NOTE : undefined}>
+      {usageEstimated ? "≈ " : ""}
+      {tokens.toLocaleString("en")} tokens · ${cost.toFixed(4)}
+    </span>
+  );
+}
 
 /** One colour and pattern per kind of time, so waiting for a person never reads as running. */
 export const SEGMENT_STYLE: Record<SegmentKind, { bar: string; label: string }> = {
@@ -38,6 +49,9 @@ export function PlanTimelineView({ timeline }: { timeline: PlanTimeline }) {
           <Badge tone={PLAN_TONE[timeline.status]}>{timeline.status}</Badge>
         </span>
         <span className="text-sm text-zinc-600 dark:text-zinc-400">in “{timeline.conversation.title}”</span>
+        <span className="text-sm text-zinc-600 dark:text-zinc-400" data-testid="timeline-usage">
+          · <Usage {...timeline} />
+        </span>
       </div>
       <p className="max-w-3xl text-sm text-zinc-600 dark:text-zinc-400">Request: {timeline.request}</p>
       <section aria-label="Timeline" className="rounded-lg border border-zinc-200 p-3 dark:border-zinc-800" data-testid="plan-timeline">
@@ -140,7 +154,7 @@ export function PlanTimelineView({ timeline }: { timeline: PlanTimeline }) {
         {timeline.steps.map((step) => (
           <details key={step.index} className="rounded-lg border border-zinc-200 p-3 text-sm dark:border-zinc-800">
             <summary className="cursor-pointer font-medium">
-              {step.index}. {step.title} — {step.status} · {step.tokens.toLocaleString("en")} tokens · ${step.cost.toFixed(4)}
+              {step.index}. {step.title} — {step.status} · <Usage {...step} />
             </summary>
             <div className="mt-2 space-y-2">
               {step.failureReason ? <p className="text-red-700 dark:text-red-400">Failure: {step.failureReason}</p> : null}

@@ -2,10 +2,11 @@
 /**
  * People and agents of a conversation with their roles. Owners (and admins) invite
  * people by email, withdraw invitations, remove people, make someone an owner, and
- * add or remove agents; everyone can leave. The list follows `members-changed` live.
+ * add or remove agents; everyone can leave. The list follows `members-changed` live, and so
+ * does the store's roster (the composer's @-autocomplete, the header count) for every member.
  */
 import { formText } from "../form-text.ts";
-import { useCallback, useEffect, useId, useState, type FormEvent } from "react";
+import { useCallback, useEffect, useId, useRef, useState, type FormEvent } from "react";
 import { useRouter } from "next/navigation";
 import type { MembersView } from "@/server/protocol/rest/members.ts";
 import { api } from "../api-client.ts";
@@ -24,14 +25,18 @@ export function MembersButton({ conversationId, currentUserId }: { conversationI
   const [error, setError] = useState("");
   const memberCount = useConversationStore((s) => s.members.length);
 
+  // two changes in quick succession: only the answer to the last request is applied
+  const latest = useRef(0);
   const load = useCallback(async () => {
+    const request = ++latest.current;
     try {
       const next = await api.members.list({ conversationId });
+      if (request !== latest.current) return;
       setView(next);
-      // the composer's autocomplete and the header count follow the same list
-      useConversationStore.setState({ members: next.people.map(({ id, name }) => ({ id, name })), agents: next.agents });
+      // the composer's autocomplete and the header count follow the same list, for everyone in the conversation
+      useConversationStore.getState().setRoster({ conversationId, agents: next.agents, members: next.people });
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : "Could not load the members.");
+      if (request === latest.current) setError(caught instanceof Error ? caught.message : "Could not load the members.");
     }
   }, [conversationId]);
 
@@ -40,9 +45,13 @@ export function MembersButton({ conversationId, currentUserId }: { conversationI
     const onChange = (change: { conversationId: string }) => {
       if (change.conversationId === conversationId) void load();
     };
+    // a change made while this tab was offline sends no event it could still receive: ask again on reconnect
+    const onReconnect = () => void load();
     socket.on("members-changed", onChange);
+    socket.on("connect", onReconnect);
     return () => {
       socket.off("members-changed", onChange);
+      socket.off("connect", onReconnect);
     };
   }, [conversationId, load]);
 

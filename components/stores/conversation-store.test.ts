@@ -92,6 +92,41 @@ describe("conversation store", () => {
   });
 });
 
+describe("the conversation's roster", () => {
+  const writer = { id: "a2", handle: "writer", name: "Writer", role: "sub_agent" as const };
+
+  beforeEach(() => {
+    useConversationStore.getState().load(emptySnapshot(conversationId));
+  });
+
+  it("follows an agent added and then removed, for the open conversation only", () => {
+    const store = useConversationStore.getState();
+    const before = store.agents;
+    const people = [{ id: "u1", name: "Ada", email: "ada@example.test", role: "owner" }];
+    store.setRoster({ conversationId, agents: [...before, writer], members: people });
+    let state = useConversationStore.getState();
+    expect(state.agents.map((agent) => agent.handle)).toContain("writer");
+    // the store keeps what the composer and header use, not the dialog's emails and roles
+    expect(state.members).toEqual([{ id: "u1", name: "Ada" }]);
+
+    // an answer for a conversation the tab has left changes nothing
+    store.setRoster({ conversationId: "other", agents: [], members: [] });
+    expect(useConversationStore.getState().agents).toEqual(state.agents);
+
+    store.setRoster({ conversationId, agents: before, members: people });
+    state = useConversationStore.getState();
+    expect(state.agents.map((agent) => agent.handle)).not.toContain("writer");
+    expect(state.agents).toEqual(before);
+  });
+
+  it("keeps the roster through later events (they carry no agents)", () => {
+    const store = useConversationStore.getState();
+    store.setRoster({ conversationId, agents: [writer], members: [] });
+    store.applyEvents([messageEvent(1)]);
+    expect(useConversationStore.getState().agents).toEqual([writer]);
+  });
+});
+
 describe("live run status", () => {
   const run = (status: "running" | "failed") => ({
     v: 1 as const,

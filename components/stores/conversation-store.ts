@@ -42,6 +42,12 @@ interface ConversationActions {
   appendDelta: (delta: RunDelta) => void;
   setRunStatus: (status: { conversationId: string; runId: string; text: string | null }) => void;
   upsertMessage: (message: MessageDTO) => void;
+  /**
+   * The conversation's people and agents as the server lists them now (after
+   * `members-changed`: someone added or removed an agent or a person). An answer for
+   * another conversation (the tab moved on while it was on the way) changes nothing.
+   */
+  setRoster: (roster: { conversationId: string; agents: AgentInfo[]; members: { id: string; name: string }[] }) => void;
 }
 
 export type ConversationStore = ConversationData & ConversationActions;
@@ -191,6 +197,14 @@ export const createConversationStore = () =>
       const state = get();
       if (message.conversationId !== state.conversationId) return;
       set({ messages: insertMessage(state.messages, message) });
+    },
+    setRoster({ conversationId, agents, members }) {
+      if (conversationId !== get().conversationId) return;
+      // only the fields the composer and the header use: a view with more (emails, roles of people) is not kept
+      set({
+        agents: agents.map(({ id, handle, name, role }) => ({ id, handle, name, role })),
+        members: members.map(({ id, name }) => ({ id, name })),
+      });
     },
   }));
 

@@ -2,6 +2,8 @@
  * Admin read model of plan history across all conversations, and one plan's
  * timeline: when each step became ready, started and ended, with the critical path
  * (core/critical-path.ts: the chain whose service times add up to the longest).
+ * Totals are marked `usageEstimated` when any run in them was cut mid-stream and its
+ * usage estimated, as the conversation's own usage lines show it with "≈".
  */
 import type { Prisma, PrismaClient } from "../generated/prisma/client.ts";
 import type { PlanStatus } from "../core/types.ts";
@@ -9,6 +11,17 @@ import { assertAdmin, type Actor } from "../auth/actor.ts";
 import { stepSegments } from "./admin-timeline.ts";
 import type { PlanTimeline, TimelineStep } from "../protocol/rest/admin-views.ts";
 import { criticalPath, serviceMs } from "../core/critical-path.ts";
+
+type RunUsage = { tokensIn: number; tokensOut: number; cost: number; usageEstimated: boolean };
+
+/** Tokens (in + out) and cost of the runs; estimated if any run's usage is. */
+export function usageOf(runs: readonly RunUsage[]): { tokens: number; cost: number; usageEstimated: boolean } {
+  return {
+    tokens: runs.reduce((sum, run) => sum + run.tokensIn + run.tokensOut, 0),
+    cost: runs.reduce((sum, run) => sum + run.cost, 0),
+    usageEstimated: runs.some((run) => run.usageEstimated),
+  };
+}
 
 export interface PlanHistoryFilter {
   status?: PlanStatus;
@@ -36,7 +49,7 @@ export async function listPlanHistory(
     include: {
       conversation: { select: { id: true, title: true } },
       steps: { select: { status: true, assignee: true } },
-      runs: { select: { tokensIn: true, tokensOut: true, cost: true } },
+      runs: { select: { tokensIn: true, tokensOut: true, cost: true, usageEstimated: true } },
     },
   });
   return plans.map((plan) => ({
@@ -51,8 +64,7 @@ export async function listPlanHistory(
     skippedSteps: plan.steps.filter((s) => s.status === "skipped").length,
     failedSteps: plan.steps.filter((s) => s.status === "failed").length,
     assignees: [...new Set(plan.steps.map((s) => s.assignee))],
-    tokens: plan.runs.reduce((sum, run) => sum + run.tokensIn + run.tokensOut, 0),
-    cost: plan.runs.reduce((sum, run) => sum + run.cost, 0),
+    ...usageOf(plan.runs),
   }));
 }
 
@@ -66,7 +78,18 @@ export async function getPlanTimeline(
     include: {
       conversation: { select: { id: true, title: true } },
       steps: { orderBy: { index: "asc" } },
-      runs: { select: { stepId: true, tokensIn: true, tokensOut: true, cost: true, startedAt: true, endedAt: true, status: true } },
+      runs: {
+        select: {
+          stepId: true,
+          tokensIn: true,
+          tokensOut: true,
+          cost: true,
+          usageEstimated: true,
+          startedAt: true,
+          endedAt: true,
+          status: true,
+        },
+      },
       events: { orderBy: { id: "asc" }, select: { stepIndex: true, at: true, phase: true, message: true } },
     },
   });
@@ -106,8 +129,7 @@ export async function getPlanTimeline(
       outputSummary: step.outputSummary,
       outputFiles: step.outputFiles,
       failureReason: step.failureReason,
-      tokens: runs.reduce((sum, run) => sum + run.tokensIn + run.tokensOut, 0),
-      cost: runs.reduce((sum, run) => sum + run.cost, 0),
+      ...usageOf(runs),
       critical: path.has(step.index),
       segments: stepSegments({
         readyAt,
@@ -129,6 +151,8 @@ export async function getPlanTimeline(
     createdAt: plan.createdAt.toISOString(),
     endedAt: plan.endedAt?.toISOString() ?? null,
     span: Math.max(1, offset(plan.endedAt) ?? Date.now() - origin),
+    // every run of the plan, its planning call (no step) included, as the plan panel counts
+    ...usageOf(plan.runs),
     steps,
     log: plan.events.map((event) => ({
       stepIndex: event.stepIndex,

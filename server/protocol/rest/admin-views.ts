@@ -79,6 +79,8 @@ export interface TimelineStep {
   failureReason: string | null;
   tokens: number;
   cost: number;
+  /** some run's usage was estimated (cut mid-stream): shown with "≈" */
+  usageEstimated: boolean;
   critical: boolean;
   /** queued, running, waiting for a person and retry waits, in order */
   segments: TimelineSegment[];
@@ -94,6 +96,10 @@ export interface PlanTimeline {
   endedAt: string | null;
   /** ms since creation the timeline covers: to the plan's end, or now while it runs */
   span: number;
+  /** every run of the plan, the planning call included */
+  tokens: number;
+  cost: number;
+  usageEstimated: boolean;
   steps: TimelineStep[];
   log: { stepIndex: number | null; at: string; phase: string; message: string }[];
 }

@@ -2,12 +2,16 @@ import Link from "next/link";
 import { Badge } from "@/components/ui/badge.tsx";
 import { inputClass } from "@/components/ui/field.tsx";
 import { PLAN_STATUS_HINT, PLAN_TONE } from "@/components/conversation/step-status.ts";
+import { ESTIMATED_NOTE } from "@/components/conversation/usage-totals.ts";
 import { PLAN_STATUSES, type PlanStatus } from "@/server/core/types.ts";
 import { requirePageAdmin } from "@/server/auth/page-session.ts";
 import { getRuntime } from "@/server/runtime.ts";
 import { listPlanHistory } from "@/server/services/admin-plans.ts";
 
 export const metadata = { title: "Plan history" };
+
+/** a plan's totals are estimated when any of its runs' usage is (a model call cut mid-stream) */
+const estimated = (plan: { usageEstimated: boolean }) => (plan.usageEstimated ? "true" : undefined);
 
 type Search = { status?: string; agent?: string; from?: string; to?: string };
 
@@ -113,8 +117,13 @@ export default async function PlanHistoryPage({ searchParams }: { searchParams: 
                   {plan.failedSteps ? <span className="text-red-700 dark:text-red-400"> · {plan.failedSteps} failed</span> : null}
                 </td>
                 <td className="px-3 py-2 text-xs">{plan.assignees.join(", ")}</td>
-                <td className="px-3 py-2">{plan.tokens.toLocaleString("en")}</td>
-                <td className="px-3 py-2">${plan.cost.toFixed(4)}</td>
+                <td className="px-3 py-2" data-estimated={estimated(plan)} title={plan.usageEstimated ? ESTIMATED_NOTE : undefined}>
+                  {plan.usageEstimated ? "≈ " : ""}
+                  {plan.tokens.toLocaleString("en")}
+                </td>
+                <td className="px-3 py-2" data-estimated={estimated(plan)} title={plan.usageEstimated ? ESTIMATED_NOTE : undefined}>
+                  {plan.usageEstimated ? "≈ " : ""}${plan.cost.toFixed(4)}
+                </td>
                 <td className="px-3 py-2 text-xs text-zinc-500">{plan.createdAt.slice(0, 16).replace("T", " ")}</td>
               </tr>
             ))}
