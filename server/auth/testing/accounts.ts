@@ -7,6 +7,7 @@ import { randomUUID } from "node:crypto";
 import { createTestDatabase, type TestDatabase } from "../../db/test-database.ts";
 import { loadConfig } from "../../config/config.ts";
 import { setRuntime, type Runtime } from "../../runtime.ts";
+import type { Executor } from "../../executor/executor.ts";
 import { createConversationServices } from "../../services/conversations.ts";
 import { API_USER_EMAIL, seedWorkspace } from "../../services/seed.ts";
 import type { PrismaClient } from "../../generated/prisma/client.ts";
@@ -85,8 +86,8 @@ export async function createAccountsFixture(env: Record<string, string> = {}): P
   const runtime: Runtime = {
     config: loadConfig(env),
     prisma: db.prisma,
-    // membership, token and audit routes never reach the executor
-    executor: undefined as never,
+    // membership, token and audit routes reach the executor only to say its agent cache is stale
+    executor: { agentsChanged: () => undefined } as Pick<Executor, "agentsChanged"> as Executor,
     services: createConversationServices(db.prisma),
     apiUserId: apiUser.id,
   };
