@@ -99,3 +99,9 @@ export async function resolveCommit(cwd: string, revision: string): Promise<stri
   const result = await git(["rev-parse", "--verify", "--quiet", `${revision}^{commit}`], { cwd, okExitCodes: [1] });
   return result.exitCode === 0 ? result.stdout.trim() : null;
 }
+
+/** Whether `ancestor` is `of` or one of its ancestors. */
+export async function isAncestor(cwd: string, ancestor: string, of: string): Promise<boolean> {
+  const result = await git(["merge-base", "--is-ancestor", ancestor, of], { cwd, okExitCodes: [1] });
+  return result.exitCode === 0;
+}

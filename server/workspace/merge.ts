@@ -15,18 +15,30 @@ export type PlanMergeResult =
   | { ok: true; branch: string; commit: string; merged: string[]; stats: DiffStats }
   | { ok: false; branch: string; conflicts: FileConflict[] };
 
+/**
+ * A plan's slots (by step), their repository and the base branch the plan works
+ * against: the conversation's choice, else the repository's. No repository: no slots.
+ */
+export async function planRepository(prisma: PrismaClient, planId: string, conversationId: string) {
+  const [conversation, slots] = await Promise.all([
+    prisma.conversation.findUnique({ where: { id: conversationId }, select: { repositoryBaseBranch: true } }),
+    prisma.slot.findMany({
+      where: { planId },
+      orderBy: { stepIndex: "asc" },
+      include: { repository: { select: { id: true, path: true, baseBranch: true } } },
+    }),
+  ]);
+  const repository = slots[0]?.repository ?? null;
+  const baseBranch = repository ? (conversation?.repositoryBaseBranch ?? repository.baseBranch) : null;
+  return { slots, repository, baseBranch };
+}
+
 export async function mergePlanBranches(prisma: PrismaClient, input: { actor: Actor | null; planId: string }): Promise<PlanMergeResult> {
   const { conversationId } = await assertPlanMember(prisma, input.actor, input.planId);
-  const slots = await prisma.slot.findMany({
-    where: { planId: input.planId },
-    orderBy: { stepIndex: "asc" },
-    include: { repository: { select: { id: true, path: true, baseBranch: true } } },
-  });
-  if (slots.length === 0) throw invalidInput("this plan has no workspace branches to merge");
-  const repository = slots[0].repository;
+  const { slots, repository, baseBranch } = await planRepository(prisma, input.planId, conversationId);
+  if (!repository || !baseBranch) throw invalidInput("this plan has no workspace branches to merge");
   if (slots.some((slot) => slot.repositoryId !== repository.id)) throw invalidInput("the plan's branches are in different repositories");
-  const conversation = await prisma.conversation.findUnique({ where: { id: conversationId }, select: { repositoryBaseBranch: true } });
-  const base = `refs/heads/${conversation?.repositoryBaseBranch ?? repository.baseBranch}`;
+  const base = `refs/heads/${baseBranch}`;
   const branches = slots.map((slot) => slot.branch);
   const branch = resultBranch(input.planId);
   const merged = await mergeCommits({

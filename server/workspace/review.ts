@@ -12,7 +12,8 @@
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { assertOwner, assertPlanMember, type Actor } from "../auth/actor.ts";
 import { conflict } from "../executor/errors.ts";
-import { git, resolveCommit } from "./git.ts";
+import { git, isAncestor, resolveCommit } from "./git.ts";
+import { planRepository } from "./merge.ts";
 import { resultBranch } from "./naming.ts";
 import { diffStats, diffText, type DiffStats } from "./slots.ts";
 
@@ -35,21 +36,6 @@ export interface StepChange {
   commits: CommitInfo[];
   stats: DiffStats;
   diff: string;
-}
-
-async function planRepository(prisma: PrismaClient, planId: string, conversationId: string) {
-  const conversation = await prisma.conversation.findUnique({
-    where: { id: conversationId },
-    select: { repositoryBaseBranch: true },
-  });
-  const slots = await prisma.slot.findMany({
-    where: { planId },
-    orderBy: { stepIndex: "asc" },
-    include: { repository: { select: { id: true, path: true, baseBranch: true } } },
-  });
-  const repository = slots[0]?.repository ?? null;
-  const baseBranch = repository ? (conversation?.repositoryBaseBranch ?? repository.baseBranch) : null;
-  return { slots, repository, baseBranch };
 }
 
 async function commitsBetween(cwd: string, from: string, to: string): Promise<CommitInfo[]> {
@@ -125,11 +111,6 @@ export async function getPlanWorkspace(prisma: PrismaClient, input: { actor: Act
   const accepted = base !== null && (await isAncestor(repository.path, commit, base));
   const canFastForward = base !== null && !accepted && (await isAncestor(repository.path, base, commit));
   return { baseBranch, branches, result: { branch, commit, accepted, canFastForward }, canAccept };
-}
-
-async function isAncestor(cwd: string, ancestor: string, of: string): Promise<boolean> {
-  const result = await git(["merge-base", "--is-ancestor", ancestor, of], { cwd, okExitCodes: [1] });
-  return result.exitCode === 0;
 }
 
 async function requireResult(prisma: PrismaClient, planId: string, conversationId: string) {

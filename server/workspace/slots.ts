@@ -16,7 +16,7 @@
 import { existsSync } from "node:fs";
 import { mkdir, realpath, rm } from "node:fs/promises";
 import path from "node:path";
-import { git, resolveCommit } from "./git.ts";
+import { git, isAncestor, resolveCommit } from "./git.ts";
 import { commitTrailers, slotBranch, slotFolderName } from "./naming.ts";
 import { parseConflictHunks, parseMergeTreeOutput, type FileConflict } from "./conflicts.ts";
 
@@ -119,11 +119,6 @@ export async function mergeCommits(input: {
     result = commit.stdout.trim();
   }
   return { ok: true, commit: result };
-}
-
-async function isAncestor(repoPath: string, ancestor: string, of: string): Promise<boolean> {
-  const result = await git(["merge-base", "--is-ancestor", ancestor, of], { cwd: repoPath, okExitCodes: [1] });
-  return result.exitCode === 0;
 }
 
 async function resolveBase(repoPath: string, base: SlotBase, label: string): Promise<string> {
