@@ -46,7 +46,8 @@ DECLARE
   last_seq integer := NULL;
   expected jsonb := doc->'expect';
   claim jsonb := doc->'claim';
-  touched text[];
+  touched text[] := '{}';
+  freed text[];
   claimed jsonb := '[]';
   waiting boolean := false;
 BEGIN
@@ -60,68 +61,94 @@ BEGIN
       RAISE EXCEPTION 'baton_conflict: the plan changed since it was read';
     END IF;
   END IF;
-  INSERT INTO "Message" ("id", "conversationId", "authorKind", "authorAgentId", "kind", "body", "mentions", "planId", "stepId", "runId", "formId", "createdAt")
-    SELECT x."id", x."conversationId", x."authorKind", x."authorAgentId", x."kind", x."body", x."mentions", x."planId", x."stepId", x."runId", x."formId", x."createdAt"
-    FROM jsonb_populate_recordset(NULL::"Message", coalesce(doc->'messages', '[]')) x;
+  -- Each table's statement runs only when the unit has rows for it: on PGlite (WebAssembly)
+  -- even an empty statement costs about 0.1 ms, and most units write four or five tables.
+  IF jsonb_array_length(coalesce(doc->'messages', '[]')) > 0 THEN
+    INSERT INTO "Message" ("id", "conversationId", "authorKind", "authorAgentId", "kind", "body", "mentions", "planId", "stepId", "runId", "formId", "createdAt")
+      SELECT x."id", x."conversationId", x."authorKind", x."authorAgentId", x."kind", x."body", x."mentions", x."planId", x."stepId", x."runId", x."formId", x."createdAt"
+      FROM jsonb_populate_recordset(NULL::"Message", doc->'messages') x;
+  END IF;
 
   -- a new run waits in the queue until a worker with room claims it (below, or baton_claim_runs)
-  INSERT INTO "Run" ("id", "conversationId", "agentId", "planId", "stepId", "kind", "attempt", "status", "input", "model",
-                     "triggerMessageId", "resumesRunId", "createdAt", "notBefore")
-    SELECT x."id", x."conversationId", x."agentId", x."planId", x."stepId", x."kind", x."attempt", 'queued', x."input", x."model",
-           x."triggerMessageId", x."resumesRunId", x."createdAt", x."notBefore"
-    FROM jsonb_populate_recordset(NULL::"Run", coalesce(doc->'runs', '[]')) x;
+  IF jsonb_array_length(coalesce(doc->'runs', '[]')) > 0 THEN
+    WITH inserted AS (
+      INSERT INTO "Run" ("id", "conversationId", "agentId", "planId", "stepId", "kind", "attempt", "status", "input", "model",
+                         "triggerMessageId", "resumesRunId", "createdAt", "notBefore")
+        SELECT x."id", x."conversationId", x."agentId", x."planId", x."stepId", x."kind", x."attempt", 'queued', x."input", x."model",
+               x."triggerMessageId", x."resumesRunId", x."createdAt", x."notBefore"
+        FROM jsonb_populate_recordset(NULL::"Run", doc->'runs') x
+        RETURNING "agentId")
+    SELECT touched || coalesce(array_agg("agentId") FILTER (WHERE "agentId" IS NOT NULL), '{}') INTO touched FROM inserted;
+  END IF;
 
   -- never later than now: the slot is free from this statement on (a process's stamps may run ahead)
-  UPDATE "Run" r SET "status" = x."status", "endedAt" = LEAST(x."endedAt", (clock_timestamp() AT TIME ZONE 'UTC')::timestamp(3)), "error" = x."error",
-      "tokensIn" = x."tokensIn", "tokensOut" = x."tokensOut", "cost" = x."cost",
-      "usageEstimated" = coalesce(x."usageEstimated", false), "leaseExpiresAt" = NULL
-    FROM jsonb_populate_recordset(NULL::"Run", coalesce(doc->'finishedRuns', '[]')) x
-    WHERE r."id" = x."id" AND r."status" = 'running';
+  IF jsonb_array_length(coalesce(doc->'finishedRuns', '[]')) > 0 THEN
+    WITH ended AS (
+      UPDATE "Run" r SET "status" = x."status", "endedAt" = LEAST(x."endedAt", (clock_timestamp() AT TIME ZONE 'UTC')::timestamp(3)), "error" = x."error",
+          "tokensIn" = x."tokensIn", "tokensOut" = x."tokensOut", "cost" = x."cost",
+          "usageEstimated" = coalesce(x."usageEstimated", false), "leaseExpiresAt" = NULL
+        FROM jsonb_populate_recordset(NULL::"Run", doc->'finishedRuns') x
+        WHERE r."id" = x."id" AND r."status" = 'running'
+        RETURNING r."agentId")
+    SELECT touched || coalesce(array_agg("agentId") FILTER (WHERE "agentId" IS NOT NULL), '{}') INTO touched FROM ended;
+  END IF;
 
-  UPDATE "Run" r SET "status" = 'cancelled', "endedAt" = x."endedAt", "error" = 'cancelled'
-    FROM jsonb_populate_recordset(NULL::"Run", coalesce(doc->'cancelledRuns', '[]')) x
-    WHERE r."id" = x."id" AND r."status" IN ('queued', 'running');
+  IF jsonb_array_length(coalesce(doc->'cancelledRuns', '[]')) > 0 THEN
+    WITH stopped AS (
+      UPDATE "Run" r SET "status" = 'cancelled', "endedAt" = x."endedAt", "error" = 'cancelled'
+        FROM jsonb_populate_recordset(NULL::"Run", doc->'cancelledRuns') x
+        WHERE r."id" = x."id" AND r."status" IN ('queued', 'running')
+        RETURNING r."agentId")
+    SELECT touched || coalesce(array_agg("agentId") FILTER (WHERE "agentId" IS NOT NULL), '{}') INTO touched FROM stopped;
+  END IF;
 
-  UPDATE "Form" SET "status" = 'cancelled'
-    WHERE "id" IN (SELECT jsonb_array_elements_text(coalesce(doc->'closedForms', '[]'))) AND "status" = 'open';
+  IF jsonb_array_length(coalesce(doc->'closedForms', '[]')) > 0 THEN
+    UPDATE "Form" SET "status" = 'cancelled'
+      WHERE "id" IN (SELECT jsonb_array_elements_text(doc->'closedForms')) AND "status" = 'open';
+  END IF;
 
-  UPDATE "Plan" p SET "version" = x."version", "updatedAt" = x."updatedAt",
-      "status" = CASE WHEN x."setStatus" THEN x."status"::"PlanStatus" ELSE p."status" END,
-      "endedAt" = CASE WHEN x."setStatus" THEN x."endedAt" ELSE p."endedAt" END
-    FROM jsonb_to_recordset(coalesce(doc->'plans', '[]'))
-      AS x("id" text, "version" integer, "updatedAt" timestamp(3), "setStatus" boolean, "status" text, "endedAt" timestamp(3))
-    WHERE p."id" = x."id";
+  IF jsonb_array_length(coalesce(doc->'plans', '[]')) > 0 THEN
+    UPDATE "Plan" p SET "version" = x."version", "updatedAt" = x."updatedAt",
+        "status" = CASE WHEN x."setStatus" THEN x."status"::"PlanStatus" ELSE p."status" END,
+        "endedAt" = CASE WHEN x."setStatus" THEN x."endedAt" ELSE p."endedAt" END
+      FROM jsonb_to_recordset(doc->'plans')
+        AS x("id" text, "version" integer, "updatedAt" timestamp(3), "setStatus" boolean, "status" text, "endedAt" timestamp(3))
+      WHERE p."id" = x."id";
+  END IF;
 
-  UPDATE "PlanStep" s SET
-      ("title", "assignee", "input", "waitFor", "optionalWaitFor", "quorum", "budgetTokens", "budgetCost",
-       "forEachFrom", "forEachField", "forEachMaxParallel", "expansion", "parentIndex", "onFailure", "maxRetries",
-       "status", "attempts", "transientFailures", "retryAt", "outputSummary", "outputFiles", "outputUntrusted",
-       "failureReason", "liveRunId", "decisionPending", "decisionCount", "renderedInput", "usageTokens", "usageCost",
-       "startedAt", "endedAt")
-    = (x."title", x."assignee", x."input", x."waitFor", x."optionalWaitFor", x."quorum", x."budgetTokens", x."budgetCost",
-       x."forEachFrom", x."forEachField", x."forEachMaxParallel", x."expansion", x."parentIndex", x."onFailure", x."maxRetries",
-       x."status", x."attempts", x."transientFailures", x."retryAt", x."outputSummary", x."outputFiles", x."outputUntrusted",
-       x."failureReason", x."liveRunId", x."decisionPending", x."decisionCount", x."renderedInput", x."usageTokens", x."usageCost",
-       x."startedAt", x."endedAt")
-    FROM jsonb_populate_recordset(NULL::"PlanStep", coalesce(doc->'steps', '[]')) x
-    WHERE s."id" = x."id";
+  IF jsonb_array_length(coalesce(doc->'steps', '[]')) > 0 THEN
+    UPDATE "PlanStep" s SET
+        ("title", "assignee", "input", "waitFor", "optionalWaitFor", "quorum", "budgetTokens", "budgetCost",
+         "forEachFrom", "forEachField", "forEachMaxParallel", "expansion", "parentIndex", "onFailure", "maxRetries",
+         "status", "attempts", "transientFailures", "retryAt", "outputSummary", "outputFiles", "outputUntrusted",
+         "failureReason", "liveRunId", "decisionPending", "decisionCount", "renderedInput", "usageTokens", "usageCost",
+         "startedAt", "endedAt")
+      = (x."title", x."assignee", x."input", x."waitFor", x."optionalWaitFor", x."quorum", x."budgetTokens", x."budgetCost",
+         x."forEachFrom", x."forEachField", x."forEachMaxParallel", x."expansion", x."parentIndex", x."onFailure", x."maxRetries",
+         x."status", x."attempts", x."transientFailures", x."retryAt", x."outputSummary", x."outputFiles", x."outputUntrusted",
+         x."failureReason", x."liveRunId", x."decisionPending", x."decisionCount", x."renderedInput", x."usageTokens", x."usageCost",
+         x."startedAt", x."endedAt")
+      FROM jsonb_populate_recordset(NULL::"PlanStep", doc->'steps') x
+      WHERE s."id" = x."id";
+  END IF;
 
-  INSERT INTO "StepEvent" ("planId", "stepIndex", "runId", "at", "phase", "message", "data")
-    SELECT x."planId", x."stepIndex", x."runId", x."at", x."phase", x."message", x."data"
-    FROM jsonb_populate_recordset(NULL::"StepEvent", coalesce(doc->'stepEvents', '[]')) x;
+  IF jsonb_array_length(coalesce(doc->'stepEvents', '[]')) > 0 THEN
+    INSERT INTO "StepEvent" ("planId", "stepIndex", "runId", "at", "phase", "message", "data")
+      SELECT x."planId", x."stepIndex", x."runId", x."at", x."phase", x."message", x."data"
+      FROM jsonb_populate_recordset(NULL::"StepEvent", doc->'stepEvents') x;
+  END IF;
 
-  -- Pools this unit added runs to or freed slots of: hand their slots to the oldest
-  -- queued runs now, in this statement (the hot path costs no extra round trip).
-  SELECT array_agg(DISTINCT r."agentId") INTO touched FROM "Run" r
-    WHERE r."agentId" IS NOT NULL AND r."id" IN (
-      SELECT x->>'id' FROM jsonb_array_elements(coalesce(doc->'runs', '[]') || coalesce(doc->'finishedRuns', '[]') || coalesce(doc->'cancelledRuns', '[]')) x);
-  IF touched IS NOT NULL THEN
+  -- Pools this unit queued runs in or freed slots of (collected from the writes above,
+  -- no extra read): hand their slots to the oldest queued runs now, in this statement
+  -- (the hot path costs no extra round trip).
+  IF cardinality(touched) > 0 THEN
+    SELECT array_agg(DISTINCT a) INTO freed FROM unnest(touched) a;
     IF claim IS NOT NULL AND jsonb_typeof(claim) = 'object' THEN
       SELECT coalesce(jsonb_agg(to_jsonb(c)), '[]') INTO claimed FROM baton_claim_runs(
-        claim->>'owner', (claim->>'leaseMs')::integer, (claim->>'max')::integer, claim->'modelLimits', touched) c;
+        claim->>'owner', (claim->>'leaseMs')::integer, (claim->>'max')::integer, claim->'modelLimits', freed) c;
     END IF;
     -- runs still queued in those pools: tell the other processes (delivered at commit)
-    waiting := EXISTS (SELECT 1 FROM "Run" r WHERE r."status" = 'queued' AND r."agentId" = ANY(touched)
+    waiting := EXISTS (SELECT 1 FROM "Run" r WHERE r."status" = 'queued' AND r."agentId" = ANY(freed)
       AND (r."notBefore" IS NULL OR r."notBefore" <= (clock_timestamp() AT TIME ZONE 'UTC')));
     IF waiting THEN PERFORM pg_notify('baton_runs', ''); END IF;
   END IF;
@@ -132,15 +159,21 @@ BEGIN
     IF last_seq IS NULL THEN
       RAISE EXCEPTION 'conversation % was not found while appending events', doc->>'conversationId';
     END IF;
-    -- a run created queued and claimed above is announced as running, as it now is
-    INSERT INTO "ConversationEvent" ("conversationId", "seq", "type", "payload", "createdAt")
-      SELECT doc->>'conversationId', last_seq - event_count + e.ord::integer, e.value->>'type',
-        coalesce((SELECT jsonb_set(jsonb_set(e.value->'payload', '{run,status}', '"running"'), '{run,startedAt}', c->'startedAt')
-                  FROM jsonb_array_elements(claimed) c
-                  WHERE e.value->>'type' = 'run-updated' AND e.value->'payload'->'run'->>'status' = 'queued'
-                    AND c->>'id' = e.value->'payload'->'run'->>'id'), e.value->'payload'),
-        now_at
-      FROM jsonb_array_elements(doc->'events') WITH ORDINALITY AS e(value, ord);
+    IF jsonb_array_length(claimed) = 0 THEN
+      INSERT INTO "ConversationEvent" ("conversationId", "seq", "type", "payload", "createdAt")
+        SELECT doc->>'conversationId', last_seq - event_count + e.ord::integer, e.value->>'type', e.value->'payload', now_at
+        FROM jsonb_array_elements(doc->'events') WITH ORDINALITY AS e(value, ord);
+    ELSE
+      -- a run created queued and claimed above is announced as running, as it now is
+      INSERT INTO "ConversationEvent" ("conversationId", "seq", "type", "payload", "createdAt")
+        SELECT doc->>'conversationId', last_seq - event_count + e.ord::integer, e.value->>'type',
+          coalesce((SELECT jsonb_set(jsonb_set(e.value->'payload', '{run,status}', '"running"'), '{run,startedAt}', c->'startedAt')
+                    FROM jsonb_array_elements(claimed) c
+                    WHERE e.value->>'type' = 'run-updated' AND e.value->'payload'->'run'->>'status' = 'queued'
+                      AND c->>'id' = e.value->'payload'->'run'->>'id'), e.value->'payload'),
+          now_at
+        FROM jsonb_array_elements(doc->'events') WITH ORDINALITY AS e(value, ord);
+    END IF;
   END IF;
   RETURN jsonb_build_object('lastSeq', last_seq, 'claimed', claimed, 'waiting', waiting);
 END
@@ -180,8 +213,13 @@ BEGIN
     WHERE q."status" = 'queued' AND q."agentId" IS NOT NULL AND (only_agents IS NULL OR q."agentId" = ANY(only_agents))
       AND (q."notBefore" IS NULL OR q."notBefore" <= (clock_timestamp() AT TIME ZONE 'UTC'));
   IF locked_agents IS NULL THEN RETURN; END IF;
-  SELECT coalesce(array_agg(DISTINCT q."model"), '{}') INTO locked_models FROM "Run" q
-    WHERE q."status" = 'queued' AND limits ? q."model" AND q."agentId" = ANY(locked_agents);
+  -- model pools exist only where BATON_MODEL_CONCURRENCY limits a model (not by default)
+  IF limits = '{}'::jsonb THEN
+    locked_models := '{}';
+  ELSE
+    SELECT coalesce(array_agg(DISTINCT q."model"), '{}') INTO locked_models FROM "Run" q
+      WHERE q."status" = 'queued' AND limits ? q."model" AND q."agentId" = ANY(locked_agents);
+  END IF;
   FOR pool IN
     SELECT k FROM (
       SELECT 'agent:' || a AS k FROM unnest(locked_agents) a
@@ -195,9 +233,13 @@ BEGIN
   SELECT coalesce(jsonb_object_agg(a."id", a."concurrency" -
       (SELECT count(*) FROM "Run" r WHERE r."agentId" = a."id" AND r."status" = 'running')), '{}')
     INTO agent_room FROM "Agent" a WHERE a."id" = ANY(locked_agents);
-  SELECT coalesce(jsonb_object_agg(m, (limits->>m)::integer -
-      (SELECT count(*) FROM "Run" r WHERE r."model" = m AND r."status" = 'running')), '{}')
-    INTO model_room FROM unnest(locked_models) m;
+  IF cardinality(locked_models) = 0 THEN
+    model_room := '{}';
+  ELSE
+    SELECT coalesce(jsonb_object_agg(m, (limits->>m)::integer -
+        (SELECT count(*) FROM "Run" r WHERE r."model" = m AND r."status" = 'running')), '{}')
+      INTO model_room FROM unnest(locked_models) m;
+  END IF;
   at_time := (clock_timestamp() AT TIME ZONE 'UTC')::timestamp(3);
   FOR candidate IN
     SELECT q."id", q."conversationId", q."agentId", q."model" FROM "Run" q
