@@ -42,6 +42,10 @@ async function benchOne(label: string, servers: () => Promise<BatonServer[]>, wi
       `${label}:   hop median ${part(hops.hops)} = model end → finishing unit ${part(hops.parts.tail)}, ` +
         `→ next run created ${part(hops.parts.decide)}, → its model call ${part(hops.parts.start)} (medians)`,
     );
+    log(
+      `${label}:   submit → first model call ${part(hops.submitToFirstCall)} = request → creating unit ${part(hops.submitParts.request)}, ` +
+        `→ first run claimed ${part(hops.submitParts.dispatch)}, → its model call ${part(hops.submitParts.start)} (medians)`,
+    );
     log(`${label}: heavy-tailed DAGs…`);
     const makespan = await measureMakespan(session, SEEDS);
     for (const r of makespan.ratios)

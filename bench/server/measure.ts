@@ -64,6 +64,8 @@ export interface PlanRun {
   /** CPU the server process spent from submit to the plan's end (the bench's reads excluded) */
   serverCpuMs: number;
   submittedAt: number;
+  /** the plan's createdAt: stamped by the unit that inserted it */
+  createdAt: number;
   endedAt: number;
   spans: Map<number, ModelSpan>;
 }
@@ -89,11 +91,25 @@ export async function runPlan(
         steps.map((step) => step.index),
       )
     : new Map<number, ModelSpan>();
-  return { planId: id, serverCpuMs, submittedAt, endedAt: Date.parse(plan.endedAt!), spans };
+  return { planId: id, serverCpuMs, submittedAt, createdAt: Date.parse(plan.createdAt), endedAt: Date.parse(plan.endedAt!), spans };
 }
 
 /** The first model call of a plan, after it was submitted. */
 const firstCallAfterSubmit = (run: PlanRun) => Math.min(...[...run.spans.values()].map((span) => span.start)) - run.submittedAt;
+
+/**
+ * The same in three parts, by the server's stamps: the request until the creating unit's
+ * stamp (HTTP, authentication, validation); → the first run's claim in that unit's
+ * statement; → its model call (commit, publish, the run's start).
+ */
+function submitParts(run: PlanRun): { request: number; dispatch: number; start: number } {
+  const first = [...run.spans.values()].reduce((a, b) => (b.start < a.start ? b : a));
+  return {
+    request: run.createdAt - run.submittedAt,
+    dispatch: first.runStartedAt - run.createdAt,
+    start: first.start - first.runStartedAt,
+  };
+}
 
 export interface HopFigures {
   hops: number[];
@@ -106,6 +122,7 @@ export interface HopFigures {
   /** server CPU per step of a 20-step chain, the plan's submission included */
   cpuPerStepMs: number[];
   submitToFirstCall: number[];
+  submitParts: { request: number[]; dispatch: number[]; start: number[] };
 }
 
 /** Chains of 20 steps that take no time: all that is left between two model calls is Baton. */
@@ -114,6 +131,7 @@ export async function measureHops(session: Session, chains = 3): Promise<HopFigu
   const hops: number[] = [];
   const parts: HopFigures["parts"] = { tail: [], decide: [], start: [] };
   const submitToFirstCall: number[] = [];
+  const submit: HopFigures["submitParts"] = { request: [], dispatch: [], start: [] };
   const cpuPerStepMs: number[] = [];
   for (let i = 0; i < chains; i++) {
     const run = await runPlan(session, `chain ${i + 1}`, chain(20), 1);
@@ -126,9 +144,13 @@ export async function measureHops(session: Session, chains = 3): Promise<HopFigu
       parts.start.push(after.start - after.runStartedAt);
     }
     submitToFirstCall.push(firstCallAfterSubmit(run));
+    const split = submitParts(run);
+    submit.request.push(split.request);
+    submit.dispatch.push(split.dispatch);
+    submit.start.push(split.start);
     cpuPerStepMs.push(run.serverCpuMs / 20);
   }
-  return { hops, parts, submitToFirstCall, cpuPerStepMs };
+  return { hops, parts, submitToFirstCall, submitParts: submit, cpuPerStepMs };
 }
 
 export interface MakespanFigures {

@@ -19,6 +19,10 @@ try {
   console.log(
     `  parts (medians): model end → finishing unit ${median(hops.parts.tail)} ms, → next run ${median(hops.parts.decide)} ms, → its model call ${median(hops.parts.start)} ms`,
   );
+  const submit = hops.submitParts;
+  console.log(
+    `  submit → first model call ${median(hops.submitToFirstCall)} ms: request → creating unit ${median(submit.request)} ms, → first run claimed ${median(submit.dispatch)} ms, → its model call ${median(submit.start)} ms`,
+  );
   const run = await runPlan(session, "profiled chain", chain(length), 1, false);
   const ms = run.endedAt - run.submittedAt;
   console.log(
