@@ -34,10 +34,12 @@ $$;`;
  * concurrent writers). Returns { lastSeq, claimed, waiting }. Statements run in
  * order, each seeing the ones before it. With `expect`, it is the whole optimistic
  * unit on its own: lock, verify, write — so a run is never claimed from a decision
- * the database refused.
+ * the database refused. A new plan's rows (`newPlans`, `newSteps`) are inserted first,
+ * so submitting a plan is one statement too. (It replaced `baton_apply_unit`, which
+ * could not insert plans: a process of the previous version keeps calling its own.)
  */
-export const APPLY_UNIT_FUNCTION = `
-CREATE OR REPLACE FUNCTION baton_apply_unit(doc jsonb)
+export const WRITE_UNIT_FUNCTION = `
+CREATE OR REPLACE FUNCTION baton_write_unit(doc jsonb)
 RETURNS jsonb
 LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
@@ -63,6 +65,16 @@ BEGIN
   END IF;
   -- Each table's statement runs only when the unit has rows for it: on PGlite (WebAssembly)
   -- even an empty statement costs about 0.1 ms, and most units write four or five tables.
+  -- A new plan and its steps first: runs and steps refer to them.
+  IF jsonb_array_length(coalesce(doc->'newPlans', '[]')) > 0 THEN
+    IF NOT EXISTS (SELECT 1 FROM "Conversation" c WHERE c."id" = doc->>'conversationId') THEN
+      RAISE EXCEPTION 'baton_not_found: conversation % was not found', doc->>'conversationId';
+    END IF;
+    INSERT INTO "Plan" SELECT * FROM jsonb_populate_recordset(NULL::"Plan", doc->'newPlans');
+  END IF;
+  IF jsonb_array_length(coalesce(doc->'newSteps', '[]')) > 0 THEN
+    INSERT INTO "PlanStep" SELECT * FROM jsonb_populate_recordset(NULL::"PlanStep", doc->'newSteps');
+  END IF;
   IF jsonb_array_length(coalesce(doc->'messages', '[]')) > 0 THEN
     INSERT INTO "Message" ("id", "conversationId", "authorKind", "authorAgentId", "kind", "body", "mentions", "planId", "stepId", "runId", "formId", "createdAt")
       SELECT x."id", x."conversationId", x."authorKind", x."authorAgentId", x."kind", x."body", x."mentions", x."planId", x."stepId", x."runId", x."formId", x."createdAt"
@@ -100,6 +112,12 @@ BEGIN
         WHERE r."id" = x."id" AND r."status" IN ('queued', 'running')
         RETURNING r."agentId")
     SELECT touched || coalesce(array_agg("agentId") FILTER (WHERE "agentId" IS NOT NULL), '{}') INTO touched FROM stopped;
+  END IF;
+
+  IF jsonb_array_length(coalesce(doc->'runPlans', '[]')) > 0 THEN
+    UPDATE "Run" r SET "planId" = x."planId"
+      FROM jsonb_to_recordset(doc->'runPlans') AS x("id" text, "planId" text)
+      WHERE r."id" = x."id";
   END IF;
 
   IF jsonb_array_length(coalesce(doc->'closedForms', '[]')) > 0 THEN
@@ -270,4 +288,4 @@ BEGIN
 END
 $$;`;
 
-export const DATABASE_FUNCTIONS = [ENTER_CONVERSATION_FUNCTION, CLAIM_RUNS_FUNCTION, APPLY_UNIT_FUNCTION];
+export const DATABASE_FUNCTIONS = [ENTER_CONVERSATION_FUNCTION, CLAIM_RUNS_FUNCTION, WRITE_UNIT_FUNCTION];

@@ -14,7 +14,8 @@ import type { FormDTO, MessageDTO, PlanDTO, StepDTO } from "../protocol/dto.ts";
 import { MAX_MESSAGE_CHARS } from "../protocol/limits.ts";
 import { createExecutorContext, type ExecutorContext, type ExecutorDeps } from "./context.ts";
 import { BatonError, invalidInput, notFound } from "./errors.ts";
-import { UnitRunner, type CommittedUnit } from "./units.ts";
+import { NOT_FOUND_MARKER } from "../adapters/prisma/write-batch.ts";
+import { UnitRunner, type CommittedUnit, type UnitPlan } from "./units.ts";
 import { applyPlanEvent, reconcilePlan, stepDTO } from "./plan-effects.ts";
 import { assertMember, assertPlanMember, type Actor } from "../auth/actor.ts";
 import { createRun } from "./run-records.ts";
@@ -205,14 +206,17 @@ export class Executor {
   async submitPlan(input: { conversationId: string; raw: unknown; request?: string; userId?: string }): Promise<PlanDTO> {
     // an oversized plan is refused before it takes the conversation's lock
     assertPlanSize({ raw: input.raw, limits: this.context.config.planLimits });
-    return this.inConversation(input.conversationId, async (tx, uow) => {
-      await this.requireConversation(tx, input.conversationId);
+    // named up front, so the unit can run optimistically: its one statement inserts the
+    // plan and dispatches its first steps (and refuses a conversation that is not there)
+    const planId = randomUUID();
+    const work = async (tx: Tx, uow: UnitOfWork) => {
       const { dto, saved } = await createPlan(this.context, tx, uow, {
+        planId,
         conversationId: input.conversationId,
         raw: input.raw,
         request: input.request,
         createdByUserId: input.userId,
-        announce: (spec, planId) =>
+        announce: (spec) =>
           insertMessage(this.context, uow, {
             conversationId: input.conversationId,
             author: { kind: "system" },
@@ -223,7 +227,13 @@ export class Executor {
       });
       // the batch has not written the steps yet: describe the plan from what reconcile decided
       return saved ? { ...dto, status: saved.state.status, steps: saved.state.steps.map((step) => stepDTO(saved, step)) } : dto;
-    });
+    };
+    try {
+      return await this.inConversation(input.conversationId, work, { planId, created: true });
+    } catch (error) {
+      if (String((error as Error)?.message ?? error).includes(NOT_FOUND_MARKER)) throw notFound("conversation");
+      throw error;
+    }
   }
 
   /** A person answers an open form; the step (or the agent's session) resumes. */
@@ -250,6 +260,7 @@ export class Executor {
         await reconcilePlan(this.context, tx, uow, {
           planId: current.planId,
           event: { type: "form-answered", stepIndex: step.index, summary: formatFormAnswer(spec, shown), forAgent },
+          bumpVersion: true, // a form changed: see UnitOfWork.formReader
         });
       } else if (current.runId) {
         // A direct mention that asked a question: the same agent session continues.
@@ -341,11 +352,7 @@ export class Executor {
    * The one way to change a conversation (see units.ts): `plan` names the plan (and
    * run) the work will reconcile, which lets it run optimistically.
    */
-  inConversation<T>(
-    conversationId: string,
-    work: (tx: Tx, uow: UnitOfWork) => Promise<T>,
-    plan?: { planId: string; runId?: string },
-  ): Promise<T> {
+  inConversation<T>(conversationId: string, work: (tx: Tx, uow: UnitOfWork) => Promise<T>, plan?: UnitPlan): Promise<T> {
     return this.units.run(conversationId, work, plan);
   }
 

@@ -28,9 +28,9 @@ afterAll(async () => {
 });
 
 it("falls back to the locked transaction when another writer changed the plan meanwhile", async () => {
-  // The optimistic path needs the agents in the directory's cache (2 s); on a loaded machine
-  // a plan can outlast it and take the locked path with no optimistic write to interfere
-  // with. Such a try proves nothing, so try again (a few times at most) until one interfered.
+  // A try whose units all took the locked path (on a loaded machine something else may
+  // need the lock) has no optimistic write to interfere with and proves nothing, so try
+  // again (a few times at most) until one interfered.
   let plan: { id: string } | undefined;
   let before = { ...fixture.executor.stats };
   for (let attempt = 1; attempt <= 5 && !plan; attempt += 1) {
@@ -65,4 +65,41 @@ it("falls back to the locked transaction when another writer changed the plan me
     await fixture.db.prisma.conversationEvent.findMany({ where: { conversationId: fixture.conversationId }, orderBy: { seq: "asc" } })
   ).map((e) => e.seq);
   expect(seqs).toEqual(seqs.map((_, i) => i + 1));
+});
+
+it("submits a plan in one optimistic statement, even with the agent directory's cache cold", async () => {
+  fixture.executor.agentsChanged(); // the cache refills outside the lock, which a read-only attempt may
+  const before = { ...fixture.executor.stats };
+  const plan = await fixture.executor.submitPlan({
+    conversationId: fixture.conversationId,
+    raw: {
+      title: "One statement",
+      steps: [
+        { index: 1, title: "a", assignee: "researcher", input: "sleep=300 first" },
+        { index: 2, title: "b", assignee: "analyst", input: "sleep=300 second", wait_for: [] },
+      ],
+    },
+  });
+  // counted before the steps' own units (they end 300 ms later)
+  expect(fixture.executor.stats.optimistic).toBe(before.optimistic + 1);
+  expect(fixture.executor.stats.locked).toBe(before.locked);
+  expect(plan.steps.map((s) => s.status)).toEqual(["in_progress", "in_progress"]);
+  const stored = await fixture.db.prisma.planStep.findMany({ where: { planId: plan.id }, orderBy: { index: "asc" } });
+  expect(stored.map((s) => [s.status, s.liveRunId !== null])).toEqual([
+    ["in_progress", true],
+    ["in_progress", true],
+  ]);
+  expect(await fixture.waitForPlan(plan.id)).toBe("completed");
+});
+
+it("refuses a plan for a conversation that does not exist as not found, writing nothing", async () => {
+  const plans = await fixture.db.prisma.plan.count();
+  await expect(
+    fixture.executor.submitPlan({
+      conversationId: "no-such-conversation",
+      // the commander is always a valid assignee: what refuses this plan is the missing conversation
+      raw: { title: "Nowhere", steps: [{ index: 1, title: "a", assignee: "commander", input: "x" }] },
+    }),
+  ).rejects.toMatchObject({ code: "not_found" });
+  expect(await fixture.db.prisma.plan.count()).toBe(plans);
 });

@@ -1,8 +1,8 @@
 /**
  * Creating a plan: the one path for a plan the commander wrote (run-lifecycle.ts) and
  * one submitted through the API (executor.ts). Validated by the core against who is in
- * the conversation, inserted, announced, and reconciled for the first time — all in the
- * caller's locked transaction.
+ * the conversation, queued for insert, announced, and reconciled for the first time —
+ * all in the caller's unit of work, whose one statement writes it.
  */
 import type { Prisma } from "../generated/prisma/client.ts";
 import { validatePlan } from "../core/validate-plan.ts";
@@ -38,6 +38,8 @@ export async function createPlan(
     request?: string;
     requestMessageId?: string;
     createdByUserId?: string;
+    /** the new plan's id, when the caller chose it (an optimistic unit names its plan up front) */
+    planId?: string;
     announce: (spec: PlanSpec, planId: string) => void;
   },
 ): Promise<{ dto: PlanDTO; saved: LoadedPlan | null }> {
@@ -46,17 +48,24 @@ export async function createPlan(
     assignees: await conversationHandles(context, tx, input.conversationId),
     limits: context.config.planLimits,
   });
-  const { loaded, row } = await insertPlan(tx, {
+  const { loaded, row } = insertPlan(uow.batch, {
+    planId: input.planId,
     conversationId: input.conversationId,
     spec,
     request: input.request ?? spec.title,
     requestMessageId: input.requestMessageId,
     createdByUserId: input.createdByUserId,
+    now: context.stamp(),
   });
   uow.cachePlan(loaded); // the reconcile below starts from it instead of reading it again
   const dto = toPlanDTO(row);
   uow.emit("plan-created", { plan: dto });
   input.announce(spec, row.id);
-  const saved = await reconcilePlan(context, tx, uow, { planId: row.id, event: { type: "plan-created" } });
+  // the plan was inserted by this transaction, so its version is known: no read
+  const saved = await reconcilePlan(context, tx, uow, {
+    planId: row.id,
+    event: { type: "plan-created" },
+    read: { version: loaded.version, runStatus: null },
+  });
   return { dto, saved };
 }

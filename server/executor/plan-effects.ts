@@ -79,7 +79,17 @@ export async function reconcilePlan(
   context: ExecutorContext,
   tx: Tx,
   uow: UnitOfWork,
-  input: { planId: string; event: PlanEvent; read?: PlanContext; beforeCommands?: (change: PlanChange) => void },
+  input: {
+    planId: string;
+    event: PlanEvent;
+    read?: PlanContext;
+    beforeCommands?: (change: PlanChange) => void;
+    /**
+     * bump the plan's version even if the event changes nothing: the unit changed a row
+     * that optimistic units read outside the lock on the strength of the version (a form)
+     */
+    bumpVersion?: boolean;
+  },
 ): Promise<LoadedPlan | null> {
   return (await applyPlanEvent(context, tx, uow, input))?.plan ?? null;
 }
@@ -92,7 +102,7 @@ export async function applyPlanEvent(
   context: ExecutorContext,
   tx: Tx,
   uow: UnitOfWork,
-  input: { planId: string; event: PlanEvent; read?: PlanContext; beforeCommands?: (change: PlanChange) => void },
+  input: { planId: string; event: PlanEvent; read?: PlanContext; beforeCommands?: (change: PlanChange) => void; bumpVersion?: boolean },
 ): Promise<{ plan: LoadedPlan; ignored: string | null } | null> {
   const read = input.read ?? (await planContext(tx, uow, { planId: input.planId }));
   const loaded = await currentPlan(context, tx, uow, input.planId, read);
@@ -112,11 +122,12 @@ export async function applyPlanEvent(
   }
   const unchanged = result.changedSteps.length === 0 && result.commands.length === 0 && result.plan.status === loaded.state.status;
   if (result.plan === loaded.state || unchanged) {
-    uow.cachePlan(loaded);
+    const kept = input.bumpVersion ? savePlan(uow.batch, { loaded, next: loaded.state, changedSteps: [], now: new Date(now) }) : loaded;
+    uow.cachePlan(kept);
     input.beforeCommands?.({ applied: false, before: loaded, after: loaded });
-    return { plan: loaded, ignored: result.ignored ?? null }; // nothing changed (stale or inapplicable event)
+    return { plan: kept, ignored: result.ignored ?? null }; // nothing changed (stale or inapplicable event)
   }
-  const saved = await savePlan(tx, uow.batch, {
+  const saved = savePlan(uow.batch, {
     loaded,
     next: result.plan,
     changedSteps: result.changedSteps,
@@ -186,13 +197,23 @@ async function closeAbandonedForms(tx: Tx, uow: UnitOfWork, input: { before: Loa
     .map(({ step }) => step!);
   if (left.length === 0) return;
   const stepIds = left.map((step) => input.after.stepIds.get(step.index)!).filter(Boolean);
-  const open = await tx.form.findMany({ where: { stepId: { in: stepIds }, status: "open" }, include: formInclude });
+  const open = await openForms(uow.formReader ?? tx, { stepId: { in: stepIds }, status: "open" });
   for (const form of open) {
     closeForm(uow, form, left.find((step) => input.after.stepIds.get(step.index) === form.stepId)?.index ?? null);
   }
 }
 
 type FormRow = Prisma.FormGetPayload<{ include: typeof formInclude }>;
+
+/**
+ * The open forms `where` names, with what their DTO needs. Most plans end with none: one
+ * statement finds that, where the include alone costs three (form, answer, user).
+ */
+async function openForms(tx: Pick<Tx, "form">, where: Prisma.FormWhereInput): Promise<FormRow[]> {
+  const ids = await tx.form.findMany({ where, select: { id: true } });
+  if (ids.length === 0) return [];
+  return tx.form.findMany({ where: { id: { in: ids.map((form) => form.id) } }, include: formInclude });
+}
 
 /** Closes an open form once per transaction (the batch must not write a row twice). */
 function closeForm(uow: UnitOfWork, form: FormRow, stepIndex: number | null): void {
@@ -348,7 +369,7 @@ async function applyCommand(context: ExecutorContext, tx: Tx, uow: UnitOfWork, p
         planId,
       });
       // a question nobody needs answered any more must not stay answerable
-      const open = await tx.form.findMany({ where: { planId, status: "open" }, include: formInclude });
+      const open = await openForms(uow.formReader ?? tx, { planId, status: "open" });
       for (const form of open) closeForm(uow, form, [...plan.stepIds].find(([, id]) => id === form.stepId)?.[0] ?? null);
       return;
     }

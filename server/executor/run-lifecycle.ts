@@ -185,7 +185,7 @@ async function applyEffect(
           announce: (spec, planId) => applier.say(effect.text || `Plan: **${spec.title}**`, "plan", planId),
         });
         // the planning call is the plan's first cost: its run counts toward the plan's totals
-        await tx.run.update({ where: { id: runId }, data: { planId: dto.id } });
+        uow.batch.add(sqlWrites.setRunPlan({ id: runId, planId: dto.id }));
         uow.emit("run-updated", { run: runDTO({ ...launch, planId: dto.id }, { ...recorded, usage: result.usage }) });
       } catch (error) {
         if (!(error instanceof PlanValidationError)) throw error;

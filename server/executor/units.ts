@@ -14,6 +14,16 @@ import { transactionRequired, UnitOfWork } from "./unit-of-work.ts";
 
 type Tx = Prisma.TransactionClient;
 
+/**
+ * The plan (and run) a unit will reconcile, which lets it run optimistically. `created`:
+ * the unit creates this plan, so there is nothing to read: it must not exist yet.
+ */
+export interface UnitPlan {
+  planId: string;
+  runId?: string;
+  created?: boolean;
+}
+
 export class UnitRunner {
   private readonly mutex = new KeyedMutex();
   /** how units ran: optimistic writes, and fallbacks to the locked transaction */
@@ -34,7 +44,7 @@ export class UnitRunner {
    * and falls back to the locked transaction if it did, or if the work needs more
    * than the cached state and the one read (it touched `tx`).
    */
-  run<T>(conversationId: string, work: (tx: Tx, uow: UnitOfWork) => Promise<T>, plan?: { planId: string; runId?: string }): Promise<T> {
+  run<T>(conversationId: string, work: (tx: Tx, uow: UnitOfWork) => Promise<T>, plan?: UnitPlan): Promise<T> {
     return this.mutex.run(conversationId, async () => {
       if (plan) {
         let attempt = await this.optimisticUnit(conversationId, work, plan, this.cachedContext(plan));
@@ -62,15 +72,16 @@ export class UnitRunner {
   private async optimisticUnit<T>(
     conversationId: string,
     work: (tx: Tx, uow: UnitOfWork) => Promise<T>,
-    plan: { planId: string; runId?: string },
+    plan: UnitPlan,
     guess: PlanContext | null,
   ): Promise<{ done: true; value: T } | { done: false; unchecked?: true }> {
     const uow = new UnitOfWork(conversationId);
     const read = guess ?? (await readPlanContext(this.context.prisma, plan));
     uow.prefetched = { planId: plan.planId, runId: plan.runId ?? null, context: read };
+    uow.formReader = this.context.prisma;
     let value: T;
     try {
-      value = await work(transactionRequired(uow), uow);
+      value = await work(transactionRequired(uow, this.context.prisma), uow);
     } catch (error) {
       if (!uow.needsTransaction) throw error;
     }
@@ -112,18 +123,16 @@ export class UnitRunner {
    * checked by running the unit again after the read. This takes the read off the path
    * from a step's end to its dependent's dispatch: one statement instead of two.
    */
-  private cachedContext(plan: { planId: string; runId?: string }): PlanContext | null {
+  private cachedContext(plan: UnitPlan): PlanContext | null {
+    // a plan this unit creates: the write checks it is not there (its version is null)
+    if (plan.created) return { version: null, runStatus: null };
     const cached = this.context.plans.get(plan.planId);
     if (!cached) return null;
     this.stats.fromCache++;
     return { version: cached.version, runStatus: plan.runId ? "running" : null };
   }
 
-  private async lockedUnit<T>(
-    conversationId: string,
-    work: (tx: Tx, uow: UnitOfWork) => Promise<T>,
-    plan?: { planId: string; runId?: string },
-  ): Promise<T> {
+  private async lockedUnit<T>(conversationId: string, work: (tx: Tx, uow: UnitOfWork) => Promise<T>, plan?: UnitPlan): Promise<T> {
     this.stats.locked++;
     const uow = new UnitOfWork(conversationId);
     let committed: CommittedUnit = NOTHING_COMMITTED;

@@ -2,11 +2,12 @@
  * Plans in the database ⇄ the core's PlanState. The executor loads a plan, lets the
  * core decide, and writes back only the steps the core says changed.
  */
-import { Prisma } from "../../generated/prisma/client.ts";
+import type { Prisma } from "../../generated/prisma/client.ts";
 import type { ForEachField, PlanSpec, PlanState, StepExpansion, StepState } from "../../core/types.ts";
 import { stepStateFromSpec } from "../../core/plan-state.ts";
 import { isTerminalPlan } from "../../core/status.ts";
-import { sqlWrites, type WriteBatch } from "./write-batch.ts";
+import { randomUUID } from "node:crypto";
+import { sqlWrites, type NewPlanRow, type NewStepRow, type WriteBatch } from "./write-batch.ts";
 
 type Tx = Prisma.TransactionClient;
 type StepRow = Prisma.PlanStepGetPayload<object>;
@@ -97,33 +98,48 @@ function stepColumns(step: StepState) {
   };
 }
 
-/** stepColumns for Prisma's own writes, which spell a JSON null as DbNull. */
-function createColumns(step: StepState) {
-  const columns = stepColumns(step);
-  return { ...columns, expansion: columns.expansion === null ? Prisma.DbNull : (columns.expansion as unknown as Prisma.InputJsonValue) };
+/** A whole PlanStep row, for its insert (the batch's `newSteps`): every column, defaults too. */
+function newStepRow(planId: string, step: StepState): NewStepRow {
+  return { id: randomUUID(), planId, index: step.index, ...stepColumns(step) };
 }
 
-export async function insertPlan(
-  tx: Tx,
-  input: { conversationId: string; spec: PlanSpec; request: string; requestMessageId?: string; createdByUserId?: string },
-): Promise<{ loaded: LoadedPlan; row: PlanRow }> {
-  const plan = await tx.plan.create({
-    data: {
-      conversationId: input.conversationId,
-      title: input.spec.title,
-      maxParallel: input.spec.maxParallel,
-      budgetTokens: input.spec.budget.maxTokens,
-      budgetCost: input.spec.budget.maxCost,
-      request: input.request,
-      requestMessageId: input.requestMessageId,
-      createdByUserId: input.createdByUserId,
-    },
-  });
-  // the rows as inserted serve both the core's state and the plan-created event: no read back
-  const steps = await tx.planStep.createManyAndReturn({
-    data: input.spec.steps.map((step) => ({ planId: plan.id, index: step.index, ...createColumns(stepStateFromSpec(step)) })),
-  });
-  const row: PlanRow = { ...plan, steps };
+/**
+ * A new plan and its steps, as rows queued in the unit's write batch: nothing is read or
+ * written before the unit's one statement (which inserts them first, then everything
+ * that refers to them). The rows serve the core's state and the plan-created event.
+ */
+export function insertPlan(
+  batch: WriteBatch,
+  input: {
+    planId?: string;
+    conversationId: string;
+    spec: PlanSpec;
+    request: string;
+    requestMessageId?: string;
+    createdByUserId?: string;
+    now: Date;
+  },
+): { loaded: LoadedPlan; row: PlanRow } {
+  const plan: NewPlanRow = {
+    id: input.planId ?? randomUUID(),
+    conversationId: input.conversationId,
+    title: input.spec.title,
+    status: "running",
+    maxParallel: input.spec.maxParallel,
+    version: 0,
+    budgetTokens: input.spec.budget.maxTokens,
+    budgetCost: input.spec.budget.maxCost,
+    request: input.request,
+    requestMessageId: input.requestMessageId ?? null,
+    createdByUserId: input.createdByUserId ?? null,
+    createdAt: input.now,
+    updatedAt: input.now,
+    endedAt: null,
+  };
+  const steps = input.spec.steps.map((step) => newStepRow(plan.id, stepStateFromSpec(step)));
+  batch.add(sqlWrites.insertPlan(plan));
+  batch.add(sqlWrites.insertSteps(steps));
+  const row = { ...plan, steps } as unknown as PlanRow;
   return { loaded: fromPlanRow(row), row };
 }
 
@@ -199,13 +215,9 @@ async function planContextQuery(
 
 /**
  * Queues the plan (its version bumped) and its changed steps in the transaction's
- * write batch; appended steps are inserted at once. Returns the plan as it will be stored.
+ * write batch, appended steps as inserts. Returns the plan as it will be stored.
  */
-export async function savePlan(
-  tx: Tx,
-  batch: WriteBatch,
-  input: { loaded: LoadedPlan; next: PlanState; changedSteps: number[]; now: Date },
-): Promise<LoadedPlan> {
+export function savePlan(batch: WriteBatch, input: { loaded: LoadedPlan; next: PlanState; changedSteps: number[]; now: Date }): LoadedPlan {
   const { loaded, next, now } = input;
   const stepIds = new Map(loaded.stepIds);
   const statusChanged = next.status !== loaded.state.status;
@@ -225,9 +237,10 @@ export async function savePlan(
     if (!step) continue;
     let id = stepIds.get(index);
     if (!id) {
-      // an appended step: inserted now, so the batched update below finds its row
-      const created = await tx.planStep.create({ data: { planId: next.id, index, ...createColumns(step) }, select: { id: true } });
-      id = created.id;
+      // an appended step: inserted by the same statement, before the batched update below
+      const row = newStepRow(next.id, step);
+      batch.add(sqlWrites.insertSteps([row]));
+      id = row.id;
       stepIds.set(index, id);
     }
     batch.set(`step:${id}`, sqlWrites.updateStep({ id, ...stepColumns(step) }));

@@ -1,6 +1,6 @@
 /**
  * The hot path's writes, sent as ONE call at the end of the transaction: every row
- * goes into one JSON document that `baton_apply_unit` (database-functions.ts)
+ * goes into one JSON document that `baton_write_unit` (database-functions.ts)
  * applies table by table, appending the conversation's events last and returning
  * their seq. A step's finish-and-dispatch then costs four round trips (begin, enter,
  * write, commit) instead of one per row, and one parameter instead of ~100.
@@ -25,6 +25,8 @@ export interface WriteExpectation {
 
 /** Raised (as a database error) when an optimistic unit's expectation failed. */
 export const CONFLICT_MARKER = "baton_conflict";
+/** Raised (as a database error) when a new plan's conversation does not exist. */
+export const NOT_FOUND_MARKER = "baton_not_found";
 
 export interface MessageRow {
   id: string;
@@ -101,6 +103,27 @@ export interface PlanRow {
   endedAt?: Date | null;
 }
 
+/** A new plan: every column, so the statement needs no defaults. */
+export interface NewPlanRow {
+  id: string;
+  conversationId: string;
+  title: string;
+  status: "running";
+  maxParallel: number;
+  version: number;
+  budgetTokens: number | null;
+  budgetCost: number | null;
+  request: string;
+  requestMessageId: string | null;
+  createdByUserId: string | null;
+  createdAt: Date;
+  updatedAt: Date;
+  endedAt: null;
+}
+
+/** A new step (of a new plan, or appended): its id, plan, index and every column stepColumns() produces. */
+export type NewStepRow = { id: string; planId: string; index: number } & Record<string, unknown>;
+
 /** Every column of a PlanStep the executor owns, as stepColumns() produces them. */
 export type StepRow = { id: string } & Record<string, unknown>;
 
@@ -115,10 +138,13 @@ export interface StepEventRow {
 }
 
 type Write =
+  | { kind: "newPlan"; row: NewPlanRow }
+  | { kind: "newSteps"; row: NewStepRow[] }
   | { kind: "message"; row: MessageRow }
   | { kind: "run"; row: RunRow }
   | { kind: "finishedRun"; row: FinishedRunRow }
   | { kind: "cancelledRun"; row: { id: string; endedAt: Date } }
+  | { kind: "runPlan"; row: { id: string; planId: string } }
   | { kind: "closedForm"; row: { id: string } }
   | { kind: "plan"; row: PlanRow }
   | { kind: "step"; row: StepRow }
@@ -126,11 +152,16 @@ type Write =
 
 /** The writes the executor queues; each is one row (or rows) of one table. */
 export const sqlWrites = {
+  /** a plan and its steps are inserted before anything else, so every row may refer to them */
+  insertPlan: (row: NewPlanRow): Write => ({ kind: "newPlan", row }),
+  insertSteps: (rows: NewStepRow[]): Write => ({ kind: "newSteps", row: rows }),
   insertMessage: (row: MessageRow): Write => ({ kind: "message", row }),
   insertRun: (row: RunRow): Write => ({ kind: "run", row }),
   /** records how a run ended; a run that is no longer running is left as it is */
   finishRun: (row: FinishedRunRow): Write => ({ kind: "finishedRun", row }),
   cancelRun: (row: { id: string; endedAt: Date }): Write => ({ kind: "cancelledRun", row }),
+  /** the plan a run belongs to (the commander's planning run, once its plan exists) */
+  setRunPlan: (row: { id: string; planId: string }): Write => ({ kind: "runPlan", row }),
   closeForm: (row: { id: string }): Write => ({ kind: "closedForm", row }),
   updatePlan: (row: PlanRow): Write => ({ kind: "plan", row }),
   updateStep: (row: StepRow): Write => ({ kind: "step", row }),
@@ -175,10 +206,13 @@ export class WriteBatch {
     const doc = {
       conversationId: input.conversationId,
       now: input.now,
+      newPlans: [] as NewPlanRow[],
+      newSteps: [] as NewStepRow[],
       messages: [] as MessageRow[],
       runs: [] as RunRow[],
       finishedRuns: [] as FinishedRunRow[],
       cancelledRuns: [] as { id: string; endedAt: Date }[],
+      runPlans: [] as { id: string; planId: string }[],
       closedForms: [] as string[],
       plans: [] as (PlanRow & { setStatus: boolean })[],
       steps: [] as StepRow[],
@@ -189,6 +223,12 @@ export class WriteBatch {
     };
     for (const write of writes) {
       switch (write.kind) {
+        case "newPlan":
+          doc.newPlans.push(write.row);
+          break;
+        case "newSteps":
+          doc.newSteps.push(...write.row);
+          break;
         case "message":
           doc.messages.push(write.row);
           break;
@@ -200,6 +240,9 @@ export class WriteBatch {
           break;
         case "cancelledRun":
           doc.cancelledRuns.push(write.row);
+          break;
+        case "runPlan":
+          doc.runPlans.push(write.row);
           break;
         case "closedForm":
           doc.closedForms.push(write.row.id);
@@ -219,7 +262,7 @@ export class WriteBatch {
     }
     const rows = await tx.$queryRaw<
       { result: { lastSeq: number | null; claimed: ClaimedRun[]; waiting: boolean } }[]
-    >`SELECT baton_apply_unit(${JSON.stringify(doc)}::jsonb) AS "result"`;
+    >`SELECT baton_write_unit(${JSON.stringify(doc)}::jsonb) AS "result"`;
     const result = rows[0].result;
     return {
       lastSeq: result.lastSeq === null || result.lastSeq === undefined ? null : Number(result.lastSeq),
