@@ -14,57 +14,85 @@ const event = (seq: number, conversationId = "c1") =>
   }) as ConversationEventDTO;
 
 /**
- * An io whose adapter behaves like the cluster adapter: `broadcast` resolves after a
- * random delay (the NOTIFY) and only then writes to local sockets; `onMessage` writes
- * another process's packet at once. `delivered` is what local sockets received, in order.
+ * An io with a cluster adapter: `io.local` writes to this process's sockets at once;
+ * `adapter.broadcast` is a message to the other processes, which resolves after a random
+ * delay (the NOTIFY) and is recorded in `sent`; `onMessage` is how another process's
+ * message arrives. `delivered` is what local sockets received, in order.
  */
 function fakeCluster() {
   const delivered: string[] = [];
-  const write = (packet: { data: unknown[] }) => {
-    const [name, payload] = packet.data as [string, { conversationId: string; seq?: number }];
+  const deltas: string[] = [];
+  const sent: { name: string; data: unknown }[] = [];
+  const write = (name: string, payload: { conversationId: string; seq?: number; text?: string }) => {
     if (name === "conversation-event") delivered.push(`${payload.conversationId}:${payload.seq}`);
+    if (name === "run-delta") deltas.push(payload.text!);
   };
   const adapter = {
-    async broadcast(packet: { data: unknown[] }) {
+    async broadcast(packet: { data: unknown[] }, opts: { rooms: Set<string>; except: Set<string> }) {
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 5));
-      write(packet);
+      // the publisher targets a room and excludes it here: nothing may reach local sockets this way
+      expect([...opts.rooms].every((room) => opts.except.has(room))).toBe(true);
+      sent.push({ name: packet.data[0] as string, data: packet.data[1] });
     },
     onMessage(message: { type: number; data: { packet: { data: unknown[] } } }) {
-      write(message.data.packet);
+      const [name, payload] = message.data.packet.data as [string, { conversationId: string; seq?: number }];
+      write(name, payload);
     },
   };
-  const io = { of: () => ({ adapter }) } as unknown as Server;
-  const remote = (e: ConversationEventDTO) =>
-    adapter.onMessage({ type: 3, data: { packet: { type: 2, data: ["conversation-event", e] } } as never });
-  return { io, delivered, remote };
+  const io = {
+    of: () => ({ adapter }),
+    local: { to: () => ({ emit: (name: string, payload: { conversationId: string; seq?: number }) => write(name, payload) }) },
+  } as unknown as Server;
+  const fromOtherProcess = (name: string, data: unknown) =>
+    adapter.onMessage({ type: 3, data: { packet: { type: 2, data: [name, data] } } as never });
+  return { io, delivered, deltas, sent, fromOtherProcess };
 }
 
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-it("hands a conversation's events to the adapter one at a time, so they arrive in seq order", async () => {
-  const { io, delivered } = fakeCluster();
+it("writes a conversation's events to this process's sockets in seq order, and nothing to other processes alone", async () => {
+  const { io, delivered, sent } = fakeCluster();
   const publisher = createSocketPublisher(io);
   for (let seq = 1; seq <= 30; seq += 3) publisher.publish([event(seq), event(seq + 1), event(seq + 2)]);
   publisher.publish([event(1, "c2")]);
-  await settle(400);
+  await settle(50);
   expect(delivered.filter((d) => d.startsWith("c1:"))).toEqual(Array.from({ length: 30 }, (_, i) => `c1:${i + 1}`));
   expect(delivered).toContain("c2:1");
+  expect(sent).toEqual([]);
 });
 
-it("with other processes, an event waits for its predecessor, own or theirs", async () => {
-  const { io, delivered, remote } = fakeCluster();
+it("with other processes, sends each unit's events as one message, in order, after the local write", async () => {
+  const { io, delivered, sent } = fakeCluster();
+  const publisher = createSocketPublisher(io);
+  publisher.watchCluster();
+  for (let seq = 1; seq <= 30; seq += 3) publisher.publish([event(seq), event(seq + 1), event(seq + 2)]);
+  publisher.runDelta("c1", "r1", "text");
+  await settle(400);
+  expect(delivered).toEqual(Array.from({ length: 30 }, (_, i) => `c1:${i + 1}`));
+  const batches = sent.filter((message) => message.name === "baton:conversation-events");
+  expect(batches).toHaveLength(10);
+  expect(batches.flatMap((message) => (message.data as ConversationEventDTO[]).map((e) => e.seq))).toEqual(
+    Array.from({ length: 30 }, (_, i) => i + 1),
+  );
+  expect(sent.at(-1)).toEqual({ name: "baton:run-delta", data: { conversationId: "c1", runId: "r1", text: "text" } });
+});
+
+it("writes another process's events to local sockets, each after its predecessor, own or theirs", async () => {
+  const { io, delivered, deltas, fromOtherProcess } = fakeCluster();
   const publisher = createSocketPublisher(io, { holdMs: 2_000 });
   publisher.watchCluster();
   publisher.publish([event(1)]);
   await settle(50);
-  // another process committed 2 and 4, this one 3: 4 arrives first, then 3 is published, then 2 arrives
-  remote(event(4));
+  // another process committed 2 and 4-5, this one 3: 4-5 arrive first, then 3 is published, then 2 arrives
+  fromOtherProcess("baton:conversation-events", [event(4), event(5)]);
   publisher.publish([event(3)]);
   await settle(50);
   expect(delivered).toEqual(["c1:1"]);
-  remote(event(2));
+  fromOtherProcess("baton:conversation-events", [event(2)]);
   await settle(50);
-  expect(delivered).toEqual(["c1:1", "c1:2", "c1:3", "c1:4"]);
+  expect(delivered).toEqual(["c1:1", "c1:2", "c1:3", "c1:4", "c1:5"]);
+  fromOtherProcess("baton:run-delta", { conversationId: "c1", runId: "r2", text: "streamed" });
+  expect(deltas).toEqual(["streamed"]);
 });
 
 it("does not wait longer than the hold for a predecessor that never comes", async () => {

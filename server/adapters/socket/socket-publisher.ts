@@ -2,14 +2,17 @@
  * Publishes committed conversation events to Socket.IO rooms, in `seq` order per
  * conversation.
  *
- * In one process: the executor calls `publish` in commit order (a conversation's units
- * run one at a time in a process, and seq is handed out under the conversation's lock),
- * but `io.to(room).emit()` does not keep that order once the PostgreSQL adapter is
- * attached: the adapter first sends each packet to the other processes (a NOTIFY on
- * whichever pool connection is free) and only then writes it to this process's own
- * sockets, so packets overtook each other even on the publisher's own clients. So every
- * packet of a conversation goes through one queue here and the next is handed to the
- * adapter only when the previous one is out; conversations don't wait for each other.
+ * This process's own sockets get every packet at once, written synchronously in the
+ * order the executor publishes (a conversation's units run one at a time in a process,
+ * and seq is handed out under the conversation's lock).
+ *
+ * Other processes (the PostgreSQL adapter, once `watchCluster` is on) get a unit's events
+ * as ONE cluster message, not one per event: every message is a NOTIFY round trip, and a
+ * step's six or seven events sent one at a time queued up behind each other faster than
+ * steps ended (the fan-out to another process's browsers took over 100 ms at the median).
+ * The messages of a conversation are sent one at a time, each after the previous one is
+ * out, so they arrive in order; the receiving process unpacks them and writes each event
+ * to its own sockets as if it were its own.
  *
  * Across processes: seq n may be committed by another process just before this one
  * commits n+1. Once `watchCluster` is on, every event goes to this process's sockets
@@ -28,6 +31,9 @@ import { log } from "../../ops/log.ts";
 const EVENT_PACKET = 2;
 /** socket.io-adapter's cluster MessageType.BROADCAST */
 const CLUSTER_BROADCAST = 3;
+/** what one cluster message carries: a unit's events, or a run's streamed text */
+const CLUSTER_EVENTS = "baton:conversation-events";
+const CLUSTER_DELTA = "baton:run-delta";
 /**
  * Longest a process holds an event for its predecessor from another process (browsers
  * wait longer, GAP_WAIT_MS, before they replay). Only a predecessor that never comes
@@ -37,9 +43,10 @@ const CLUSTER_BROADCAST = 3;
 export const HOLD_MS = 1000;
 
 type AnyServer = Server<ClientToServerEvents, ServerToClientEvents> | Server;
+type RunDelta = { conversationId: string; runId: string; text: string; reset?: true };
 
 export interface SocketPublisher extends EventPublisher {
-  /** Call once the cluster adapter is attached: learn the seqs other processes publish. */
+  /** Call once the cluster adapter is attached: send to the other processes, and learn the seqs they publish. */
   watchCluster(): void;
 }
 
@@ -47,17 +54,32 @@ export function createSocketPublisher(io: AnyServer, options: { holdMs?: number 
   const queue = new PerKeyQueue();
   const order = new SeqWatermarks();
   const holdMs = options.holdMs ?? HOLD_MS;
-  // what `io.to(room).emit(name, data)` does, but with the adapter's promise (the
-  // in-memory adapter writes synchronously; cluster adapters resolve once sent). The
-  // adapter is looked up per packet: it is attached after the publisher is made.
-  const send = async (room: string, name: string, data: unknown) => {
-    const sent = io
+  let clustered = false;
+  const local = (room: string, name: string, data: unknown) =>
+    (io.local.to(room).emit as (name: string, data: unknown) => boolean)(name, data);
+  /** writes a unit's events to this process's sockets, in order, then the sidebar's activity */
+  const deliver = (events: ConversationEventDTO[]) => {
+    const last = events.at(-1)!;
+    try {
+      for (const event of events) local(conversationRoom(event.conversationId), "conversation-event", event);
+    } finally {
+      order.saw(last.conversationId, last.seq);
+    }
+    local(activityRoom(last.conversationId), "activity", { conversationId: last.conversationId, seq: last.seq });
+  };
+  /**
+   * One message to the other processes and none to this one's sockets (the room is both
+   * the target and excluded here; the receiver unpacks it, see watchCluster). Resolves
+   * once it is out, so a conversation's messages leave in order.
+   */
+  const toOtherProcesses = async (conversationId: string, name: string, data: unknown) => {
+    const room = conversationRoom(conversationId);
+    await (io
       .of("/")
       .adapter.broadcast(
         { type: EVENT_PACKET, data: [name, data] },
-        { rooms: new Set([room]), except: new Set(), flags: {} },
-      ) as unknown as Promise<void> | void;
-    await sent;
+        { rooms: new Set([room]), except: new Set([room]), flags: {} },
+      ) as unknown as Promise<void> | void);
   };
   return {
     publish(events: ConversationEventDTO[]) {
@@ -66,42 +88,44 @@ export function createSocketPublisher(io: AnyServer, options: { holdMs?: number 
       if (!first || !last) return;
       queue.run(last.conversationId, async () => {
         await order.waitFor(first.conversationId, first.seq - 1, holdMs);
-        try {
-          for (const event of events) await send(conversationRoom(event.conversationId), "conversation-event", event);
-        } finally {
-          order.saw(last.conversationId, last.seq);
-        }
-        await send(activityRoom(last.conversationId), "activity", { conversationId: last.conversationId, seq: last.seq });
+        deliver(events);
+        if (clustered) await toOtherProcesses(last.conversationId, CLUSTER_EVENTS, events);
       });
     },
     runStatus(conversationId, runId, text) {
       io.to(conversationRoom(conversationId)).emit("run-status", { conversationId, runId, text });
     },
     runDelta(conversationId, runId, text, options) {
-      // through the same queue: streamed chunks must not overtake each other either
-      const delta = options?.reset ? { conversationId, runId, text, reset: true } : { conversationId, runId, text };
-      queue.run(conversationId, () => send(conversationRoom(conversationId), "run-delta", delta));
+      // through the same queue: streamed chunks must not overtake each other, nor the events before them
+      const delta: RunDelta = options?.reset ? { conversationId, runId, text, reset: true } : { conversationId, runId, text };
+      queue.run(conversationId, async () => {
+        local(conversationRoom(conversationId), "run-delta", delta);
+        if (clustered) await toOtherProcesses(conversationId, CLUSTER_DELTA, delta);
+      });
     },
     watchCluster() {
-      type ClusterMessage = { type?: number; data?: { packet?: { data?: unknown[] } } };
-      const adapter = io.of("/").adapter as unknown as { onMessage?: (message: ClusterMessage, offset?: string) => unknown };
+      type ClusterMessage = { uid?: string; type?: number; data?: { packet?: { data?: unknown[] } } };
+      const adapter = io.of("/").adapter as unknown as { uid?: string; onMessage?: (message: ClusterMessage, offset?: string) => unknown };
       const onMessage = adapter.onMessage?.bind(adapter);
       if (!onMessage) return;
-      // another process's event goes to this process's sockets after its predecessor
-      // (this process's own, or another's). Each waits on its own, not in a queue: large
-      // packets are fetched from a table before they get here, so even one process's
-      // events can come in out of order, and they must not wait behind each other.
+      clustered = true;
+      // another process's events go to this process's sockets after their predecessor
+      // (this process's own, or another's). Each message waits on its own, not in a queue:
+      // large ones are fetched from a table before they get here, so even one process's
+      // messages can come in out of order, and they must not wait behind each other.
       adapter.onMessage = (message, offset) => {
-        const [name, event] = message.type === CLUSTER_BROADCAST ? (message.data?.packet?.data ?? []) : [];
-        const { conversationId, seq } = (name === "conversation-event" ? event : {}) as Partial<ConversationEventDTO>;
-        if (typeof conversationId !== "string" || !Number.isInteger(seq)) return onMessage(message, offset);
-        void order.waitFor(conversationId, seq! - 1, holdMs).then(() => {
-          try {
-            onMessage(message, offset);
-          } finally {
-            order.saw(conversationId, seq!);
-          }
-        });
+        // the adapter hears its own messages too (and drops them): this process wrote them already
+        if (message.uid !== undefined && message.uid === adapter.uid) return onMessage(message, offset);
+        const [name, data] = message.type === CLUSTER_BROADCAST ? (message.data?.packet?.data ?? []) : [];
+        if (name === CLUSTER_DELTA) {
+          const delta = data as RunDelta;
+          if (typeof delta?.conversationId === "string") local(conversationRoom(delta.conversationId), "run-delta", delta);
+          return;
+        }
+        const events = (name === CLUSTER_EVENTS && Array.isArray(data) ? data : []) as ConversationEventDTO[];
+        const first = events[0];
+        if (typeof first?.conversationId !== "string" || !Number.isInteger(first.seq)) return onMessage(message, offset);
+        void order.waitFor(first.conversationId, first.seq - 1, holdMs).then(() => deliver(events));
       };
     },
   };
