@@ -11,7 +11,12 @@
  *   node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx bench/agent-runtime.ts
  */
 import "./quiet-logs.ts";
-import { MemoryArtifactStore, MemorySessionStore } from "../server/agents/memory-stores.ts";
+import {
+  MemoryArtifactStore,
+  MemoryConversationMemory,
+  MemoryPlanStatusReader,
+  MemorySessionStore,
+} from "../server/agents/memory-stores.ts";
 import { createModelRegistry } from "../server/agents/model-registry.ts";
 import { createAgentRunner } from "../server/agents/run-agent.ts";
 import { corePlanValidator } from "../server/agents/core-plan-validator.ts";
@@ -99,6 +104,9 @@ const runner = createAgentRunner({
   models: createModelRegistry({ env: {} }),
   artifacts: new MemoryArtifactStore(),
   sessions: new MemorySessionStore(),
+  // as the server wires it: a chat run reads the conversation, the commander gets plan_status
+  memory: new MemoryConversationMemory(),
+  plans: new MemoryPlanStatusReader(),
   // the defaults of server/config (BATON_MAX_PLAN_STEPS and its neighbours)
   validatePlan: corePlanValidator({ maxSteps: 200, maxInputChars: 20_000, defaultMaxParallel: 4, defaultMaxRetries: 3 }),
 });
