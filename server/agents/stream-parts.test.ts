@@ -127,6 +127,18 @@ describe("streamParts", () => {
     expect(await base.getReader().read()).toEqual({ done: true, value: undefined });
   });
 
+  it("passes bare parts on as they are, should the internal stream hold those", async () => {
+    const parts: TextStreamPart<ToolSet>[] = [{ type: "start" }, { type: "text-delta", id: "t", text: "hi" }];
+    const baseStream = new ReadableStream({
+      start(controller) {
+        for (const part of parts) controller.enqueue(part);
+        controller.close();
+      },
+    });
+    const fake = { fullStream: (async function* () {})(), baseStream };
+    expect(await collect(streamParts(fake))).toEqual(parts);
+  });
+
   it("falls back to fullStream when the result has no internal stream", () => {
     const fullStream = (async function* () {})();
     expect(streamParts({ fullStream })).toBe(fullStream);

@@ -31,7 +31,7 @@ export function hasInternalStream(result: Streamed): boolean {
 /** The parts of the call, read once; breaking out of the loop cancels the stream. */
 export function streamParts(result: Streamed): AsyncIterable<Part> {
   if (!hasInternalStream(result)) return result.fullStream;
-  const base = (result as unknown as { baseStream: ReadableStream<{ part: Part }> }).baseStream;
+  const base = (result as unknown as { baseStream: ReadableStream<{ part: Part } | Part> }).baseStream;
   return {
     [Symbol.asyncIterator]() {
       const reader = base.getReader();
@@ -52,7 +52,9 @@ export function streamParts(result: Streamed): AsyncIterable<Part> {
         async next(): Promise<IteratorResult<Part>> {
           if (finished) return { done: true, value: undefined };
           const { done, value } = await reader.read();
-          return done ? finish() : { done: false, value: value.part };
+          if (done) return finish();
+          // a part has no `part` key: should a release hold bare parts there, they pass as they are
+          return { done: false, value: "part" in value ? value.part : value };
         },
         return: finish,
       };
