@@ -41,6 +41,27 @@ const recordingSummarizer = () => {
   return { calls, summarize };
 };
 
+describe("estimatePromptTokens", () => {
+  const exact = (system: string, messages: ModelMessage[]) => Math.ceil((system.length + JSON.stringify(messages).length) / 4);
+
+  it("is the JSON length of system and messages over four, for any number of messages", () => {
+    for (const messages of [[], session(0), session(1), session(5, 37), clipToolResults(session(3, 500), 100)]) {
+      expect(estimatePromptTokens("sys", messages)).toBe(exact("sys", messages));
+      // asked again (each message measured once): the same answer
+      expect(estimatePromptTokens("", messages)).toBe(exact("", messages));
+    }
+  });
+
+  it("measures a copied message on its own: a clipped result is not counted at its full size", () => {
+    const messages = session(2, 400);
+    const before = estimatePromptTokens("", messages);
+    const clipped = clipToolResults(messages, 100);
+    expect(estimatePromptTokens("", clipped)).toBe(exact("", clipped));
+    expect(estimatePromptTokens("", clipped)).toBeLessThan(before);
+    expect(estimatePromptTokens("", messages)).toBe(before);
+  });
+});
+
 describe("Compactor", () => {
   it("leaves a session within budget alone", async () => {
     const { calls, summarize } = recordingSummarizer();

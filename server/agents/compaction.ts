@@ -15,9 +15,29 @@ export type Summarizer = (input: { previousSummary: string | null; messages: Mod
 
 export const SUMMARY_PREFIX = "[Summary of the earlier part of this run — the original messages are kept in the session store]";
 
+/**
+ * Characters of each message as JSON, by message object. A run asks for the estimate
+ * before every model call, over the whole session (a chat run's history included), and
+ * the messages it asks about are the same objects each time: each is serialized once.
+ * Messages are not changed after they are made (a clipped or marked one is a copy).
+ */
+const jsonChars = new WeakMap<object, number>();
+
+function messageChars(message: ModelMessage): number {
+  let chars = jsonChars.get(message);
+  if (chars === undefined) {
+    chars = JSON.stringify(message).length;
+    jsonChars.set(message, chars);
+  }
+  return chars;
+}
+
 /** Rough token estimate (four characters per token), the same for every provider. */
 export function estimatePromptTokens(system: string, messages: ModelMessage[]): number {
-  return Math.ceil((system.length + JSON.stringify(messages).length) / 4);
+  // exactly JSON.stringify(messages).length: "[", the messages with a comma between, "]"
+  let chars = 2 + Math.max(0, messages.length - 1);
+  for (const message of messages) chars += messageChars(message);
+  return Math.ceil((system.length + chars) / 4);
 }
 
 function partText(part: unknown): string {

@@ -28,11 +28,14 @@ const serverConfigSchema = z.object({
   env: z.record(z.string(), z.string()).optional(),
   url: z.string().url().optional(),
 });
+/** built once: zod walks a schema it has not seen before on its first parse */
+const serverListSchema = z.array(serverConfigSchema);
 
 /** Agent.mcpServers is JSON from the database: parse it, naming what is wrong. */
 export function parseMcpServers(value: unknown): McpServerConfig[] {
-  if (value == null) return [];
-  const parsed = z.array(serverConfigSchema).safeParse(value);
+  // the usual case, every run of an agent without MCP servers: nothing to parse
+  if (value == null || (Array.isArray(value) && value.length === 0)) return [];
+  const parsed = serverListSchema.safeParse(value);
   if (!parsed.success)
     throw new Error(`Invalid mcpServers: ${parsed.error.issues.map((i) => `${i.path.join(".")}: ${i.message}`).join("; ")}`);
   for (const server of parsed.data) {

@@ -69,13 +69,16 @@ export function boundedPlanStatus(view: PlanStatusView, stepIndex?: number): unk
   };
 }
 
+/** wrapped once: the AI SDK memoizes a wrapper's JSON schema, so it is not re-derived from zod on every commander run */
+const PLAN_STATUS_INPUT = zodSchema(z.object({ plan_id: z.string().optional(), step: z.number().int().positive().optional() }));
+
 export function createPlanStatusTool(input: { request: RunRequest; reader: PlanStatusReader }) {
   const { request, reader } = input;
   return tool({
     description:
       "Look at a plan of this conversation now: each step's status, attempts, summary, failure reason and execution log. " +
       "Without plan_id: the plan you are working on, or the conversation's newest. With step: only that step.",
-    inputSchema: zodSchema(z.object({ plan_id: z.string().optional(), step: z.number().int().positive().optional() })),
+    inputSchema: PLAN_STATUS_INPUT,
     execute: async ({ plan_id, step }) => {
       const planId = plan_id ?? request.step?.planId;
       const view = await reader.read({

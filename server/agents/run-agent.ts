@@ -23,6 +23,7 @@ import { logModelTiming, timedModel, type AgentRunnerDeps, type RunContext } fro
 import { cachedSystem, estimateCutUsage, markCacheBreakpoint, restartLiveText } from "./run-usage.ts";
 import { buildToolSet, finishRun, MAX_MALFORMED_TOOL_CALLS } from "./run-finish.ts";
 import { SecretRedactor } from "./secrets.ts";
+import { streamParts } from "./stream-parts.ts";
 import { resumeSession } from "./session.ts";
 import { BUILTIN_TOOL_NAMES, createToolState, MAX_PLAN_REJECTIONS, ToolNotAllowedError } from "./tools.ts";
 import { recordProviderError } from "../ops/instruments.ts";
@@ -306,7 +307,7 @@ async function streamOnce(input: {
   });
 
   try {
-    for await (const part of result.fullStream) {
+    for await (const part of streamParts(result)) {
       switch (part.type) {
         case "start-step":
           stepHasText = false;

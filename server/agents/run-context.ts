@@ -2,7 +2,7 @@
  * One run's bookkeeping and what a runner is built from: shared by the run loop
  * (run-agent.ts) and the helpers that build its tools and its result (run-finish.ts).
  */
-import type { LanguageModelV3, LanguageModelV3StreamPart } from "@ai-sdk/provider";
+import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { wrapLanguageModel, type ModelMessage, type ToolSet } from "ai";
 import type { RunRequest, RunSink } from "../executor/ports.ts";
 import type { ProviderCircuits } from "./circuit-breaker.ts";
@@ -85,13 +85,31 @@ export function timedModel(model: LanguageModelV3, timing: ModelTiming): Languag
         timing.calls += 1;
         timing.firstStartedAt ??= Date.now();
         const result = await doStream();
-        const ended = new TransformStream<LanguageModelV3StreamPart, LanguageModelV3StreamPart>({
-          flush: () => void (timing.lastEndedAt = Date.now()),
-        });
-        return { ...result, stream: result.stream.pipeThrough(ended) };
+        return { ...result, stream: onClose(result.stream, () => void (timing.lastEndedAt = Date.now())) };
       },
     },
   });
+}
+
+/**
+ * The same parts, in order, calling `closed` when the source ends (not when it fails or is
+ * cancelled). One pull-driven ReadableStream instead of a TransformStream and a pipe: Node
+ * builds three streams for a TransformStream, and pipeThrough adds a promise chain per part.
+ */
+function onClose<T>(source: ReadableStream<T>, closed: () => void): ReadableStream<T> {
+  const reader = source.getReader();
+  return new ReadableStream<T>(
+    {
+      async pull(controller) {
+        const { done, value } = await reader.read();
+        if (!done) return controller.enqueue(value);
+        closed();
+        controller.close();
+      },
+      cancel: (reason) => reader.cancel(reason),
+    },
+    { highWaterMark: 0 },
+  );
 }
 
 export function logModelTiming(sink: RunSink, timing: ModelTiming): void {
