@@ -79,21 +79,30 @@ export class PGliteThread extends BasePGlite {
   #dead: Error | null = null;
   readonly #ready: Promise<void>;
 
-  /** Starts the worker on `dataDir` and resolves once the database is open. */
-  static async create(options: { dataDir: string }): Promise<PGliteThread> {
-    const db = new PGliteThread(options.dataDir);
-    await db.#ready;
-    // idle, the thread must not keep the process alive (an in-thread PGlite did not);
-    // #request refs it while a request is out
-    db.#worker.unref();
-    // BasePGlite's array-type parsers, as PGlite's own init does
-    await db._initArrayTypes();
-    return db;
+  /**
+   * Starts the worker on `dataDir` and resolves once the database is open. `workerUrl` is
+   * for tests (a worker that crashes on cue); default pglite-thread-worker.mjs.
+   */
+  static async create(options: { dataDir: string; workerUrl?: URL }): Promise<PGliteThread> {
+    const db = new PGliteThread(options.dataDir, options.workerUrl ?? WORKER_URL);
+    try {
+      await db.#ready;
+      // idle, the thread must not keep the process alive (an in-thread PGlite did not);
+      // #request refs it while a request is out
+      db.#worker.unref();
+      // BasePGlite's array-type parsers, as PGlite's own init does
+      await db._initArrayTypes();
+      return db;
+    } catch (error) {
+      db.#closed = true;
+      await db.#worker.terminate();
+      throw error;
+    }
   }
 
-  private constructor(dataDir: string) {
+  private constructor(dataDir: string, workerUrl: URL) {
     super();
-    this.#worker = new Worker(WORKER_URL, { workerData: { dataDir }, name: "pglite" });
+    this.#worker = new Worker(workerUrl, { workerData: { dataDir }, name: "pglite" });
     this.#ready = new Promise<void>((resolve, reject) => {
       this.#worker.once("message", (status: WorkerStatus) => {
         if (status.type === "ready") resolve();
