@@ -9,6 +9,7 @@
 // file starts the same way under all of them.
 import { parentPort, workerData } from "node:worker_threads";
 import { PGlite } from "@electric-sql/pglite";
+import { EmscriptenBuiltinFilesystem } from "@electric-sql/pglite/basefs";
 
 /** @type {import("node:worker_threads").MessagePort} */
 const port = /** @type {any} */ (parentPort);
@@ -17,7 +18,10 @@ const port = /** @type {any} */ (parentPort);
 let pglite;
 try {
   pglite = await PGlite.create({ dataDir: workerData.dataDir });
-  port.postMessage({ type: "ready" });
+  // A data directory on disk (NodeFS) or in memory writes through as statements run: its
+  // syncToFs is the base class's no-op, and the client skips asking for it.
+  const syncsToFs = pglite.fs?.syncToFs !== EmscriptenBuiltinFilesystem.prototype.syncToFs;
+  port.postMessage({ type: "ready", syncsToFs });
 } catch (error) {
   port.postMessage({ type: "failed", error: describe(error) });
   process.exit(1);

@@ -148,6 +148,26 @@ describe("the embedded database on a worker thread", () => {
     expect(await db.prisma.user.count({ where: { name } })).toBe(12);
   });
 
+  it("answers every kind of call exactly as an in-thread PGlite does, errors included", async () => {
+    const inThread = await PGlite.create();
+    const threaded = await PGliteThread.create({ dataDir: "memory://same-answers" });
+    try {
+      const [expected, actual] = [await conversation(inThread), await conversation(threaded)];
+      expect(actual).toEqual(expected);
+      // and the conversation did exercise the error paths
+      expect(expected.filter((o) => "error" in o).map((o) => (o as { error: { code: string } }).error.code)).toEqual([
+        "42601",
+        "22P02",
+        "22012",
+        "23505",
+        "22012",
+      ]);
+    } finally {
+      await inThread.close();
+      await threaded.close();
+    }
+  });
+
   it("writes a backup with dumpDataDir that opens and holds every migration", async () => {
     const file = path.join(tmp, "backups", "baton.tgz");
     const result = await backupPglite(db.pglite!, file);
@@ -202,6 +222,59 @@ describe("the embedded database on a worker thread", () => {
     expect(crashing.closed).toBe(true);
   });
 });
+
+type Outcome = { result: unknown } | { error: { name: string; code?: string; message: string; query?: string } };
+
+/** The same calls, in order, with what each answered: results, or the error PGlite threw. */
+async function conversation(pg: Pick<PGlite, "query" | "exec" | "transaction" | "describeQuery">): Promise<Outcome[]> {
+  const outcomes: Outcome[] = [];
+  const record = async (call: () => Promise<unknown>) => {
+    try {
+      outcomes.push({ result: await call() });
+    } catch (e) {
+      const error = e as { name: string; code?: string; message: string; query?: string };
+      outcomes.push({ error: { name: error.name, code: error.code, message: error.message, query: error.query } });
+    }
+  };
+  const notices: string[] = [];
+  await record(() =>
+    pg.query(`SELECT $1::int AS i, $2::text AS t, $3::jsonb AS j, $4::timestamptz AS ts, $5::int[] AS a, $6::bytea AS b`, [
+      1,
+      "x",
+      { a: [1] },
+      new Date(0),
+      [1, 2],
+      new Uint8Array([1, 2, 3]),
+    ]),
+  );
+  await record(() => pg.query(`SELEC 1`)); // fails at Parse
+  await record(() => pg.query(`SELECT $1::int`, ["not a number"])); // fails at Bind
+  await record(() => pg.query(`SELECT 1 / 0`)); // fails at Execute
+  await record(() =>
+    pg.exec(`CREATE TABLE t (id int PRIMARY KEY, name text); INSERT INTO t VALUES (1, 'a'), (2, 'b'); SELECT * FROM t ORDER BY id`),
+  );
+  await record(() => pg.query(`INSERT INTO t VALUES (1, 'again')`));
+  await record(() => pg.query(`SELECT id, name FROM t ORDER BY id`, [], { rowMode: "array" }));
+  await record(() => pg.describeQuery(`SELECT name FROM t WHERE id = $1`));
+  await record(() =>
+    pg.transaction(async (tx) => {
+      await tx.query(`INSERT INTO t VALUES ($1, $2)`, [3, "c"]);
+      return (await tx.query(`SELECT count(*)::int AS n FROM t`)).rows;
+    }),
+  );
+  await record(() =>
+    pg.transaction(async (tx) => {
+      await tx.query(`INSERT INTO t VALUES (4, 'd')`);
+      await tx.rollback();
+    }),
+  );
+  await record(() => pg.exec(`BEGIN; SELECT 1 / 0; COMMIT`)); // leaves the transaction aborted, as PostgreSQL does
+  await record(() => pg.exec(`ROLLBACK`));
+  await record(() => pg.query(`SELECT count(*)::int AS n FROM t`));
+  await record(() => pg.query(`DO $$ BEGIN RAISE NOTICE 'hello %', 1; END $$`, [], { onNotice: (n) => notices.push(n.message ?? "") }));
+  outcomes.push({ result: notices });
+  return outcomes;
+}
 
 interface LoopLag {
   statementMs: number;

@@ -20,11 +20,10 @@
 // so the worker only ever has one request in hand.
 
 import { Worker } from "node:worker_threads";
-import { messages, Mutex, protocol, type PGlite, type Transaction } from "@electric-sql/pglite";
+import { Mutex, type PGlite, type Transaction } from "@electric-sql/pglite";
 import { PGliteWorker } from "@electric-sql/pglite/worker";
+import { type BackendMessage, collectMessages, type ExecProtocolOptions, parseMessages, ProtocolPipeline } from "./pglite-pipeline.ts";
 
-type BackendMessage = Awaited<ReturnType<PGlite["execProtocolStream"]>>[number];
-type ExecProtocolOptions = NonNullable<Parameters<PGlite["execProtocol"]>[1]>;
 type ExecProtocolOptionsStream = Parameters<PGlite["execProtocolRawStream"]>[1];
 type DumpCompression = Parameters<PGlite["dumpDataDir"]>[0];
 
@@ -57,7 +56,7 @@ interface Pending {
 }
 
 type WorkerReply = { id: number; ok: true; value: unknown } | { id: number; ok: false; error: WorkerError };
-type WorkerStatus = { type: "ready" } | { type: "failed"; error: WorkerError };
+type WorkerStatus = { type: "ready"; syncsToFs: boolean } | { type: "failed"; error: WorkerError };
 interface WorkerError {
   name: string;
   message: string;
@@ -78,6 +77,9 @@ export class PGliteThread extends BasePGlite {
   /** why the worker is gone, once it is (crash, failed start) */
   #dead: Error | null = null;
   readonly #ready: Promise<void>;
+  /** false when the worker's filesystem writes through as statements run (NodeFS, memory) */
+  #syncsToFs = true;
+  readonly #pipeline = new ProtocolPipeline();
 
   /**
    * Starts the worker on `dataDir` and resolves once the database is open. `workerUrl` is
@@ -105,8 +107,10 @@ export class PGliteThread extends BasePGlite {
     this.#worker = new Worker(workerUrl, { workerData: { dataDir }, name: "pglite" });
     this.#ready = new Promise<void>((resolve, reject) => {
       this.#worker.once("message", (status: WorkerStatus) => {
-        if (status.type === "ready") resolve();
-        else reject(this.#fail(new Error(`the embedded database could not open ${dataDir}: ${status.error.message}`)));
+        if (status.type === "ready") {
+          this.#syncsToFs = status.syncsToFs;
+          resolve();
+        } else reject(this.#fail(new Error(`the embedded database could not open ${dataDir}: ${status.error.message}`)));
         this.#worker.on("message", (reply: WorkerReply) => this.#onReply(reply));
       });
       this.#worker.on("error", (error) =>
@@ -145,7 +149,7 @@ export class PGliteThread extends BasePGlite {
   }
 
   async execProtocolRaw(message: Uint8Array, { syncToFs = true }: ExecProtocolOptions = {}): Promise<Uint8Array> {
-    const data = (await this.#request({ op: "exec", message })) as Uint8Array;
+    const data = await this.#exec(this.#pipeline.outgoing(message));
     if (syncToFs) await this.syncToFs();
     return data;
   }
@@ -156,15 +160,20 @@ export class PGliteThread extends BasePGlite {
 
   async execProtocol(message: Uint8Array, options: ExecProtocolOptions = {}): Promise<{ messages: BackendMessage[]; data: Uint8Array }> {
     const data = await this.execProtocolRaw(message, { syncToFs: options.syncToFs ?? true });
-    return { messages: collectMessages(data, options), data };
+    return { messages: collectMessages(parseMessages(data), options), data };
   }
 
+  /** What BasePGlite calls for every protocol message: pipelined (see pglite-pipeline.ts). */
   async execProtocolStream(message: Uint8Array, options: ExecProtocolOptions = {}): Promise<BackendMessage[]> {
-    return collectMessages(await this.execProtocolRaw(message, { syncToFs: options.syncToFs ?? false }), options);
+    const results = await this.#pipeline.call(message, options, (bytes) => this.#exec(bytes));
+    if (options.syncToFs ?? true) await this.syncToFs();
+    return results;
   }
 
   async syncToFs(): Promise<void> {
-    await this.#request({ op: "sync" });
+    // BasePGlite calls this after every statement outside a transaction; a data directory
+    // on disk needs nothing (see the worker), so this saves a trip per statement
+    if (this.#syncsToFs) await this.#request({ op: "sync" });
   }
 
   // COPY … '/dev/blob' would need the blob on the worker's side; nothing in Baton uses it
@@ -221,6 +230,10 @@ export class PGliteThread extends BasePGlite {
 
   // ─── The thread ─────────────────────────────────────────────────────────────────
 
+  async #exec(message: Uint8Array): Promise<Uint8Array> {
+    return (await this.#request({ op: "exec", message })) as Uint8Array;
+  }
+
   #request(
     request: { op: "exec"; message: Uint8Array } | { op: "sync" } | { op: "dump"; compression: DumpCompression } | { op: "close" },
   ): Promise<unknown> {
@@ -253,27 +266,4 @@ export class PGliteThread extends BasePGlite {
     this.#pending.clear();
     return this.#dead;
   }
-}
-
-/**
- * The backend messages of one reply, as PGlite's execProtocolStream collects them: the
- * first DatabaseError is thrown (once the reply has been read to its end), messages after
- * it are dropped, notices go to `onNotice`.
- */
-function collectMessages(data: Uint8Array, { throwOnError = true, onNotice }: ExecProtocolOptions): BackendMessage[] {
-  const results: BackendMessage[] = [];
-  let databaseError: messages.DatabaseError | null = null;
-  new protocol.Parser().parse(data, (message) => {
-    if (databaseError) return;
-    if (message instanceof messages.DatabaseError) {
-      if (throwOnError) databaseError = message;
-    } else if (message instanceof messages.NoticeMessage) {
-      onNotice?.(message);
-    }
-    results.push(message);
-  });
-  // (set in the callback above, which TypeScript's narrowing does not see)
-  const error = databaseError as messages.DatabaseError | null;
-  if (error) throw error;
-  return results;
 }
