@@ -3,9 +3,8 @@ import os from "node:os";
 import path from "node:path";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
-import { PrismaPGlite } from "pglite-prisma-adapter";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { type Database, defaultMigrationsDir, openDatabase } from "./database.ts";
+import { type Database, defaultMigrationsDir, openDatabase, prismaAdapterFor } from "./database.ts";
 import { applyMigrations, readMigrationsFolder } from "./schema-engine.ts";
 import { TEST_ADMIN_URL, createScratchPostgresDatabase, createTestDatabase, postgresAvailable } from "./test-database.ts";
 
@@ -95,7 +94,7 @@ describe("embedded (PGlite)", () => {
       // the engine itself (no fast path) agrees that nothing is pending
       const again = await applyMigrations({
         migrationsDir: defaultMigrationsDir(),
-        adapterFactory: new PrismaPGlite(db.pglite!),
+        adapterFactory: prismaAdapterFor(db.pglite!),
         fastPath: false,
       });
       expect(again.appliedMigrationNames).toEqual([]);

@@ -2,6 +2,10 @@
 // directory) when no URL is configured, else PostgreSQL through a pg Pool. Either way the
 // pending migrations of prisma/migrations are applied before the client is handed out.
 //
+// The embedded database runs on its own thread by default (pglite-thread.ts), so its
+// WebAssembly statements do not block the event loop; BATON_PGLITE_THREAD=0 runs it on
+// the main thread as before.
+//
 // PGlite is ONE connection: inside an interactive `prisma.$transaction(async (tx) => …)`
 // use only `tx`; touching `prisma` (or the PGlite instance) there waits for the
 // transaction to end, i.e. hangs until it times out.
@@ -16,7 +20,10 @@ import pg from "pg";
 import { DATABASE_FUNCTIONS } from "./database-functions.ts";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { type Prisma, PrismaClient } from "../generated/prisma/client.ts";
+import { type EmbeddedPGlite, PGliteThread } from "./pglite-thread.ts";
 import { applyMigrations, migrationsUpToDate, readMigrationsFolder } from "./schema-engine.ts";
+
+export type { EmbeddedPGlite } from "./pglite-thread.ts";
 
 export type DatabaseKind = "embedded" | "postgres";
 
@@ -25,8 +32,8 @@ export interface Database {
   kind: DatabaseKind;
   /** Disconnects Prisma, then closes the PGlite instance / ends the pool. Idempotent. */
   close(): Promise<void>;
-  /** embedded only: the PGlite instance (raw SQL, `listen`); one connection, shared with `prisma` */
-  pglite?: PGlite;
+  /** embedded only: the PGlite instance (raw SQL, backups); one connection, shared with `prisma` */
+  pglite?: EmbeddedPGlite;
   /** postgres only: the pool `prisma` uses (raw SQL, LISTEN/NOTIFY on a checked-out client) */
   pool?: pg.Pool;
   /** names of the migrations applied while opening (empty when the schema was up to date) */
@@ -48,6 +55,11 @@ export interface OpenDatabaseOptions {
   migrate?: boolean;
   /** postgres only: pool size, default 10 */
   poolMax?: number;
+  /**
+   * embedded only: run PGlite in a worker thread (default) or, false, on the calling
+   * thread. Default from BATON_PGLITE_THREAD (`0` turns the thread off).
+   */
+  pgliteThread?: boolean;
 }
 
 export const DEFAULT_PGLITE_DIR = "./data/pglite";
@@ -141,8 +153,18 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Data
   }
   const dataDir = path.resolve(opts.dataDir ?? DEFAULT_PGLITE_DIR);
   await mkdir(dataDir, { recursive: true });
-  const pglite = await PGlite.create({ dataDir });
+  const threaded = opts.pgliteThread ?? process.env.BATON_PGLITE_THREAD !== "0";
+  const pglite = threaded ? await PGliteThread.create({ dataDir }) : await PGlite.create({ dataDir });
   return databaseFromPGlite(pglite, opts);
+}
+
+/**
+ * Prisma's PGlite adapter for `pglite`. The adapter is typed for the PGlite class but uses
+ * only `query`, `exec` and `transaction` (pglite-prisma-adapter 0.7.2, dist/index.mjs),
+ * which the threaded client inherits from PGlite's own BasePGlite.
+ */
+export function prismaAdapterFor(pglite: EmbeddedPGlite): PrismaPGlite {
+  return new PrismaPGlite(pglite as PGlite);
 }
 
 /**
@@ -150,10 +172,10 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Data
  * applying migrations unless `migrate: false`.
  */
 export async function databaseFromPGlite(
-  pglite: PGlite,
+  pglite: EmbeddedPGlite,
   opts: Pick<OpenDatabaseOptions, "log" | "migrationsDir" | "migrate"> = {},
 ): Promise<Database> {
-  const adapter = new PrismaPGlite(pglite);
+  const adapter = prismaAdapterFor(pglite);
   try {
     const applied = await migrate(adapter, opts);
     for (const sql of DATABASE_FUNCTIONS) await pglite.exec(sql);

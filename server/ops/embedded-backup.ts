@@ -19,8 +19,11 @@ export interface BackupResult {
   migrations: string[];
 }
 
+/** What a backup needs of a running PGlite: the in-thread one or the threaded client (db/pglite-thread.ts). */
+export type BackupSource = Pick<PGlite, "exec" | "query" | "dumpDataDir">;
+
 /** Writes a consistent backup of a running PGlite to `file` (write-then-rename). */
-export async function backupPglite(pglite: PGlite, file: string): Promise<BackupResult> {
+export async function backupPglite(pglite: BackupSource, file: string): Promise<BackupResult> {
   await pglite.exec("CHECKPOINT");
   const migrations = await appliedMigrations(pglite);
   const dump = await pglite.dumpDataDir("gzip");
@@ -95,7 +98,7 @@ export async function restorePglite(input: {
   return { keptOld, migrations };
 }
 
-async function appliedMigrations(pglite: PGlite): Promise<string[]> {
+async function appliedMigrations(pglite: Pick<PGlite, "query">): Promise<string[]> {
   const result = await pglite.query<{ migration_name: string }>(
     `SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL ORDER BY migration_name`,
   );

@@ -12,8 +12,7 @@ import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
 import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
-import type { PGlite } from "@electric-sql/pglite";
-import { backupPglite, type BackupResult } from "./embedded-backup.ts";
+import { backupPglite, type BackupResult, type BackupSource } from "./embedded-backup.ts";
 import { log } from "./log.ts";
 
 const PID_FILE = "server.pid";
@@ -42,7 +41,7 @@ export class DataDirBusyError extends Error {
  * Claims `dataDir` for this process (a pid file) and answers backup requests on SIGUSR2.
  * Returns the release function. Throws DataDirBusyError if a live process holds it.
  */
-export async function claimDataDir(input: { dataDir: string; pglite: PGlite }): Promise<() => Promise<void>> {
+export async function claimDataDir(input: { dataDir: string; pglite: BackupSource }): Promise<() => Promise<void>> {
   const dataDir = path.resolve(input.dataDir);
   await mkdir(dataDir, { recursive: true });
   const owner = liveOwnerOf(dataDir);
@@ -72,7 +71,7 @@ interface BackupRequest {
 
 type BackupAnswer = { ok: true; result: BackupResult } | { ok: false; error: string };
 
-async function answerRequests(dataDir: string, pglite: PGlite): Promise<void> {
+async function answerRequests(dataDir: string, pglite: BackupSource): Promise<void> {
   const dir = path.join(dataDir, REQUESTS_DIR);
   if (!existsSync(dir)) return;
   for (const name of await readdir(dir)) {

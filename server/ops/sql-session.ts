@@ -3,7 +3,7 @@ import type { PGlite } from "@electric-sql/pglite";
 import type pg from "pg";
 import type { SqlSession } from "./move-to-postgres.ts";
 
-export function pgliteSession(pglite: PGlite): SqlSession {
+export function pgliteSession(pglite: Pick<PGlite, "query">): SqlSession {
   return { query: async <Row>(sql: string, params?: unknown[]) => ({ rows: (await pglite.query<Row>(sql, params)).rows }) };
 }
 

@@ -1,0 +1,111 @@
+// Fewer trips to the database thread for the same protocol conversation.
+//
+// PGlite's BasePGlite runs one parameterised query as six protocol calls, each awaited:
+// Parse, Describe statement, Bind, Describe portal, Execute, then Sync (and exec as Query,
+// then Sync). In-thread each call is a function call; across threads each is a message
+// each way, a few tens of µs of main-thread work apiece — more than a small statement
+// costs to run. The backend does not need them one at a time (the extended protocol is
+// made to be pipelined), and BasePGlite uses the replies of only some of them at once:
+//   - Parse, Bind and Describe portal are held and sent with the next message; their calls
+//     return no messages, and their replies come back with that next call's. BasePGlite
+//     only concatenates those replies into the query's results, in the same order, and
+//     an error in them surfaces one call later, still inside the same try/catch.
+//   - Execute and Query go out with a Sync appended; the ReadyForQuery answering it is kept
+//     and returned by the Sync call that BasePGlite always makes next (in a finally).
+// So a query is two trips (Parse+Describe, then Bind…Sync) and an exec one. This is
+// written for BasePGlite's call pattern (@electric-sql/pglite 0.5.17, dist/chunk-UYHX356B's
+// #runQuery, #runExec, #runDescribeQuery); a caller driving execProtocolStream by hand
+// with Execute not followed by Sync would see the Sync happen early.
+
+import { messages, protocol, type PGlite } from "@electric-sql/pglite";
+
+export type BackendMessage = Awaited<ReturnType<PGlite["execProtocolStream"]>>[number];
+export type ExecProtocolOptions = NonNullable<Parameters<PGlite["execProtocol"]>[1]>;
+
+const code = (letter: string) => letter.charCodeAt(0);
+const PARSE = code("P");
+const BIND = code("B");
+const DESCRIBE = code("D");
+const PORTAL = code("P");
+const EXECUTE = code("E");
+const QUERY = code("Q");
+const SYNC = code("S");
+const SYNC_MESSAGE = protocol.serialize.sync();
+
+export class ProtocolPipeline {
+  #held: Uint8Array[] = [];
+  /** the answer to a Sync sent early, for the Sync call that follows */
+  #earlySync: BackendMessage[] | null = null;
+
+  /**
+   * One protocol call of BasePGlite: `send` carries bytes to the backend and returns its
+   * raw reply. Returns the call's messages with PGlite's execProtocolStream semantics.
+   */
+  async call(
+    message: Uint8Array,
+    options: ExecProtocolOptions,
+    send: (bytes: Uint8Array) => Promise<Uint8Array>,
+  ): Promise<BackendMessage[]> {
+    const earlySync = this.#earlySync;
+    this.#earlySync = null;
+    if (earlySync && isSingle(message, SYNC)) return collectMessages(earlySync, options);
+    if (isSingle(message, PARSE) || isSingle(message, BIND) || (isSingle(message, DESCRIBE) && message[5] === PORTAL)) {
+      this.#held.push(message);
+      return [];
+    }
+    const withSync = isSingle(message, EXECUTE) || isSingle(message, QUERY);
+    const replies = parseMessages(await send(this.outgoing(message, withSync ? [SYNC_MESSAGE] : [])));
+    if (withSync && replies.at(-1) instanceof messages.ReadyForQueryMessage) this.#earlySync = [replies.pop()!];
+    return collectMessages(replies, options);
+  }
+
+  /** `message` preceded by whatever is held (a raw call after a held one must not overtake it). */
+  outgoing(message: Uint8Array, after: Uint8Array[] = []): Uint8Array {
+    const parts = [...this.#held, message, ...after];
+    this.#held = [];
+    this.#earlySync = null;
+    return parts.length === 1 ? message : concat(parts);
+  }
+}
+
+/** Exactly one protocol message, of type `type` (a byte, then an int32 length that counts itself). */
+function isSingle(message: Uint8Array, type: number): boolean {
+  if (message[0] !== type || message.length < 5) return false;
+  return new DataView(message.buffer, message.byteOffset, message.byteLength).getInt32(1) === message.length - 1;
+}
+
+function concat(parts: Uint8Array[]): Uint8Array {
+  const bytes = new Uint8Array(parts.reduce((n, part) => n + part.length, 0));
+  let offset = 0;
+  for (const part of parts) {
+    bytes.set(part, offset);
+    offset += part.length;
+  }
+  return bytes;
+}
+
+/** Every backend message in a reply, by PGlite's own protocol parser. */
+export function parseMessages(data: Uint8Array): BackendMessage[] {
+  const all: BackendMessage[] = [];
+  new protocol.Parser().parse(data, (message) => all.push(message));
+  return all;
+}
+
+/**
+ * The messages of one call as PGlite's execProtocolStream returns them: the first
+ * DatabaseError is thrown (once the reply has been read to its end), messages after it
+ * are dropped, notices go to `onNotice`.
+ */
+export function collectMessages(all: BackendMessage[], { throwOnError = true, onNotice }: ExecProtocolOptions): BackendMessage[] {
+  const results: BackendMessage[] = [];
+  for (const message of all) {
+    if (message instanceof messages.DatabaseError) {
+      results.push(message);
+      if (throwOnError) throw message;
+      continue;
+    }
+    if (message instanceof messages.NoticeMessage) onNotice?.(message);
+    results.push(message);
+  }
+  return results;
+}
