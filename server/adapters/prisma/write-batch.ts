@@ -199,7 +199,9 @@ export class WriteBatch {
     tx: Pick<Tx, "$queryRaw">,
     input: { conversationId: string; events: PendingEvent[]; now: Date; expect?: WriteExpectation; claim?: ClaimRequest | null },
   ): Promise<FlushResult> {
+    // appended writes (inserts among them) come first: a keyed step update may fold into an insert
     const writes = [...this.appended, ...this.keyed.values()];
+    const newSteps = new Map<string, NewStepRow>();
     this.appended.length = 0;
     this.keyed.clear();
     if (writes.length === 0 && input.events.length === 0 && !input.expect) return { lastSeq: null, claimed: [], waiting: false };
@@ -227,7 +229,11 @@ export class WriteBatch {
           doc.newPlans.push(write.row);
           break;
         case "newSteps":
-          doc.newSteps.push(...write.row);
+          for (const row of write.row) {
+            const copy = { ...row }; // an update folded in below must not change the caller's row
+            newSteps.set(row.id, copy);
+            doc.newSteps.push(copy);
+          }
           break;
         case "message":
           doc.messages.push(write.row);
@@ -250,9 +256,13 @@ export class WriteBatch {
         case "plan":
           doc.plans.push({ ...write.row, setStatus: write.row.status !== undefined });
           break;
-        case "step":
-          doc.steps.push(write.row);
+        case "step": {
+          // a step this batch inserts takes its update into the insert: one row written once
+          const inserted = newSteps.get(write.row.id);
+          if (inserted) Object.assign(inserted, write.row);
+          else doc.steps.push(write.row);
           break;
+        }
         case "stepEvents":
           doc.stepEvents.push(...write.row);
           break;
