@@ -9,8 +9,8 @@ import os from "node:os";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { conversationLockKey } from "../adapters/prisma/plan-repository.ts";
-import { CONFLICT_MARKER, sqlWrites, WriteBatch } from "../adapters/prisma/write-batch.ts";
+import { CONFLICT_MARKER } from "../adapters/prisma/write-batch.ts";
+import { optimisticMessageWrite } from "../adapters/prisma/testing/optimistic-write.ts";
 import { backupPglite, inspectBackup } from "../ops/embedded-backup.ts";
 import { type Database, defaultMigrationsDir, openDatabase } from "./database.ts";
 import { PGliteThread } from "./pglite-thread.ts";
@@ -83,45 +83,9 @@ describe("the embedded database on a worker thread", () => {
   });
 
   it("runs the hot path's raw SQL: baton_write_unit through $queryRaw, and typed parameters", async () => {
-    const conversation = await db.prisma.conversation.create({ data: { title: "t" } });
-    const plan = await db.prisma.plan.create({ data: { conversationId: conversation.id, title: "p", maxParallel: 1, request: "r" } });
-    const batch = () => {
-      const b = new WriteBatch();
-      b.add(
-        sqlWrites.insertMessage({
-          id: randomUUID(),
-          conversationId: conversation.id,
-          authorKind: "system",
-          authorAgentId: null,
-          kind: "text",
-          body: "hello",
-          mentions: [],
-          planId: plan.id,
-          stepId: null,
-          runId: null,
-          formId: null,
-          createdAt: new Date(),
-        }),
-      );
-      return b;
-    };
-    const expectation = (version: number) => ({
-      lockKey: conversationLockKey(conversation.id),
-      planId: plan.id,
-      version,
-      runId: null,
-      runStatus: null,
-    });
-    const events = [{ type: "message-created" as const, payload: { message: {} as never } }];
-    await expect(
-      batch().flush(db.prisma, { conversationId: conversation.id, events, now: new Date(), expect: expectation(1) }),
-    ).rejects.toThrow(CONFLICT_MARKER);
-    const { lastSeq } = await batch().flush(db.prisma, {
-      conversationId: conversation.id,
-      events,
-      now: new Date(),
-      expect: expectation(0),
-    });
+    const { conversation, write } = await optimisticMessageWrite(db.prisma);
+    await expect(write(1)).rejects.toThrow(CONFLICT_MARKER);
+    const { lastSeq } = await write(0);
     expect(lastSeq).toBe(1);
     expect(await db.prisma.message.count({ where: { conversationId: conversation.id } })).toBe(1);
 

@@ -1,0 +1,41 @@
+/**
+ * For tests of the hot path's write on any database: a conversation with a plan, and the
+ * optimistic write of one message against it, expecting a given plan version.
+ */
+import { randomUUID } from "node:crypto";
+import type { PrismaClient } from "../../../generated/prisma/client.ts";
+import { conversationLockKey } from "../plan-repository.ts";
+import { sqlWrites, WriteBatch } from "../write-batch.ts";
+
+export async function optimisticMessageWrite(prisma: PrismaClient) {
+  const conversation = await prisma.conversation.create({ data: { title: "t" } });
+  const plan = await prisma.plan.create({ data: { conversationId: conversation.id, title: "p", maxParallel: 1, request: "r" } });
+  const events = [{ type: "message-created" as const, payload: { message: {} as never } }];
+  /** writes one message and its event, if the plan is still at `version` (else it raises the conflict) */
+  const write = (version: number) => {
+    const batch = new WriteBatch();
+    batch.add(
+      sqlWrites.insertMessage({
+        id: randomUUID(),
+        conversationId: conversation.id,
+        authorKind: "system",
+        authorAgentId: null,
+        kind: "text",
+        body: "hello",
+        mentions: [],
+        planId: plan.id,
+        stepId: null,
+        runId: null,
+        formId: null,
+        createdAt: new Date(),
+      }),
+    );
+    return batch.flush(prisma, {
+      conversationId: conversation.id,
+      events,
+      now: new Date(),
+      expect: { lockKey: conversationLockKey(conversation.id), planId: plan.id, version, runId: null, runStatus: null },
+    });
+  };
+  return { conversation, plan, write };
+}
