@@ -121,6 +121,7 @@ describe("the embedded database on a worker thread", () => {
       // and the conversation did exercise the error paths
       expect(expected.filter((o) => "error" in o).map((o) => (o as { error: { code: string } }).error.code)).toEqual([
         "42601",
+        "42601",
         "22P02",
         "22012",
         "23505",
@@ -128,6 +129,19 @@ describe("the embedded database on a worker thread", () => {
       ]);
     } finally {
       await inThread.close();
+      await threaded.close();
+    }
+  });
+
+  it("sends a query whose text it has seen in one trip to the thread, not two", async () => {
+    const threaded = await PGliteThread.create({ dataDir: "memory://trips" });
+    try {
+      await threaded.query(`SELECT $1::int AS n`, [1]);
+      const before = threaded.protocolTrips;
+      const { rows } = await threaded.query<{ n: number }>(`SELECT $1::int AS n`, [2]);
+      expect(rows).toEqual([{ n: 2 }]);
+      expect(threaded.protocolTrips - before).toBe(1);
+    } finally {
       await threaded.close();
     }
   });
@@ -211,8 +225,13 @@ async function conversation(pg: Pick<PGlite, "query" | "exec" | "transaction" | 
       new Uint8Array([1, 2, 3]),
     ]),
   );
+  // again: a query seen before is answered without asking for its parameters' types again
+  await record(() => pg.query(`SELECT $1::int AS i, $2::text AS t`, [2, "y"]));
+  await record(() => pg.query(`SELECT $1::int AS i, $2::text AS t`, [3, "z"]));
   await record(() => pg.query(`SELEC 1`)); // fails at Parse
-  await record(() => pg.query(`SELECT $1::int`, ["not a number"])); // fails at Bind
+  await record(() => pg.query(`SELEC 1`)); // and again (a failed statement is not remembered)
+  await record(() => pg.query(`SELECT $1::int`, ["7"]));
+  await record(() => pg.query(`SELECT $1::int`, ["not a number"])); // fails at Bind, its types remembered
   await record(() => pg.query(`SELECT 1 / 0`)); // fails at Execute
   await record(() =>
     pg.exec(`CREATE TABLE t (id int PRIMARY KEY, name text); INSERT INTO t VALUES (1, 'a'), (2, 'b'); SELECT * FROM t ORDER BY id`),
@@ -220,6 +239,13 @@ async function conversation(pg: Pick<PGlite, "query" | "exec" | "transaction" | 
   await record(() => pg.query(`INSERT INTO t VALUES (1, 'again')`));
   await record(() => pg.query(`SELECT id, name FROM t ORDER BY id`, [], { rowMode: "array" }));
   await record(() => pg.describeQuery(`SELECT name FROM t WHERE id = $1`));
+  await record(() => pg.query(`SELECT name FROM t WHERE id = $1`, [2]));
+  await record(() => pg.describeQuery(`SELECT name FROM t WHERE id = $1`));
+  // a script may change a column's type: what was remembered of the query must not serve
+  await record(() => pg.exec(`ALTER TABLE t ALTER COLUMN id TYPE text USING id::text`));
+  await record(() => pg.query(`SELECT name FROM t WHERE id = $1`, ["2"]));
+  await record(() => pg.describeQuery(`SELECT name FROM t WHERE id = $1`));
+  await record(() => pg.exec(`ALTER TABLE t ALTER COLUMN id TYPE int USING id::int`));
   await record(() =>
     pg.transaction(async (tx) => {
       await tx.query(`INSERT INTO t VALUES ($1, $2)`, [3, "c"]);

@@ -81,6 +81,11 @@ export class PGliteThread extends BasePGlite {
   #syncsToFs = true;
   readonly #pipeline = new ProtocolPipeline();
 
+  /** trips to the thread so far (tests: a query seen before is one) */
+  get protocolTrips(): number {
+    return this.#pipeline.trips;
+  }
+
   /**
    * Starts the worker on `dataDir` and resolves once the database is open. `workerUrl` is
    * for tests (a worker that crashes on cue); default pglite-thread-worker.mjs.
