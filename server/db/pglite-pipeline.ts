@@ -19,8 +19,8 @@
 // sent with Bind…Sync, and its ParseComplete taken out of that reply so the results are
 // the same messages as before. A round trip to the thread costs about 0.25 ms here, so
 // that is a quarter of a step's statement. The kept replies are dropped whenever a simple
-// Query runs (migrations, scripts: what may change a table's columns) or any reply holds
-// an error, and their number is bounded. This is
+// Query other than BEGIN, COMMIT and their kind runs (migrations, scripts: what may change
+// a table's columns) or any reply holds an error, and their number is bounded. This is
 
 // written for BasePGlite's call pattern (@electric-sql/pglite 0.5.17, dist/chunk-UYHX356B's
 // #runQuery, #runExec, #runDescribeQuery); a caller driving execProtocolStream by hand
@@ -84,7 +84,7 @@ export class ProtocolPipeline {
       this.#dropParseComplete = true;
       return collectMessages(known, options);
     }
-    if (isSingle(message, QUERY)) this.#described.clear();
+    if (isSingle(message, QUERY) && !controlsTransaction(message)) this.#described.clear();
     const withSync = isSingle(message, EXECUTE) || isSingle(message, QUERY);
     const dropParseComplete = this.#dropParseComplete;
     const replies = parseMessages(await send(this.outgoing(message, withSync ? [SYNC_MESSAGE] : [])));
@@ -107,6 +107,14 @@ export class ProtocolPipeline {
     this.trips += 1;
     return parts.length === 1 ? message : concat(parts);
   }
+}
+
+/** BEGIN, COMMIT and their kind change no table: every transaction runs them as scripts. */
+const TRANSACTION_CONTROL = /^\s*(BEGIN|START TRANSACTION|COMMIT|END|ROLLBACK|ABORT|SAVEPOINT|RELEASE|SET TRANSACTION)\b[^;]*;?\s*$/i;
+
+function controlsTransaction(query: Uint8Array): boolean {
+  // 'Q', an int32 length, the text, a NUL
+  return TRANSACTION_CONTROL.test(Buffer.from(query.buffer, query.byteOffset + 5, query.byteLength - 6).toString("utf8"));
 }
 
 /** A Parse message as a map key: its bytes (statement name, text, declared types). */

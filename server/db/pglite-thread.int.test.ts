@@ -141,6 +141,16 @@ describe("the embedded database on a worker thread", () => {
       const { rows } = await threaded.query<{ n: number }>(`SELECT $1::int AS n`, [2]);
       expect(rows).toEqual([{ n: 2 }]);
       expect(threaded.protocolTrips - before).toBe(1);
+      // a transaction's BEGIN and COMMIT change no table: what was kept still serves
+      await threaded.transaction(async (tx) => tx.query(`SELECT 1`));
+      const afterTransaction = threaded.protocolTrips;
+      await threaded.query(`SELECT $1::int AS n`, [3]);
+      expect(threaded.protocolTrips - afterTransaction).toBe(1);
+      // a script may change a table: then the query asks for its types again
+      await threaded.exec(`CREATE TABLE kept (id int)`);
+      const afterScript = threaded.protocolTrips;
+      await threaded.query(`SELECT $1::int AS n`, [4]);
+      expect(threaded.protocolTrips - afterScript).toBe(2);
     } finally {
       await threaded.close();
     }
