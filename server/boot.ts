@@ -41,7 +41,11 @@ export async function bootCore(input: {
   if (owner !== null && owner !== process.pid) {
     throw new DataDirBusyError(`the embedded database in ${path.resolve(config.dataDir)} is in use by process ${owner}; stop it first`);
   }
-  const db = await openDatabase({ url: config.databaseUrl, dataDir: path.join(config.dataDir, "pglite") });
+  const db = await openDatabase({
+    url: config.databaseUrl,
+    dataDir: path.join(config.dataDir, "pglite"),
+    pgliteThread: config.pgliteThread,
+  });
   const releaseDataDir = db.pglite ? await claimDataDir({ dataDir: config.dataDir, pglite: db.pglite }) : async () => {};
   const seeded = await seedWorkspace(db.prisma, { defaultModel: config.defaultModel, demoConversation: config.seedDemo });
   const executor = new Executor({
