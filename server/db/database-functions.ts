@@ -49,7 +49,6 @@ DECLARE
   expected jsonb := doc->'expect';
   claim jsonb := doc->'claim';
   touched text[] := '{}';
-  freed text[];
   claimed jsonb := '[]';
   waiting boolean := false;
 BEGIN
@@ -160,13 +159,13 @@ BEGIN
   -- no extra read): hand their slots to the oldest queued runs now, in this statement
   -- (the hot path costs no extra round trip).
   IF cardinality(touched) > 0 THEN
-    SELECT array_agg(DISTINCT a) INTO freed FROM unnest(touched) a;
+    SELECT array_agg(DISTINCT a) INTO touched FROM unnest(touched) a;
     IF claim IS NOT NULL AND jsonb_typeof(claim) = 'object' THEN
       SELECT coalesce(jsonb_agg(to_jsonb(c)), '[]') INTO claimed FROM baton_claim_runs(
-        claim->>'owner', (claim->>'leaseMs')::integer, (claim->>'max')::integer, claim->'modelLimits', freed) c;
+        claim->>'owner', (claim->>'leaseMs')::integer, (claim->>'max')::integer, claim->'modelLimits', touched) c;
     END IF;
     -- runs still queued in those pools: tell the other processes (delivered at commit)
-    waiting := EXISTS (SELECT 1 FROM "Run" r WHERE r."status" = 'queued' AND r."agentId" = ANY(freed)
+    waiting := EXISTS (SELECT 1 FROM "Run" r WHERE r."status" = 'queued' AND r."agentId" = ANY(touched)
       AND (r."notBefore" IS NULL OR r."notBefore" <= (clock_timestamp() AT TIME ZONE 'UTC')));
     IF waiting THEN PERFORM pg_notify('baton_runs', ''); END IF;
   END IF;

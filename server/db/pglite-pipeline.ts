@@ -37,12 +37,12 @@ const BIND = code("B");
 const DESCRIBE = code("D");
 const PORTAL = code("P");
 const STATEMENT = code("S");
-/** kept Describe replies, at most (Prisma's statements are a few hundred texts) */
-const MAX_DESCRIBED = 1_000;
 const EXECUTE = code("E");
 const QUERY = code("Q");
 const SYNC = code("S");
 const SYNC_MESSAGE = protocol.serialize.sync();
+/** kept Describe replies, at most (Prisma's statements are a few hundred texts) */
+const MAX_DESCRIBED = 1_000;
 
 export class ProtocolPipeline {
   #held: Uint8Array[] = [];
@@ -75,8 +75,8 @@ export class ProtocolPipeline {
       this.#held.push(message);
       return [];
     }
-    const describesHeldParse = isSingle(message, DESCRIBE) && message[5] === STATEMENT && this.#parseKey !== null;
-    const key = describesHeldParse ? this.#parseKey : null;
+    // the held Parse's key when this describes it (null otherwise)
+    const key = isSingle(message, DESCRIBE) && message[5] === STATEMENT ? this.#parseKey : null;
     this.#parseKey = null;
     const known = key === null ? undefined : this.#described.get(key);
     if (known) {

@@ -260,7 +260,7 @@ export class Executor {
         await reconcilePlan(this.context, tx, uow, {
           planId: current.planId,
           event: { type: "form-answered", stepIndex: step.index, summary: formatFormAnswer(spec, shown), forAgent },
-          bumpVersion: true, // a form changed: see UnitOfWork.formReader
+          bumpVersion: true, // a form changed: see transactionRequired (unit-of-work.ts)
         });
       } else if (current.runId) {
         // A direct mention that asked a question: the same agent session continues.

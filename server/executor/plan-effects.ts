@@ -69,28 +69,27 @@ export interface PlanChange {
   after: LoadedPlan;
 }
 
+/** One event for one plan's reconcile. */
+interface PlanEventInput {
+  planId: string;
+  event: PlanEvent;
+  /** the plan's version and the run's status, when the caller knows them (else they are read) */
+  read?: PlanContext;
+  beforeCommands?: (change: PlanChange) => void;
+  /**
+   * bump the plan's version even if the event changes nothing: the unit changed a row
+   * that optimistic units read outside the lock on the strength of the version (a form)
+   */
+  bumpVersion?: boolean;
+}
+
 /**
  * Feeds one event to the core for one plan and performs what it decides.
  * `beforeCommands` sees the decision before its commands run, so a message about
  * the event (an error, a decision) lands in chat before the messages the commands
  * post (a dispatch, the closing message).
  */
-export async function reconcilePlan(
-  context: ExecutorContext,
-  tx: Tx,
-  uow: UnitOfWork,
-  input: {
-    planId: string;
-    event: PlanEvent;
-    read?: PlanContext;
-    beforeCommands?: (change: PlanChange) => void;
-    /**
-     * bump the plan's version even if the event changes nothing: the unit changed a row
-     * that optimistic units read outside the lock on the strength of the version (a form)
-     */
-    bumpVersion?: boolean;
-  },
-): Promise<LoadedPlan | null> {
+export async function reconcilePlan(context: ExecutorContext, tx: Tx, uow: UnitOfWork, input: PlanEventInput): Promise<LoadedPlan | null> {
   return (await applyPlanEvent(context, tx, uow, input))?.plan ?? null;
 }
 
@@ -102,7 +101,7 @@ export async function applyPlanEvent(
   context: ExecutorContext,
   tx: Tx,
   uow: UnitOfWork,
-  input: { planId: string; event: PlanEvent; read?: PlanContext; beforeCommands?: (change: PlanChange) => void; bumpVersion?: boolean },
+  input: PlanEventInput,
 ): Promise<{ plan: LoadedPlan; ignored: string | null } | null> {
   const read = input.read ?? (await planContext(tx, uow, { planId: input.planId }));
   const loaded = await currentPlan(context, tx, uow, input.planId, read);
@@ -197,7 +196,7 @@ async function closeAbandonedForms(tx: Tx, uow: UnitOfWork, input: { before: Loa
     .map(({ step }) => step!);
   if (left.length === 0) return;
   const stepIds = left.map((step) => input.after.stepIds.get(step.index)!).filter(Boolean);
-  const open = await openForms(uow.formReader ?? tx, { stepId: { in: stepIds }, status: "open" });
+  const open = await openForms(tx, { stepId: { in: stepIds }, status: "open" });
   for (const form of open) {
     closeForm(uow, form, left.find((step) => input.after.stepIds.get(step.index) === form.stepId)?.index ?? null);
   }
@@ -209,7 +208,7 @@ type FormRow = Prisma.FormGetPayload<{ include: typeof formInclude }>;
  * The open forms `where` names, with what their DTO needs. Most plans end with none: one
  * statement finds that, where the include alone costs three (form, answer, user).
  */
-async function openForms(tx: Pick<Tx, "form">, where: Prisma.FormWhereInput): Promise<FormRow[]> {
+async function openForms(tx: Tx, where: Prisma.FormWhereInput): Promise<FormRow[]> {
   const ids = await tx.form.findMany({ where, select: { id: true } });
   if (ids.length === 0) return [];
   return tx.form.findMany({ where: { id: { in: ids.map((form) => form.id) } }, include: formInclude });
@@ -369,7 +368,7 @@ async function applyCommand(context: ExecutorContext, tx: Tx, uow: UnitOfWork, p
         planId,
       });
       // a question nobody needs answered any more must not stay answerable
-      const open = await openForms(uow.formReader ?? tx, { planId, status: "open" });
+      const open = await openForms(tx, { planId, status: "open" });
       for (const form of open) closeForm(uow, form, [...plan.stepIds].find(([, id]) => id === form.stepId)?.[0] ?? null);
       return;
     }

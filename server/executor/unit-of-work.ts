@@ -39,13 +39,6 @@ export class UnitOfWork {
   readonly batch = new WriteBatch();
   /** read together with taking the lock, for the plan (and run) this unit was entered for */
   prefetched: { planId: string; runId: string | null; context: PlanContext } | null = null;
-  /**
-   * Where to read a plan's forms: the transaction, or in an optimistic attempt the client
-   * outside it. That read needs no lock: a plan's forms open, close and get answered only
-   * in a unit that also bumps the plan's version, which the attempt's write checks under
-   * the lock — so forms read before it are the forms of the version it decided from.
-   */
-  formReader: Pick<Prisma.TransactionClient, "form"> | null = null;
 
   constructor(readonly conversationId: string) {}
 
@@ -63,20 +56,23 @@ export class UnitOfWork {
 }
 
 /**
- * The `tx` an optimistic attempt gets: any use means the work needs more than the
- * cached state and the one read, so the attempt is abandoned (nothing was written)
- * and the unit runs again in a locked transaction.
+ * The tables an optimistic attempt may read without the lock:
+ * - `agent`, `conversationAgent`: they refill the agent directory's cache of rows an admin
+ *   edits, which other processes see within its TTL (seconds) anyway, so reading them
+ *   unlocked is what the cache does already;
+ * - `form`: a plan's forms open, close and get answered only in a unit that also bumps the
+ *   plan's version, which the attempt's write checks under the lock, so forms read before
+ *   it are the forms of the version the attempt decided from.
  */
-/** The tables an optimistic attempt may read outside the lock: caches that are minutes stale by design. */
-const CACHED_TABLES = new Set(["agent", "conversationAgent"]);
+const UNLOCKED_READ_TABLES = new Set(["agent", "conversationAgent", "form"]);
 const READS = new Set(["findMany", "findFirst", "findUnique"]);
 
 /**
- * The `tx` an optimistic attempt gets: any use abandons the attempt (it runs again,
- * locked), except reads of the agent directory's tables through `outside`, the client
- * with no transaction open. Those refill a cache of rows an admin edits (and other
- * processes see an edit within its TTL anyway), so reading them without the lock is
- * what the cache does already; a write, or any other table, still needs the lock.
+ * The `tx` an optimistic attempt gets: any use means the work needs more than the cached
+ * state and the one read, so the attempt is abandoned (nothing was written) and the unit
+ * runs again in a locked transaction — except reads of UNLOCKED_READ_TABLES, which go to
+ * `outside`, the client with no transaction open. A write, or any other table, still needs
+ * the lock.
  */
 export function transactionRequired(uow: UnitOfWork, outside?: Prisma.TransactionClient): Prisma.TransactionClient {
   const refuse = (): never => {
@@ -85,7 +81,7 @@ export function transactionRequired(uow: UnitOfWork, outside?: Prisma.Transactio
   };
   return new Proxy({} as Prisma.TransactionClient, {
     get(_target, table) {
-      if (!outside || typeof table !== "string" || !CACHED_TABLES.has(table)) return refuse();
+      if (!outside || typeof table !== "string" || !UNLOCKED_READ_TABLES.has(table)) return refuse();
       const delegate = outside[table as keyof Prisma.TransactionClient] as unknown as Record<string, unknown>;
       return new Proxy(delegate, {
         get: (target, method) =>

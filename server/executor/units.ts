@@ -78,7 +78,6 @@ export class UnitRunner {
     const uow = new UnitOfWork(conversationId);
     const read = guess ?? (await readPlanContext(this.context.prisma, plan));
     uow.prefetched = { planId: plan.planId, runId: plan.runId ?? null, context: read };
-    uow.formReader = this.context.prisma;
     let value: T;
     try {
       value = await work(transactionRequired(uow, this.context.prisma), uow);

@@ -23,7 +23,7 @@
  */
 import type { Server } from "socket.io";
 import type { EventPublisher } from "../../executor/ports.ts";
-import type { ClientToServerEvents, ConversationEventDTO, ServerToClientEvents } from "../../protocol/events.ts";
+import type { ClientToServerEvents, ConversationEventDTO, RunDelta, ServerToClientEvents } from "../../protocol/events.ts";
 import { activityRoom, conversationRoom } from "../../protocol/rooms.ts";
 import { log } from "../../ops/log.ts";
 
@@ -43,7 +43,6 @@ const CLUSTER_DELTA = "baton:run-delta";
 export const HOLD_MS = 1000;
 
 type AnyServer = Server<ClientToServerEvents, ServerToClientEvents> | Server;
-type RunDelta = { conversationId: string; runId: string; text: string; reset?: true };
 
 export interface SocketPublisher extends EventPublisher {
   /** Call once the cluster adapter is attached: send to the other processes, and learn the seqs they publish. */
