@@ -50,6 +50,7 @@ export async function bootCore(input: {
   const seeded = await seedWorkspace(db.prisma, { defaultModel: config.defaultModel, demoConversation: config.seedDemo });
   const executor = new Executor({
     prisma: db.prisma,
+    sql: db.sql,
     runner: input.createRunner(db),
     publisher: input.publisher,
     clock: systemClock,

@@ -22,6 +22,7 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 import { type Prisma, PrismaClient } from "../generated/prisma/client.ts";
 import { type EmbeddedPGlite, PGliteThread } from "./pglite-thread.ts";
 import { applyMigrations, migrationsUpToDate, readMigrationsFolder } from "./schema-engine.ts";
+import { pgliteSql, poolSql, type SqlRunner } from "./sql-runner.ts";
 
 export type { EmbeddedPGlite } from "./pglite-thread.ts";
 
@@ -38,6 +39,8 @@ export interface Database {
   pool?: pg.Pool;
   /** names of the migrations applied while opening (empty when the schema was up to date) */
   appliedMigrations: string[];
+  /** the driver's own query, without Prisma (the executor's hot path: sql-runner.ts) */
+  sql: SqlRunner;
 }
 
 export type PrismaLogOption = Prisma.PrismaClientOptions["log"];
@@ -184,6 +187,7 @@ export async function databaseFromPGlite(
       prisma,
       kind: "embedded",
       pglite,
+      sql: pgliteSql(pglite),
       appliedMigrations: applied,
       close: once(async () => {
         try {
@@ -222,6 +226,7 @@ export async function databaseFromPool(
       prisma,
       kind: "postgres",
       pool,
+      sql: poolSql(pool),
       appliedMigrations: applied,
       close: once(async () => {
         try {

@@ -11,6 +11,7 @@ import { isTerminalPlan } from "../core/status.ts";
 import { outcomeReport, recoveredAfterRetry } from "../core/outcome.ts";
 import { closingMessage, recoveryMessage } from "./closing-message.ts";
 import { COMMANDER_ASSIGNEE, type CapacityView, type PlanCommand, type PlanEvent, type StepState } from "../core/types.ts";
+import { prismaSql } from "../db/sql-runner.ts";
 import { loadPlan, readPlanContext, savePlan, type LoadedPlan, type PlanContext } from "../adapters/prisma/plan-repository.ts";
 import { sqlWrites } from "../adapters/prisma/write-batch.ts";
 import { formInclude, stepStateDTO, toFormDTO, toRunDTO } from "../adapters/prisma/serializers.ts";
@@ -39,7 +40,7 @@ export async function planContext(tx: Tx, uow: UnitOfWork, input: { planId: stri
     return prefetched.context;
   }
   uow.prefetched = null;
-  return readPlanContext(tx, input);
+  return readPlanContext(prismaSql(tx), input);
 }
 
 /**

@@ -9,6 +9,7 @@ import { conversationLockKey, enterConversation, readPlanContext, type PlanConte
 import { PROTOCOL_VERSION, type ConversationEventDTO, type ConversationEventPayloads } from "../protocol/events.ts";
 import type { ExecutorContext } from "./context.ts";
 import { KeyedMutex } from "./keyed-mutex.ts";
+import { prismaSql, type SqlRunner } from "../db/sql-runner.ts";
 import type { PendingEvent } from "../adapters/prisma/event-log.ts";
 import { transactionRequired, UnitOfWork } from "./unit-of-work.ts";
 
@@ -65,7 +66,7 @@ export class UnitRunner {
     return this.mutex.run(conversationId, async () => {
       const uow = new UnitOfWork(conversationId);
       uow.events.push(...events);
-      this.onCommit(uow, await this.flushUnit(this.context.prisma, uow));
+      this.onCommit(uow, await this.flushUnit(this.context.sql, uow));
     });
   }
 
@@ -76,7 +77,7 @@ export class UnitRunner {
     guess: PlanContext | null,
   ): Promise<{ done: true; value: T } | { done: false; unchecked?: true }> {
     const uow = new UnitOfWork(conversationId);
-    const read = guess ?? (await readPlanContext(this.context.prisma, plan));
+    const read = guess ?? (await readPlanContext(this.context.sql, plan));
     uow.prefetched = { planId: plan.planId, runId: plan.runId ?? null, context: read };
     let value: T;
     try {
@@ -95,7 +96,7 @@ export class UnitRunner {
     if (writes) {
       await this.context.hooks?.beforeOptimisticWrite?.({ conversationId, planId: plan.planId });
       try {
-        committed = await this.flushUnit(this.context.prisma, uow, {
+        committed = await this.flushUnit(this.context.sql, uow, {
           lockKey: conversationLockKey(conversationId),
           planId: plan.planId,
           version: read.version,
@@ -144,7 +145,7 @@ export class UnitRunner {
         });
         if (plan) uow.prefetched = { planId: plan.planId, runId: plan.runId ?? null, context };
         const value = await work(tx, uow);
-        committed = await this.flushUnit(tx, uow);
+        committed = await this.flushUnit(prismaSql(tx), uow);
         return value;
       },
       { maxWait: 30_000, timeout: 120_000 },
@@ -157,14 +158,14 @@ export class UnitRunner {
    * Writes the unit's batch and events (one call), claiming queued runs of the pools
    * it touched, and returns the events with their seq and the claimed runs.
    */
-  private async flushUnit(runner: Pick<Tx, "$queryRaw">, uow: UnitOfWork, expect?: WriteExpectation): Promise<CommittedUnit> {
+  private async flushUnit(sql: SqlRunner, uow: UnitOfWork, expect?: WriteExpectation): Promise<CommittedUnit> {
     const now = this.context.stamp();
     if (uow.stepLog.length > 0) {
       uow.batch.add(
         sqlWrites.insertStepEvents(uow.stepLog.map((line) => ({ ...line, runId: line.runId ?? null, at: now, data: line.data ?? null }))),
       );
     }
-    const { lastSeq, claimed, waiting } = await uow.batch.flush(runner, {
+    const { lastSeq, claimed, waiting } = await uow.batch.flush(sql, {
       conversationId: uow.conversationId,
       events: uow.events,
       now,

@@ -7,6 +7,7 @@ import type { ForEachField, PlanSpec, PlanState, StepExpansion, StepState } from
 import { stepStateFromSpec } from "../../core/plan-state.ts";
 import { isTerminalPlan } from "../../core/status.ts";
 import { randomUUID } from "node:crypto";
+import { prismaSql, type SqlRunner } from "../../db/sql-runner.ts";
 import { sqlWrites, type NewPlanRow, type NewStepRow, type WriteBatch } from "./write-batch.ts";
 
 type Tx = Prisma.TransactionClient;
@@ -195,21 +196,16 @@ export async function enterConversation(
   tx: Tx,
   input: { conversationId: string; planId: string | null; runId: string | null },
 ): Promise<PlanContext> {
-  return planContextQuery(tx, conversationLockKey(input.conversationId), input.planId, input.runId);
+  return planContextQuery(prismaSql(tx), conversationLockKey(input.conversationId), input.planId, input.runId);
 }
 
 /** The same read without taking the lock (the optimistic path checks it when it writes). */
-export async function readPlanContext(tx: Pick<Tx, "$queryRaw">, input: { planId: string; runId?: string }): Promise<PlanContext> {
-  return planContextQuery(tx, null, input.planId, input.runId ?? null);
+export async function readPlanContext(sql: SqlRunner, input: { planId: string; runId?: string }): Promise<PlanContext> {
+  return planContextQuery(sql, null, input.planId, input.runId ?? null);
 }
 
-async function planContextQuery(
-  tx: Pick<Tx, "$queryRaw">,
-  lockKey: string | null,
-  planId: string | null,
-  runId: string | null,
-): Promise<PlanContext> {
-  const rows = await tx.$queryRaw<PlanContextRow[]>`SELECT * FROM baton_enter_unit(${lockKey}, ${planId}, ${runId})`;
+async function planContextQuery(sql: SqlRunner, lockKey: string | null, planId: string | null, runId: string | null): Promise<PlanContext> {
+  const rows = await sql<PlanContextRow>(`SELECT * FROM baton_enter_unit($1, $2, $3)`, [lockKey, planId, runId]);
   return toPlanContext(rows[0]);
 }
 

@@ -8,11 +8,9 @@
  * Rule that keeps this correct: nothing in the same transaction may read a row the
  * batch has not written yet. Full-row updates are keyed, so the last one wins.
  */
-import { Prisma } from "../../generated/prisma/client.ts";
+import type { SqlRunner } from "../../db/sql-runner.ts";
 import type { PendingEvent } from "./event-log.ts";
 import type { FinishedRunStatus } from "../../core/types.ts";
-
-type Tx = Prisma.TransactionClient;
 
 /** What an optimistic unit decided from; the write is refused if it no longer holds. */
 export interface WriteExpectation {
@@ -196,7 +194,7 @@ export class WriteBatch {
    * appends the events in order, in one statement.
    */
   async flush(
-    tx: Pick<Tx, "$queryRaw">,
+    sql: SqlRunner,
     input: { conversationId: string; events: PendingEvent[]; now: Date; expect?: WriteExpectation; claim?: ClaimRequest | null },
   ): Promise<FlushResult> {
     // appended writes (inserts among them) come first: a keyed step update may fold into an insert
@@ -270,9 +268,10 @@ export class WriteBatch {
           throw new Error(`unknown write ${String(write satisfies never)}`);
       }
     }
-    const rows = await tx.$queryRaw<
-      { result: { lastSeq: number | null; claimed: ClaimedRun[]; waiting: boolean } }[]
-    >`SELECT baton_write_unit(${JSON.stringify(doc)}::jsonb) AS "result"`;
+    const rows = await sql<{ result: { lastSeq: number | null; claimed: ClaimedRun[]; waiting: boolean } }>(
+      `SELECT baton_write_unit($1::jsonb) AS "result"`,
+      [JSON.stringify(doc)],
+    );
     const result = rows[0].result;
     return {
       lastSeq: result.lastSeq === null || result.lastSeq === undefined ? null : Number(result.lastSeq),

@@ -69,6 +69,7 @@ export async function createExecutorFixture(
   const build = (agentRunner: AgentRunner, overrides: Partial<ExecutorConfig> = {}) =>
     new Executor({
       prisma: db.prisma,
+      sql: db.sql,
       runner: agentRunner,
       publisher: { publish: (events) => published.push(...events), runDelta: (_conversation, _run, delta) => deltas.push(delta) },
       clock: options.clock ?? systemClock,

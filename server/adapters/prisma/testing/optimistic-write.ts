@@ -6,6 +6,7 @@ import { randomUUID } from "node:crypto";
 import type { PrismaClient } from "../../../generated/prisma/client.ts";
 import { conversationLockKey } from "../plan-repository.ts";
 import { sqlWrites, WriteBatch } from "../write-batch.ts";
+import { prismaSql } from "../../../db/sql-runner.ts";
 
 export async function optimisticMessageWrite(prisma: PrismaClient) {
   const conversation = await prisma.conversation.create({ data: { title: "t" } });
@@ -30,7 +31,7 @@ export async function optimisticMessageWrite(prisma: PrismaClient) {
         createdAt: new Date(),
       }),
     );
-    return batch.flush(prisma, {
+    return batch.flush(prismaSql(prisma), {
       conversationId: conversation.id,
       events,
       now: new Date(),
