@@ -22,7 +22,7 @@ import { PrismaPGlite } from "pglite-prisma-adapter";
 import { type Prisma, PrismaClient } from "../generated/prisma/client.ts";
 import { type EmbeddedPGlite, PGliteThread } from "./pglite-thread.ts";
 import { applyMigrations, migrationsUpToDate, readMigrationsFolder } from "./schema-engine.ts";
-import { pgliteSql, poolSql, type SqlRunner } from "./sql-runner.ts";
+import { pgliteSql, pgSql, type SqlRunner } from "./sql-runner.ts";
 
 export type { EmbeddedPGlite } from "./pglite-thread.ts";
 
@@ -226,7 +226,7 @@ export async function databaseFromPool(
       prisma,
       kind: "postgres",
       pool,
-      sql: poolSql(pool),
+      sql: pgSql(pool),
       appliedMigrations: applied,
       close: once(async () => {
         try {

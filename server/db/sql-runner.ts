@@ -1,14 +1,14 @@
 /**
- * One SQL statement with positional parameters ($1, $2…), resolving to its rows. The hot
- * path's statements (a unit's write, its optimistic read) go through the database
- * driver's own query — PGlite's, or the pg pool's — instead of Prisma's raw query, which
- * adds its request pipeline to every call: about 0.25 ms on the embedded database and
- * 0.13 ms on PostgreSQL measured alone, 1–2 ms per statement inside a busy server. Inside
- * a Prisma transaction the statement is that transaction's (`prismaSql(tx)`).
+ * One SQL statement with positional parameters ($1, $2…), resolving to its rows: each
+ * driver's own query behind one signature. The executor's hot path (a unit's write, its
+ * optimistic read) uses it instead of Prisma's raw query, whose request pipeline added
+ * about 0.25 ms per statement on the embedded database and 0.13 ms on PostgreSQL measured
+ * alone, and about 1 ms inside the busy server. Inside a Prisma transaction the statement
+ * is that transaction's (`prismaSql(tx)`). The move to PostgreSQL reads and writes through
+ * it too (ops/sql-session.ts).
  */
 import type { Prisma } from "../generated/prisma/client.ts";
 import type { EmbeddedPGlite } from "./pglite-thread.ts";
-import type pg from "pg";
 
 export type SqlRunner = <T>(text: string, params: unknown[]) => Promise<T[]>;
 
@@ -21,7 +21,7 @@ export function pgliteSql(pglite: Pick<EmbeddedPGlite, "query">): SqlRunner {
   return async <T>(text: string, params: unknown[]) => (await pglite.query<T>(text, params)).rows;
 }
 
-/** A pooled connection for the one statement (autocommit), as Prisma's adapter would check out. */
-export function poolSql(pool: pg.Pool): SqlRunner {
-  return async <T>(text: string, params: unknown[]) => (await pool.query(text, params)).rows as T[];
+/** pg's query: on a pool, a pooled connection for the one statement (autocommit), as Prisma's adapter checks out; or one client's. */
+export function pgSql(client: { query(text: string, values: unknown[]): Promise<{ rows: unknown[] }> }): SqlRunner {
+  return async <T>(text: string, params: unknown[]) => (await client.query(text, params)).rows as T[];
 }

@@ -1,6 +1,6 @@
 /** What every part of the executor shares: its dependencies and process-local caches. */
 import type { PrismaClient } from "../generated/prisma/client.ts";
-import { prismaSql, type SqlRunner } from "../db/sql-runner.ts";
+import type { SqlRunner } from "../db/sql-runner.ts";
 import type { LoadedPlan } from "../adapters/prisma/plan-repository.ts";
 import type { AgentRunner, ArtifactRef, Clock, EventPublisher } from "./ports.ts";
 import { AgentDirectory } from "./agent-directory.ts";
@@ -30,8 +30,8 @@ export interface Notifications {
 
 export interface ExecutorDeps {
   prisma: PrismaClient;
-  /** the database driver's own query, for the hot path's statements (default: Prisma's raw query) */
-  sql?: SqlRunner;
+  /** the database driver's own query (Database.sql), for the hot path's one-statement units */
+  sql: SqlRunner;
   runner: AgentRunner;
   publisher: EventPublisher;
   clock: Clock;
@@ -70,7 +70,6 @@ export class PlanCache {
 }
 
 export interface ExecutorContext extends ExecutorDeps {
-  sql: SqlRunner;
   logger: Pick<Console, "info" | "warn" | "error">;
   agents: AgentDirectory;
   plans: PlanCache;
@@ -84,7 +83,6 @@ export function createExecutorContext(deps: ExecutorDeps): ExecutorContext {
   let last = 0;
   return {
     ...deps,
-    sql: deps.sql ?? prismaSql(deps.prisma),
     logger: deps.logger ?? consoleLike(logFor({ component: "executor" })),
     agents: new AgentDirectory(() => deps.clock.now()),
     plans: new PlanCache(),
