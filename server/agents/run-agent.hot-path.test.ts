@@ -89,3 +89,68 @@ describe("storing the session", () => {
     expect(await run).toMatchObject({ kind: "blocked" });
   });
 });
+
+describe("a run started early (its unit not yet committed)", () => {
+  const modelCalls = (sink: ReturnType<typeof recordingSink>) => sink.logs.filter((entry) => entry.phase === "model-timing").length;
+
+  it("prepares, but calls its model only once it is confirmed", async () => {
+    const { runner } = testRuntime();
+    const sink = recordingSink();
+    let confirm!: (yes: boolean) => void;
+    const confirmed = new Promise<boolean>((resolve) => (confirm = resolve));
+    let settled = false;
+    const running = runner
+      .run(runRequest({ agent: agentProfile({ allowedTools: ["finish"] }), input: "@offline\nwork", confirmed }), sink)
+      .finally(() => (settled = true));
+    await new Promise((resolve) => setTimeout(resolve, 30));
+    // a zero-time offline call would have ended long ago: the run waits for its confirmation
+    expect(settled).toBe(false);
+    expect(sink.deltas).toEqual([]);
+    const confirmedAt = Date.now();
+    confirm(true);
+    const result = await running;
+    expect(result.kind).toBe("ok");
+    expect(Date.parse(timingOf(sink).firstCallStartedAt)).toBeGreaterThanOrEqual(confirmedAt);
+  });
+
+  it("never calls its model when it is not this process's run", async () => {
+    const { runner } = testRuntime();
+    const sink = recordingSink();
+    const controller = new AbortController();
+    const request = runRequest({
+      agent: agentProfile({ allowedTools: ["finish"] }),
+      input: "@offline\nwork",
+      signal: controller.signal,
+      confirmed: Promise.resolve(false).finally(() => controller.abort()),
+    });
+    const result = await runner.run(request, sink);
+    expect(result.kind).toBe("failed");
+    expect(modelCalls(sink)).toBe(0);
+    expect(sink.deltas).toEqual([]);
+  });
+
+  it("reads the conversation only once confirmed (the messages it answers are being written)", async () => {
+    const reads: number[] = [];
+    const { runner } = testRuntime({
+      deps: {
+        memory: {
+          recent: async () => {
+            reads.push(Date.now());
+            return { messages: [], olderExist: false };
+          },
+          range: async () => [],
+          loadSummary: async () => null,
+          saveSummary: async () => undefined,
+        },
+      },
+    });
+    let confirm!: (yes: boolean) => void;
+    const confirmed = new Promise<boolean>((resolve) => (confirm = resolve));
+    const running = runner.run(runRequest({ input: "@offline\nhello", confirmed }), recordingSink());
+    await new Promise((resolve) => setTimeout(resolve, 20));
+    expect(reads).toEqual([]);
+    confirm(true);
+    expect((await running).kind).toBe("ok");
+    expect(reads).toHaveLength(1);
+  });
+});

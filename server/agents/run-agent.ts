@@ -8,8 +8,8 @@
  * which only it can read.
  */
 import { InvalidToolInputError, NoSuchToolError, stepCountIs, streamText, type ModelMessage, type StopCondition, type ToolSet } from "ai";
-import type { AgentRunner, AgentRunResult, Usage } from "../executor/ports.ts";
-import { Compactor, CompactionImpossibleError, modelSummarizer } from "./compaction.ts";
+import { startConfirmed, type AgentRunner, type AgentRunResult, type RunRequest, type Usage } from "../executor/ports.ts";
+import { Compactor, CompactionImpossibleError, modelSummarizer, type Summarizer } from "./compaction.ts";
 import { DEFAULT_DELTA_BATCHING, DeltaBatcher } from "./delta-batcher.ts";
 import { connectMcpServers, parseMcpServers, type McpSession } from "./mcp.ts";
 import { parseModelId } from "./model-registry.ts";
@@ -84,16 +84,21 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
         return { kind: "failed", transient, reason, usage: usage() };
       };
 
+      // a run started early prepares until it may act: what reads the database or leaves the process waits
+      const notStarted = () => fail(false, "aborted: the run was not started here");
       let mcp: McpSession | null = null;
       try {
         const model = deps.models.resolve(request.agent.model);
         const system = buildSystemPrompt(request);
-        const summarize =
+        const summarize = confirmedFirst(
+          request,
           deps.summarize ??
-          modelSummarizer(model, (tokensIn, tokensOut) => {
-            ctx.tokensIn += tokensIn;
-            ctx.tokensOut += tokensOut;
-          });
+            modelSummarizer(model, (tokensIn, tokensOut) => {
+              ctx.tokensIn += tokensIn;
+              ctx.tokensOut += tokensOut;
+            }),
+        );
+        if ((request.resume || (deps.memory && seesConversation(request))) && !(await startConfirmed(request))) return notStarted();
         if (request.resume) {
           const stored = await deps.sessions.load(request.resume.previousRunId);
           ctx.messages = resumeSession(stored, request.resume.answer, request.resume.previousRunId);
@@ -122,6 +127,7 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
 
         const servers = parseMcpServers(request.agent.mcpServers);
         if (servers.length > 0) {
+          if (!(await startConfirmed(request))) return notStarted();
           mcp = await connect(servers, request.signal);
           sink.log({ phase: "mcp", message: `connected ${servers.length} MCP server(s)`, data: { tools: mcp.tools.map((t) => t.name) } });
         }
@@ -138,7 +144,7 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
             }),
         });
 
-        const streamed = timedModel(model, ctx.model);
+        const streamed = timedModel(model, ctx.model, request);
         const simulated = deps.models.isSimulated(request.agent.model);
         const maxRetries = simulated ? 0 : policy.maxRetries;
         const circuits = simulated ? undefined : deps.circuits;
@@ -378,4 +384,13 @@ async function streamOnce(input: {
   // what streamed: estimated (~4 characters a token) and marked as such
   if (failure !== null && streaming) estimateCutUsage(ctx, system, partialChars);
   return failure;
+}
+
+/** The summarizer calls a model: a run started early waits for its confirmation first. */
+function confirmedFirst(request: Pick<RunRequest, "confirmed">, summarize: Summarizer): Summarizer {
+  if (!request.confirmed) return summarize;
+  return async (...args) => {
+    if (!(await startConfirmed(request))) throw new DOMException("the run was not started here", "AbortError");
+    return summarize(...args);
+  };
 }

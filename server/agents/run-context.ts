@@ -4,7 +4,7 @@
  */
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { wrapLanguageModel, type ModelMessage, type ToolSet } from "ai";
-import type { RunRequest, RunSink } from "../executor/ports.ts";
+import { startConfirmed, type RunRequest, type RunSink } from "../executor/ports.ts";
 import type { ProviderCircuits } from "./circuit-breaker.ts";
 import type { Summarizer } from "./compaction.ts";
 import type { DeltaBatcherOptions } from "./delta-batcher.ts";
@@ -76,12 +76,14 @@ export interface ModelTiming {
  * its stream ends. The stamps go to the execution log ("model-timing"), which is how
  * the benchmark tells a hop's overhead from the model's own time.
  */
-export function timedModel(model: LanguageModelV3, timing: ModelTiming): LanguageModelV3 {
+export function timedModel(model: LanguageModelV3, timing: ModelTiming, request: Pick<RunRequest, "confirmed">): LanguageModelV3 {
   return wrapLanguageModel({
     model,
     middleware: {
       specificationVersion: "v3",
       wrapStream: async ({ doStream }) => {
+        // a run started early sends its request only once it is this process's to run
+        if (!(await startConfirmed(request))) throw new DOMException("the run was not started here", "AbortError");
         timing.calls += 1;
         timing.firstStartedAt ??= Date.now();
         const result = await doStream();

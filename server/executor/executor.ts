@@ -56,7 +56,11 @@ export class Executor {
     this.context = createExecutorContext(deps);
     this.units = new UnitRunner(
       this.context,
-      (uow, committed) => this.afterCommit(uow, committed),
+      {
+        writing: (uow) => this.worker.startEarly(uow.runsCreated),
+        committed: (uow, committed) => this.afterCommit(uow, committed),
+        abandoned: (uow) => this.worker.abandonEarly(uow.runsCreated),
+      },
       () => this.worker.claimRequest(),
     );
     this.worker = new RunWorker(this.context, {
@@ -359,6 +363,11 @@ export class Executor {
   /** how units of work ran (optimistic, conflicts, locked) */
   get stats() {
     return this.units.stats;
+  }
+
+  /** runs started before their unit committed, and how many were confirmed or abandoned */
+  get earlyStarts() {
+    return { ...this.worker.earlyStarts };
   }
 
   private afterCommit(uow: UnitOfWork, committed: CommittedUnit): void {

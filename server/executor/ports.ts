@@ -68,6 +68,21 @@ export interface RunRequest {
   /** the message that started the run (a person's message, or the commander's dispatch) */
   triggerMessageId?: string;
   signal: AbortSignal;
+  /**
+   * Set on a run started early: while the statement that creates and claims it is still
+   * being written (ARCHITECTURE.md, "Early start"). Until it resolves, the runner may only
+   * prepare: build the prompt, the tools and the model call, reading nothing from the
+   * database and letting nothing out of the process (no model request, tool, connection
+   * or workspace). It resolves true once the run is this process's to run, or false when
+   * it is not (the unit was refused, or its claim went elsewhere); then `signal` is
+   * aborted too, and nothing the run does is recorded. `startConfirmed` reads it.
+   */
+  confirmed?: Promise<boolean>;
+}
+
+/** Waits until the run may act (see RunRequest.confirmed): false when it never may. */
+export async function startConfirmed(request: Pick<RunRequest, "confirmed">): Promise<boolean> {
+  return request.confirmed ? request.confirmed : true;
 }
 
 export interface Usage {

@@ -8,7 +8,7 @@ export type { RunKind };
 
 /** A created run, ready to start: the request minus its abort signal, plus bookkeeping. */
 export interface RunLaunch {
-  request: Omit<RunRequest, "signal">;
+  request: Omit<RunRequest, "signal" | "confirmed">;
   kind: RunKind;
   agent: Agent;
   planId: string | null;

@@ -37,8 +37,19 @@ export interface RunWorkerHost {
   stopped(): boolean;
 }
 
+/** A run started early (see startEarly): running its preparation until its unit commits. */
+interface EarlyRun {
+  controller: AbortController;
+  /** true: claimed here, from `startedAt` on; false: not this process's run */
+  settle(outcome: { startedAt: Date } | null): void;
+}
+
 export class RunWorker {
   private readonly liveRuns = new Map<string, AbortController>();
+  /** runs started early whose unit has not committed yet */
+  private readonly early = new Map<string, EarlyRun>();
+  /** runs started early, and how they settled */
+  readonly earlyStarts = { started: 0, confirmed: 0, abandoned: 0 };
   /** runs created here and still queued: claiming one here needs no reads */
   private readonly launches = new Map<string, RunLaunch>();
   /** claimed runs whose launch is still being read */
@@ -66,6 +77,7 @@ export class RunWorker {
 
   abortAll(): void {
     for (const controller of this.liveRuns.values()) controller.abort();
+    for (const run of this.early.values()) run.controller.abort();
   }
 
   /** What this process may claim now: a worker's free slots (a web node claims nothing). */
@@ -77,16 +89,64 @@ export class RunWorker {
     return max > 0 ? { owner: this.context.instanceId, leaseMs, max, modelLimits: modelConcurrency } : null;
   }
 
+  /**
+   * Starts the runs a unit created before its statement is written, so that their
+   * preparation (the agent runtime building the model call) overlaps the statement: the
+   * runner holds everything that leaves the process until `afterCommit` confirms the run
+   * was claimed here (RunRequest.confirmed). Only runs this process may claim at once: not
+   * a retry in backoff, not on a node that claims nothing, never past this worker's slots.
+   */
+  startEarly(created: RunLaunch[]): void {
+    const { role, workerSlots } = this.context.config;
+    for (const launch of created) {
+      if (this.host.stopped() || this.draining || role === "web") return;
+      if (this.liveRuns.size + this.starting + this.early.size >= workerSlots) return;
+      if (launch.notBefore) continue;
+      const controller = new AbortController();
+      let settle!: EarlyRun["settle"];
+      const settled = new Promise<{ startedAt: Date } | null>((resolve) => (settle = resolve));
+      this.early.set(launch.request.runId, { controller, settle });
+      this.earlyStarts.started++;
+      // after the statement has gone out (its message is posted within this turn), not before it
+      const turn = new Promise<void>((resolve) => setImmediate(resolve));
+      this.host.track(turn.then(() => (controller.signal.aborted ? undefined : this.executeRun(launch, controller, settled))));
+    }
+  }
+
+  /** The unit that created these runs did not commit: their early starts end unseen. */
+  abandonEarly(created: RunLaunch[]): void {
+    for (const launch of created) this.settleEarly(launch.request.runId, null);
+  }
+
+  private settleEarly(runId: string, outcome: { startedAt: Date } | null): boolean {
+    const run = this.early.get(runId);
+    if (!run) return false;
+    this.early.delete(runId);
+    if (outcome) {
+      this.earlyStarts.confirmed++;
+      this.liveRuns.set(runId, run.controller);
+    } else {
+      this.earlyStarts.abandoned++;
+      run.controller.abort();
+    }
+    run.settle(outcome);
+    return true;
+  }
+
   /** Runs a committed unit created (kept so claiming them here costs no reads) and the ones it claimed. */
   afterCommit(created: RunLaunch[], claimed: ClaimedRun[]): void {
+    const early = claimed.filter((run) => this.settleEarly(run.id, { startedAt: new Date(run.startedAt) }));
     for (const launch of created) {
+      // started early, but its claim went elsewhere (a full pool, an older waiter): it waits in the queue
+      this.settleEarly(launch.request.runId, null);
       this.rememberLaunch(launch);
       // a retry in backoff: claim when it is due (the sweep claims it if this process is gone by then)
       // (a little after it: a timer may fire a millisecond early, and the database's clock decides)
       if (launch.notBefore) this.context.clock.setTimer(launch.notBefore.getTime() + NOT_BEFORE_MARGIN_MS, () => this.claimSoon());
     }
+    for (const run of early) this.launches.delete(run.id);
     const announced = new Set(created.map((launch) => launch.request.runId));
-    this.startClaimed(claimed, announced);
+    this.startClaimed(early.length === 0 ? claimed : claimed.filter((run) => !early.includes(run)), announced);
   }
 
   private rememberLaunch(launch: RunLaunch): void {
@@ -151,23 +211,42 @@ export class RunWorker {
     ]);
   }
 
-  private async executeRun(launch: RunLaunch): Promise<void> {
+  /**
+   * Runs one launch to its end and records the result. `early`: the run was started
+   * before its unit committed (startEarly); it settles with the claim's start, or null
+   * when the run is not this process's, and until then nothing of the run is shown.
+   */
+  private async executeRun(
+    launch: RunLaunch,
+    controller = new AbortController(),
+    early?: Promise<{ startedAt: Date } | null>,
+  ): Promise<void> {
     if (this.host.stopped()) return;
     const { runId, conversationId } = launch.request;
-    const controller = new AbortController();
-    this.liveRuns.set(runId, controller);
+    if (!early) this.liveRuns.set(runId, controller);
+    const confirmed = early?.then((outcome) => outcome !== null);
+    // the launch as claimed: its start is the claim's
+    const claimed = early?.then((outcome) => outcome && { ...launch, startedAt: outcome.startedAt });
     const logs: RunLogEntry[] = [];
+    const publisher = this.context.publisher;
+    // live lines of a run started early wait for its confirmation (and are dropped without it)
+    let visible = !confirmed;
+    void confirmed?.then((yes) => (visible = yes));
+    const shown = (show: () => void) => {
+      if (visible) show();
+      else void confirmed?.then((yes) => yes && show());
+    };
     try {
       let result: AgentRunResult;
       try {
-        const runner = instrumentRunner(this.context.runner, this.context.prisma, launch);
+        const runner = instrumentRunner(this.context.runner, this.context.prisma, launch, claimed);
         result = await runner.run(
-          { ...launch.request, signal: controller.signal },
+          { ...launch.request, signal: controller.signal, ...(confirmed ? { confirmed } : {}) },
           {
-            textDelta: (delta) => this.context.publisher.runDelta(conversationId, runId, delta),
+            textDelta: (delta) => shown(() => publisher.runDelta(conversationId, runId, delta)),
             log: (entry) => logs.push(entry),
-            status: (text) => this.context.publisher.runStatus?.(conversationId, runId, text),
-            resetText: (text) => this.context.publisher.runDelta(conversationId, runId, text, { reset: true }),
+            status: (text) => shown(() => publisher.runStatus?.(conversationId, runId, text)),
+            resetText: (text) => shown(() => publisher.runDelta(conversationId, runId, text, { reset: true })),
           },
         );
       } catch (error) {
@@ -178,6 +257,8 @@ export class RunWorker {
           usage: { tokensIn: 0, tokensOut: 0, cost: 0 },
         };
       }
+      // a run started early reports nothing before (and nothing at all without) its confirmation
+      if (confirmed && !(await confirmed)) return;
       if (controller.signal.aborted || this.host.stopped()) return;
       await this.host.inConversation(
         conversationId,

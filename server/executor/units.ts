@@ -25,6 +25,16 @@ export interface UnitPlan {
   created?: boolean;
 }
 
+/** What the executor does around a unit's write. */
+export interface UnitHooks {
+  /** the unit has decided and its write is about to go out (runs it created may start early) */
+  writing(uow: UnitOfWork): void;
+  /** the write committed */
+  committed(uow: UnitOfWork, committed: CommittedUnit): void;
+  /** the write did not commit (refused, failed or rolled back): nothing it decided happened */
+  abandoned(uow: UnitOfWork): void;
+}
+
 export class UnitRunner {
   private readonly mutex = new KeyedMutex();
   /** how units ran: optimistic writes, and fallbacks to the locked transaction */
@@ -32,7 +42,7 @@ export class UnitRunner {
 
   constructor(
     private readonly context: ExecutorContext,
-    private readonly onCommit: (uow: UnitOfWork, committed: CommittedUnit) => void,
+    private readonly hooks: UnitHooks,
     /** what this process may claim in a unit's own statement (null: nothing) */
     private readonly claim: () => ClaimRequest | null,
   ) {}
@@ -66,7 +76,7 @@ export class UnitRunner {
     return this.mutex.run(conversationId, async () => {
       const uow = new UnitOfWork(conversationId);
       uow.events.push(...events);
-      this.onCommit(uow, await this.flushUnit(this.context.sql, uow));
+      this.hooks.committed(uow, await this.flushUnit(this.context.sql, uow));
     });
   }
 
@@ -95,6 +105,7 @@ export class UnitRunner {
     let committed: CommittedUnit = NOTHING_COMMITTED;
     if (writes) {
       await this.context.hooks?.beforeOptimisticWrite?.({ conversationId, planId: plan.planId });
+      this.hooks.writing(uow);
       try {
         committed = await this.flushUnit(this.context.sql, uow, {
           lockKey: conversationLockKey(conversationId),
@@ -104,13 +115,14 @@ export class UnitRunner {
           runStatus: read.runStatus,
         });
       } catch (error) {
+        this.hooks.abandoned(uow);
         if (!String((error as Error)?.message ?? error).includes(CONFLICT_MARKER)) throw error;
         this.stats.conflicts++;
         return { done: false };
       }
     }
     this.stats.optimistic++;
-    this.onCommit(uow, committed);
+    this.hooks.committed(uow, committed);
     return { done: true, value: value! };
   }
 
@@ -136,21 +148,30 @@ export class UnitRunner {
     this.stats.locked++;
     const uow = new UnitOfWork(conversationId);
     let committed: CommittedUnit = NOTHING_COMMITTED;
-    const result = await this.context.prisma.$transaction(
-      async (tx) => {
-        const context = await enterConversation(tx, {
-          conversationId,
-          planId: plan?.planId ?? null,
-          runId: plan?.runId ?? null,
-        });
-        if (plan) uow.prefetched = { planId: plan.planId, runId: plan.runId ?? null, context };
-        const value = await work(tx, uow);
-        committed = await this.flushUnit(prismaSql(tx), uow);
-        return value;
-      },
-      { maxWait: 30_000, timeout: 120_000 },
-    );
-    this.onCommit(uow, committed);
+    let writing = false;
+    let result: T;
+    try {
+      result = await this.context.prisma.$transaction(
+        async (tx) => {
+          const context = await enterConversation(tx, {
+            conversationId,
+            planId: plan?.planId ?? null,
+            runId: plan?.runId ?? null,
+          });
+          if (plan) uow.prefetched = { planId: plan.planId, runId: plan.runId ?? null, context };
+          const value = await work(tx, uow);
+          writing = true;
+          this.hooks.writing(uow);
+          committed = await this.flushUnit(prismaSql(tx), uow);
+          return value;
+        },
+        { maxWait: 30_000, timeout: 120_000 },
+      );
+    } catch (error) {
+      if (writing) this.hooks.abandoned(uow);
+      throw error;
+    }
+    this.hooks.committed(uow, committed);
     return result;
   }
 

@@ -2,7 +2,9 @@
  * Everything operators see of one run, around the agent runtime's call: its span (with
  * the model and tool calls under it), its queue wait and duration, whether it re-does
  * work, and a log line carrying its ids. The executor runs each launch through
- * `instrumentRunner(runner, prisma, launch)`.
+ * `instrumentRunner(runner, prisma, launch)`. A run started early (ARCHITECTURE.md,
+ * "Early start") is observed from its confirmation on: until then it is not a run yet,
+ * and one that never becomes this process's leaves no metric, log line or stored span.
  */
 import { context } from "@opentelemetry/api";
 import type { PrismaClient } from "../generated/prisma/client.ts";
@@ -10,28 +12,37 @@ import type { AgentRunner, AgentRunResult } from "../executor/ports.ts";
 import type { RunLaunch } from "../executor/run-launch.ts";
 import { recordRunDuration, recordRunStart } from "./instruments.ts";
 import { logFor } from "./log.ts";
-import { endRunSpan, startRunSpan } from "./tracing.ts";
+import { endRunSpan, startRunSpan, storeRunSpan } from "./tracing.ts";
 
-/** `runner`, observed for this one launch. */
-export function instrumentRunner(runner: AgentRunner, prisma: PrismaClient, launch: RunLaunch): AgentRunner {
-  return { run: (request, sink) => instrumentRun(prisma, launch, request.signal, () => runner.run(request, sink)) };
+/**
+ * `runner`, observed for this one launch. `claimed`, for a run started early: resolves
+ * with the launch as claimed (its start is the claim's), or null when the run turned out
+ * not to be this process's.
+ */
+export function instrumentRunner(
+  runner: AgentRunner,
+  prisma: PrismaClient,
+  launch: RunLaunch,
+  claimed: Promise<RunLaunch | null> = Promise.resolve(launch),
+): AgentRunner {
+  return { run: (request, sink) => instrumentRun(prisma, launch, claimed, request.signal, () => runner.run(request, sink)) };
 }
 
 export async function instrumentRun(
   prisma: PrismaClient,
   launch: RunLaunch,
+  claimed: Promise<RunLaunch | null>,
   signal: AbortSignal,
   run: () => Promise<AgentRunResult>,
 ): Promise<AgentRunResult> {
-  const agent = launch.agent.handle;
   const { runId, conversationId } = launch.request;
   const log = logFor({ conversationId, planId: launch.planId, stepId: launch.stepId, runId });
-  recordRunStart({ agent, createdAt: launch.createdAt, startedAt: launch.startedAt, attempt: launch.attempt });
-  log.debug({ agent, kind: launch.kind, attempt: launch.attempt }, "run started");
+  // the span first, so that the model and tool calls nest under it; it is stored, ended
+  // and so exported only once the run is this process's
   const traced = await startRunSpan(prisma, {
     runId,
     conversationId,
-    agent,
+    agent: launch.agent.handle,
     kind: launch.kind,
     attempt: launch.attempt,
     planId: launch.planId,
@@ -42,20 +53,30 @@ export async function instrumentRun(
     log.warn({ err: error }, "could not start the run's span");
     return null;
   });
-  const started = performance.now();
+  const running = traced ? context.with(traced.context, run) : run();
+  running.catch(() => undefined); // awaited below, perhaps only after the claim: not unhandled meanwhile
+  const started = await claimed;
+  // not this process's run: it never started, so nothing of it is observed
+  if (started === null) return running;
+  const agent = started.agent.handle;
+  recordRunStart({ agent, createdAt: started.createdAt, startedAt: started.startedAt, attempt: started.attempt });
+  log.debug({ agent, kind: started.kind, attempt: started.attempt }, "run started");
+  if (traced)
+    await storeRunSpan(prisma, runId, traced.span).catch((error: unknown) => log.warn({ err: error }, "could not store the run's span"));
+  const startedAt = performance.now();
   let outcome: { status: string; error?: string | null } = { status: "crashed" };
   try {
-    const result = traced ? await context.with(traced.context, run) : await run();
+    const result = await running;
     outcome = signal.aborted ? { status: "aborted" } : { status: result.kind, error: result.kind === "failed" ? result.reason : null };
     return result;
   } catch (error) {
     outcome = { status: "crashed", error: error instanceof Error ? error.message : String(error) };
     throw error;
   } finally {
-    const seconds = (performance.now() - started) / 1000;
+    const seconds = (performance.now() - startedAt) / 1000;
     recordRunDuration(agent, outcome.status, seconds);
     if (traced) endRunSpan(traced.span, outcome);
-    const line = { agent, outcome: outcome.status, seconds: Math.round(seconds * 1000) / 1000, attempt: launch.attempt };
+    const line = { agent, outcome: outcome.status, seconds: Math.round(seconds * 1000) / 1000, attempt: started.attempt };
     // a failed run is routine (its step may retry); a runtime that threw is not
     if (outcome.status === "crashed") log.error({ ...line, error: outcome.error }, "run ended: the agent runtime crashed");
     else log.info(outcome.error ? { ...line, error: outcome.error } : line, "run ended");

@@ -159,8 +159,9 @@ export interface TracedRun {
 
 /**
  * The run's span: under its step's span (or, outside a plan, the root of a trace named
- * by the message that asked for it), linked to the lost run it takes over. Its context
- * is stored on the run's row. Returns the context to run the agent in.
+ * by the message that asked for it), linked to the lost run it takes over. Returns the
+ * context to run the agent in; `storeRunSpan` stores it on the run's row once the run is
+ * known to be this process's (a span never ended is never exported).
  */
 export async function startRunSpan(prisma: PrismaClient, run: TracedRun): Promise<{ span: Span; context: Context } | null> {
   if (!provider) return null;
@@ -198,8 +199,12 @@ export async function startRunSpan(prisma: PrismaClient, run: TracedRun): Promis
     traceId = hex(`baton-trace:${run.triggerMessageId ?? run.runId}`, 32);
   }
   const span = startNamedSpan({ traceId }, () => tracer().startSpan("run", { attributes, links }, parent));
-  await prisma.run.updateMany({ where: { id: run.runId }, data: { traceContext: toTraceparent(span.spanContext()) } });
   return { span, context: trace.setSpan(parent, span) };
+}
+
+/** Stores the run's span context on its row, for the run that may take over from it. */
+export async function storeRunSpan(prisma: PrismaClient, runId: string, span: Span): Promise<void> {
+  await prisma.run.updateMany({ where: { id: runId }, data: { traceContext: toTraceparent(span.spanContext()) } });
 }
 
 /**

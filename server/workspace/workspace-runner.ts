@@ -18,7 +18,7 @@
 import { createHash } from "node:crypto";
 import type { ToolSet } from "ai";
 import type { PrismaClient } from "../generated/prisma/client.ts";
-import type { AgentProfile, AgentRunner, AgentRunResult, RunRequest } from "../executor/ports.ts";
+import { startConfirmed, type AgentProfile, type AgentRunner, type AgentRunResult, type RunRequest } from "../executor/ports.ts";
 import type { ArtifactStore } from "../agents/ports.ts";
 import { acquireSlot, commitStepSlot, SlotPoolFullError, type SlotRecord } from "./slot-store.ts";
 import { createSlotRetention, type SlotRetention } from "./retention.ts";
@@ -238,6 +238,9 @@ export function createWorkspaceRuntime(deps: WorkspaceRuntimeDeps): WorkspaceRun
             `(BATON_CLI_AGENTS has ${names.length > 0 ? names.map((name) => `"${name}"`).join(", ") : "none"})`;
           return { kind: "failed", transient: false, reason, usage: NO_USAGE };
         }
+        // a slot is made on disk and in the database: a run started early waits until it is this process's
+        if ((cli !== null || workspaceCapability(request.agent).enabled) && !(await startConfirmed(request)))
+          return { kind: "failed", transient: false, reason: "aborted: the run was not started here", usage: NO_USAGE };
         const prepared = await prepare(request);
         if (prepared === null) {
           if (cli === null) return inner.run(request, sink);

@@ -2,7 +2,7 @@
  * A fake agent runtime for executor tests: a script decides each run's result, and
  * every call is recorded so tests can assert dispatch counts and live concurrency.
  */
-import type { AgentRunResult, AgentRunner, RunRequest, RunSink } from "../ports.ts";
+import { startConfirmed, type AgentRunResult, type AgentRunner, type RunRequest, type RunSink } from "../ports.ts";
 
 export type Script = (request: RunRequest, call: { attempt: number }) => Promise<AgentRunResult> | AgentRunResult;
 
@@ -44,6 +44,8 @@ export class ScriptedRunner implements AgentRunner {
   }
 
   async run(request: RunRequest, sink: RunSink): Promise<AgentRunResult> {
+    // like the real runtime: a run started early does nothing until it is this process's
+    if (!(await startConfirmed(request))) return { kind: "failed", transient: false, reason: "aborted: not started here", usage: NO_USAGE };
     this.calls.push(request);
     const key = request.step ? `${request.step.planId}:${request.step.stepIndex}` : null;
     const attempt = key ? (this.startsByStep.get(key) ?? 0) + 1 : 1;
