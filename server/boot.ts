@@ -51,6 +51,7 @@ export async function bootCore(input: {
   const executor = new Executor({
     prisma: db.prisma,
     sql: db.sql,
+    earlyStart: db.sqlElsewhere,
     runner: input.createRunner(db),
     publisher: input.publisher,
     clock: systemClock,

@@ -41,6 +41,11 @@ export interface Database {
   appliedMigrations: string[];
   /** the driver's own query, without Prisma (the executor's hot path: sql-runner.ts) */
   sql: SqlRunner;
+  /**
+   * statements run outside this thread (a PostgreSQL server, or PGlite on its worker
+   * thread), so work started while one is in flight overlaps it (the executor's early start)
+   */
+  sqlElsewhere: boolean;
 }
 
 export type PrismaLogOption = Prisma.PrismaClientOptions["log"];
@@ -188,6 +193,7 @@ export async function databaseFromPGlite(
       kind: "embedded",
       pglite,
       sql: pgliteSql(pglite),
+      sqlElsewhere: pglite instanceof PGliteThread,
       appliedMigrations: applied,
       close: once(async () => {
         try {
@@ -227,6 +233,7 @@ export async function databaseFromPool(
       kind: "postgres",
       pool,
       sql: pgSql(pool),
+      sqlElsewhere: true,
       appliedMigrations: applied,
       close: once(async () => {
         try {

@@ -32,6 +32,12 @@ export interface ExecutorDeps {
   prisma: PrismaClient;
   /** the database driver's own query (Database.sql), for the hot path's one-statement units */
   sql: SqlRunner;
+  /**
+   * start the runs a unit creates while its statement is in flight (ARCHITECTURE.md,
+   * "Early start"): worth it only when the database works elsewhere (Database.sqlElsewhere);
+   * on one thread the run would only wait its turn behind the statement
+   */
+  earlyStart?: boolean;
   runner: AgentRunner;
   publisher: EventPublisher;
   clock: Clock;

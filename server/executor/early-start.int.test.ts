@@ -31,9 +31,9 @@ async function expectActedOnStoredRunsOnce(f: ExecutorFixture, planIds: string[]
 }
 
 /**
- * The databases the tests run on. The embedded one answers a statement within the same
- * turn of the event loop (PGlite on the test's thread), before a run started early would
- * begin: its statements are held back 20 ms here, as a busy database thread would, so
+ * The databases the tests run on. The tests' embedded database runs on their own thread,
+ * where the server would not start runs early (Database.sqlElsewhere is false): its
+ * statements are held back 20 ms here, as PGlite on its worker thread is elsewhere, so
  * the runs really start while their unit is unwritten. PostgreSQL answers over a socket.
  */
 const DATABASES = [
@@ -64,6 +64,7 @@ describe.each(DATABASES)("on $name", ({ open }) => {
     let interfere: ((planId: string) => Promise<void>) | null = null;
     fixture = await createExecutorFixture({
       db: await open(),
+      earlyStart: true,
       script: directiveScript,
       hooks: {
         beforeOptimisticWrite: async ({ planId }) => {
@@ -101,7 +102,7 @@ describe.each(DATABASES)("on $name", ({ open }) => {
   });
 
   it("a run started early whose claim went to an older waiter waits in the queue, then runs once", async () => {
-    fixture = await createExecutorFixture({ db: await open(), script: directiveScript });
+    fixture = await createExecutorFixture({ db: await open(), earlyStart: true, script: directiveScript });
     const f = fixture;
     await f.db.prisma.agent.updateMany({ where: { handle: "researcher" }, data: { concurrency: 1 } });
     f.executor.agentsChanged();

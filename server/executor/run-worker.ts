@@ -97,6 +97,7 @@ export class RunWorker {
    * a retry in backoff, not on a node that claims nothing, never past this worker's slots.
    */
   startEarly(created: RunLaunch[]): void {
+    if (!this.context.earlyStart) return;
     const { role, workerSlots } = this.context.config;
     for (const launch of created) {
       if (this.host.stopped() || this.draining || role === "web") return;

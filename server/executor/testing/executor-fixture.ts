@@ -55,6 +55,8 @@ export async function createExecutorFixture(
     /** a real agent runtime instead of the scripted runner */
     createRunner?: (db: Database) => AgentRunner;
     hooks?: ExecutorDeps["hooks"];
+    /** default: when the database works elsewhere (PostgreSQL), as the server decides */
+    earlyStart?: boolean;
     /** a clock of the test's own (e.g. one whose timers never fire) */
     clock?: ExecutorDeps["clock"];
   } = {},
@@ -70,6 +72,7 @@ export async function createExecutorFixture(
     new Executor({
       prisma: db.prisma,
       sql: db.sql,
+      earlyStart: options.earlyStart ?? db.sqlElsewhere,
       runner: agentRunner,
       publisher: { publish: (events) => published.push(...events), runDelta: (_conversation, _run, delta) => deltas.push(delta) },
       clock: options.clock ?? systemClock,
