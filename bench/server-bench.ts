@@ -52,6 +52,9 @@ async function benchOne(label: string, servers: () => Promise<BatonServer[]>, wi
       log(`${label}:   DAG ${r.seed}: ${r.makespanMs} ms / critical path ${r.criticalMs} ms = ${r.ratio.toFixed(3)}`);
     log(`${label}: ${started.length > 1 ? "100 clients over two processes" : "100 clients"}…`);
     const fanOut = await measureFanOut(session, started);
+    log(
+      `${label}:   fan-out p50 ${fanOut.p50} ms, p99 ${fanOut.p99} ms; server CPU ${fanOut.serverCpuPerStepMs.toFixed(1)} ms per step with 100 clients watching`,
+    );
     const load = withLoad ? (log(`${label}: 10 plans at once…`), await measureEventLoop(session)) : undefined;
     session.watcher.close();
     return { hops, makespan, fanOut, load };

@@ -35,7 +35,7 @@ test("6. a non-member gets no access to a conversation's page, API or socket roo
     transports: ["websocket", "polling"],
   });
   const received: unknown[] = [];
-  socket.on("conversation-event", (event) => received.push(event));
+  socket.on("conversation-events", (events) => received.push(...events));
   const ack = await new Promise<{ ok: boolean; error?: string }>((resolve) =>
     socket.emit("conversation-join", { conversationId, afterSeq: 0 }, resolve),
   );

@@ -147,10 +147,12 @@ export async function connectSocket(baseURL: string, cookie: string, conversatio
 export function watchPlans(socket: BatonSocket) {
   const ended = new Map<string, string>();
   const waiting = new Map<string, (status: string) => void>();
-  socket.on("conversation-event", (event: ConversationEventDTO) => {
-    if (event.type !== "plan-updated" || !["completed", "partial", "failed", "cancelled"].includes(event.payload.status)) return;
-    ended.set(event.payload.planId, event.payload.status);
-    waiting.get(event.payload.planId)?.(event.payload.status);
+  socket.on("conversation-events", (events: ConversationEventDTO[]) => {
+    for (const event of events) {
+      if (event.type !== "plan-updated" || !["completed", "partial", "failed", "cancelled"].includes(event.payload.status)) continue;
+      ended.set(event.payload.planId, event.payload.status);
+      waiting.get(event.payload.planId)?.(event.payload.status);
+    }
   });
   return {
     ended(planId: string, timeoutMs = 300_000): Promise<string> {

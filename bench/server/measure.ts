@@ -182,6 +182,8 @@ export interface FanOutFigures {
   p50: number;
   p99: number;
   max: number;
+  /** CPU the plan's server spent per step of the watched chain (its 10 ms steps are idle time) */
+  serverCpuPerStepMs: number;
   /** per server the clients were connected to (index into the servers given) */
   perServer: { p50: number; p99: number; samples: number }[];
 }
@@ -198,13 +200,16 @@ export async function measureFanOut(session: Session, servers: BatonServer[], cl
   const sockets: BatonSocket[] = [];
   const latencies: number[][] = servers.map(() => []);
   let recording = false;
+  let serverCpuPerStepMs: number;
   try {
     for (let i = 0; i < clients; i++) {
       const server = servers[i % servers.length];
       const socket = await connectSocket(server.baseURL, session.cookie, session.conversationId, `10.77.${i >> 8}.${i & 255}`);
       const bucket = latencies[i % servers.length];
-      socket.on("conversation-event", (event: ConversationEventDTO) => {
-        if (recording && event.type === "step-updated") bucket.push(Date.now() - Date.parse(event.createdAt));
+      socket.on("conversation-events", (events: ConversationEventDTO[]) => {
+        if (!recording) return;
+        const now = Date.now();
+        for (const event of events) if (event.type === "step-updated") bucket.push(now - Date.parse(event.createdAt));
       });
       sockets.push(socket);
     }
@@ -212,7 +217,8 @@ export async function measureFanOut(session: Session, servers: BatonServer[], cl
     // the warm-up's last events may still be on their way
     await new Promise((resolve) => setTimeout(resolve, 200));
     recording = true;
-    await runPlan(session, "fan-out chain", chain(20, 10), 1);
+    const watched = await runPlan(session, "fan-out chain", chain(20, 10), 1);
+    serverCpuPerStepMs = watched.serverCpuMs / 20;
     // the last events may still be on their way to the slowest client
     await new Promise((resolve) => setTimeout(resolve, 500));
   } finally {
@@ -225,6 +231,7 @@ export async function measureFanOut(session: Session, servers: BatonServer[], cl
     p50: median(all),
     p99: quantile(all, 0.99),
     max: Math.max(...all),
+    serverCpuPerStepMs,
     perServer: latencies.map((values) => ({ p50: median(values), p99: quantile(values, 0.99), samples: values.length })),
   };
 }

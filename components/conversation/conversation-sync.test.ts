@@ -72,10 +72,10 @@ describe("conversation sync: gap buffer", () => {
   });
 
   it("an early event waits for the one before it: no replay when it arrives within the wait", () => {
-    socket.receive("conversation-event", event(2));
+    socket.receive("conversation-events", [event(2)]);
     expect(store.getState().lastSeq).toBe(0);
     vi.advanceTimersByTime(GAP_WAIT_MS - 1);
-    socket.receive("conversation-event", event(1));
+    socket.receive("conversation-events", [event(1)]);
     expect(store.getState().lastSeq).toBe(2);
     vi.advanceTimersByTime(GAP_WAIT_MS * 3);
     expect(socket.joins).toEqual([]);
@@ -83,9 +83,9 @@ describe("conversation sync: gap buffer", () => {
   });
 
   it("a gap still open after the wait is replayed from the server, once", () => {
-    socket.receive("conversation-event", event(1));
-    socket.receive("conversation-event", event(3));
-    socket.receive("conversation-event", event(4));
+    socket.receive("conversation-events", [event(1)]);
+    socket.receive("conversation-events", [event(3)]);
+    socket.receive("conversation-events", [event(4)]);
     vi.advanceTimersByTime(GAP_WAIT_MS);
     expect(socket.joins.map((j) => j.afterSeq)).toEqual([1]);
     socket.answerJoin([event(1), event(2), event(3), event(4)]);
@@ -97,22 +97,22 @@ describe("conversation sync: gap buffer", () => {
   });
 
   it("progress during the wait gives the remaining gap a wait of its own", () => {
-    socket.receive("conversation-event", event(2));
+    socket.receive("conversation-events", [event(2)]);
     vi.advanceTimersByTime(GAP_WAIT_MS - 100);
-    socket.receive("conversation-event", event(4));
-    socket.receive("conversation-event", event(1)); // 1, 2 applied; 4 waits for 3
+    socket.receive("conversation-events", [event(4)]);
+    socket.receive("conversation-events", [event(1)]); // 1, 2 applied; 4 waits for 3
     expect(store.getState().lastSeq).toBe(2);
     vi.advanceTimersByTime(100);
     expect(socket.joins).toEqual([]);
-    socket.receive("conversation-event", event(3));
+    socket.receive("conversation-events", [event(3)]);
     vi.advanceTimersByTime(GAP_WAIT_MS * 3);
     expect(store.getState().lastSeq).toBe(4);
     expect(sync.stats.gapReplays).toBe(0);
   });
 
   it("replays after a real disconnect, on reconnect, and not for the gap the disconnect cut", () => {
-    socket.receive("conversation-event", event(1));
-    socket.receive("conversation-event", event(3));
+    socket.receive("conversation-events", [event(1)]);
+    socket.receive("conversation-events", [event(3)]);
     socket.connected = false;
     socket.receive("disconnect");
     vi.advanceTimersByTime(GAP_WAIT_MS * 3);
@@ -126,10 +126,10 @@ describe("conversation sync: gap buffer", () => {
   });
 
   it("stops listening and cancels a pending wait when stopped", () => {
-    socket.receive("conversation-event", event(2));
+    socket.receive("conversation-events", [event(2)]);
     sync.stop();
     vi.advanceTimersByTime(GAP_WAIT_MS * 3);
-    socket.receive("conversation-event", event(1));
+    socket.receive("conversation-events", [event(1)]);
     expect(socket.joins).toEqual([]);
     expect(store.getState().lastSeq).toBe(0);
   });

@@ -57,7 +57,7 @@ export class ConversationSync {
     const { socket } = this.options;
     socket.on("connect", this.join);
     socket.on("disconnect", this.onDisconnect);
-    socket.on("conversation-event", this.onEvent);
+    socket.on("conversation-events", this.onEvents);
     socket.on("run-delta", this.onDelta);
     socket.on("run-status", this.onStatus);
     if (socket.connected) this.join();
@@ -68,7 +68,7 @@ export class ConversationSync {
     const { socket, conversationId } = this.options;
     socket.off("connect", this.join);
     socket.off("disconnect", this.onDisconnect);
-    socket.off("conversation-event", this.onEvent);
+    socket.off("conversation-events", this.onEvents);
     socket.off("run-delta", this.onDelta);
     socket.off("run-status", this.onStatus);
     clearTimeout(this.gapTimer);
@@ -111,11 +111,14 @@ export class ConversationSync {
     });
   };
 
-  private readonly onEvent = (event: ConversationEventDTO): void => {
-    if (event.conversationId !== this.options.conversationId) return;
+  /** one unit's events, in seq order */
+  private readonly onEvents = (events: ConversationEventDTO[]): void => {
+    if (!Array.isArray(events)) return;
+    const first = events[0];
+    if (first?.conversationId !== this.options.conversationId) return;
     const state = this.options.store.getState();
-    if (event.seq > state.lastSeq + 1) this.stats.early++;
-    this.afterApply(state.applyEvents([event]));
+    if (first.seq > state.lastSeq + 1) this.stats.early++;
+    this.afterApply(state.applyEvents(events));
   };
 
   /** what a live run waits for: ephemeral, like the streamed text */

@@ -46,7 +46,12 @@ export interface RunDelta {
 
 /** Socket.IO: server → client. */
 export interface ServerToClientEvents {
-  "conversation-event": (event: ConversationEventDTO) => void;
+  /**
+   * the events one unit of work committed in a conversation, in seq order (one packet per
+   * unit, not per event: a step's six or seven events written to every viewer's socket one
+   * by one cost the server a write each)
+   */
+  "conversation-events": (events: ConversationEventDTO[]) => void;
   /**
    * streaming text of a live run; never stored, never replayed. `reset`: the text replaces
    * what the run showed so far (a cut model call is retried; its partial text is dropped)

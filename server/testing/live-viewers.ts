@@ -43,12 +43,14 @@ export class Viewer {
 
   constructor(url: string, cookie: string) {
     this.socket = io(url, { extraHeaders: { cookie }, forceNew: true });
-    this.socket.on("conversation-event", (event: ConversationEventDTO) => {
-      this.arrivals.received++;
-      const highest = this.highest.get(event.conversationId) ?? 0;
-      if (event.seq > highest + 1) this.arrivals.early++;
-      if (event.seq <= highest) this.arrivals.late++;
-      this.highest.set(event.conversationId, Math.max(highest, event.seq));
+    this.socket.on("conversation-events", (events: ConversationEventDTO[]) => {
+      for (const event of events) {
+        this.arrivals.received++;
+        const highest = this.highest.get(event.conversationId) ?? 0;
+        if (event.seq > highest + 1) this.arrivals.early++;
+        if (event.seq <= highest) this.arrivals.late++;
+        this.highest.set(event.conversationId, Math.max(highest, event.seq));
+      }
     });
   }
 

@@ -21,11 +21,17 @@ const event = (seq: number, conversationId = "c1") =>
  */
 function fakeCluster() {
   const delivered: string[] = [];
+  /** how many events each local packet carried */
+  const packets: number[] = [];
   const deltas: string[] = [];
   const sent: { name: string; data: unknown }[] = [];
-  const write = (name: string, payload: { conversationId: string; seq?: number; text?: string }) => {
-    if (name === "conversation-event") delivered.push(`${payload.conversationId}:${payload.seq}`);
-    if (name === "run-delta") deltas.push(payload.text!);
+  type Payload = { conversationId: string; seq?: number; text?: string };
+  const write = (name: string, payload: Payload | Payload[]) => {
+    if (name === "conversation-events") {
+      packets.push((payload as Payload[]).length);
+      for (const event of payload as Payload[]) delivered.push(`${event.conversationId}:${event.seq}`);
+    }
+    if (name === "run-delta") deltas.push((payload as Payload).text!);
   };
   const adapter = {
     async broadcast(packet: { data: unknown[] }, opts: { rooms: Set<string>; except: Set<string> }) {
@@ -45,19 +51,21 @@ function fakeCluster() {
   } as unknown as Server;
   const fromOtherProcess = (name: string, data: unknown) =>
     adapter.onMessage({ type: 3, data: { packet: { type: 2, data: [name, data] } } as never });
-  return { io, delivered, deltas, sent, fromOtherProcess };
+  return { io, delivered, packets, deltas, sent, fromOtherProcess };
 }
 
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
-it("writes a conversation's events to this process's sockets in seq order, and nothing to other processes alone", async () => {
-  const { io, delivered, sent } = fakeCluster();
+it("writes a conversation's events to this process's sockets in seq order, one packet a unit, and nothing to other processes alone", async () => {
+  const { io, delivered, packets, sent } = fakeCluster();
   const publisher = createSocketPublisher(io);
   for (let seq = 1; seq <= 30; seq += 3) publisher.publish([event(seq), event(seq + 1), event(seq + 2)]);
   publisher.publish([event(1, "c2")]);
   await settle(50);
   expect(delivered.filter((d) => d.startsWith("c1:"))).toEqual(Array.from({ length: 30 }, (_, i) => `c1:${i + 1}`));
   expect(delivered).toContain("c2:1");
+  // a socket gets each unit's events in one write, not one write per event
+  expect([...packets].sort()).toEqual([1, ...Array.from({ length: 10 }, () => 3)]);
   expect(sent).toEqual([]);
 });
 

@@ -2,9 +2,10 @@
  * Publishes committed conversation events to Socket.IO rooms, in `seq` order per
  * conversation.
  *
- * This process's own sockets get every packet at once, written synchronously in the
- * order the executor publishes (a conversation's units run one at a time in a process,
- * and seq is handed out under the conversation's lock).
+ * This process's own sockets get a unit's events at once, as one packet per socket
+ * ("conversation-events"), written synchronously in the order the executor publishes (a
+ * conversation's units run one at a time in a process, and seq is handed out under the
+ * conversation's lock).
  *
  * Other processes (the PostgreSQL adapter, once `watchCluster` is on) get a unit's events
  * as ONE cluster message, not one per event: every message is a NOTIFY round trip, and a
@@ -56,11 +57,11 @@ export function createSocketPublisher(io: AnyServer, options: { holdMs?: number 
   let clustered = false;
   const local = (room: string, name: string, data: unknown) =>
     (io.local.to(room).emit as (name: string, data: unknown) => boolean)(name, data);
-  /** writes a unit's events to this process's sockets, in order, then the sidebar's activity */
+  /** writes a unit's events to this process's sockets as one packet, then the sidebar's activity */
   const deliver = (events: ConversationEventDTO[]) => {
     const last = events.at(-1)!;
     try {
-      for (const event of events) local(conversationRoom(event.conversationId), "conversation-event", event);
+      local(conversationRoom(last.conversationId), "conversation-events", events);
     } finally {
       order.saw(last.conversationId, last.seq);
     }
