@@ -8,6 +8,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createExecutorFixture, type ExecutorFixture } from "./testing/executor-fixture.ts";
 import { directiveScript } from "./testing/directive-script.ts";
+import { bumpPlan, interference } from "./testing/interference.ts";
 import { createTestDatabase } from "../db/test-database.ts";
 import type { SqlRunner } from "../db/sql-runner.ts";
 
@@ -61,19 +62,8 @@ const DATABASES = [
 
 describe.each(DATABASES)("on $name", ({ open }) => {
   it("a run started for a write the database refused never acts; the locked retry's run does, once", async () => {
-    let interfere: ((planId: string) => Promise<void>) | null = null;
-    fixture = await createExecutorFixture({
-      db: await open(),
-      earlyStart: true,
-      script: directiveScript,
-      hooks: {
-        beforeOptimisticWrite: async ({ planId }) => {
-          const once = interfere;
-          interfere = null;
-          await once?.(planId);
-        },
-      },
-    });
+    const writer = interference();
+    fixture = await createExecutorFixture({ db: await open(), earlyStart: true, script: directiveScript, hooks: writer.hooks });
     const f = fixture;
     const plan = await f.executor.submitPlan({
       conversationId: f.conversationId,
@@ -87,11 +77,9 @@ describe.each(DATABASES)("on $name", ({ open }) => {
     });
     const before = { units: { ...f.executor.stats }, early: f.executor.earlyStarts };
     // step 1's end dispatches step 2: as if another process wrote the plan just before that unit's statement
-    interfere = async (planId) => {
-      await f.db.prisma.plan.update({ where: { id: planId }, data: { version: { increment: 1 } } });
-    };
+    writer.set(bumpPlan(f.db.prisma));
     expect(await f.waitForPlan(plan.id)).toBe("completed");
-    expect(interfere, "the unit that dispatches step 2 did not run optimistically").toBeNull();
+    expect(writer.pending, "the unit that dispatches step 2 did not run optimistically").toBe(false);
     expect(f.executor.stats.conflicts).toBe(before.units.conflicts + 1);
     // the refused attempt's run of step 2 was started early and abandoned; the retry's was confirmed
     const early = f.executor.earlyStarts;

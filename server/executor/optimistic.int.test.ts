@@ -6,21 +6,13 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createExecutorFixture, type ExecutorFixture } from "./testing/executor-fixture.ts";
 import { directiveScript } from "./testing/directive-script.ts";
+import { bumpPlan, interference } from "./testing/interference.ts";
 
 let fixture: ExecutorFixture;
-let interfere: ((planId: string) => Promise<void>) | null = null;
+const writer = interference();
 
 beforeAll(async () => {
-  fixture = await createExecutorFixture({
-    script: directiveScript,
-    hooks: {
-      beforeOptimisticWrite: async ({ planId }) => {
-        const once = interfere;
-        interfere = null;
-        await once?.(planId);
-      },
-    },
-  });
+  fixture = await createExecutorFixture({ script: directiveScript, hooks: writer.hooks });
 });
 
 afterAll(async () => {
@@ -46,12 +38,10 @@ it("falls back to the locked transaction when another writer changed the plan me
     });
     before = { ...fixture.executor.stats };
     // as if another process had written the plan between this unit's read and its write
-    interfere = async (planId) => {
-      await fixture.db.prisma.plan.update({ where: { id: planId }, data: { version: { increment: 1 } } });
-    };
+    writer.set(bumpPlan(fixture.db.prisma));
     expect(await fixture.waitForPlan(candidate.id)).toBe("completed");
-    if (interfere === null) plan = candidate;
-    interfere = null;
+    if (!writer.pending) plan = candidate;
+    writer.set(null);
   }
   expect(plan, "no try reached an optimistic write").toBeDefined();
   expect(fixture.executor.stats.conflicts).toBe(before.conflicts + 1);
