@@ -40,7 +40,7 @@ export interface RunWorkerHost {
 /** A run started early (see startEarly): running its preparation until its unit commits. */
 interface EarlyRun {
   controller: AbortController;
-  /** true: claimed here, from `startedAt` on; false: not this process's run */
+  /** `startedAt`: claimed here, from then on; null: not this process's run */
   settle(outcome: { startedAt: Date } | null): void;
 }
 
@@ -110,7 +110,7 @@ export class RunWorker {
       this.earlyStarts.started++;
       // after the statement has gone out (its message is posted within this turn), not before it
       const turn = new Promise<void>((resolve) => setImmediate(resolve));
-      this.host.track(turn.then(() => (controller.signal.aborted ? undefined : this.executeRun(launch, controller, settled))));
+      this.host.track(turn.then(() => this.executeRun(launch, controller, settled)));
     }
   }
 
@@ -222,8 +222,12 @@ export class RunWorker {
     controller = new AbortController(),
     early?: Promise<{ startedAt: Date } | null>,
   ): Promise<void> {
-    if (this.host.stopped()) return;
     const { runId, conversationId } = launch.request;
+    if (this.host.stopped() || controller.signal.aborted) {
+      // abandoned, or stopped, before it began: a run confirmed meanwhile is live no more
+      if (this.liveRuns.get(runId) === controller) this.liveRuns.delete(runId);
+      return;
+    }
     if (!early) this.liveRuns.set(runId, controller);
     const confirmed = early?.then((outcome) => outcome !== null);
     // the launch as claimed: its start is the claim's
