@@ -19,7 +19,7 @@ import { containsFenceMarker } from "../core/fence.ts";
 import { buildHistoryTurns, HISTORY_BUDGET_SHARE, seesConversation } from "./conversation-context.ts";
 import { buildSystemPrompt, buildUserMessage } from "./prompt.ts";
 import { classifyModelError, DEFAULT_RETRY_POLICY, describeError, retryDelayMs, type RetryPolicy, explainModelError } from "./retry.ts";
-import { logModelTiming, timedModel, type AgentRunnerDeps, type RunContext } from "./run-context.ts";
+import { logModelTiming, mustBeStarted, timedModel, type AgentRunnerDeps, type RunContext } from "./run-context.ts";
 import { cachedSystem, estimateCutUsage, markCacheBreakpoint, restartLiveText } from "./run-usage.ts";
 import { buildToolSet, finishRun, MAX_MALFORMED_TOOL_CALLS } from "./run-finish.ts";
 import { SecretRedactor } from "./secrets.ts";
@@ -390,7 +390,7 @@ async function streamOnce(input: {
 function confirmedFirst(request: Pick<RunRequest, "confirmed">, summarize: Summarizer): Summarizer {
   if (!request.confirmed) return summarize;
   return async (...args) => {
-    if (!(await startConfirmed(request))) throw new DOMException("the run was not started here", "AbortError");
+    await mustBeStarted(request);
     return summarize(...args);
   };
 }

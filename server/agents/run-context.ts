@@ -83,7 +83,7 @@ export function timedModel(model: LanguageModelV3, timing: ModelTiming, request:
       specificationVersion: "v3",
       wrapStream: async ({ doStream }) => {
         // a run started early sends its request only once it is this process's to run
-        if (!(await startConfirmed(request))) throw new DOMException("the run was not started here", "AbortError");
+        await mustBeStarted(request);
         timing.calls += 1;
         timing.firstStartedAt ??= Date.now();
         const result = await doStream();
@@ -91,6 +91,11 @@ export function timedModel(model: LanguageModelV3, timing: ModelTiming, request:
       },
     },
   });
+}
+
+/** Waits for a run started early to be confirmed (RunRequest.confirmed); throws an abort when it is not. */
+export async function mustBeStarted(request: Pick<RunRequest, "confirmed">): Promise<void> {
+  if (!(await startConfirmed(request))) throw new DOMException("the run was not started here", "AbortError");
 }
 
 /**

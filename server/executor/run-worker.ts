@@ -97,10 +97,9 @@ export class RunWorker {
    * a retry in backoff, not on a node that claims nothing, never past this worker's slots.
    */
   startEarly(created: RunLaunch[]): void {
-    if (!this.context.earlyStart) return;
     const { role, workerSlots } = this.context.config;
+    if (!this.context.earlyStart || this.host.stopped() || this.draining || role === "web") return;
     for (const launch of created) {
-      if (this.host.stopped() || this.draining || role === "web") return;
       if (this.liveRuns.size + this.starting + this.early.size >= workerSlots) return;
       if (launch.notBefore) continue;
       const controller = new AbortController();
@@ -136,8 +135,15 @@ export class RunWorker {
 
   /** Runs a committed unit created (kept so claiming them here costs no reads) and the ones it claimed. */
   afterCommit(created: RunLaunch[], claimed: ClaimedRun[]): void {
-    const early = claimed.filter((run) => this.settleEarly(run.id, { startedAt: new Date(run.startedAt) }));
+    // runs started early that this statement claimed run on; the rest start now
+    const confirmed = new Set<string>();
+    const toStart = claimed.filter((run) => {
+      if (!this.settleEarly(run.id, { startedAt: new Date(run.startedAt) })) return true;
+      confirmed.add(run.id);
+      return false;
+    });
     for (const launch of created) {
+      if (confirmed.has(launch.request.runId)) continue;
       // started early, but its claim went elsewhere (a full pool, an older waiter): it waits in the queue
       this.settleEarly(launch.request.runId, null);
       this.rememberLaunch(launch);
@@ -145,9 +151,8 @@ export class RunWorker {
       // (a little after it: a timer may fire a millisecond early, and the database's clock decides)
       if (launch.notBefore) this.context.clock.setTimer(launch.notBefore.getTime() + NOT_BEFORE_MARGIN_MS, () => this.claimSoon());
     }
-    for (const run of early) this.launches.delete(run.id);
     const announced = new Set(created.map((launch) => launch.request.runId));
-    this.startClaimed(early.length === 0 ? claimed : claimed.filter((run) => !early.includes(run)), announced);
+    this.startClaimed(toStart, announced);
   }
 
   private rememberLaunch(launch: RunLaunch): void {
@@ -262,8 +267,8 @@ export class RunWorker {
           usage: { tokensIn: 0, tokensOut: 0, cost: 0 },
         };
       }
-      // a run started early reports nothing before (and nothing at all without) its confirmation
-      if (confirmed && !(await confirmed)) return;
+      // a run started early reports nothing before its confirmation; one not confirmed is aborted by then
+      if (confirmed) await confirmed;
       if (controller.signal.aborted || this.host.stopped()) return;
       await this.host.inConversation(
         conversationId,

@@ -239,7 +239,7 @@ export function createWorkspaceRuntime(deps: WorkspaceRuntimeDeps): WorkspaceRun
           return { kind: "failed", transient: false, reason, usage: NO_USAGE };
         }
         // a slot is made on disk and in the database: a run started early waits until it is this process's
-        if ((cli !== null || workspaceCapability(request.agent).enabled) && !(await startConfirmed(request)))
+        if (workspaceCapability(request.agent).enabled && !(await startConfirmed(request)))
           return { kind: "failed", transient: false, reason: "aborted: the run was not started here", usage: NO_USAGE };
         const prepared = await prepare(request);
         if (prepared === null) {
