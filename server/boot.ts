@@ -71,6 +71,7 @@ export async function bootCore(input: {
   const runtime: Runtime = {
     config,
     prisma: db.prisma,
+    sql: db.sql,
     executor,
     services: createConversationServices(db.prisma),
     apiUserId: seeded.apiUserId,

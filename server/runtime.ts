@@ -8,14 +8,19 @@ import type { Config } from "./config/config.ts";
 import type { Executor } from "./executor/executor.ts";
 import type { ConversationServices } from "./services/conversations.ts";
 import type { ProviderCircuits } from "./agents/circuit-breaker.ts";
+import type { SqlRunner } from "./db/sql-runner.ts";
 
 export interface Runtime {
   config: Config;
   prisma: PrismaClient;
+  /** the database driver's own query (db/sql-runner.ts), for statements every request pays */
+  sql: SqlRunner;
   executor: Executor;
   services: ConversationServices;
   /** the user the API token acts as */
   apiUserId: string;
+  /** a conversation the API token's statement checked that user's membership of (api-v1.ts) */
+  apiMembership?: { conversationId: string; member: boolean };
   /** this process's per-provider circuit breakers (null: runs go straight to the provider) */
   circuits?: ProviderCircuits | null;
 }

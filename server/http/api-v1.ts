@@ -8,7 +8,7 @@ import { createHmac, timingSafeEqual } from "node:crypto";
 import { getRuntime, type Runtime } from "../runtime.ts";
 import { assertDeclaredLength, boundBody, readLimitedText, requestBodyLimit } from "./body.ts";
 import { errorResponse, HttpError } from "./errors.ts";
-import { assertIdParams } from "./params.ts";
+import { assertIdParams, plausibleId } from "./params.ts";
 import type { Actor } from "../auth/actor.ts";
 import { scopeAllows, TOKEN_PREFIX, verifyApiToken } from "../auth/api-tokens.ts";
 import type { TokenScope } from "../protocol/rest/account.ts";
@@ -72,8 +72,9 @@ async function verifySignedDelivery(request: Request, secret: string, nowMs: num
 export async function withSignedBody(
   request: Request,
   handle: (runtime: Runtime, body: string, delivery: WebhookDelivery | null) => Promise<Response>,
-  params?: Promise<Record<string, unknown>>,
+  options: { params?: Promise<Record<string, unknown>>; conversation?: string } = {},
 ): Promise<Response> {
+  const { params } = options;
   try {
     const runtime = getRuntime();
     const secret = runtime.config.webhookSecret;
@@ -83,7 +84,7 @@ export async function withSignedBody(
       if (params !== undefined) assertIdParams(await params);
       return await handle(runtime, body, delivery);
     }
-    return await withApiToken(request, async (authorised) => handle(authorised, await readLimitedText(request), null), { params });
+    return await withApiToken(request, async (authorised) => handle(authorised, await readLimitedText(request), null), options);
   } catch (error) {
     return errorResponse(error);
   }
@@ -100,19 +101,32 @@ export interface ApiPrincipal {
 
 const SAFE_METHODS = new Set(["GET", "HEAD", "OPTIONS"]);
 
-async function authenticate(runtime: Runtime, request: Request): Promise<ApiPrincipal> {
+/**
+ * Who the request acts as. For a personal token, the same statement answers whether its
+ * user is a member of `conversationId` (the route's conversation), handed on as
+ * `apiMembership` so `requireApiConversation` needs no statement of its own.
+ */
+async function authenticate(
+  runtime: Runtime,
+  request: Request,
+  conversationId: string | null,
+): Promise<{ principal: ApiPrincipal; membership?: Runtime["apiMembership"] }> {
   const header = request.headers.get("authorization") ?? "";
   const given = header.startsWith("Bearer ") ? header.slice("Bearer ".length) : "";
   if (given.startsWith(TOKEN_PREFIX)) {
-    const personal = await verifyApiToken(runtime.prisma, given);
-    if (!personal) throw new HttpError(401, "unauthorized", "the token is unknown, revoked or expired");
-    return { kind: "personal", ...personal };
+    const verified = await verifyApiToken(runtime, given, { conversationId });
+    if (!verified) throw new HttpError(401, "unauthorized", "the token is unknown, revoked or expired");
+    const { member, ...personal } = verified;
+    const principal: ApiPrincipal = { kind: "personal", ...personal };
+    return { principal, membership: conversationId !== null && member !== null ? { conversationId, member } : undefined };
   }
   const expected = runtime.config.apiToken;
   if (!expected) throw new HttpError(503, "api_disabled", "the automation API is off: set BATON_API_TOKEN or use a personal access token");
   if (!given || !tokenMatches(given, expected)) throw new HttpError(401, "unauthorized", "missing or wrong bearer token");
   // the bootstrap token acts as the automation user, which sees only conversations it was added to
-  return { kind: "bootstrap", tokenId: "bootstrap", userId: runtime.apiUserId, userRole: "member", scopes: ["read", "write"] };
+  return {
+    principal: { kind: "bootstrap", tokenId: "bootstrap", userId: runtime.apiUserId, userRole: "member", scopes: ["read", "write"] },
+  };
 }
 
 /**
@@ -120,22 +134,26 @@ async function authenticate(runtime: Runtime, request: Request): Promise<ApiPrin
  * GET, `write` otherwise, or the one given), writes counted against the token's rate
  * limit, then path ids no database could hold are "not found"; hands the handler a
  * runtime whose `apiUserId` is the token's user and maps every error to a JSON response.
+ * `conversation` names the path parameter that is a conversation's id: the token's
+ * statement then also reads the membership the handler checks (requireApiConversation).
  */
 export async function withApiToken(
   request: Request,
   handle: (runtime: Runtime, principal: ApiPrincipal) => Promise<Response>,
-  options: { scope?: TokenScope; params?: Promise<Record<string, unknown>> } = {},
+  options: { scope?: TokenScope; params?: Promise<Record<string, unknown>>; conversation?: string } = {},
 ): Promise<Response> {
   try {
     const runtime = getRuntime();
     await boundBody(request); // handlers read the body through readLimitedBytes, which finds it
-    const principal = await authenticate(runtime, request);
+    const params = options.params === undefined ? undefined : await options.params;
+    const conversationId = options.conversation === undefined ? undefined : params?.[options.conversation];
+    const { principal, membership } = await authenticate(runtime, request, plausibleId(conversationId));
     const write = !SAFE_METHODS.has(request.method.toUpperCase());
     const needed = options.scope ?? (write ? "write" : "read");
     if (!scopeAllows(principal.scopes, needed)) throw new HttpError(403, "insufficient_scope", `this token lacks the ${needed} scope`);
     if (write) enforceRateLimit(`write:token:${principal.tokenId}`, TOKEN_WRITE_RATE);
-    if (options.params !== undefined) assertIdParams(await options.params);
-    return await handle({ ...runtime, apiUserId: principal.userId }, principal);
+    if (params !== undefined) assertIdParams(params);
+    return await handle({ ...runtime, apiUserId: principal.userId, apiMembership: membership }, principal);
   } catch (error) {
     return errorResponse(error);
   }
@@ -146,7 +164,11 @@ export function apiActor(runtime: Runtime): Actor {
   return { id: runtime.apiUserId, role: "member" };
 }
 
+/** 404 unless the token's user is a member of the conversation (read with the token, or now). */
 export async function requireApiConversation(runtime: Runtime, conversationId: string): Promise<void> {
-  const member = await runtime.services.isMember({ conversationId, userId: runtime.apiUserId });
+  const member =
+    runtime.apiMembership?.conversationId === conversationId
+      ? runtime.apiMembership.member
+      : await runtime.services.isMember({ conversationId, userId: runtime.apiUserId });
   if (!member) throw new HttpError(404, "not_found", "conversation was not found");
 }

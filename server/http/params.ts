@@ -19,6 +19,11 @@ export function intParam(value: string | null, input: { name: string; min: numbe
 /** the longest id a route looks up (ids are cuids or UUIDs) */
 const MAX_ID_LENGTH = 128;
 
+const storableId = (value: unknown): value is string => typeof value === "string" && isStorableText(value) && value.length <= MAX_ID_LENGTH;
+
+/** `value` if it could be an id (see assertIdParams), else null. */
+export const plausibleId = (value: unknown): string | null => (storableId(value) ? value : null);
+
 /**
  * An id from the path: one the database could not even compare (NUL, an unpaired
  * surrogate) or longer than any id is simply not found, like any other unknown id.
@@ -27,7 +32,7 @@ export function assertIdParams(params: Record<string, unknown>): void {
   for (const [name, value] of Object.entries(params)) {
     const values = Array.isArray(value) ? value : [value];
     for (const item of values) {
-      if (typeof item === "string" && (!isStorableText(item) || item.length > MAX_ID_LENGTH)) {
+      if (typeof item === "string" && !storableId(item)) {
         throw new HttpError(404, "not_found", `${name}: no such ${name.replace(/Id$|Index$/, "")}`);
       }
     }

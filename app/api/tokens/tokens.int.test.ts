@@ -16,6 +16,7 @@ import * as tokens from "./route.ts";
 import * as tokenById from "./[tokenId]/route.ts";
 import * as v1Conversations from "@/app/api/v1/conversations/route.ts";
 import * as v1Audit from "@/app/api/v1/audit/route.ts";
+import * as v1Events from "@/app/api/v1/conversations/[id]/events/route.ts";
 import { listAuditEvents } from "@/server/services/audit.ts";
 
 const BOOTSTRAP = "bootstrap-token-0123456789abcdef";
@@ -109,6 +110,36 @@ describe("personal access tokens", () => {
     await fixture.db.prisma.apiToken.update({ where: { id: mine.record.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
     expect((await v1Conversations.GET(v1("/api/v1/conversations", mine.token))).status).toBe(401);
     expect(await fixture.db.prisma.auditEvent.count({ where: { action: "token.revoked", targetId: body.record.id } })).toBe(1);
+  });
+
+  it("reads a conversation only when the token's user is in it: the membership comes with the token's statement", async () => {
+    const mine = (await createToken(member, { name: "reader", scopes: ["write"], expiresInDays: 1 })).body;
+    const theirs = (await createToken(fixture.admin, { name: "theirs", scopes: ["write"], expiresInDays: 1 })).body.token;
+    const create = async (token: string) =>
+      (await (await v1Conversations.POST(v1("/api/v1/conversations", token, { title: "scoped" }))).json()).id as string;
+    const own = await create(mine.token);
+    const other = await create(theirs);
+    const events = (token: string, id: string) =>
+      v1Events.GET(v1(`/api/v1/conversations/${id}/events`, token), { params: Promise.resolve({ id }) });
+    expect((await events(mine.token, own)).status).toBe(200);
+    // another's conversation, one that does not exist and an id no database holds all read as "not found"
+    for (const id of [other, "no-such-conversation", "x".repeat(500), "nul\u0000id"]) {
+      const response = await events(mine.token, id);
+      expect(response.status).toBe(404);
+      expect((await response.json()).error.code).toBe("not_found");
+    }
+    expect((await events(theirs, other)).status).toBe(200);
+    // the automation user (bootstrap token) is in neither: its membership is read on its own
+    expect((await events(BOOTSTRAP, own)).status).toBe(404);
+    // a wrong token is 401 before any conversation is looked at
+    expect((await events("baton_pat_nope", own)).status).toBe(401);
+    // the last use is recorded (to the minute: at most one write a minute)
+    const used = await fixture.db.prisma.apiToken.findUniqueOrThrow({ where: { id: mine.record.id } });
+    expect(used.lastUsedAt!.getTime()).toBeGreaterThan(Date.now() - 60_000);
+    await fixture.db.prisma.apiToken.update({ where: { id: mine.record.id }, data: { lastUsedAt: new Date(Date.now() - 61_000) } });
+    expect((await events(mine.token, own)).status).toBe(200);
+    const again = await fixture.db.prisma.apiToken.findUniqueOrThrow({ where: { id: mine.record.id } });
+    expect(again.lastUsedAt!.getTime()).toBeGreaterThan(Date.now() - 10_000);
   });
 
   it("limits writes per token with 429 and Retry-After", async () => {

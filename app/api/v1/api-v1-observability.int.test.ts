@@ -30,6 +30,7 @@ beforeAll(async () => {
   setRuntime({
     config: loadConfig({ BATON_API_TOKEN: TOKEN }),
     prisma: fixture.db.prisma,
+    sql: fixture.db.sql,
     executor: fixture.executor,
     services: fixture.services,
     apiUserId: apiUser.id,

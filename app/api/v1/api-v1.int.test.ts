@@ -43,6 +43,7 @@ beforeAll(async () => {
   setRuntime({
     config: loadConfig({ BATON_API_TOKEN: TOKEN, BATON_WEBHOOK_SECRET: WEBHOOK_SECRET }),
     prisma: fixture.db.prisma,
+    sql: fixture.db.sql,
     executor: fixture.executor,
     services: fixture.services,
     apiUserId: apiUser.id,

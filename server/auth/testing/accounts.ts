@@ -86,6 +86,7 @@ export async function createAccountsFixture(env: Record<string, string> = {}): P
   const runtime: Runtime = {
     config: loadConfig(env),
     prisma: db.prisma,
+    sql: db.sql,
     // membership, token and audit routes reach the executor only to say its agent cache is stale
     executor: { agentsChanged: () => undefined } as Pick<Executor, "agentsChanged"> as Executor,
     services: createConversationServices(db.prisma),

@@ -33,6 +33,7 @@ export async function createRouteHarness(env: Record<string, string> = {}): Prom
   setRuntime({
     config: loadConfig({ BATON_API_TOKEN: TEST_API_TOKEN, BATON_WEBHOOK_SECRET: TEST_WEBHOOK_SECRET, ...env }),
     prisma,
+    sql: fixture.db.sql,
     executor: fixture.executor,
     services: fixture.services,
     apiUserId: apiUser.id,

@@ -65,6 +65,7 @@ function suite(kind: "embedded" | "postgres") {
     setRuntime({
       config: loadConfig({}),
       prisma: fixture.db.prisma,
+      sql: fixture.db.sql,
       executor: fixture.executor,
       services: fixture.services,
       apiUserId: apiUser.id,

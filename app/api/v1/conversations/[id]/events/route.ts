@@ -16,6 +16,6 @@ export async function GET(request: Request, context: { params: Promise<{ id: str
       const events = await listConversationEvents(runtime.prisma, { conversationId: id, afterSeq: after, limit });
       return respond(routes.v1.events, { events, lastSeq: events.at(-1)?.seq ?? after });
     },
-    { params: context.params },
+    { params: context.params, conversation: "id" },
   );
 }

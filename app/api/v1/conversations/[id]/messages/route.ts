@@ -19,6 +19,6 @@ export async function POST(request: Request, context: { params: Promise<{ id: st
       });
       return respond(spec, message);
     },
-    { params: context.params },
+    { params: context.params, conversation: "id" },
   );
 }

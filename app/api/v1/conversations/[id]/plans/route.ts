@@ -16,6 +16,6 @@ export async function POST(request: Request, context: { params: Promise<{ id: st
       const created = await runtime.executor.submitPlan({ conversationId: id, raw: plan, request: requestText, userId: runtime.apiUserId });
       return respond(spec, created);
     },
-    { params: context.params },
+    { params: context.params, conversation: "id" },
   );
 }

@@ -16,6 +16,6 @@ export async function POST(request: Request, context: { params: Promise<{ id: st
       const routed = await routeReaction(runtime.executor, { conversationId: id, ...body, delivery });
       return respond(spec, { messageId: routed.message.id, runId: routed.runId, agent: routed.agent });
     },
-    context.params,
+    { params: context.params, conversation: "id" },
   );
 }
