@@ -53,8 +53,10 @@ export interface ApiStepDetail {
   runs: { id: string; startedAt: string | null; endedAt: string | null }[];
 }
 export interface ServerMetrics {
-  /** since the previous scrape, in ms */
+  /** how late the event loop ran since the previous scrape, in ms (the server's baton_event_loop_delay_seconds) */
   eventLoopDelayMs: { p50: number; p99: number; max: number; mean: number };
+  /** prom-client's figures for the same window: the 10 ms between the histogram's ticks plus the delay */
+  tickIntervalMs: { p99: number };
   /** user + system since the process started */
   cpuMs: number;
 }
@@ -65,9 +67,10 @@ function parseMetrics(text: string): ServerMetrics {
     if (!line) throw new Error(`/metrics has no ${name}`);
     return Number(line.slice(name.length + 1));
   };
-  const lag = (stat: string) => value(`baton_process_nodejs_eventloop_lag_${stat}_seconds`) * 1000;
+  const delay = (stat: string) => value(`baton_event_loop_delay_seconds{stat="${stat}"}`) * 1000;
   return {
-    eventLoopDelayMs: { p50: lag("p50"), p99: lag("p99"), max: lag("max"), mean: lag("mean") },
+    eventLoopDelayMs: { p50: delay("p50"), p99: delay("p99"), max: delay("max"), mean: delay("mean") },
+    tickIntervalMs: { p99: value("baton_process_nodejs_eventloop_lag_p99_seconds") * 1000 },
     cpuMs: value("baton_process_process_cpu_seconds_total") * 1000,
   };
 }

@@ -58,6 +58,23 @@ it("reports steps, runs and plans by status and each agent's pool from the datab
   expect(text).toMatch(/^baton_process_nodejs_eventloop_lag_p99_seconds /m);
 });
 
+it("reports how late the event loop ran, without the sampling interval", async () => {
+  const metrics = createMetrics({ prisma: fixture.db.prisma, liveSockets: () => 0 });
+  await metrics.metrics(); // the window starts now
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const blockedUntil = performance.now() + 80;
+  while (performance.now() < blockedUntil); // the loop runs nothing else for 80 ms
+  await new Promise((resolve) => setTimeout(resolve, 50));
+  const text = await metrics.metrics();
+  const delay = (stat: string) => sample(text, "baton_event_loop_delay_seconds", { stat })!;
+  // the blocked tick came at least 70 ms late (80 ms, less up to one 10 ms interval)
+  expect(delay("max")).toBeGreaterThanOrEqual(0.07);
+  // the library's figure is the tick's whole interval: the same tick, plus the interval
+  expect(sample(text, "baton_process_nodejs_eventloop_lag_max_seconds")).toBeGreaterThan(delay("max"));
+  for (const stat of ["p50", "p90", "p99", "mean"]) expect(delay(stat)).toBeGreaterThanOrEqual(0);
+  expect(delay("p50")).toBeLessThanOrEqual(delay("max"));
+});
+
 it("counts queue waits, run durations and retries where runs start and end", async () => {
   fixture.runner.setScript(directiveScript);
   const plan = await fixture.executor.submitPlan({

@@ -1,6 +1,7 @@
 /**
- * Prometheus metrics at `/metrics` (prom-client). Process metrics (event-loop delay,
- * heap, GC) are the library's defaults; Baton's own are read when scraped: steps, runs
+ * Prometheus metrics at `/metrics` (prom-client). Process metrics (heap, GC, the
+ * library's event-loop figures) are the library's defaults, plus the event loop's delay
+ * without the sampling interval (event-loop-delay.ts); Baton's own are read when scraped: steps, runs
  * and plans by status and pool occupancy from the database (the truth every process
  * shares), live sockets, database-pool use and circuit breakers from this process, and the
  * event metrics counted where runs start and end (instruments.ts). Behind a bearer token
@@ -12,6 +13,7 @@ import { collectDefaultMetrics, Gauge, Registry } from "prom-client";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { ProviderCircuits } from "../agents/circuit-breaker.ts";
 import { registerInstruments } from "./instruments.ts";
+import { registerEventLoopDelay } from "./event-loop-delay.ts";
 
 export interface MetricsSources {
   prisma: PrismaClient;
@@ -29,6 +31,7 @@ export function createMetrics(sources: MetricsSources): Registry {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "baton_process_" });
   registerInstruments(registry);
+  registerEventLoopDelay(registry);
   const { prisma } = sources;
 
   new Gauge({
