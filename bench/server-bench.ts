@@ -18,7 +18,7 @@ import {
   type MakespanFigures,
 } from "./server/measure.ts";
 import { openPostgresBenchDatabase, withDatabase } from "./bench-database.ts";
-import { median, quantile } from "./server/workloads.ts";
+import { geomean, heavyTailedDag, makespanWithOverheads, median, quantile } from "./server/workloads.ts";
 
 const log = (line: string) => console.error(`[bench:server] ${line}`);
 const SEEDS = [1, 2, 3, 4, 5, 6, 7, 8];
@@ -109,6 +109,24 @@ function table(embedded: Figures, postgres: Figures | null): string {
   return lines.join("\n");
 }
 
+/**
+ * The makespan row set beside what the hop and submission rows alone would give these
+ * DAGs (makespanWithOverheads), at the figures measured and at their goals: the rest
+ * of the measured makespan is concurrent steps delaying each other.
+ */
+function overheadsOnly(label: string, figures: Figures): string {
+  const at = (hopMs: number, submitMs: number) => {
+    const ratios = SEEDS.map((seed) => makespanWithOverheads(heavyTailedDag(seed), { hopMs, submitMs }));
+    return `${geomean(ratios).toFixed(3)} (worst ${Math.max(...ratios).toFixed(3)})`;
+  };
+  const hop = median(figures.hops.hops);
+  const submit = median(figures.makespan.submitToFirstCall);
+  return (
+    `(${label} makespan ${figures.makespan.geomean.toFixed(3)}; with only the measured hop ${ms(hop)} and the DAGs' submit → first call ` +
+    `${ms(submit)} per step it would be ${at(hop, submit)}; at the goals, 5 ms and 15 ms, ${at(5, 15)})`
+  );
+}
+
 export async function benchServer(): Promise<void> {
   ensureProductionBuild(log);
   const embedded = await benchOne("embedded", async () => [await startServer({ label: "embedded" })], true);
@@ -143,6 +161,11 @@ export async function benchServer(): Promise<void> {
   }
   console.log("\nThrough the production server (`npm run bench:server`): the public API, Socket.IO clients, the server's timestamps\n");
   console.log(table(embedded, postgres));
+  for (const [label, figures] of [
+    ["embedded", embedded],
+    ["PostgreSQL", postgres],
+  ] as const)
+    if (figures) console.log(overheadsOnly(label, figures));
   if (embedded.load)
     console.log(
       `\n(10 plans at once, embedded: makespan / critical path geomean ${Math.exp(embedded.load.ratios.reduce((s, r) => s + Math.log(r), 0) / embedded.load.ratios.length).toFixed(3)})`,

@@ -1,5 +1,6 @@
 /** The server benchmark's DAGs: heavy-tailed step times, as real agent work is. */
-import { seededDag, xorshift, type TimedStep } from "../dags.ts";
+import { criticalPathMs, seededDag, xorshift, type TimedStep } from "../dags.ts";
+import { criticalPath } from "../../server/core/critical-path.ts";
 
 /**
  * Seeded random DAG: each step waits for up to three earlier steps; most steps take
@@ -18,3 +19,16 @@ export const quantile = (values: number[], q: number): number => {
 };
 export const median = (values: number[]) => quantile(values, 0.5);
 export const geomean = (values: number[]) => Math.exp(values.reduce((sum, v) => sum + Math.log(v), 0) / values.length);
+
+/**
+ * Makespan over critical path for a scheduler whose only cost is a fixed `submitMs`
+ * before the first step and `hopMs` between a step's end and each dependent's start,
+ * with unbounded parallelism: the longest path with every step `hopMs` heavier. What
+ * the hop and submission figures alone allow; anything above it is steps getting in
+ * each other's way.
+ */
+export function makespanWithOverheads(steps: TimedStep[], overheads: { hopMs: number; submitMs: number }): number {
+  const { hopMs, submitMs } = overheads;
+  const longest = criticalPath(steps.map((step) => ({ index: step.index, waitFor: step.waitFor, weight: step.sleepMs + hopMs }))).length;
+  return (longest - hopMs + submitMs) / criticalPathMs(steps);
+}
