@@ -6,6 +6,7 @@
  */
 import os from "node:os";
 import { monitorEventLoopDelay } from "node:perf_hooks";
+import { lateness } from "../server/ops/event-loop-delay.ts";
 import { createRouteHarness, signDelivery, TEST_API_TOKEN } from "../server/http/testing/route-harness.ts";
 import { validatePlan } from "../server/core/validate-plan.ts";
 import * as plans from "../app/api/v1/conversations/[id]/plans/route.ts";
@@ -110,8 +111,14 @@ const scenarios: { name: string; handler: Handler; params: Record<string, string
   },
 ];
 
-const histogram = monitorEventLoopDelay({ resolution: 1 });
-const ms = (nanoseconds: number) => (nanoseconds / 1e6).toFixed(1);
+const RESOLUTION_MS = 1;
+const histogram = monitorEventLoopDelay({ resolution: RESOLUTION_MS });
+/** how late the histogram's ticks came (p99, max), in ms: its interval taken out (server/ops/event-loop-delay.ts) */
+const delay = () => {
+  const figures = lateness(histogram, RESOLUTION_MS);
+  return { p99: figures.p99 * 1000, max: figures.max * 1000 };
+};
+const ms = (value: number) => value.toFixed(1);
 console.log(`Hostile bodies against the route handlers (embedded database, ${ROUNDS} rounds each; loop delay from monitorEventLoopDelay)`);
 console.log(`machine load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().length} cores (a busy machine inflates every figure)\n`);
 
@@ -119,8 +126,9 @@ console.log(`machine load average ${os.loadavg()[0].toFixed(1)} on ${os.cpus().l
 histogram.enable();
 await new Promise((resolve) => setTimeout(resolve, 500));
 histogram.disable();
+const idle = delay();
 console.log(
-  `${"idle (no requests), 500 ms".padEnd(40)}          loop delay p99 ${ms(histogram.percentile(99)).padStart(5)} ms, max ${ms(histogram.max).padStart(5)} ms`,
+  `${"idle (no requests), 500 ms".padEnd(40)}          loop delay p99 ${ms(idle.p99).padStart(5)} ms, max ${ms(idle.max).padStart(5)} ms`,
 );
 let worst = 0;
 for (const scenario of scenarios) {
@@ -142,9 +150,10 @@ for (const scenario of scenarios) {
   }
   histogram.disable();
   times.sort((a, b) => a - b);
-  worst = Math.max(worst, histogram.max);
+  const loop = delay();
+  worst = Math.max(worst, loop.max);
   console.log(
-    `${scenario.name.padEnd(40)} → ${scenario.expect}  median ${times[Math.floor(times.length / 2)].toFixed(1).padStart(6)} ms (CPU ${(cpuMicros / ROUNDS / 1000).toFixed(1).padStart(5)} ms)   loop delay p99 ${ms(histogram.percentile(99)).padStart(5)} ms, max ${ms(histogram.max).padStart(5)} ms`,
+    `${scenario.name.padEnd(40)} → ${scenario.expect}  median ${times[Math.floor(times.length / 2)].toFixed(1).padStart(6)} ms (CPU ${(cpuMicros / ROUNDS / 1000).toFixed(1).padStart(5)} ms)   loop delay p99 ${ms(loop.p99).padStart(5)} ms, max ${ms(loop.max).padStart(5)} ms`,
   );
 }
 
