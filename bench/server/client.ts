@@ -54,7 +54,7 @@ export interface ApiStepDetail {
 }
 export interface ServerMetrics {
   /** how late the event loop ran since the previous scrape, in ms (the server's baton_event_loop_delay_seconds) */
-  eventLoopDelayMs: { p50: number; p99: number; max: number; mean: number };
+  eventLoopDelayMs: { p99: number; max: number };
   /** prom-client's figures for the same window: the 10 ms between the histogram's ticks plus the delay */
   tickIntervalMs: { p99: number };
   /** user + system since the process started */
@@ -69,7 +69,7 @@ function parseMetrics(text: string): ServerMetrics {
   };
   const delay = (stat: string) => value(`baton_event_loop_delay_seconds{stat="${stat}"}`) * 1000;
   return {
-    eventLoopDelayMs: { p50: delay("p50"), p99: delay("p99"), max: delay("max"), mean: delay("mean") },
+    eventLoopDelayMs: { p99: delay("p99"), max: delay("max") },
     tickIntervalMs: { p99: value("baton_process_nodejs_eventloop_lag_p99_seconds") * 1000 },
     cpuMs: value("baton_process_process_cpu_seconds_total") * 1000,
   };

@@ -273,7 +273,7 @@ function runTogether(session: Session, firstSeed: number, plans: number) {
  * between them that prom-client's figures include (server/ops/event-loop-delay.ts). One
  * burst's p99 swings by a factor of two on this machine, so the row is the median burst.
  */
-export async function measureEventLoop(session: Session, plans = 10, bursts = 3): Promise<LoadFigures> {
+export async function measureEventLoop(session: Session, bursts: number, plans = 10): Promise<LoadFigures> {
   await runTogether(session, 201, plans);
   const windows: ServerMetrics[] = [];
   const ratios: number[] = [];
