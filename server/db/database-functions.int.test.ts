@@ -38,6 +38,32 @@ describe.each(["embedded", "postgres"] as const)("database functions on %s", (ki
     expect(read.runStatus).toBeNull();
   });
 
+  it("refuses the write when any plan or run of a unit's expectation changed", async () => {
+    const db = await createTestDatabase({ kind });
+    opened.push(db);
+    const { conversation, plan, write } = await optimisticMessageWrite(db.prisma);
+    const other = await db.prisma.plan.create({ data: { conversationId: conversation.id, title: "q", maxParallel: 1, request: "r" } });
+    const run = await db.prisma.run.create({ data: { conversationId: conversation.id, kind: "step", status: "running", input: "i" } });
+    const done = await db.prisma.run.create({ data: { conversationId: conversation.id, kind: "step", status: "succeeded", input: "i" } });
+    const plans = (version: number) => [{ planId: other.id, version }];
+    const runs = (status: string) => [
+      { runId: run.id, runStatus: "running" },
+      { runId: done.id, runStatus: status },
+    ];
+
+    // the second plan's version, the second run's status, a plan that exists where the unit would create it
+    await expect(write(0, { plans: plans(1), runs: runs("succeeded") })).rejects.toThrow(CONFLICT_MARKER);
+    await expect(write(0, { plans: plans(0), runs: runs("running") })).rejects.toThrow(CONFLICT_MARKER);
+    await expect(write(0, { plans: [{ planId: other.id, version: null }], runs: [] })).rejects.toThrow(CONFLICT_MARKER);
+    expect(await db.prisma.message.count({ where: { conversationId: conversation.id } })).toBe(0);
+    expect((await db.prisma.conversation.findUniqueOrThrow({ where: { id: conversation.id } })).lastSeq).toBe(0);
+
+    // all of it as expected, and a plan not there yet where the unit creates one
+    const { lastSeq } = await write(0, { plans: [...plans(0), { planId: "not-created-yet", version: null }], runs: runs("succeeded") });
+    expect(lastSeq).toBe(1);
+    expect(await db.prisma.message.count({ where: { conversationId: conversation.id, planId: plan.id } })).toBe(1);
+  });
+
   it("claims queued runs oldest first, never past an agent's or a model's pool, whoever asks at once", async () => {
     const db = await createTestDatabase({ kind });
     opened.push(db);

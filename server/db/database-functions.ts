@@ -34,12 +34,17 @@ $$;`;
  * concurrent writers). Returns { lastSeq, claimed, waiting }. Statements run in
  * order, each seeing the ones before it. With `expect`, it is the whole optimistic
  * unit on its own: lock, verify, write — so a run is never claimed from a decision
- * the database refused. A new plan's rows (`newPlans`, `newSteps`) are inserted first,
- * so submitting a plan is one statement too. (It replaced `baton_apply_unit`, which
- * could not insert plans: a process of the previous version keeps calling its own.)
+ * the database refused. The expectation lists every plan's version and every run's
+ * status the unit decided from: results of several runs that queued for the same
+ * conversation go in one unit (executor/units.ts, "batches"). A new plan's rows
+ * (`newPlans`, `newSteps`) are inserted first, so submitting a plan is one statement
+ * too. (It replaced `baton_write_unit`, whose expectation named one plan and one run,
+ * which replaced `baton_apply_unit`, which could not insert plans: a process of the
+ * previous version keeps calling its own, and never sends this one a document whose
+ * expectation it would read only in part.)
  */
 export const WRITE_UNIT_FUNCTION = `
-CREATE OR REPLACE FUNCTION baton_write_unit(doc jsonb)
+CREATE OR REPLACE FUNCTION baton_write_units(doc jsonb)
 RETURNS jsonb
 LANGUAGE plpgsql VOLATILE AS $$
 DECLARE
@@ -53,12 +58,14 @@ DECLARE
   waiting boolean := false;
 BEGIN
   -- Optimistic use (one statement, no surrounding transaction): take the lock, then
-  -- check that what the caller decided from is still true; if not, write nothing.
+  -- check that what the caller decided from is still true — each plan's version (null:
+  -- the unit creates it, so it must not exist) and each run's status; if not, write nothing.
   IF expected IS NOT NULL AND jsonb_typeof(expected) = 'object' THEN
     PERFORM pg_advisory_xact_lock(hashtextextended(expected->>'lockKey', 0));
-    IF (SELECT p."version" FROM "Plan" p WHERE p."id" = expected->>'planId') IS DISTINCT FROM (expected->>'version')::integer
-       OR (expected->>'runId' IS NOT NULL AND
-           (SELECT r."status"::text FROM "Run" r WHERE r."id" = expected->>'runId') IS DISTINCT FROM expected->>'runStatus') THEN
+    IF EXISTS (SELECT 1 FROM jsonb_to_recordset(coalesce(expected->'plans', '[]')) AS x("planId" text, "version" integer)
+               WHERE (SELECT p."version" FROM "Plan" p WHERE p."id" = x."planId") IS DISTINCT FROM x."version")
+       OR EXISTS (SELECT 1 FROM jsonb_to_recordset(coalesce(expected->'runs', '[]')) AS x("runId" text, "runStatus" text)
+               WHERE (SELECT r."status"::text FROM "Run" r WHERE r."id" = x."runId") IS DISTINCT FROM x."runStatus") THEN
       RAISE EXCEPTION 'baton_conflict: the plan changed since it was read';
     END IF;
   END IF;

@@ -43,7 +43,7 @@ describe("the embedded database on a worker thread", () => {
     const recorded = await db.prisma.$queryRaw<{ n: number }[]>`SELECT count(*)::int AS n FROM "_prisma_migrations"`;
     expect(recorded[0]?.n).toBe(allMigrations.length);
     const functions = await db.pglite!.query<{ proname: string }>(`SELECT proname FROM pg_proc WHERE proname LIKE 'baton_%' ORDER BY 1`);
-    expect(functions.rows.map((r) => r.proname)).toContain("baton_write_unit");
+    expect(functions.rows.map((r) => r.proname)).toContain("baton_write_units");
   });
 
   it("creates, reads, updates and deletes through Prisma", async () => {
@@ -82,7 +82,7 @@ describe("the embedded database on a worker thread", () => {
     expect(await db.prisma.user.count({ where: { email: first.email } })).toBe(1);
   });
 
-  it("runs the hot path's raw SQL: baton_write_unit through $queryRaw, and typed parameters", async () => {
+  it("runs the hot path's raw SQL: baton_write_units through $queryRaw, and typed parameters", async () => {
     const { conversation, write } = await optimisticMessageWrite(db.prisma);
     await expect(write(1)).rejects.toThrow(CONFLICT_MARKER);
     const { lastSeq } = await write(0);

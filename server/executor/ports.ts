@@ -5,7 +5,7 @@
  * recorders.
  *
  * The database is not a port: the executor is Prisma-bound by design. Its unit of work
- * is a PostgreSQL transaction (advisory lock, baton_write_unit, baton_claim_runs), so
+ * is a PostgreSQL transaction (advisory lock, baton_write_units, baton_claim_runs), so
  * it takes a Prisma transaction and uses the Prisma adapters (adapters/prisma/)
  * directly. What it must decide lives in the pure core instead, testable without a
  * database (see server/ARCHITECTURE.md, "Decide in the core, do in the executor").

@@ -16,6 +16,7 @@ import { finishRun, type RunLogEntry } from "./run-lifecycle.ts";
 import { claimRuns, loadLaunch, runContextOf, storedRequest } from "./run-queue.ts";
 import { reconcilePlan } from "./plan-effects.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
+import type { UnitPlan } from "./units.ts";
 import type { PendingEvent } from "../adapters/prisma/event-log.ts";
 import { instrumentRunner } from "../ops/run-telemetry.ts";
 
@@ -26,11 +27,7 @@ type Tx = Prisma.TransactionClient;
 const NOT_BEFORE_MARGIN_MS = 20;
 
 export interface RunWorkerHost {
-  inConversation<T>(
-    conversationId: string,
-    work: (tx: Tx, uow: UnitOfWork) => Promise<T>,
-    plan?: { planId: string; runId?: string },
-  ): Promise<T>;
+  inConversation<T>(conversationId: string, work: (tx: Tx, uow: UnitOfWork) => Promise<T>, plan?: UnitPlan): Promise<T>;
   appendEvents(conversationId: string, events: PendingEvent[]): Promise<void>;
   /** keeps a promise in the executor's in-flight set (stop and idle wait for it) */
   track(promise: Promise<unknown>): void;
@@ -99,6 +96,9 @@ export class RunWorker {
   startEarly(created: RunLaunch[]): void {
     const { role, workerSlots } = this.context.config;
     if (!this.context.earlyStart || this.host.stopped() || this.draining || role === "web") return;
+    // one run's preparation per turn of the event loop: a unit that dispatched many (a
+    // plan's roots, a batch of results) must not hold sockets and requests for all of them
+    let turn = Promise.resolve();
     for (const launch of created) {
       if (this.liveRuns.size + this.starting + this.early.size >= workerSlots) return;
       if (launch.notBefore) continue;
@@ -108,7 +108,7 @@ export class RunWorker {
       this.early.set(launch.request.runId, { controller, settle });
       this.earlyStarts.started++;
       // after the statement has gone out (its message is posted within this turn), not before it
-      const turn = new Promise<void>((resolve) => setImmediate(resolve));
+      turn = turn.then(() => new Promise<void>((resolve) => setImmediate(resolve)));
       this.host.track(turn.then(() => this.executeRun(launch, controller, settled)));
     }
   }
@@ -270,10 +270,11 @@ export class RunWorker {
       // a run started early reports nothing before its confirmation; one not confirmed is aborted by then
       if (confirmed) await confirmed;
       if (controller.signal.aborted || this.host.stopped()) return;
+      // runs of a conversation that end while it is busy share one statement (units.ts)
       await this.host.inConversation(
         conversationId,
         (tx, uow) => finishRun(this.context, tx, uow, { launch, result, logs }),
-        launch.planId ? { planId: launch.planId, runId } : undefined,
+        launch.planId ? { planId: launch.planId, runId, batch: true } : undefined,
       );
     } finally {
       this.liveRuns.delete(runId);

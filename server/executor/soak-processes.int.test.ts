@@ -78,7 +78,13 @@ it(`ends ${PLANS} plans on two processes and a web node, one process SIGKILLed m
       seenLive = live.map((run) => run.id);
       break;
     }
-    if (Date.now() - started > BOUND_MS) throw new Error("process B never had runs live");
+    if (Date.now() - started > BOUND_MS) {
+      const runs = await db.prisma.run.groupBy({ by: ["leaseOwner", "status"], _count: { _all: true } });
+      const plansNow = await db.prisma.plan.groupBy({ by: ["status"], _count: { _all: true } });
+      throw new Error(
+        `process B never had runs live: runs ${JSON.stringify(runs.map((r) => [r.leaseOwner, r.status, r._count._all]))}, plans ${JSON.stringify(plansNow.map((p) => [p.status, p._count._all]))}`,
+      );
+    }
     await sleep(50);
   }
   await b.kill();
@@ -102,6 +108,17 @@ it(`ends ${PLANS} plans on two processes and a web node, one process SIGKILLed m
   const wall = Date.now() - started;
   const figures = await soakFigures(db.prisma, planIds);
   console.log(describeFigures(`postgres, 3 processes, 1 SIGKILL, seed=${SEED}`, figures, wall));
+  for (const [name, child] of [
+    ["A", a],
+    ["web node", web],
+  ] as const) {
+    const stats = await child.request<{ optimistic: number; batches: number; batched: number; conflicts: number; locked: number }>({
+      type: "stats",
+    });
+    console.log(
+      `[soak postgres] units on ${name}: ${stats.optimistic} optimistic (${stats.batched} of them in ${stats.batches} shared statements), ${stats.conflicts} refused, ${stats.locked} locked`,
+    );
+  }
 
   expect(figures.stuck).toEqual([]);
   expect(figures.byStatus.running ?? 0).toBe(0);

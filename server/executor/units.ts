@@ -23,7 +23,28 @@ export interface UnitPlan {
   planId: string;
   runId?: string;
   created?: boolean;
+  /**
+   * the unit may share its statement with others of the conversation's that queued
+   * behind the same busy turn (a run's result: see `UnitRunner.run`)
+   */
+  batch?: boolean;
 }
+
+/** A unit waiting in a batch, and where its outcome goes. */
+interface BatchedUnit {
+  work: (tx: Tx, uow: UnitOfWork) => Promise<unknown>;
+  plan: UnitPlan;
+  resolve: (value: unknown) => void;
+  reject: (error: unknown) => void;
+}
+
+/**
+ * At most this many units share one statement: enough that a conversation running many
+ * plans keeps up, few enough that one statement stays a few hundred kilobytes at most.
+ */
+export const MAX_BATCH = 16;
+/** how long a batch decides before it lets the event loop turn */
+const BATCH_SLICE_MS = 4;
 
 /** What the executor does around a unit's write. */
 export interface UnitHooks {
@@ -37,8 +58,11 @@ export interface UnitHooks {
 
 export class UnitRunner {
   private readonly mutex = new KeyedMutex();
-  /** how units ran: optimistic writes, and fallbacks to the locked transaction */
-  readonly stats = { optimistic: 0, fromCache: 0, conflicts: 0, neededTransaction: 0, locked: 0 };
+  /**
+   * how units ran: optimistic writes, and fallbacks to the locked transaction; `batches`
+   * statements that carried several units, `batched` the units they carried
+   */
+  readonly stats = { optimistic: 0, fromCache: 0, conflicts: 0, neededTransaction: 0, locked: 0, batches: 0, batched: 0 };
 
   constructor(
     private readonly context: ExecutorContext,
@@ -53,18 +77,110 @@ export class UnitRunner {
    * tried optimistically — read without a transaction, decide, and write everything in
    * one statement that takes the lock and checks the plan did not change meanwhile —
    * and falls back to the locked transaction if it did, or if the work needs more
-   * than the cached state and the one read (it touched `tx`).
+   * than the cached state and the one read (it touched `tx`). A unit whose `plan` says
+   * `batch` (a run's result) joins the others that queue behind the same busy turn:
+   * they go in one statement (runBatch), so a conversation with many plans running is
+   * not held to one result per statement.
    */
   run<T>(conversationId: string, work: (tx: Tx, uow: UnitOfWork) => Promise<T>, plan?: UnitPlan): Promise<T> {
-    return this.mutex.run(conversationId, async () => {
-      if (plan) {
-        let attempt = await this.optimisticUnit(conversationId, work, plan, this.cachedContext(plan));
-        // decided from the cache that there was nothing to do: no write checked that, so ask the database
-        if (!attempt.done && attempt.unchecked) attempt = await this.optimisticUnit(conversationId, work, plan, null);
-        if (attempt.done) return attempt.value;
+    if (plan?.batch) {
+      return new Promise<T>((resolve, reject) => {
+        const unit: BatchedUnit = { work, plan, resolve: (value) => resolve(value as T), reject };
+        this.mutex.join(conversationId, unit, (units) => this.runBatch(conversationId, units), MAX_BATCH);
+      });
+    }
+    return this.mutex.run(conversationId, () => this.runUnit(conversationId, work, plan));
+  }
+
+  private async runUnit<T>(conversationId: string, work: (tx: Tx, uow: UnitOfWork) => Promise<T>, plan?: UnitPlan): Promise<T> {
+    if (plan) {
+      let attempt = await this.optimisticUnit(conversationId, work, plan, this.cachedContext(plan));
+      // decided from the cache that there was nothing to do: no write checked that, so ask the database
+      if (!attempt.done && attempt.unchecked) attempt = await this.optimisticUnit(conversationId, work, plan, null);
+      if (attempt.done) return attempt.value;
+    }
+    return this.lockedUnit(conversationId, work, plan);
+  }
+
+  /**
+   * Units that queued behind the same busy turn (runs of one conversation that ended
+   * while it wrote): first all in one optimistic statement — each decided after the
+   * ones before it, as if they had run one after another, and the statement expects
+   * every plan and run they decided from — and if that cannot be (a plan not in the
+   * cache, a unit needing the transaction or failing, the write refused), each on its
+   * own, in order, as it would have run anyway.
+   */
+  private async runBatch(conversationId: string, units: BatchedUnit[]): Promise<void> {
+    let index = 0;
+    try {
+      if (units.length > 1) {
+        const values = await this.optimisticBatch(conversationId, units);
+        if (values) {
+          units.forEach((unit, i) => unit.resolve(values[i]));
+          return;
+        }
       }
-      return this.lockedUnit(conversationId, work, plan);
-    });
+      for (; index < units.length; index++) {
+        const { work, plan } = units[index];
+        await this.runUnit(conversationId, work, plan).then(units[index].resolve, units[index].reject);
+      }
+    } catch (error) {
+      // only a hook of the executor's own can throw here: whatever is left hears of it
+      for (; index < units.length; index++) units[index].reject(error);
+    }
+  }
+
+  /** The batch's one statement; null when it could not be, and nothing was written. */
+  private async optimisticBatch(conversationId: string, units: BatchedUnit[]): Promise<unknown[] | null> {
+    const guesses = units.map(({ plan }) => this.cachedContext(plan));
+    if (guesses.some((guess) => guess === null)) return null;
+    const uow = new UnitOfWork(conversationId);
+    const tx = transactionRequired(uow, this.context.prisma);
+    const expected: WriteExpectation = { lockKey: conversationLockKey(conversationId), plans: [], runs: [] };
+    const values: unknown[] = [];
+    let slice = performance.now();
+    for (const [i, { work, plan }] of units.entries()) {
+      const guess = guesses[i]!;
+      // the version the plan had before the batch: a later unit reads the batch's own copy
+      if (!expected.plans.some((entry) => entry.planId === plan.planId))
+        expected.plans.push({ planId: plan.planId, version: guess.version });
+      if (plan.runId) expected.runs.push({ runId: plan.runId, runStatus: guess.runStatus });
+      // a long batch lets the event loop turn every few milliseconds: sockets and
+      // requests must not wait for all of its units' work at once
+      if (performance.now() - slice > BATCH_SLICE_MS) {
+        await new Promise<void>((resolve) => setImmediate(resolve));
+        slice = performance.now();
+      }
+      uow.prefetched = { planId: plan.planId, runId: plan.runId ?? null, context: guess };
+      try {
+        values.push(await work(tx, uow));
+      } catch {
+        // needs the transaction, or failed: on its own it will say so itself
+        if (uow.needsTransaction) this.stats.neededTransaction++;
+        return null;
+      }
+      if (uow.needsTransaction) {
+        this.stats.neededTransaction++;
+        return null;
+      }
+    }
+    for (const { planId } of expected.plans) await this.context.hooks?.beforeOptimisticWrite?.({ conversationId, planId });
+    this.hooks.writing(uow);
+    let committed: CommittedUnit;
+    try {
+      committed = await this.flushUnit(this.context.sql, uow, expected);
+    } catch (error) {
+      // refused, or failed (perhaps on one unit's rows): nothing was written, and each
+      // unit on its own meets the conflict or its own error
+      this.hooks.abandoned(uow);
+      if (String((error as Error)?.message ?? error).includes(CONFLICT_MARKER)) this.stats.conflicts++;
+      return null;
+    }
+    this.stats.optimistic += units.length;
+    this.stats.batches++;
+    this.stats.batched += units.length;
+    this.hooks.committed(uow, committed);
+    return values;
   }
 
   /**
@@ -109,10 +225,8 @@ export class UnitRunner {
       try {
         committed = await this.flushUnit(this.context.sql, uow, {
           lockKey: conversationLockKey(conversationId),
-          planId: plan.planId,
-          version: read.version,
-          runId: plan.runId ?? null,
-          runStatus: read.runStatus,
+          plans: [{ planId: plan.planId, version: read.version }],
+          runs: plan.runId ? [{ runId: plan.runId, runStatus: read.runStatus }] : [],
         });
       } catch (error) {
         this.hooks.abandoned(uow);

@@ -1,6 +1,6 @@
 /**
  * The hot path's writes, sent as ONE call at the end of the transaction: every row
- * goes into one JSON document that `baton_write_unit` (database-functions.ts)
+ * goes into one JSON document that `baton_write_units` (database-functions.ts)
  * applies table by table, appending the conversation's events last and returning
  * their seq. A step's finish-and-dispatch then costs four round trips (begin, enter,
  * write, commit) instead of one per row, and one parameter instead of ~100.
@@ -12,13 +12,14 @@ import type { SqlRunner } from "../../db/sql-runner.ts";
 import type { PendingEvent } from "./event-log.ts";
 import type { FinishedRunStatus } from "../../core/types.ts";
 
-/** What an optimistic unit decided from; the write is refused if it no longer holds. */
+/**
+ * What an optimistic unit decided from; the write is refused if any of it no longer
+ * holds: each plan's version (null: the unit creates the plan) and each run's status.
+ */
 export interface WriteExpectation {
   lockKey: string;
-  planId: string;
-  version: number | null;
-  runId: string | null;
-  runStatus: string | null;
+  plans: { planId: string; version: number | null }[];
+  runs: { runId: string; runStatus: string | null }[];
 }
 
 /** Raised (as a database error) when an optimistic unit's expectation failed. */
@@ -269,7 +270,7 @@ export class WriteBatch {
       }
     }
     const rows = await sql<{ result: { lastSeq: number | null; claimed: ClaimedRun[]; waiting: boolean } }>(
-      `SELECT baton_write_unit($1::jsonb) AS "result"`,
+      `SELECT baton_write_units($1::jsonb) AS "result"`,
       [JSON.stringify(doc)],
     );
     const result = rows[0].result;
