@@ -45,7 +45,7 @@ interface BatchedUnit {
  * make no long task (16 at once put the event-loop p99 of those ten plans at 20–27 ms
  * against 13–19 with 8).
  */
-export const MAX_BATCH = 8;
+const MAX_BATCH = 8;
 /** how long a batch decides before it lets the event loop turn */
 const BATCH_SLICE_MS = 4;
 
@@ -155,30 +155,19 @@ export class UnitRunner {
         slice = performance.now();
       }
       uow.prefetched = { planId: plan.planId, runId: plan.runId ?? null, context: guess };
-      try {
-        values.push(await work(tx, uow));
-      } catch {
-        // needs the transaction, or failed: on its own it will say so itself
-        if (uow.needsTransaction) this.stats.neededTransaction++;
-        return null;
-      }
-      if (uow.needsTransaction) {
-        this.stats.neededTransaction++;
-        return null;
-      }
+      // needs the transaction, or failed: on its own it will say so itself
+      const value = await work(tx, uow).then(
+        (result) => ({ result }),
+        () => null,
+      );
+      if (uow.needsTransaction) this.stats.neededTransaction++;
+      if (!value || uow.needsTransaction) return null;
+      values.push(value.result);
     }
-    for (const { planId } of expected.plans) await this.context.hooks?.beforeOptimisticWrite?.({ conversationId, planId });
-    this.hooks.writing(uow);
-    let committed: CommittedUnit;
-    try {
-      committed = await this.flushUnit(this.context.sql, uow, expected);
-    } catch (error) {
-      // refused, or failed (perhaps on one unit's rows): nothing was written, and each
-      // unit on its own meets the conflict or its own error
-      this.hooks.abandoned(uow);
-      if (String((error as Error)?.message ?? error).includes(CONFLICT_MARKER)) this.stats.conflicts++;
-      return null;
-    }
+    // refused, or failed (perhaps on one unit's rows): nothing was written, and each
+    // unit on its own meets the conflict or its own error
+    const committed = await this.writeExpecting(uow, expected).catch(() => null);
+    if (!committed) return null;
     this.stats.optimistic += units.length;
     this.stats.batches++;
     this.stats.batched += units.length;
@@ -221,26 +210,38 @@ export class UnitRunner {
     const writes = !uow.batch.isEmpty || uow.events.length > 0 || uow.stepLog.length > 0;
     // only a write checks a guess (under the lock): a guessed "nothing to do" may be a stale cache's
     if (guess && !writes) return { done: false, unchecked: true };
-    let committed: CommittedUnit = NOTHING_COMMITTED;
+    let committed: CommittedUnit | null = NOTHING_COMMITTED;
     if (writes) {
-      await this.context.hooks?.beforeOptimisticWrite?.({ conversationId, planId: plan.planId });
-      this.hooks.writing(uow);
-      try {
-        committed = await this.flushUnit(this.context.sql, uow, {
-          lockKey: conversationLockKey(conversationId),
-          plans: [{ planId: plan.planId, version: read.version }],
-          runs: plan.runId ? [{ runId: plan.runId, runStatus: read.runStatus }] : [],
-        });
-      } catch (error) {
-        this.hooks.abandoned(uow);
-        if (!String((error as Error)?.message ?? error).includes(CONFLICT_MARKER)) throw error;
-        this.stats.conflicts++;
-        return { done: false };
-      }
+      committed = await this.writeExpecting(uow, {
+        lockKey: conversationLockKey(conversationId),
+        plans: [{ planId: plan.planId, version: read.version }],
+        runs: plan.runId ? [{ runId: plan.runId, runStatus: read.runStatus }] : [],
+      });
+      if (!committed) return { done: false };
     }
     this.stats.optimistic++;
     this.hooks.committed(uow, committed);
     return { done: true, value: value! };
+  }
+
+  /**
+   * An optimistic unit's one statement, which checks `expected` under the lock: the
+   * committed unit, or null when the expectation no longer held and nothing was written.
+   * Any other failure is thrown, after the unit is abandoned.
+   */
+  private async writeExpecting(uow: UnitOfWork, expected: WriteExpectation): Promise<CommittedUnit | null> {
+    for (const { planId } of expected.plans) {
+      await this.context.hooks?.beforeOptimisticWrite?.({ conversationId: uow.conversationId, planId });
+    }
+    this.hooks.writing(uow);
+    try {
+      return await this.flushUnit(this.context.sql, uow, expected);
+    } catch (error) {
+      this.hooks.abandoned(uow);
+      if (!String((error as Error)?.message ?? error).includes(CONFLICT_MARKER)) throw error;
+      this.stats.conflicts++;
+      return null;
+    }
   }
 
   /**
