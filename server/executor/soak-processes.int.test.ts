@@ -38,13 +38,21 @@ afterAll(async () => {
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 it(`ends ${PLANS} plans on two processes and a web node, one process SIGKILLed mid-run`, { timeout: 400_000 }, async () => {
+  // Each full process has 10 slots, half of what the pools allow at once (commander 8,
+  // three agents 4 each): with the default 64, the process whose statements free slots
+  // claims them again at once, and a process that ran out of runs may never get one back,
+  // which left B with nothing live to kill (seen: B ran 9 runs, A 730).
   const start = (instance: string, role: string) =>
-    ExecutorProcess.start({ DATABASE_URL: db.url!, BATON_INSTANCE_ID: instance, BATON_ROLE: role, BATON_TEST_RUNNER: "offline" }).then(
-      (child) => {
-        processes.push(child);
-        return child;
-      },
-    );
+    ExecutorProcess.start({
+      DATABASE_URL: db.url!,
+      BATON_INSTANCE_ID: instance,
+      BATON_ROLE: role,
+      BATON_TEST_RUNNER: "offline",
+      BATON_WORKER_SLOTS: "10",
+    }).then((child) => {
+      processes.push(child);
+      return child;
+    });
   const [a, b, web] = await Promise.all([start("process-a", "all"), start("process-b", "all"), start("process-web", "web")]);
 
   const conversations: string[] = [];
