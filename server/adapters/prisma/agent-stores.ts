@@ -37,8 +37,11 @@ export function createPrismaSessionStore(prisma: PrismaClient, options: { delayM
       const rows = entries.map(([id, pending]) => ({ id, session: pending.session }));
       let failure: Error | undefined = undefined;
       try {
+        // the ids again as an array: by the JSON rows alone the planner reads every run
+        // (see baton_ids in db/database-functions.ts)
         await prisma.$executeRaw`UPDATE "Run" r SET "session" = x."session"
-          FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x("id" text, "session" jsonb) WHERE r."id" = x."id"`;
+          FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x("id" text, "session" jsonb)
+          WHERE r."id" = x."id" AND r."id" = ANY(${runIds}::text[])`;
       } catch (error) {
         failure = error instanceof Error ? error : new Error("could not save the sessions");
       }
