@@ -16,8 +16,11 @@ import { createModelRegistry } from "../server/agents/model-registry.ts";
 import { createPrismaArtifactStore, createPrismaSessionStore } from "../server/adapters/prisma/agent-stores.ts";
 import { chain, criticalPathMs, diamondWithStraggler, randomDag, toPlan, type TimedStep } from "./dags.ts";
 import { benchServer } from "./server-bench.ts";
+import { growHistory } from "./history.ts";
 
 const UNBOUNDED = 1000;
+/** steps (and their runs) stored before the last chain: about a hundred 200-step plans */
+const HISTORY_STEPS = 20_000;
 
 /** The real agent runtime (AI SDK loop, tools, session store) on the offline model. */
 const offlineRunner = (db: Database) =>
@@ -65,6 +68,11 @@ async function benchDatabase(label: string, open: () => Promise<Database>) {
     } finally {
       await offline.close();
     }
+    // the same chain once the database holds what a team runs in months
+    const history = await growHistory(db.prisma, HISTORY_STEPS);
+    console.log(
+      `${label.padEnd(10)} overhead   200-step chain, 0 ms steps, scripted agent, ${history.toLocaleString("en")} steps of history: ${figure(await median(fixture))}`,
+    );
 
     const report = async (name: string, steps: TimedStep[]) => {
       const makespan = await runPlan(fixture, toPlan(name, steps, UNBOUNDED));

@@ -27,23 +27,6 @@ END
 $$;`;
 
 /**
- * The ids of a JSON array of rows (`[{"id": …}]`) or of ids (`["…"]`), as an array.
- * Every statement below that changes rows by id also says `"id" = ANY(baton_ids(…))`:
- * the planner takes any set-returning function for 100 rows, so a join on the JSON rows
- * alone reads the whole table (a hash join) until the table is thousands of rows past
- * that, and each hop then cost 10–30 ms more on PGlite with 10,000 steps of history.
- * Immutable, so with the document known it is evaluated while planning: the planner sees
- * the exact ids and looks them up by primary key.
- */
-export const IDS_FUNCTION = `
-CREATE OR REPLACE FUNCTION baton_ids(items jsonb)
-RETURNS text[]
-LANGUAGE sql IMMUTABLE PARALLEL SAFE AS $$
-  SELECT coalesce(array_agg(CASE jsonb_typeof(e) WHEN 'string' THEN e #>> '{}' ELSE e->>'id' END), '{}')
-  FROM jsonb_array_elements(coalesce(items, '[]')) e
-$$;`;
-
-/**
  * Applies one unit of work's batched writes (adapters/prisma/write-batch.ts) from a
  * single JSON document, table by table; with `claim`, claims queued runs of the pools
  * the unit touched for the calling worker (baton_claim_runs); then appends the
@@ -59,11 +42,27 @@ $$;`;
  * which replaced `baton_apply_unit`, which could not insert plans: a process of the
  * previous version keeps calling its own, and never sends this one a document whose
  * expectation it would read only in part.)
+ *
+ * The planner may not read a table whole or hash-join it here (the function's SET
+ * clause). Each statement touches a few rows, found by primary key from the document's
+ * JSON rows; but the planner takes any set-returning function for 100 rows, and 100
+ * index probes looked dearer than reading a table of up to a few thousand pages, so
+ * every update of steps, plans and runs was a hash join over the whole table. PGlite
+ * never gathers statistics, and autovacuum may be off, so nothing corrected it: with
+ * 20,000 steps of history the write took 10–14 ms instead of about 1. Folding the ids
+ * into each statement instead (`"id" = ANY(…)` of the document) made the plans depend on
+ * the document, so they were planned again at every call (0.3–0.7 ms more on PGlite);
+ * an `ARRAY(SELECT …)` of them was planned once, while the tables were small, and kept
+ * reading them whole as they grew. With the settings, the plan of each statement is the
+ * index's from the first call on, at any size (`keyed-writes.int.test.ts`).
  */
 export const WRITE_UNIT_FUNCTION = `
 CREATE OR REPLACE FUNCTION baton_write_units(doc jsonb)
 RETURNS jsonb
-LANGUAGE plpgsql VOLATILE AS $$
+LANGUAGE plpgsql VOLATILE
+-- Every statement here reaches the rows it changes by key (see the comment above).
+SET enable_seqscan = off SET enable_hashjoin = off SET enable_mergejoin = off
+AS $$
 DECLARE
   event_count integer := coalesce(jsonb_array_length(doc->'events'), 0);
   now_at timestamp(3) := (doc->>'now')::timestamp(3);
@@ -123,7 +122,7 @@ BEGIN
           "tokensIn" = x."tokensIn", "tokensOut" = x."tokensOut", "cost" = x."cost",
           "usageEstimated" = coalesce(x."usageEstimated", false), "leaseExpiresAt" = NULL
         FROM jsonb_populate_recordset(NULL::"Run", doc->'finishedRuns') x
-        WHERE r."id" = x."id" AND r."id" = ANY(baton_ids(doc->'finishedRuns')) AND r."status" = 'running'
+        WHERE r."id" = x."id" AND r."status" = 'running'
         RETURNING r."agentId")
     SELECT touched || coalesce(array_agg("agentId") FILTER (WHERE "agentId" IS NOT NULL), '{}') INTO touched FROM ended;
   END IF;
@@ -132,7 +131,7 @@ BEGIN
     WITH stopped AS (
       UPDATE "Run" r SET "status" = 'cancelled', "endedAt" = x."endedAt", "error" = 'cancelled'
         FROM jsonb_populate_recordset(NULL::"Run", doc->'cancelledRuns') x
-        WHERE r."id" = x."id" AND r."id" = ANY(baton_ids(doc->'cancelledRuns')) AND r."status" IN ('queued', 'running')
+        WHERE r."id" = x."id" AND r."status" IN ('queued', 'running')
         RETURNING r."agentId")
     SELECT touched || coalesce(array_agg("agentId") FILTER (WHERE "agentId" IS NOT NULL), '{}') INTO touched FROM stopped;
   END IF;
@@ -140,12 +139,12 @@ BEGIN
   IF jsonb_array_length(coalesce(doc->'runPlans', '[]')) > 0 THEN
     UPDATE "Run" r SET "planId" = x."planId"
       FROM jsonb_to_recordset(doc->'runPlans') AS x("id" text, "planId" text)
-      WHERE r."id" = x."id" AND r."id" = ANY(baton_ids(doc->'runPlans'));
+      WHERE r."id" = x."id";
   END IF;
 
   IF jsonb_array_length(coalesce(doc->'closedForms', '[]')) > 0 THEN
     UPDATE "Form" SET "status" = 'cancelled'
-      WHERE "id" = ANY(baton_ids(doc->'closedForms')) AND "status" = 'open';
+      WHERE "id" IN (SELECT jsonb_array_elements_text(doc->'closedForms')) AND "status" = 'open';
   END IF;
 
   IF jsonb_array_length(coalesce(doc->'plans', '[]')) > 0 THEN
@@ -154,7 +153,7 @@ BEGIN
         "endedAt" = CASE WHEN x."setStatus" THEN x."endedAt" ELSE p."endedAt" END
       FROM jsonb_to_recordset(doc->'plans')
         AS x("id" text, "version" integer, "updatedAt" timestamp(3), "setStatus" boolean, "status" text, "endedAt" timestamp(3))
-      WHERE p."id" = x."id" AND p."id" = ANY(baton_ids(doc->'plans'));
+      WHERE p."id" = x."id";
   END IF;
 
   IF jsonb_array_length(coalesce(doc->'steps', '[]')) > 0 THEN
@@ -170,7 +169,7 @@ BEGIN
          x."failureReason", x."liveRunId", x."decisionPending", x."decisionCount", x."renderedInput", x."usageTokens", x."usageCost",
          x."startedAt", x."endedAt")
       FROM jsonb_populate_recordset(NULL::"PlanStep", doc->'steps') x
-      WHERE s."id" = x."id" AND s."id" = ANY(baton_ids(doc->'steps'));
+      WHERE s."id" = x."id";
   END IF;
 
   IF jsonb_array_length(coalesce(doc->'stepEvents', '[]')) > 0 THEN
@@ -311,4 +310,4 @@ BEGIN
 END
 $$;`;
 
-export const DATABASE_FUNCTIONS = [ENTER_CONVERSATION_FUNCTION, CLAIM_RUNS_FUNCTION, IDS_FUNCTION, WRITE_UNIT_FUNCTION];
+export const DATABASE_FUNCTIONS = [ENTER_CONVERSATION_FUNCTION, CLAIM_RUNS_FUNCTION, WRITE_UNIT_FUNCTION];
