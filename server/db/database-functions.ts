@@ -47,14 +47,11 @@ $$;`;
  * clause). Each statement touches a few rows, found by primary key from the document's
  * JSON rows; but the planner takes any set-returning function for 100 rows, and 100
  * index probes looked dearer than reading a table of up to a few thousand pages, so
- * every update of steps, plans and runs was a hash join over the whole table. PGlite
- * never gathers statistics, and autovacuum may be off, so nothing corrected it: with
- * 20,000 steps of history the write took 10–14 ms instead of about 1. Folding the ids
- * into each statement instead (`"id" = ANY(…)` of the document) made the plans depend on
- * the document, so they were planned again at every call (0.3–0.7 ms more on PGlite);
- * an `ARRAY(SELECT …)` of them was planned once, while the tables were small, and kept
- * reading them whole as they grew. With the settings, the plan of each statement is the
- * index's from the first call on, at any size (`keyed-writes.int.test.ts`).
+ * every update of steps, plans and runs read its whole table. PGlite never gathers
+ * statistics, and autovacuum may be off, so nothing corrected it. With the settings the
+ * index plan is the one cached from the first call on, at any size
+ * (`keyed-writes.int.test.ts`; the forms tried before it are in
+ * docs/decisions/2026-12-01-server-latency.md, "Eighth round").
  */
 export const WRITE_UNIT_FUNCTION = `
 CREATE OR REPLACE FUNCTION baton_write_units(doc jsonb)
