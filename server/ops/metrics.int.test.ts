@@ -13,10 +13,19 @@ let fixture: ExecutorFixture;
 let server: FakeModelServer;
 /** the runtime the executor uses right now (the scripted runner, or a real provider's) */
 let current: AgentRunner;
+/**
+ * Made once, before any test runs, as the server makes it at start. A registry made at
+ * the top of the event-loop test, right after the first test's plan, sometimes saw no
+ * tick of its just-started timers (neither ours nor the library's) for its first 170 ms,
+ * so the blocked tick fell before the first and was not measured: 1 run in 3 to 8 failed
+ * that way, and none of 10 with this one.
+ */
+let processMetrics: ReturnType<typeof createMetrics>;
 beforeAll(async () => {
   server = await startFakeModelServer();
   fixture = await createExecutorFixture({ createRunner: () => ({ run: (request, sink) => current.run(request, sink) }) });
   current = fixture.runner;
+  processMetrics = createMetrics({ prisma: fixture.db.prisma, liveSockets: () => 0 });
 });
 afterAll(async () => {
   await fixture?.close();
@@ -59,7 +68,7 @@ it("reports steps, runs and plans by status and each agent's pool from the datab
 });
 
 it("reports how late the event loop ran, without the sampling interval", async () => {
-  const metrics = createMetrics({ prisma: fixture.db.prisma, liveSockets: () => 0 });
+  const metrics = processMetrics;
   await metrics.metrics(); // the window starts now
   await new Promise((resolve) => setTimeout(resolve, 50));
   const blockedUntil = performance.now() + 80;
