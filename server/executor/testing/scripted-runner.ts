@@ -18,9 +18,22 @@ export const ok = (summary: string, extra: Partial<Extract<AgentRunResult, { kin
   ...extra,
 });
 
+/**
+ * Waits at least `ms` of wall time (performance.now(), the clock run durations are
+ * measured with), or until aborted. A timer alone can end early on that clock: it counts
+ * from the event loop's cached time, which lags behind while a long task runs (a 30 ms
+ * step measured 28.5 ms on a loaded machine), so a short wake-up waits out the rest.
+ */
 export const sleep = (ms: number, signal?: AbortSignal) =>
   new Promise<void>((resolve) => {
-    const timer = setTimeout(resolve, ms);
+    const until = performance.now() + ms;
+    let timer: ReturnType<typeof setTimeout>;
+    const wait = () => {
+      const left = until - performance.now();
+      if (left <= 0) return resolve();
+      timer = setTimeout(wait, Math.ceil(left));
+    };
+    wait();
     signal?.addEventListener("abort", () => {
       clearTimeout(timer);
       resolve();
