@@ -1,8 +1,9 @@
 "use client";
-import { Fragment, useEffect, useRef, useState } from "react";
+import { Fragment, useEffect, useLayoutEffect, useRef, useState } from "react";
 import { useConversationStore } from "../stores/conversation-store.ts";
 import { MessageItem, StreamingItem } from "./message-item.tsx";
 import { useTabNotifications } from "./use-tab-notifications.ts";
+import { useEarlierMessages } from "./use-earlier-messages.ts";
 
 const NEAR_BOTTOM_PX = 80;
 /** `#message-<id>`: a search result (or a link) opening the conversation at one message */
@@ -24,14 +25,38 @@ export function MessageList({ currentUserId }: { currentUserId: string }) {
   const [unread, setUnread] = useState<{ firstId: string | null; count: number }>({ firstId: null, count: 0 });
   const [highlighted, setHighlighted] = useState<string | null>(null);
   const handledHash = useRef<string | null>(null);
+  /** the scroller's distance from its bottom when earlier messages were asked for: kept as they arrive above */
+  const keepFromBottom = useRef<number | null>(null);
+  const earlier = useEarlierMessages();
+  const { hasEarlier, loadEarlier } = earlier;
+  const earlierPhase = earlier.state.phase;
   useTabNotifications(currentUserId);
+
+  const showEarlier = () => {
+    const element = scroller.current;
+    if (element) keepFromBottom.current = element.scrollHeight - element.scrollTop;
+    pinned.current = false;
+    void loadEarlier();
+  };
+
+  // earlier messages arrived above: the ones the reader was looking at stay where they were
+  useLayoutEffect(() => {
+    const element = scroller.current;
+    if (!element || keepFromBottom.current === null) return;
+    element.scrollTop = element.scrollHeight - keepFromBottom.current;
+    keepFromBottom.current = null;
+  }, [messages]);
 
   // what arrived while the reader was scrolled up
   useEffect(() => {
     const known = seen.current;
     seen.current = new Set(messages.map((message) => message.id));
     if (!known || pinned.current) return;
-    const arrived = messages.filter((message) => !known.has(message.id) && message.author?.id !== currentUserId);
+    // new ones come after the newest already shown; a page of earlier ones is not news
+    const newest = messages.findLast((message) => known.has(message.id))?.createdAt ?? "";
+    const arrived = messages.filter(
+      (message) => !known.has(message.id) && message.createdAt > newest && message.author?.id !== currentUserId,
+    );
     if (arrived.length === 0) return;
     // a later render, not this effect's: the count is state derived from the store's change
     const timer = setTimeout(
@@ -53,7 +78,11 @@ export function MessageList({ currentUserId }: { currentUserId: string }) {
       const match = MESSAGE_HASH.exec(window.location.hash);
       if (!match || handledHash.current === window.location.hash) return;
       const target = document.getElementById(`message-${match[1]}`);
-      if (!target) return;
+      if (!target) {
+        // an older message than the newest pages: page back until it is here, or nothing is left
+        if (hasEarlier && earlierPhase === "idle") void loadEarlier();
+        return;
+      }
       handledHash.current = window.location.hash;
       pinned.current = false;
       setAtBottom(false);
@@ -64,7 +93,7 @@ export function MessageList({ currentUserId }: { currentUserId: string }) {
     open();
     window.addEventListener("hashchange", open);
     return () => window.removeEventListener("hashchange", open);
-  }, [messages]);
+  }, [messages, hasEarlier, earlierPhase, loadEarlier]);
 
   const onScroll = () => {
     const element = scroller.current;
@@ -91,6 +120,23 @@ export function MessageList({ currentUserId }: { currentUserId: string }) {
       <div ref={scroller} onScroll={onScroll} tabIndex={0} className="min-h-0 flex-1 overflow-y-auto" data-testid="message-scroller">
         {messages.length === 0 && live.length === 0 ? (
           <p className="p-8 text-center text-sm text-zinc-500">No messages yet. Ask the commander for something, or @-mention an agent.</p>
+        ) : null}
+        {hasEarlier ? (
+          <div className="flex flex-col items-center gap-1 pt-3" data-testid="earlier-messages">
+            <button
+              type="button"
+              onClick={showEarlier}
+              disabled={earlier.state.phase === "loading"}
+              className="rounded-full border border-zinc-300 px-3 py-1 text-xs text-zinc-700 hover:bg-zinc-100 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-accent disabled:opacity-60 dark:border-zinc-700 dark:text-zinc-300 dark:hover:bg-zinc-800"
+            >
+              {earlier.state.phase === "loading" ? "Loading earlier messages…" : "Show earlier messages"}
+            </button>
+            {earlier.state.phase === "failed" ? (
+              <p role="alert" className="text-xs text-red-700 dark:text-red-300">
+                Could not load earlier messages: {earlier.state.reason}
+              </p>
+            ) : null}
+          </div>
         ) : null}
         <ol aria-label="Messages" aria-live="polite" className="py-2" data-testid="message-list">
           {messages.map((message) => (

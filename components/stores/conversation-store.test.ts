@@ -158,16 +158,7 @@ describe("live run status", () => {
 
   it("keeps what a live run waits for until it is cleared or the run ends", () => {
     const store = useConversationStore.getState();
-    store.load({
-      conversation: { id: conversationId, title: "t", commanderReplies: "auto" },
-      lastSeq: 0,
-      agents: [],
-      members: [],
-      messages: [],
-      plans: [],
-      forms: [],
-      runs: [],
-    });
+    store.load(emptySnapshot(conversationId));
     store.applyEvents([run("running")]);
     store.setRunStatus({ conversationId, runId: "r1", text: "attempt 2 of 5, retrying in 2 s (provider error)" });
     expect(useConversationStore.getState().runStatus).toEqual({ r1: "attempt 2 of 5, retrying in 2 s (provider error)" });
@@ -178,5 +169,21 @@ describe("live run status", () => {
     store.setRunStatus({ conversationId, runId: "r1", text: "waiting for the openai provider" });
     store.applyEvents([{ ...run("failed"), seq: 2 }]);
     expect(useConversationStore.getState().runStatus).toEqual({});
+  });
+
+  it("puts a page of earlier messages before those shown; a message in both keeps the newer copy", () => {
+    const store = useConversationStore.getState();
+    store.load({ ...emptySnapshot(conversationId), messages: [message("m3", "2026-01-01T00:00:03Z")], hasEarlierMessages: true });
+    // m3 was edited after the page was read: the store's copy stays
+    const edited = { ...message("m3", "2026-01-01T00:00:03Z"), body: "edited", editedAt: "2026-01-01T00:01:00Z" };
+    store.applyEvents([{ v: 1, conversationId, seq: 1, type: "message-edited", payload: { message: edited }, createdAt: "" }]);
+    const page = [message("m1", "2026-01-01T00:00:01Z"), message("m2", "2026-01-01T00:00:02Z"), message("m3", "2026-01-01T00:00:03Z")];
+    store.prependMessages({ conversationId: "elsewhere", messages: page, hasEarlier: false });
+    expect(useConversationStore.getState().messages.map((m) => m.id)).toEqual(["m3"]);
+    store.prependMessages({ conversationId, messages: page, hasEarlier: false });
+    const state = useConversationStore.getState();
+    expect(state.messages.map((m) => m.id)).toEqual(["m1", "m2", "m3"]);
+    expect(state.messages[2].body).toBe("edited");
+    expect(state.hasEarlierMessages).toBe(false);
   });
 });

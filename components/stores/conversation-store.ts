@@ -23,7 +23,10 @@ export interface ConversationData {
   agents: AgentInfo[];
   members: { id: string; name: string }[];
   lastSeq: number;
+  /** the newest messages, and every earlier page the reader asked for, oldest first */
   messages: MessageDTO[];
+  /** older messages are on the server, not here */
+  hasEarlierMessages: boolean;
   plans: Record<string, PlanDTO>;
   forms: Record<string, FormDTO>;
   runs: Record<string, RunDTO>;
@@ -43,6 +46,12 @@ interface ConversationActions {
   setRunStatus: (status: { conversationId: string; runId: string; text: string | null }) => void;
   upsertMessage: (message: MessageDTO) => void;
   /**
+   * A page of earlier messages put before those shown. Messages already here (a copy in
+   * both) keep this store's version, which events may have changed since the page was
+   * read; a page for another conversation changes nothing.
+   */
+  prependMessages: (page: { conversationId: string; messages: MessageDTO[]; hasEarlier: boolean }) => void;
+  /**
    * The conversation's people and agents as the server lists them now (after
    * `members-changed`: someone added or removed an agent or a person). An answer for
    * another conversation (the tab moved on while it was on the way) changes nothing.
@@ -59,6 +68,7 @@ const EMPTY: ConversationData = {
   members: [],
   lastSeq: 0,
   messages: [],
+  hasEarlierMessages: false,
   plans: {},
   forms: {},
   runs: {},
@@ -154,6 +164,7 @@ export const createConversationStore = () =>
         members: snapshot.members,
         lastSeq: snapshot.lastSeq,
         messages: snapshot.messages,
+        hasEarlierMessages: snapshot.hasEarlierMessages,
         plans: Object.fromEntries(snapshot.plans.map((plan) => [plan.id, plan])),
         forms: Object.fromEntries(snapshot.forms.map((form) => [form.id, form])),
         runs: Object.fromEntries(snapshot.runs.map((run) => [run.id, run])),
@@ -197,6 +208,12 @@ export const createConversationStore = () =>
       const state = get();
       if (message.conversationId !== state.conversationId) return;
       set({ messages: insertMessage(state.messages, message) });
+    },
+    prependMessages({ conversationId, messages, hasEarlier }) {
+      const state = get();
+      if (conversationId !== state.conversationId) return;
+      const shown = new Set(state.messages.map((message) => message.id));
+      set({ messages: [...messages.filter((message) => !shown.has(message.id)), ...state.messages], hasEarlierMessages: hasEarlier });
     },
     setRoster({ conversationId, agents, members }) {
       if (conversationId !== get().conversationId) return;

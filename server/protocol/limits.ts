@@ -14,3 +14,12 @@ export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
 /** a conversation's title, as a person names it */
 export const MAX_CONVERSATION_TITLE_CHARS = 120;
+
+/**
+ * The newest messages a conversation's snapshot carries; the browser asks for earlier
+ * ones a page at a time (a conversation of months holds tens of thousands).
+ */
+export const SNAPSHOT_MESSAGES = 200;
+
+/** the most messages one page of earlier messages holds */
+export const MAX_MESSAGE_PAGE = 200;

@@ -8,8 +8,8 @@ import { createHash } from "node:crypto";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { formInclude, messageInclude, toFormDTO, toMessageDTO, toPlanDTO, toRunDTO } from "../adapters/prisma/serializers.ts";
 import { BatonError, invalidInput, notFound } from "../executor/errors.ts";
-import type { AttachmentDTO, PlanDTO } from "../protocol/dto.ts";
-import { MAX_UPLOAD_BYTES } from "../protocol/limits.ts";
+import type { AttachmentDTO, MessageDTO, PlanDTO } from "../protocol/dto.ts";
+import { MAX_MESSAGE_PAGE, MAX_UPLOAD_BYTES, SNAPSHOT_MESSAGES } from "../protocol/limits.ts";
 import { computePlanMetrics, type PlanMetrics } from "./plan-metrics.ts";
 import { assertMember, assertOwner, assertPlanMember, type Actor } from "../auth/actor.ts";
 import { isCommanderReplyMode, type CommanderReplyMode } from "../core/addressing.ts";
@@ -81,8 +81,8 @@ export function createConversationServices(prisma: PrismaClient) {
           },
         });
         if (!conversation) throw notFound("conversation");
-        const [messages, plans, forms, runs] = await Promise.all([
-          tx.message.findMany({ where: { conversationId: conversation.id }, orderBy: { createdAt: "asc" }, include: messageInclude }),
+        const [newest, plans, forms, runs] = await Promise.all([
+          messagesBefore(tx, { conversationId: conversation.id, limit: SNAPSHOT_MESSAGES }),
           tx.plan.findMany({ where: { conversationId: conversation.id }, orderBy: { createdAt: "asc" }, include: { steps: true } }),
           tx.form.findMany({ where: { conversationId: conversation.id }, include: { ...formInclude } }),
           tx.run.findMany({
@@ -101,12 +101,24 @@ export function createConversationServices(prisma: PrismaClient) {
           lastSeq: conversation.lastSeq,
           agents: conversation.agents.map((entry) => entry.agent),
           members: conversation.memberships.map((entry) => ({ ...entry.user, role: entry.role })),
-          messages: messages.map(toMessageDTO),
+          messages: newest.messages,
+          hasEarlierMessages: newest.hasEarlier,
           plans: plans.map(toPlanDTO),
           forms: forms.map((form) => toFormDTO(form, form.stepId ? (stepIndexById.get(form.stepId) ?? null) : null)),
           runs: runs.map((run) => toRunDTO(run, { agentHandle: run.agent?.handle ?? null, stepIndex: run.step?.index ?? null })),
         };
       });
+    },
+
+    /** The messages just before `before` (a message of the conversation), oldest first: a page back in a long conversation. */
+    async getEarlierMessages(input: { actor: Actor | null; conversationId: string; before: string; limit?: number }) {
+      await assertMember(prisma, input.actor, input.conversationId);
+      const cursor = await prisma.message.findFirst({
+        where: { id: input.before, conversationId: input.conversationId },
+        select: { id: true, createdAt: true },
+      });
+      if (!cursor) throw invalidInput("before: no such message in this conversation");
+      return messagesBefore(prisma, { conversationId: input.conversationId, before: cursor, limit: input.limit ?? MAX_MESSAGE_PAGE });
     },
 
     /** A plan with every step's runtime fields, token/cost usage per step and in total, and timing metrics. */
@@ -218,6 +230,28 @@ export function createConversationServices(prisma: PrismaClient) {
       return artifact;
     },
   };
+}
+
+/**
+ * Up to `limit` of a conversation's messages, the newest ones (before `before`, when
+ * given), oldest first; `hasEarlier` when older ones remain. Ordered by time, then id,
+ * so messages made in the same millisecond page without gaps or repeats.
+ */
+async function messagesBefore(
+  db: Pick<PrismaClient, "message">,
+  input: { conversationId: string; limit: number; before?: { id: string; createdAt: Date } },
+): Promise<{ messages: MessageDTO[]; hasEarlier: boolean }> {
+  const { before } = input;
+  const rows = await db.message.findMany({
+    where: {
+      conversationId: input.conversationId,
+      ...(before && { OR: [{ createdAt: { lt: before.createdAt } }, { createdAt: before.createdAt, id: { lt: before.id } }] }),
+    },
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    take: input.limit + 1,
+    include: messageInclude,
+  });
+  return { messages: rows.slice(0, input.limit).reverse().map(toMessageDTO), hasEarlier: rows.length > input.limit };
 }
 
 export type ConversationServices = ReturnType<typeof createConversationServices>;

@@ -8,6 +8,7 @@ export function emptySnapshot(conversationId: string, { lastSeq = 0, title = "t"
     agents: [],
     members: [],
     messages: [],
+    hasEarlierMessages: false,
     plans: [],
     forms: [],
     runs: [],

@@ -3,8 +3,9 @@ import { z } from "zod";
 import { COMMANDER_REPLY_MODES } from "../../core/addressing.ts";
 import { int32, storableText } from "../../core/text.ts";
 import { agentRoleSchema, attachmentSchema, formSchema, messageSchema, planSchema, runSchema, stepSchema } from "../dto.ts";
-import { MAX_CONVERSATION_TITLE_CHARS, MAX_MESSAGE_CHARS } from "../limits.ts";
+import { MAX_CONVERSATION_TITLE_CHARS, MAX_MESSAGE_CHARS, MAX_MESSAGE_PAGE } from "../limits.ts";
 import { defineRoute } from "./define.ts";
+import { queryInt } from "./query.ts";
 
 const handle = z.string().regex(/^[a-z0-9_-]{1,40}$/);
 
@@ -26,7 +27,10 @@ export const snapshotSchema = z.object({
   lastSeq: z.number(),
   agents: z.array(z.object({ id: z.string(), handle: z.string(), name: z.string(), role: agentRoleSchema, model: z.string() })),
   members: z.array(z.object({ id: z.string(), name: z.string(), email: z.string(), role: z.string() })),
+  /** the newest messages (at most SNAPSHOT_MESSAGES), oldest first */
   messages: z.array(messageSchema),
+  /** older messages exist: `earlierMessages` pages back through them */
+  hasEarlierMessages: z.boolean(),
   plans: z.array(planSchema),
   forms: z.array(formSchema),
   runs: z.array(runSchema),
@@ -124,6 +128,13 @@ export const conversationRoutes = {
     path: "/api/conversations/:conversationId/runs/:runId",
     body: z.object({ action: z.literal("stop") }),
     response: z.object({ stopped: z.enum(["run", "plan"]), planId: z.string().nullable() }),
+  }),
+  /** `?before=<message id>&limit=200`: the messages just before one already shown, oldest first */
+  earlierMessages: defineRoute({
+    method: "GET",
+    path: "/api/conversations/:conversationId/messages",
+    query: z.object({ before: z.string().min(1).max(128), limit: queryInt(1, MAX_MESSAGE_PAGE).optional() }),
+    response: z.object({ messages: z.array(messageSchema), hasEarlier: z.boolean() }),
   }),
   postMessage: defineRoute({
     method: "POST",

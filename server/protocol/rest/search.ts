@@ -1,6 +1,7 @@
 /** Full-text search over the messages of the caller's conversations (services/message-search.ts). */
 import { z } from "zod";
 import { defineRoute } from "./define.ts";
+import { queryInt } from "./query.ts";
 
 export const MAX_SEARCH_QUERY_CHARS = 200;
 export const DEFAULT_SEARCH_LIMIT = 20;
@@ -19,23 +20,6 @@ export const searchResultSchema = z.object({
   snippet: z.array(searchSegmentSchema),
 });
 export type SearchResultDTO = z.infer<typeof searchResultSchema>;
-
-/** An integer in a query string, digits only ("1e3" and " 7" are not integers), or a number from the typed client. */
-function queryInt(min: number, max: number) {
-  const message = `must be an integer from ${min} to ${max}`;
-  return z
-    .union(
-      [
-        z.number(),
-        z
-          .string()
-          .regex(/^-?\d{1,10}$/, message)
-          .transform(Number),
-      ],
-      { error: message },
-    )
-    .pipe(z.number().int(message).min(min, message).max(max, message));
-}
 
 export const searchRoutes = {
   /** `?q=words&limit=20`: web-search syntax ("a phrase", -not, or) */

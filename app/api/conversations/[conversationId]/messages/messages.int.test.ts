@@ -17,6 +17,9 @@ import type { SearchResultDTO } from "@/server/protocol/rest/search.ts";
 import * as messages from "./route.ts";
 import * as message from "./[messageId]/route.ts";
 import * as search from "@/app/api/search/route.ts";
+import * as conversationRoute from "../route.ts";
+import type { Snapshot } from "@/server/protocol/rest/conversations.ts";
+import { SNAPSHOT_MESSAGES } from "@/server/protocol/limits.ts";
 
 const pgUp = await postgresAvailable();
 if (!pgUp) console.warn("PostgreSQL at 127.0.0.1:5432 is unreachable: skipping the postgres message tests");
@@ -157,6 +160,67 @@ function suite(kind: "embedded" | "postgres") {
     expect(carolFinds.results.length).toBeGreaterThan(0);
     expect(new Set(carolFinds.results.map((r) => r.conversationId))).toEqual(new Set([carols]));
     expect((await find(ann, "delete")).results).toEqual([]);
+  });
+
+  it("a long conversation opens with its newest messages and pages back through the rest without gaps or repeats", async () => {
+    const long = (await fixture.services.createConversation({ title: "Months", agentHandles: [], userId: ann.id })).id;
+    await fixture.db.prisma.membership.create({ data: { conversationId: long, userId: bob.id, role: "member" } });
+    // 450 messages, three to each millisecond: a page's edge falls between messages made at the same moment
+    const start = Date.parse("2026-01-01T00:00:00Z");
+    await fixture.db.prisma.message.createMany({
+      data: Array.from({ length: 450 }, (_, i) => ({
+        conversationId: long,
+        authorKind: "user" as const,
+        authorUserId: ann.id,
+        body: `note ${i}`,
+        createdAt: new Date(start + Math.floor(i / 3)),
+      })),
+    });
+    const stored = await fixture.db.prisma.message.findMany({
+      where: { conversationId: long },
+      orderBy: [{ createdAt: "asc" }, { id: "asc" }],
+      select: { id: true },
+    });
+
+    const opened = await conversationRoute.GET(
+      browserRequest(`/api/conversations/${long}`, { cookie: bob.cookie }),
+      params({ conversationId: long }),
+    );
+    expect(opened.status).toBe(200);
+    const snapshot = (await opened.json()) as Snapshot;
+    expect(snapshot.messages.map((m) => m.id)).toEqual(stored.slice(-SNAPSHOT_MESSAGES).map((m) => m.id));
+    expect(snapshot.hasEarlierMessages).toBe(true);
+
+    const earlier = (as: TestAccount | null, query: string, conversationId = long) =>
+      messages.GET(
+        browserRequest(`/api/conversations/${conversationId}/messages?${query}`, { cookie: as?.cookie }),
+        params({ conversationId }),
+      );
+    let shown = snapshot.messages.map((m) => m.id);
+    const pages: number[] = [];
+    for (let more = true; more;) {
+      const response = await earlier(bob, `before=${shown[0]}&limit=${pages.length === 0 ? 150 : 200}`);
+      expect(response.status).toBe(200);
+      const page = (await response.json()) as { messages: MessageDTO[]; hasEarlier: boolean };
+      pages.push(page.messages.length);
+      shown = [...page.messages.map((m) => m.id), ...shown];
+      more = page.hasEarlier;
+    }
+    expect(pages).toEqual([150, 100]);
+    expect(shown).toEqual(stored.map((m) => m.id));
+
+    // members only; a cursor from another conversation or a bad limit is named, not guessed at
+    expect((await earlier(carol, `before=${shown[1]}`)).status).toBe(404);
+    expect((await earlier(null, `before=${shown[1]}`)).status).toBe(401);
+    const foreign = await post(carol, carols, "elsewhere");
+    const wrongCursor = await earlier(bob, `before=${foreign.id}`);
+    expect(wrongCursor.status).toBe(400);
+    expect(JSON.stringify(await wrongCursor.json())).toContain("before");
+    for (const query of [`before=${shown[1]}&limit=0`, `before=${shown[1]}&limit=201`, `before=${shown[1]}&limit=1e2`, "limit=5"]) {
+      const response = await earlier(bob, query);
+      expect(response.status, query).toBe(400);
+      expect(JSON.stringify(await response.json()), query).toMatch(query === "limit=5" ? /before/ : /limit/);
+    }
   });
 
   it("search refuses the anonymous and an empty query, and survives query syntax", async () => {

@@ -1,11 +1,20 @@
 import { enforceRate, handle, requireMember } from "@/server/auth/guards.ts";
 import { MESSAGE_RATE } from "@/server/auth/rate-limit.ts";
-import { readBody, respond } from "@/server/http/route-spec.ts";
+import { readBody, readQuery, respond } from "@/server/http/route-spec.ts";
 import { routes } from "@/server/protocol/rest/index.ts";
 import { getRuntime } from "@/server/runtime.ts";
 
 type Context = { params: Promise<{ conversationId: string }> };
 const spec = routes.conversations.postMessage;
+
+/** `?before=<message id>&limit=200`: a page of earlier messages, for members. */
+export const GET = handle(async (request: Request, context: Context) => {
+  const { conversationId } = await context.params;
+  const user = await requireMember(request, conversationId);
+  const query = readQuery(routes.conversations.earlierMessages, request);
+  const page = await getRuntime().services.getEarlierMessages({ actor: user, conversationId, ...query });
+  return respond(routes.conversations.earlierMessages, page);
+});
 
 export const POST = handle(async (request: Request, context: Context) => {
   const { conversationId } = await context.params;

@@ -1,0 +1,79 @@
+/**
+ * A conversation of months opens with its newest messages, not its whole history: the
+ * rest is a "Show earlier messages" away, the page the reader was on stays in place as
+ * earlier ones arrive above it, and a link to an old message pages back until it is there.
+ */
+import { expect, test } from "@playwright/test";
+import { ConversationPage } from "./pages/conversation-page.ts";
+import { adminContext } from "./support/accounts.ts";
+
+/** the snapshot's newest messages (SNAPSHOT_MESSAGES in server/protocol/limits.ts) */
+const NEWEST = 200;
+/** each step is two messages, the executor's mention and the agent's answer */
+const STEPS = 130;
+
+test("24. a long conversation opens at its newest messages and pages back through the rest", async ({ browser }) => {
+  test.setTimeout(180_000);
+  const { context, page } = await adminContext(browser);
+  const view = new ConversationPage(page);
+  const conversationId = await view.create(`A year of notes ${Date.now().toString(36)}`);
+  expect(
+    (await context.request.patch(`/api/conversations/${conversationId}`, { data: { commanderReplies: "when_addressed" } })).status(),
+  ).toBe(200);
+
+  // history through the public API: one plan of many small independent steps
+  const created = await context.request.post("/api/tokens", { data: { name: "history", scopes: ["read", "write"], expiresInDays: 1 } });
+  expect(created.status()).toBe(201);
+  const { token } = (await created.json()) as { token: string };
+  const assignees = ["researcher", "analyst", "writer"];
+  const steps = Array.from({ length: STEPS }, (_, i) => ({
+    index: i + 1,
+    title: `note ${i + 1}`,
+    assignee: assignees[i % 3],
+    input: `note ${i + 1}`,
+  }));
+  const submitted = await context.request.post(`/api/v1/conversations/${conversationId}/plans`, {
+    headers: { authorization: `Bearer ${token}` },
+    data: { title: "A year of notes", steps },
+  });
+  expect(submitted.status()).toBe(201);
+  await expect(view.planStatus).toHaveText("completed", { timeout: 150_000 });
+  const snapshot = (await (await context.request.get(`/api/conversations/${conversationId}`)).json()) as {
+    messages: { id: string }[];
+    hasEarlierMessages: boolean;
+  };
+  expect(snapshot.messages).toHaveLength(NEWEST);
+  expect(snapshot.hasEarlierMessages).toBe(true);
+
+  // opening it shows the newest, and the way back
+  await view.open(conversationId);
+  await expect(view.messages).toHaveCount(NEWEST);
+  const earlier = page.getByRole("button", { name: "Show earlier messages" });
+  const scroller = page.getByTestId("message-scroller");
+  await scroller.evaluate((element) => element.scrollTo({ top: 0 }));
+  await expect(earlier).toBeInViewport();
+  const firstShown = view.messages.first();
+  const firstId = await firstShown.getAttribute("data-id");
+  const topBefore = (await firstShown.boundingBox())!.y;
+
+  // by keyboard; what the reader was looking at stays where it was
+  await earlier.focus();
+  await page.keyboard.press("Enter");
+  await expect(earlier).toHaveCount(0);
+  const all = await view.messageIds();
+  expect(all.length).toBeGreaterThanOrEqual(STEPS * 2);
+  expect(new Set(all).size).toBe(all.length);
+  expect(all.slice(-NEWEST)).toEqual(snapshot.messages.map((message) => message.id));
+  const anchor = page.locator(`[data-id="${firstId}"]`);
+  expect(Math.abs((await anchor.boundingBox())!.y - topBefore)).toBeLessThan(40);
+  // a page of earlier messages is not "new" while scrolled up
+  await expect(page.getByTestId("unread-divider")).toHaveCount(0);
+
+  // a link to the oldest message (a search result), opened afresh, pages back to it and shows it
+  const linked = await context.newPage();
+  await linked.goto(`/c/${conversationId}#message-${all[0]}`);
+  const oldest = linked.locator(`[data-id="${all[0]}"]`);
+  await expect(oldest).toBeInViewport();
+  await expect(oldest).toHaveAttribute("data-highlighted", "true");
+  await context.close();
+});
