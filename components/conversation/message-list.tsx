@@ -33,6 +33,7 @@ export function MessageList({ currentUserId }: { currentUserId: string }) {
   useTabNotifications(currentUserId);
 
   const showEarlier = () => {
+    if (earlierPhase === "loading") return;
     const element = scroller.current;
     if (element) keepFromBottom.current = element.scrollHeight - element.scrollTop;
     pinned.current = false;
@@ -126,10 +127,11 @@ export function MessageList({ currentUserId }: { currentUserId: string }) {
             <button
               type="button"
               onClick={showEarlier}
-              disabled={earlier.state.phase === "loading"}
-              className="rounded-full border border-zinc-300 px-3 py-1 text-xs text-zinc-700 hover:bg-zinc-100 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-accent disabled:opacity-60 dark:border-zinc-700 dark:text-zinc-300 dark:hover:bg-zinc-800"
+              // not `disabled` while loading: a disabled button drops the keyboard's focus
+              aria-disabled={earlierPhase === "loading"}
+              className="rounded-full border border-zinc-300 px-3 py-1 text-xs text-zinc-700 hover:bg-zinc-100 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-accent aria-disabled:opacity-60 dark:border-zinc-700 dark:text-zinc-300 dark:hover:bg-zinc-800"
             >
-              {earlier.state.phase === "loading" ? "Loading earlier messages…" : "Show earlier messages"}
+              {earlierPhase === "loading" ? "Loading earlier messages…" : "Show earlier messages"}
             </button>
             {earlier.state.phase === "failed" ? (
               <p role="alert" className="text-xs text-red-700 dark:text-red-300">
