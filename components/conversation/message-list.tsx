@@ -27,9 +27,8 @@ export function MessageList({ currentUserId }: { currentUserId: string }) {
   const handledHash = useRef<string | null>(null);
   /** the scroller's distance from its bottom when earlier messages were asked for: kept as they arrive above */
   const keepFromBottom = useRef<number | null>(null);
-  const earlier = useEarlierMessages();
-  const { hasEarlier, loadEarlier } = earlier;
-  const earlierPhase = earlier.state.phase;
+  const { hasEarlier, state: earlier, loadEarlier } = useEarlierMessages();
+  const earlierPhase = earlier.phase;
   useTabNotifications(currentUserId);
 
   const showEarlier = () => {
@@ -133,9 +132,9 @@ export function MessageList({ currentUserId }: { currentUserId: string }) {
             >
               {earlierPhase === "loading" ? "Loading earlier messages…" : "Show earlier messages"}
             </button>
-            {earlier.state.phase === "failed" ? (
+            {earlier.phase === "failed" ? (
               <p role="alert" className="text-xs text-red-700 dark:text-red-300">
-                Could not load earlier messages: {earlier.state.reason}
+                Could not load earlier messages: {earlier.reason}
               </p>
             ) : null}
           </div>

@@ -191,10 +191,10 @@ function suite(kind: "embedded" | "postgres") {
     expect(snapshot.messages.map((m) => m.id)).toEqual(stored.slice(-SNAPSHOT_MESSAGES).map((m) => m.id));
     expect(snapshot.hasEarlierMessages).toBe(true);
 
-    const earlier = (as: TestAccount | null, query: string, conversationId = long) =>
+    const earlier = (as: TestAccount | null, query: string) =>
       messages.GET(
-        browserRequest(`/api/conversations/${conversationId}/messages?${query}`, { cookie: as?.cookie }),
-        params({ conversationId }),
+        browserRequest(`/api/conversations/${long}/messages?${query}`, { cookie: as?.cookie }),
+        params({ conversationId: long }),
       );
     let shown = snapshot.messages.map((m) => m.id);
     const pages: number[] = [];
