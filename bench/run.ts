@@ -4,6 +4,7 @@
  * server, dropped afterwards: see bench-database.ts). Figures, not assertions.
  *   overhead  — ms of orchestration per step on a 200-step chain whose steps take 0 ms
  *   makespan  — wall time / critical path on DAGs with known step times (1.00 is ideal)
+ *   open      — the snapshot a browser reads to open a conversation with that history
  * Before these in-process figures it prints the server-level table (bench/server-bench.ts).
  */
 import "./quiet-logs.ts";
@@ -17,6 +18,7 @@ import { createPrismaArtifactStore, createPrismaSessionStore } from "../server/a
 import { chain, criticalPathMs, diamondWithStraggler, randomDag, toPlan, type TimedStep } from "./dags.ts";
 import { benchServer } from "./server-bench.ts";
 import { growHistory } from "./history.ts";
+import { conversationOpenFigure } from "./conversation-open.ts";
 
 const UNBOUNDED = 1000;
 /** steps (and their runs) stored before the last chain: about a hundred 200-step plans */
@@ -73,6 +75,7 @@ async function benchDatabase(label: string, open: () => Promise<Database>) {
     console.log(
       `${label.padEnd(10)} overhead   200-step chain, 0 ms steps, scripted agent, ${history.toLocaleString("en")} steps of history: ${figure(await median(fixture))}`,
     );
+    console.log(`${label.padEnd(10)} open       ${await conversationOpenFigure(fixture)}`);
 
     const report = async (name: string, steps: TimedStep[]) => {
       const makespan = await runPlan(fixture, toPlan(name, steps, UNBOUNDED));

@@ -2,6 +2,8 @@
  * A conversation of months opens with its newest messages, not its whole history: the
  * rest is a "Show earlier messages" away, the page the reader was on stays in place as
  * earlier ones arrive above it, and a link to an old message pages back until it is there.
+ * An earlier plan comes without its steps, which are read when someone chooses it, and
+ * the cost shown is the server's sum of runs the browser was never sent.
  */
 import { expect, test } from "@playwright/test";
 import { ConversationPage } from "./pages/conversation-page.ts";
@@ -11,6 +13,10 @@ import { adminContext } from "./support/accounts.ts";
 const NEWEST = 200;
 /** each step is two messages, the executor's mention and the agent's answer */
 const STEPS = 130;
+
+/** a usage line that reads `tokens`, as formatUsage writes them (components/conversation/usage-totals.ts) */
+const usageLine = (tokens: number) =>
+  new RegExp(`^${(tokens >= 1_000 ? `${(tokens / 1_000).toFixed(1)}k` : String(tokens)).replace(".", "\\.")} tokens · \\$`);
 
 test("24. a long conversation opens at its newest messages and pages back through the rest", async ({ browser }) => {
   test.setTimeout(180_000);
@@ -25,6 +31,20 @@ test("24. a long conversation opens at its newest messages and pages back throug
   const created = await context.request.post("/api/tokens", { data: { name: "history", scopes: ["read", "write"], expiresInDays: 1 } });
   expect(created.status()).toBe(201);
   const { token } = (await created.json()) as { token: string };
+  const bearer = { authorization: `Bearer ${token}` };
+  const lastYear = await context.request.post(`/api/v1/conversations/${conversationId}/plans`, {
+    headers: bearer,
+    data: {
+      title: "Last year's plan",
+      steps: [
+        { index: 1, title: "gather", assignee: "researcher", input: "gather" },
+        { index: 2, title: "sum up", assignee: "writer", input: "sum up" },
+      ],
+    },
+  });
+  expect(lastYear.status()).toBe(201);
+  const earlierId = ((await lastYear.json()) as { id: string }).id;
+  await expect(view.planStatus).toHaveText("completed", { timeout: 60_000 });
   const assignees = ["researcher", "analyst", "writer"];
   const steps = Array.from({ length: STEPS }, (_, i) => ({
     index: i + 1,
@@ -33,17 +53,28 @@ test("24. a long conversation opens at its newest messages and pages back throug
     input: `note ${i + 1}`,
   }));
   const submitted = await context.request.post(`/api/v1/conversations/${conversationId}/plans`, {
-    headers: { authorization: `Bearer ${token}` },
+    headers: bearer,
     data: { title: "A year of notes", steps },
   });
   expect(submitted.status()).toBe(201);
+  const notesId = ((await submitted.json()) as { id: string }).id;
+  // the panel moves to the new plan (until then it shows the earlier one, completed)
+  await expect(page.getByRole("combobox", { name: "Choose a plan" })).toHaveValue(notesId);
   await expect(view.planStatus).toHaveText("completed", { timeout: 150_000 });
   const snapshot = (await (await context.request.get(`/api/conversations/${conversationId}`)).json()) as {
     messages: { id: string }[];
     hasEarlierMessages: boolean;
+    plans: { id: string; steps: unknown[] | null }[];
+    runs: unknown[];
   };
   expect(snapshot.messages).toHaveLength(NEWEST);
   expect(snapshot.hasEarlierMessages).toBe(true);
+  // the earlier plan ended and none of the newest messages is its own: no steps, and no ended runs
+  expect(snapshot.plans.map((plan) => [plan.id, plan.steps?.length ?? null])).toEqual([
+    [earlierId, null],
+    [notesId, STEPS],
+  ]);
+  expect(snapshot.runs).toEqual([]);
 
   // opening it shows the newest, and the way back
   await view.open(conversationId);
@@ -75,5 +106,22 @@ test("24. a long conversation opens at its newest messages and pages back throug
   const oldest = linked.locator(`[data-id="${all[0]}"]`);
   await expect(oldest).toBeInViewport();
   await expect(oldest).toHaveAttribute("data-highlighted", "true");
+
+  // the cost shown is what the server counts for every run, none of which the page was sent
+  const usageOf = async (planId: string) => {
+    const { usage } = (await (await context.request.get(`/api/v1/plans/${planId}`, { headers: bearer })).json()) as {
+      usage: { tokensIn: number; tokensOut: number };
+    };
+    return usage.tokensIn + usage.tokensOut;
+  };
+  const [earlierTokens, notesTokens] = [await usageOf(earlierId), await usageOf(notesId)];
+  expect(earlierTokens).toBeGreaterThan(0);
+  await expect(page.getByTestId("conversation-usage")).toHaveText(usageLine(earlierTokens + notesTokens));
+
+  // choosing the earlier plan reads its steps: its graph, progress and cost appear
+  await page.getByRole("combobox", { name: "Choose a plan" }).selectOption({ label: "Last year's plan" });
+  await expect(page.getByTestId("plan-progress")).toContainText("2 of 2 steps done");
+  await expect(page.getByTestId("plan-usage")).toHaveText(usageLine(earlierTokens));
+  await expect(view.planStatus).toHaveText("completed");
   await context.close();
 });

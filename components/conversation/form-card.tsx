@@ -16,7 +16,7 @@ export function FormCard({ formId }: { formId: string }) {
   // answer then resumes nothing, so the form is shown closed instead of inviting one
   const planStatus = useConversationStore((s) => (form?.planId ? s.plans[form.planId]?.status : undefined));
   const step = useConversationStore((s) =>
-    form?.planId && form.stepIndex !== null ? s.plans[form.planId]?.steps.find((x) => x.index === form.stepIndex) : undefined,
+    form?.planId && form.stepIndex !== null ? s.plans[form.planId]?.steps?.find((x) => x.index === form.stepIndex) : undefined,
   );
   const asker = useConversationStore((s) => s.messages.find((m) => m.formId === formId)?.author);
   const upsertForm = (next: FormDTO) => useConversationStore.setState((s) => ({ forms: { ...s.forms, [next.id]: next } }));

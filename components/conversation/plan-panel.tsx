@@ -1,6 +1,7 @@
 "use client";
 import { useCallback, useMemo, useState } from "react";
 import type { PlanDTO } from "@/server/protocol/dto.ts";
+import type { SnapshotPlan } from "@/server/protocol/rest/conversations.ts";
 import { api } from "../api-client.ts";
 import { useConversationStore } from "../stores/conversation-store.ts";
 import { Badge } from "../ui/badge.tsx";
@@ -10,6 +11,10 @@ import { PlanWorkspace } from "./plan-workspace.tsx";
 import { StepDrawer } from "./step-drawer.tsx";
 import { UsageLine } from "./usage-line.tsx";
 import { PLAN_STATUS_HINT, PLAN_TONE, stepTally } from "./step-status.ts";
+import { usePlanSteps } from "./use-plan-steps.ts";
+
+/** The plan's steps are here (the snapshot leaves an ended plan's out until someone opens it). */
+const hasSteps = (plan: SnapshotPlan): plan is PlanDTO => plan.steps !== null;
 
 /** The conversation's plans, newest first by default; the chosen one drawn as a live DAG. */
 export function PlanPanel({ conversationId }: { conversationId: string }) {
@@ -19,6 +24,7 @@ export function PlanPanel({ conversationId }: { conversationId: string }) {
   const [openStep, setOpenStep] = useState<number | null>(null);
   const plan = plans.find((p) => p.id === chosenId) ?? plans[0];
   const onOpenStep = useCallback((index: number) => setOpenStep(index), []);
+  const steps = usePlanSteps(conversationId, plan);
 
   if (!plan) {
     return (
@@ -58,14 +64,29 @@ export function PlanPanel({ conversationId }: { conversationId: string }) {
         <UsageLine planId={plan.id} />
         <PlanControls conversationId={conversationId} plan={plan} />
       </div>
-      <PlanProgress plan={plan} />
-      <PlanWorkspace key={plan.id} conversationId={conversationId} plan={plan} />
-      <div className="min-h-0 flex-1 overflow-y-auto">
-        <PlanGraph plan={plan} onOpenStep={onOpenStep} />
-      </div>
-      {openStep !== null ? (
-        <StepDrawer conversationId={conversationId} plan={plan} stepIndex={openStep} onClose={() => setOpenStep(null)} />
-      ) : null}
+      {hasSteps(plan) ? (
+        <>
+          <PlanProgress plan={plan} />
+          <PlanWorkspace key={plan.id} conversationId={conversationId} plan={plan} />
+          <div className="min-h-0 flex-1 overflow-y-auto">
+            <PlanGraph plan={plan} onOpenStep={onOpenStep} />
+          </div>
+          {openStep !== null ? (
+            <StepDrawer conversationId={conversationId} plan={plan} stepIndex={openStep} onClose={() => setOpenStep(null)} />
+          ) : null}
+        </>
+      ) : steps.failed ? (
+        <p role="alert" className="px-3 py-2 text-sm text-red-700 dark:text-red-400" data-testid="plan-steps-failed">
+          Could not read this plan&apos;s steps: {steps.failed}.{" "}
+          <button type="button" onClick={steps.retry} className="underline">
+            Try again
+          </button>
+        </p>
+      ) : (
+        <p role="status" className="px-3 py-2 text-sm text-zinc-500" data-testid="plan-steps-loading">
+          Loading the plan&apos;s steps…
+        </p>
+      )}
     </div>
   );
 }
@@ -105,7 +126,7 @@ function PlanProgress({ plan }: { plan: PlanDTO }) {
   );
 }
 
-function PlanControls({ conversationId, plan }: { conversationId: string; plan: PlanDTO }) {
+function PlanControls({ conversationId, plan }: { conversationId: string; plan: Pick<PlanDTO, "id" | "title" | "status"> }) {
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState("");
   if (plan.status !== "running" && plan.status !== "paused") return null;

@@ -1,12 +1,13 @@
 "use client";
 import { useMemo } from "react";
 import { useConversationStore } from "../stores/conversation-store.ts";
-import { ESTIMATED_NOTE, formatUsage, sumUsage } from "./usage-totals.ts";
+import { ESTIMATED_NOTE, formatUsage, usageOf } from "./usage-totals.ts";
 
-/** What a plan (with `planId`) or the whole conversation has cost so far, from the runs the client knows. */
+/** What a plan (with `planId`) or the whole conversation has cost so far (usageOf). */
 export function UsageLine({ planId, className = "" }: { planId?: string; className?: string }) {
   const runs = useConversationStore((s) => s.runs);
-  const total = useMemo(() => sumUsage(Object.values(runs), planId), [runs, planId]);
+  const endedUsage = useConversationStore((s) => s.endedUsage);
+  const total = useMemo(() => usageOf({ runs, endedUsage }, planId), [runs, endedUsage, planId]);
   if (total.runs === 0) return null;
   return (
     <span

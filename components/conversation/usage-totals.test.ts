@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { formatUsage, sumUsage } from "./usage-totals.ts";
+import { formatUsage, sumUsage, usageOf } from "./usage-totals.ts";
 
 const run = (planId: string | null, tokensIn: number, tokensOut: number, cost: number, usageEstimated = false) => ({
   planId,
@@ -24,5 +24,17 @@ describe("usage totals", () => {
     expect(formatUsage({ tokens: 42, cost: 0.0012, estimated: false })).toBe("42 tokens · $0.0012");
     expect(formatUsage({ tokens: 2_500_000, cost: 0, estimated: false })).toBe("2.5M tokens · $0");
     expect(formatUsage({ tokens: 42, cost: 0.0012, estimated: true })).toBe("≈ 42 tokens · $0.0012");
+  });
+  it("adds the ended runs the snapshot summed to the runs the client holds", () => {
+    const endedUsage = {
+      total: { tokens: 1_000, cost: 1, runs: 5, estimated: false },
+      byPlan: { p1: { tokens: 400, cost: 0.25, runs: 2, estimated: true } },
+    };
+    const held = Object.fromEntries(runs.map((entry, i) => [`r${i}`, entry]));
+    expect(usageOf({ runs: held, endedUsage })).toEqual({ tokens: 2_345, cost: 1.751, runs: 9, estimated: true });
+    expect(usageOf({ runs: held, endedUsage }, "p1")).toEqual({ tokens: 1_615, cost: 0.75, runs: 4, estimated: true });
+    // a plan with nothing ended yet is only its held runs
+    expect(usageOf({ runs: held, endedUsage }, "p2")).toEqual({ tokens: 10, cost: 0.25, runs: 1, estimated: true });
+    expect(usageOf({ runs: {}, endedUsage }, "absent")).toEqual({ tokens: 0, cost: 0, runs: 0, estimated: false });
   });
 });

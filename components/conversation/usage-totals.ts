@@ -1,12 +1,7 @@
 import type { RunDTO } from "@/server/protocol/dto.ts";
+import type { Snapshot, UsageTotal } from "@/server/protocol/rest/conversations.ts";
 
-export interface UsageTotal {
-  tokens: number;
-  cost: number;
-  runs: number;
-  /** some of it is estimated (a model call cut mid-stream reports no usage) */
-  estimated: boolean;
-}
+export type { UsageTotal };
 
 /** Tokens (in + out) and cost of the runs, optionally only a plan's (its planning call included). */
 export function sumUsage(
@@ -22,6 +17,31 @@ export function sumUsage(
     total.estimated ||= run.usageEstimated;
   }
   return total;
+}
+
+const NONE: UsageTotal = { tokens: 0, cost: 0, runs: 0, estimated: false };
+
+/**
+ * What a plan (with `planId`) or the whole conversation has cost so far: the runs that
+ * had ended when the snapshot was read, as the server summed them, plus the runs the
+ * client holds. No run is in both: the snapshot sends only runs not ended, an ended run
+ * never changes again, and events tell only of runs that change.
+ */
+export function usageOf(
+  state: {
+    runs: Record<string, Pick<RunDTO, "planId" | "tokensIn" | "tokensOut" | "cost" | "usageEstimated">>;
+    endedUsage: Snapshot["endedUsage"];
+  },
+  planId?: string,
+): UsageTotal {
+  const ended = planId === undefined ? state.endedUsage.total : (state.endedUsage.byPlan[planId] ?? NONE);
+  const held = sumUsage(Object.values(state.runs), planId);
+  return {
+    tokens: ended.tokens + held.tokens,
+    cost: ended.cost + held.cost,
+    runs: ended.runs + held.runs,
+    estimated: ended.estimated || held.estimated,
+  };
 }
 
 /** "12.3k tokens · $0.0412", or "≈ 12.3k tokens · $0.0412" when part of it is estimated */

@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { ConversationEventDTO } from "@/server/protocol/events.ts";
-import type { MessageDTO } from "@/server/protocol/dto.ts";
+import type { MessageDTO, PlanDTO, StepDTO } from "@/server/protocol/dto.ts";
 import { useConversationStore } from "./conversation-store.ts";
 import { emptySnapshot } from "@/server/testing/empty-snapshot.ts";
 
@@ -185,5 +185,48 @@ describe("live run status", () => {
     expect(state.messages.map((m) => m.id)).toEqual(["m1", "m2", "m3"]);
     expect(state.messages[2].body).toBe("edited");
     expect(state.hasEarlierMessages).toBe(false);
+  });
+
+  describe("a plan sent without its steps", () => {
+    const step = (index: number, status: StepDTO["status"]) => ({ index, status, title: `step ${index}` }) as StepDTO;
+    const plan = (steps: StepDTO[]): PlanDTO => ({
+      id: "p1",
+      conversationId,
+      title: "Old",
+      status: "completed",
+      maxParallel: 4,
+      request: "",
+      createdAt: "2026-01-01T00:00:00Z",
+      endedAt: "2026-01-01T00:01:00Z",
+      steps,
+    });
+    beforeEach(() => {
+      useConversationStore.getState().load({ ...emptySnapshot(conversationId), plans: [{ ...plan([]), steps: null }] });
+    });
+
+    it("takes its steps once read, for its own conversation only, and never over steps already held", () => {
+      const store = useConversationStore.getState();
+      store.setPlanSteps({ ...plan([step(1, "done")]), conversationId: "elsewhere" });
+      expect(useConversationStore.getState().plans.p1.steps).toBeNull();
+      store.setPlanSteps(plan([step(1, "done"), step(2, "skipped")]));
+      expect(useConversationStore.getState().plans.p1.steps?.map((s) => s.status)).toEqual(["done", "skipped"]);
+      store.setPlanSteps(plan([step(1, "failed")]));
+      expect(useConversationStore.getState().plans.p1.steps?.map((s) => s.status)).toEqual(["done", "skipped"]);
+    });
+
+    it("a step event for it does not make a partial list of steps", () => {
+      const event: ConversationEventDTO = {
+        v: 1,
+        conversationId,
+        seq: 1,
+        type: "step-updated",
+        payload: { planId: "p1", step: step(2, "done") },
+        createdAt: "",
+      };
+      expect(useConversationStore.getState().applyEvents([event])).toBe(false);
+      const state = useConversationStore.getState();
+      expect(state.lastSeq).toBe(1);
+      expect(state.plans.p1.steps).toBeNull();
+    });
   });
 });

@@ -8,7 +8,7 @@
 import { create } from "zustand";
 import type { ConversationEventDTO, ConversationEventPayloads, ConversationEventType, RunDelta } from "@/server/protocol/events.ts";
 import type { AgentRole, FormDTO, MessageDTO, PlanDTO, RunDTO } from "@/server/protocol/dto.ts";
-import type { Snapshot } from "@/server/protocol/rest/conversations.ts";
+import type { Snapshot, SnapshotPlan } from "@/server/protocol/rest/conversations.ts";
 
 export interface AgentInfo {
   id: string;
@@ -27,9 +27,13 @@ export interface ConversationData {
   messages: MessageDTO[];
   /** older messages are on the server, not here */
   hasEarlierMessages: boolean;
-  plans: Record<string, PlanDTO>;
+  /** every plan; `steps` is null for an ended plan whose steps were not read yet (`setPlanSteps`) */
+  plans: Record<string, SnapshotPlan>;
   forms: Record<string, FormDTO>;
+  /** the runs not ended when the snapshot was read, and every run an event told of since */
   runs: Record<string, RunDTO>;
+  /** what the runs that had ended by the snapshot cost (they are not in `runs`) */
+  endedUsage: Snapshot["endedUsage"];
   /** streaming text of live runs, by run id (never stored server-side) */
   streams: Record<string, string>;
   /** what a live run is waiting for, by run id (never stored server-side) */
@@ -45,6 +49,8 @@ interface ConversationActions {
   appendDelta: (delta: RunDelta) => void;
   setRunStatus: (status: { conversationId: string; runId: string; text: string | null }) => void;
   upsertMessage: (message: MessageDTO) => void;
+  /** the steps of a plan the snapshot sent without them, as read later; a plan of another conversation changes nothing */
+  setPlanSteps: (plan: PlanDTO) => void;
   /**
    * A page of earlier messages put before those shown. Messages already here (a copy in
    * both) keep this store's version, which events may have changed since the page was
@@ -72,6 +78,7 @@ const EMPTY: ConversationData = {
   plans: {},
   forms: {},
   runs: {},
+  endedUsage: { total: { tokens: 0, cost: 0, runs: 0, estimated: false }, byPlan: {} },
   streams: {},
   runStatus: {},
   pending: {},
@@ -123,7 +130,8 @@ const reducers: { [K in ConversationEventType]: Reducer<K> } = {
   },
   "step-updated": (state, { planId, step }) => {
     const plan = state.plans[planId];
-    if (!plan) return {};
+    // steps not read yet are read whole when someone opens the plan; an ended plan's do not change
+    if (!plan?.steps) return {};
     const exists = plan.steps.some((s) => s.index === step.index);
     const steps = exists
       ? plan.steps.map((s) => (s.index === step.index ? step : s))
@@ -168,6 +176,7 @@ export const createConversationStore = () =>
         plans: Object.fromEntries(snapshot.plans.map((plan) => [plan.id, plan])),
         forms: Object.fromEntries(snapshot.forms.map((form) => [form.id, form])),
         runs: Object.fromEntries(snapshot.runs.map((run) => [run.id, run])),
+        endedUsage: snapshot.endedUsage,
       });
     },
     applyEvents(events) {
@@ -208,6 +217,12 @@ export const createConversationStore = () =>
       const state = get();
       if (message.conversationId !== state.conversationId) return;
       set({ messages: insertMessage(state.messages, message) });
+    },
+    setPlanSteps(plan) {
+      const state = get();
+      const known = state.plans[plan.id];
+      if (plan.conversationId !== state.conversationId || !known || known.steps) return;
+      set({ plans: { ...state.plans, [plan.id]: { ...known, steps: plan.steps } } });
     },
     prependMessages({ conversationId, messages, hasEarlier }) {
       const state = get();

@@ -2,7 +2,7 @@
  * Small predicates over the closed status unions, so every module asks the same
  * question the same way instead of repeating lists of statuses.
  */
-import type { PlanStatus, StepStatus } from "./types.ts";
+import type { PlanStatus, RunStatus, StepStatus } from "./types.ts";
 
 /** A step that will not change again unless someone intervenes (retry, skip). */
 export function isTerminalStep(status: StepStatus): boolean {
@@ -22,4 +22,14 @@ export function isLiveStep(status: StepStatus): boolean {
 /** The plan has ended; events for it are ignored. */
 export function isTerminalPlan(status: PlanStatus): boolean {
   return status === "completed" || status === "partial" || status === "failed" || status === "cancelled";
+}
+
+/**
+ * Runs in these statuses never change again, so their usage is final. A blocked run
+ * is not among them: its form's answer or its plan's end still changes it.
+ */
+export const ENDED_RUN_STATUSES = ["succeeded", "failed", "cancelled", "lost"] as const satisfies readonly RunStatus[];
+
+export function isEndedRun(status: RunStatus): boolean {
+  return (ENDED_RUN_STATUSES as readonly RunStatus[]).includes(status);
 }

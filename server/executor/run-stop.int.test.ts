@@ -117,10 +117,11 @@ it("usage of a cut stream is stored marked as estimated, and sent so to the brow
   const run = await fixture.db.prisma.run.findFirstOrThrow({ where: { triggerMessageId: message.id } });
   expect(run).toMatchObject({ status: "succeeded", tokensIn: 120, tokensOut: 30, usageEstimated: true });
   expect(runUpdates(run.id).at(-1)).toMatchObject({ status: "succeeded", usageEstimated: true });
-  // a reload reads the mark from the row
+  // a reload reads the mark from the rows: the snapshot sums ended runs rather than sending them
   const snapshot = await fixture.services.getSnapshot({ actor: member, conversationId: fixture.conversationId });
-  expect(snapshot.runs.find((candidate) => candidate.id === run.id)).toMatchObject({ usageEstimated: true, tokensIn: 120 });
-  // a run whose usage was reported in full is not marked
-  const counted = await fixture.db.prisma.run.findFirstOrThrow({ where: { status: "succeeded", usageEstimated: false } });
-  expect(snapshot.runs.find((candidate) => candidate.id === counted.id)?.usageEstimated).toBe(false);
+  expect(snapshot.runs.some((candidate) => candidate.id === run.id)).toBe(false);
+  expect(snapshot.endedUsage.total.estimated).toBe(true);
+  // a plan whose usage was reported in full is not marked: planning 1000 in / 200 out / 0.5, the step 10 in / 5 out
+  const costed = await fixture.db.prisma.plan.findFirstOrThrow({ where: { title: "Costed" } });
+  expect(snapshot.endedUsage.byPlan[costed.id]).toMatchObject({ tokens: 1_215, cost: 0.5, estimated: false });
 });

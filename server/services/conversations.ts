@@ -6,13 +6,15 @@
  */
 import { createHash } from "node:crypto";
 import type { PrismaClient } from "../generated/prisma/client.ts";
-import { formInclude, messageInclude, toFormDTO, toMessageDTO, toPlanDTO, toRunDTO } from "../adapters/prisma/serializers.ts";
+import { toPlanDTO, toRunDTO } from "../adapters/prisma/serializers.ts";
 import { BatonError, invalidInput, notFound } from "../executor/errors.ts";
-import type { AttachmentDTO, MessageDTO, PlanDTO } from "../protocol/dto.ts";
-import { MAX_MESSAGE_PAGE, MAX_UPLOAD_BYTES, SNAPSHOT_MESSAGES } from "../protocol/limits.ts";
+import type { AttachmentDTO, PlanDTO } from "../protocol/dto.ts";
+import { MAX_MESSAGE_PAGE, MAX_UPLOAD_BYTES } from "../protocol/limits.ts";
+import type { Snapshot } from "../protocol/rest/conversations.ts";
+import { messagesBefore, readSnapshot } from "./conversation-snapshot.ts";
 import { computePlanMetrics, type PlanMetrics } from "./plan-metrics.ts";
 import { assertMember, assertOwner, assertPlanMember, type Actor } from "../auth/actor.ts";
-import { isCommanderReplyMode, type CommanderReplyMode } from "../core/addressing.ts";
+import type { CommanderReplyMode } from "../core/addressing.ts";
 
 export function createConversationServices(prisma: PrismaClient) {
   return {
@@ -61,7 +63,6 @@ export function createConversationServices(prisma: PrismaClient) {
       });
     },
 
-    /** Everything a client needs to draw a conversation, with the seq it is consistent with. */
     /** When the commander answers messages that address no agent (core/addressing.ts). */
     async setCommanderReplies(input: { actor: Actor | null; conversationId: string; mode: CommanderReplyMode }) {
       await assertOwner(prisma, input.actor, input.conversationId);
@@ -69,45 +70,22 @@ export function createConversationServices(prisma: PrismaClient) {
       return { commanderReplies: input.mode };
     },
 
-    async getSnapshot(input: { actor: Actor | null; conversationId: string }) {
+    /** Everything a client needs to draw a conversation, with the seq it is consistent with (conversation-snapshot.ts). */
+    async getSnapshot(input: { actor: Actor | null; conversationId: string }): Promise<Snapshot> {
       await assertMember(prisma, input.actor, input.conversationId);
-      // One transaction: the snapshot and lastSeq must describe the same moment.
-      return prisma.$transaction(async (tx) => {
-        const conversation = await tx.conversation.findUnique({
-          where: { id: input.conversationId },
-          include: {
-            agents: { include: { agent: { select: { id: true, handle: true, name: true, role: true, model: true } } } },
-            memberships: { include: { user: { select: { id: true, name: true, email: true } } } },
-          },
-        });
-        if (!conversation) throw notFound("conversation");
-        const [newest, plans, forms, runs] = await Promise.all([
-          messagesBefore(tx, { conversationId: conversation.id, limit: SNAPSHOT_MESSAGES }),
-          tx.plan.findMany({ where: { conversationId: conversation.id }, orderBy: { createdAt: "asc" }, include: { steps: true } }),
-          tx.form.findMany({ where: { conversationId: conversation.id }, include: { ...formInclude } }),
-          tx.run.findMany({
-            where: { conversationId: conversation.id },
-            orderBy: { createdAt: "asc" },
-            include: { agent: { select: { handle: true } }, step: { select: { index: true } } },
-          }),
-        ]);
-        const stepIndexById = new Map(plans.flatMap((plan) => plan.steps.map((step) => [step.id, step.index] as const)));
-        return {
-          conversation: {
-            id: conversation.id,
-            title: conversation.title,
-            commanderReplies: isCommanderReplyMode(conversation.commanderReplies) ? conversation.commanderReplies : "auto",
-          },
-          lastSeq: conversation.lastSeq,
-          agents: conversation.agents.map((entry) => entry.agent),
-          members: conversation.memberships.map((entry) => ({ ...entry.user, role: entry.role })),
-          messages: newest.messages,
-          hasEarlierMessages: newest.hasEarlier,
-          plans: plans.map(toPlanDTO),
-          forms: forms.map((form) => toFormDTO(form, form.stepId ? (stepIndexById.get(form.stepId) ?? null) : null)),
-          runs: runs.map((run) => toRunDTO(run, { agentHandle: run.agent?.handle ?? null, stepIndex: run.step?.index ?? null })),
-        };
+      // one transaction: the snapshot and lastSeq must describe the same moment
+      return prisma.$transaction((tx) => readSnapshot(tx, input.conversationId));
+    },
+
+    /** A plan with its steps, for one the snapshot sent without them; a plan of another conversation is not found. */
+    async getConversationPlan(input: { actor: Actor | null; conversationId: string; planId: string }): Promise<PlanDTO> {
+      await assertMember(prisma, input.actor, input.conversationId);
+      const plan = await prisma.plan.findFirst({
+        where: { id: input.planId, conversationId: input.conversationId },
+        include: { steps: { orderBy: { index: "asc" } } },
       });
+      if (!plan) throw notFound("plan");
+      return toPlanDTO(plan);
     },
 
     /** The messages just before `before` (a message of the conversation), oldest first: a page back in a long conversation. */
@@ -230,28 +208,6 @@ export function createConversationServices(prisma: PrismaClient) {
       return artifact;
     },
   };
-}
-
-/**
- * Up to `limit` of a conversation's messages, the newest ones (before `before`, when
- * given), oldest first; `hasEarlier` when older ones remain. Ordered by time, then id,
- * so messages made in the same millisecond page without gaps or repeats.
- */
-async function messagesBefore(
-  db: Pick<PrismaClient, "message">,
-  input: { conversationId: string; limit: number; before?: { id: string; createdAt: Date } },
-): Promise<{ messages: MessageDTO[]; hasEarlier: boolean }> {
-  const { before } = input;
-  const rows = await db.message.findMany({
-    where: {
-      conversationId: input.conversationId,
-      ...(before && { OR: [{ createdAt: { lt: before.createdAt } }, { createdAt: before.createdAt, id: { lt: before.id } }] }),
-    },
-    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
-    take: input.limit + 1,
-    include: messageInclude,
-  });
-  return { messages: rows.slice(0, input.limit).reverse().map(toMessageDTO), hasEarlier: rows.length > input.limit };
 }
 
 export type ConversationServices = ReturnType<typeof createConversationServices>;

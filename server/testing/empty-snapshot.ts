@@ -12,5 +12,6 @@ export function emptySnapshot(conversationId: string, { lastSeq = 0, title = "t"
     plans: [],
     forms: [],
     runs: [],
+    endedUsage: { total: { tokens: 0, cost: 0, runs: 0, estimated: false }, byPlan: {} },
   };
 }

@@ -21,6 +21,19 @@ export const conversationSummarySchema = z.object({
 });
 export type ConversationSummary = z.infer<typeof conversationSummarySchema>;
 
+/** Tokens (in + out), cost and count of runs; `estimated` when part of it is (a model call cut mid-stream reports no usage). */
+export const usageTotalSchema = z.object({ tokens: z.number(), cost: z.number(), runs: z.number(), estimated: z.boolean() });
+export type UsageTotal = z.infer<typeof usageTotalSchema>;
+
+/**
+ * A plan as the snapshot sends it. Its steps come with it when the plan is still going,
+ * is the newest, or one of the newest messages belongs to it; otherwise `steps` is null
+ * and `plan` reads them when someone chooses the plan (an ended plan's steps no longer
+ * change, so no event is missed meanwhile).
+ */
+export const snapshotPlanSchema = planSchema.extend({ steps: z.array(stepSchema).nullable() });
+export type SnapshotPlan = z.infer<typeof snapshotPlanSchema>;
+
 export const snapshotSchema = z.object({
   conversation: z.object({ id: z.string(), title: z.string(), commanderReplies: z.enum(COMMANDER_REPLY_MODES) }),
   /** the seq the snapshot is consistent with; events after it are replayed */
@@ -31,9 +44,13 @@ export const snapshotSchema = z.object({
   messages: z.array(messageSchema),
   /** older messages exist: `earlierMessages` pages back through them */
   hasEarlierMessages: z.boolean(),
-  plans: z.array(planSchema),
+  /** every plan, oldest first; the steps of some (see snapshotPlanSchema) */
+  plans: z.array(snapshotPlanSchema),
   forms: z.array(formSchema),
+  /** the runs that had not ended (queued, running, blocked); the rest are counted in `endedUsage` */
   runs: z.array(runSchema),
+  /** what the runs that had ended cost, in all and by plan (a plan's planning call included) */
+  endedUsage: z.object({ total: usageTotalSchema, byPlan: z.record(z.string(), usageTotalSchema) }),
 });
 export type Snapshot = z.infer<typeof snapshotSchema>;
 
@@ -175,6 +192,12 @@ export const conversationRoutes = {
       plan: z.object({ id: z.string(), status: planSchema.shape.status }),
       step: stepSchema.nullable(),
     }),
+  }),
+  /** a plan with its steps, for one the snapshot sent without them */
+  plan: defineRoute({
+    method: "GET",
+    path: "/api/conversations/:conversationId/plans/:planId",
+    response: z.object({ plan: planSchema }),
   }),
   stepDetail: defineRoute({
     method: "GET",

@@ -6,6 +6,14 @@ import { getRuntime } from "@/server/runtime.ts";
 type Context = { params: Promise<{ conversationId: string; planId: string }> };
 const spec = routes.conversations.controlPlan;
 
+/** A plan with its steps, for members: the snapshot leaves an ended plan's steps out until someone opens it. */
+export const GET = handle(async (request: Request, context: Context) => {
+  const { conversationId, planId } = await context.params;
+  const user = await requireMember(request, conversationId);
+  const plan = await getRuntime().services.getConversationPlan({ actor: user, conversationId, planId });
+  return respond(routes.conversations.plan, { plan });
+});
+
 /**
  * Member controls: cancel a plan, retry or skip a failed step. Answers with what the
  * executor did: 200 with the plan's status and the step, 409 naming why the control
