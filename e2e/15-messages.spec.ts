@@ -109,6 +109,7 @@ test("15. messages: copy, edit, delete, line breaks, angle brackets, drafts, sea
   await expect(target).toHaveAttribute("data-id", linesId ?? "");
   await expect(target).toContainText(`first line ${tag}, edited`);
   await expect(target).toBeInViewport();
+  await expect(target).toBeFocused();
   // the other member's search finds it too; an outsider's finds nothing
   const outsider = await invitedContext(browser, page, "Otto");
   const found = await outsider.context.request.get(`/api/search?q=${tag}`);

@@ -106,6 +106,8 @@ test("24. a long conversation opens at its newest messages and pages back throug
   const oldest = linked.locator(`[data-id="${all[0]}"]`);
   await expect(oldest).toBeInViewport();
   await expect(oldest).toHaveAttribute("data-highlighted", "true");
+  // and the keyboard starts there
+  await expect(oldest).toBeFocused();
 
   // the cost shown is what the server counts for every run, none of which the page was sent
   const usageOf = async (planId: string) => {

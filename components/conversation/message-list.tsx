@@ -88,12 +88,16 @@ export function MessageList({ currentUserId }: { currentUserId: string }) {
       setAtBottom(false);
       setHighlighted(match[1]);
       target.scrollIntoView({ block: "center" });
-      target.focus({ preventScroll: true });
     };
     open();
     window.addEventListener("hashchange", open);
     return () => window.removeEventListener("hashchange", open);
   }, [messages, hasEarlier, earlierPhase, loadEarlier]);
+
+  // focus moves to the linked message once it is focusable (its tabIndex comes with the highlight), so keyboard and screen reader start there
+  useEffect(() => {
+    if (highlighted) document.getElementById(`message-${highlighted}`)?.focus({ preventScroll: true });
+  }, [highlighted]);
 
   const onScroll = () => {
     const element = scroller.current;
