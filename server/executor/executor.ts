@@ -144,14 +144,15 @@ export class Executor {
         if (!members.some((agent) => agent.handle === handle))
           throw invalidInput(`mentions: @${handle} is not an agent in this conversation`);
       }
-      const [people, workspaceAgents, conversation] = await Promise.all([
-        tx.membership.findMany({
-          where: { conversationId: input.conversationId, user: { email: { not: API_USER_EMAIL } } },
-          select: { user: { select: { name: true } } },
-        }),
-        tx.agent.findMany({ select: { handle: true } }),
-        tx.conversation.findUniqueOrThrow({ where: { id: input.conversationId }, select: { commanderReplies: true } }),
-      ]);
+      const people = await tx.membership.findMany({
+        where: { conversationId: input.conversationId, user: { email: { not: API_USER_EMAIL } } },
+        select: { user: { select: { name: true } } },
+      });
+      const workspaceAgents = await tx.agent.findMany({ select: { handle: true } });
+      const conversation = await tx.conversation.findUniqueOrThrow({
+        where: { id: input.conversationId },
+        select: { commanderReplies: true },
+      });
       const typed = resolveMentions(body, {
         conversationAgents: members.map((agent) => agent.handle),
         people: people.flatMap((member) => personHandles(member.user.name)),

@@ -82,10 +82,8 @@ export function createConversationManageServices(prisma: PrismaClient, notifier:
       const userIds = await prisma.$transaction(async (tx) => {
         // serialise with membership changes and plan starts of this conversation
         await tx.$executeRaw`SELECT 1 FROM "Conversation" WHERE id = ${conversationId} FOR UPDATE`;
-        const [livePlans, liveRuns] = await Promise.all([
-          tx.plan.count({ where: { conversationId, status: { in: ["running", "paused"] } } }),
-          tx.run.count({ where: { conversationId, status: { in: ["queued", "running"] } } }),
-        ]);
+        const livePlans = await tx.plan.count({ where: { conversationId, status: { in: ["running", "paused"] } } });
+        const liveRuns = await tx.run.count({ where: { conversationId, status: { in: ["queued", "running"] } } });
         if (livePlans > 0) throw new BatonError("conflict", "A plan is still running here: cancel it before deleting the conversation.");
         if (liveRuns > 0)
           throw new BatonError("conflict", "An agent is still answering here: wait for it before deleting the conversation.");

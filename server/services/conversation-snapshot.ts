@@ -24,18 +24,23 @@ export async function readSnapshot(tx: Prisma.TransactionClient, conversationId:
   });
   if (!conversation) throw notFound("conversation");
   const ended = { conversationId, status: { in: [...ENDED_RUN_STATUSES] } };
-  const [newest, plans, forms, runs, usage, estimated] = await Promise.all([
-    messagesBefore(tx, { conversationId, limit: SNAPSHOT_MESSAGES }),
-    tx.plan.findMany({ where: { conversationId }, orderBy: { createdAt: "asc" } }),
-    tx.form.findMany({ where: { conversationId }, include: formInclude }),
-    tx.run.findMany({
-      where: { conversationId, status: { notIn: [...ENDED_RUN_STATUSES] } },
-      orderBy: { createdAt: "asc" },
-      include: { agent: { select: { handle: true } }, step: { select: { index: true } } },
-    }),
-    tx.run.groupBy({ by: ["planId"], where: ended, _sum: { tokensIn: true, tokensOut: true, cost: true }, _count: { _all: true } }),
-    tx.run.groupBy({ by: ["planId"], where: { ...ended, usageEstimated: true }, _count: { _all: true } }),
-  ]);
+  // one after another: a transaction is one connection, which runs one statement at a time
+  // anyway (and PostgreSQL's driver refuses a second while the first runs from its next version)
+  const newest = await messagesBefore(tx, { conversationId, limit: SNAPSHOT_MESSAGES });
+  const plans = await tx.plan.findMany({ where: { conversationId }, orderBy: { createdAt: "asc" } });
+  const forms = await tx.form.findMany({ where: { conversationId }, include: formInclude });
+  const runs = await tx.run.findMany({
+    where: { conversationId, status: { notIn: [...ENDED_RUN_STATUSES] } },
+    orderBy: { createdAt: "asc" },
+    include: { agent: { select: { handle: true } }, step: { select: { index: true } } },
+  });
+  const usage = await tx.run.groupBy({
+    by: ["planId"],
+    where: ended,
+    _sum: { tokensIn: true, tokensOut: true, cost: true },
+    _count: { _all: true },
+  });
+  const estimated = await tx.run.groupBy({ by: ["planId"], where: { ...ended, usageEstimated: true }, _count: { _all: true } });
 
   // steps of the plans a reader sees first: the ones still going, the newest (the plan
   // panel's default) and those the newest messages belong to
@@ -44,10 +49,8 @@ export async function readSnapshot(tx: Prisma.TransactionClient, conversationId:
     plans.filter((plan, at) => !isTerminalPlan(plan.status) || at === plans.length - 1 || shown.has(plan.id)).map((plan) => plan.id),
   );
   const formStepIds = forms.flatMap((form) => (form.stepId ? [form.stepId] : []));
-  const [steps, formSteps] = await Promise.all([
-    tx.planStep.findMany({ where: { planId: { in: [...withSteps] } }, orderBy: { index: "asc" } }),
-    tx.planStep.findMany({ where: { id: { in: formStepIds } }, select: { id: true, index: true } }),
-  ]);
+  const steps = await tx.planStep.findMany({ where: { planId: { in: [...withSteps] } }, orderBy: { index: "asc" } });
+  const formSteps = await tx.planStep.findMany({ where: { id: { in: formStepIds } }, select: { id: true, index: true } });
   const formStepIndex = new Map(formSteps.map((step) => [step.id, step.index]));
   const stepsByPlan = new Map<string, typeof steps>();
   for (const step of steps) {

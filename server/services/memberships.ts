@@ -205,10 +205,8 @@ export function createMembershipServices(prisma: PrismaClient, notifier: Members
         const target = await tx.membership.findUnique({ where: { conversationId_userId: { conversationId, userId } } });
         if (!target) throw new BatonError("not_found", "That person is not in this conversation.");
         if (target.role === "owner") {
-          const [owners, people] = await Promise.all([
-            tx.membership.count({ where: { conversationId, role: "owner" } }),
-            tx.membership.count({ where: { conversationId } }),
-          ]);
+          const owners = await tx.membership.count({ where: { conversationId, role: "owner" } });
+          const people = await tx.membership.count({ where: { conversationId } });
           if (owners === 1 && people > 1) {
             throw conflict(
               leaving
