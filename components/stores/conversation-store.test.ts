@@ -1,6 +1,6 @@
 import { beforeEach, describe, expect, it } from "vitest";
 import type { ConversationEventDTO } from "@/server/protocol/events.ts";
-import type { MessageDTO, PlanDTO, StepDTO } from "@/server/protocol/dto.ts";
+import type { FormDTO, MessageDTO, PlanDTO, StepDTO } from "@/server/protocol/dto.ts";
 import { useConversationStore } from "./conversation-store.ts";
 import { emptySnapshot } from "@/server/testing/empty-snapshot.ts";
 
@@ -178,13 +178,29 @@ describe("live run status", () => {
     const edited = { ...message("m3", "2026-01-01T00:00:03Z"), body: "edited", editedAt: "2026-01-01T00:01:00Z" };
     store.applyEvents([{ v: 1, conversationId, seq: 1, type: "message-edited", payload: { message: edited }, createdAt: "" }]);
     const page = [message("m1", "2026-01-01T00:00:01Z"), message("m2", "2026-01-01T00:00:02Z"), message("m3", "2026-01-01T00:00:03Z")];
-    store.prependMessages({ conversationId: "elsewhere", messages: page, hasEarlier: false });
+    store.prependMessages({ conversationId: "elsewhere", messages: page, hasEarlier: false, forms: [] });
     expect(useConversationStore.getState().messages.map((m) => m.id)).toEqual(["m3"]);
-    store.prependMessages({ conversationId, messages: page, hasEarlier: false });
+    store.prependMessages({ conversationId, messages: page, hasEarlier: false, forms: [] });
     const state = useConversationStore.getState();
     expect(state.messages.map((m) => m.id)).toEqual(["m1", "m2", "m3"]);
     expect(state.messages[2].body).toBe("edited");
     expect(state.hasEarlierMessages).toBe(false);
+  });
+
+  it("takes the forms a page of earlier messages shows; a form it already holds keeps its own copy", () => {
+    const form = (id: string, status: FormDTO["status"]) => ({ id, conversationId, status, planId: null, stepIndex: null }) as FormDTO;
+    const store = useConversationStore.getState();
+    store.load({ ...emptySnapshot(conversationId), messages: [message("m3", "2026-01-01T00:00:03Z")], hasEarlierMessages: true });
+    // f2 was answered after the page was read: the event's copy stays
+    store.applyEvents([{ v: 1, conversationId, seq: 1, type: "form-answered", payload: { form: form("f2", "answered") }, createdAt: "" }]);
+    const page = { messages: [message("m1", "2026-01-01T00:00:01Z")], hasEarlier: false };
+    store.prependMessages({ conversationId: "elsewhere", ...page, forms: [form("f1", "answered")] });
+    expect(useConversationStore.getState().forms).not.toHaveProperty("f1");
+    store.prependMessages({ conversationId, ...page, forms: [form("f1", "cancelled"), form("f2", "open")] });
+    const { forms } = useConversationStore.getState();
+    expect(Object.keys(forms).sort()).toEqual(["f1", "f2"]);
+    expect(forms.f1.status).toBe("cancelled");
+    expect(forms.f2.status).toBe("answered");
   });
 
   describe("a plan sent without its steps", () => {

@@ -56,7 +56,7 @@ interface ConversationActions {
    * both) keep this store's version, which events may have changed since the page was
    * read; a page for another conversation changes nothing.
    */
-  prependMessages: (page: { conversationId: string; messages: MessageDTO[]; hasEarlier: boolean }) => void;
+  prependMessages: (page: { conversationId: string; messages: MessageDTO[]; hasEarlier: boolean; forms: FormDTO[] }) => void;
   /**
    * The conversation's people and agents as the server lists them now (after
    * `members-changed`: someone added or removed an agent or a person). An answer for
@@ -224,11 +224,17 @@ export const createConversationStore = () =>
       if (plan.conversationId !== state.conversationId || !known || known.steps) return;
       set({ plans: { ...state.plans, [plan.id]: { ...known, steps: plan.steps } } });
     },
-    prependMessages({ conversationId, messages, hasEarlier }) {
+    prependMessages({ conversationId, messages, hasEarlier, forms }) {
       const state = get();
       if (conversationId !== state.conversationId) return;
       const shown = new Set(state.messages.map((message) => message.id));
-      set({ messages: [...messages.filter((message) => !shown.has(message.id)), ...state.messages], hasEarlierMessages: hasEarlier });
+      // a form the store already holds stays: it came from the snapshot or an event, and
+      // every change after that comes as an event too
+      set({
+        messages: [...messages.filter((message) => !shown.has(message.id)), ...state.messages],
+        hasEarlierMessages: hasEarlier,
+        forms: { ...Object.fromEntries(forms.map((form) => [form.id, form])), ...state.forms },
+      });
     },
     setRoster({ conversationId, agents, members }) {
       if (conversationId !== get().conversationId) return;

@@ -1,15 +1,16 @@
 /**
  * What a browser reads to draw a conversation, bounded so that a conversation of months
  * opens as fast as a new one: the newest messages (older ones page back), every plan but
- * only the steps someone is likely to look at, the runs still going, and what the ended
- * runs cost as totals the database sums rather than rows the browser sums.
+ * only the steps someone is likely to look at, the forms still open and those of the
+ * messages sent (a page of earlier messages brings its own), the runs still going, and
+ * what the ended runs cost as totals the database sums rather than rows the browser sums.
  */
 import type { Prisma, PrismaClient } from "../generated/prisma/client.ts";
 import { formInclude, messageInclude, toFormDTO, toMessageDTO, toPlanDTO, toRunDTO } from "../adapters/prisma/serializers.ts";
 import { notFound } from "../executor/errors.ts";
 import { isCommanderReplyMode } from "../core/addressing.ts";
 import { ENDED_RUN_STATUSES, isTerminalPlan } from "../core/status.ts";
-import type { MessageDTO } from "../protocol/dto.ts";
+import type { FormDTO, MessageDTO } from "../protocol/dto.ts";
 import type { Snapshot, SnapshotPlan, UsageTotal } from "../protocol/rest/conversations.ts";
 import { SNAPSHOT_MESSAGES } from "../protocol/limits.ts";
 
@@ -28,7 +29,7 @@ export async function readSnapshot(tx: Prisma.TransactionClient, conversationId:
   // anyway (and PostgreSQL's driver refuses a second while the first runs from its next version)
   const newest = await messagesBefore(tx, { conversationId, limit: SNAPSHOT_MESSAGES });
   const plans = await tx.plan.findMany({ where: { conversationId }, orderBy: { createdAt: "asc" } });
-  const forms = await tx.form.findMany({ where: { conversationId }, include: formInclude });
+  const forms = await formsOf(tx, conversationId, newest.messages, { open: true });
   const runs = await tx.run.findMany({
     where: { conversationId, status: { notIn: [...ENDED_RUN_STATUSES] } },
     orderBy: { createdAt: "asc" },
@@ -48,10 +49,7 @@ export async function readSnapshot(tx: Prisma.TransactionClient, conversationId:
   const withSteps = new Set(
     plans.filter((plan, at) => !isTerminalPlan(plan.status) || at === plans.length - 1 || shown.has(plan.id)).map((plan) => plan.id),
   );
-  const formStepIds = forms.flatMap((form) => (form.stepId ? [form.stepId] : []));
   const steps = await tx.planStep.findMany({ where: { planId: { in: [...withSteps] } }, orderBy: { index: "asc" } });
-  const formSteps = await tx.planStep.findMany({ where: { id: { in: formStepIds } }, select: { id: true, index: true } });
-  const formStepIndex = new Map(formSteps.map((step) => [step.id, step.index]));
   const stepsByPlan = new Map<string, typeof steps>();
   for (const step of steps) {
     const own = stepsByPlan.get(step.planId);
@@ -91,10 +89,34 @@ export async function readSnapshot(tx: Prisma.TransactionClient, conversationId:
     messages: newest.messages,
     hasEarlierMessages: newest.hasEarlier,
     plans: snapshotPlans,
-    forms: forms.map((form) => toFormDTO(form, form.stepId ? (formStepIndex.get(form.stepId) ?? null) : null)),
+    forms,
     runs: runs.map((run) => toRunDTO(run, { agentHandle: run.agent?.handle ?? null, stepIndex: run.step?.index ?? null })),
     endedUsage: { total, byPlan },
   };
+}
+
+/**
+ * The forms `messages` show (a form is drawn in the message that asks it), and with
+ * `open` every form of the conversation still waiting for an answer, wherever its
+ * message is: the tab counts them. Each with its step's index.
+ */
+export async function formsOf(
+  db: Pick<PrismaClient, "form" | "planStep">,
+  conversationId: string,
+  messages: MessageDTO[],
+  { open }: { open: boolean },
+): Promise<FormDTO[]> {
+  const shown = messages.flatMap((message) => (message.formId ? [message.formId] : []));
+  if (shown.length === 0 && !open) return [];
+  const forms = await db.form.findMany({
+    where: { conversationId, OR: [{ id: { in: shown } }, ...(open ? [{ status: "open" as const }] : [])] },
+    orderBy: { createdAt: "asc" },
+    include: formInclude,
+  });
+  const stepIds = forms.flatMap((form) => (form.stepId ? [form.stepId] : []));
+  const steps = stepIds.length ? await db.planStep.findMany({ where: { id: { in: stepIds } }, select: { id: true, index: true } }) : [];
+  const indexOf = new Map(steps.map((step) => [step.id, step.index]));
+  return forms.map((form) => toFormDTO(form, form.stepId ? (indexOf.get(form.stepId) ?? null) : null));
 }
 
 /**

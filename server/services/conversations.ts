@@ -11,7 +11,7 @@ import { BatonError, invalidInput, notFound } from "../executor/errors.ts";
 import type { AttachmentDTO, PlanDTO } from "../protocol/dto.ts";
 import { MAX_MESSAGE_PAGE, MAX_UPLOAD_BYTES } from "../protocol/limits.ts";
 import type { Snapshot } from "../protocol/rest/conversations.ts";
-import { messagesBefore, readSnapshot } from "./conversation-snapshot.ts";
+import { formsOf, messagesBefore, readSnapshot } from "./conversation-snapshot.ts";
 import { computePlanMetrics, type PlanMetrics } from "./plan-metrics.ts";
 import { assertMember, assertOwner, assertPlanMember, type Actor } from "../auth/actor.ts";
 import type { CommanderReplyMode } from "../core/addressing.ts";
@@ -88,7 +88,7 @@ export function createConversationServices(prisma: PrismaClient) {
       return toPlanDTO(plan);
     },
 
-    /** The messages just before `before` (a message of the conversation), oldest first: a page back in a long conversation. */
+    /** The messages just before `before` (a message of the conversation), oldest first, with the forms they show: a page back in a long conversation. */
     async getEarlierMessages(input: { actor: Actor | null; conversationId: string; before: string; limit?: number }) {
       await assertMember(prisma, input.actor, input.conversationId);
       const cursor = await prisma.message.findFirst({
@@ -96,7 +96,12 @@ export function createConversationServices(prisma: PrismaClient) {
         select: { id: true, createdAt: true },
       });
       if (!cursor) throw invalidInput("before: no such message in this conversation");
-      return messagesBefore(prisma, { conversationId: input.conversationId, before: cursor, limit: input.limit ?? MAX_MESSAGE_PAGE });
+      const page = await messagesBefore(prisma, {
+        conversationId: input.conversationId,
+        before: cursor,
+        limit: input.limit ?? MAX_MESSAGE_PAGE,
+      });
+      return { ...page, forms: await formsOf(prisma, input.conversationId, page.messages, { open: false }) };
     },
 
     /** A plan with every step's runtime fields, token/cost usage per step and in total, and timing metrics. */

@@ -46,6 +46,7 @@ export const snapshotSchema = z.object({
   hasEarlierMessages: z.boolean(),
   /** every plan, oldest first; the steps of some (see snapshotPlanSchema) */
   plans: z.array(snapshotPlanSchema),
+  /** the forms still open, and those of `messages` (a page of earlier messages brings its own) */
   forms: z.array(formSchema),
   /** the runs that had not ended (queued, running, blocked); the rest are counted in `endedUsage` */
   runs: z.array(runSchema),
@@ -146,12 +147,12 @@ export const conversationRoutes = {
     body: z.object({ action: z.literal("stop") }),
     response: z.object({ stopped: z.enum(["run", "plan"]), planId: z.string().nullable() }),
   }),
-  /** `?before=<message id>&limit=200`: the messages just before one already shown, oldest first */
+  /** `?before=<message id>&limit=200`: the messages just before one already shown, oldest first, and the forms they show */
   earlierMessages: defineRoute({
     method: "GET",
     path: "/api/conversations/:conversationId/messages",
     query: z.object({ before: z.string().min(1).max(128), limit: queryInt(1, MAX_MESSAGE_PAGE).optional() }),
-    response: z.object({ messages: z.array(messageSchema), hasEarlier: z.boolean() }),
+    response: z.object({ messages: z.array(messageSchema), hasEarlier: z.boolean(), forms: z.array(formSchema) }),
   }),
   postMessage: defineRoute({
     method: "POST",

@@ -19,6 +19,7 @@ import { setRuntime } from "@/server/runtime.ts";
 import { API_USER_EMAIL } from "@/server/services/seed.ts";
 import * as conversationRoute from "./route.ts";
 import * as planRoute from "./plans/[planId]/route.ts";
+import * as messagesRoute from "./messages/route.ts";
 
 const pgUp = await postgresAvailable();
 if (!pgUp) console.warn("PostgreSQL at 127.0.0.1:5432 is unreachable: skipping the postgres snapshot tests");
@@ -191,6 +192,57 @@ function suite(kind: "embedded" | "postgres") {
     // Carol's own conversation does not lend her a way to another's plan
     expect((await readPlan(carol, carols, old.id)).status).toBe(404);
     expect((await readPlan(ann, conversationId, "no-such-plan")).status).toBe(404);
+  });
+
+  it("sends the forms still open and those of the newest messages; a page of earlier messages brings its own", async () => {
+    const old = (await snapshotOf(ann)).plans.find((plan) => plan.title === "Old")!;
+    const oldStep = await fixture.db.prisma.planStep.findFirstOrThrow({ where: { planId: old.id, index: 2 } });
+    // after every message so far, a second apart: two old forms, then a page's worth of messages, then a recent form
+    const start = Date.now() + 60_000;
+    const at = (seconds: number) => new Date(start + seconds * 1_000);
+    const ask = async (title: string, status: "open" | "answered", seconds: number, step?: { id: string; planId: string }) => {
+      const form = await fixture.db.prisma.form.create({
+        data: { conversationId, title, fields: [], status, planId: step?.planId, stepId: step?.id },
+      });
+      await fixture.db.prisma.message.create({
+        data: { conversationId, authorKind: "system", kind: "form", body: title, formId: form.id, createdAt: at(seconds) },
+      });
+      return form.id;
+    };
+    const answered = await ask("Answered long ago", "answered", 1, oldStep);
+    const waiting = await ask("Still waiting", "open", 2);
+    await fixture.db.prisma.message.createMany({
+      data: Array.from({ length: SNAPSHOT_MESSAGES }, (_, i) => ({
+        conversationId,
+        authorKind: "user" as const,
+        authorUserId: ann.id,
+        body: `later ${i}`,
+        createdAt: at(3),
+      })),
+    });
+    const recent = await ask("Answered just now", "answered", 4);
+
+    const snapshot = await snapshotOf(ann);
+    expect(snapshot.messages.map((message) => message.formId)).not.toContain(answered);
+    expect(snapshot.forms.map((form) => form.id).sort()).toEqual([waiting, recent].sort());
+
+    // paging back reaches the old form's message, and the page carries the form with its step's index
+    let before = snapshot.messages[0].id;
+    let found: Snapshot["forms"] = [];
+    for (let pages = 0; pages < 10 && found.length === 0; pages++) {
+      const response = await messagesRoute.GET(
+        browserRequest(`/api/conversations/${conversationId}/messages?before=${before}`, { cookie: ann.cookie }),
+        params({ conversationId }),
+      );
+      expect(response.status).toBe(200);
+      const page = (await response.json()) as { messages: Snapshot["messages"]; forms: Snapshot["forms"] };
+      const shownForms = new Set(page.messages.flatMap((message) => (message.formId ? [message.formId] : [])));
+      // a page brings exactly the forms its messages show
+      expect(page.forms.map((form) => form.id).sort()).toEqual([...shownForms].sort());
+      found = page.forms.filter((form) => form.id === answered);
+      before = page.messages[0].id;
+    }
+    expect(found).toEqual([expect.objectContaining({ id: answered, status: "answered", planId: old.id, stepIndex: 2 })]);
   });
 }
 

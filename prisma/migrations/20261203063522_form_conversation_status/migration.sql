@@ -1,0 +1,2 @@
+-- CreateIndex
+CREATE INDEX "Form_conversationId_status_idx" ON "Form"("conversationId", "status");
