@@ -1,5 +1,5 @@
 /**
- * `npx tsx bench/agent-runtime.ts [--scenario=step|plan] [--runs=N] [--warmup=N]`: CPU and
+ * `npx tsx bench/agent-runtime.ts [--scenario=step|plan] [--runs=N] [--warmup=N] [--storages=N]`: CPU and
  * wall time the agent runtime alone spends per run, in process: the runner built as the
  * server builds it (createAgentRunner over the model registry, offline model), with the
  * in-memory stores instead of the database ones, and a sink that only counts.
@@ -7,10 +7,14 @@
  *          one model call and the finish tool
  *   plan — a commander chat message that the offline commander answers with create_plan
  * Runs go one after another (a step's hop is serial), after a warm-up for the JIT.
+ *   --storages=N puts N AsyncLocalStorages in use first, as the server has them once it
+ *          has answered requests (Next's, React's and better-auth's: seven); on Node 20
+ *          every promise then pays their hooks, which this process alone would not.
  * Figures, not assertions. To see where the time goes:
  *   node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx bench/agent-runtime.ts
  */
 import "./quiet-logs.ts";
+import { AsyncLocalStorage } from "node:async_hooks";
 import {
   MemoryArtifactStore,
   MemoryConversationMemory,
@@ -31,6 +35,9 @@ const args = new Map(
 const scenario = args.get("scenario") || "step";
 const runs = Number(args.get("runs") || 2_000);
 const warmup = Number(args.get("warmup") || 300);
+const storages = Array.from({ length: Number(args.get("storages") || 0) }, () => new AsyncLocalStorage<object>());
+// a storage's hooks are on from its first run until it is disabled, as in the server
+for (const storage of storages) storage.run({}, () => undefined);
 
 const researcher: AgentProfile = {
   id: "agent-researcher",
@@ -127,7 +134,7 @@ const used = process.cpuUsage(cpu);
 
 const perRun = (us: number) => (us / runs).toFixed(0).padStart(5);
 console.log(
-  `agent runtime, ${scenario} run (${runs} runs after ${warmup} warm-up): ` +
+  `agent runtime, ${scenario} run (${runs} runs after ${warmup} warm-up, ${storages.length} AsyncLocalStorages in use): ` +
     `CPU ${perRun(used.user + used.system)} µs/run (user ${perRun(used.user)}, system ${perRun(used.system)}), ` +
     `wall ${perRun(wallUs)} µs/run; ${(deltas / runs).toFixed(1)} deltas and ${(logs / runs).toFixed(1)} log lines a run`,
 );
