@@ -160,6 +160,9 @@ function EditBox({ message, onDone }: { message: MessageDTO; onDone: () => void 
   );
 }
 
+/** The id of a message's element: what `#message-<id>` links scroll to and focus. */
+export const messageElementId = (messageId: string) => `message-${messageId}`;
+
 export const MessageItem = memo(function MessageItem({
   message,
   currentUserId,
@@ -178,7 +181,7 @@ export const MessageItem = memo(function MessageItem({
   const deleted = message.deletedAt !== null;
   return (
     <li
-      id={`message-${message.id}`}
+      id={messageElementId(message.id)}
       data-testid="message"
       data-id={message.id}
       data-kind={message.kind}

@@ -1,7 +1,7 @@
 "use client";
 import { Fragment, useEffect, useLayoutEffect, useRef, useState } from "react";
 import { useConversationStore } from "../stores/conversation-store.ts";
-import { MessageItem, StreamingItem } from "./message-item.tsx";
+import { MessageItem, messageElementId, StreamingItem } from "./message-item.tsx";
 import { useTabNotifications } from "./use-tab-notifications.ts";
 import { useEarlierMessages } from "./use-earlier-messages.ts";
 
@@ -77,7 +77,7 @@ export function MessageList({ currentUserId }: { currentUserId: string }) {
     const open = () => {
       const match = MESSAGE_HASH.exec(window.location.hash);
       if (!match || handledHash.current === window.location.hash) return;
-      const target = document.getElementById(`message-${match[1]}`);
+      const target = document.getElementById(messageElementId(match[1]));
       if (!target) {
         // an older message than the newest pages: page back until it is here, or nothing is left
         if (hasEarlier && earlierPhase === "idle") void loadEarlier();
@@ -96,7 +96,7 @@ export function MessageList({ currentUserId }: { currentUserId: string }) {
 
   // focus moves to the linked message once it is focusable (its tabIndex comes with the highlight), so keyboard and screen reader start there
   useEffect(() => {
-    if (highlighted) document.getElementById(`message-${highlighted}`)?.focus({ preventScroll: true });
+    if (highlighted) document.getElementById(messageElementId(highlighted))?.focus({ preventScroll: true });
   }, [highlighted]);
 
   const onScroll = () => {
