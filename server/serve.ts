@@ -43,8 +43,8 @@ export interface ServedBaton {
   close(): Promise<void>;
 }
 
-/** Answered by the custom server itself: 200 while the database answers, is migrated, and the process is not draining. */
-export const READINESS_PATH = "/readyz";
+/** Answered by the custom server itself (server/ops/ops-routes.ts). */
+export { READINESS_PATH } from "./ops/ops-routes.ts";
 
 /** SIGTERM / SIGINT: close gracefully (see ServedBaton.close), run `after`, exit 0. */
 export function closeOnSignals(served: ServedBaton, after: () => Promise<void> = async () => {}): void {

@@ -9,6 +9,7 @@ import net from "node:net";
 import os from "node:os";
 import path from "node:path";
 import { randomBytes } from "node:crypto";
+import { READINESS_PATH } from "../../server/ops/ops-routes.ts";
 
 const ROOT = path.resolve(import.meta.dirname, "../..");
 /** what a production build is made from: newer than .next/BUILD_ID means rebuild */
@@ -118,23 +119,38 @@ export async function startServer(input: {
   };
   child.stdout.on("data", remember);
   child.stderr.on("data", remember);
+  // ready when its readiness probe answers 200 (as a load balancer sees it), not when a
+  // log line appears: LOG_LEVEL=warn hides that line
+  const baseURL = `http://127.0.0.1:${port}`;
   await new Promise<void>((resolve, reject) => {
-    const timeout = setTimeout(() => reject(new Error(`${input.label}: the server did not start in 180 s:\n${output}`)), 180_000);
-    const check = () => {
-      if (output.includes("Baton is ready on")) {
-        clearTimeout(timeout);
-        resolve();
+    let settled = false;
+    const settle = (error?: Error) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timeout);
+      child.off("exit", exited);
+      if (error) reject(error);
+      else resolve();
+    };
+    const timeout = setTimeout(() => settle(new Error(`${input.label}: the server was not ready in 180 s:\n${output}`)), 180_000);
+    const exited = (code: number | null) =>
+      settle(new Error(`${input.label}: the server exited (${code}) before it was ready:\n${output}`));
+    child.once("exit", exited);
+    const probe = async () => {
+      while (!settled) {
+        const ready = await fetch(`${baseURL}${READINESS_PATH}`).then(
+          (response) => response.ok,
+          () => false,
+        );
+        if (ready) return settle();
+        await new Promise((wait) => setTimeout(wait, 100));
       }
     };
-    child.stdout.on("data", check);
-    child.once("exit", (code) => {
-      clearTimeout(timeout);
-      reject(new Error(`${input.label}: the server exited (${code}) before it was ready:\n${output}`));
-    });
+    void probe();
   });
   let stopped: Promise<void> | undefined;
   return {
-    baseURL: `http://127.0.0.1:${port}`,
+    baseURL,
     token,
     authSecret,
     child,

@@ -8,6 +8,9 @@ import type { Registry } from "prom-client";
 import type { createHealth } from "./health.ts";
 import { bearerMatches } from "./metrics.ts";
 
+/** 200 while the database answers, is migrated, and the process is not draining. */
+export const READINESS_PATH = "/readyz";
+
 export function createOpsRoutes(input: {
   health: Awaited<ReturnType<typeof createHealth>>;
   metrics: Registry;
@@ -20,7 +23,7 @@ export function createOpsRoutes(input: {
       case "/healthz":
         sendJson(response, 200, { status: "ok" });
         return true;
-      case "/readyz":
+      case READINESS_PATH:
         void health.readiness().then((report) => sendJson(response, report.ready ? 200 : 503, report));
         return true;
       case "/metrics":
