@@ -1,4 +1,5 @@
 import type { NextConfig } from "next";
+import { BASELINE_HEADERS } from "./server/http/security-headers.ts";
 
 const nextConfig: NextConfig = {
   // the database drivers run in the custom server's process, not bundled per route
@@ -10,11 +11,7 @@ const nextConfig: NextConfig = {
     return [
       {
         source: "/:path*",
-        headers: [
-          { key: "X-Content-Type-Options", value: "nosniff" },
-          { key: "Referrer-Policy", value: "same-origin" },
-          { key: "X-Frame-Options", value: "DENY" },
-        ],
+        headers: Object.entries(BASELINE_HEADERS).map(([key, value]) => ({ key, value })),
       },
     ];
   },

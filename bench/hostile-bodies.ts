@@ -9,8 +9,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { lateness } from "../server/ops/event-loop-delay.ts";
 import { createRouteHarness, signDelivery, TEST_API_TOKEN } from "../server/http/testing/route-harness.ts";
 import { validatePlan } from "../server/core/validate-plan.ts";
-import * as plans from "../app/api/v1/conversations/[id]/plans/route.ts";
-import * as reactions from "../app/api/v1/conversations/[id]/reactions/route.ts";
+import { dispatchV1 } from "../server/http/v1/serve-v1.ts";
 import * as conversations from "../app/api/conversations/route.ts";
 import * as messages from "../app/api/conversations/[conversationId]/messages/route.ts";
 
@@ -65,14 +64,14 @@ const nulAtTheEnd = JSON.stringify({ title: "x".repeat(900_000) + "\u0000" });
 const scenarios: { name: string; handler: Handler; params: Record<string, string>; make: () => Request; expect: number }[] = [
   {
     name: `10,000-step plan (${Math.round(hugePlan.length / 1024)} KB)`,
-    handler: plans.POST as Handler,
+    handler: dispatchV1,
     params: { id: conversationId },
     make: request(`/api/v1/conversations/${conversationId}/plans`, () => hugePlan, token),
     expect: 422,
   },
   {
     name: "JSON nested 400,000 deep (800 KB)",
-    handler: reactions.POST as Handler,
+    handler: dispatchV1,
     params: { id: conversationId },
     make: request(reactionsPath, () => deep, token),
     expect: 400,
@@ -86,7 +85,7 @@ const scenarios: { name: string; handler: Handler; params: Record<string, string
   },
   {
     name: "endless streamed body, signed webhook",
-    handler: reactions.POST as Handler,
+    handler: dispatchV1,
     params: { id: conversationId },
     make: request(reactionsPath, endless, {
       "x-baton-timestamp": String(Math.floor(Date.now() / 1000)),
@@ -104,7 +103,7 @@ const scenarios: { name: string; handler: Handler; params: Record<string, string
   },
   {
     name: "declared 100 MB body, bearer token",
-    handler: plans.POST as Handler,
+    handler: dispatchV1,
     params: { id: conversationId },
     make: request(`/api/v1/conversations/${conversationId}/plans`, endless, { ...token, "content-length": String(100 * 1024 * 1024) }),
     expect: 413,

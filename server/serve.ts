@@ -19,6 +19,7 @@ import { attachSocketHandlers } from "./socket/handlers.ts";
 import { createSocketServer } from "./socket/server.ts";
 import { refuseOversizedBody } from "./http/body-gate.ts";
 import { stampClientHeaders } from "./http/client-address.ts";
+import { createV1Server } from "./http/v1/serve-v1.ts";
 import { defaultMigrationsDir } from "./db/database.ts";
 import { createHealth } from "./ops/health.ts";
 import { createMetrics } from "./ops/metrics.ts";
@@ -109,21 +110,25 @@ export async function serveBaton(input: {
   });
 
   const pages = input.pages ? await input.pages() : null;
+  // the automation API, on every process that serves people (a worker answers only probes)
+  const api = config.role === "worker" ? null : createV1Server({ maxBodyBytes: config.maxBodyBytes });
   httpServer.on("request", (request, response) => {
-    // Socket.IO answers its own path; everything else is the operator endpoints' or Next's
+    // Socket.IO answers its own path; everything else is the operator endpoints', the API's or Next's
     if (request.url?.startsWith("/socket.io/")) return;
     // probes and metrics answer before anything else looks at the request
     if (opsRoutes(request, response)) return;
-    if (!pages) {
+    if (!pages && !api) {
       response.writeHead(404).end();
       return;
     }
-    // the body cap before Next or any authentication sees the request
+    // the body cap before Next, the API or any authentication sees the request
     if (refuseOversizedBody(request, response, config.maxBodyBytes)) return;
     // the address and protocol limiters and cookies use: from the socket, or from a
     // trusted proxy's X-Forwarded-* (BATON_TRUST_PROXY); clients cannot forge either
     stampClientHeaders(request, config.trustProxy);
-    pages(request, response);
+    if (api?.(request, response)) return;
+    if (pages) pages(request, response);
+    else response.writeHead(404).end();
   });
 
   await new Promise<void>((resolve) => httpServer.listen(config.port, config.host, resolve));

@@ -11,10 +11,7 @@ import * as conversations from "./conversations/route.ts";
 import * as messages from "./conversations/[conversationId]/messages/route.ts";
 import * as planControl from "./conversations/[conversationId]/plans/[planId]/route.ts";
 import * as stepDetail from "./conversations/[conversationId]/plans/[planId]/steps/[stepIndex]/route.ts";
-import * as apiPlans from "./v1/conversations/[id]/plans/route.ts";
-import * as apiEvents from "./v1/conversations/[id]/events/route.ts";
-import * as apiMessages from "./v1/conversations/[id]/messages/route.ts";
-import * as apiReactions from "./v1/conversations/[id]/reactions/route.ts";
+import { dispatchV1 } from "@/server/http/v1/serve-v1.ts";
 
 let harness: RouteHarness;
 let conversationId: string;
@@ -84,7 +81,7 @@ describe("one body cap for every route", () => {
 
   it("refuses a declared Content-Length past the cap before authentication", async () => {
     const body = countingStream(16 * 1024, 50 * 1024 * 1024);
-    const response = call(apiMessages.POST as Handler, {
+    const response = call(dispatchV1, {
       path: `/api/v1/conversations/${conversationId}/messages`,
       params: { id: conversationId },
       body: body.stream,
@@ -112,7 +109,7 @@ describe("JSON bodies", () => {
     const deep = `{"source":"ci","target":{"agent":"writer"},"payload":${"[".repeat(100_000)}${"]".repeat(100_000)}}`;
     const before = await counts();
     await expectError(
-      call(apiReactions.POST as Handler, {
+      call(dispatchV1, {
         path: `/api/v1/conversations/${conversationId}/reactions`,
         params: { id: conversationId },
         body: deep,
@@ -162,7 +159,7 @@ describe("text fields", () => {
       /body/,
     );
     await expectError(
-      call(apiMessages.POST as Handler, {
+      call(dispatchV1, {
         path: `/api/v1/conversations/${conversationId}/messages`,
         params: { id: conversationId },
         body: JSON.stringify({ body: bad }),
@@ -173,7 +170,7 @@ describe("text fields", () => {
     await expectError(call(conversations.POST, { path: "/api/conversations", body: JSON.stringify({ title: bad }) }), 400, /title/);
     const reaction = JSON.stringify({ source: "ci", target: { agent: "writer" }, payload: { log: bad } });
     await expectError(
-      call(apiReactions.POST as Handler, {
+      call(dispatchV1, {
         path: `/api/v1/conversations/${conversationId}/reactions`,
         params: { id: conversationId },
         body: reaction,
@@ -190,7 +187,7 @@ describe("integers fit their columns", () => {
 
   it("refuses after=2^31 on the event log", async () => {
     await expectError(
-      call(apiEvents.GET as Handler, {
+      call(dispatchV1, {
         path: `/api/v1/conversations/${conversationId}/events?after=${tooBig}`,
         params: { id: conversationId },
       }),
@@ -229,7 +226,7 @@ describe("integers fit their columns", () => {
     ["budget.max_tokens", { budget: { max_tokens: tooBig } }],
   ])("refuses a plan's %s of 2^31 with 422, storing nothing", async (field, extra) => {
     const before = await counts();
-    const response = await call(apiPlans.POST as Handler, {
+    const response = await call(dispatchV1, {
       path: `/api/v1/conversations/${conversationId}/plans`,
       params: { id: conversationId },
       body: JSON.stringify({ title: "big", ...extra, steps: [{ index: 1, title: "a", assignee: "writer", input: "x" }] }),
@@ -251,7 +248,7 @@ describe("plan size", () => {
     const body = JSON.stringify({ title: "huge", steps });
     expect(body.length).toBeLessThan(256 * 1024); // under the body cap: the plan check is what refuses it
     const before = await counts();
-    const response = await call(apiPlans.POST as Handler, {
+    const response = await call(dispatchV1, {
       path: `/api/v1/conversations/${conversationId}/plans`,
       params: { id: conversationId },
       body,

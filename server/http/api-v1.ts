@@ -72,7 +72,7 @@ async function verifySignedDelivery(request: Request, secret: string, nowMs: num
 export async function withSignedBody(
   request: Request,
   handle: (runtime: Runtime, body: string, delivery: WebhookDelivery | null) => Promise<Response>,
-  options: { params?: Promise<Record<string, unknown>>; conversation?: string } = {},
+  options: { params?: Record<string, unknown>; conversation?: string } = {},
 ): Promise<Response> {
   const { params } = options;
   try {
@@ -81,7 +81,7 @@ export async function withSignedBody(
     if (secret && request.headers.has("x-baton-signature")) {
       assertDeclaredLength(request.headers, requestBodyLimit(request));
       const { body, delivery } = await verifySignedDelivery(request, secret, Date.now());
-      if (params !== undefined) assertIdParams(await params);
+      if (params !== undefined) assertIdParams(params);
       return await handle(runtime, body, delivery);
     }
     return await withApiToken(request, async (authorised) => handle(authorised, await readLimitedText(request), null), options);
@@ -140,12 +140,12 @@ async function authenticate(
 export async function withApiToken(
   request: Request,
   handle: (runtime: Runtime, principal: ApiPrincipal) => Promise<Response>,
-  options: { scope?: TokenScope; params?: Promise<Record<string, unknown>>; conversation?: string } = {},
+  options: { scope?: TokenScope; params?: Record<string, unknown>; conversation?: string } = {},
 ): Promise<Response> {
   try {
     const runtime = getRuntime();
     await boundBody(request); // handlers read the body through readLimitedBytes, which finds it
-    const params = options.params === undefined ? undefined : await options.params;
+    const { params } = options;
     const conversationId = options.conversation === undefined ? undefined : params?.[options.conversation];
     const { principal, membership } = await authenticate(runtime, request, plausibleId(conversationId));
     const write = !SAFE_METHODS.has(request.method.toUpperCase());

@@ -37,12 +37,20 @@ export function contentSecurityPolicy({ nonce, dev, https }: PolicyInput): strin
   return directives.join("; ");
 }
 
+/**
+ * On every response, pages, files and JSON alike: next.config.ts adds them to Next's,
+ * the automation API (http/v1/serve-v1.ts) to its own.
+ */
+export const BASELINE_HEADERS = {
+  "Referrer-Policy": "same-origin",
+  "X-Content-Type-Options": "nosniff",
+  "X-Frame-Options": "DENY",
+} as const;
+
 export function securityHeaders(input: PolicyInput): Record<string, string> {
   return {
     "Content-Security-Policy": contentSecurityPolicy(input),
-    "Referrer-Policy": "same-origin",
-    "X-Content-Type-Options": "nosniff",
-    "X-Frame-Options": "DENY",
+    ...BASELINE_HEADERS,
     ...(input.https ? { "Strict-Transport-Security": HSTS_VALUE } : {}),
   };
 }

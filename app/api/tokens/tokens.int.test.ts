@@ -14,9 +14,7 @@ import {
 import { TOKEN_WRITE_RATE, USER_WRITE_RATE } from "@/server/auth/rate-limit.ts";
 import * as tokens from "./route.ts";
 import * as tokenById from "./[tokenId]/route.ts";
-import * as v1Conversations from "@/app/api/v1/conversations/route.ts";
-import * as v1Audit from "@/app/api/v1/audit/route.ts";
-import * as v1Events from "@/app/api/v1/conversations/[id]/events/route.ts";
+import { dispatchV1 } from "@/server/http/v1/serve-v1.ts";
 import { listAuditEvents } from "@/server/services/audit.ts";
 
 const BOOTSTRAP = "bootstrap-token-0123456789abcdef";
@@ -60,19 +58,19 @@ describe("personal access tokens", () => {
   it("acts as its user in /api/v1, within its scope", async () => {
     const read = (await createToken(member, { name: "read", scopes: ["read"], expiresInDays: 1 })).body.token;
     const write = (await createToken(member, { name: "write", scopes: ["write"], expiresInDays: 1 })).body.token;
-    const refused = await v1Conversations.POST(v1("/api/v1/conversations", read, { title: "nope" }));
+    const refused = await dispatchV1(v1("/api/v1/conversations", read, { title: "nope" }));
     expect(refused.status).toBe(403);
     expect((await refused.json()).error.code).toBe("insufficient_scope");
-    const created = await v1Conversations.POST(v1("/api/v1/conversations", write, { title: "From my token" }));
+    const created = await dispatchV1(v1("/api/v1/conversations", write, { title: "From my token" }));
     expect(created.status).toBe(201);
     const { id } = await created.json();
     // the conversation belongs to the token's user, not to the automation user
     const membership = await fixture.db.prisma.membership.findFirstOrThrow({ where: { conversationId: id } });
     expect(membership).toMatchObject({ userId: member.id, role: "owner" });
-    const listed = await (await v1Conversations.GET(v1("/api/v1/conversations", read))).json();
+    const listed = await (await dispatchV1(v1("/api/v1/conversations", read))).json();
     expect(listed.conversations.map((c: { id: string }) => c.id)).toContain(id);
     // the bootstrap token still works, as the automation user, who is not in that conversation
-    const bootstrap = await (await v1Conversations.GET(v1("/api/v1/conversations", BOOTSTRAP))).json();
+    const bootstrap = await (await dispatchV1(v1("/api/v1/conversations", BOOTSTRAP))).json();
     expect(bootstrap.conversations.map((c: { id: string }) => c.id)).not.toContain(id);
   });
 
@@ -80,9 +78,9 @@ describe("personal access tokens", () => {
     expect((await createToken(member, { name: "sneaky", scopes: ["admin"], expiresInDays: 1 })).status).toBe(403);
     const adminToken = (await createToken(fixture.admin, { name: "siem", scopes: ["admin"], expiresInDays: 1 })).body.token;
     const writeToken = (await createToken(fixture.admin, { name: "w", scopes: ["write"], expiresInDays: 1 })).body.token;
-    expect((await v1Audit.GET(v1("/api/v1/audit", writeToken))).status).toBe(403);
-    expect((await v1Audit.GET(v1("/api/v1/audit", BOOTSTRAP))).status).toBe(403);
-    const audit = await v1Audit.GET(v1("/api/v1/audit", adminToken));
+    expect((await dispatchV1(v1("/api/v1/audit", writeToken))).status).toBe(403);
+    expect((await dispatchV1(v1("/api/v1/audit", BOOTSTRAP))).status).toBe(403);
+    const audit = await dispatchV1(v1("/api/v1/audit", adminToken));
     expect(audit.status).toBe(200);
     const events = (await audit.json()).events as { action: string; actor: { id: string } }[];
     expect(events.some((event) => event.action === "token.created" && event.actor.id === member.id)).toBe(true);
@@ -90,13 +88,13 @@ describe("personal access tokens", () => {
 
   it("a revoked or expired token is refused at once", async () => {
     const { body } = await createToken(member, { name: "short", scopes: ["read"], expiresInDays: 1 });
-    expect((await v1Conversations.GET(v1("/api/v1/conversations", body.token))).status).toBe(200);
+    expect((await dispatchV1(v1("/api/v1/conversations", body.token))).status).toBe(200);
     const byOther = await tokenById.DELETE(
       browserRequest(`/api/tokens/${body.record.id}`, { cookie: fixture.admin.cookie, method: "DELETE" }),
       { params: Promise.resolve({ tokenId: body.record.id }) },
     );
     expect(byOther.status).toBe(200); // admins may revoke anyone's
-    expect((await v1Conversations.GET(v1("/api/v1/conversations", body.token))).status).toBe(401);
+    expect((await dispatchV1(v1("/api/v1/conversations", body.token))).status).toBe(401);
     const twice = await tokenById.DELETE(browserRequest(`/api/tokens/${body.record.id}`, { cookie: member.cookie, method: "DELETE" }), {
       params: Promise.resolve({ tokenId: body.record.id }),
     });
@@ -108,7 +106,7 @@ describe("personal access tokens", () => {
     });
     expect(stolen.status).toBe(404);
     await fixture.db.prisma.apiToken.update({ where: { id: mine.record.id }, data: { expiresAt: new Date(Date.now() - 1000) } });
-    expect((await v1Conversations.GET(v1("/api/v1/conversations", mine.token))).status).toBe(401);
+    expect((await dispatchV1(v1("/api/v1/conversations", mine.token))).status).toBe(401);
     expect(await fixture.db.prisma.auditEvent.count({ where: { action: "token.revoked", targetId: body.record.id } })).toBe(1);
   });
 
@@ -116,11 +114,10 @@ describe("personal access tokens", () => {
     const mine = (await createToken(member, { name: "reader", scopes: ["write"], expiresInDays: 1 })).body;
     const theirs = (await createToken(fixture.admin, { name: "theirs", scopes: ["write"], expiresInDays: 1 })).body.token;
     const create = async (token: string) =>
-      (await (await v1Conversations.POST(v1("/api/v1/conversations", token, { title: "scoped" }))).json()).id as string;
+      (await (await dispatchV1(v1("/api/v1/conversations", token, { title: "scoped" }))).json()).id as string;
     const own = await create(mine.token);
     const other = await create(theirs);
-    const events = (token: string, id: string) =>
-      v1Events.GET(v1(`/api/v1/conversations/${id}/events`, token), { params: Promise.resolve({ id }) });
+    const events = (token: string, id: string) => dispatchV1(v1(`/api/v1/conversations/${id}/events`, token));
     expect((await events(mine.token, own)).status).toBe(200);
     // another's conversation, one that does not exist and an id no database holds all read as "not found"
     for (const id of [other, "no-such-conversation", "x".repeat(500), "nul\u0000id"]) {
@@ -146,13 +143,13 @@ describe("personal access tokens", () => {
     const token = (await createToken(member, { name: "busy", scopes: ["write"], expiresInDays: 1 })).body.token;
     const statuses: number[] = [];
     for (let i = 0; i <= TOKEN_WRITE_RATE.max; i++)
-      statuses.push((await v1Conversations.POST(v1("/api/v1/conversations", token, { title: "" }))).status);
+      statuses.push((await dispatchV1(v1("/api/v1/conversations", token, { title: "" }))).status);
     expect(statuses.slice(0, TOKEN_WRITE_RATE.max).every((status) => status === 400)).toBe(true);
-    const limited = await v1Conversations.POST(v1("/api/v1/conversations", token, { title: "one more" }));
+    const limited = await dispatchV1(v1("/api/v1/conversations", token, { title: "one more" }));
     expect(limited.status).toBe(429);
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
     // reads are not writes
-    expect((await v1Conversations.GET(v1("/api/v1/conversations", token))).status).toBe(200);
+    expect((await dispatchV1(v1("/api/v1/conversations", token))).status).toBe(200);
   });
 
   it("limits writes per signed-in user across routes", async () => {

@@ -37,6 +37,9 @@ type ParamNames<P extends string> = P extends `${string}:${infer Name}/${infer R
     ? Name
     : never;
 
+/** the path parameters of a route as a server reads them from a URL: decoded text, by name */
+export type RouteParams<P extends string> = { [K in ParamNames<P>]: string };
+
 /** the path parameters of a route, by name */
 export type PathParams<P extends string> = { [K in ParamNames<P>]: string | number };
 

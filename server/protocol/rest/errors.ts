@@ -12,6 +12,7 @@ export const ERROR_STATUS = {
   forbidden: 403,
   insufficient_scope: 403,
   not_found: 404,
+  method_not_allowed: 405,
   conflict: 409,
   form_closed: 409,
   too_large: 413,

@@ -9,6 +9,12 @@ const all: [string, RouteSpec][] = Object.entries(routes).flatMap(([group, specs
   Object.entries(specs).map(([name, spec]): [string, RouteSpec] => [`${group}.${name}`, spec]),
 );
 
+/**
+ * The browser's routes, served by Next's route files; the automation API's (`v1`) are
+ * served by the custom server (server/http/v1), whose handler table is typed by them.
+ */
+const served = all.filter(([name]) => !name.startsWith("v1."));
+
 /** `/api/conversations/:conversationId/messages` → the Next route file that serves it */
 function routeFile(path: string): string {
   if (path.startsWith("/api/auth/")) return "app/api/auth/[...all]/route.ts";
@@ -21,7 +27,7 @@ describe("the route table", () => {
     expect(new Set(keys).size).toBe(keys.length);
   });
 
-  it.each(all)("%s is served by a route file exporting its method", (_, spec) => {
+  it.each(served)("%s is served by a route file exporting its method", (_, spec) => {
     const file = routeFile(spec.path);
     expect(existsSync(file), file).toBe(true);
     const source = readFileSync(file, "utf8");
@@ -31,12 +37,17 @@ describe("the route table", () => {
   });
 
   // better-auth's endpoints and file downloads (no JSON answer) have no schema to use
-  const jsonRoutes = all.filter(([, spec]) => !spec.path.startsWith("/api/auth/") && !(spec.method === "GET" && spec.response === null));
+  const jsonRoutes = served.filter(([, spec]) => !spec.path.startsWith("/api/auth/") && !(spec.method === "GET" && spec.response === null));
   it.each(jsonRoutes)("%s: its handler uses the table", (name, spec) => {
     const source = readFileSync(routeFile(spec.path), "utf8");
     const [group, key] = name.split(".");
     // the handler names its spec, so the body it reads and the answer it gives are the table's
     expect(source).toMatch(new RegExp(`routes\\.${group}\\.${key}\\b|spec = routes\\.${group}\\.${key}\\b`));
+  });
+
+  it("has no Next route files for the automation API, which the custom server answers before Next", () => {
+    expect(all.filter(([name]) => name.startsWith("v1.")).length).toBeGreaterThan(0);
+    expect(existsSync("app/api/v1")).toBe(false);
   });
 });
 

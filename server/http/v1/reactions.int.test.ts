@@ -11,7 +11,7 @@ import {
   TEST_API_TOKEN,
   type RouteHarness,
 } from "@/server/http/testing/route-harness.ts";
-import * as reactions from "./route.ts";
+import { dispatchV1 } from "./serve-v1.ts";
 
 let harness: RouteHarness;
 let conversationId: string;
@@ -37,7 +37,7 @@ const reactionBody = (text = "build failed") => JSON.stringify({ source: "ci", t
 
 function post(input: { id?: string; body?: BodyInit; headers?: Record<string, string> }): Promise<Response> {
   const id = input.id ?? conversationId;
-  return reactions.POST(
+  return dispatchV1(
     new Request(`http://baton.test${pathOf(id)}`, {
       method: "POST",
       headers: { "content-type": "application/json", ...input.headers },
@@ -45,7 +45,6 @@ function post(input: { id?: string; body?: BodyInit; headers?: Record<string, st
       // @ts-expect-error undici needs duplex for a streamed body; lib.dom does not know it
       duplex: "half",
     }),
-    { params: Promise.resolve({ id }) },
   );
 }
 

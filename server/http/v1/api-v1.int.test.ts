@@ -8,13 +8,8 @@ import { setRuntime } from "@/server/runtime.ts";
 import { createExecutorFixture, type ExecutorFixture } from "@/server/executor/testing/executor-fixture.ts";
 import { directiveScript } from "@/server/executor/testing/directive-script.ts";
 import { API_USER_EMAIL } from "@/server/services/seed.ts";
-import * as conversations from "./conversations/route.ts";
-import * as plans from "./conversations/[id]/plans/route.ts";
-import * as messages from "./conversations/[id]/messages/route.ts";
-import * as events from "./conversations/[id]/events/route.ts";
-import * as agents from "./agents/route.ts";
-import * as planById from "./plans/[id]/route.ts";
-import * as reactions from "./conversations/[id]/reactions/route.ts";
+import { v1Handlers as v1 } from "./handlers.ts";
+import { dispatchV1 } from "./serve-v1.ts";
 import { createHmac } from "node:crypto";
 
 const TOKEN = "test-token-0123456789abcdef";
@@ -22,7 +17,7 @@ const WEBHOOK_SECRET = "webhook-secret-0123456789";
 let fixture: ExecutorFixture;
 
 const call = (
-  handler: (request: Request, context: { params: Promise<{ id: string }> }) => Promise<Response>,
+  handler: (request: Request, params: { id: string }) => Promise<Response>,
   init: { method?: string; path?: string; id?: string; body?: unknown; token?: string | null } = {},
 ) =>
   handler(
@@ -34,7 +29,7 @@ const call = (
       },
       body: init.body === undefined ? undefined : typeof init.body === "string" ? init.body : JSON.stringify(init.body),
     }),
-    { params: Promise.resolve({ id: init.id ?? "" }) },
+    { id: init.id ?? "" },
   );
 
 beforeAll(async () => {
@@ -56,20 +51,20 @@ afterAll(async () => {
 
 describe("/api/v1", () => {
   it("refuses a missing or wrong token", async () => {
-    expect((await call(agents.GET, { token: null })).status).toBe(401);
-    expect((await call(agents.GET, { token: "wrong-token-0123456789" })).status).toBe(401);
-    const ok = await call(agents.GET);
+    expect((await call(v1.agents, { token: null })).status).toBe(401);
+    expect((await call(v1.agents, { token: "wrong-token-0123456789" })).status).toBe(401);
+    const ok = await call(v1.agents);
     expect(ok.status).toBe(200);
     const body = await ok.json();
     expect(body.agents.map((a: { handle: string }) => a.handle).sort()).toEqual(["analyst", "commander", "researcher", "writer"]);
   });
 
   it("creates a conversation, runs a submitted plan, and reports its runtime fields", async () => {
-    const created = await call(conversations.POST, { body: { title: "From CI", agents: ["researcher", "writer"] } });
+    const created = await call(v1.createConversation, { body: { title: "From CI", agents: ["researcher", "writer"] } });
     expect(created.status).toBe(201);
     const { id } = await created.json();
 
-    const submitted = await call(plans.POST, {
+    const submitted = await call(v1.submitPlan, {
       id,
       body: {
         title: "Two steps",
@@ -85,7 +80,7 @@ describe("/api/v1", () => {
     expect(plan.steps[0].status).toBe("in_progress");
     await fixture.waitForPlan(plan.id);
 
-    const fetched = await call(planById.GET, { id: plan.id });
+    const fetched = await call(v1.plan, { id: plan.id });
     const body = await fetched.json();
     expect(body.status).toBe("completed");
     expect(body.steps.map((s: { status: string }) => s.status)).toEqual(["done", "done"]);
@@ -98,19 +93,19 @@ describe("/api/v1", () => {
     expect(body.metrics.criticalPathMs).toBeGreaterThanOrEqual(20);
     expect(body.metrics.steps.map((s: { onCriticalPath: boolean }) => s.onCriticalPath)).toEqual([true, true]);
 
-    const replay = await (await call(events.GET, { id, path: `/api/v1/conversations/${id}/events?after=0` })).json();
+    const replay = await (await call(v1.events, { id, path: `/api/v1/conversations/${id}/events?after=0` })).json();
     const seqs = replay.events.map((e: { seq: number }) => e.seq);
     expect(seqs).toEqual(seqs.map((_: number, i: number) => i + 1));
     expect(replay.lastSeq).toBe(seqs.at(-1));
-    const tail = await (await call(events.GET, { id, path: `/api/v1/conversations/${id}/events?after=${seqs.length - 2}` })).json();
+    const tail = await (await call(v1.events, { id, path: `/api/v1/conversations/${id}/events?after=${seqs.length - 2}` })).json();
     expect(tail.events.map((e: { seq: number }) => e.seq)).toEqual(seqs.slice(-2));
-    expect((await call(events.GET, { id, path: `/api/v1/conversations/${id}/events?after=-1` })).status).toBe(400);
+    expect((await call(v1.events, { id, path: `/api/v1/conversations/${id}/events?after=-1` })).status).toBe(400);
   });
 
   it("answers 422 naming the step and field of an invalid plan, and stores nothing", async () => {
-    const { id } = await (await call(conversations.POST, { body: { title: "Bad plans", agents: ["researcher"] } })).json();
+    const { id } = await (await call(v1.createConversation, { body: { title: "Bad plans", agents: ["researcher"] } })).json();
     const before = await fixture.db.prisma.plan.count();
-    const response = await call(plans.POST, {
+    const response = await call(v1.submitPlan, {
       id,
       body: {
         title: "Cycle",
@@ -125,30 +120,30 @@ describe("/api/v1", () => {
     expect(body.error.code).toBe("plan_invalid");
     expect(body.error.issues).toEqual(expect.arrayContaining([expect.objectContaining({ stepIndex: 1, field: "wait_for" })]));
     expect(await fixture.db.prisma.plan.count()).toBe(before);
-    expect((await call(plans.POST, { id, body: "{not json" })).status).toBe(400);
+    expect((await call(v1.submitPlan, { id, body: "{not json" })).status).toBe(400);
   });
 
   it("posts a message with structured mentions exactly as the composer does", async () => {
-    const { id } = await (await call(conversations.POST, { body: { title: "Chat", agents: ["analyst"] } })).json();
-    const posted = await call(messages.POST, { id, body: { body: "have a look", mentions: ["analyst"] } });
+    const { id } = await (await call(v1.createConversation, { body: { title: "Chat", agents: ["analyst"] } })).json();
+    const posted = await call(v1.postMessage, { id, body: { body: "have a look", mentions: ["analyst"] } });
     expect(posted.status).toBe(201);
     const message = await posted.json();
     expect(message.mentions).toEqual([expect.objectContaining({ handle: "analyst" })]);
-    const unknown = await call(messages.POST, { id, body: { body: "hi", mentions: ["nobody"] } });
+    const unknown = await call(v1.postMessage, { id, body: { body: "hi", mentions: ["nobody"] } });
     expect(unknown.status).toBe(400);
     expect((await unknown.json()).error.message).toContain("@nobody");
   });
 
   it("hides conversations the API user is not a member of", async () => {
     const foreign = await fixture.services.createConversation({ title: "private", agentHandles: [], userId: fixture.userId });
-    expect((await call(events.GET, { id: foreign.id, path: `/api/v1/conversations/${foreign.id}/events` })).status).toBe(404);
-    expect((await call(messages.POST, { id: foreign.id, body: { body: "hi" } })).status).toBe(404);
+    expect((await call(v1.events, { id: foreign.id, path: `/api/v1/conversations/${foreign.id}/events` })).status).toBe(404);
+    expect((await call(v1.postMessage, { id: foreign.id, body: { body: "hi" } })).status).toBe(404);
   });
 
   it("routes a signed reaction to the agent that owns a step, fenced as untrusted data", async () => {
-    const { id } = await (await call(conversations.POST, { body: { title: "CI", agents: ["researcher", "writer"] } })).json();
+    const { id } = await (await call(v1.createConversation, { body: { title: "CI", agents: ["researcher", "writer"] } })).json();
     const plan = await (
-      await call(plans.POST, {
+      await call(v1.submitPlan, {
         id,
         body: { title: "Build", steps: [{ index: 1, title: "Fix the build", assignee: "writer", input: "fix it" }] },
       })
@@ -165,7 +160,7 @@ describe("/api/v1", () => {
     const sign = (text: string, delivery: string) =>
       `sha256=${createHmac("sha256", WEBHOOK_SECRET).update(`v1:${timestamp}:${delivery}:${path}:${text}`).digest("hex")}`;
     const post = (signature: string, delivery: string, text = body) =>
-      reactions.POST(
+      dispatchV1(
         new Request(`http://baton.test${path}`, {
           method: "POST",
           headers: {
@@ -176,7 +171,6 @@ describe("/api/v1", () => {
           },
           body: text,
         }),
-        { params: Promise.resolve({ id }) },
       );
     expect((await post(sign(body + " ", "ci-1"), "ci-1")).status).toBe(401);
     const accepted = await post(sign(body, "ci-1"), "ci-1");
@@ -195,7 +189,7 @@ describe("/api/v1", () => {
     expect(message.mentions).toEqual([expect.objectContaining({ handle: "writer" })]);
 
     // the bearer token works too; an agent outside the conversation is refused by name
-    const byToken = await call(reactions.POST, { id, body: { source: "review", target: { agent: "analyst" }, payload: "looks wrong" } });
+    const byToken = await call(v1.react, { id, body: { source: "review", target: { agent: "analyst" }, payload: "looks wrong" } });
     expect(byToken.status).toBe(400);
     expect((await byToken.json()).error.message).toContain("@analyst");
   });

@@ -8,9 +8,7 @@ import { setRuntime } from "@/server/runtime.ts";
 import { createExecutorFixture, type ExecutorFixture } from "@/server/executor/testing/executor-fixture.ts";
 import { directiveScript } from "@/server/executor/testing/directive-script.ts";
 import { API_USER_EMAIL } from "@/server/services/seed.ts";
-import * as conversations from "./conversations/route.ts";
-import * as plans from "./conversations/[id]/plans/route.ts";
-import * as stepById from "./plans/[id]/steps/[index]/route.ts";
+import { v1Handlers as v1 } from "./handlers.ts";
 
 const TOKEN = "test-token-0123456789abcdef";
 let fixture: ExecutorFixture;
@@ -21,8 +19,7 @@ const request = (init: { method?: string; body?: unknown; token?: string | null 
     headers: { ...(init.token === null ? {} : { authorization: `Bearer ${init.token ?? TOKEN}` }), "content-type": "application/json" },
     body: init.body === undefined ? undefined : JSON.stringify(init.body),
   });
-const step = (id: string, index: string, token?: string | null) =>
-  stepById.GET(request({ token }), { params: Promise.resolve({ id, index }) });
+const step = (id: string, index: string, token?: string | null) => v1.stepDetail(request({ token }), { id, index });
 
 beforeAll(async () => {
   fixture = await createExecutorFixture({ script: directiveScript });
@@ -44,11 +41,11 @@ afterAll(async () => {
 describe("GET /api/v1/plans/{id}/steps/{index}", () => {
   it("returns a step's execution log and runs, to the conversation's members only", async () => {
     const { id: conversationId } = await (
-      await conversations.POST(request({ body: { title: "Measured", agents: ["researcher"] } }))
+      await v1.createConversation(request({ body: { title: "Measured", agents: ["researcher"] } }), {})
     ).json();
-    const submitted = await plans.POST(
+    const submitted = await v1.submitPlan(
       request({ body: { title: "One step", steps: [{ index: 1, title: "Look", assignee: "researcher", input: "look" }] } }),
-      { params: Promise.resolve({ id: conversationId }) },
+      { id: conversationId },
     );
     const plan = await submitted.json();
     await fixture.waitForPlan(plan.id);
