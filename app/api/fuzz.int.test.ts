@@ -1,6 +1,7 @@
 /**
  * Fuzzes every API route handler under app/api (found on disk, so a new route is
- * covered without editing this file) in-process, signed in as an admin who is a
+ * covered without editing this file) and every route of the automation API (its
+ * route table, answered through the custom server's dispatcher) in-process, signed in as an admin who is a
  * member of the conversation, with the API token, or with a signed webhook delivery:
  * random and hostile bodies, content types and path parameters. No answer may be a
  * 5xx, a 4xx must name what is wrong, and a refused request must leave every table
@@ -13,6 +14,8 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRouteHarness, signDelivery, TEST_API_TOKEN, type RouteHarness } from "@/server/http/testing/route-harness.ts";
 import { hostileBody, hostileParam, type FuzzBody } from "@/server/http/testing/hostile-input.ts";
+import { dispatchV1 } from "@/server/http/v1/serve-v1.ts";
+import { v1Routes } from "@/server/protocol/rest/v1.ts";
 
 const RUNS = Number(process.env.BATON_FUZZ_RUNS ?? 12);
 const MAX_BODY_BYTES = 64 * 1024;
@@ -77,7 +80,7 @@ beforeAll(async () => {
     bytes: new Uint8Array([104, 105]),
   });
   const agent = await fixture.db.prisma.agent.findFirstOrThrow({ where: { handle: "writer" } });
-  realParams = { conversationId, planId: plan.id, formId: form.id, artifactId: artifact.id, agentId: agent.id, stepIndex: "1" };
+  realParams = { conversationId, planId: plan.id, formId: form.id, artifactId: artifact.id, agentId: agent.id, stepIndex: "1", index: "1" };
 });
 
 afterAll(async () => {
@@ -135,24 +138,32 @@ function buildRequest(input: {
 
 const routes = routeFiles();
 /** every exported handler of every route file: a new route or method joins the fuzz by existing */
-const cases = (
+const fileCases = (
   await Promise.all(
     routes.map(async (route) => {
       const module = (await import(pathToFileURL(route.file).href)) as Partial<Record<(typeof METHODS)[number], Handler>>;
       return METHODS.filter((method) => typeof module[method] === "function").map((method) => ({
-        ...route,
+        template: route.template,
         method,
         handler: module[method]!,
       }));
     }),
   )
 ).flat();
+/** every route of the automation API's table, through its dispatcher (which decodes the path itself) */
+const v1Cases = Object.values(v1Routes).map((spec) => ({
+  template: spec.path.replace(/:(\w+)/g, "[$1]"),
+  method: spec.method,
+  handler: (request: Request) => dispatchV1(request),
+}));
+const cases = [...fileCases, ...v1Cases].sort((a, b) => a.template.localeCompare(b.template) || a.method.localeCompare(b.method));
 
 describe("fuzzing every API route", () => {
   it("finds the route handlers on disk", () => {
     expect(routes.length).toBeGreaterThanOrEqual(20);
-    expect(routes.map((route) => route.template)).toContain("/api/v1/conversations/[id]/reactions");
-    expect(cases.length).toBeGreaterThanOrEqual(routes.length);
+    expect(cases.map((route) => route.template)).toContain("/api/v1/conversations/[id]/reactions");
+    expect(cases.map((route) => route.template)).toContain("/api/conversations/[conversationId]/messages");
+    expect(cases.length).toBeGreaterThanOrEqual(routes.length + Object.keys(v1Routes).length);
   });
 
   it("sees a change to any stored row", async () => {
