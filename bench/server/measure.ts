@@ -8,7 +8,7 @@
 import { chain, criticalPathMs, toPlan, type TimedStep } from "../dags.ts";
 import { apiClient, connectSocket, signUp, watchPlans, type ApiClient, type BatonSocket, type ServerMetrics } from "./client.ts";
 import type { BatonServer } from "./launch.ts";
-import { geomean, heavyTailedDag, median, quantile } from "./workloads.ts";
+import { geomean, heavyTailedDag, makespanBreakdown, median, quantile, type MakespanBreakdown } from "./workloads.ts";
 import type { ConversationEventDTO } from "../../server/protocol/events.ts";
 
 const UNBOUNDED = 200;
@@ -154,7 +154,7 @@ export async function measureHops(session: Session, chains = 3): Promise<HopFigu
 }
 
 export interface MakespanFigures {
-  ratios: { seed: number; makespanMs: number; criticalMs: number; ratio: number }[];
+  ratios: { seed: number; makespanMs: number; criticalMs: number; ratio: number; breakdown: MakespanBreakdown }[];
   geomean: number;
   worst: number;
   submitToFirstCall: number[];
@@ -169,7 +169,8 @@ export async function measureMakespan(session: Session, seeds: number[]): Promis
     const run = await runPlan(session, `heavy-tailed DAG ${seed}`, steps, UNBOUNDED);
     const criticalMs = criticalPathMs(steps);
     const makespanMs = run.endedAt - run.submittedAt;
-    ratios.push({ seed, makespanMs, criticalMs, ratio: makespanMs / criticalMs });
+    const breakdown = makespanBreakdown(steps, run.spans, run);
+    ratios.push({ seed, makespanMs, criticalMs, ratio: makespanMs / criticalMs, breakdown });
     submitToFirstCall.push(firstCallAfterSubmit(run));
   }
   const values = ratios.map((r) => r.ratio);

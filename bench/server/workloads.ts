@@ -32,3 +32,59 @@ export function makespanWithOverheads(steps: TimedStep[], overheads: { hopMs: nu
   const longest = criticalPath(steps.map((step) => ({ index: step.index, waitFor: step.waitFor, weight: step.sleepMs + hopMs }))).length;
   return (longest - hopMs + submitMs) / criticalPathMs(steps);
 }
+
+/** When one step's model worked, by the server's stamps. */
+export interface StepSpan {
+  start: number;
+  end: number;
+}
+
+/** Where a run's time beyond its critical path went, along the path it really took. */
+export interface MakespanBreakdown {
+  /** submission → the realised path's first model call */
+  submitMs: number;
+  /** each hop on the path: a step's latest-ending dependency's end → its model call */
+  hopsMs: number[];
+  /** Σ on the path of (model call's span − its sleep): a timer firing late, the stream read */
+  overrunMs: number;
+  /** the last model call's end → the plan's end stamp */
+  tailMs: number;
+  /** the critical path minus the sleeps on the realised path (≥ 0: another path was longer on paper) */
+  shorterPathMs: number;
+}
+
+/**
+ * Walks back from the step whose model ended last, each time to the dependency that
+ * ended last (the one it really waited for), and splits makespan − critical path into
+ * submission, hops, overrun and tail; the parts add up to it exactly.
+ */
+export function makespanBreakdown(
+  steps: TimedStep[],
+  spans: Map<number, StepSpan>,
+  run: { submittedAt: number; endedAt: number },
+): MakespanBreakdown {
+  const byIndex = new Map(steps.map((step) => [step.index, step]));
+  const spanOf = (index: number) => {
+    const span = spans.get(index);
+    if (!span) throw new Error(`step ${index} has no model span`);
+    return span;
+  };
+  const latest = (indexes: number[]) => indexes.reduce((a, b) => (spanOf(b).end > spanOf(a).end ? b : a));
+  let current = latest(steps.map((step) => step.index));
+  const tailMs = run.endedAt - spanOf(current).end;
+  const hopsMs: number[] = [];
+  let overrunMs = 0;
+  let sleeps = 0;
+  for (;;) {
+    const step = byIndex.get(current)!;
+    const span = spanOf(current);
+    overrunMs += span.end - span.start - step.sleepMs;
+    sleeps += step.sleepMs;
+    if (step.waitFor.length === 0) {
+      return { submitMs: span.start - run.submittedAt, hopsMs, overrunMs, tailMs, shorterPathMs: criticalPathMs(steps) - sleeps };
+    }
+    const before = latest(step.waitFor);
+    hopsMs.push(span.start - spanOf(before).end);
+    current = before;
+  }
+}
