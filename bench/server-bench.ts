@@ -16,6 +16,7 @@ import {
   type HopFigures,
   type LoadFigures,
   type MakespanFigures,
+  type SubmitParts,
 } from "./server/measure.ts";
 import { openPostgresBenchDatabase, withDatabase } from "./bench-database.ts";
 import { geomean, heavyTailedDag, makespanWithOverheads, median, quantile, type MakespanBreakdown } from "./server/workloads.ts";
@@ -44,16 +45,20 @@ async function benchOne(label: string, servers: () => Promise<BatonServer[]>, wi
       `${label}:   hop median ${part(hops.hops)} = model end → finishing unit ${part(hops.parts.tail)}, ` +
         `→ next run created ${part(hops.parts.decide)}, → its model call ${part(hops.parts.start)} (medians)`,
     );
-    log(
-      `${label}:   submit → first model call ${part(hops.submitToFirstCall)} = request → creating unit ${part(hops.submitParts.request)}, ` +
-        `→ first run claimed ${part(hops.submitParts.dispatch)}, → its model call ${part(hops.submitParts.start)} (medians)`,
-    );
     log(`${label}: heavy-tailed DAGs…`);
     const makespan = await measureMakespan(session, SEEDS);
     for (const r of makespan.ratios)
       log(
         `${label}:   DAG ${r.seed}: ${r.makespanMs} ms / critical path ${r.criticalMs} ms = ${r.ratio.toFixed(3)} (${describeBreakdown(r.breakdown)})`,
       );
+    // the row's own submissions: the chains' and the DAGs' (a DAG dispatches all its roots in the creating statement)
+    const submissions = [hops.submitParts, makespan.submitParts];
+    const all = (key: keyof SubmitParts) => submissions.flatMap((parts) => parts[key]);
+    log(
+      `${label}:   submit → first model call ${part([...hops.submitToFirstCall, ...makespan.submitToFirstCall])} = request → creating unit ${part(all("request"))}, ` +
+        `→ first run claimed ${part(all("dispatch"))}, → its model call ${part(all("start"))} ` +
+        `(medians of ${all("request").length}; chains alone ${part(hops.submitToFirstCall)}, DAGs ${part(makespan.submitToFirstCall)})`,
+    );
     log(`${label}: ${started.length > 1 ? "100 clients over two processes" : "100 clients"}…`);
     const fanOut = await measureFanOut(session, started);
     log(

@@ -122,7 +122,21 @@ export interface HopFigures {
   /** server CPU per step of a 20-step chain, the plan's submission included */
   cpuPerStepMs: number[];
   submitToFirstCall: number[];
-  submitParts: { request: number[]; dispatch: number[]; start: number[] };
+  submitParts: SubmitParts;
+}
+
+/** submissions in three parts (submitParts), one entry per plan */
+export interface SubmitParts {
+  request: number[];
+  dispatch: number[];
+  start: number[];
+}
+
+function pushSubmitParts(parts: SubmitParts, run: PlanRun): void {
+  const split = submitParts(run);
+  parts.request.push(split.request);
+  parts.dispatch.push(split.dispatch);
+  parts.start.push(split.start);
 }
 
 /** Chains of 20 steps that take no time: all that is left between two model calls is Baton. */
@@ -131,7 +145,7 @@ export async function measureHops(session: Session, chains = 3): Promise<HopFigu
   const hops: number[] = [];
   const parts: HopFigures["parts"] = { tail: [], decide: [], start: [] };
   const submitToFirstCall: number[] = [];
-  const submit: HopFigures["submitParts"] = { request: [], dispatch: [], start: [] };
+  const submit: SubmitParts = { request: [], dispatch: [], start: [] };
   const cpuPerStepMs: number[] = [];
   for (let i = 0; i < chains; i++) {
     const run = await runPlan(session, `chain ${i + 1}`, chain(20), 1);
@@ -144,10 +158,7 @@ export async function measureHops(session: Session, chains = 3): Promise<HopFigu
       parts.start.push(after.start - after.runStartedAt);
     }
     submitToFirstCall.push(firstCallAfterSubmit(run));
-    const split = submitParts(run);
-    submit.request.push(split.request);
-    submit.dispatch.push(split.dispatch);
-    submit.start.push(split.start);
+    pushSubmitParts(submit, run);
     cpuPerStepMs.push(run.serverCpuMs / 20);
   }
   return { hops, parts, submitToFirstCall, submitParts: submit, cpuPerStepMs };
@@ -158,12 +169,14 @@ export interface MakespanFigures {
   geomean: number;
   worst: number;
   submitToFirstCall: number[];
+  submitParts: SubmitParts;
 }
 
 /** Random heavy-tailed DAGs, parallelism unbounded: makespan from submit to the plan's end, over the critical path. */
 export async function measureMakespan(session: Session, seeds: number[]): Promise<MakespanFigures> {
   const ratios: MakespanFigures["ratios"] = [];
   const submitToFirstCall: number[] = [];
+  const submit: SubmitParts = { request: [], dispatch: [], start: [] };
   for (const seed of seeds) {
     const steps = heavyTailedDag(seed);
     const run = await runPlan(session, `heavy-tailed DAG ${seed}`, steps, UNBOUNDED);
@@ -172,9 +185,10 @@ export async function measureMakespan(session: Session, seeds: number[]): Promis
     const breakdown = makespanBreakdown(steps, run.spans, run);
     ratios.push({ seed, makespanMs, criticalMs, ratio: makespanMs / criticalMs, breakdown });
     submitToFirstCall.push(firstCallAfterSubmit(run));
+    pushSubmitParts(submit, run);
   }
   const values = ratios.map((r) => r.ratio);
-  return { ratios, geomean: geomean(values), worst: Math.max(...values), submitToFirstCall };
+  return { ratios, geomean: geomean(values), worst: Math.max(...values), submitToFirstCall, submitParts: submit };
 }
 
 export interface FanOutFigures {
