@@ -11,7 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { chain } from "../dags.ts";
 import { startServer } from "./launch.ts";
-import { openSession, runPlan } from "./measure.ts";
+import { chainHops, openSession, runPlan, type PlanRun } from "./measure.ts";
 import { median, quantile } from "./workloads.ts";
 
 const chains = Number(process.env.CHAINS ?? 10);
@@ -26,46 +26,44 @@ interface Hop {
 }
 
 const server = await startServer({ label: "gc-hops", databaseUrl: process.env.GC_DATABASE_URL });
-const hops: Hop[] = [];
+const runs: PlanRun[] = [];
+let pauses: [number, number][];
 try {
   const session = await openSession(server, "gc-hops");
   await runPlan(session, "warm-up chain", chain(20), 1);
-  const runs = [];
   for (let i = 0; i < chains; i++) runs.push(await runPlan(session, `chain ${i + 1}`, chain(20), 1));
-  // the preload rewrites its file twice a second
-  await new Promise((resolve) => setTimeout(resolve, 1_200));
-  const pauses = JSON.parse(fs.readFileSync(gcFile, "utf8")) as [number, number][];
-  for (const run of runs) {
-    for (let index = 2; index <= 20; index++) {
-      const from = run.spans.get(index - 1)!.end;
-      const to = run.spans.get(index)!.start;
-      const gcMs = pauses
-        .filter(([start, duration]) => start < to && start + duration > from)
-        .reduce((sum, [start, duration]) => sum + Math.min(to, start + duration) - Math.max(from, start), 0);
-      hops.push({ ms: to - from, gcMs });
-    }
-  }
   session.watcher.close();
 } finally {
+  // the preload writes its pauses as the server exits
   await server.stop();
+  pauses = fs.existsSync(gcFile) ? (JSON.parse(fs.readFileSync(gcFile, "utf8")) as [number, number][]) : [];
   fs.rmSync(path.dirname(gcFile), { recursive: true, force: true });
 }
+if (pauses.length === 0) throw new Error("no collector pauses were recorded: did the server exit before writing them?");
 
-const describe = (list: Hop[]) =>
-  `${list.length} hops, median ${median(list.map((hop) => hop.ms))} ms, p90 ${quantile(
-    list.map((hop) => hop.ms),
-    0.9,
-  )} ms`;
+const hops: Hop[] = runs.flatMap((run) =>
+  chainHops(run).map(({ before, after }) => {
+    const [from, to] = [before.end, after.start];
+    const gcMs = pauses
+      .filter(([start, duration]) => start < to && start + duration > from)
+      .reduce((sum, [start, duration]) => sum + Math.min(to, start + duration) - Math.max(from, start), 0);
+    return { ms: to - from, gcMs };
+  }),
+);
+
+const describe = (list: Hop[]) => {
+  const ms = list.map((hop) => hop.ms);
+  return `${list.length} hops, median ${median(ms)} ms, p90 ${quantile(ms, 0.9)} ms`;
+};
 // a pause under half a millisecond is noise on a millisecond clock
-const paused = hops.filter((hop) => hop.gcMs >= 0.5);
-const clear = hops.filter((hop) => hop.gcMs < 0.5);
+const hasPause = (hop: Hop) => hop.gcMs >= 0.5;
+const paused = hops.filter(hasPause);
 const slowest = [...hops].sort((a, b) => b.ms - a.ms).slice(0, Math.ceil(hops.length / 10));
+const pauseMedian = median(paused.map((hop) => hop.gcMs)).toFixed(1);
 console.log(`all: ${describe(hops)}`);
 console.log(
-  `with a collector pause inside: ${describe(paused)} (${Math.round((100 * paused.length) / hops.length)}% of hops; pause median ${median(
-    paused.map((hop) => hop.gcMs),
-  ).toFixed(1)} ms)`,
+  `with a collector pause inside: ${describe(paused)} (${Math.round((100 * paused.length) / hops.length)}% of hops; pause median ${pauseMedian} ms)`,
 );
-console.log(`without: ${describe(clear)}`);
-console.log(`the slowest tenth: ${slowest.filter((hop) => hop.gcMs >= 0.5).length} of ${slowest.length} had a pause inside`);
+console.log(`without: ${describe(hops.filter((hop) => !hasPause(hop)))}`);
+console.log(`the slowest tenth: ${slowest.filter(hasPause).length} of ${slowest.length} had a pause inside`);
 process.exit(0);

@@ -1,6 +1,6 @@
 // Preloaded into the server by bench/server/gc-hops.ts (`node --import`): records every
 // garbage-collection pause of the main thread, on the wall clock the run log's stamps use,
-// and rewrites them to BATON_BENCH_GC_FILE twice a second.
+// and writes them to BATON_BENCH_GC_FILE when the server exits (it stops with process.exit).
 import fs from "node:fs";
 import { PerformanceObserver, performance } from "node:perf_hooks";
 import { isMainThread } from "node:worker_threads";
@@ -12,5 +12,5 @@ if (isMainThread && file) {
   new PerformanceObserver((list) => {
     for (const entry of list.getEntries()) pauses.push([performance.timeOrigin + entry.startTime, entry.duration]);
   }).observe({ entryTypes: ["gc"] });
-  setInterval(() => fs.writeFileSync(file, JSON.stringify(pauses)), 500).unref();
+  process.on("exit", () => fs.writeFileSync(file, JSON.stringify(pauses)));
 }

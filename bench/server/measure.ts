@@ -32,7 +32,7 @@ export async function openSession(server: BatonServer, title: string, person?: A
   return { api: apiClient(server, token), server, cookie: user.cookie, conversationId, watcher, plans: watchPlans(watcher) };
 }
 
-interface ModelSpan {
+export interface ModelSpan {
   start: number;
   end: number;
   /** the step's (last) run as the executor recorded it: created in the dispatching unit, ended in the finishing one */
@@ -139,6 +139,13 @@ function pushSubmitParts(parts: SubmitParts, run: PlanRun): void {
   parts.start.push(split.start);
 }
 
+/** A chain's hops: each step's model span with the next step's (the hop is `after.start - before.end`). */
+export function chainHops(run: PlanRun): { before: ModelSpan; after: ModelSpan }[] {
+  const hops = [];
+  for (let index = 2; index <= run.spans.size; index++) hops.push({ before: run.spans.get(index - 1)!, after: run.spans.get(index)! });
+  return hops;
+}
+
 /** Chains of 20 steps that take no time: all that is left between two model calls is Baton. */
 export async function measureHops(session: Session, chains = 3): Promise<HopFigures> {
   await runPlan(session, "warm-up chain", chain(20), 1);
@@ -149,9 +156,7 @@ export async function measureHops(session: Session, chains = 3): Promise<HopFigu
   const cpuPerStepMs: number[] = [];
   for (let i = 0; i < chains; i++) {
     const run = await runPlan(session, `chain ${i + 1}`, chain(20), 1);
-    for (let index = 2; index <= 20; index++) {
-      const before = run.spans.get(index - 1)!;
-      const after = run.spans.get(index)!;
+    for (const { before, after } of chainHops(run)) {
       hops.push(after.start - before.end);
       parts.tail.push(before.runEndedAt - before.end);
       parts.decide.push(after.runStartedAt - before.runEndedAt);
