@@ -11,7 +11,7 @@
  *          has answered requests (Next's, React's and better-auth's: seven); on Node 20
  *          every promise then pays their hooks, which this process alone would not.
  * Figures, not assertions. To see where the time goes:
- *   node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx bench/agent-runtime.ts
+ *   npx node --cpu-prof --cpu-prof-dir=/tmp/prof --import tsx bench/agent-runtime.ts (npx: the Node npm install brought)
  */
 import "./quiet-logs.ts";
 import { AsyncLocalStorage } from "node:async_hooks";

@@ -17,7 +17,19 @@ import { createWorkspaceRuntime } from "./workspace/workspace-runner.ts";
 import { readWorkspaceSettings } from "./workspace/settings.ts";
 import { readCliAgents } from "./workspace/cli-agent.ts";
 
+// Node 24 (what `npm install` brings on Linux: the node-linux-* packages) keeps async
+// context without promise hooks; before 22.7 every promise pays seven AsyncLocalStorages'
+// hooks once Next, React and better-auth use them, and a step costs a fifth to a half more CPU
+// (docs/decisions/2026-12-01-server-latency.md, fifteenth round)
+const NODE_MEASURED_ON = 24;
+
 async function main() {
+  const nodeMajor = Number(process.versions.node.split(".")[0]);
+  if (nodeMajor < NODE_MEASURED_ON) {
+    log.warn(
+      `running on Node ${process.version}: Baton is built and measured on Node ${NODE_MEASURED_ON} (npm start runs the one npm install brought, where there is one); on older Node each step costs noticeably more CPU`,
+    );
+  }
   let config;
   try {
     config = loadConfig();
@@ -72,7 +84,7 @@ async function main() {
   const where = served.core.db.kind === "embedded" ? `embedded database in ${config.dataDir}` : "PostgreSQL";
   const what = config.role === "worker" ? `Baton worker (${config.workerSlots} slots) is ready, probes` : "Baton is ready";
   log.info(
-    { port: served.port, database: served.core.db.kind, role: config.role },
+    { port: served.port, database: served.core.db.kind, role: config.role, node: process.version },
     `${what} on http://localhost:${served.port} (${where}, default model ${config.defaultModel})`,
   );
 

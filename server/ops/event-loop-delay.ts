@@ -9,7 +9,7 @@
  * socket write or a database reply waits only for the lateness. Each scrape reads the
  * window since the previous one, as prom-client's do.
  */
-import { monitorEventLoopDelay, type IntervalHistogram } from "node:perf_hooks";
+import { monitorEventLoopDelay, type Histogram } from "node:perf_hooks";
 import { Gauge, type Registry } from "prom-client";
 
 /** the sampling interval, ms (prom-client's default for its own histogram) */
@@ -24,7 +24,7 @@ export type EventLoopStat = (typeof EVENT_LOOP_STATS)[number];
  * so a sample shorter than the interval is 0, not negative. NaN with no samples yet.
  */
 export function lateness(
-  histogram: Pick<IntervalHistogram, "count" | "percentile" | "max" | "mean">,
+  histogram: Pick<Histogram, "count" | "percentile" | "max" | "mean">,
   resolutionMs: number,
 ): Record<EventLoopStat, number> {
   const seconds = (ns: number) => (histogram.count === 0 ? Number.NaN : Math.max(0, ns / 1e6 - resolutionMs) / 1000);
