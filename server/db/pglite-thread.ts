@@ -118,9 +118,11 @@ export class PGliteThread extends BasePGlite {
         } else reject(this.#fail(new Error(`the embedded database could not open ${dataDir}: ${status.error.message}`)));
         this.#worker.on("message", (reply: WorkerReply) => this.#onReply(reply));
       });
-      this.#worker.on("error", (error) =>
-        reject(this.#fail(new Error(`the embedded database's thread crashed: ${error.message}`, { cause: error }))),
-      );
+      // a thread can throw anything, not only an Error
+      this.#worker.on("error", (error: unknown) => {
+        const reason = error instanceof Error ? error.message : String(error);
+        reject(this.#fail(new Error(`the embedded database's thread crashed: ${reason}`, { cause: error })));
+      });
       this.#worker.on("exit", (code) => {
         const error = new Error(`the embedded database's thread stopped (exit code ${code})`);
         if (!this.#closed) reject(this.#fail(error));
