@@ -12,7 +12,8 @@ const readJson = (path: URL) =>
   JSON.parse(readFileSync(path, "utf8")) as { version?: string; optionalDependencies?: Record<string, string> };
 const manifest = readJson(new URL("../package.json", import.meta.url));
 const nodePackages = Object.entries(manifest.optionalDependencies ?? {}).filter(([name]) => /^node-[a-z0-9]+-[a-z0-9]+$/.test(name));
-const installed = new URL(`../node_modules/node-${process.platform}-${process.arch}/package.json`, import.meta.url);
+const platformPackage = `node-${process.platform}-${process.arch}`;
+const installed = new URL(`../node_modules/${platformPackage}/package.json`, import.meta.url);
 
 it("pins one exact Node version for every platform it brings", () => {
   expect(nodePackages.length).toBeGreaterThan(0);
@@ -23,6 +24,6 @@ it("pins one exact Node version for every platform it brings", () => {
 
 it.runIf(existsSync(installed))("runs on the Node that npm install brought for this platform, at the pinned version", () => {
   const version = readJson(installed).version;
-  expect(version).toBe(manifest.optionalDependencies?.[`node-${process.platform}-${process.arch}`]);
+  expect(version).toBe(manifest.optionalDependencies?.[platformPackage]);
   expect(process.version).toBe(`v${version}`);
 });
