@@ -1,9 +1,9 @@
 import { APICallError, tool } from "ai";
 import { z } from "zod";
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { deriveSummary, extractItems, parseDirective } from "./offline-directives.ts";
 import { formSpecSchema } from "../core/form-schema.ts";
-import { TYPED_FORM_FIELDS } from "./offline-model.ts";
+import { abortableSleep, TYPED_FORM_FIELDS } from "./offline-model.ts";
 import { commanderProfile, recordingSink, runRequest, testRuntime } from "./test-support.ts";
 
 describe("offline directives", () => {
@@ -288,5 +288,30 @@ describe("offline model through the runner", () => {
       }),
     ).catch((e: unknown) => e);
     expect(APICallError.isInstance(error) && error.isRetryable && error.statusCode === 503).toBe(true);
+  });
+});
+
+describe("abortableSleep", () => {
+  const realSetTimeout = globalThis.setTimeout;
+  afterEach(() => vi.unstubAllGlobals());
+
+  /** timers that fire after half the time asked: Node's fire up to a millisecond early */
+  function earlyTimers() {
+    vi.stubGlobal("setTimeout", (callback: () => void, ms: number) => realSetTimeout(callback, Math.floor(ms / 2)));
+  }
+
+  it("waits at least the time asked by the clock, even when its timer fires early", async () => {
+    earlyTimers();
+    const started = performance.now();
+    await abortableSleep(40, undefined);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(40);
+  });
+
+  it("is aborted while it waits out the rest of an early timer", async () => {
+    earlyTimers();
+    const controller = new AbortController();
+    const pending = abortableSleep(200, controller.signal);
+    realSetTimeout(() => controller.abort(), 150); // past the first timer (100 ms), inside the rest
+    await expect(pending).rejects.toMatchObject({ name: "AbortError" });
   });
 });

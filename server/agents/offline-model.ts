@@ -44,18 +44,30 @@ function abortError(): Error {
   return error;
 }
 
+/**
+ * Waits at least `ms` by the clock. A timer alone may fire early: Node schedules it from
+ * the event loop's cached time, which a busy turn leaves behind the clock, so on a loaded
+ * machine `setTimeout(30)` has fired after 28 ms. A sleep that fired early waits out the rest.
+ */
 export function abortableSleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   if (signal?.aborted) return Promise.reject(abortError());
   if (ms <= 0) return Promise.resolve();
+  const until = performance.now() + ms;
   return new Promise((resolve, reject) => {
+    let timer: NodeJS.Timeout;
     const onAbort = () => {
       clearTimeout(timer);
       reject(abortError());
     };
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, ms);
+    const wait = (remaining: number) => {
+      timer = setTimeout(() => {
+        const left = until - performance.now();
+        if (left > 0) return wait(left);
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      }, remaining);
+    };
+    wait(ms);
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }

@@ -56,6 +56,9 @@ export async function instrumentRun(
   const running = traced ? context.with(traced.context, run) : run();
   running.catch(() => undefined); // awaited below, perhaps only after the claim: not unhandled meanwhile
   const started = await claimed;
+  // the run's time starts here, not after the bookkeeping below: storing the span is a
+  // database write, and the run is working meanwhile
+  const startedAt = performance.now();
   // not this process's run: it never started, so nothing of it is observed
   if (started === null) return running;
   const agent = started.agent.handle;
@@ -63,7 +66,6 @@ export async function instrumentRun(
   log.debug({ agent, kind: started.kind, attempt: started.attempt }, "run started");
   if (traced)
     await storeRunSpan(prisma, runId, traced.span).catch((error: unknown) => log.warn({ err: error }, "could not store the run's span"));
-  const startedAt = performance.now();
   let outcome: { status: string; error?: string | null } = { status: "crashed" };
   try {
     const result = await running;
