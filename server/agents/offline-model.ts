@@ -45,9 +45,9 @@ function abortError(): Error {
 }
 
 /**
- * Waits at least `ms` by the clock. A timer alone may fire early: Node schedules it from
- * the event loop's cached time, which a busy turn leaves behind the clock, so on a loaded
- * machine `setTimeout(30)` has fired after 28 ms. A sleep that fired early waits out the rest.
+ * Waits at least `ms` by the clock. A timer alone may fire early: Node counts it from a
+ * millisecond-truncated loop clock, so `setTimeout(30)` has ended after 29.3 ms by
+ * `performance.now()`. A sleep that fired early waits out the rest.
  */
 export function abortableSleep(ms: number, signal: AbortSignal | undefined): Promise<void> {
   if (signal?.aborted) return Promise.reject(abortError());

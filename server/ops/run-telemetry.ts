@@ -56,11 +56,11 @@ export async function instrumentRun(
   const running = traced ? context.with(traced.context, run) : run();
   running.catch(() => undefined); // awaited below, perhaps only after the claim: not unhandled meanwhile
   const started = await claimed;
+  // not this process's run: it never started, so nothing of it is observed
+  if (started === null) return running;
   // the run's time starts here, not after the bookkeeping below: storing the span is a
   // database write, and the run is working meanwhile
   const startedAt = performance.now();
-  // not this process's run: it never started, so nothing of it is observed
-  if (started === null) return running;
   const agent = started.agent.handle;
   recordRunStart({ agent, createdAt: started.createdAt, startedAt: started.startedAt, attempt: started.attempt });
   log.debug({ agent, kind: started.kind, attempt: started.attempt }, "run started");
