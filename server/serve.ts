@@ -15,6 +15,7 @@ import type { ProviderCircuits } from "./agents/circuit-breaker.ts";
 import type { Database } from "./db/database.ts";
 import type { AgentRunner } from "./executor/ports.ts";
 import { createSocketPublisher } from "./adapters/socket/socket-publisher.ts";
+import { listConversationEvents } from "./adapters/prisma/event-log.ts";
 import { attachSocketHandlers } from "./socket/handlers.ts";
 import { createSocketServer } from "./socket/server.ts";
 import { refuseOversizedBody } from "./http/body-gate.ts";
@@ -92,7 +93,10 @@ export async function serveBaton(input: {
     // several processes: rooms span all of them through PostgreSQL NOTIFY (its table is
     // created with the database's own setup, under a lock: see database.ts)
     io.adapter(createAdapter(core.db.pool));
-    publisher.watchCluster();
+    const prisma = core.db.prisma;
+    publisher.watchCluster((conversationId, first, last) =>
+      listConversationEvents(prisma, { conversationId, afterSeq: first - 1, limit: last - first + 1 }),
+    );
   }
   // a worker's events reach browsers through the adapter; browsers connect to web nodes
   if (config.role !== "worker") attachSocketHandlers(io, { prisma: core.db.prisma });

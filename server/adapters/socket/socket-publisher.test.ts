@@ -1,6 +1,7 @@
 import { expect, it } from "vitest";
 import type { Server } from "socket.io";
 import type { ConversationEventDTO } from "../../protocol/events.ts";
+import { conversationRoom } from "../../protocol/rooms.ts";
 import { createSocketPublisher } from "./socket-publisher.ts";
 
 const event = (seq: number, conversationId = "c1") =>
@@ -19,8 +20,19 @@ const event = (seq: number, conversationId = "c1") =>
  * delay (the NOTIFY) and is recorded in `sent`; `onMessage` is how another process's
  * message arrives. `delivered` is what local sockets received, in order.
  */
-function fakeCluster() {
+function fakeCluster(options: { watched?: boolean; failReads?: boolean } = {}) {
   const delivered: string[] = [];
+  /** the seqs the sidebar's activity announced, in order */
+  const activity: string[] = [];
+  /** the event log the other processes committed to; reads take a random while, as a query does */
+  const log = new Map<number, ConversationEventDTO>();
+  const reads: string[] = [];
+  const readEvents = async (conversationId: string, first: number, last: number) => {
+    reads.push(`${conversationId}:${first}-${last}`);
+    await new Promise((resolve) => setTimeout(resolve, Math.random() * 10));
+    if (options.failReads) throw new Error("the database is away");
+    return [...log.values()].filter((e) => e.conversationId === conversationId && e.seq >= first && e.seq <= last);
+  };
   /** how many events each local packet carried */
   const packets: number[] = [];
   const deltas: string[] = [];
@@ -32,15 +44,18 @@ function fakeCluster() {
       for (const event of payload as Payload[]) delivered.push(`${event.conversationId}:${event.seq}`);
     }
     if (name === "run-delta") deltas.push((payload as Payload).text!);
+    if (name === "activity") activity.push(`${(payload as Payload).conversationId}:${(payload as Payload).seq}`);
   };
   const adapter = {
+    // this process's sockets, by room: one browser watches c1 unless told otherwise
+    rooms: new Map(options.watched === false ? [] : [[conversationRoom("c1"), new Set(["socket-1"])]]),
     async broadcast(packet: { data: unknown[] }, opts: { rooms: Set<string>; except: Set<string> }) {
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 5));
       // the publisher targets a room and excludes it here: nothing may reach local sockets this way
       expect([...opts.rooms].every((room) => opts.except.has(room))).toBe(true);
       sent.push({ name: packet.data[0] as string, data: packet.data[1] });
     },
-    onMessage(message: { type: number; data: { packet: { data: unknown[] } } }) {
+    onMessage(message: { uid?: string; type: number; data: { packet: { data: unknown[] } } }) {
       const [name, payload] = message.data.packet.data as [string, { conversationId: string; seq?: number }];
       write(name, payload);
     },
@@ -49,9 +64,18 @@ function fakeCluster() {
     of: () => ({ adapter }),
     local: { to: () => ({ emit: (name: string, payload: { conversationId: string; seq?: number }) => write(name, payload) }) },
   } as unknown as Server;
-  const fromOtherProcess = (name: string, data: unknown) =>
-    adapter.onMessage({ type: 3, data: { packet: { type: 2, data: [name, data] } } as never });
-  return { io, delivered, packets, deltas, sent, fromOtherProcess };
+  const fromOtherProcess = (name: string, data: unknown, uid = "other-1") =>
+    adapter.onMessage({ uid, type: 3, data: { packet: { type: 2, data: [name, data] } } } as never);
+  /** another process committed these events and tells the cluster their seqs */
+  const committedElsewhere = (uid: string, ...events: ConversationEventDTO[]) => {
+    for (const e of events) log.set(e.seq, e);
+    fromOtherProcess(
+      "baton:conversation-seqs",
+      { conversationId: events[0].conversationId, first: events[0].seq, last: events.at(-1)!.seq },
+      uid,
+    );
+  };
+  return { io, delivered, activity, packets, deltas, sent, reads, readEvents, fromOtherProcess, committedElsewhere };
 }
 
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -69,44 +93,96 @@ it("writes a conversation's events to this process's sockets in seq order, one p
   expect(sent).toEqual([]);
 });
 
-it("with other processes, sends each unit's events as one message, in order, after the local write", async () => {
-  const { io, delivered, sent } = fakeCluster();
+it("with other processes, sends each unit's seqs as one message, in order, after the local write", async () => {
+  const { io, delivered, sent, readEvents } = fakeCluster();
   const publisher = createSocketPublisher(io);
-  publisher.watchCluster();
+  publisher.watchCluster(readEvents);
   for (let seq = 1; seq <= 30; seq += 3) publisher.publish([event(seq), event(seq + 1), event(seq + 2)]);
   publisher.runDelta("c1", "r1", "text");
   await settle(400);
   expect(delivered).toEqual(Array.from({ length: 30 }, (_, i) => `c1:${i + 1}`));
-  const batches = sent.filter((message) => message.name === "baton:conversation-events");
-  expect(batches).toHaveLength(10);
-  expect(batches.flatMap((message) => (message.data as ConversationEventDTO[]).map((e) => e.seq))).toEqual(
-    Array.from({ length: 30 }, (_, i) => i + 1),
+  const units = sent.filter((message) => message.name === "baton:conversation-seqs");
+  // the seqs, not the events: the other processes read what they need from the log
+  expect(units.map((message) => message.data)).toEqual(
+    Array.from({ length: 10 }, (_, i) => ({ conversationId: "c1", first: 3 * i + 1, last: 3 * i + 3 })),
   );
   expect(sent.at(-1)).toEqual({ name: "baton:run-delta", data: { conversationId: "c1", runId: "r1", text: "text" } });
 });
 
-it("writes another process's events to local sockets, each after its predecessor, own or theirs", async () => {
-  const { io, delivered, deltas, fromOtherProcess } = fakeCluster();
+it("reads another process's events from the log and writes them to local sockets, each after its predecessor, own or theirs", async () => {
+  const { io, delivered, activity, deltas, readEvents, fromOtherProcess, committedElsewhere } = fakeCluster();
   const publisher = createSocketPublisher(io, { holdMs: 2_000 });
-  publisher.watchCluster();
+  publisher.watchCluster(readEvents);
   publisher.publish([event(1)]);
   await settle(50);
-  // another process committed 2 and 4-5, this one 3: 4-5 arrive first, then 3 is published, then 2 arrives
-  fromOtherProcess("baton:conversation-events", [event(4), event(5)]);
+  // two other processes committed 2 and 4-5, this one 3: 4-5 arrive first, then 3 is published, then 2 arrives
+  committedElsewhere("other-1", event(4), event(5));
   publisher.publish([event(3)]);
   await settle(50);
   expect(delivered).toEqual(["c1:1"]);
-  fromOtherProcess("baton:conversation-events", [event(2)]);
+  committedElsewhere("other-2", event(2));
   await settle(50);
   expect(delivered).toEqual(["c1:1", "c1:2", "c1:3", "c1:4", "c1:5"]);
+  expect(activity).toEqual(["c1:1", "c1:2", "c1:3", "c1:5"]);
   fromOtherProcess("baton:run-delta", { conversationId: "c1", runId: "r2", text: "streamed" });
   expect(deltas).toEqual(["streamed"]);
 });
 
+it("many units from other processes, read in any order, reach the sockets in seq order", async () => {
+  const { io, delivered, packets, reads, readEvents, committedElsewhere } = fakeCluster();
+  const publisher = createSocketPublisher(io, { holdMs: 2_000 });
+  publisher.watchCluster(readEvents);
+  // one process's units, in the order it sent them; their reads end in any order
+  for (let seq = 1; seq <= 60; seq += 2) committedElsewhere("other-1", event(seq), event(seq + 1));
+  await settle(100);
+  expect(delivered).toEqual(Array.from({ length: 60 }, (_, i) => `c1:${i + 1}`));
+  expect(packets).toEqual(Array.from({ length: 30 }, () => 2));
+  expect(reads).toHaveLength(30);
+});
+
+it("reads nothing for a conversation no socket here watches, and holds nothing behind it", async () => {
+  const { io, delivered, activity, reads, readEvents, committedElsewhere } = fakeCluster({ watched: false });
+  const publisher = createSocketPublisher(io, { holdMs: 2_000 });
+  publisher.watchCluster(readEvents);
+  publisher.publish([event(1)]);
+  committedElsewhere("other-1", event(2), event(3));
+  publisher.publish([event(4)]);
+  await settle(50);
+  expect(reads).toEqual([]);
+  // this process's own next unit was not held for seqs 2-3 (the hold is 2 s)
+  expect(delivered).toEqual(["c1:1", "c1:4"]);
+  expect(activity).toEqual(["c1:1", "c1:3", "c1:4"]);
+});
+
+it("a read that fails leaves the unit to the browsers' replay and holds nothing behind it", async () => {
+  const { io, delivered, readEvents, committedElsewhere } = fakeCluster({ failReads: true });
+  const publisher = createSocketPublisher(io, { holdMs: 2_000 });
+  publisher.watchCluster(readEvents);
+  publisher.publish([event(1)]);
+  committedElsewhere("other-1", event(2));
+  publisher.publish([event(3)]);
+  await settle(50);
+  expect(delivered).toEqual(["c1:1", "c1:3"]);
+});
+
+it("still delivers the events a process of the previous version sends whole", async () => {
+  const { io, delivered, reads, readEvents, fromOtherProcess } = fakeCluster();
+  const publisher = createSocketPublisher(io, { holdMs: 2_000 });
+  publisher.watchCluster(readEvents);
+  publisher.publish([event(1)]);
+  await settle(20);
+  // two processes of the previous version: 3 arrives before 2
+  fromOtherProcess("baton:conversation-events", [event(3)], "old-1");
+  fromOtherProcess("baton:conversation-events", [event(2)], "old-2");
+  await settle(50);
+  expect(delivered).toEqual(["c1:1", "c1:2", "c1:3"]);
+  expect(reads).toEqual([]);
+});
+
 it("does not wait longer than the hold for a predecessor that never comes", async () => {
-  const { io, delivered } = fakeCluster();
+  const { io, delivered, readEvents } = fakeCluster();
   const publisher = createSocketPublisher(io, { holdMs: 100 });
-  publisher.watchCluster();
+  publisher.watchCluster(readEvents);
   publisher.publish([event(1)]);
   publisher.publish([event(3)]); // 2 was committed by a process that died before publishing it
   await settle(50);

@@ -7,13 +7,19 @@
  * conversation's units run one at a time in a process, and seq is handed out under the
  * conversation's lock).
  *
- * Other processes (the PostgreSQL adapter, once `watchCluster` is on) get a unit's events
- * as ONE cluster message, not one per event: every message is a NOTIFY round trip, and a
- * step's six or seven events sent one at a time queued up behind each other faster than
- * steps ended (the fan-out to another process's browsers took over 100 ms at the median).
- * The messages of a conversation are sent one at a time, each after the previous one is
- * out, so they arrive in order; the receiving process unpacks them and writes each event
- * to its own sockets as if it were its own.
+ * Other processes (the PostgreSQL adapter, once `watchCluster` is on) get ONE cluster
+ * message per unit, not one per event: every message is a NOTIFY round trip, and a step's
+ * six or seven events sent one at a time queued up behind each other faster than steps
+ * ended (the fan-out to another process's browsers took over 100 ms at the median). The
+ * message names the unit's seqs, not its events: they are committed before it is sent, so
+ * a process whose sockets watch the conversation reads them from the event log, and one
+ * whose sockets do not (most processes, for most conversations) reads nothing. Carrying
+ * the events themselves (3–4 kB a step, more than the 8,000 bytes a NOTIFY may carry for a
+ * plan, which then went through the adapter's attachments table) cost the sending process
+ * about a millisecond of CPU a step and every other process a parse of each unit. The
+ * messages of a conversation are sent one at a time, each after the previous one is out,
+ * so they arrive in order; the receiving process writes each unit's events to its own
+ * sockets as if they were its own.
  *
  * Across processes: seq n may be committed by another process just before this one
  * commits n+1. Once `watchCluster` is on, every event goes to this process's sockets
@@ -32,9 +38,11 @@ import { log } from "../../ops/log.ts";
 const EVENT_PACKET = 2;
 /** socket.io-adapter's cluster MessageType.BROADCAST */
 const CLUSTER_BROADCAST = 3;
-/** what one cluster message carries: a unit's events, or a run's streamed text */
-const CLUSTER_EVENTS = "baton:conversation-events";
+/** what one cluster message carries: the seqs of a unit's events, or a run's streamed text */
+const CLUSTER_SEQS = "baton:conversation-seqs";
 const CLUSTER_DELTA = "baton:run-delta";
+/** the events themselves, as a process of the previous version sends them (read during a rolling upgrade) */
+const CLUSTER_EVENTS = "baton:conversation-events";
 /**
  * Longest a process holds an event for its predecessor from another process (browsers
  * wait longer, GAP_WAIT_MS, before they replay). Only a predecessor that never comes
@@ -45,9 +53,22 @@ export const HOLD_MS = 1000;
 
 type AnyServer = Server<ClientToServerEvents, ServerToClientEvents> | Server;
 
+/** A unit's committed events, seqs `first` to `last`, from the event log. */
+export type EventLogReader = (conversationId: string, first: number, last: number) => Promise<ConversationEventDTO[]>;
+
+/** What another process's message says it committed: a conversation's seqs `first` to `last`. */
+interface CommittedSeqs {
+  conversationId: string;
+  first: number;
+  last: number;
+}
+
 export interface SocketPublisher extends EventPublisher {
-  /** Call once the cluster adapter is attached: send to the other processes, and learn the seqs they publish. */
-  watchCluster(): void;
+  /**
+   * Call once the cluster adapter is attached: send to the other processes, and learn the
+   * seqs they publish (their events are read with `readEvents` where sockets watch).
+   */
+  watchCluster(readEvents: EventLogReader): void;
 }
 
 export function createSocketPublisher(io: AnyServer, options: { holdMs?: number } = {}): SocketPublisher {
@@ -57,16 +78,20 @@ export function createSocketPublisher(io: AnyServer, options: { holdMs?: number 
   let clustered = false;
   const local = (room: string, name: string, data: unknown) =>
     (io.local.to(room).emit as (name: string, data: unknown) => boolean)(name, data);
-  /** writes a unit's events to this process's sockets as one packet, then the sidebar's activity */
-  const deliver = (events: ConversationEventDTO[]) => {
-    const last = events.at(-1)!;
+  /**
+   * Writes a unit's events to this process's sockets as one packet (none: no socket here
+   * watches the conversation), then the sidebar's activity.
+   */
+  const deliver = (conversationId: string, lastSeq: number, events: ConversationEventDTO[] | null) => {
     try {
-      local(conversationRoom(last.conversationId), "conversation-events", events);
+      if (events && events.length > 0) local(conversationRoom(conversationId), "conversation-events", events);
     } finally {
-      order.saw(last.conversationId, last.seq);
+      order.saw(conversationId, lastSeq);
     }
-    local(activityRoom(last.conversationId), "activity", { conversationId: last.conversationId, seq: last.seq });
+    local(activityRoom(conversationId), "activity", { conversationId, seq: lastSeq });
   };
+  /** whether any of this process's sockets is in the room (the adapter's rooms are this process's) */
+  const watchedHere = (room: string) => (io.of("/").adapter.rooms?.get(room)?.size ?? 0) > 0;
   /**
    * One message to the other processes and none to this one's sockets (the room is both
    * the target and excluded here; the receiver unpacks it, see watchCluster). Resolves
@@ -88,8 +113,11 @@ export function createSocketPublisher(io: AnyServer, options: { holdMs?: number 
       if (!first || !last) return;
       queue.run(last.conversationId, async () => {
         await order.waitFor(first.conversationId, first.seq - 1, holdMs);
-        deliver(events);
-        if (clustered) await toOtherProcesses(last.conversationId, CLUSTER_EVENTS, events);
+        deliver(last.conversationId, last.seq, events);
+        if (clustered) {
+          const seqs: CommittedSeqs = { conversationId: last.conversationId, first: first.seq, last: last.seq };
+          await toOtherProcesses(last.conversationId, CLUSTER_SEQS, seqs);
+        }
       });
     },
     runStatus(conversationId, runId, text) {
@@ -103,16 +131,27 @@ export function createSocketPublisher(io: AnyServer, options: { holdMs?: number 
         if (clustered) await toOtherProcesses(conversationId, CLUSTER_DELTA, delta);
       });
     },
-    watchCluster() {
+    watchCluster(readEvents) {
       type ClusterMessage = { uid?: string; type?: number; data?: { packet?: { data?: unknown[] } } };
       const adapter = io.of("/").adapter as unknown as { uid?: string; onMessage?: (message: ClusterMessage, offset?: string) => unknown };
       const onMessage = adapter.onMessage?.bind(adapter);
       if (!onMessage) return;
       clustered = true;
-      // another process's events go to this process's sockets after their predecessor
-      // (this process's own, or another's). Each message waits on its own, not in a queue:
-      // large ones are fetched from a table before they get here, so even one process's
-      // messages can come in out of order, and they must not wait behind each other.
+      /** the unit's events where a socket here watches the conversation; a failed read is left to the browsers' replay */
+      const eventsFor = async ({ conversationId, first, last }: CommittedSeqs) => {
+        if (!watchedHere(conversationRoom(conversationId))) return null;
+        return readEvents(conversationId, first, last).catch((error: unknown) => {
+          log.warn({ err: error, conversationId, first, last }, "could not read another process's events; browsers will replay them");
+          return null;
+        });
+      };
+      // Another process's events go to this process's sockets after their predecessor (this
+      // process's own, or another's). Each unit is read as its message arrives, and reads
+      // end in any order: a sender's units are written in the order it sent them (one queue
+      // per sender and conversation), and each waits for its predecessor's seq, which may
+      // come from anyone. Senders do not queue behind each other: one's unit may wait for
+      // another's, which arrives later.
+      const arrivals = new PerKeyQueue();
       adapter.onMessage = (message, offset) => {
         // the adapter hears its own messages too (and drops them): this process wrote them already
         if (message.uid !== undefined && message.uid === adapter.uid) return onMessage(message, offset);
@@ -122,10 +161,14 @@ export function createSocketPublisher(io: AnyServer, options: { holdMs?: number 
           if (typeof delta?.conversationId === "string") local(conversationRoom(delta.conversationId), "run-delta", delta);
           return;
         }
-        const events = (name === CLUSTER_EVENTS && Array.isArray(data) ? data : []) as ConversationEventDTO[];
-        const first = events[0];
-        if (typeof first?.conversationId !== "string" || !Number.isInteger(first.seq)) return onMessage(message, offset);
-        void order.waitFor(first.conversationId, first.seq - 1, holdMs).then(() => deliver(events));
+        const seqs = name === CLUSTER_SEQS ? committedSeqs(data) : name === CLUSTER_EVENTS ? seqsOfEvents(data) : null;
+        if (!seqs) return onMessage(message, offset);
+        const read = name === CLUSTER_EVENTS ? Promise.resolve(data as ConversationEventDTO[]) : eventsFor(seqs);
+        arrivals.run(`${message.uid ?? ""} ${seqs.conversationId}`, async () => {
+          const events = await read;
+          await order.waitFor(seqs.conversationId, seqs.first - 1, holdMs);
+          deliver(seqs.conversationId, seqs.last, events);
+        });
       };
     },
   };
@@ -186,6 +229,23 @@ class PerKeyQueue {
       if (this.tails.get(key) === tail) this.tails.delete(key);
     });
   }
+}
+
+/** A seqs message as another process sent it, or null when it is not one. */
+function committedSeqs(data: unknown): CommittedSeqs | null {
+  const seqs = data as Partial<CommittedSeqs> | null;
+  if (typeof seqs?.conversationId !== "string" || !Number.isInteger(seqs.first) || !Number.isInteger(seqs.last)) return null;
+  if (seqs.first! > seqs.last!) return null;
+  return { conversationId: seqs.conversationId, first: seqs.first!, last: seqs.last! };
+}
+
+/** The seqs of the events a process of the previous version sent whole. */
+function seqsOfEvents(data: unknown): CommittedSeqs | null {
+  if (!Array.isArray(data)) return null;
+  const events = data as ConversationEventDTO[];
+  const [first, last] = [events[0], events.at(-1)];
+  if (typeof first?.conversationId !== "string" || !Number.isInteger(first.seq) || !Number.isInteger(last?.seq)) return null;
+  return { conversationId: first.conversationId, first: first.seq, last: last!.seq };
 }
 
 /** For processes without clients (tests, benchmarks, headless workers). */
