@@ -94,8 +94,10 @@ export async function serveBaton(input: {
     // created with the database's own setup, under a lock: see database.ts)
     io.adapter(createAdapter(core.db.pool));
     const prisma = core.db.prisma;
-    publisher.watchCluster((conversationId, first, last) =>
-      listConversationEvents(prisma, { conversationId, afterSeq: first - 1, limit: last - first + 1 }),
+    publisher.watchCluster(
+      (conversationId, first, last) => listConversationEvents(prisma, { conversationId, afterSeq: first - 1, limit: last - first + 1 }),
+      // the adapter's channel for the default namespace ("socket.io", its default prefix, "#", "/")
+      { notifyChannel: "socket.io#/" },
     );
   }
   // a worker's events reach browsers through the adapter; browsers connect to web nodes

@@ -64,6 +64,29 @@ describe.each(["embedded", "postgres"] as const)("database functions on %s", (ki
     expect(await db.prisma.message.count({ where: { conversationId: conversation.id, planId: plan.id } })).toBe(1);
   });
 
+  it.runIf(kind === "postgres")("announces a unit's seqs at its commit when asked, and nothing for a refused unit", async () => {
+    const db = await createTestDatabase({ kind });
+    opened.push(db);
+    const listener = await db.pool!.connect();
+    const heard: string[] = [];
+    listener.on("notification", (message) => heard.push(message.payload ?? ""));
+    await listener.query(`LISTEN "baton-test#/"`);
+    try {
+      const { conversation, write } = await optimisticMessageWrite(db.prisma);
+      const notice = { channel: "baton-test#/", before: '{"seqs":', after: "}" };
+      await expect(write(1, undefined, notice)).rejects.toThrow(CONFLICT_MARKER);
+      await write(0, undefined, notice);
+      await write(0, undefined, notice);
+      await expect.poll(() => heard.length).toBe(2);
+      expect(heard.map((text) => JSON.parse(text))).toEqual([
+        { seqs: { conversationId: conversation.id, first: 1, last: 1 } },
+        { seqs: { conversationId: conversation.id, first: 2, last: 2 } },
+      ]);
+    } finally {
+      listener.release();
+    }
+  });
+
   it("claims queued runs oldest first, never past an agent's or a model's pool, whoever asks at once", async () => {
     const db = await createTestDatabase({ kind });
     opened.push(db);

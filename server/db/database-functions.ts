@@ -38,7 +38,11 @@ $$;`;
  * status the unit decided from: results of several runs that queued for the same
  * conversation go in one unit (executor/units.ts, "batches"). A new plan's rows
  * (`newPlans`, `newSteps`) are inserted first, so submitting a plan is one statement
- * too. (It replaced `baton_write_unit`, whose expectation named one plan and one run,
+ * too. With `notice`, it NOTIFYs the events' seqs for the other processes, delivered at
+ * commit (EventPublisher.commitNotice); the function of a process of the previous
+ * version, should one re-create it, ignores the notice, and the other processes' browsers
+ * then catch up by replay: live delivery is best effort, the event log is what is kept.
+ * (It replaced `baton_write_unit`, whose expectation named one plan and one run,
  * which replaced `baton_apply_unit`, which could not insert plans: a process of the
  * previous version keeps calling its own, and never sends this one a document whose
  * expectation it would read only in part.)
@@ -210,6 +214,13 @@ BEGIN
                       AND c->>'id' = e.value->'payload'->'run'->>'id'), e.value->'payload'),
           now_at
         FROM jsonb_array_elements(doc->'events') WITH ORDINALITY AS e(value, ord);
+    END IF;
+    -- the other processes hear of these events at commit, in commit order, with no round
+    -- trip more (EventPublisher.commitNotice): the text around the seqs is the caller's
+    IF jsonb_typeof(doc->'notice') = 'object' THEN
+      PERFORM pg_notify(doc->'notice'->>'channel', (doc->'notice'->>'before')
+        || jsonb_build_object('conversationId', doc->>'conversationId', 'first', last_seq - event_count + 1, 'last', last_seq)::text
+        || (doc->'notice'->>'after'));
     END IF;
   END IF;
   RETURN jsonb_build_object('lastSeq', last_seq, 'claimed', claimed, 'waiting', waiting);

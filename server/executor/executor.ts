@@ -373,7 +373,7 @@ export class Executor {
 
   private afterCommit(uow: UnitOfWork, committed: CommittedUnit): void {
     for (const plan of uow.plans.values()) this.context.plans.set(plan);
-    if (committed.published.length > 0) this.context.publisher.publish(committed.published);
+    if (committed.published.length > 0) this.context.publisher.publish(committed.published, { othersTold: committed.othersTold });
     traceEndedPlans(this.context.prisma, committed.published);
     for (const runId of uow.runsToCancel) this.worker.abort(runId);
     for (const tick of uow.ticks) this.scheduleTick(tick);

@@ -149,9 +149,23 @@ export interface Clock {
   setTimer(at: number, callback: () => void): { cancel(): void };
 }
 
+/**
+ * A notification the unit's own statement sends at commit (PostgreSQL NOTIFY): the
+ * other processes hear of its events with no round trip more. Its text is `before`,
+ * then `{"conversationId", "first", "last"}` (the seqs the events got), then `after`.
+ */
+export interface CommitNotice {
+  channel: string;
+  before: string;
+  after: string;
+}
+
 /** Delivers committed events to connected clients (Socket.IO rooms in the server). */
 export interface EventPublisher {
-  publish(events: ConversationEventDTO[]): void;
+  /** `othersTold`: the unit's statement sent its commitNotice, so the other processes know already */
+  publish(events: ConversationEventDTO[], options?: { othersTold?: boolean }): void;
+  /** the notice a unit of this conversation sends at commit, or null when no other process listens */
+  commitNotice?(conversationId: string): CommitNotice | null;
   /** ephemeral streaming text; never stored, never replayed */
   runDelta(conversationId: string, runId: string, delta: string, options?: { reset?: boolean }): void;
   /** ephemeral status line of a live run (null clears it); never stored, never replayed */

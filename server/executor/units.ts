@@ -304,14 +304,16 @@ export class UnitRunner {
         sqlWrites.insertStepEvents(uow.stepLog.map((line) => ({ ...line, runId: line.runId ?? null, at: now, data: line.data ?? null }))),
       );
     }
+    const notice = uow.events.length > 0 ? (this.context.publisher.commitNotice?.(uow.conversationId) ?? null) : null;
     const { lastSeq, claimed, waiting } = await uow.batch.flush(sql, {
       conversationId: uow.conversationId,
       events: uow.events,
       now,
       expect,
       claim: uow.runsCreated.length > 0 || uow.batch.freesSlots ? this.claim() : null,
+      notice,
     });
-    if (lastSeq === null) return { published: [], claimed, waiting };
+    if (lastSeq === null) return { published: [], claimed, waiting, othersTold: false };
     const first = lastSeq - uow.events.length + 1;
     const startedAt = new Map(claimed.map((run) => [run.id, run.startedAt]));
     const published = uow.events.map((event, offset) => {
@@ -331,7 +333,7 @@ export class UnitRunner {
         createdAt: now.toISOString(),
       } as ConversationEventDTO;
     });
-    return { published, claimed, waiting };
+    return { published, claimed, waiting, othersTold: notice !== null };
   }
 }
 
@@ -343,6 +345,8 @@ export interface CommittedUnit {
   claimed: ClaimedRun[];
   /** runs still wait in a pool it touched */
   waiting: boolean;
+  /** its statement sent the publisher's commitNotice: the other processes know of its events */
+  othersTold: boolean;
 }
 
-const NOTHING_COMMITTED: CommittedUnit = { published: [], claimed: [], waiting: false };
+const NOTHING_COMMITTED: CommittedUnit = { published: [], claimed: [], waiting: false, othersTold: false };

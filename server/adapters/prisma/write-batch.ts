@@ -10,6 +10,7 @@
  */
 import type { SqlRunner } from "../../db/sql-runner.ts";
 import type { PendingEvent } from "./event-log.ts";
+import type { CommitNotice } from "../../executor/ports.ts";
 import type { FinishedRunStatus } from "../../core/types.ts";
 
 /**
@@ -196,7 +197,15 @@ export class WriteBatch {
    */
   async flush(
     sql: SqlRunner,
-    input: { conversationId: string; events: PendingEvent[]; now: Date; expect?: WriteExpectation; claim?: ClaimRequest | null },
+    input: {
+      conversationId: string;
+      events: PendingEvent[];
+      now: Date;
+      expect?: WriteExpectation;
+      claim?: ClaimRequest | null;
+      /** sent at commit with the events' seqs (only when there are events) */
+      notice?: CommitNotice | null;
+    },
   ): Promise<FlushResult> {
     // appended writes (inserts among them) come first: a keyed step update may fold into an insert
     const writes = [...this.appended, ...this.keyed.values()];
@@ -221,6 +230,7 @@ export class WriteBatch {
       events: input.events.map((event) => ({ type: event.type, payload: event.payload })),
       ...(input.expect ? { expect: input.expect } : {}),
       ...(input.claim ? { claim: input.claim } : {}),
+      ...(input.notice ? { notice: input.notice } : {}),
     };
     for (const write of writes) {
       switch (write.kind) {

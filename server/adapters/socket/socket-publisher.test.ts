@@ -47,6 +47,7 @@ function fakeCluster(options: { watched?: boolean; failReads?: boolean } = {}) {
     if (name === "activity") activity.push(`${(payload as Payload).conversationId}:${(payload as Payload).seq}`);
   };
   const adapter = {
+    uid: "this-process",
     // this process's sockets, by room: one browser watches c1 unless told otherwise
     rooms: new Map(options.watched === false ? [] : [[conversationRoom("c1"), new Set(["socket-1"])]]),
     async broadcast(packet: { data: unknown[] }, opts: { rooms: Set<string>; except: Set<string> }) {
@@ -56,6 +57,7 @@ function fakeCluster(options: { watched?: boolean; failReads?: boolean } = {}) {
       sent.push({ name: packet.data[0] as string, data: packet.data[1] });
     },
     onMessage(message: { uid?: string; type: number; data: { packet: { data: unknown[] } } }) {
+      if (message.uid === "this-process") return; // the adapter drops its own messages
       const [name, payload] = message.data.packet.data as [string, { conversationId: string; seq?: number }];
       write(name, payload);
     },
@@ -189,4 +191,45 @@ it("does not wait longer than the hold for a predecessor that never comes", asyn
   expect(delivered).toEqual(["c1:1"]);
   await settle(150);
   expect(delivered).toEqual(["c1:1", "c1:3"]);
+});
+
+it("a unit's statement can announce its seqs itself: the notice is the message the cluster would carry, and publishing then sends nothing more", async () => {
+  const { io, delivered, sent, readEvents, fromOtherProcess } = fakeCluster();
+  const publisher = createSocketPublisher(io);
+  expect(publisher.commitNotice?.("c1")).toBeNull(); // nobody else listens yet
+  publisher.watchCluster(readEvents);
+  expect(publisher.commitNotice?.("c1")).toBeNull(); // no channel to announce on
+  publisher.watchCluster(readEvents, { notifyChannel: "socket.io#/" });
+  const notice = publisher.commitNotice!("c1")!;
+  expect(notice.channel).toBe("socket.io#/");
+  // what the database sends: the notice's text around the seqs the events got
+  const text = `${notice.before}${JSON.stringify({ conversationId: "c1", first: 1, last: 2 })}${notice.after}`;
+  const message = JSON.parse(text) as {
+    uid: string;
+    type: number;
+    data: { packet: { data: unknown[] }; opts: { rooms: string[]; except: string[] } };
+  };
+  expect(message.uid).toBe("this-process");
+  expect(message.type).toBe(3);
+  expect(message.data.packet.data).toEqual(["baton:conversation-seqs", { conversationId: "c1", first: 1, last: 2 }]);
+  expect(message.data.opts.rooms).toEqual([conversationRoom("c1")]);
+  expect(message.data.opts.except).toEqual([conversationRoom("c1")]);
+
+  publisher.publish([event(1), event(2)], { othersTold: true });
+  publisher.publish([event(3)]); // a unit written without the notice is announced after its commit
+  await settle(50);
+  expect(delivered).toEqual(["c1:1", "c1:2", "c1:3"]);
+  expect(sent.map((m) => m.data)).toEqual([{ conversationId: "c1", first: 3, last: 3 }]);
+
+  // another process's notice, as its statement sent it, is read and delivered here
+  const theirs = JSON.parse(`${notice.before}${JSON.stringify({ conversationId: "c1", first: 4, last: 4 })}${notice.after}`) as {
+    data: { packet: { data: [string, unknown] } };
+  };
+  const [name, seqs] = theirs.data.packet.data;
+  const log = [event(4)];
+  const reading = createSocketPublisher(io, { holdMs: 2_000 });
+  reading.watchCluster(async () => log);
+  fromOtherProcess(name, seqs);
+  await settle(50);
+  expect(delivered).toEqual(["c1:1", "c1:2", "c1:3", "c1:4"]);
 });

@@ -8,18 +8,19 @@
  * conversation's lock).
  *
  * Other processes (the PostgreSQL adapter, once `watchCluster` is on) get ONE cluster
- * message per unit, not one per event: every message is a NOTIFY round trip, and a step's
- * six or seven events sent one at a time queued up behind each other faster than steps
- * ended (the fan-out to another process's browsers took over 100 ms at the median). The
- * message names the unit's seqs, not its events: they are committed before it is sent, so
- * a process whose sockets watch the conversation reads them from the event log, and one
- * whose sockets do not (most processes, for most conversations) reads nothing. Carrying
- * the events themselves (3–4 kB a step, more than the 8,000 bytes a NOTIFY may carry for a
- * plan, which then went through the adapter's attachments table) cost the sending process
- * about a millisecond of CPU a step and every other process a parse of each unit. The
- * messages of a conversation are sent one at a time, each after the previous one is out,
- * so they arrive in order; the receiving process writes each unit's events to its own
- * sockets as if they were its own.
+ * message per unit, not one per event (a step's six or seven events sent one at a time
+ * queued up behind each other faster than steps ended: the fan-out to another process's
+ * browsers took over 100 ms at the median). The message names the unit's seqs, not its
+ * events, and the unit's own statement sends it (`commitNotice`, a NOTIFY delivered at
+ * commit, in commit order): no round trip, no transaction of its own. A process whose
+ * sockets watch the conversation reads the events from the event log; one whose sockets
+ * do not (most processes, for most conversations) reads nothing. Sending the events
+ * themselves in a NOTIFY of its own after the commit (3–4 kB a step; a plan's went over
+ * the 8,000 bytes a NOTIFY may carry, and through the adapter's attachments table) cost
+ * the sending process about a millisecond of CPU a step and every other process a parse
+ * of each unit. The receiving process writes each unit's events to its own sockets as if
+ * they were its own. (A unit written without the notice, before the cluster was watched,
+ * is announced the old way: one message after its commit, a conversation's one at a time.)
  *
  * Across processes: seq n may be committed by another process just before this one
  * commits n+1. Once `watchCluster` is on, every event goes to this process's sockets
@@ -41,6 +42,8 @@ const CLUSTER_BROADCAST = 3;
 /** what one cluster message carries: the seqs of a unit's events, or a run's streamed text */
 const CLUSTER_SEQS = "baton:conversation-seqs";
 const CLUSTER_DELTA = "baton:run-delta";
+/** where a commit notice's seqs go (never a conversation's id: those are UUIDs) */
+const SEQS_PLACEHOLDER = "baton:seqs";
 /** the events themselves, as a process of the previous version sends them (read during a rolling upgrade) */
 const CLUSTER_EVENTS = "baton:conversation-events";
 /**
@@ -67,8 +70,10 @@ export interface SocketPublisher extends EventPublisher {
   /**
    * Call once the cluster adapter is attached: send to the other processes, and learn the
    * seqs they publish (their events are read with `readEvents` where sockets watch).
+   * `notifyChannel`: the adapter's channel for the default namespace, on which units'
+   * statements announce their seqs themselves (commitNotice).
    */
-  watchCluster(readEvents: EventLogReader): void;
+  watchCluster(readEvents: EventLogReader, options?: { notifyChannel?: string }): void;
 }
 
 export function createSocketPublisher(io: AnyServer, options: { holdMs?: number } = {}): SocketPublisher {
@@ -76,6 +81,7 @@ export function createSocketPublisher(io: AnyServer, options: { holdMs?: number 
   const order = new SeqWatermarks();
   const holdMs = options.holdMs ?? HOLD_MS;
   let clustered = false;
+  let notifyChannel: string | null = null;
   const local = (room: string, name: string, data: unknown) =>
     (io.local.to(room).emit as (name: string, data: unknown) => boolean)(name, data);
   /**
@@ -107,14 +113,14 @@ export function createSocketPublisher(io: AnyServer, options: { holdMs?: number 
       ) as unknown as Promise<void> | void);
   };
   return {
-    publish(events: ConversationEventDTO[]) {
+    publish(events: ConversationEventDTO[], options) {
       const first = events[0];
       const last = events.at(-1);
       if (!first || !last) return;
       queue.run(last.conversationId, async () => {
         await order.waitFor(first.conversationId, first.seq - 1, holdMs);
         deliver(last.conversationId, last.seq, events);
-        if (clustered) {
+        if (clustered && !options?.othersTold) {
           const seqs: CommittedSeqs = { conversationId: last.conversationId, first: first.seq, last: last.seq };
           await toOtherProcesses(last.conversationId, CLUSTER_SEQS, seqs);
         }
@@ -131,12 +137,30 @@ export function createSocketPublisher(io: AnyServer, options: { holdMs?: number 
         if (clustered) await toOtherProcesses(conversationId, CLUSTER_DELTA, delta);
       });
     },
-    watchCluster(readEvents) {
+    commitNotice(conversationId) {
+      const uid = (io.of("/").adapter as { uid?: string }).uid;
+      if (!clustered || !notifyChannel || !uid) return null;
+      // the message the adapter itself would send for toOtherProcesses, with the seqs left out
+      const room = conversationRoom(conversationId);
+      const message = JSON.stringify({
+        uid,
+        nsp: "/",
+        type: CLUSTER_BROADCAST,
+        data: {
+          packet: { type: EVENT_PACKET, nsp: "/", data: [CLUSTER_SEQS, SEQS_PLACEHOLDER] },
+          opts: { rooms: [room], except: [room], flags: {} },
+        },
+      });
+      const [before, after] = message.split(JSON.stringify(SEQS_PLACEHOLDER));
+      return { channel: notifyChannel, before, after };
+    },
+    watchCluster(readEvents, options) {
       type ClusterMessage = { uid?: string; type?: number; data?: { packet?: { data?: unknown[] } } };
       const adapter = io.of("/").adapter as unknown as { uid?: string; onMessage?: (message: ClusterMessage, offset?: string) => unknown };
       const onMessage = adapter.onMessage?.bind(adapter);
       if (!onMessage) return;
       clustered = true;
+      notifyChannel = options?.notifyChannel ?? null;
       /** the unit's events where a socket here watches the conversation; a failed read is left to the browsers' replay */
       const eventsFor = async ({ conversationId, first, last }: CommittedSeqs) => {
         if (!watchedHere(conversationRoom(conversationId))) return null;

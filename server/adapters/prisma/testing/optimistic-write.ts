@@ -8,13 +8,17 @@ import type { PrismaClient } from "../../../generated/prisma/client.ts";
 import { conversationLockKey } from "../plan-repository.ts";
 import { sqlWrites, WriteBatch, type WriteExpectation } from "../write-batch.ts";
 import { prismaSql } from "../../../db/sql-runner.ts";
+import type { CommitNotice } from "../../../executor/ports.ts";
 
 export async function optimisticMessageWrite(prisma: PrismaClient) {
   const conversation = await prisma.conversation.create({ data: { title: "t" } });
   const plan = await prisma.plan.create({ data: { conversationId: conversation.id, title: "p", maxParallel: 1, request: "r" } });
   const events = [{ type: "message-created" as const, payload: { message: {} as never } }];
-  /** writes one message and its event, if the plan is still at `version` and `more` holds (else it raises the conflict) */
-  const write = (version: number, more: Pick<WriteExpectation, "plans" | "runs"> = { plans: [], runs: [] }) => {
+  /**
+   * writes one message and its event, if the plan is still at `version` and `more` holds
+   * (else it raises the conflict); with `notice`, the statement announces the event's seq
+   */
+  const write = (version: number, more: Pick<WriteExpectation, "plans" | "runs"> = { plans: [], runs: [] }, notice?: CommitNotice) => {
     const batch = new WriteBatch();
     batch.add(
       sqlWrites.insertMessage({
@@ -41,6 +45,7 @@ export async function optimisticMessageWrite(prisma: PrismaClient) {
         plans: [{ planId: plan.id, version }, ...more.plans],
         runs: more.runs,
       },
+      notice,
     });
   };
   return { conversation, plan, write };
