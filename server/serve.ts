@@ -66,6 +66,9 @@ export function closeOnSignals(served: ServedBaton, after: () => Promise<void> =
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
 }
 
+/** the PostgreSQL adapter's channel prefix (its default), named here because units' statements NOTIFY on it too */
+const CLUSTER_CHANNEL_PREFIX = "socket.io";
+
 export async function serveBaton(input: {
   config: Config;
   createRunner: (db: Database) => AgentRunner;
@@ -92,12 +95,12 @@ export async function serveBaton(input: {
   if (core.db.kind === "postgres" && core.db.pool) {
     // several processes: rooms span all of them through PostgreSQL NOTIFY (its table is
     // created with the database's own setup, under a lock: see database.ts)
-    io.adapter(createAdapter(core.db.pool));
+    io.adapter(createAdapter(core.db.pool, { channelPrefix: CLUSTER_CHANNEL_PREFIX }));
     const prisma = core.db.prisma;
     publisher.watchCluster(
       (conversationId, first, last) => listConversationEvents(prisma, { conversationId, afterSeq: first - 1, limit: last - first + 1 }),
-      // the adapter's channel for the default namespace ("socket.io", its default prefix, "#", "/")
-      { notifyChannel: "socket.io#/" },
+      // the adapter listens on "<prefix>#<namespace>": units announce their seqs on the default namespace's
+      { notifyChannel: `${CLUSTER_CHANNEL_PREFIX}#/` },
     );
   }
   // a worker's events reach browsers through the adapter; browsers connect to web nodes
