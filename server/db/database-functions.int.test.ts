@@ -3,6 +3,7 @@
  * to apply anything when the plan changed since it was read; the run queue's claim
  * is an exact, oldest-first counting semaphore per agent and per model.
  */
+import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "./test-database.ts";
 import { CONFLICT_MARKER } from "../adapters/prisma/write-batch.ts";
@@ -145,5 +146,113 @@ describe.each(["embedded", "postgres"] as const)("database functions on %s", (ki
     await db.prisma.run.update({ where: { id: others[0] }, data: { status: "failed", endedAt: new Date() } });
     expect(await claimRuns(db.prisma, { owner: "full", leaseMs: 30_000, max: 0, modelLimits: { m2: 4 } })).toEqual([]);
     expect((await claim("i")).map((run) => run.id)).toEqual([others[4]]);
+  });
+
+  it("without model limits, claimers at once never pass a pool's room and the oldest win", async () => {
+    const db = await createTestDatabase({ kind });
+    opened.push(db);
+    const conversation = await db.prisma.conversation.create({ data: { title: "t" } });
+    const small = await db.prisma.agent.create({ data: { handle: "small", name: "Small", concurrency: 3, model: "m" } });
+    const smaller = await db.prisma.agent.create({ data: { handle: "smaller", name: "Smaller", concurrency: 2, model: "m" } });
+    const queue = async (agentId: string, n: number, offset: number) => {
+      const ids: string[] = [];
+      for (let i = 0; i < n; i++) {
+        const createdAt = new Date(Date.now() + offset + i * 2);
+        const run = await db.prisma.run.create({
+          data: { conversationId: conversation.id, agentId, kind: "mention", input: "x", status: "queued", createdAt },
+        });
+        ids.push(run.id);
+      }
+      return ids;
+    };
+    const smallRuns = await queue(small.id, 8, 0);
+    const smallerRuns = await queue(smaller.id, 5, 1);
+    const claimed = (
+      await Promise.all(
+        ["a", "b", "c", "d", "e", "f"].map((owner) => claimRuns(db.prisma, { owner, leaseMs: 30_000, max: 10, modelLimits: {} })),
+      )
+    ).flat();
+    const running = await db.prisma.run.findMany({ where: { status: "running" }, select: { id: true } });
+    expect(claimed.map((run) => run.id).sort()).toEqual(running.map((run) => run.id).sort());
+    expect(new Set(claimed.map((run) => run.id)).size).toBe(claimed.length);
+    expect(running.map((run) => run.id).sort()).toEqual([...smallRuns.slice(0, 3), ...smallerRuns.slice(0, 2)].sort());
+  });
+
+  it("without model limits, claims in one statement what one claim at a time would: each pool's oldest up to its room, the oldest of those up to the maximum", async () => {
+    const db = await createTestDatabase({ kind });
+    opened.push(db);
+    const conversation = await db.prisma.conversation.create({ data: { title: "t" } });
+    const agents = await Promise.all(
+      [0, 1, 2].map((i) => db.prisma.agent.create({ data: { handle: `pool${i}`, name: `Pool ${i}`, concurrency: 1, model: "m" } })),
+    );
+    const base = Date.now();
+    const queue = fc.record({
+      // per agent: its room, runs already running, runs queued (offset of createdAt, due or in backoff)
+      pools: fc.tuple(
+        ...agents.map(() =>
+          fc.record({
+            concurrency: fc.integer({ min: 0, max: 3 }),
+            running: fc.integer({ min: 0, max: 2 }),
+            queued: fc.array(fc.record({ at: fc.integer({ min: 0, max: 40 }), backoff: fc.boolean() }), { maxLength: 6 }),
+          }),
+        ),
+      ),
+      max: fc.integer({ min: 1, max: 6 }),
+      // a limit on a model none of these runs uses keeps the one-statement path
+      modelLimits: fc.constantFrom<Record<string, number>>({}, { unused: 1 }),
+    });
+    await fc.assert(
+      fc.asyncProperty(queue, async ({ pools, max, modelLimits }) => {
+        await db.prisma.run.deleteMany();
+        const waiting: { id: string; agentId: string; createdAt: number; due: boolean }[] = [];
+        for (const [i, pool] of pools.entries()) {
+          const agentId = agents[i].id;
+          await db.prisma.agent.update({ where: { id: agentId }, data: { concurrency: pool.concurrency } });
+          for (let r = 0; r < pool.running; r++) {
+            await db.prisma.run.create({
+              data: { conversationId: conversation.id, agentId, kind: "mention", input: "x", status: "running" },
+            });
+          }
+          for (const [q, run] of pool.queued.entries()) {
+            const createdAt = base + run.at * 10 + i * 3 + q; // distinct instants
+            const row = await db.prisma.run.create({
+              data: {
+                conversationId: conversation.id,
+                agentId,
+                kind: "mention",
+                input: "x",
+                status: "queued",
+                createdAt: new Date(createdAt),
+                notBefore: run.backoff ? new Date(Date.now() + 60_000) : null,
+              },
+            });
+            waiting.push({ id: row.id, agentId, createdAt, due: !run.backoff });
+          }
+        }
+        // the reference: one candidate at a time, oldest first, while its pool has room
+        const room = new Map(pools.map((pool, i) => [agents[i].id, pool.concurrency - pool.running]));
+        const taken = new Set<string>();
+        const pick = (limit: number) => {
+          const picked: string[] = [];
+          for (const run of waiting.filter((w) => w.due && !taken.has(w.id)).sort((a, b) => a.createdAt - b.createdAt)) {
+            if (picked.length >= limit) break;
+            if (room.get(run.agentId)! <= 0) continue;
+            room.set(run.agentId, room.get(run.agentId)! - 1);
+            taken.add(run.id);
+            picked.push(run.id);
+          }
+          return picked;
+        };
+        const first = pick(max);
+        const claimed = await claimRuns(db.prisma, { owner: "w", leaseMs: 30_000, max, modelLimits });
+        expect(claimed.map((run) => run.id)).toEqual(first);
+        const rows = await db.prisma.run.findMany({ where: { id: { in: first } }, select: { status: true, leaseOwner: true } });
+        expect(rows.every((run) => run.status === "running" && run.leaseOwner === "w")).toBe(true);
+        // a second claimer counts the first one's claims: it gets the rest, never past a pool's room
+        const second = pick(10);
+        expect((await claimRuns(db.prisma, { owner: "v", leaseMs: 30_000, max: 10, modelLimits })).map((run) => run.id)).toEqual(second);
+      }),
+      { numRuns: 12 },
+    );
   });
 });
