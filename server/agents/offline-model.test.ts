@@ -307,6 +307,27 @@ describe("abortableSleep", () => {
     expect(performance.now() - started).toBeGreaterThanOrEqual(40);
   });
 
+  it("sets its timer to wake a millisecond early, and waits out the rest turn by turn", async () => {
+    const asked: { at: number; ms: number }[] = [];
+    const realSetImmediate = globalThis.setImmediate;
+    let turns = 0;
+    vi.stubGlobal("setTimeout", (callback: () => void, ms: number) => {
+      asked.push({ at: performance.now(), ms });
+      return realSetTimeout(callback, ms);
+    });
+    vi.stubGlobal("setImmediate", (callback: () => void) => {
+      turns++;
+      return realSetImmediate(callback);
+    });
+    const started = performance.now();
+    await abortableSleep(40.5, undefined);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(40.5);
+    expect(asked[0].ms).toBe(39);
+    // no timer is asked to end past the time: the last stretch is the loop's turns
+    expect(asked.every(({ at, ms }) => at + ms <= started + 40.5)).toBe(true);
+    expect(turns).toBeGreaterThan(0);
+  });
+
   it("is aborted while it waits out the rest of an early timer", async () => {
     earlyTimers();
     const controller = new AbortController();
