@@ -51,6 +51,10 @@ async function benchOne(label: string, servers: () => Promise<BatonServer[]>, wi
       log(
         `${label}:   DAG ${r.seed}: ${r.makespanMs} ms / critical path ${r.criticalMs} ms = ${r.ratio.toFixed(3)} (${describeBreakdown(r.breakdown)})`,
       );
+    log(
+      `${label}:   hops on the DAGs' paths, median ${part(makespan.ratios.flatMap((r) => r.breakdown.hopsMs))} = model end → finishing unit ${part(makespan.hopParts.tail)}, ` +
+        `→ next run created ${part(makespan.hopParts.decide)}, → its model call ${part(makespan.hopParts.start)} (medians; the chains' above)`,
+    );
     // the row's own submissions: the chains' and the DAGs' (a DAG dispatches all its roots in the creating statement)
     const submissions = [hops.submitParts, makespan.submitParts];
     const all = (key: keyof SubmitParts) => submissions.flatMap((parts) => parts[key]);

@@ -139,6 +139,13 @@ function pushSubmitParts(parts: SubmitParts, run: PlanRun): void {
   parts.start.push(split.start);
 }
 
+/** A hop in three parts by the server's stamps (HopFigures.parts): `before` ended, `after` was dispatched in its unit. */
+function pushHopParts(parts: HopFigures["parts"], before: ModelSpan, after: ModelSpan): void {
+  parts.tail.push(before.runEndedAt - before.end);
+  parts.decide.push(after.runStartedAt - before.runEndedAt);
+  parts.start.push(after.start - after.runStartedAt);
+}
+
 /** A chain's hops: each step's model span with the next step's (the hop is `after.start - before.end`). */
 export function chainHops(run: PlanRun): { before: ModelSpan; after: ModelSpan }[] {
   const hops = [];
@@ -158,9 +165,7 @@ export async function measureHops(session: Session, chains = 3): Promise<HopFigu
     const run = await runPlan(session, `chain ${i + 1}`, chain(20), 1);
     for (const { before, after } of chainHops(run)) {
       hops.push(after.start - before.end);
-      parts.tail.push(before.runEndedAt - before.end);
-      parts.decide.push(after.runStartedAt - before.runEndedAt);
-      parts.start.push(after.start - after.runStartedAt);
+      pushHopParts(parts, before, after);
     }
     submitToFirstCall.push(firstCallAfterSubmit(run));
     pushSubmitParts(submit, run);
@@ -175,6 +180,8 @@ export interface MakespanFigures {
   worst: number;
   submitToFirstCall: number[];
   submitParts: SubmitParts;
+  /** the hops on the paths the DAGs took, in the chain's three parts (HopFigures.parts) */
+  hopParts: HopFigures["parts"];
 }
 
 /** Random heavy-tailed DAGs, parallelism unbounded: makespan from submit to the plan's end, over the critical path. */
@@ -182,6 +189,7 @@ export async function measureMakespan(session: Session, seeds: number[]): Promis
   const ratios: MakespanFigures["ratios"] = [];
   const submitToFirstCall: number[] = [];
   const submit: SubmitParts = { request: [], dispatch: [], start: [] };
+  const hopParts: HopFigures["parts"] = { tail: [], decide: [], start: [] };
   for (const seed of seeds) {
     const steps = heavyTailedDag(seed);
     const run = await runPlan(session, `heavy-tailed DAG ${seed}`, steps, UNBOUNDED);
@@ -189,11 +197,14 @@ export async function measureMakespan(session: Session, seeds: number[]): Promis
     const makespanMs = run.endedAt - run.submittedAt;
     const breakdown = makespanBreakdown(steps, run.spans, run);
     ratios.push({ seed, makespanMs, criticalMs, ratio: makespanMs / criticalMs, breakdown });
+    breakdown.path
+      .slice(1)
+      .forEach((beforeIndex, i) => pushHopParts(hopParts, run.spans.get(beforeIndex)!, run.spans.get(breakdown.path[i])!));
     submitToFirstCall.push(firstCallAfterSubmit(run));
     pushSubmitParts(submit, run);
   }
   const values = ratios.map((r) => r.ratio);
-  return { ratios, geomean: geomean(values), worst: Math.max(...values), submitToFirstCall, submitParts: submit };
+  return { ratios, geomean: geomean(values), worst: Math.max(...values), submitToFirstCall, submitParts: submit, hopParts };
 }
 
 export interface FanOutFigures {

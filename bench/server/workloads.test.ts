@@ -36,6 +36,15 @@ describe("makespanBreakdown", () => {
           expect(parts.shorterPathMs).toBeGreaterThanOrEqual(0);
           expect(parts.tailMs).toBe(2);
           expect(parts.submitMs).toBe(submit);
+          // the path runs from the step that ended last back to a root, each step waiting for the next
+          const byIndex = new Map(steps.map((step) => [step.index, step]));
+          expect(parts.path).toHaveLength(parts.hopsMs.length + 1);
+          expect(spans.get(parts.path[0])!.end).toBe(Math.max(...[...spans.values()].map((span) => span.end)));
+          expect(byIndex.get(parts.path.at(-1)!)!.waitFor).toEqual([]);
+          parts.path.slice(1).forEach((before, i) => {
+            expect(byIndex.get(parts.path[i])!.waitFor).toContain(before);
+            expect(parts.hopsMs[i]).toBe(spans.get(parts.path[i])!.start - spans.get(before)!.end);
+          });
         },
       ),
     );

@@ -45,6 +45,8 @@ export interface MakespanBreakdown {
   submitMs: number;
   /** each hop on the path: a step's latest-ending dependency's end → its model call */
   hopsMs: number[];
+  /** the path's steps, its last first: hop i is from path[i + 1]'s end to path[i]'s model call */
+  path: number[];
   /** Σ on the path of (model call's span − its sleep): a timer firing late, the stream read */
   overrunMs: number;
   /** the last model call's end → the plan's end stamp */
@@ -73,15 +75,17 @@ export function makespanBreakdown(
   let current = latest(steps.map((step) => step.index));
   const tailMs = run.endedAt - spanOf(current).end;
   const hopsMs: number[] = [];
+  const path: number[] = [];
   let overrunMs = 0;
   let sleeps = 0;
   for (;;) {
     const step = byIndex.get(current)!;
     const span = spanOf(current);
+    path.push(current);
     overrunMs += span.end - span.start - step.sleepMs;
     sleeps += step.sleepMs;
     if (step.waitFor.length === 0) {
-      return { submitMs: span.start - run.submittedAt, hopsMs, overrunMs, tailMs, shorterPathMs: criticalPathMs(steps) - sleeps };
+      return { submitMs: span.start - run.submittedAt, hopsMs, path, overrunMs, tailMs, shorterPathMs: criticalPathMs(steps) - sleeps };
     }
     const before = latest(step.waitFor);
     hopsMs.push(span.start - spanOf(before).end);
