@@ -243,8 +243,6 @@ $$;`;
  * commit; a run becomes `running` only here. Rows another transaction is changing
  * are skipped, not waited for. `only_agents` narrows the claim to those agents' pools.
  * Returns the claimed runs with their conversation and start time, oldest first.
- * Without model limits (the default) the counting and claiming is one statement; each
- * statement here costs the hot path's every unit, most on PGlite.
  */
 export const CLAIM_RUNS_FUNCTION = `
 CREATE OR REPLACE FUNCTION baton_claim_runs(owner text, lease_ms integer, max_claims integer, model_limits jsonb, only_agents text[])
@@ -252,6 +250,7 @@ RETURNS TABLE ("id" text, "conversationId" text, "startedAt" text)
 LANGUAGE plpgsql VOLATILE SET plan_cache_mode = force_generic_plan AS $$
 #variable_conflict use_column
 DECLARE
+  pool text;
   candidate record;
   claimed integer := 0;
   at_time timestamp(3);
@@ -276,58 +275,27 @@ BEGIN
     SELECT coalesce(array_agg(DISTINCT q."model"), '{}') INTO locked_models FROM "Run" q
       WHERE q."status" = 'queued' AND limits ? q."model" AND q."agentId" = ANY(locked_agents);
   END IF;
-  -- in key order, so that claimers never deadlock: one statement, the locks taken as its
-  -- rows come out of the ordered subquery
-  PERFORM pg_advisory_xact_lock(hashtextextended('baton:pool:' || pools.k, 0)) FROM (
-    SELECT 'agent:' || a AS k FROM unnest(locked_agents) a
-    UNION
-    SELECT 'model:' || m FROM unnest(locked_models) m
-    ORDER BY 1
-  ) pools;
-  at_time := (clock_timestamp() AT TIME ZONE 'UTC')::timestamp(3);
-  IF cardinality(locked_models) = 0 THEN
-    -- Only agent pools (the default): the claim is one statement. It starts after the locks,
-    -- so it counts every claim committed before; each pool's oldest candidates up to its
-    -- room, then the oldest of those up to max_claims: what the loop below would pick.
-    RETURN QUERY
-    WITH room AS (
-      SELECT a."id" AS "agentId", a."concurrency" -
-          (SELECT count(*) FROM "Run" r WHERE r."agentId" = a."id" AND r."status" = 'running') AS "free"
-        FROM "Agent" a WHERE a."id" = ANY(locked_agents)),
-    candidates AS (
-      SELECT q."id", q."agentId", q."createdAt", room."free" FROM "Run" q JOIN room ON room."agentId" = q."agentId"
-        WHERE q."status" = 'queued' AND q."agentId" = ANY(locked_agents) AND room."free" > 0
-          AND (q."notBefore" IS NULL OR q."notBefore" <= at_time)
-          -- a limited model's pool is not held (its run was queued after the read above)
-          AND NOT limits ? q."model"
-        ORDER BY q."createdAt", q."id"
-        LIMIT 200
-        FOR UPDATE OF q SKIP LOCKED),
-    chosen AS (
-      SELECT c."id", c."createdAt" FROM (
-          SELECT c."id", c."createdAt", c."free",
-              row_number() OVER (PARTITION BY c."agentId" ORDER BY c."createdAt", c."id") AS "place"
-            FROM candidates c) c
-        WHERE c."place" <= c."free"
-        ORDER BY c."createdAt", c."id"
-        LIMIT max_claims),
-    started AS (
-      UPDATE "Run" r SET "status" = 'running', "leaseOwner" = owner, "startedAt" = at_time,
-          "leaseExpiresAt" = at_time + make_interval(secs => lease_ms / 1000.0)
-        FROM chosen WHERE r."id" = chosen."id"
-        RETURNING r."id", r."conversationId", chosen."createdAt")
-    SELECT started."id", started."conversationId", to_char(at_time, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')
-      FROM started ORDER BY started."createdAt", started."id";
-    RETURN;
-  END IF;
-  -- model pools too (BATON_MODEL_CONCURRENCY): a run needs room in both, so they are
-  -- counted down one candidate at a time
+  FOR pool IN
+    SELECT k FROM (
+      SELECT 'agent:' || a AS k FROM unnest(locked_agents) a
+      UNION
+      SELECT 'model:' || m FROM unnest(locked_models) m
+    ) pools ORDER BY k
+  LOOP
+    PERFORM pg_advisory_xact_lock(hashtextextended('baton:pool:' || pool, 0));
+  END LOOP;
+  -- after the locks: every claim committed before is counted, none is in flight
   SELECT coalesce(jsonb_object_agg(a."id", a."concurrency" -
       (SELECT count(*) FROM "Run" r WHERE r."agentId" = a."id" AND r."status" = 'running')), '{}')
     INTO agent_room FROM "Agent" a WHERE a."id" = ANY(locked_agents);
-  SELECT coalesce(jsonb_object_agg(m, (limits->>m)::integer -
-      (SELECT count(*) FROM "Run" r WHERE r."model" = m AND r."status" = 'running')), '{}')
-    INTO model_room FROM unnest(locked_models) m;
+  IF cardinality(locked_models) = 0 THEN
+    model_room := '{}';
+  ELSE
+    SELECT coalesce(jsonb_object_agg(m, (limits->>m)::integer -
+        (SELECT count(*) FROM "Run" r WHERE r."model" = m AND r."status" = 'running')), '{}')
+      INTO model_room FROM unnest(locked_models) m;
+  END IF;
+  at_time := (clock_timestamp() AT TIME ZONE 'UTC')::timestamp(3);
   FOR candidate IN
     SELECT q."id", q."conversationId", q."agentId", q."model" FROM "Run" q
     WHERE q."status" = 'queued' AND q."agentId" = ANY(locked_agents)

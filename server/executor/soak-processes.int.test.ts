@@ -133,8 +133,8 @@ it(`ends ${PLANS} plans on two processes and a web node, one process SIGKILLed m
   expect(figures.doubleDispatches).toEqual([]);
   expect(figures.seqGaps).toEqual([]);
   expect(figures.lostNotRedispatchedOnce).toEqual([]);
-  for (const [handle, { peak, limit }] of Object.entries(figures.peaks)) {
-    expect(peak, `@${handle} peaked at ${peak} live runs, limit ${limit}`).toBeLessThanOrEqual(limit);
+  for (const [handle, { peak, limit, atPeak }] of Object.entries(figures.peaks)) {
+    expect(peak, `@${handle} peaked at ${peak} live runs, limit ${limit}: ${atPeak.join("; ")}`).toBeLessThanOrEqual(limit);
   }
   for (const handle of ["researcher", "analyst", "writer"]) expect(figures.peaks[handle]?.peak).toBe(4);
 

@@ -81,8 +81,8 @@ it(`ends all ${PLANS} random plans over ${CONVERSATIONS} conversations with defa
   expect(figures.doubleDispatches).toEqual([]);
   expect(figures.seqGaps).toEqual([]);
   expect(figures.lostNotRedispatchedOnce).toEqual([]);
-  for (const [handle, { peak, limit }] of Object.entries(figures.peaks)) {
-    expect(peak, `@${handle} peaked at ${peak} live runs, limit ${limit}`).toBeLessThanOrEqual(limit);
+  for (const [handle, { peak, limit, atPeak }] of Object.entries(figures.peaks)) {
+    expect(peak, `@${handle} peaked at ${peak} live runs, limit ${limit}: ${atPeak.join("; ")}`).toBeLessThanOrEqual(limit);
   }
   // the pools were really contended: a soak that never fills them proves nothing
   for (const handle of ["researcher", "analyst", "writer"]) expect(figures.peaks[handle]?.peak).toBe(4);

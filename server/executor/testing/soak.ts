@@ -61,8 +61,8 @@ export interface SoakFigures {
   takeovers: number;
   /** runs that re-did a step after a transient failure or a loss */
   retries: number;
-  /** most runs live at one moment, per agent, against its limit */
-  peaks: Record<string, { peak: number; limit: number }>;
+  /** most runs live at one moment, per agent, against its limit, and those runs (to explain a peak over it) */
+  peaks: Record<string, { peak: number; limit: number; atPeak: string[] }>;
   /** steps that had two runs live at one moment */
   doubleDispatches: string[];
   /** per conversation: event seq not 1…lastSeq */
@@ -124,17 +124,30 @@ export async function soakFigures(prisma: PrismaClient, planIds: string[]): Prom
   const peaks: SoakFigures["peaks"] = {};
   for (const agent of agents) {
     const points = intervals
-      .filter((run) => run.agentId === agent.id)
+      // a run stamped as ending when it started held its slot for no time (the database rounds
+      // its stamps to the millisecond, a process truncates them)
+      .filter((run) => run.agentId === agent.id && run.to > run.from)
       .flatMap((run) => [
-        { at: run.from, delta: 1 },
-        { at: run.to, delta: -1 },
+        { at: run.from, delta: 1, run },
+        { at: run.to, delta: -1, run },
       ])
       // an end and a start in the same millisecond: the slot was handed over, not shared
       .sort((a, b) => a.at - b.at || a.delta - b.delta);
-    let live = 0;
+    const live = new Set<(typeof intervals)[number]>();
     let peak = 0;
-    for (const point of points) peak = Math.max(peak, (live += point.delta));
-    if (points.length > 0) peaks[agent.handle] = { peak, limit: agent.concurrency };
+    let atPeak: string[] = [];
+    for (const point of points) {
+      if (point.delta > 0) live.add(point.run);
+      else live.delete(point.run);
+      if (live.size > peak) {
+        peak = live.size;
+        atPeak = [...live].map(
+          (run) =>
+            `${run.id} ${run.kind} ${run.status} attempt ${run.attempt} ${run.startedAt!.toISOString()} → ${run.endedAt?.toISOString() ?? "not ended"}`,
+        );
+      }
+    }
+    if (points.length > 0) peaks[agent.handle] = { peak, limit: agent.concurrency, atPeak };
   }
 
   const doubleDispatches: string[] = [];
