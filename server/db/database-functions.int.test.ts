@@ -16,6 +16,26 @@ afterAll(async () => {
   for (const db of opened) await db.close();
 });
 
+/** Queues `n` runs of an agent, `spacingMs` apart from `offsetMs` on (the claim takes the oldest first); their ids, oldest first. */
+async function queueRuns(
+  db: TestDatabase,
+  conversationId: string,
+  agentId: string,
+  n: number,
+  options: { model?: string; offsetMs?: number; spacingMs?: number } = {},
+): Promise<string[]> {
+  const { model, offsetMs = 0, spacingMs = 1 } = options;
+  const ids: string[] = [];
+  for (let i = 0; i < n; i++) {
+    const createdAt = new Date(Date.now() + offsetMs + i * spacingMs);
+    const run = await db.prisma.run.create({
+      data: { conversationId, agentId, kind: "mention", input: "x", ...(model ? { model } : {}), status: "queued", createdAt },
+    });
+    ids.push(run.id);
+  }
+  return ids;
+}
+
 describe.each(["embedded", "postgres"] as const)("database functions on %s", (kind) => {
   it("applies an optimistic batch only while the plan is as it was read", async () => {
     const db = await createTestDatabase({ kind });
@@ -94,26 +114,8 @@ describe.each(["embedded", "postgres"] as const)("database functions on %s", (ki
     const conversation = await db.prisma.conversation.create({ data: { title: "t" } });
     const agent = await db.prisma.agent.create({ data: { handle: "pooled", name: "Pooled", concurrency: 3, model: "m1" } });
     const other = await db.prisma.agent.create({ data: { handle: "other", name: "Other", concurrency: 10, model: "m2" } });
-    const queue = async (agentId: string, model: string, n: number) => {
-      const ids: string[] = [];
-      for (let i = 0; i < n; i++) {
-        const run = await db.prisma.run.create({
-          data: {
-            conversationId: conversation.id,
-            agentId,
-            kind: "mention",
-            input: "x",
-            model,
-            status: "queued",
-            createdAt: new Date(Date.now() + ids.length),
-          },
-        });
-        ids.push(run.id);
-      }
-      return ids;
-    };
-    const pooled = await queue(agent.id, "m1", 8);
-    const others = await queue(other.id, "m2", 6);
+    const pooled = await queueRuns(db, conversation.id, agent.id, 8, { model: "m1" });
+    const others = await queueRuns(db, conversation.id, other.id, 6, { model: "m2" });
     const claim = (owner: string) => claimRuns(db.prisma, { owner, leaseMs: 30_000, max: 10, modelLimits: { m2: 4 } });
     // six claimers at once (on PostgreSQL really concurrent connections)
     const claimed = (await Promise.all(["a", "b", "c", "d", "e", "f"].map(claim))).flat();
@@ -154,19 +156,8 @@ describe.each(["embedded", "postgres"] as const)("database functions on %s", (ki
     const conversation = await db.prisma.conversation.create({ data: { title: "t" } });
     const small = await db.prisma.agent.create({ data: { handle: "small", name: "Small", concurrency: 3, model: "m" } });
     const smaller = await db.prisma.agent.create({ data: { handle: "smaller", name: "Smaller", concurrency: 2, model: "m" } });
-    const queue = async (agentId: string, n: number, offset: number) => {
-      const ids: string[] = [];
-      for (let i = 0; i < n; i++) {
-        const createdAt = new Date(Date.now() + offset + i * 2);
-        const run = await db.prisma.run.create({
-          data: { conversationId: conversation.id, agentId, kind: "mention", input: "x", status: "queued", createdAt },
-        });
-        ids.push(run.id);
-      }
-      return ids;
-    };
-    const smallRuns = await queue(small.id, 8, 0);
-    const smallerRuns = await queue(smaller.id, 5, 1);
+    const smallRuns = await queueRuns(db, conversation.id, small.id, 8, { spacingMs: 2 });
+    const smallerRuns = await queueRuns(db, conversation.id, smaller.id, 5, { offsetMs: 1, spacingMs: 2 });
     const claimed = (
       await Promise.all(
         ["a", "b", "c", "d", "e", "f"].map((owner) => claimRuns(db.prisma, { owner, leaseMs: 30_000, max: 10, modelLimits: {} })),
@@ -178,7 +169,7 @@ describe.each(["embedded", "postgres"] as const)("database functions on %s", (ki
     expect(running.map((run) => run.id).sort()).toEqual([...smallRuns.slice(0, 3), ...smallerRuns.slice(0, 2)].sort());
   });
 
-  it("without model limits, claims in one statement what one claim at a time would: each pool's oldest up to its room, the oldest of those up to the maximum", async () => {
+  it("without model limits, claims what one claim at a time would: each pool's oldest up to its room, the oldest of those up to the maximum", async () => {
     const db = await createTestDatabase({ kind });
     opened.push(db);
     const conversation = await db.prisma.conversation.create({ data: { title: "t" } });
@@ -198,7 +189,7 @@ describe.each(["embedded", "postgres"] as const)("database functions on %s", (ki
         ),
       ),
       max: fc.integer({ min: 1, max: 6 }),
-      // a limit on a model none of these runs uses keeps the one-statement path
+      // a limit on a model none of these runs uses changes nothing for them
       modelLimits: fc.constantFrom<Record<string, number>>({}, { unused: 1 }),
     });
     await fc.assert(
