@@ -1,7 +1,10 @@
-import { expect, it } from "vitest";
-import type { Server } from "socket.io";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { expect, it, vi } from "vitest";
+import { Server } from "socket.io";
+import { io as connect, type Socket as ClientSocket } from "socket.io-client";
 import type { ConversationEventDTO } from "../../protocol/events.ts";
-import { conversationRoom } from "../../protocol/rooms.ts";
+import { activityRoom, conversationRoom } from "../../protocol/rooms.ts";
 import { createSocketPublisher } from "./socket-publisher.ts";
 
 const event = (seq: number, conversationId = "c1") =>
@@ -64,7 +67,16 @@ function fakeCluster(options: { watched?: boolean; failReads?: boolean } = {}) {
   };
   const io = {
     of: () => ({ adapter }),
-    local: { to: () => ({ emit: (name: string, payload: { conversationId: string; seq?: number }) => write(name, payload) }) },
+    local: {
+      // rooms are not modelled here: every local write reaches "the" socket (see the real server's test below)
+      to: () => {
+        const target = {
+          emit: (name: string, payload: { conversationId: string; seq?: number }) => write(name, payload),
+          except: () => target,
+        };
+        return target;
+      },
+    },
   } as unknown as Server;
   const fromOtherProcess = (name: string, data: unknown, uid = "other-1") =>
     adapter.onMessage({ uid, type: 3, data: { packet: { type: 2, data: [name, data] } } } as never);
@@ -232,4 +244,55 @@ it("a unit's statement can announce its seqs itself: the notice is the message t
   fromOtherProcess(name, seqs);
   await settle(50);
   expect(delivered).toEqual(["c1:1", "c1:2", "c1:3", "c1:4"]);
+});
+
+it("writes a unit's events a turn after its commit, once the runs it released have started, and a run's text still after them", async () => {
+  const { io, delivered, deltas } = fakeCluster();
+  const publisher = createSocketPublisher(io);
+  const order: string[] = [];
+  publisher.publish([event(1), event(2)]);
+  publisher.runDelta("c1", "r1", "first words");
+  // what the commit released runs in this turn's microtasks: a run confirmed, its model call
+  let work = Promise.resolve();
+  for (let i = 0; i < 50; i++) work = work.then(() => void order.push(`work ${delivered.length}`));
+  await work;
+  expect(order.at(-1)).toBe("work 0");
+  await settle(10);
+  expect(delivered).toEqual(["c1:1", "c1:2"]);
+  expect(deltas).toEqual(["first words"]);
+});
+
+it("writes the sidebar's activity only to the sockets that do not watch the conversation (a real Socket.IO server)", async () => {
+  const http = createServer();
+  const io = new Server(http);
+  await new Promise<void>((resolve) => http.listen(0, "127.0.0.1", resolve));
+  io.on("connection", (socket) => {
+    void socket.join(activityRoom("c1"));
+    if (socket.handshake.query.watch === "yes") void socket.join(conversationRoom("c1"));
+  });
+  const url = `http://127.0.0.1:${(http.address() as AddressInfo).port}`;
+  const received = { watcher: [] as string[], sidebar: [] as string[] };
+  const clients = await Promise.all(
+    (["watcher", "sidebar"] as const).map(
+      (role) =>
+        new Promise<ClientSocket>((resolve) => {
+          const client = connect(url, { transports: ["websocket"], query: { watch: role === "watcher" ? "yes" : "no" } });
+          client.onAny((name: string) => received[role].push(name));
+          client.on("connect", () => resolve(client));
+        }),
+    ),
+  );
+  try {
+    const publisher = createSocketPublisher(io);
+    publisher.publish([event(1), event(2)]);
+    publisher.publish([event(3)]);
+    await vi.waitFor(() => expect(received.sidebar).toHaveLength(2));
+    await settle(50);
+    // the watcher has the events themselves, and its sidebar counts nothing for the open conversation
+    expect(received.watcher).toEqual(["conversation-events", "conversation-events"]);
+    expect(received.sidebar).toEqual(["activity", "activity"]);
+  } finally {
+    for (const client of clients) client.close();
+    await io.close();
+  }
 });

@@ -82,19 +82,24 @@ export function createSocketPublisher(io: AnyServer, options: { holdMs?: number 
   const holdMs = options.holdMs ?? HOLD_MS;
   let clustered = false;
   let notifyChannel: string | null = null;
-  const local = (room: string, name: string, data: unknown) =>
-    (io.local.to(room).emit as (name: string, data: unknown) => boolean)(name, data);
+  const local = (room: string, name: string, data: unknown, except?: string) => {
+    const target = except === undefined ? io.local.to(room) : io.local.to(room).except(except);
+    (target.emit as (name: string, data: unknown) => boolean)(name, data);
+  };
   /**
    * Writes a unit's events to this process's sockets as one packet (none: no socket here
-   * watches the conversation), then the sidebar's activity.
+   * watches the conversation), then the sidebar's activity to the sockets that do not
+   * watch it: one that does has just been sent the events themselves, and its sidebar
+   * counts nothing for the conversation open in it (one write a unit less per watcher).
    */
   const deliver = (conversationId: string, lastSeq: number, events: ConversationEventDTO[] | null) => {
+    const room = conversationRoom(conversationId);
     try {
-      if (events && events.length > 0) local(conversationRoom(conversationId), "conversation-events", events);
+      if (events && events.length > 0) local(room, "conversation-events", events);
     } finally {
       order.saw(conversationId, lastSeq);
     }
-    local(activityRoom(conversationId), "activity", { conversationId, seq: lastSeq });
+    local(activityRoom(conversationId), "activity", { conversationId, seq: lastSeq }, room);
   };
   /** whether any of this process's sockets is in the room (the adapter's rooms are this process's) */
   const watchedHere = (room: string) => (io.of("/").adapter.rooms?.get(room)?.size ?? 0) > 0;
@@ -117,7 +122,15 @@ export function createSocketPublisher(io: AnyServer, options: { holdMs?: number 
       const first = events[0];
       const last = events.at(-1);
       if (!first || !last) return;
+      // this unit goes out a turn later (below): another process's units after it wait for it
+      order.startAt(first.conversationId, first.seq - 1);
       queue.run(last.conversationId, async () => {
+        // The sockets are written a turn later, once the work the commit released has gone
+        // out: the model calls of the runs it claimed start in this turn's microtasks, and
+        // a write to every watching socket (about 0.3 ms for one, milliseconds for a
+        // hundred) must not stand between a step's end and its dependent's call. In the
+        // queue, so a run's streamed text still follows the events that announced the run.
+        await nextTurn();
         await order.waitFor(first.conversationId, first.seq - 1, holdMs);
         deliver(last.conversationId, last.seq, events);
         if (clustered && !options?.othersTold) {
@@ -218,6 +231,15 @@ class SeqWatermarks {
     }
   }
 
+  /**
+   * For a conversation nothing is known of yet: what went out before `seq` is not waited
+   * for. A unit published here takes its place in the order at once (its events go out a
+   * turn later); without this, another process's later unit could go first.
+   */
+  startAt(conversationId: string, seq: number): void {
+    if (!this.highest.has(conversationId)) this.highest.set(conversationId, { seq, at: Date.now() });
+  }
+
   /** Resolves once `seq` has gone out, at once if nothing is known, or after `timeoutMs`. */
   waitFor(conversationId: string, seq: number, timeoutMs: number): Promise<void> {
     const known = this.highest.get(conversationId);
@@ -254,6 +276,8 @@ class PerKeyQueue {
     });
   }
 }
+
+const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** A seqs message as another process sent it, or null when it is not one. */
 function committedSeqs(data: unknown): CommittedSeqs | null {
