@@ -111,7 +111,7 @@ export async function serveBaton(input: {
     health: await createHealth({ prisma: core.db.prisma, migrationsDir: defaultMigrationsDir(), isDraining: () => draining }),
     metrics: createMetrics({
       prisma: core.db.prisma,
-      pool: core.db.pool,
+      pools: { prisma: core.db.pool, hot_path: core.db.hotPathPool },
       liveSockets: () => io.engine.clientsCount,
       circuits: input.circuits,
     }),

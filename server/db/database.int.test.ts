@@ -180,6 +180,26 @@ describe.skipIf(!pgUp)("postgres", () => {
     }
   });
 
+  it("runs the hot path's statements on a pool of their own, whose connections stay warm, and closes both pools", async () => {
+    const db = await createTestDatabase({ kind: "postgres" });
+    const hotPath = db.hotPathPool!;
+    try {
+      expect(hotPath).toBeDefined();
+      expect(hotPath).not.toBe(db.pool);
+      expect(hotPath.options.idleTimeoutMillis).toBe(300_000);
+      const before = db.pool!.totalCount;
+      const [{ pid }] = await db.sql<{ pid: number }>("SELECT pg_backend_pid() AS pid", []);
+      expect(hotPath.totalCount).toBe(1);
+      expect(db.pool!.totalCount).toBe(before);
+      // the connection that ran it serves the next statement: the one whose plans are made
+      const [{ pid: again }] = await db.sql<{ pid: number }>("SELECT pg_backend_pid() AS pid", []);
+      expect(again).toBe(pid);
+    } finally {
+      await db.close();
+    }
+    expect(hotPath.ended).toBe(true);
+  });
+
   it("takes pg_advisory_xact_lock inside an interactive transaction, and it excludes others", async () => {
     const db = await createTestDatabase({ kind: "postgres" });
     try {

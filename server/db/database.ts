@@ -37,6 +37,8 @@ export interface Database {
   pglite?: EmbeddedPGlite;
   /** postgres only: the pool `prisma` uses (raw SQL, LISTEN/NOTIFY on a checked-out client) */
   pool?: pg.Pool;
+  /** postgres only: the pool `sql` uses (HOT_PATH_POOL) */
+  hotPathPool?: pg.Pool;
   /** names of the migrations applied while opening (empty when the schema was up to date) */
   appliedMigrations: string[];
   /** the driver's own query, without Prisma (the executor's hot path: sql-runner.ts) */
@@ -210,8 +212,22 @@ export async function databaseFromPGlite(
 }
 
 /**
+ * The hot path's own connections (`Database.sql`: a unit's one statement, the claims, the
+ * token check), beside Prisma's pool. A connection's first call of `baton_write_units`
+ * takes 20-30 ms on PostgreSQL against about 2 ms after: PL/pgSQL compiles the function
+ * (about 10 ms) and plans each statement of it the first time it runs, per connection.
+ * In one pool, Prisma's reads (an `include` opens several connections at once) left
+ * connections on top of the pool's LIFO stack that had never run it, and the next step or
+ * plan paid for that. Here every connection runs the same few functions and stays warm,
+ * and idle ones are kept for five minutes, not ten seconds: a conversation's next step
+ * often comes after a pause longer than that.
+ */
+const HOT_PATH_POOL = { max: 5, idleTimeoutMillis: 300_000 };
+
+/**
  * Wraps a pg Pool (owned by the result from now on: `close()` ends it), applying
- * migrations unless `migrate: false`.
+ * migrations unless `migrate: false`. The hot path gets a pool of its own on the same
+ * database (HOT_PATH_POOL).
  */
 export async function databaseFromPool(
   pool: pg.Pool,
@@ -228,18 +244,21 @@ export async function databaseFromPool(
       await client.query(SOCKET_IO_ATTACHMENTS_TABLE);
     });
     const prisma = new PrismaClient({ adapter, log: opts.log }) as PrismaClient;
+    const hotPath = new pg.Pool({ ...pool.options, ...HOT_PATH_POOL });
+    hotPath.on("error", () => {});
     return {
       prisma,
       kind: "postgres",
       pool,
-      sql: pgSql(pool),
+      hotPathPool: hotPath,
+      sql: pgSql(hotPath),
       sqlElsewhere: true,
       appliedMigrations: applied,
       close: once(async () => {
         try {
           await prisma.$disconnect();
         } finally {
-          await pool.end();
+          await Promise.all([pool.end(), hotPath.end()]);
         }
       }),
     };

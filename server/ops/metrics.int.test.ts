@@ -67,6 +67,20 @@ it("reports steps, runs and plans by status and each agent's pool from the datab
   expect(text).toMatch(/^baton_process_nodejs_eventloop_lag_p99_seconds /m);
 });
 
+it("reports each connection pool of the process by name and state", async () => {
+  const prisma = { totalCount: 4, idleCount: 3, waitingCount: 0 };
+  const hotPath = { totalCount: 2, idleCount: 1, waitingCount: 1 };
+  const text = await createMetrics({ prisma: fixture.db.prisma, liveSockets: () => 0, pools: { prisma, hot_path: hotPath } }).metrics();
+  expect(text).toMatch(/^baton_db_pool_connections\{pool="prisma",state="total"\} 4$/m);
+  expect(text).toMatch(/^baton_db_pool_connections\{pool="prisma",state="idle"\} 3$/m);
+  expect(text).toMatch(/^baton_db_pool_connections\{pool="hot_path",state="total"\} 2$/m);
+  expect(text).toMatch(/^baton_db_pool_connections\{pool="hot_path",state="waiting"\} 1$/m);
+  // the embedded database has no pools: no series at all
+  expect(await createMetrics({ prisma: fixture.db.prisma, liveSockets: () => 0, pools: { prisma: undefined } }).metrics()).not.toMatch(
+    /baton_db_pool_connections/,
+  );
+});
+
 it("reports how late the event loop ran, without the sampling interval", async () => {
   await processMetrics.metrics(); // the window starts now
   await new Promise((resolve) => setTimeout(resolve, 50));

@@ -17,8 +17,8 @@ import { registerEventLoopDelay } from "./event-loop-delay.ts";
 
 export interface MetricsSources {
   prisma: PrismaClient;
-  /** postgres only */
-  pool?: pg.Pool;
+  /** postgres only: this process's connection pools by name (Prisma's, the hot path's) */
+  pools?: Record<string, Pick<pg.Pool, "totalCount" | "idleCount" | "waitingCount"> | undefined>;
   liveSockets: () => number;
   /** this process's per-provider circuit breakers */
   circuits?: Pick<ProviderCircuits, "snapshot">;
@@ -127,17 +127,19 @@ export function createMetrics(sources: MetricsSources): Registry {
       this.set(sources.liveSockets());
     },
   });
-  if (sources.pool) {
-    const pool = sources.pool;
+  const pools = Object.entries(sources.pools ?? {}).filter((entry): entry is [string, NonNullable<(typeof entry)[1]>] => !!entry[1]);
+  if (pools.length > 0) {
     new Gauge({
       name: "baton_db_pool_connections",
-      help: "PostgreSQL connections of this process by state",
-      labelNames: ["state"],
+      help: "PostgreSQL connections of this process by pool (prisma, hot_path) and state (waiting: callers without one)",
+      labelNames: ["pool", "state"],
       registers: [registry],
       collect() {
-        this.set({ state: "total" }, pool.totalCount);
-        this.set({ state: "idle" }, pool.idleCount);
-        this.set({ state: "waiting" }, pool.waitingCount);
+        for (const [name, pool] of pools) {
+          this.set({ pool: name, state: "total" }, pool.totalCount);
+          this.set({ pool: name, state: "idle" }, pool.idleCount);
+          this.set({ pool: name, state: "waiting" }, pool.waitingCount);
+        }
       },
     });
   }
