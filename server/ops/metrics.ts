@@ -127,7 +127,7 @@ export function createMetrics(sources: MetricsSources): Registry {
       this.set(sources.liveSockets());
     },
   });
-  const pools = Object.entries(sources.pools ?? {}).filter((entry): entry is [string, NonNullable<(typeof entry)[1]>] => !!entry[1]);
+  const pools = Object.entries(sources.pools ?? {}).flatMap(([name, pool]) => (pool ? [{ name, pool }] : []));
   if (pools.length > 0) {
     new Gauge({
       name: "baton_db_pool_connections",
@@ -135,7 +135,7 @@ export function createMetrics(sources: MetricsSources): Registry {
       labelNames: ["pool", "state"],
       registers: [registry],
       collect() {
-        for (const [name, pool] of pools) {
+        for (const { name, pool } of pools) {
           this.set({ pool: name, state: "total" }, pool.totalCount);
           this.set({ pool: name, state: "idle" }, pool.idleCount);
           this.set({ pool: name, state: "waiting" }, pool.waitingCount);

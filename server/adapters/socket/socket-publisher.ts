@@ -29,6 +29,7 @@
  * stall the conversation. Browsers wait briefly for what is still missing, then replay by seq:
  * delivery here is best effort by design; storage is what is durable.
  */
+import { setImmediate as nextTurn } from "node:timers/promises";
 import type { Server } from "socket.io";
 import type { EventPublisher } from "../../executor/ports.ts";
 import type { ClientToServerEvents, ConversationEventDTO, RunDelta, ServerToClientEvents } from "../../protocol/events.ts";
@@ -276,8 +277,6 @@ class PerKeyQueue {
     });
   }
 }
-
-const nextTurn = () => new Promise<void>((resolve) => setImmediate(resolve));
 
 /** A seqs message as another process sent it, or null when it is not one. */
 function committedSeqs(data: unknown): CommittedSeqs | null {
