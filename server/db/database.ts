@@ -117,6 +117,14 @@ const SOCKET_IO_ATTACHMENTS_TABLE = `CREATE TABLE IF NOT EXISTS socket_io_attach
  * one migrating instead of hitting the engine's 10 s lock timeout; inside it the engine
  * re-reads what is applied, so only one process applies each migration.
  */
+/** Another pool on `pool`'s database, with `options` of its own. */
+function poolBeside(pool: pg.Pool, options: pg.PoolConfig): pg.Pool {
+  const beside = new pg.Pool({ ...pool.options, ...options });
+  // an idle client losing its connection must not crash the process
+  beside.on("error", () => {});
+  return beside;
+}
+
 async function migratePostgres(pool: pg.Pool, migrationsDir: string): Promise<string[]> {
   const { migrations } = await readMigrationsFolder(migrationsDir);
   // the common case (a restart, the second of several processes): nothing to apply, no lock
@@ -125,8 +133,7 @@ async function migratePostgres(pool: pg.Pool, migrationsDir: string): Promise<st
   let healthy = true;
   try {
     await lockHolder.query("SELECT pg_advisory_lock(hashtextextended('baton:migrations', 0))");
-    const dedicated = new pg.Pool({ ...pool.options, max: 1, idleTimeoutMillis: 1 });
-    dedicated.on("error", () => {});
+    const dedicated = poolBeside(pool, { max: 1, idleTimeoutMillis: 1 });
     try {
       const { appliedMigrationNames } = await applyMigrations({ migrationsDir, adapterFactory: new PrismaPg(dedicated) });
       return appliedMigrationNames;
@@ -244,8 +251,7 @@ export async function databaseFromPool(
       await client.query(SOCKET_IO_ATTACHMENTS_TABLE);
     });
     const prisma = new PrismaClient({ adapter, log: opts.log }) as PrismaClient;
-    const hotPath = new pg.Pool({ ...pool.options, ...HOT_PATH_POOL });
-    hotPath.on("error", () => {});
+    const hotPath = poolBeside(pool, HOT_PATH_POOL);
     return {
       prisma,
       kind: "postgres",
