@@ -106,6 +106,14 @@ async function withFunctionsLock(pool: pg.Pool, work: (client: pg.PoolClient) =>
 const SOCKET_IO_ATTACHMENTS_TABLE = `CREATE TABLE IF NOT EXISTS socket_io_attachments (
   id bigserial UNIQUE, created_at timestamptz DEFAULT NOW(), payload bytea)`;
 
+/** Another pool on `pool`'s database, with `options` of its own. */
+function poolBeside(pool: pg.Pool, options: pg.PoolConfig): pg.Pool {
+  const beside = new pg.Pool({ ...pool.options, ...options });
+  // an idle client losing its connection must not crash the process
+  beside.on("error", () => {});
+  return beside;
+}
+
 /**
  * Applies pending migrations on PostgreSQL so that several processes can start at once and
  * a new version can start beside a running old one. The schema engine takes a session
@@ -117,14 +125,6 @@ const SOCKET_IO_ATTACHMENTS_TABLE = `CREATE TABLE IF NOT EXISTS socket_io_attach
  * one migrating instead of hitting the engine's 10 s lock timeout; inside it the engine
  * re-reads what is applied, so only one process applies each migration.
  */
-/** Another pool on `pool`'s database, with `options` of its own. */
-function poolBeside(pool: pg.Pool, options: pg.PoolConfig): pg.Pool {
-  const beside = new pg.Pool({ ...pool.options, ...options });
-  // an idle client losing its connection must not crash the process
-  beside.on("error", () => {});
-  return beside;
-}
-
 async function migratePostgres(pool: pg.Pool, migrationsDir: string): Promise<string[]> {
   const { migrations } = await readMigrationsFolder(migrationsDir);
   // the common case (a restart, the second of several processes): nothing to apply, no lock
