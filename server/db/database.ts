@@ -23,6 +23,7 @@ import { type Prisma, PrismaClient } from "../generated/prisma/client.ts";
 import { type EmbeddedPGlite, PGliteThread } from "./pglite-thread.ts";
 import { applyMigrations, migrationsUpToDate, readMigrationsFolder } from "./schema-engine.ts";
 import { pgliteSql, pgSql, type SqlRunner } from "./sql-runner.ts";
+import { optimizeWebAssemblyEagerly } from "./wasm-tiering.ts";
 
 export type { EmbeddedPGlite } from "./pglite-thread.ts";
 
@@ -171,6 +172,7 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Data
   const dataDir = path.resolve(opts.dataDir ?? DEFAULT_PGLITE_DIR);
   await mkdir(dataDir, { recursive: true });
   const threaded = opts.pgliteThread ?? process.env.BATON_PGLITE_THREAD !== "0";
+  optimizeWebAssemblyEagerly();
   const pglite = threaded ? await PGliteThread.create({ dataDir }) : await PGlite.create({ dataDir });
   return databaseFromPGlite(pglite, opts);
 }
