@@ -7,7 +7,7 @@
 // as soon as it is first compiled. Measured (docs/decisions/2026-12-01-server-latency.md,
 // "Twenty-second round"): a fresh PGlite's first thousand inserts 0.16–0.18 ms each
 // against 0.25–0.33; the in-process benchmark's chain through the agent runtime 3.3–4.5 ms
-// a step against 5.9–6.1; the server's CPU a step about a tenth lower; the server ready
+// a step against 5.9–6.1; the server's CPU a step about a fifth lower; the server ready
 // about a second later on a fresh data directory.
 //
 // The option is process-wide and read when a module is compiled, so it is set before the
@@ -16,11 +16,7 @@
 // NODE_OPTIONS, and setting it here covers every way the server is started.
 import v8 from "node:v8";
 
-let set = false;
-
-/** From now on, this process optimizes WebAssembly as soon as it compiles it (idempotent). */
+/** From now on, this process optimizes WebAssembly as soon as it compiles it (setting it again changes nothing). */
 export function optimizeWebAssemblyEagerly(): void {
-  if (set) return;
-  set = true;
   v8.setFlagsFromString("--no-wasm-dynamic-tiering");
 }
