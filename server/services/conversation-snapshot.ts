@@ -14,8 +14,16 @@ import type { FormDTO, MessageDTO } from "../protocol/dto.ts";
 import type { Snapshot, SnapshotPlan, UsageTotal } from "../protocol/rest/conversations.ts";
 import { SNAPSHOT_MESSAGES } from "../protocol/limits.ts";
 
-/** Reads the snapshot inside `tx`, so that it and `lastSeq` describe the same moment. The caller checks membership. */
-export async function readSnapshot(tx: Prisma.TransactionClient, conversationId: string): Promise<Snapshot> {
+/**
+ * Reads the snapshot in one repeatable-read transaction, so that every part of it and
+ * `lastSeq` describe the same moment (under read committed, PostgreSQL's default, each
+ * statement sees its own). The caller checks membership.
+ */
+export function readSnapshot(prisma: PrismaClient, conversationId: string): Promise<Snapshot> {
+  return prisma.$transaction((tx) => readSnapshotIn(tx, conversationId), { isolationLevel: "RepeatableRead" });
+}
+
+async function readSnapshotIn(tx: Prisma.TransactionClient, conversationId: string): Promise<Snapshot> {
   const conversation = await tx.conversation.findUnique({
     where: { id: conversationId },
     include: {

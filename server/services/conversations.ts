@@ -73,9 +73,7 @@ export function createConversationServices(prisma: PrismaClient) {
     /** Everything a client needs to draw a conversation, with the seq it is consistent with (conversation-snapshot.ts). */
     async getSnapshot(input: { actor: Actor | null; conversationId: string }): Promise<Snapshot> {
       await assertMember(prisma, input.actor, input.conversationId);
-      // the snapshot and lastSeq must describe the same moment: one transaction, and on
-      // PostgreSQL a repeatable-read one (under read committed each statement sees its own)
-      return prisma.$transaction((tx) => readSnapshot(tx, input.conversationId), { isolationLevel: "RepeatableRead" });
+      return readSnapshot(prisma, input.conversationId);
     },
 
     /** A plan with its steps, for one the snapshot sent without them; a plan of another conversation is not found. */
