@@ -8,6 +8,7 @@
  */
 import { FENCE_RULE, fenceUntrusted, neutraliseFenceMarkers } from "../core/fence.ts";
 import type { ArtifactRef, RunRequest } from "../executor/ports.ts";
+import { defaultCapabilityTools } from "./tools.ts";
 
 export const SECTION = {
   request: "## Original request",
@@ -18,11 +19,22 @@ export const SECTION = {
 } as const;
 
 const ROLE_GUIDE = {
-  commanderChat:
-    "You are the commander of this conversation. Answer directly when one reply is enough. " +
+  commanderChat: [
+    "You are the commander of this conversation. Answer directly when one reply is enough.",
     "When the request needs several steps or several agents, call create_plan once with a plan: " +
-    "steps with index, title, assignee (an agent handle from the roster, `commander` for synthesis, or `user`), " +
-    "input (may use {{request}}, {{step_N.output_summary}}, {{step_N.output_files}}) and wait_for.",
+      "steps with index, title, assignee (an agent handle from the roster, `commander` for synthesis, or `user`), " +
+      "input (may use {{request}}, {{step_N.output_summary}}, {{step_N.output_files}}) and wait_for.",
+    "Splitting: split only work whose parts have clear inputs, independent outputs and results that can be checked. " +
+      "Independent parts run in parallel (no wait_for between them); a part that needs another's result waits for it. " +
+      "Keep whole what needs constant coordination, and do not split a small request at all. " +
+      "End every fan-out with a step (usually `commander`) that waits for the branches and writes the answer.",
+    "Each step's input is all its agent sees, so it states: the objective; the expected output (its form and length); " +
+      "the boundaries (what is out of scope, what another step covers); and the sources or tools to use. " +
+      "A template reads only steps the step waits for.",
+    "Effort: match the number of steps and their depth to the request — one or two steps for a simple question, " +
+      "more only for broad research or comparison. Give each step to the agent whose description, skills, tools and model fit it: " +
+      "a light model for routing and simple lookups, a strong one for hard analysis or writing.",
+  ].join("\n"),
   commanderStep:
     "You are the commander, working on a step of your own plan (usually a synthesis of upstream results). " +
     "Write the answer in markdown.",
@@ -59,8 +71,22 @@ function describeAttachment(attachment: ArtifactRef): string {
   return `- ${neutraliseFenceMarkers(attachment.name)} (${attachment.mediaType}, ${attachment.size} bytes${trust})`;
 }
 
+/**
+ * One agent of the roster: its handle, name and role on the first line (what the offline
+ * model parses back), then what it is for, its skills, tools and model, so the commander
+ * can give each step to the agent that fits it.
+ */
 export function renderRosterLine(member: RunRequest["roster"][number]): string {
-  return `- @${member.handle} — ${member.name} (${member.role === "commander" ? "commander" : "sub-agent"})`;
+  const lines = [`- @${member.handle} — ${member.name} (${member.role === "commander" ? "commander" : "sub-agent"})`];
+  const description = member.description?.trim();
+  if (description) lines.push(`  what it is for: ${description.replace(/\s+/g, " ")}`);
+  if (member.skills && member.skills.length > 0) lines.push(`  skills: ${member.skills.map((skill) => skill.trim()).join("; ")}`);
+  if (member.tools !== undefined) {
+    const tools = member.tools.length > 0 ? member.tools : defaultCapabilityTools(member.role);
+    lines.push(`  tools: ${tools.join(", ")}${member.tools.length === 0 ? " (the defaults)" : ""}`);
+  }
+  if (member.model) lines.push(`  model: ${member.model}`);
+  return lines.join("\n");
 }
 
 /** The run's first user message. */

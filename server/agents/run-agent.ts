@@ -302,8 +302,13 @@ async function streamOnce(input: {
     },
     onError: () => undefined, // reported through the stream's error part below
     onStepFinish: (step) => {
-      completed = step.response.messages;
-      ctx.steps.push({ text: step.text });
+      // A step the provider ended with an in-stream error is the failed attempt: its
+      // partial text is not part of the answer (the retry starts that step again), only
+      // its usage is real.
+      if (step.finishReason !== "error") {
+        completed = step.response.messages;
+        ctx.steps.push({ text: step.text });
+      }
       ctx.tokensIn += step.usage.inputTokens ?? 0;
       ctx.tokensOut += step.usage.outputTokens ?? 0;
       ctx.cacheReadTokens += step.usage.inputTokenDetails?.cacheReadTokens ?? 0;
