@@ -21,7 +21,7 @@ export interface ScriptedToolCall {
 
 export type ScriptedTurn =
   /** streamed text in `chunks` pieces */
-  | { kind: "text"; text: string; chunks?: number; usage?: { input: number; output: number; cacheRead?: number } }
+  | { kind: "text"; text: string; chunks?: number; usage?: { input: number; output: number; cacheRead?: number; cacheWrite?: number } }
   /** optional text, then tool calls whose arguments are split into `chunks` pieces each */
   | { kind: "tools"; text?: string; calls: ScriptedToolCall[]; chunks?: number; interleave?: boolean }
   /** an HTTP error response with the provider's error body */
@@ -171,6 +171,7 @@ function anthropicStream(turn: Exclude<ScriptedTurn, { kind: "error" }>): string
             input_tokens: usage.input,
             output_tokens: 1,
             ...("cacheRead" in usage && usage.cacheRead ? { cache_read_input_tokens: usage.cacheRead } : {}),
+            ...("cacheWrite" in usage && usage.cacheWrite ? { cache_creation_input_tokens: usage.cacheWrite } : {}),
           },
         },
       },

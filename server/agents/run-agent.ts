@@ -67,6 +67,7 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
         tokensIn: 0,
         tokensOut: 0,
         cacheReadTokens: 0,
+        cacheWriteTokens: 0,
         usageEstimated: false,
         malformedToolCalls: 0,
         model: { calls: 0, firstStartedAt: null, lastEndedAt: null },
@@ -75,8 +76,9 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
       const usage = (): Usage => ({
         tokensIn: ctx.tokensIn,
         tokensOut: ctx.tokensOut,
-        cost: deps.models.cost(request.agent.model, { tokensIn: ctx.tokensIn, tokensOut: ctx.tokensOut }),
+        cost: deps.models.cost(request.agent.model, ctx),
         ...(ctx.cacheReadTokens > 0 ? { cacheReadTokens: ctx.cacheReadTokens } : {}),
+        ...(ctx.cacheWriteTokens > 0 ? { cacheWriteTokens: ctx.cacheWriteTokens } : {}),
         ...(ctx.usageEstimated ? { estimated: true } : {}),
       });
       const fail = (transient: boolean, reason: string): AgentRunResult => {
@@ -312,6 +314,7 @@ async function streamOnce(input: {
       ctx.tokensIn += step.usage.inputTokens ?? 0;
       ctx.tokensOut += step.usage.outputTokens ?? 0;
       ctx.cacheReadTokens += step.usage.inputTokenDetails?.cacheReadTokens ?? 0;
+      ctx.cacheWriteTokens += step.usage.inputTokenDetails?.cacheWriteTokens ?? 0;
       partialChars = 0;
       streaming = false;
     },

@@ -77,4 +77,35 @@ describe.each(["openai", "anthropic"] as const)("run usage and live text through
       expect(JSON.stringify(body)).not.toContain("cache_control");
     }
   });
+
+  it("bills cache reads and writes at their own rates, not at the input price", async () => {
+    const { runner } = testRuntime({
+      env: { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: server.baseURL, ANTHROPIC_API_KEY: "ak-test", ANTHROPIC_BASE_URL: server.baseURL },
+      registry: {
+        prices: {
+          [MODEL[format]]: { inputPerMillion: 3, outputPerMillion: 15, cacheReadPerMillion: 0.3, cacheWritePerMillion: 3.75 },
+        },
+      },
+    });
+    // Anthropic counts input apart from cache reads and writes; OpenAI counts cached tokens inside prompt_tokens
+    const usage =
+      format === "anthropic"
+        ? { input: 1_000, output: 200, cacheRead: 6_000, cacheWrite: 2_000 }
+        : { input: 9_000, output: 200, cacheRead: 6_000 };
+    server.script({ kind: "text", text: "ok", usage });
+    const result = await runner.run(runRequest({ agent: agentProfile({ model: MODEL[format] }) }), recordingSink());
+    if (result.kind !== "ok") throw new Error("expected ok");
+    const expected =
+      format === "anthropic"
+        ? {
+            tokensIn: 9_000,
+            cacheReadTokens: 6_000,
+            cacheWriteTokens: 2_000,
+            cost: (1_000 * 3 + 6_000 * 0.3 + 2_000 * 3.75 + 200 * 15) / 1e6,
+          }
+        : { tokensIn: 9_000, cacheReadTokens: 6_000, cost: (3_000 * 3 + 6_000 * 0.3 + 200 * 15) / 1e6 };
+    expect(result.usage).toMatchObject({ ...expected, cost: expect.closeTo(expected.cost, 10) });
+    // priced as plain input, the same tokens would have cost more
+    expect(result.usage.cost).toBeLessThan((9_000 * 3 + 200 * 15) / 1e6);
+  });
 });

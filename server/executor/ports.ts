@@ -106,6 +106,8 @@ export interface Usage {
   cost: number;
   /** of tokensIn, read from the provider's prompt cache */
   cacheReadTokens?: number;
+  /** of tokensIn, written to the provider's prompt cache (Anthropic charges extra for them) */
+  cacheWriteTokens?: number;
   /** part of it is estimated: a model call cut mid-stream reports no usage */
   estimated?: boolean;
 }

@@ -56,6 +56,8 @@ export async function finishRun(
       error,
       tokensIn: result.usage.tokensIn,
       tokensOut: result.usage.tokensOut,
+      cacheReadTokens: result.usage.cacheReadTokens ?? 0,
+      cacheWriteTokens: result.usage.cacheWriteTokens ?? 0,
       cost: result.usage.cost,
       usageEstimated: result.usage.estimated === true,
     }),
