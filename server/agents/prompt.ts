@@ -91,6 +91,17 @@ export function renderRosterLine(member: RunRequest["roster"][number]): string {
 
 /** The run's first user message. */
 export function buildUserMessage(request: RunRequest): string {
+  const { context, task } = buildUserMessageParts(request);
+  return context + task;
+}
+
+/**
+ * The first user message in two parts whose concatenation is the message: the context
+ * every run of the same request shares (the request, its attachments, the roster, a
+ * failed step), ending in a blank line, and the task. The first part is a stable prompt
+ * prefix, which providers that cache prompts read from the cache on a plan's later steps.
+ */
+export function buildUserMessageParts(request: RunRequest): { context: string; task: string } {
   const sections: string[] = [];
   const sameAsRequest = request.input.trim() === request.request.text.trim();
   if (!sameAsRequest) sections.push(`${SECTION.request}\n${request.request.text}`);
@@ -108,8 +119,8 @@ export function buildUserMessage(request: RunRequest): string {
         fenceUntrusted(failed.failureReason, "failure"),
     );
   }
-  sections.push(`${SECTION.task}\n${request.input}`);
-  return sections.join("\n\n");
+  const context = sections.length > 0 ? `${sections.join("\n\n")}\n\n` : "";
+  return { context, task: `${SECTION.task}\n${request.input}` };
 }
 
 /** Reads a section back out of a user message (the offline model's view of its prompt). */

@@ -17,10 +17,10 @@ import { ProviderUnavailableError, type CallTicket } from "./circuit-breaker.ts"
 import { abortableSleep, type OfflineCallOptions } from "./offline-model.ts";
 import { containsFenceMarker } from "../core/fence.ts";
 import { buildHistoryTurns, HISTORY_BUDGET_SHARE, seesConversation } from "./conversation-context.ts";
-import { buildSystemPrompt, buildUserMessage } from "./prompt.ts";
+import { buildSystemPrompt, buildUserMessageParts } from "./prompt.ts";
 import { classifyModelError, DEFAULT_RETRY_POLICY, describeError, retryDelayMs, type RetryPolicy, explainModelError } from "./retry.ts";
 import { logModelTiming, mustBeStarted, timedModel, type AgentRunnerDeps, type RunContext } from "./run-context.ts";
-import { cachedSystem, estimateCutUsage, markCacheBreakpoint, restartLiveText } from "./run-usage.ts";
+import { cachedSystem, cachedUserMessage, estimateCutUsage, markCacheBreakpoint, restartLiveText } from "./run-usage.ts";
 import { buildToolSet, finishRun, MAX_MALFORMED_TOOL_CALLS } from "./run-finish.ts";
 import { SecretRedactor } from "./secrets.ts";
 import { streamParts } from "./stream-parts.ts";
@@ -118,10 +118,8 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
               : [];
           if (history.length > 0)
             sink.log({ phase: "context", message: `${history.length - 1} turn(s) of the conversation before this message` });
-          ctx.messages = [
-            ...markCacheBreakpoint(parseModelId(request.agent.model).provider, history),
-            { role: "user", content: buildUserMessage(request) },
-          ];
+          const provider = parseModelId(request.agent.model).provider;
+          ctx.messages = [...markCacheBreakpoint(provider, history), cachedUserMessage(provider, buildUserMessageParts(request))];
         }
         // the run has seen outside content if anything it starts from holds a fence (the same
         // detector the core uses, so every fence counts, also those from a resumed session)

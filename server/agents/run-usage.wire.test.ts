@@ -108,4 +108,35 @@ describe.each(["openai", "anthropic"] as const)("run usage and live text through
     // priced as plain input, the same tokens would have cost more
     expect(result.usage.cost).toBeLessThan((9_000 * 3 + 200 * 15) / 1e6);
   });
+
+  it("sends a plan step's shared context as a stable prefix, with a cache breakpoint for Anthropic", async () => {
+    const { runner } = runtime();
+    server.script({ kind: "text", text: "ok" });
+    const request = runRequest({
+      agent: agentProfile({ model: MODEL[format] }),
+      input: "Research alpha only and return a short summary.",
+      request: { text: "Compare alpha and beta for the release", attachments: [] },
+      step: { planId: "plan-1", stepIndex: 1, title: "Alpha" },
+    });
+    await runner.run(request, recordingSink());
+    const messages = server.requests[0].body.messages as {
+      role: string;
+      content: string | { type: string; text?: string; cache_control?: unknown }[];
+    }[];
+    const user = messages.find((message) => message.role === "user")!;
+    if (format === "anthropic") {
+      const parts = user.content as { text?: string; cache_control?: unknown }[];
+      expect(parts).toHaveLength(2);
+      expect(parts[0]).toMatchObject({ cache_control: { type: "ephemeral" } });
+      expect(parts[0].text).toContain("Compare alpha and beta for the release");
+      expect(parts[0].text).not.toContain("Research alpha only");
+      expect(parts[1].text).toContain("Research alpha only");
+      expect(parts[1].cache_control).toBeUndefined();
+    } else {
+      const text = typeof user.content === "string" ? user.content : user.content.map((part) => part.text).join("");
+      // the shared request first, the step's own task last: the provider's automatic cache sees the same prefix
+      expect(text.indexOf("Compare alpha and beta")).toBeLessThan(text.indexOf("Research alpha only"));
+      expect(JSON.stringify(user)).not.toContain("cache_control");
+    }
+  });
 });
