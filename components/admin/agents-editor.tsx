@@ -13,6 +13,7 @@ const BLANK: AdminAgent = {
   handle: "",
   name: "",
   role: "sub_agent",
+  description: "",
   systemPrompt: "",
   model: "offline",
   allowedTools: [],
@@ -109,6 +110,7 @@ function AgentForm({ agent, onSaved }: { agent: AdminAgent; onSaved: (agent: Adm
       handle: formText(data.get("handle")).trim(),
       name: formText(data.get("name")),
       role: data.get("role") === "commander" ? "commander" : "sub_agent",
+      description: formText(data.get("description")).trim(),
       systemPrompt: formText(data.get("systemPrompt")),
       model: formText(data.get("model")),
       allowedTools: splitList(data.get("allowedTools")),
@@ -178,6 +180,13 @@ function AgentForm({ agent, onSaved }: { agent: AdminAgent; onSaved: (agent: Adm
         <TextField label="Skills" name="skills" defaultValue={agent.skills.join(", ")} hint="Comma-separated." />
         <TextField label="Concurrency limit" name="concurrency" type="number" min={1} max={256} defaultValue={agent.concurrency} required />
       </div>
+      <TextAreaField
+        label="Description"
+        name="description"
+        defaultValue={agent.description}
+        rows={2}
+        placeholder="What this agent is good for, in a sentence or two. The commander reads it when it assigns steps."
+      />
       <TextAreaField label="System prompt" name="systemPrompt" defaultValue={agent.systemPrompt} rows={10} />
       <ErrorText>{error}</ErrorText>
       {saved ? (

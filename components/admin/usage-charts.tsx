@@ -1,6 +1,7 @@
 "use client";
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import type { Usage, UsageRow } from "@/server/protocol/rest/admin-views.ts";
+import { formatUsage } from "../conversation/usage-totals.ts";
 import { axisTicks, formatCost, formatCount, zeroBasedDomain } from "./chart-axis.ts";
 
 /** Cost axes end at least here: with nothing spent the axis reads $0–$0.01, not an arbitrary $0–$4. */
@@ -64,7 +65,9 @@ export function UsageCharts({ usage }: { usage: Usage }) {
       <div className="flex flex-wrap items-baseline gap-4">
         <h2 className="text-lg font-semibold">Usage, last 30 days</h2>
         <span className="text-sm text-zinc-600 dark:text-zinc-400">
-          {usage.totals.runs} runs · {usage.totals.tokens.toLocaleString("en")} tokens · ${usage.totals.cost.toFixed(4)}
+          {usage.totals.runs} runs · {formatUsage(usage.totals)}
+          {usage.totals.cacheReadTokens > 0 ? ` · ${usage.totals.cacheReadTokens.toLocaleString("en")} input tokens read from cache` : ""}
+          {usage.totals.estimated ? " (≈: some model calls were cut mid-stream, their usage is estimated)" : ""}
         </span>
       </div>
       <Chart title="By day" rows={usage.byDay} />

@@ -21,13 +21,15 @@ export interface ScriptedToolCall {
 
 export type ScriptedTurn =
   /** streamed text in `chunks` pieces */
-  | { kind: "text"; text: string; chunks?: number; usage?: { input: number; output: number; cacheRead?: number } }
+  | { kind: "text"; text: string; chunks?: number; usage?: { input: number; output: number; cacheRead?: number; cacheWrite?: number } }
   /** optional text, then tool calls whose arguments are split into `chunks` pieces each */
   | { kind: "tools"; text?: string; calls: ScriptedToolCall[]; chunks?: number; interleave?: boolean }
   /** an HTTP error response with the provider's error body */
   | { kind: "error"; status: number; message: string; errorType?: string; code?: string; headers?: Record<string, string> }
   /** starts streaming text, then cuts the connection mid-stream */
-  | { kind: "drop"; text: string };
+  | { kind: "drop"; text: string }
+  /** starts streaming text, then sends the provider's in-stream error event and ends the stream */
+  | { kind: "stream-error"; text: string; message: string; errorType?: string };
 
 export interface RecordedRequest {
   format: WireFormat;
@@ -82,6 +84,11 @@ function openaiStream(turn: Exclude<ScriptedTurn, { kind: "error" }>): string[] 
     events.push(sse(openaiChunk({ content: piece })));
   }
   if (turn.kind === "drop") return events; // the caller cuts the connection here
+  if (turn.kind === "stream-error") {
+    // what OpenAI sends when a stream fails after it started: an error object in place of a chunk
+    events.push(sse({ error: { message: turn.message, type: turn.errorType ?? "server_error", param: null, code: null } }));
+    return events;
+  }
   if (turn.kind === "tools") {
     const pieces = turn.calls.map((call) => split(call.args, turn.chunks ?? 3));
     turn.calls.forEach((call, index) => {
@@ -164,6 +171,7 @@ function anthropicStream(turn: Exclude<ScriptedTurn, { kind: "error" }>): string
             input_tokens: usage.input,
             output_tokens: 1,
             ...("cacheRead" in usage && usage.cacheRead ? { cache_read_input_tokens: usage.cacheRead } : {}),
+            ...("cacheWrite" in usage && usage.cacheWrite ? { cache_creation_input_tokens: usage.cacheWrite } : {}),
           },
         },
       },
@@ -179,6 +187,10 @@ function anthropicStream(turn: Exclude<ScriptedTurn, { kind: "error" }>): string
       events.push(sse({ type: "content_block_delta", index: block, delta: { type: "text_delta", text: piece } }, "content_block_delta"));
     }
     if (turn.kind === "drop") return events;
+    if (turn.kind === "stream-error") {
+      events.push(sse({ type: "error", error: { type: turn.errorType ?? "overloaded_error", message: turn.message } }, "error"));
+      return events;
+    }
     events.push(sse({ type: "content_block_stop", index: block }, "content_block_stop"));
     block++;
   }

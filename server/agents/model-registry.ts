@@ -21,6 +21,32 @@ export type ModelEnvironment = Readonly<Record<string, unknown>>;
 export interface ModelPrice {
   inputPerMillion: number;
   outputPerMillion: number;
+  /** input read from the provider's prompt cache; unset: the input price */
+  cacheReadPerMillion?: number;
+  /** input written to the provider's prompt cache; unset: the input price */
+  cacheWritePerMillion?: number;
+}
+
+/** What a run used, as the provider reported it: cache reads and writes are part of tokensIn. */
+export interface TokenUsage {
+  tokensIn: number;
+  tokensOut: number;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
+}
+
+/** The price of a run's tokens: each kind of input at its own rate. */
+export function priceUsage(price: ModelPrice, usage: TokenUsage): number {
+  const read = usage.cacheReadTokens ?? 0;
+  const written = usage.cacheWriteTokens ?? 0;
+  const plain = Math.max(0, usage.tokensIn - read - written);
+  return (
+    (plain * price.inputPerMillion +
+      read * (price.cacheReadPerMillion ?? price.inputPerMillion) +
+      written * (price.cacheWritePerMillion ?? price.inputPerMillion) +
+      usage.tokensOut * price.outputPerMillion) /
+    1_000_000
+  );
 }
 
 export interface ModelRegistryConfig {
@@ -35,7 +61,7 @@ export interface ModelRegistry {
   /** @throws ModelConfigurationError naming the missing variable or the bad id */
   resolve(modelId: string): LanguageModelV3;
   price(modelId: string): ModelPrice;
-  cost(modelId: string, usage: { tokensIn: number; tokensOut: number }): number;
+  cost(modelId: string, usage: TokenUsage): number;
   contextBudget(modelId: string): number;
   /** true for models whose failures are simulated for the executor, not healed in the run */
   isSimulated(modelId: string): boolean;
@@ -129,10 +155,7 @@ export function createModelRegistry(config: ModelRegistryConfig): ModelRegistry 
       return model;
     },
     price,
-    cost(modelId, usage) {
-      const p = price(modelId);
-      return (usage.tokensIn * p.inputPerMillion + usage.tokensOut * p.outputPerMillion) / 1_000_000;
-    },
+    cost: (modelId, usage) => priceUsage(price(modelId), usage),
     contextBudget(modelId) {
       const configured = config.contextBudgets?.[modelId];
       if (configured != null) return configured;

@@ -5,6 +5,7 @@ import { deriveSummary, extractItems, parseDirective } from "./offline-directive
 import { formSpecSchema } from "../core/form-schema.ts";
 import { abortableSleep, TYPED_FORM_FIELDS } from "./offline-model.ts";
 import { commanderProfile, recordingSink, runRequest, testRuntime } from "./test-support.ts";
+import { corePlanValidator } from "./core-plan-validator.ts";
 
 describe("offline directives", () => {
   it("parses every key, quoted values included", () => {
@@ -91,6 +92,23 @@ describe("offline model through the runner", () => {
       expect(result.plan).toBeUndefined();
       expect(result.text).toContain("What time is it?");
     }
+  });
+
+  it("writes plans the plan critic has nothing to say about, so they run on the first proposal", async () => {
+    const validator = corePlanValidator({ maxSteps: 200, maxInputChars: 20_000, defaultMaxParallel: 4, defaultMaxRetries: 3 });
+    const verdicts: ReturnType<typeof validator>[] = [];
+    const { runner } = testRuntime({ deps: { validatePlan: (raw, request) => verdicts[verdicts.push(validator(raw, request)) - 1] } });
+    for (const input of ["Compare Postgres, MySQL and SQLite for a small team", "research a, b, c, d, e and f"]) {
+      const result = await runner.run(
+        runRequest({ agent: commanderProfile(), purpose: { kind: "commander-chat" }, input }),
+        recordingSink(),
+      );
+      expect(result).toMatchObject({ kind: "ok", plan: expect.anything() });
+    }
+    expect(verdicts).toEqual([
+      { ok: true, findings: [] },
+      { ok: true, findings: [] },
+    ]);
   });
 
   it("an invalid plan goes back to the model, a bounded number of times", async () => {

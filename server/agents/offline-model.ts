@@ -268,7 +268,8 @@ function commanderChat(context: string, task: string): Planned {
     index: i + 1,
     title: `Research ${item}`,
     assignee: subAgents[i % subAgents.length].handle,
-    input: `Cover "${item}" for this request:\n{{request}}`,
+    // objective, boundary and expected output, as the plan critic asks of a brief
+    input: `Cover "${item}" for this request, and nothing else.\nReturn a short summary of your findings.\n{{request}}`,
     wait_for: [] as number[],
   }));
   const synthesisIndex = items.length + 1;

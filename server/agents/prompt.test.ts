@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { containsFenceMarker, fenceUntrusted } from "../core/fence.ts";
-import { buildSystemPrompt, buildUserMessage } from "./prompt.ts";
+import { buildSystemPrompt, buildUserMessage, parseRoster } from "./prompt.ts";
 import { agentProfile, commanderProfile, recordingSink, runRequest, testRuntime } from "./test-support.ts";
 
 describe("fences in the agent runtime", () => {
@@ -53,5 +53,33 @@ describe("fences in the agent runtime", () => {
     const { runner } = testRuntime();
     const result = await runner.run(runRequest({ input: "Write up: a < b" }), recordingSink());
     expect(result).toMatchObject({ kind: "ok", untrusted: false });
+  });
+});
+
+describe("the commander's roster", () => {
+  const researcher = {
+    handle: "researcher",
+    name: "Researcher",
+    role: "sub_agent" as const,
+    description: "Finds and checks facts.\nOne topic at a time.",
+    skills: ["web research", "citations"],
+    tools: [],
+    model: "anthropic:claude-haiku-4-5",
+  };
+
+  it("tells the commander each agent's description, skills, tools and model, and still parses back", () => {
+    const message = buildUserMessage(
+      runRequest({ agent: commanderProfile(), purpose: { kind: "commander-chat" }, input: "compare a and b", roster: [researcher] }),
+    );
+    expect(message).toContain("what it is for: Finds and checks facts. One topic at a time.");
+    expect(message).toContain("skills: web research; citations");
+    expect(message).toContain("tools: ask_user, read_file, write_file (the defaults)");
+    expect(message).toContain("model: anthropic:claude-haiku-4-5");
+    expect(parseRoster(message)).toEqual([{ handle: "researcher", name: "Researcher", role: "sub_agent" }]);
+  });
+
+  it("tells the commander how to split work, brief each step and size the effort", () => {
+    const system = buildSystemPrompt({ agent: commanderProfile(), purpose: { kind: "commander-chat" } });
+    for (const phrase of ["independent outputs", "objective", "expected output", "boundaries", "Effort"]) expect(system).toContain(phrase);
   });
 });

@@ -8,6 +8,7 @@
  */
 import { FENCE_RULE, fenceUntrusted, neutraliseFenceMarkers } from "../core/fence.ts";
 import type { ArtifactRef, RunRequest } from "../executor/ports.ts";
+import { defaultCapabilityTools } from "./tools.ts";
 
 export const SECTION = {
   request: "## Original request",
@@ -18,11 +19,22 @@ export const SECTION = {
 } as const;
 
 const ROLE_GUIDE = {
-  commanderChat:
-    "You are the commander of this conversation. Answer directly when one reply is enough. " +
+  commanderChat: [
+    "You are the commander of this conversation. Answer directly when one reply is enough.",
     "When the request needs several steps or several agents, call create_plan once with a plan: " +
-    "steps with index, title, assignee (an agent handle from the roster, `commander` for synthesis, or `user`), " +
-    "input (may use {{request}}, {{step_N.output_summary}}, {{step_N.output_files}}) and wait_for.",
+      "steps with index, title, assignee (an agent handle from the roster, `commander` for synthesis, or `user`), " +
+      "input (may use {{request}}, {{step_N.output_summary}}, {{step_N.output_files}}) and wait_for.",
+    "Splitting: split only work whose parts have clear inputs, independent outputs and results that can be checked. " +
+      "Independent parts run in parallel (no wait_for between them); a part that needs another's result waits for it. " +
+      "Keep whole what needs constant coordination, and do not split a small request at all. " +
+      "End every fan-out with a step (usually `commander`) that waits for the branches and writes the answer.",
+    "Each step's input is all its agent sees, so it states: the objective; the expected output (its form and length); " +
+      "the boundaries (what is out of scope, what another step covers); and the sources or tools to use. " +
+      "A template reads only steps the step waits for.",
+    "Effort: match the number of steps and their depth to the request — one or two steps for a simple question, " +
+      "more only for broad research or comparison. Give each step to the agent whose description, skills, tools and model fit it: " +
+      "a light model for routing and simple lookups, a strong one for hard analysis or writing.",
+  ].join("\n"),
   commanderStep:
     "You are the commander, working on a step of your own plan (usually a synthesis of upstream results). " +
     "Write the answer in markdown.",
@@ -59,12 +71,37 @@ function describeAttachment(attachment: ArtifactRef): string {
   return `- ${neutraliseFenceMarkers(attachment.name)} (${attachment.mediaType}, ${attachment.size} bytes${trust})`;
 }
 
+/**
+ * One agent of the roster: its handle, name and role on the first line (what the offline
+ * model parses back), then what it is for, its skills, tools and model, so the commander
+ * can give each step to the agent that fits it.
+ */
 export function renderRosterLine(member: RunRequest["roster"][number]): string {
-  return `- @${member.handle} — ${member.name} (${member.role === "commander" ? "commander" : "sub-agent"})`;
+  const lines = [`- @${member.handle} — ${member.name} (${member.role === "commander" ? "commander" : "sub-agent"})`];
+  const description = member.description?.trim();
+  if (description) lines.push(`  what it is for: ${description.replace(/\s+/g, " ")}`);
+  if (member.skills && member.skills.length > 0) lines.push(`  skills: ${member.skills.map((skill) => skill.trim()).join("; ")}`);
+  if (member.tools !== undefined) {
+    const tools = member.tools.length > 0 ? member.tools : defaultCapabilityTools(member.role);
+    lines.push(`  tools: ${tools.join(", ")}${member.tools.length === 0 ? " (the defaults)" : ""}`);
+  }
+  if (member.model) lines.push(`  model: ${member.model}`);
+  return lines.join("\n");
 }
 
 /** The run's first user message. */
 export function buildUserMessage(request: RunRequest): string {
+  const { context, task } = buildUserMessageParts(request);
+  return context + task;
+}
+
+/**
+ * The first user message in two parts whose concatenation is the message: the context
+ * every run of the same request shares (the request, its attachments, the roster, a
+ * failed step), ending in a blank line, and the task. The first part is a stable prompt
+ * prefix, which providers that cache prompts read from the cache on a plan's later steps.
+ */
+export function buildUserMessageParts(request: RunRequest): { context: string; task: string } {
   const sections: string[] = [];
   const sameAsRequest = request.input.trim() === request.request.text.trim();
   if (!sameAsRequest) sections.push(`${SECTION.request}\n${request.request.text}`);
@@ -82,8 +119,8 @@ export function buildUserMessage(request: RunRequest): string {
         fenceUntrusted(failed.failureReason, "failure"),
     );
   }
-  sections.push(`${SECTION.task}\n${request.input}`);
-  return sections.join("\n\n");
+  const context = sections.length > 0 ? `${sections.join("\n\n")}\n\n` : "";
+  return { context, task: `${SECTION.task}\n${request.input}` };
 }
 
 /** Reads a section back out of a user message (the offline model's view of its prompt). */

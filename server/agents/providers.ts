@@ -30,7 +30,10 @@ export interface ProviderEntry {
   /** context budget in estimated tokens for its models, unless configured per model */
   contextBudget: number;
   /** US dollars per million tokens, by model name (without the prefix) */
-  prices: Record<string, { inputPerMillion: number; outputPerMillion: number }>;
+  prices: Record<
+    string,
+    { inputPerMillion: number; outputPerMillion: number; cacheReadPerMillion?: number; cacheWritePerMillion?: number }
+  >;
   create(settings: ProviderSettings): (model: string) => LanguageModelV3;
 }
 
@@ -46,9 +49,10 @@ export const PROVIDERS = {
     defaultModel: "anthropic:claude-sonnet-4-5",
     contextBudget: 150_000,
     prices: {
-      "claude-opus-4-1": { inputPerMillion: 15, outputPerMillion: 75 },
-      "claude-sonnet-4-5": { inputPerMillion: 3, outputPerMillion: 15 },
-      "claude-haiku-4-5": { inputPerMillion: 1, outputPerMillion: 5 },
+      // a cache read costs a tenth of the input price, a (five-minute) cache write a quarter more
+      "claude-opus-4-1": { inputPerMillion: 15, outputPerMillion: 75, cacheReadPerMillion: 1.5, cacheWritePerMillion: 18.75 },
+      "claude-sonnet-4-5": { inputPerMillion: 3, outputPerMillion: 15, cacheReadPerMillion: 0.3, cacheWritePerMillion: 3.75 },
+      "claude-haiku-4-5": { inputPerMillion: 1, outputPerMillion: 5, cacheReadPerMillion: 0.1, cacheWritePerMillion: 1.25 },
     },
     create: ({ vars }) => {
       const provider = createAnthropic({ apiKey: vars.ANTHROPIC_API_KEY, baseURL: orUndefined(vars.ANTHROPIC_BASE_URL) });
@@ -64,10 +68,11 @@ export const PROVIDERS = {
     defaultModel: "openai:gpt-4.1-mini",
     contextBudget: 100_000,
     prices: {
-      "gpt-4o": { inputPerMillion: 2.5, outputPerMillion: 10 },
-      "gpt-4o-mini": { inputPerMillion: 0.15, outputPerMillion: 0.6 },
-      "gpt-4.1": { inputPerMillion: 2, outputPerMillion: 8 },
-      "gpt-4.1-mini": { inputPerMillion: 0.4, outputPerMillion: 1.6 },
+      // cached input: half price for the 4o family, a quarter for 4.1; writing the cache costs nothing extra
+      "gpt-4o": { inputPerMillion: 2.5, outputPerMillion: 10, cacheReadPerMillion: 1.25 },
+      "gpt-4o-mini": { inputPerMillion: 0.15, outputPerMillion: 0.6, cacheReadPerMillion: 0.075 },
+      "gpt-4.1": { inputPerMillion: 2, outputPerMillion: 8, cacheReadPerMillion: 0.5 },
+      "gpt-4.1-mini": { inputPerMillion: 0.4, outputPerMillion: 1.6, cacheReadPerMillion: 0.1 },
     },
     create: ({ vars }) => {
       // Chat Completions rather than Responses: it is what OPENAI_BASE_URL

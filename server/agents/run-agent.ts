@@ -17,10 +17,10 @@ import { ProviderUnavailableError, type CallTicket } from "./circuit-breaker.ts"
 import { abortableSleep, type OfflineCallOptions } from "./offline-model.ts";
 import { containsFenceMarker } from "../core/fence.ts";
 import { buildHistoryTurns, HISTORY_BUDGET_SHARE, seesConversation } from "./conversation-context.ts";
-import { buildSystemPrompt, buildUserMessage } from "./prompt.ts";
+import { buildSystemPrompt, buildUserMessageParts } from "./prompt.ts";
 import { classifyModelError, DEFAULT_RETRY_POLICY, describeError, retryDelayMs, type RetryPolicy, explainModelError } from "./retry.ts";
 import { logModelTiming, mustBeStarted, timedModel, type AgentRunnerDeps, type RunContext } from "./run-context.ts";
-import { cachedSystem, estimateCutUsage, markCacheBreakpoint, restartLiveText } from "./run-usage.ts";
+import { cachedSystem, cachedUserMessage, estimateCutUsage, markCacheBreakpoint, restartLiveText } from "./run-usage.ts";
 import { buildToolSet, finishRun, MAX_MALFORMED_TOOL_CALLS } from "./run-finish.ts";
 import { SecretRedactor } from "./secrets.ts";
 import { streamParts } from "./stream-parts.ts";
@@ -67,6 +67,7 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
         tokensIn: 0,
         tokensOut: 0,
         cacheReadTokens: 0,
+        cacheWriteTokens: 0,
         usageEstimated: false,
         malformedToolCalls: 0,
         model: { calls: 0, firstStartedAt: null, lastEndedAt: null },
@@ -75,8 +76,9 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
       const usage = (): Usage => ({
         tokensIn: ctx.tokensIn,
         tokensOut: ctx.tokensOut,
-        cost: deps.models.cost(request.agent.model, { tokensIn: ctx.tokensIn, tokensOut: ctx.tokensOut }),
+        cost: deps.models.cost(request.agent.model, ctx),
         ...(ctx.cacheReadTokens > 0 ? { cacheReadTokens: ctx.cacheReadTokens } : {}),
+        ...(ctx.cacheWriteTokens > 0 ? { cacheWriteTokens: ctx.cacheWriteTokens } : {}),
         ...(ctx.usageEstimated ? { estimated: true } : {}),
       });
       const fail = (transient: boolean, reason: string): AgentRunResult => {
@@ -116,10 +118,8 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
               : [];
           if (history.length > 0)
             sink.log({ phase: "context", message: `${history.length - 1} turn(s) of the conversation before this message` });
-          ctx.messages = [
-            ...markCacheBreakpoint(parseModelId(request.agent.model).provider, history),
-            { role: "user", content: buildUserMessage(request) },
-          ];
+          const provider = parseModelId(request.agent.model).provider;
+          ctx.messages = [...markCacheBreakpoint(provider, history), cachedUserMessage(provider, buildUserMessageParts(request))];
         }
         // the run has seen outside content if anything it starts from holds a fence (the same
         // detector the core uses, so every fence counts, also those from a resumed session)
@@ -302,11 +302,17 @@ async function streamOnce(input: {
     },
     onError: () => undefined, // reported through the stream's error part below
     onStepFinish: (step) => {
-      completed = step.response.messages;
-      ctx.steps.push({ text: step.text });
+      // A step the provider ended with an in-stream error is the failed attempt: its
+      // partial text is not part of the answer (the retry starts that step again), only
+      // its usage is real.
+      if (step.finishReason !== "error") {
+        completed = step.response.messages;
+        ctx.steps.push({ text: step.text });
+      }
       ctx.tokensIn += step.usage.inputTokens ?? 0;
       ctx.tokensOut += step.usage.outputTokens ?? 0;
       ctx.cacheReadTokens += step.usage.inputTokenDetails?.cacheReadTokens ?? 0;
+      ctx.cacheWriteTokens += step.usage.inputTokenDetails?.cacheWriteTokens ?? 0;
       partialChars = 0;
       streaming = false;
     },

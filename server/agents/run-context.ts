@@ -56,6 +56,8 @@ export interface RunContext {
   tokensOut: number;
   /** input tokens the provider read from its prompt cache (Anthropic) */
   cacheReadTokens: number;
+  /** input tokens the provider wrote to its prompt cache (Anthropic) */
+  cacheWriteTokens: number;
   /** part of the usage is estimated (a model call cut mid-stream reports none) */
   usageEstimated: boolean;
   malformedToolCalls: number;

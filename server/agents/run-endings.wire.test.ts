@@ -30,6 +30,37 @@ describe.each([
     expect(result).toMatchObject({ kind: "ok", text: "Staging is heron-7.", summary: "Staging is heron-7." });
   });
 
+  it("an answer retried after an in-stream provider error keeps only the successful attempt's text", async () => {
+    const { runner } = testRuntime({
+      env: { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: server.baseURL, ANTHROPIC_API_KEY: "ak-test", ANTHROPIC_BASE_URL: server.baseURL },
+    });
+    server.script(
+      { kind: "stream-error", text: "Looking into i", message: "The server had an error while processing your request" },
+      { kind: "text", text: "Looking into it: heron-7 is the staging database." },
+    );
+    const sink = recordingSink();
+    const result = await runner.run(runRequest({ agent: agentProfile({ model }), input: "@researcher which database?" }), sink);
+    expect(server.requests).toHaveLength(2);
+    expect(result).toMatchObject({ kind: "ok", text: "Looking into it: heron-7 is the staging database." });
+    expect(sink.live()).toBe("Looking into it: heron-7 is the staging database.");
+  });
+
+  it("a commander reply that only calls a tool still says something", async () => {
+    const { runner } = testRuntime({
+      env: { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: server.baseURL, ANTHROPIC_API_KEY: "ak-test", ANTHROPIC_BASE_URL: server.baseURL },
+    });
+    server.script({ kind: "tools", calls: [{ id: "call_1", name: "read_file", args: "{}" }] }, { kind: "text", text: "" });
+    const commander = agentProfile({ model, role: "commander", handle: "commander", allowedTools: ["read_file"] });
+    const result = await runner.run(
+      runRequest({ agent: commander, purpose: { kind: "commander-chat" }, input: "anything new?" }),
+      recordingSink(),
+    );
+    expect(result.kind).toBe("ok");
+    const text = result.kind === "ok" ? result.text : "";
+    expect(text).toContain("nothing to add");
+    expect(text).toContain("files");
+  });
+
   it("a refused key fails the run with the provider, the status and the variable to fix", async () => {
     const { runner } = testRuntime({
       env: { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: server.baseURL, ANTHROPIC_API_KEY: "ak-test", ANTHROPIC_BASE_URL: server.baseURL },

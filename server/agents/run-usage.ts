@@ -29,6 +29,23 @@ export function markCacheBreakpoint(provider: string, history: ModelMessage[]): 
   return [...history.slice(0, -1), { ...last, providerOptions: { ...last.providerOptions, ...ANTHROPIC_CACHE } }];
 }
 
+/**
+ * The run's first user message. For Anthropic the shared context before the task is its
+ * own text part with a cache breakpoint: a plan's steps repeat it, so from the second step
+ * on it is read from the cache. Other providers get one string (OpenAI caches a repeated
+ * prefix by itself).
+ */
+export function cachedUserMessage(provider: string, parts: { context: string; task: string }): ModelMessage {
+  if (provider !== "anthropic" || parts.context === "") return { role: "user", content: parts.context + parts.task };
+  return {
+    role: "user",
+    content: [
+      { type: "text", text: parts.context, providerOptions: ANTHROPIC_CACHE },
+      { type: "text", text: parts.task },
+    ],
+  };
+}
+
 /** Adds the estimated usage of a model call cut mid-stream and marks the run's usage as estimated. */
 export function estimateCutUsage(ctx: RunContext, system: string, streamedChars: number): void {
   const promptChars = system.length + JSON.stringify(ctx.messages).length;

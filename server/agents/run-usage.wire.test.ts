@@ -77,4 +77,66 @@ describe.each(["openai", "anthropic"] as const)("run usage and live text through
       expect(JSON.stringify(body)).not.toContain("cache_control");
     }
   });
+
+  it("bills cache reads and writes at their own rates, not at the input price", async () => {
+    const { runner } = testRuntime({
+      env: { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: server.baseURL, ANTHROPIC_API_KEY: "ak-test", ANTHROPIC_BASE_URL: server.baseURL },
+      registry: {
+        prices: {
+          [MODEL[format]]: { inputPerMillion: 3, outputPerMillion: 15, cacheReadPerMillion: 0.3, cacheWritePerMillion: 3.75 },
+        },
+      },
+    });
+    // Anthropic counts input apart from cache reads and writes; OpenAI counts cached tokens inside prompt_tokens
+    const usage =
+      format === "anthropic"
+        ? { input: 1_000, output: 200, cacheRead: 6_000, cacheWrite: 2_000 }
+        : { input: 9_000, output: 200, cacheRead: 6_000 };
+    server.script({ kind: "text", text: "ok", usage });
+    const result = await runner.run(runRequest({ agent: agentProfile({ model: MODEL[format] }) }), recordingSink());
+    if (result.kind !== "ok") throw new Error("expected ok");
+    const expected =
+      format === "anthropic"
+        ? {
+            tokensIn: 9_000,
+            cacheReadTokens: 6_000,
+            cacheWriteTokens: 2_000,
+            cost: (1_000 * 3 + 6_000 * 0.3 + 2_000 * 3.75 + 200 * 15) / 1e6,
+          }
+        : { tokensIn: 9_000, cacheReadTokens: 6_000, cost: (3_000 * 3 + 6_000 * 0.3 + 200 * 15) / 1e6 };
+    expect(result.usage).toMatchObject({ ...expected, cost: expect.closeTo(expected.cost, 10) });
+    // priced as plain input, the same tokens would have cost more
+    expect(result.usage.cost).toBeLessThan((9_000 * 3 + 200 * 15) / 1e6);
+  });
+
+  it("sends a plan step's shared context as a stable prefix, with a cache breakpoint for Anthropic", async () => {
+    const { runner } = runtime();
+    server.script({ kind: "text", text: "ok" });
+    const request = runRequest({
+      agent: agentProfile({ model: MODEL[format] }),
+      input: "Research alpha only and return a short summary.",
+      request: { text: "Compare alpha and beta for the release", attachments: [] },
+      step: { planId: "plan-1", stepIndex: 1, title: "Alpha" },
+    });
+    await runner.run(request, recordingSink());
+    const messages = server.requests[0].body.messages as {
+      role: string;
+      content: string | { type: string; text?: string; cache_control?: unknown }[];
+    }[];
+    const user = messages.find((message) => message.role === "user")!;
+    if (format === "anthropic") {
+      const parts = user.content as { text?: string; cache_control?: unknown }[];
+      expect(parts).toHaveLength(2);
+      expect(parts[0]).toMatchObject({ cache_control: { type: "ephemeral" } });
+      expect(parts[0].text).toContain("Compare alpha and beta for the release");
+      expect(parts[0].text).not.toContain("Research alpha only");
+      expect(parts[1].text).toContain("Research alpha only");
+      expect(parts[1].cache_control).toBeUndefined();
+    } else {
+      const text = typeof user.content === "string" ? user.content : user.content.map((part) => part.text).join("");
+      // the shared request first, the step's own task last: the provider's automatic cache sees the same prefix
+      expect(text.indexOf("Compare alpha and beta")).toBeLessThan(text.indexOf("Research alpha only"));
+      expect(JSON.stringify(user)).not.toContain("cache_control");
+    }
+  });
 });

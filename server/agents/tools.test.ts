@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { MemoryArtifactStore } from "./memory-stores.ts";
 import { fenceUntrusted } from "../core/fence.ts";
+import { corePlanValidator } from "./core-plan-validator.ts";
 import { createBuiltinTools, createToolState, isToolAllowed } from "./tools.ts";
 import { agentProfile, commanderProfile, runRequest } from "./test-support.ts";
 
@@ -62,5 +63,49 @@ describe("ask_user", () => {
     const field = { name: "token", label: "Token", required: true, secret: true };
     expect((await validate({ title: "Login", fields: [{ ...field, type: "text" }] })).success).toBe(true);
     expect((await validate({ title: "Login", fields: [{ ...field, type: "textarea" }] })).success).toBe(false);
+  });
+});
+
+describe("create_plan and the plan critic", () => {
+  const validator = corePlanValidator({ maxSteps: 50, maxInputChars: 20_000, defaultMaxParallel: 4, defaultMaxRetries: 3 });
+  const request = runRequest({ agent: commanderProfile(), purpose: { kind: "commander-chat" } });
+  const thin = {
+    title: "Compare",
+    steps: [
+      { index: 1, title: "A", assignee: "researcher", input: "{{request}}", wait_for: [] },
+      { index: 2, title: "B", assignee: "researcher", input: "Look at B", wait_for: [] },
+    ],
+  };
+
+  it("shows the commander what the critic found once, then runs the plan as proposed again", async () => {
+    const state = createToolState(false);
+    const tools = createBuiltinTools({ request, artifacts: new MemoryArtifactStore(), validatePlan: validator, state });
+    await expect(tools.create_plan.execute!(thin, callOptions)).rejects.toThrow(
+      /Plan reviewed before it runs:[\s\S]*Step 1[\s\S]*Steps 1, 2 all end the plan/,
+    );
+    expect(state.plan).toBeUndefined();
+    expect(state.planRejections).toBe(0);
+    await expect(tools.create_plan.execute!(thin, callOptions)).resolves.toMatch(/Plan accepted/);
+    expect(state.plan).toEqual(thin);
+    expect(state.planFindings?.map((finding) => finding.kind)).toContain("fan-out-without-synthesis");
+  });
+
+  it("accepts a plan the critic has nothing to say about at once", async () => {
+    const state = createToolState(false);
+    const tools = createBuiltinTools({ request, artifacts: new MemoryArtifactStore(), validatePlan: validator, state });
+    const good = {
+      title: "Research",
+      steps: [
+        {
+          index: 1,
+          title: "A",
+          assignee: "researcher",
+          input: "Research A for {{request}} and return a short summary of it.",
+          wait_for: [],
+        },
+      ],
+    };
+    await expect(tools.create_plan.execute!(good, callOptions)).resolves.toMatch(/Plan accepted/);
+    expect(state.planFindings).toBeUndefined();
   });
 });

@@ -12,6 +12,7 @@ import { tool, zodSchema, type ToolSet } from "ai";
 import { z } from "zod";
 import type { RunRequest } from "../executor/ports.ts";
 import type { FormSpec } from "../core/types.ts";
+import { describeFindings, type PlanFinding } from "../core/plan-critic.ts";
 import type { ArtifactStore } from "./ports.ts";
 import { fenceUntrusted, neutraliseFenceMarkers } from "../core/fence.ts";
 import { SecretRedactor } from "./secrets.ts";
@@ -20,7 +21,10 @@ import { SecretRedactor } from "./secrets.ts";
  * Injected by the server (see core-plan-validator.ts). It gets the run request
  * too, because which assignees exist depends on the conversation's roster.
  */
-export type PlanValidator = (raw: unknown, request: RunRequest) => { ok: true } | { ok: false; message: string };
+export type PlanValidator = (
+  raw: unknown,
+  request: RunRequest,
+) => { ok: true; findings?: readonly PlanFinding[] } | { ok: false; message: string };
 
 /** How many invalid plans go back to the model before the run gives up. */
 export const MAX_PLAN_REJECTIONS = 3;
@@ -34,6 +38,8 @@ export interface RunToolState {
   finish?: { summary: string; files: string[] };
   planRejections: number;
   lastPlanError?: string;
+  /** what the plan critic found in the first valid plan; the commander is shown it once */
+  planFindings?: readonly PlanFinding[];
   /** the run has seen outside content, so what it writes is untrusted too */
   tainted: boolean;
   writtenFiles: Set<string>;
@@ -235,6 +241,15 @@ export function createBuiltinTools(deps: BuiltinToolDeps): Record<BuiltinToolNam
       execute: async (plan) => {
         const verdict = deps.validatePlan ? deps.validatePlan(plan, request) : ({ ok: true } as const);
         if (verdict.ok) {
+          const findings = "findings" in verdict ? (verdict.findings ?? []) : [];
+          // one chance to fix what would run badly; a second proposal runs as it is
+          if (findings.length > 0 && state.planFindings === undefined) {
+            state.planFindings = findings;
+            throw new Error(
+              `Plan reviewed before it runs:\n${describeFindings(findings)}\n` +
+                "Fix these and call create_plan again. If a point does not apply, call create_plan again with the same plan and it will run.",
+            );
+          }
           state.plan = plan;
           return "Plan accepted. The executor will run it; you will be woken for commander steps.";
         }

@@ -3,6 +3,7 @@
  * input match a running step joins its run, and the run's events apply to every
  * step on it.
  */
+import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { liveTwin, normalizeInput, stepsSharingRun } from "./single-flight.ts";
 import { done, live, makePlan, NOW, run, stepOf } from "./test-fixtures.ts";
@@ -23,9 +24,30 @@ function sharedPlan(extra: Parameters<typeof makePlan>[0]["steps"] = [], init: {
 const ok = (usage?: RunOutcome["usage"]): RunOutcome => ({ kind: "ok", summary: "found", files: ["f.md"], usage });
 
 describe("single-flight helpers", () => {
-  it("normalizes by trimming and collapsing whitespace, nothing else", () => {
+  it("normalizes whitespace, case and sentence punctuation, and keeps symbols that change meaning", () => {
     expect(normalizeInput("  look\n\tit   up ")).toBe("look it up");
-    expect(normalizeInput("Look it up")).not.toBe(normalizeInput("look it up"));
+    expect(normalizeInput("Look it up.")).toBe(normalizeInput("look it up"));
+    expect(normalizeInput('Compare "Postgres", MySQL!')).toBe(normalizeInput("compare postgres mysql"));
+    expect(normalizeInput("Ｃｏｍｐａｒｅ")).toBe("compare");
+    expect(normalizeInput("Research C#")).not.toBe(normalizeInput("Research C"));
+    expect(normalizeInput("Research C++")).not.toBe(normalizeInput("Research C"));
+    expect(normalizeInput("version 3.5")).not.toBe(normalizeInput("version 35"));
+  });
+
+  it("normalizing is idempotent and ignores case and added sentence punctuation (property)", () => {
+    const punctuation = fc.constantFrom(".", ",", "!", "?", ";", ":", '"', "'", "(", ")", "…");
+    fc.assert(
+      fc.property(
+        fc.array(fc.stringMatching(/^[a-z0-9#+-]{1,8}$/), { minLength: 1, maxLength: 8 }),
+        fc.array(punctuation),
+        (words, marks) => {
+          const plain = words.join(" ");
+          const reworded = words.map((word, i) => `${word.toUpperCase()}${marks[i] ?? ""}`).join("  ");
+          expect(normalizeInput(reworded)).toBe(normalizeInput(plain));
+          expect(normalizeInput(normalizeInput(reworded))).toBe(normalizeInput(reworded));
+        },
+      ),
+    );
   });
 
   it("finds twins only among live agent steps with the same assignee and input", () => {

@@ -5,13 +5,19 @@
  */
 import { USER_ASSIGNEE, type StepState } from "./types.ts";
 
+// Sentence punctuation, quotes and brackets: they reword a request without changing it.
+// Symbols inside words (`C#`, `C++`, `node.js`'s dot aside) stay, and a separator becomes
+// a space, so "3.5" and "35" never meet.
+const REWORDING = /[.,;:!?¿¡…"'`“”‘’„«»()[\]{}<>]/g;
+
 /**
- * The form of a rendered input that single-flight compares: trimmed, every run of
- * whitespace collapsed to one space, so a reflowed template still matches. Case and
- * punctuation count: they can change what an agent is asked.
+ * The form of a rendered input that single-flight compares: Unicode-normalised (NFKC),
+ * lower-case, sentence punctuation and quotes taken out, every run of whitespace one
+ * space. "Compare Postgres." and "compare postgres" ask the same thing; "C#" and "C" do
+ * not.
  */
 export function normalizeInput(text: string): string {
-  return text.trim().replace(/\s+/g, " ");
+  return text.normalize("NFKC").toLowerCase().replace(REWORDING, " ").trim().replace(/\s+/g, " ");
 }
 
 /**

@@ -6,7 +6,8 @@
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "./test-database.ts";
-import { CONFLICT_MARKER } from "../adapters/prisma/write-batch.ts";
+import { CONFLICT_MARKER, sqlWrites, WriteBatch } from "../adapters/prisma/write-batch.ts";
+import { prismaSql } from "./sql-runner.ts";
 import { enterConversation } from "../adapters/prisma/plan-repository.ts";
 import { optimisticMessageWrite } from "../adapters/prisma/testing/optimistic-write.ts";
 import { claimRuns } from "../executor/run-queue.ts";
@@ -57,6 +58,22 @@ describe.each(["embedded", "postgres"] as const)("database functions on %s", (ki
     );
     expect(read.version).toBe(0);
     expect(read.runStatus).toBeNull();
+  });
+
+  it("records a finished run's usage, cache reads and writes included", async () => {
+    const db = await createTestDatabase({ kind });
+    opened.push(db);
+    const conversation = await db.prisma.conversation.create({ data: { title: "t" } });
+    const agent = await db.prisma.agent.create({ data: { handle: "billed", name: "Billed" } });
+    const [runId] = await queueRuns(db, conversation.id, agent.id, 1);
+    await db.prisma.run.update({ where: { id: runId }, data: { status: "running" } });
+    const batch = new WriteBatch();
+    const endedAt = new Date(Date.now() - 1_000);
+    const usage = { tokensIn: 9_000, tokensOut: 200, cacheReadTokens: 6_000, cacheWriteTokens: 2_000, cost: 0.0153 };
+    batch.add(sqlWrites.finishRun({ id: runId, status: "succeeded", endedAt, error: null, ...usage, usageEstimated: false }));
+    await batch.flush(prismaSql(db.prisma), { conversationId: conversation.id, events: [], now: new Date() });
+    const stored = await db.prisma.run.findUniqueOrThrow({ where: { id: runId } });
+    expect(stored).toMatchObject({ status: "succeeded", ...usage, usageEstimated: false });
   });
 
   it("refuses the write when any plan or run of a unit's expectation changed", async () => {

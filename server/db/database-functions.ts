@@ -128,6 +128,7 @@ BEGIN
     WITH ended AS (
       UPDATE "Run" r SET "status" = x."status", "endedAt" = LEAST(x."endedAt", (clock_timestamp() AT TIME ZONE 'UTC')::timestamp(3)), "error" = x."error",
           "tokensIn" = x."tokensIn", "tokensOut" = x."tokensOut", "cost" = x."cost",
+          "cacheReadTokens" = coalesce(x."cacheReadTokens", 0), "cacheWriteTokens" = coalesce(x."cacheWriteTokens", 0),
           "usageEstimated" = coalesce(x."usageEstimated", false), "leaseExpiresAt" = NULL
         FROM jsonb_populate_recordset(NULL::"Run", doc->'finishedRuns') x
         WHERE r."id" = x."id" AND r."status" = 'running'

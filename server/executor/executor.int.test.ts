@@ -220,7 +220,7 @@ describe("executor on the embedded database", () => {
         title: "Twins",
         steps: [
           step(1, "researcher", "sleep=50 look up the release date", { wait_for: [] }),
-          step(2, "researcher", "sleep=50   look up the release   date ", { wait_for: [] }),
+          step(2, "researcher", "sleep=50   Look up the release   date. ", { wait_for: [] }),
           step(3, "writer", "{{step_1.output_summary}} / {{step_2.output_summary}}", { wait_for: [1, 2] }),
         ],
       },

@@ -208,12 +208,12 @@ export class Executor {
   }
 
   /** A plan submitted directly (API, automation): validated exactly like the commander's. */
-  async submitPlan(input: { conversationId: string; raw: unknown; request?: string; userId?: string }): Promise<PlanDTO> {
+  async submitPlan(input: { conversationId: string; raw: unknown; request?: string; userId?: string; planId?: string }): Promise<PlanDTO> {
     // an oversized plan is refused before it takes the conversation's lock
     assertPlanSize({ raw: input.raw, limits: this.context.config.planLimits });
     // named up front, so the unit can run optimistically: its one statement inserts the
     // plan and dispatches its first steps (and refuses a conversation that is not there)
-    const planId = randomUUID();
+    const planId = input.planId ?? randomUUID();
     const work = async (tx: Tx, uow: UnitOfWork) => {
       const { dto, saved } = await createPlan(this.context, tx, uow, {
         planId,

@@ -75,3 +75,21 @@ it("resumes a blocked step's own session with the answer, after a restart", asyn
   expect(first.outputSummary).toContain("Team Falcon");
   expect(second.renderedInput).toContain("Team Falcon");
 });
+
+it("joins a request sent twice in a row to the plan the first one started instead of running it twice", async () => {
+  const body = "Compare alpha and beta for the release\n@offline sleep=300";
+  const post = () =>
+    fixture.executor.postMessage({ conversationId: fixture.conversationId, author: { kind: "user", userId: fixture.userId }, body });
+  await post();
+  await post();
+  await fixture.executor.idle();
+  const plans = await fixture.db.prisma.plan.findMany({ where: { conversationId: fixture.conversationId, request: body } });
+  expect(plans).toHaveLength(1);
+  expect(await fixture.waitForPlan(plans[0].id)).toBe("completed");
+  const joined = await fixture.db.prisma.message.findMany({
+    where: { planId: plans[0].id, body: { contains: "already being worked on" } },
+  });
+  expect(joined).toHaveLength(1);
+  // the second planning call is billed to the plan it joined
+  expect(await fixture.db.prisma.run.count({ where: { planId: plans[0].id, kind: "chat" } })).toBe(2);
+});

@@ -27,6 +27,35 @@ export async function conversationHandles(context: ExecutorContext, tx: Tx, conv
  * lets `announce` post the message that goes with it, then runs the first reconcile.
  * Returns the plan as created and as the reconcile left it (null if it vanished).
  */
+/** How long after a plan the same request, with the same plan, joins it instead of running again. */
+export const TWIN_PLAN_WINDOW_MS = 2 * 60_000;
+
+/**
+ * A plan of this conversation, still running, made from the same request with the same
+ * title within TWIN_PLAN_WINDOW_MS: the plan a repeated request joins. Only the
+ * commander's plans look for one; a person or a client who wants the work done twice says
+ * so with a different request (or, through the API, a different Idempotency-Key).
+ */
+export async function recentTwinPlan(
+  context: ExecutorContext,
+  tx: Tx,
+  input: { conversationId: string; request: string; raw: unknown },
+): Promise<{ id: string; title: string } | null> {
+  const title = (input.raw as { title?: unknown } | null)?.title;
+  if (typeof title !== "string") return null;
+  return tx.plan.findFirst({
+    where: {
+      conversationId: input.conversationId,
+      request: input.request,
+      title,
+      status: { in: ["running", "paused"] },
+      createdAt: { gte: new Date(context.stamp().getTime() - TWIN_PLAN_WINDOW_MS) },
+    },
+    orderBy: { createdAt: "desc" },
+    select: { id: true, title: true },
+  });
+}
+
 export async function createPlan(
   context: ExecutorContext,
   tx: Tx,

@@ -50,6 +50,21 @@ export type RunPurpose =
       failedStep: { index: number; title: string; assignee: string; input: string; failureReason: string };
     };
 
+/**
+ * An agent of the conversation as the commander is told of it. The fields past `role`
+ * are optional: a run stored before they existed still resumes.
+ */
+export interface RosterEntry {
+  handle: string;
+  name: string;
+  role: AgentRole;
+  description?: string;
+  skills?: string[];
+  /** its allow-list; empty: the role's default tools */
+  tools?: string[];
+  model?: string;
+}
+
 export interface RunRequest {
   runId: string;
   conversationId: string;
@@ -62,7 +77,7 @@ export interface RunRequest {
   /** set when this run belongs to a plan step */
   step?: { planId: string; stepIndex: number; title: string };
   /** the agents in this conversation, so the commander can plan with them */
-  roster: { handle: string; name: string; role: AgentRole }[];
+  roster: RosterEntry[];
   /** set when the run resumes a blocked session with a person's form answer */
   resume?: ResumeInput;
   /** the message that started the run (a person's message, or the commander's dispatch) */
@@ -91,6 +106,8 @@ export interface Usage {
   cost: number;
   /** of tokensIn, read from the provider's prompt cache */
   cacheReadTokens?: number;
+  /** of tokensIn, written to the provider's prompt cache (Anthropic charges extra for them) */
+  cacheWriteTokens?: number;
   /** part of it is estimated: a model call cut mid-stream reports no usage */
   estimated?: boolean;
 }

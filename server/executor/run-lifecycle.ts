@@ -16,7 +16,7 @@ import { openForm, planContext, reconcilePlan, type PlanChange } from "./plan-ef
 import type { UnitOfWork } from "./unit-of-work.ts";
 import { runDTO, type RunLaunch } from "./run-records.ts";
 import { insertMessage } from "./messages.ts";
-import { conversationHandles, createPlan } from "./plan-creation.ts";
+import { conversationHandles, createPlan, recentTwinPlan } from "./plan-creation.ts";
 import { retryChatReply } from "./chat-retry.ts";
 
 type Tx = Prisma.TransactionClient;
@@ -56,6 +56,8 @@ export async function finishRun(
       error,
       tokensIn: result.usage.tokensIn,
       tokensOut: result.usage.tokensOut,
+      cacheReadTokens: result.usage.cacheReadTokens ?? 0,
+      cacheWriteTokens: result.usage.cacheWriteTokens ?? 0,
       cost: result.usage.cost,
       usageEstimated: result.usage.estimated === true,
     }),
@@ -177,6 +179,14 @@ async function applyEffect(
     }
     case "create-plan":
       try {
+        // the same request asked again a moment ago (sent twice, or the commander run again):
+        // its plan is still running, so this run joins it instead of starting the work twice
+        const twin = await recentTwinPlan(context, tx, { conversationId, request: launch.request.request.text, raw: effect.raw });
+        if (twin) {
+          applier.say(`This request is already being worked on in the plan **${twin.title}**.`, "plan", twin.id);
+          uow.batch.add(sqlWrites.setRunPlan({ id: runId, planId: twin.id }));
+          return;
+        }
         const { dto } = await createPlan(context, tx, uow, {
           conversationId,
           raw: effect.raw,

@@ -26,9 +26,9 @@ export function readQuery<Q extends z.ZodType>(spec: RouteSpec & { query: Q }, r
 export function respond<S extends RouteSpec & { response: z.ZodType }>(
   spec: S,
   data: ResponseBody<S>,
-  init: { headers?: Record<string, string> } = {},
+  init: { headers?: Record<string, string>; status?: number } = {},
 ): Response {
-  return Response.json(data, { status: spec.status ?? 200, headers: init.headers });
+  return Response.json(data, { status: init.status ?? spec.status ?? 200, headers: init.headers });
 }
 
 /** 204 for a route that answers with no body. */

@@ -57,7 +57,17 @@ export const messageSchema = z.object({
 });
 export type MessageDTO = z.infer<typeof messageSchema>;
 
-export const usageSchema = z.object({ tokensIn: z.number(), tokensOut: z.number(), cost: z.number() });
+export const usageSchema = z.object({
+  tokensIn: z.number(),
+  tokensOut: z.number(),
+  cost: z.number(),
+  /** of tokensIn: read from and written to the provider's prompt cache */
+  cacheReadTokens: z.number().optional(),
+  cacheWriteTokens: z.number().optional(),
+  /** part of it is estimated: a model call cut mid-stream reports no usage */
+  estimated: z.boolean().optional(),
+});
+export type UsageDTO = z.infer<typeof usageSchema>;
 
 export const stepSchema = z.object({
   id: z.string(),

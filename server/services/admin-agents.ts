@@ -1,4 +1,4 @@
-/** Admin: create and edit agents (handle, role, prompt, model, tools, skills, concurrency). */
+/** Admin: create and edit agents (handle, role, description, prompt, model, tools, skills, concurrency). */
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { AdminAgent, AgentInput } from "../protocol/rest/admin.ts";
 import { assertAdmin, type Actor } from "../auth/actor.ts";
@@ -20,6 +20,7 @@ const agentSelect = {
   handle: true,
   name: true,
   role: true,
+  description: true,
   systemPrompt: true,
   model: true,
   allowedTools: true,

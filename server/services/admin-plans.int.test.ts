@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../db/test-database.ts";
 import { getPlanTimeline, listPlanHistory } from "./admin-plans.ts";
+import { getUsage } from "./admin-usage.ts";
 
 const admin = { id: "admin", role: "admin" as const };
 let db: TestDatabase;
@@ -21,7 +22,7 @@ beforeAll(async () => {
   const run = (
     planId: string,
     stepId: string | null,
-    usage: { tokensIn: number; tokensOut: number; cost: number; usageEstimated: boolean },
+    usage: { tokensIn: number; tokensOut: number; cost: number; usageEstimated: boolean; cacheReadTokens?: number },
   ) =>
     db.prisma.run.create({
       data: { conversationId: conversation.id, planId, stepId, kind: "step", input: "x", status: "succeeded", ...usage },
@@ -30,7 +31,7 @@ beforeAll(async () => {
   const cutPlan = await plan("cut");
   const [first, second] = [await step(cutPlan.id, 1), await step(cutPlan.id, 2)];
   await run(cutPlan.id, null, { tokensIn: 10, tokensOut: 5, cost: 0.001, usageEstimated: false });
-  await run(cutPlan.id, first.id, { tokensIn: 100, tokensOut: 20, cost: 0.01, usageEstimated: false });
+  await run(cutPlan.id, first.id, { tokensIn: 100, tokensOut: 20, cost: 0.01, usageEstimated: false, cacheReadTokens: 60 });
   await run(cutPlan.id, second.id, { tokensIn: 200, tokensOut: 40, cost: 0.02, usageEstimated: true });
   cut = { planId: cutPlan.id, stepId: second.id };
 
@@ -66,4 +67,12 @@ it("the timeline's plan total counts the planning call and carries the mark; eac
 
 it("is for admins only", async () => {
   await expect(listPlanHistory(db.prisma, { actor: { id: "m", role: "member" }, filter: {} })).rejects.toThrow();
+});
+
+it("Admin → Usage marks estimated totals and counts what was read from cache", async () => {
+  const usage = await getUsage(db.prisma, { actor: admin, days: 1 });
+  expect(usage.totals).toMatchObject({ runs: 4, tokens: 385, cacheReadTokens: 60, estimated: true });
+  expect(usage.totals.cost).toBeCloseTo(0.531, 6);
+  const byDay = usage.byDay.at(-1);
+  expect(byDay).toMatchObject({ runs: 4, estimated: true, cacheReadTokens: 60 });
 });

@@ -3,13 +3,33 @@ import type { PrismaClient } from "../generated/prisma/client.ts";
 import { assertAdmin, type Actor } from "../auth/actor.ts";
 import type { Usage, UsageRow } from "../protocol/rest/admin-views.ts";
 
-function add(map: Map<string, UsageRow>, key: string, run: { tokensIn: number; tokensOut: number; cost: number }) {
-  const row = map.get(key) ?? { key, tokensIn: 0, tokensOut: 0, cost: 0, runs: 0 };
+type BilledRun = Pick<UsageRow, "tokensIn" | "tokensOut" | "cacheReadTokens" | "cacheWriteTokens" | "cost"> & { usageEstimated: boolean };
+
+function add(map: Map<string, UsageRow>, key: string, run: BilledRun) {
+  const row = map.get(key) ?? {
+    key,
+    tokensIn: 0,
+    tokensOut: 0,
+    cacheReadTokens: 0,
+    cacheWriteTokens: 0,
+    cost: 0,
+    runs: 0,
+    estimated: false,
+  };
   row.tokensIn += run.tokensIn;
   row.tokensOut += run.tokensOut;
+  row.cacheReadTokens += run.cacheReadTokens;
+  row.cacheWriteTokens += run.cacheWriteTokens;
   row.cost += run.cost;
   row.runs += 1;
+  row.estimated ||= run.usageEstimated;
   map.set(key, row);
+}
+
+function totalsOf(row: UsageRow | undefined): Usage["totals"] {
+  if (!row) return { tokens: 0, cacheReadTokens: 0, cacheWriteTokens: 0, cost: 0, runs: 0, estimated: false };
+  const { tokensIn, tokensOut, cacheReadTokens, cacheWriteTokens, cost, runs, estimated } = row;
+  return { tokens: tokensIn + tokensOut, cacheReadTokens, cacheWriteTokens, cost, runs, estimated };
 }
 
 export async function getUsage(prisma: PrismaClient, { actor, days = 30 }: { actor: Actor | null; days?: number }): Promise<Usage> {
@@ -17,12 +37,24 @@ export async function getUsage(prisma: PrismaClient, { actor, days = 30 }: { act
   const since = new Date(Date.now() - days * 24 * 60 * 60 * 1000);
   const runs = await prisma.run.findMany({
     where: { createdAt: { gte: since } },
-    select: { model: true, tokensIn: true, tokensOut: true, cost: true, createdAt: true, agent: { select: { handle: true } } },
+    select: {
+      model: true,
+      tokensIn: true,
+      tokensOut: true,
+      cacheReadTokens: true,
+      cacheWriteTokens: true,
+      cost: true,
+      usageEstimated: true,
+      createdAt: true,
+      agent: { select: { handle: true } },
+    },
   });
   const byModel = new Map<string, UsageRow>();
   const byAgent = new Map<string, UsageRow>();
   const byDay = new Map<string, UsageRow>();
+  const all = new Map<string, UsageRow>();
   for (const run of runs) {
+    add(all, "all", run);
     add(byModel, run.model, run);
     add(byAgent, run.agent?.handle ?? "(deleted)", run);
     add(byDay, run.createdAt.toISOString().slice(0, 10), run);
@@ -33,9 +65,6 @@ export async function getUsage(prisma: PrismaClient, { actor, days = 30 }: { act
     byModel: sorted(byModel),
     byAgent: sorted(byAgent),
     byDay: [...byDay.values()].sort((a, b) => (a.key < b.key ? -1 : 1)),
-    totals: runs.reduce(
-      (sum, run) => ({ tokens: sum.tokens + run.tokensIn + run.tokensOut, cost: sum.cost + run.cost, runs: sum.runs + 1 }),
-      { tokens: 0, cost: 0, runs: 0 },
-    ),
+    totals: totalsOf(all.get("all")),
   };
 }

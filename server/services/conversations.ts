@@ -8,13 +8,26 @@ import { createHash } from "node:crypto";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { toPlanDTO, toRunDTO } from "../adapters/prisma/serializers.ts";
 import { BatonError, invalidInput, notFound } from "../executor/errors.ts";
-import type { AttachmentDTO, PlanDTO } from "../protocol/dto.ts";
+import type { AttachmentDTO, PlanDTO, UsageDTO } from "../protocol/dto.ts";
 import { MAX_MESSAGE_PAGE, MAX_UPLOAD_BYTES } from "../protocol/limits.ts";
 import type { Snapshot } from "../protocol/rest/conversations.ts";
 import { formsOf, messagesBefore, readSnapshot } from "./conversation-snapshot.ts";
 import { computePlanMetrics, type PlanMetrics } from "./plan-metrics.ts";
 import { assertMember, assertOwner, assertPlanMember, type Actor } from "../auth/actor.ts";
 import type { CommanderReplyMode } from "../core/addressing.ts";
+
+const NO_USAGE: UsageDTO = { tokensIn: 0, tokensOut: 0, cost: 0, cacheReadTokens: 0, cacheWriteTokens: 0, estimated: false };
+
+function addUsage(sum: UsageDTO, part: UsageDTO): UsageDTO {
+  return {
+    tokensIn: sum.tokensIn + part.tokensIn,
+    tokensOut: sum.tokensOut + part.tokensOut,
+    cost: sum.cost + part.cost,
+    cacheReadTokens: (sum.cacheReadTokens ?? 0) + (part.cacheReadTokens ?? 0),
+    cacheWriteTokens: (sum.cacheWriteTokens ?? 0) + (part.cacheWriteTokens ?? 0),
+    estimated: sum.estimated === true || part.estimated === true,
+  };
+}
 
 export function createConversationServices(prisma: PrismaClient) {
   return {
@@ -108,27 +121,30 @@ export function createConversationServices(prisma: PrismaClient) {
       await assertPlanMember(prisma, input.actor, input.planId);
       const plan = await prisma.plan.findUnique({ where: { id: input.planId }, include: { steps: true } });
       if (!plan) throw notFound("plan");
-      const [usage, runs] = await Promise.all([
-        prisma.run.groupBy({ by: ["stepId"], where: { planId: plan.id }, _sum: { tokensIn: true, tokensOut: true, cost: true } }),
+      const [usage, estimatedSteps, runs] = await Promise.all([
+        prisma.run.groupBy({
+          by: ["stepId"],
+          where: { planId: plan.id },
+          _sum: { tokensIn: true, tokensOut: true, cost: true, cacheReadTokens: true, cacheWriteTokens: true },
+        }),
+        prisma.run.findMany({ where: { planId: plan.id, usageEstimated: true }, select: { stepId: true }, distinct: ["stepId"] }),
         prisma.run.findMany({
           where: { planId: plan.id, kind: { in: ["step", "commander-step"] } },
           select: { startedAt: true, endedAt: true, step: { select: { index: true } } },
         }),
       ]);
-      const toUsage = (sum: { tokensIn: number | null; tokensOut: number | null; cost: number | null }) => ({
-        tokensIn: sum.tokensIn ?? 0,
-        tokensOut: sum.tokensOut ?? 0,
-        cost: sum.cost ?? 0,
+      const estimated = new Set(estimatedSteps.map((run) => run.stepId));
+      const toUsage = (row: (typeof usage)[number]): UsageDTO => ({
+        tokensIn: row._sum.tokensIn ?? 0,
+        tokensOut: row._sum.tokensOut ?? 0,
+        cost: row._sum.cost ?? 0,
+        cacheReadTokens: row._sum.cacheReadTokens ?? 0,
+        cacheWriteTokens: row._sum.cacheWriteTokens ?? 0,
+        estimated: estimated.has(row.stepId),
       });
-      const byStep = new Map(usage.map((row) => [row.stepId, toUsage(row._sum)]));
+      const byStep = new Map(usage.map((row) => [row.stepId, toUsage(row)]));
       const dto = toPlanDTO(plan);
-      const total = usage.reduce(
-        (sum, row) => {
-          const part = toUsage(row._sum);
-          return { tokensIn: sum.tokensIn + part.tokensIn, tokensOut: sum.tokensOut + part.tokensOut, cost: sum.cost + part.cost };
-        },
-        { tokensIn: 0, tokensOut: 0, cost: 0 },
-      );
+      const total = usage.map(toUsage).reduce(addUsage, { ...NO_USAGE });
       const metrics = computePlanMetrics({
         createdAt: dto.createdAt,
         endedAt: dto.endedAt,
@@ -143,7 +159,7 @@ export function createConversationServices(prisma: PrismaClient) {
         ...dto,
         usage: total,
         metrics,
-        steps: dto.steps.map((step) => ({ ...step, usage: byStep.get(step.id) ?? { tokensIn: 0, tokensOut: 0, cost: 0 } })),
+        steps: dto.steps.map((step) => ({ ...step, usage: byStep.get(step.id) ?? { ...NO_USAGE } })),
       };
     },
 

@@ -90,6 +90,8 @@ export interface FinishedRunRow {
   error: string | null;
   tokensIn: number;
   tokensOut: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
   cost: number;
   /** part of the usage is estimated (a model call cut mid-stream reports none) */
   usageEstimated: boolean;

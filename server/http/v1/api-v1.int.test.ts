@@ -18,7 +18,7 @@ let fixture: ExecutorFixture;
 
 const call = (
   handler: (request: Request, params: { id: string }) => Promise<Response>,
-  init: { method?: string; path?: string; id?: string; body?: unknown; token?: string | null } = {},
+  init: { method?: string; path?: string; id?: string; body?: unknown; token?: string | null; headers?: Record<string, string> } = {},
 ) =>
   handler(
     new Request(`http://baton.test${init.path ?? "/api/v1"}`, {
@@ -26,6 +26,7 @@ const call = (
       headers: {
         ...(init.token === null ? {} : { authorization: `Bearer ${init.token ?? TOKEN}` }),
         "content-type": "application/json",
+        ...init.headers,
       },
       body: init.body === undefined ? undefined : typeof init.body === "string" ? init.body : JSON.stringify(init.body),
     }),
@@ -100,6 +101,30 @@ describe("/api/v1", () => {
     const tail = await (await call(v1.events, { id, path: `/api/v1/conversations/${id}/events?after=${seqs.length - 2}` })).json();
     expect(tail.events.map((e: { seq: number }) => e.seq)).toEqual(seqs.slice(-2));
     expect((await call(v1.events, { id, path: `/api/v1/conversations/${id}/events?after=-1` })).status).toBe(400);
+  });
+
+  it("runs a plan submitted again with the same Idempotency-Key once, also when both arrive at once", async () => {
+    const { id } = await (await call(v1.createConversation, { body: { title: "Retried", agents: ["researcher"] } })).json();
+    const body = { title: "Nightly", steps: [{ index: 1, title: "Look", assignee: "researcher", input: "sleep=20 look" }] };
+    const submit = (key: string, plan: unknown = body) => call(v1.submitPlan, { id, body: plan, headers: { "idempotency-key": key } });
+
+    const first = await submit("nightly-1");
+    expect(first.status).toBe(201);
+    const again = await submit("nightly-1");
+    expect(again.status).toBe(200);
+    expect(again.headers.get("idempotent-replayed")).toBe("true");
+    expect((await again.json()).id).toBe((await first.json()).id);
+
+    const [a, b] = await Promise.all([submit("nightly-2"), submit("nightly-2")]);
+    expect([a.status, b.status].sort()).toEqual([200, 201]);
+    expect((await a.json()).id).toBe((await b.json()).id);
+    expect(await fixture.db.prisma.plan.count({ where: { conversationId: id } })).toBe(2);
+
+    const other = await submit("nightly-1", { ...body, title: "Something else" });
+    expect(other.status).toBe(409);
+    expect((await other.json()).error.message).toContain('already used for the plan "Nightly"');
+    expect((await submit("has space")).status).toBe(400);
+    expect(await fixture.db.prisma.plan.count({ where: { conversationId: id } })).toBe(2);
   });
 
   it("answers 422 naming the step and field of an invalid plan, and stores nothing", async () => {

@@ -10,7 +10,9 @@ import type { RouteParams } from "../../protocol/rest/define.ts";
 import { v1Routes } from "../../protocol/rest/v1.ts";
 import { listAuditEvents } from "../../services/audit.ts";
 import { apiActor, requireApiConversation, withApiToken, withSignedBody } from "../api-v1.ts";
+import { conflict } from "../../executor/errors.ts";
 import { intParam } from "../params.ts";
+import { idempotentPlanId, isUniqueViolation, readIdempotencyKey } from "./idempotency.ts";
 import { readBody, respond } from "../route-spec.ts";
 
 type V1Routes = typeof v1Routes;
@@ -87,14 +89,31 @@ export const v1Handlers: { [K in keyof V1Routes]: V1Handler<V1Routes[K]> } = {
       request,
       async (runtime) => {
         await requireApiConversation(runtime, params.id);
+        const key = readIdempotencyKey(request);
         const { request: requestText, ...plan } = await readBody(v1Routes.submitPlan, request);
-        const created = await runtime.executor.submitPlan({
-          conversationId: params.id,
-          raw: plan,
-          request: requestText,
-          userId: runtime.apiUserId,
-        });
-        return respond(v1Routes.submitPlan, created);
+        const planId = key === null ? undefined : idempotentPlanId({ userId: runtime.apiUserId, conversationId: params.id, key });
+        const replay = async () => {
+          const existing = await runtime.services.getPlan({ actor: apiActor(runtime), planId: planId! });
+          if (typeof plan.title === "string" && existing.title !== plan.title) {
+            throw conflict(`Idempotency-Key "${key}" was already used for the plan "${existing.title}"; use a new key for another plan`);
+          }
+          return respond(v1Routes.submitPlan, existing, { status: 200, headers: { "Idempotent-Replayed": "true" } });
+        };
+        if (planId && (await runtime.prisma.plan.count({ where: { id: planId } })) > 0) return replay();
+        try {
+          const created = await runtime.executor.submitPlan({
+            conversationId: params.id,
+            raw: plan,
+            request: requestText,
+            userId: runtime.apiUserId,
+            planId,
+          });
+          return respond(v1Routes.submitPlan, created);
+        } catch (error) {
+          // the same key submitted at the same moment: the other request made the plan
+          if (planId && isUniqueViolation(error)) return replay();
+          throw error;
+        }
       },
       { params, conversation: "id" },
     ),

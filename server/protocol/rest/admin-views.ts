@@ -38,8 +38,13 @@ export interface UsageRow {
   key: string;
   tokensIn: number;
   tokensOut: number;
+  /** of tokensIn: read from and written to the providers' prompt caches */
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
   cost: number;
   runs: number;
+  /** some run's usage was estimated (cut mid-stream): shown with "≈" */
+  estimated: boolean;
 }
 
 export interface Usage {
@@ -49,7 +54,7 @@ export interface Usage {
   byAgent: UsageRow[];
   /** keyed YYYY-MM-DD, oldest first */
   byDay: UsageRow[];
-  totals: { tokens: number; cost: number; runs: number };
+  totals: { tokens: number; cacheReadTokens: number; cacheWriteTokens: number; cost: number; runs: number; estimated: boolean };
 }
 
 // ─── A plan's timeline ───────────────────────────────────────────────────────

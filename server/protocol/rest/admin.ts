@@ -8,6 +8,8 @@ export const agentInputSchema = z.object({
   handle: z.string().regex(/^[a-z0-9_-]{1,40}$/, "lowercase letters, digits, - and _ (max 40)"),
   name: storableText().trim().min(1).max(80),
   role: agentRoleSchema,
+  /** what the agent is for, in a sentence or two: the commander's roster shows it */
+  description: storableText().trim().max(400).default(""),
   systemPrompt: storableText().max(20_000),
   model: storableText().trim().min(1).max(120),
   allowedTools: z.array(storableText().trim().min(1).max(80)).max(50),
@@ -16,7 +18,7 @@ export const agentInputSchema = z.object({
 });
 export type AgentInput = z.infer<typeof agentInputSchema>;
 
-export const adminAgentSchema = agentInputSchema.extend({ id: z.string(), updatedAt: z.string() });
+export const adminAgentSchema = agentInputSchema.extend({ id: z.string(), description: z.string(), updatedAt: z.string() });
 export type AdminAgent = z.infer<typeof adminAgentSchema>;
 
 export const modelTrialSchema = z.discriminatedUnion("ok", [

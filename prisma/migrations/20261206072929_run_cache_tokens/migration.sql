@@ -1,0 +1,3 @@
+-- AlterTable
+ALTER TABLE "Run" ADD COLUMN     "cacheReadTokens" INTEGER NOT NULL DEFAULT 0,
+ADD COLUMN     "cacheWriteTokens" INTEGER NOT NULL DEFAULT 0;

@@ -1,0 +1,49 @@
+/**
+ * `Idempotency-Key` on plan submissions: a client that retries a submission (a timeout,
+ * a dropped connection) with the same key gets the plan it already made, not a second
+ * one. The plan's id is derived from the key, the API user and the conversation, so the
+ * database's primary key is what makes it exactly once, also between processes.
+ */
+import { createHash } from "node:crypto";
+import { invalidInput } from "../../executor/errors.ts";
+
+export const IDEMPOTENCY_HEADER = "idempotency-key";
+/** Keys are what clients make: UUIDs, hashes, "nightly-2026-12-06". */
+const KEY = /^[\x21-\x7e]{1,255}$/;
+
+/** The key a request carries, or null; a malformed one is refused with the rule. */
+export function readIdempotencyKey(request: Request): string | null {
+  const key = request.headers.get(IDEMPOTENCY_HEADER);
+  if (key === null) return null;
+  if (!KEY.test(key)) throw invalidInput("Idempotency-Key: 1 to 255 visible ASCII characters, no spaces");
+  return key;
+}
+
+/** A UUID (version 8, name-based) for the plan a key stands for: the same inputs, the same id. */
+export function idempotentPlanId(input: { userId: string; conversationId: string; key: string }): string {
+  const hex = createHash("sha256")
+    .update(JSON.stringify(["plan", input.userId, input.conversationId, input.key]))
+    .digest("hex");
+  const variant = ((parseInt(hex[16], 16) & 0x3) | 0x8).toString(16);
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
+}
+
+/**
+ * A database's "this key exists" (SQLSTATE 23505), as pg and PGlite report it, and as
+ * Prisma wraps it (P2002, or a raw query's driver-adapter error of kind
+ * UniqueConstraintViolation).
+ */
+export function isUniqueViolation(error: unknown): boolean {
+  for (let current: unknown = error, depth = 0; current && depth < 5; depth += 1) {
+    const { code, meta, cause } = current as {
+      code?: unknown;
+      meta?: { driverAdapterError?: { cause?: { originalCode?: unknown; kind?: unknown } } };
+      cause?: unknown;
+    };
+    if (code === "23505" || code === "P2002") return true;
+    const adapter = meta?.driverAdapterError?.cause;
+    if (adapter?.originalCode === "23505" || adapter?.kind === "UniqueConstraintViolation") return true;
+    current = cause;
+  }
+  return false;
+}
