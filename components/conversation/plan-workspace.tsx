@@ -5,7 +5,7 @@
  * or a conflict naming files and hunks), and accepting the result: owners
  * fast-forward the base branch, anyone downloads the patch.
  */
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import type { PlanDTO } from "@/server/protocol/dto.ts";
 import type { MergeResult, PlanWorkspace as Workspace } from "@/server/protocol/rest/workspace.ts";
 import { api, apiPath, routes } from "../api-client.ts";
@@ -20,6 +20,7 @@ export function PlanWorkspace({ conversationId, plan }: { conversationId: string
   const [accepted, setAccepted] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
   const [confirming, setConfirming] = useState(false);
+  const confirmActions = useRef<HTMLDivElement>(null);
   const [error, setError] = useState("");
 
   const load = useCallback(
@@ -33,6 +34,10 @@ export function PlanWorkspace({ conversationId, plan }: { conversationId: string
   useEffect(() => {
     void load();
   }, [load, progress]);
+  useEffect(() => {
+    // after the dialog opened (its effect runs first): Enter confirms, Escape cancels
+    if (confirming) confirmActions.current?.querySelector("button")?.focus();
+  }, [confirming]);
 
   if (!workspace?.baseBranch || workspace.branches.length === 0) return null;
   const planEnded = plan.status !== "running" && plan.status !== "paused";
@@ -144,8 +149,8 @@ export function PlanWorkspace({ conversationId, plan }: { conversationId: string
               branches, for everyone working on the repository. Where <code>{workspace.baseBranch}</code> is checked out on the server, its
               files are updated too (refused if they have uncommitted changes). This is written to the audit log.
             </p>
-            <div className="flex gap-2">
-              <Button size="sm" autoFocus onClick={() => void act("accept")} disabled={busy}>
+            <div className="flex gap-2" ref={confirmActions}>
+              <Button size="sm" onClick={() => void act("accept")} disabled={busy}>
                 Fast-forward {workspace.baseBranch}
               </Button>
               <Button size="sm" variant="ghost" onClick={() => setConfirming(false)}>
