@@ -128,8 +128,9 @@ test("21. working on code: parallel steps produce branches, the drawer shows the
   expect(patchText).toContain("+++ b/findings/alpha.md");
   expect(patchText).toContain("+++ b/findings/beta.md");
 
-  // accepting fast-forwards main to the result branch
-  await workspace.getByRole("button", { name: "Fast-forward main" }).click();
+  // accepting fast-forwards main to the result branch, once confirmed
+  await workspace.getByRole("button", { name: "Fast-forward main…" }).click();
+  await page.getByRole("dialog", { name: "Fast-forward main?" }).getByRole("button", { name: "Fast-forward main", exact: true }).click();
   await expect(workspace.getByText(/main is now at/)).toBeVisible();
   await expect(workspace.getByText("Accepted into main.")).toBeVisible();
   expect(git(repoPath, "rev-parse", "main").trim()).toBe(git(repoPath, "rev-parse", `baton/${planId}-result`).trim());

@@ -28,7 +28,8 @@ const splitList = (value: FormDataEntryValue | null) =>
     .map((item) => item.trim())
     .filter(Boolean);
 
-export function AgentsEditor({ initialAgents }: { initialAgents: AdminAgent[] }) {
+/** `modelChoices`: the ids offered in the model field (offline and the configured `cli:` agents); any other id may be typed. */
+export function AgentsEditor({ initialAgents, modelChoices = [] }: { initialAgents: AdminAgent[]; modelChoices?: string[] }) {
   const [agents, setAgents] = useState(initialAgents);
   const [editing, setEditing] = useState<AdminAgent | null>(null);
 
@@ -65,6 +66,7 @@ export function AgentsEditor({ initialAgents }: { initialAgents: AdminAgent[] })
       </section>
       {editing ? (
         <AgentForm
+          modelChoices={modelChoices}
           key={editing.id || "new"}
           agent={editing}
           onSaved={(saved) => {
@@ -81,7 +83,7 @@ export function AgentsEditor({ initialAgents }: { initialAgents: AdminAgent[] })
   );
 }
 
-function AgentForm({ agent, onSaved }: { agent: AdminAgent; onSaved: (agent: AdminAgent) => void }) {
+function AgentForm({ agent, onSaved, modelChoices }: { agent: AdminAgent; onSaved: (agent: AdminAgent) => void; modelChoices: string[] }) {
   const [error, setError] = useState("");
   const [saved, setSaved] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -95,7 +97,13 @@ function AgentForm({ agent, onSaved }: { agent: AdminAgent; onSaved: (agent: Adm
       const result = await api.admin.testModel({ model });
       setTrial(
         result.ok
-          ? { state: "done", ok: true, text: `${model} answered in ${result.latencyMs} ms: “${result.reply}”` }
+          ? {
+              state: "done",
+              ok: true,
+              text: model.startsWith("cli:")
+                ? `${model}: the program starts (${result.latencyMs} ms) and printed “${result.reply}”`
+                : `${model} answered in ${result.latencyMs} ms: “${result.reply}”`,
+            }
           : { state: "done", ok: false, text: result.error },
       );
     } catch (caught) {
@@ -154,7 +162,37 @@ function AgentForm({ agent, onSaved }: { agent: AdminAgent; onSaved: (agent: Adm
           </select>
         </div>
         <div className="flex flex-col gap-1">
-          <TextField label="Model" name="model" defaultValue={agent.model} required hint="offline, anthropic:…, openai:…, local:…" />
+          <TextField
+            label="Model"
+            name="model"
+            defaultValue={agent.model}
+            required
+            list="agent-model-choices"
+            hint={`offline, anthropic:…, openai:…, local:…${modelChoices.some((id) => id.startsWith("cli:")) ? ", or a command-line agent (cli:…)" : ""}`}
+          />
+          <datalist id="agent-model-choices">
+            {modelChoices.map((id) => (
+              <option key={id} value={id} />
+            ))}
+          </datalist>
+          {modelChoices.length > 1 ? (
+            <select
+              aria-label="Choose a configured model"
+              className={`${inputClass} w-auto`}
+              value=""
+              onChange={(event) => {
+                const field = event.currentTarget.form?.elements.namedItem("model");
+                if (field instanceof HTMLInputElement && event.currentTarget.value) field.value = event.currentTarget.value;
+              }}
+            >
+              <option value="">Choose a configured model…</option>
+              {modelChoices.map((id) => (
+                <option key={id} value={id}>
+                  {id}
+                </option>
+              ))}
+            </select>
+          ) : null}
           <div className="flex items-center gap-2">
             <Button
               type="button"

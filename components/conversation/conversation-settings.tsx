@@ -14,6 +14,7 @@ import { useConversationStore } from "../stores/conversation-store.ts";
 import { Button } from "../ui/button.tsx";
 import { Dialog } from "../ui/dialog.tsx";
 import { ErrorText, TextField } from "../ui/field.tsx";
+import { RepositoryLink } from "./repository-link.tsx";
 
 type Listed = ConversationSummary;
 
@@ -160,6 +161,8 @@ function SettingsPanel({ state, reload, onDone }: { state: State; reload: () => 
           </Button>
         </div>
       </section>
+
+      <RepositoryLink conversationId={conversationId} canManage={canManage} />
 
       <section className="flex flex-col gap-1 rounded-md border border-red-200 p-3 dark:border-red-900">
         <h3 className="text-sm font-semibold text-red-700 dark:text-red-400">Delete</h3>

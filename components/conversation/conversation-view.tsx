@@ -10,6 +10,7 @@ import { MembersButton } from "./members-dialog.tsx";
 import { CommanderRepliesSelect } from "./commander-replies-select.tsx";
 import { ActivityBar } from "./activity-bar.tsx";
 import { ConversationSettingsButton } from "./conversation-settings.tsx";
+import { RepositoryBadge } from "./repository-badge.tsx";
 import { UsageLine } from "./usage-line.tsx";
 import { MessageList } from "./message-list.tsx";
 import { PlanPanel } from "./plan-panel.tsx";
@@ -68,6 +69,7 @@ export function ConversationView({ snapshot, currentUserId }: { snapshot: Snapsh
           <h1 className="min-w-0 flex-1 truncate text-base font-semibold" data-testid="conversation-title">
             {title}
           </h1>
+          <RepositoryBadge conversationId={conversationId} />
           <span
             data-testid="connection"
             data-state={connection}

@@ -5,11 +5,12 @@
  * or a conflict naming files and hunks), and accepting the result: owners
  * fast-forward the base branch, anyone downloads the patch.
  */
-import { useCallback, useEffect, useState } from "react";
+import { useCallback, useEffect, useRef, useState } from "react";
 import type { PlanDTO } from "@/server/protocol/dto.ts";
 import type { MergeResult, PlanWorkspace as Workspace } from "@/server/protocol/rest/workspace.ts";
 import { api, apiPath, routes } from "../api-client.ts";
 import { Button } from "../ui/button.tsx";
+import { Dialog } from "../ui/dialog.tsx";
 
 export function PlanWorkspace({ conversationId, plan }: { conversationId: string; plan: PlanDTO }) {
   // what the branches depend on: a step starting or ending (not every event of the conversation, each a few git reads)
@@ -18,6 +19,8 @@ export function PlanWorkspace({ conversationId, plan }: { conversationId: string
   const [merge, setMerge] = useState<MergeResult | null>(null);
   const [accepted, setAccepted] = useState<string | null>(null);
   const [busy, setBusy] = useState(false);
+  const [confirming, setConfirming] = useState(false);
+  const confirmActions = useRef<HTMLDivElement>(null);
   const [error, setError] = useState("");
 
   const load = useCallback(
@@ -31,11 +34,16 @@ export function PlanWorkspace({ conversationId, plan }: { conversationId: string
   useEffect(() => {
     void load();
   }, [load, progress]);
+  useEffect(() => {
+    // after the dialog opened (its effect runs first): Enter confirms, Escape cancels
+    if (confirming) confirmActions.current?.querySelector("button")?.focus();
+  }, [confirming]);
 
   if (!workspace?.baseBranch || workspace.branches.length === 0) return null;
   const planEnded = plan.status !== "running" && plan.status !== "paused";
 
   async function act(what: "merge" | "accept") {
+    setConfirming(false);
     setBusy(true);
     setError("");
     try {
@@ -81,8 +89,8 @@ export function PlanWorkspace({ conversationId, plan }: { conversationId: string
           Merge branches
         </Button>
         {result && workspace.canAccept && result.canFastForward ? (
-          <Button size="sm" variant="secondary" onClick={() => act("accept")} disabled={busy}>
-            Fast-forward {workspace.baseBranch}
+          <Button size="sm" variant="secondary" onClick={() => setConfirming(true)} disabled={busy}>
+            Fast-forward {workspace.baseBranch}…
           </Button>
         ) : null}
         {result ? (
@@ -133,6 +141,25 @@ export function PlanWorkspace({ conversationId, plan }: { conversationId: string
           {error}
         </p>
       ) : null}
+      <Dialog open={confirming} onClose={() => setConfirming(false)} title={`Fast-forward ${workspace.baseBranch}?`}>
+        {result ? (
+          <div className="flex flex-col gap-3 text-sm">
+            <p>
+              <code>{workspace.baseBranch}</code> moves to <code>{result.commit.slice(0, 10)}</code>, the merged result of this plan&apos;s
+              branches, for everyone working on the repository. Where <code>{workspace.baseBranch}</code> is checked out on the server, its
+              files are updated too (refused if they have uncommitted changes). This is written to the audit log.
+            </p>
+            <div className="flex gap-2" ref={confirmActions}>
+              <Button size="sm" onClick={() => void act("accept")} disabled={busy}>
+                Fast-forward {workspace.baseBranch}
+              </Button>
+              <Button size="sm" variant="ghost" onClick={() => setConfirming(false)}>
+                Cancel
+              </Button>
+            </div>
+          </div>
+        ) : null}
+      </Dialog>
     </section>
   );
 }

@@ -5,6 +5,8 @@ import { assertAdmin, type Actor } from "../auth/actor.ts";
 import type { ModelRegistry } from "../agents/model-registry.ts";
 import { modelProblem } from "../agents/model-check.ts";
 import { invalidInput } from "../executor/errors.ts";
+import { cliAgentName, type CliAgents } from "../workspace/cli-agent.ts";
+import { cliModelProblem } from "../workspace/cli-check.ts";
 
 export class AgentAdminError extends Error {
   constructor(
@@ -41,15 +43,21 @@ export async function listAgentsForAdmin(prisma: PrismaClient, { actor }: { acto
   return agents.map(toAdminAgent);
 }
 
-/** Refuses a model this server cannot run (a bad id, a provider without its key), naming why. */
-function assertModelUsable(models: Pick<ModelRegistry, "resolve">, model: string): void {
-  const problem = modelProblem(models, model);
+/** The models an agent may be given: the providers' (by key) and the `cli:` agents BATON_CLI_AGENTS configures. */
+export interface AgentModels {
+  models: Pick<ModelRegistry, "resolve">;
+  cliAgents?: CliAgents;
+}
+
+/** Refuses a model this server cannot run (a bad id, a provider without its key, an unconfigured `cli:` agent), naming why. */
+function assertModelUsable({ models, cliAgents = {} }: AgentModels, model: string): void {
+  const problem = cliAgentName(model) !== null ? cliModelProblem(cliAgents, model) : modelProblem(models, model);
   if (problem) throw invalidInput(`model: ${problem}`);
 }
 
 export async function createAgent(
   prisma: PrismaClient,
-  { actor, input, models }: { actor: Actor | null; input: AgentInput; models: Pick<ModelRegistry, "resolve"> },
+  { actor, input, ...models }: { actor: Actor | null; input: AgentInput } & AgentModels,
 ): Promise<AdminAgent> {
   assertAdmin(actor);
   assertModelUsable(models, input.model);
@@ -61,7 +69,7 @@ export async function createAgent(
 
 export async function updateAgent(
   prisma: PrismaClient,
-  { actor, agentId, input, models }: { actor: Actor | null; agentId: string; input: AgentInput; models: Pick<ModelRegistry, "resolve"> },
+  { actor, agentId, input, ...models }: { actor: Actor | null; agentId: string; input: AgentInput } & AgentModels,
 ): Promise<AdminAgent> {
   assertAdmin(actor);
   assertModelUsable(models, input.model);

@@ -24,7 +24,9 @@ export type AuditAction =
   | "conversation.renamed"
   | "conversation.archived"
   | "conversation.unarchived"
-  | "conversation.deleted";
+  | "conversation.deleted"
+  /** a plan's result fast-forwarded onto a repository's base branch (detail: branch, from, to) */
+  | "plan.accepted";
 
 export interface AuditActor {
   id: string;
@@ -37,7 +39,7 @@ export interface AuditEntry {
   actor: AuditActor | null;
   action: AuditAction;
   conversationId?: string | null;
-  target: { kind: "user" | "agent" | "invitation" | "invite" | "token" | "conversation"; id: string };
+  target: { kind: "user" | "agent" | "invitation" | "invite" | "token" | "conversation" | "repository"; id: string };
   detail?: Record<string, string | number | boolean | null>;
 }
 

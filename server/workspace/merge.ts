@@ -1,11 +1,12 @@
 /**
  * Merging a plan's branches into its result branch (`baton/<plan>-result`), for a
- * member of the plan's conversation. A conflict changes nothing and is reported as
- * files and hunks; a clean merge points the result branch at the merge commit.
+ * member of the plan's conversation, once the plan has ended (a running plan's
+ * branches still move). A conflict changes nothing and is reported as files and
+ * hunks; a clean merge points the result branch at the merge commit.
  */
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { assertPlanMember, type Actor } from "../auth/actor.ts";
-import { invalidInput } from "../executor/errors.ts";
+import { conflict, invalidInput } from "../executor/errors.ts";
 import type { FileConflict } from "./conflicts.ts";
 import { git } from "./git.ts";
 import { resultBranch } from "./naming.ts";
@@ -25,7 +26,7 @@ export async function planRepository(prisma: PrismaClient, planId: string, conve
     prisma.slot.findMany({
       where: { planId },
       orderBy: { stepIndex: "asc" },
-      include: { repository: { select: { id: true, path: true, baseBranch: true } } },
+      include: { repository: { select: { id: true, name: true, path: true, baseBranch: true } } },
     }),
   ]);
   const repository = slots[0]?.repository ?? null;
@@ -35,8 +36,11 @@ export async function planRepository(prisma: PrismaClient, planId: string, conve
 
 export async function mergePlanBranches(prisma: PrismaClient, input: { actor: Actor | null; planId: string }): Promise<PlanMergeResult> {
   const { conversationId } = await assertPlanMember(prisma, input.actor, input.planId);
+  const plan = await prisma.plan.findUniqueOrThrow({ where: { id: input.planId }, select: { endedAt: true, status: true } });
+  if (!plan.endedAt) throw conflict(`The plan is still ${plan.status}: merge its branches once it has ended.`);
   const { slots, repository, baseBranch } = await planRepository(prisma, input.planId, conversationId);
   if (!repository || !baseBranch) throw invalidInput("this plan has no workspace branches to merge");
+  if (slots.some((slot) => slot.status === "deleted")) throw conflict("The plan's branches were deleted after the retention period.");
   if (slots.some((slot) => slot.repositoryId !== repository.id)) throw invalidInput("the plan's branches are in different repositories");
   const base = `refs/heads/${baseBranch}`;
   const branches = slots.map((slot) => slot.branch);

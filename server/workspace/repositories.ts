@@ -1,10 +1,11 @@
 /**
- * Repositories agents work on: an admin registers one (a path on the server, or
- * a remote the server clones, its credentials kept server-side), and a
- * conversation's owner links the conversation to one and a base branch.
+ * Repositories agents work on: an admin registers one (the root of a repository on
+ * the server, or an http(s)/ssh remote the server clones within a time limit, its
+ * credentials kept server-side), and a conversation's owner links the conversation
+ * to one and a base branch.
  */
 import { existsSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
+import { mkdir, realpath, rm } from "node:fs/promises";
 import path from "node:path";
 import type { z } from "zod";
 import type { repositoryInputSchema } from "../protocol/rest/workspace.ts";
@@ -13,8 +14,11 @@ import { assertAdmin, assertMember, assertOwner, type Actor } from "../auth/acto
 import { conflict, invalidInput, notFound } from "../executor/errors.ts";
 import { git, GitError, resolveCommit } from "./git.ts";
 
-/** A clone may take a while; past this it is given up. */
-export const CLONE_TIMEOUT_MS = 10 * 60_000;
+/** A clone may take a while; past this it is given up (and its folder removed). */
+export const CLONE_TIMEOUT_MS = 5 * 60_000;
+
+/** A clone never waits for a password prompt: credentials go in the URL or the server's ssh keys. */
+const NON_INTERACTIVE = { GIT_TERMINAL_PROMPT: "0", GIT_SSH_COMMAND: "ssh -o BatchMode=yes -o ConnectTimeout=30" };
 
 // the request schemas live in the route table (protocol/rest/workspace.ts), which the browser shares
 export { conversationRepositorySchema, repositoryInputSchema, type RepositoryInput } from "../protocol/rest/workspace.ts";
@@ -39,6 +43,39 @@ function toDTO(repository: { id: string; name: string; path: string; cloneUrl: s
 }
 export type RepositoryDTO = ReturnType<typeof toDTO>;
 
+/**
+ * The path must be a repository's root: a bare repository itself, or the top of a
+ * work tree — never a folder inside one (slots and accepts act on the whole repository).
+ */
+async function assertRepositoryRoot(repoPath: string): Promise<void> {
+  const bare = await git(["rev-parse", "--is-bare-repository"], { cwd: repoPath, okExitCodes: [128] });
+  if (bare.exitCode !== 0) throw invalidInput(`path: ${repoPath} is not a git repository`);
+  const real = await realpath(repoPath);
+  if (bare.stdout.trim() === "true") {
+    const gitDir = (await git(["rev-parse", "--absolute-git-dir"], { cwd: repoPath })).stdout.trim();
+    if ((await realpath(gitDir)) !== real) throw invalidInput(`path: ${repoPath} is inside the bare repository ${gitDir}, not its root`);
+    return;
+  }
+  const top = await git(["rev-parse", "--show-toplevel"], { cwd: repoPath, okExitCodes: [128] });
+  if (top.exitCode !== 0 || !top.stdout.trim()) throw invalidInput(`path: ${repoPath} is inside a repository's .git folder, not its root`);
+  const root = top.stdout.trim();
+  if ((await realpath(root)) !== real) throw invalidInput(`path: ${repoPath} is inside the repository ${root}; register its root`);
+}
+
+/** A repository's branches (for choosing a conversation's base branch), admins only. */
+export async function listRepositoryBranches(
+  prisma: PrismaClient,
+  input: { actor: Actor | null; repositoryId: string },
+): Promise<{ branches: string[]; baseBranch: string }> {
+  assertAdmin(input.actor);
+  const repository = await prisma.repository.findUnique({ where: { id: input.repositoryId }, select: { path: true, baseBranch: true } });
+  if (!repository) throw notFound("repository");
+  const { stdout } = await git(["for-each-ref", "--format=%(refname:short)", "--sort=refname", "refs/heads/"], { cwd: repository.path });
+  // Baton's own slot and result branches are not bases to work from
+  const branches = stdout.split("\n").filter((branch) => branch && !branch.startsWith("baton/"));
+  return { branches, baseBranch: repository.baseBranch };
+}
+
 async function assertBranch(repoPath: string, branch: string): Promise<void> {
   if (!(await resolveCommit(repoPath, `refs/heads/${branch}`))) throw invalidInput(`baseBranch: no branch "${branch}" in the repository`);
 }
@@ -61,18 +98,29 @@ export async function registerRepository(
     if (!path.isAbsolute(input.input.path)) throw invalidInput("path: must be absolute");
     repoPath = path.resolve(input.input.path);
     if (!existsSync(repoPath)) throw invalidInput(`path: ${repoPath} does not exist`);
-    const probe = await git(["rev-parse", "--git-dir"], { cwd: repoPath, okExitCodes: [128] });
-    if (probe.exitCode !== 0) throw invalidInput(`path: ${repoPath} is not a git repository`);
+    await assertRepositoryRoot(repoPath);
   } else {
     await mkdir(input.repositoriesDir, { recursive: true });
     repoPath = path.join(input.repositoriesDir, `${name}.git`);
     if (existsSync(repoPath)) throw conflict(`${repoPath} exists already`);
     try {
-      await git(["-c", "protocol.ext.allow=never", "clone", "--bare", "--quiet", "--", input.input.cloneUrl!, repoPath], {
-        cwd: input.repositoriesDir,
-        timeoutMs: CLONE_TIMEOUT_MS,
-      });
+      await git(
+        [
+          "-c",
+          "protocol.ext.allow=never",
+          "-c",
+          "protocol.file.allow=never",
+          "clone",
+          "--bare",
+          "--quiet",
+          "--",
+          input.input.cloneUrl!,
+          repoPath,
+        ],
+        { cwd: input.repositoriesDir, timeoutMs: CLONE_TIMEOUT_MS, env: NON_INTERACTIVE },
+      );
     } catch (error) {
+      await rm(repoPath, { recursive: true, force: true });
       // git's message may quote the URL, credentials included
       if (error instanceof GitError) throw invalidInput(`cloneUrl: the clone failed${error.timedOut ? " (timed out)" : ""}`);
       throw error;

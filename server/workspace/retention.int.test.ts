@@ -1,7 +1,7 @@
 /**
- * Bounding slots: worktrees of plans that ended longer ago than the retention are
- * removed by the workspace runtime's sweep (branches kept), and no new slot is made
- * while the slots folder holds more than its limit.
+ * Bounding slots: worktrees of ended plans are removed by the workspace runtime's
+ * sweep (branches kept), unmerged branches after the retention, and no new slot is
+ * made while the slots folder holds more than its limit.
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { existsSync } from "node:fs";
@@ -13,9 +13,10 @@ import { agentProfile, recordingSink, runRequest } from "../agents/test-support.
 import type { AgentRunner } from "../executor/ports.ts";
 import { fixtureRuntime, linkedConversation, workspacePlan } from "./testing/linked-conversation.ts";
 import { createGitFixture, showFile, type GitFixture } from "./testing/git-fixture.ts";
-import { acquireSlot } from "./slot-store.ts";
+import { acquireSlot, REACTION_SLOT_GRACE_MS } from "./slot-store.ts";
 import { folderBytes, formatBytes, SlotsDiskFullError } from "./disk.ts";
-import { retentionInterval, type Schedule } from "./retention.ts";
+import { SLOT_SWEEP_INTERVAL_MS, type Schedule } from "./retention.ts";
+import { git, resolveCommit } from "./git.ts";
 import type { WorkspaceRuntime } from "./workspace-runner.ts";
 import type { WorkspaceSettings } from "./settings.ts";
 
@@ -75,37 +76,71 @@ function stepRequest(planId: string, stepIndex = 1) {
   });
 }
 
-describe("slot retention", () => {
-  it("removes the worktrees of plans ended longer ago than the retention, keeping their branches", async () => {
+describe("slots of ended plans", () => {
+  it("removes the worktrees of ended plans at the next sweep, keeping their branches; a running plan keeps its worktree", async () => {
     const workspace = runtime({ slotRetentionMs: 24 * HOUR });
-    const [old, recent, running] = [await newPlan(), await newPlan(), await newPlan()];
-    for (const planId of [old, recent, running]) {
+    const [ended, running] = [await newPlan(), await newPlan()];
+    for (const planId of [ended, running]) {
       const result = await workspace.wrap(writer(workspace, "a.txt", `by ${planId}\n`)).run(stepRequest(planId), recordingSink());
       expect(result.kind).toBe("ok");
     }
-    const now = new Date("2026-06-02T12:00:00Z");
-    await db.prisma.plan.update({ where: { id: old }, data: { endedAt: new Date(now.getTime() - 25 * HOUR) } });
-    await db.prisma.plan.update({ where: { id: recent }, data: { endedAt: new Date(now.getTime() - 23 * HOUR) } });
+    const now = new Date(Date.now() + 60_000);
+    await db.prisma.plan.update({ where: { id: ended }, data: { endedAt: new Date() } });
     const slotPath = async (planId: string) => (await db.prisma.slot.findFirstOrThrow({ where: { planId } })).path;
-    const paths = { old: await slotPath(old), recent: await slotPath(recent), running: await slotPath(running) };
+    const paths = { ended: await slotPath(ended), running: await slotPath(running) };
 
-    expect(await workspace.retention.sweep(now)).toBe(1);
-    expect(existsSync(paths.old)).toBe(false);
-    expect(existsSync(paths.recent)).toBe(true);
+    expect(await workspace.retention.sweep(now)).toEqual({ worktrees: 1, branches: 0 });
+    expect(existsSync(paths.ended)).toBe(false);
     expect(existsSync(paths.running)).toBe(true);
-    expect(await db.prisma.slot.findFirstOrThrow({ where: { planId: old } })).toMatchObject({ status: "removed", removedAt: now });
-    expect(await db.prisma.slot.count({ where: { status: "active" } })).toBe(2);
+    expect(await db.prisma.slot.findFirstOrThrow({ where: { planId: ended } })).toMatchObject({ status: "removed", removedAt: now });
     // the result stays mergeable: the branch is kept
-    expect(await showFile(fixture.repoPath, `baton/${old}-1`, "a.txt")).toBe(`by ${old}\n`);
-    // nothing more to do a second time
-    expect(await workspace.retention.sweep(now)).toBe(0);
+    expect(await showFile(fixture.repoPath, `baton/${ended}-1`, "a.txt")).toBe(`by ${ended}\n`);
+    expect(await workspace.retention.sweep(now)).toEqual({ worktrees: 0, branches: 0 });
+  });
+
+  it("deletes the branches of plans nobody merged once they ended longer ago than the retention; merged plans keep theirs", async () => {
+    const workspace = runtime({ slotRetentionMs: 2 * HOUR });
+    const [unmerged, merged, recent] = [await newPlan(), await newPlan(), await newPlan()];
+    for (const planId of [unmerged, merged, recent]) {
+      await workspace.wrap(writer(workspace, "a.txt", `by ${planId}\n`)).run(stepRequest(planId), recordingSink());
+    }
+    await git(["branch", `baton/${merged}-result`, `baton/${merged}-1`], { cwd: fixture.repoPath });
+    const ended = new Date();
+    for (const planId of [unmerged, merged]) await db.prisma.plan.update({ where: { id: planId }, data: { endedAt: ended } });
+    await db.prisma.plan.update({ where: { id: recent }, data: { endedAt: new Date(ended.getTime() + 2 * HOUR) } });
+
+    // at once: the worktrees go, every branch stays
+    expect(await workspace.retention.sweep(new Date(ended.getTime() + 1000))).toEqual({ worktrees: 3, branches: 0 });
+    // past the retention of the first two: the unmerged plan's branch goes
+    expect(await workspace.retention.sweep(new Date(ended.getTime() + 3 * HOUR))).toEqual({ worktrees: 0, branches: 1 });
+    expect(await resolveCommit(fixture.repoPath, `refs/heads/baton/${unmerged}-1`)).toBeNull();
+    expect(await resolveCommit(fixture.repoPath, `refs/baton/base/${unmerged}-1`)).toBeNull();
+    expect(await db.prisma.slot.findFirstOrThrow({ where: { planId: unmerged } })).toMatchObject({ status: "deleted" });
+    expect(await showFile(fixture.repoPath, `baton/${merged}-1`, "a.txt")).toBe(`by ${merged}\n`);
+    expect(await showFile(fixture.repoPath, `baton/${recent}-1`, "a.txt")).toBe(`by ${recent}\n`);
+    expect(await workspace.retention.sweep(new Date(ended.getTime() + 3 * HOUR))).toEqual({ worktrees: 0, branches: 0 });
+  });
+
+  it("leaves a slot taken again after its plan ended (a reaction's) to its run", async () => {
+    const workspace = runtime();
+    const planId = await newPlan();
+    await workspace.wrap(writer(workspace, "a.txt", "A\n")).run(stepRequest(planId), recordingSink());
+    await db.prisma.plan.update({ where: { id: planId }, data: { endedAt: new Date(Date.now() - 60_000) } });
+    const slot = await db.prisma.slot.findFirstOrThrow({ where: { planId } });
+    // taken again after the end: the row's updatedAt is past the plan's end
+    await db.prisma.slot.update({ where: { id: slot.id }, data: { headCommit: slot.headCommit } });
+    expect((await workspace.retention.sweep(new Date())).worktrees).toBe(0);
+    expect(existsSync(slot.path)).toBe(true);
+    // a run that died in another process: after the grace the sweep removes it
+    expect((await workspace.retention.sweep(new Date(Date.now() + REACTION_SLOT_GRACE_MS + 60_000))).worktrees).toBe(1);
+    expect(existsSync(slot.path)).toBe(false);
   });
 
   it("sweeps on the runtime's timer until stopped", async () => {
     const workspace = runtime({ slotRetentionMs: 2 * HOUR });
     const planId = await newPlan();
     await workspace.wrap(writer(workspace, "a.txt", "A\n")).run(stepRequest(planId), recordingSink());
-    await db.prisma.plan.update({ where: { id: planId }, data: { endedAt: new Date(Date.now() - 3 * HOUR) } });
+    await db.prisma.plan.update({ where: { id: planId }, data: { endedAt: new Date() } });
 
     const scheduled: { sweep: () => Promise<void>; ms: number; stopped: boolean }[] = [];
     const schedule: Schedule = (sweep, ms) => {
@@ -116,17 +151,11 @@ describe("slot retention", () => {
     workspace.retention.start({ schedule });
     workspace.retention.start({ schedule });
     expect(scheduled).toHaveLength(1);
-    expect(scheduled[0].ms).toBe(retentionInterval(2 * HOUR));
+    expect(scheduled[0].ms).toBe(SLOT_SWEEP_INTERVAL_MS);
     await scheduled[0].sweep();
     expect(await db.prisma.slot.findFirstOrThrow({ where: { planId } })).toMatchObject({ status: "removed" });
     workspace.retention.stop();
     expect(scheduled[0].stopped).toBe(true);
-  });
-
-  it("sweeps a quarter of the retention, between a minute and an hour", () => {
-    expect(retentionInterval(24 * HOUR)).toBe(HOUR);
-    expect(retentionInterval(2 * HOUR)).toBe(HOUR / 2);
-    expect(retentionInterval(60_000)).toBe(60_000);
   });
 });
 

@@ -5,7 +5,7 @@
  */
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { createTestDatabase, type TestDatabase } from "../db/test-database.ts";
 import { agentProfile, recordingSink, runRequest } from "../agents/test-support.ts";
@@ -16,6 +16,7 @@ import { git, resolveCommit } from "./git.ts";
 import { mergePlanBranches } from "./merge.ts";
 import { acceptPlanResult, getPlanWorkspace, getStepChange, planPatch } from "./review.ts";
 import type { WorkspaceRuntime } from "./workspace-runner.ts";
+import { BaseCheckoutDirtyError } from "./base-branch.ts";
 
 const coder = agentProfile({ handle: "coder", allowedTools: ["workspace"] });
 const callOptions = { toolCallId: "t1", messages: [] };
@@ -76,6 +77,23 @@ async function runStep(stepIndex: number, writes: Record<string, string>) {
   expect(result.kind).toBe("ok");
 }
 
+/** The plan ends (its branches can be merged from now on). */
+async function endPlan() {
+  await db.prisma.plan.update({ where: { id: planId }, data: { status: "completed", endedAt: new Date() } });
+}
+
+/** The fixture's repository is replaced by a work tree with `main` checked out (a person's clone on the server). */
+async function useCheckedOutRepository() {
+  await db.prisma.slot.deleteMany();
+  await db.prisma.conversation.deleteMany();
+  await db.prisma.repository.deleteMany();
+  await fixture.cleanup();
+  fixture = await createGitFixture({ "a.txt": "a\n", "b.txt": "b\n" }, { checkedOut: true });
+  ({ conversationId } = await linkedConversation(db.prisma, fixture));
+  planId = await workspacePlan(db.prisma, conversationId, [{ title: "Edit a", input: "edit a" }]);
+  runtime = fixtureRuntime(db.prisma, fixture);
+}
+
 async function person(role: "owner" | "member") {
   const user = await db.prisma.user.create({ data: { id: randomUUID(), name: role, email: `${role}-${randomUUID()}@example.com` } });
   await db.prisma.membership.create({ data: { conversationId, userId: user.id, role } });
@@ -102,6 +120,10 @@ describe("reviewing and accepting a plan's code", () => {
     const owner = await person("owner");
     const member = await person("member");
     await expect(acceptPlanResult(db.prisma, { actor: owner, planId })).rejects.toMatchObject({ code: "conflict" }); // not merged yet
+    await expect(mergePlanBranches(db.prisma, { actor: member, planId })).rejects.toThrow(
+      "The plan is still running: merge its branches once it has ended.",
+    );
+    await endPlan();
     const merged = await mergePlanBranches(db.prisma, { actor: member, planId });
     expect(merged.ok).toBe(true);
 
@@ -120,11 +142,50 @@ describe("reviewing and accepting a plan's code", () => {
     expect(await showFile(fixture.repoPath, "main", "a.txt")).toBe("A\n");
     expect(await showFile(fixture.repoPath, "main", "b.txt")).toBe("B\n");
     expect((await getPlanWorkspace(db.prisma, { actor: owner, planId })).result).toMatchObject({ accepted: true, canFastForward: false });
+    // written to the audit log: who, which repository, from which commit to which
+    const audit = await db.prisma.auditEvent.findFirstOrThrow({ where: { action: "plan.accepted", conversationId } });
+    expect(audit).toMatchObject({ actorId: owner.id, targetKind: "repository" });
+    expect(audit.detail).toMatchObject({ branch: "main", from: fixture.initialCommit, to: accepted.to, planId, workTreeUpdated: false });
+  });
+
+  it("on a repository with main checked out and clean, updates that work tree: the files on disk are the result", async () => {
+    await useCheckedOutRepository();
+    await runStep(1, { "a.txt": "A\n", "new.txt": "new\n" });
+    const owner = await person("owner");
+    await endPlan();
+    expect((await mergePlanBranches(db.prisma, { actor: owner, planId })).ok).toBe(true);
+    const accepted = await acceptPlanResult(db.prisma, { actor: owner, planId });
+    expect(await resolveCommit(fixture.repoPath, "HEAD")).toBe(accepted.to);
+    expect(await readFile(path.join(fixture.repoPath, "a.txt"), "utf8")).toBe("A\n");
+    expect(await readFile(path.join(fixture.repoPath, "new.txt"), "utf8")).toBe("new\n");
+    // nothing staged or changed: the work tree matches its branch
+    expect((await git(["status", "--porcelain"], { cwd: fixture.repoPath })).stdout).toBe("");
+    const audit = await db.prisma.auditEvent.findFirstOrThrow({ where: { action: "plan.accepted", conversationId } });
+    expect(audit.detail).toMatchObject({ workTreeUpdated: true, to: accepted.to });
+  });
+
+  it("on a repository with main checked out and changed, refuses naming the files and changes nothing", async () => {
+    await useCheckedOutRepository();
+    await runStep(1, { "a.txt": "A\n" });
+    const owner = await person("owner");
+    await endPlan();
+    expect((await mergePlanBranches(db.prisma, { actor: owner, planId })).ok).toBe(true);
+    await writeFile(path.join(fixture.repoPath, "b.txt"), "edited by a person\n");
+    const refused = await acceptPlanResult(db.prisma, { actor: owner, planId }).catch((error: unknown) => error);
+    expect(refused).toBeInstanceOf(BaseCheckoutDirtyError);
+    expect(refused).toMatchObject({ code: "conflict", files: ["b.txt"] });
+    expect((refused as Error).message).toContain("uncommitted changes (b.txt)");
+    expect((refused as Error).message).not.toContain(fixture.repoPath);
+    expect(await resolveCommit(fixture.repoPath, "refs/heads/main")).toBe(fixture.initialCommit);
+    expect(await readFile(path.join(fixture.repoPath, "a.txt"), "utf8")).toBe("a\n");
+    expect(await readFile(path.join(fixture.repoPath, "b.txt"), "utf8")).toBe("edited by a person\n");
+    expect(await db.prisma.auditEvent.count({ where: { action: "plan.accepted", conversationId } })).toBe(0);
   });
 
   it("refuses to fast-forward a base branch that moved since the merge, and leaves it as it is", async () => {
     await runStep(1, { "a.txt": "A\n" });
     const owner = await person("owner");
+    await endPlan();
     expect((await mergePlanBranches(db.prisma, { actor: owner, planId })).ok).toBe(true);
     // someone pushes to main meanwhile
     const elsewhere = path.join(fixture.root, "elsewhere");

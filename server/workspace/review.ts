@@ -14,6 +14,8 @@ import { assertOwner, assertPlanMember, type Actor } from "../auth/actor.ts";
 import { conflict } from "../executor/errors.ts";
 import { git, isAncestor, resolveCommit } from "./git.ts";
 import { planRepository } from "./merge.ts";
+import { fastForwardBranch } from "./base-branch.ts";
+import { recordAudit } from "../services/audit.ts";
 import { resultBranch } from "./naming.ts";
 import { diffStats, diffText, type DiffStats } from "./slots.ts";
 
@@ -121,20 +123,23 @@ async function requireResult(prisma: PrismaClient, planId: string, conversationI
   if (!commit) throw conflict("Merge the plan's branches first.");
   const base = await resolveCommit(repository.path, `refs/heads/${baseBranch}`);
   if (!base) throw conflict(`The base branch ${baseBranch} is gone.`);
-  return { repoPath: repository.path, baseBranch, branch, commit, base };
+  return { repoPath: repository.path, repositoryId: repository.id, repositoryName: repository.name, baseBranch, branch, commit, base };
 }
 
 /**
  * Fast-forward the base branch to the plan's result branch. Refused (409) when the
  * base branch moved since the merge (merge again), never a merge of its own: what
- * lands on the base branch is exactly what the person reviewed.
+ * lands on the base branch is exactly what the person reviewed. A checked-out base
+ * is updated in its work tree, or the accept refused when that work tree has
+ * changes (base-branch.ts). Written to the audit log: who, which repository, from
+ * which commit to which.
  */
 export async function acceptPlanResult(
   prisma: PrismaClient,
   input: { actor: Actor | null; planId: string },
 ): Promise<{ baseBranch: string; from: string; to: string }> {
   const { conversationId } = await assertPlanMember(prisma, input.actor, input.planId);
-  await assertOwner(prisma, input.actor, conversationId);
+  const actor = await assertOwner(prisma, input.actor, conversationId);
   const result = await requireResult(prisma, input.planId, conversationId);
   if (await isAncestor(result.repoPath, result.commit, result.base)) {
     return { baseBranch: result.baseBranch, from: result.base, to: result.base };
@@ -142,12 +147,26 @@ export async function acceptPlanResult(
   if (!(await isAncestor(result.repoPath, result.base, result.commit))) {
     throw conflict(`${result.baseBranch} moved since the merge: merge the branches again, then accept.`);
   }
-  // compare-and-swap: a push to the base branch in between makes this fail instead of losing it
-  const swapped = await git(["update-ref", `refs/heads/${result.baseBranch}`, result.commit, result.base], {
-    cwd: result.repoPath,
-    okExitCodes: [128],
+  const { workTree } = await fastForwardBranch({
+    repoPath: result.repoPath,
+    branch: result.baseBranch,
+    from: result.base,
+    to: result.commit,
   });
-  if (swapped.exitCode !== 0) throw conflict(`${result.baseBranch} moved just now: merge the branches again, then accept.`);
+  await recordAudit(prisma, {
+    actor,
+    action: "plan.accepted",
+    conversationId,
+    target: { kind: "repository", id: result.repositoryId },
+    detail: {
+      name: `${result.repositoryName}:${result.baseBranch}`,
+      planId: input.planId,
+      branch: result.baseBranch,
+      from: result.base,
+      to: result.commit,
+      workTreeUpdated: workTree !== null,
+    },
+  });
   return { baseBranch: result.baseBranch, from: result.base, to: result.commit };
 }
 

@@ -3,20 +3,20 @@ import path from "node:path";
 import { z } from "zod";
 
 export const DEFAULT_SLOTS_PER_REPO = 4;
-/** how long the worktrees of an ended plan are kept (their branches stay) */
+/** how long the branches of an ended plan nobody merged are kept (its worktrees go when it ends) */
 export const DEFAULT_SLOT_RETENTION_MS = 24 * 3_600_000;
 /** the slots folder may hold this much before new slots are refused */
 export const DEFAULT_SLOTS_MAX_BYTES = 5 * 1024 ** 3;
 
 const schema = z.object({
   BATON_DATA_DIR: z.string().default("./data"),
-  /** how many active slots (worktrees) one repository may have at once */
+  /** how many slots of one repository may be in use at once (a slot is in use while its step runs) */
   BATON_SLOTS_PER_REPO: z.coerce.number().int().min(1).max(256).default(DEFAULT_SLOTS_PER_REPO),
   /** where slot worktrees go (default: <data dir>/slots) */
   BATON_SLOTS_DIR: z.string().optional(),
   /** where repositories registered by clone URL are cloned (default: <data dir>/repositories) */
   BATON_REPOS_DIR: z.string().optional(),
-  /** worktrees of plans that ended longer ago than this are removed (ms) */
+  /** the branches of plans nobody merged are deleted this long after the plan ended (ms) */
   BATON_SLOT_RETENTION_MS: z.coerce.number().int().min(60_000).default(DEFAULT_SLOT_RETENTION_MS),
   /** no new slot while the slots folder holds more than this (bytes) */
   BATON_SLOTS_MAX_BYTES: z.coerce.number().int().min(1_000_000).default(DEFAULT_SLOTS_MAX_BYTES),

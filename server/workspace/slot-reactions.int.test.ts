@@ -125,17 +125,13 @@ describe("a reaction to a workspace step", () => {
     expect(message).toMatchObject({ authorKind: "system", planId: plan.id });
   });
 
-  it("makes the worktree again from the branch when retention removed it, and commits the fix there", async () => {
+  it("makes the worktree again from the branch after the plan ended, commits the fix there, and removes it again", async () => {
     const plan = await fixture.executor.submitPlan({
       conversationId: fixture.conversationId,
       raw: { title: "one change", steps: [{ index: 1, title: "alpha", assignee: "researcher", input: "add alpha" }] },
     });
     expect(await fixture.waitForPlan(plan.id)).toBe("completed");
-    const removed = await removeEndedSlots(fixture.db.prisma, {
-      slotsDir: path.join(repo.root, "slots"),
-      endedBefore: new Date(Date.now() + 60_000),
-      now: new Date(),
-    });
+    const removed = await removeEndedSlots(fixture.db.prisma, { slotsDir: path.join(repo.root, "slots"), now: new Date() });
     expect(removed).toBe(1);
     const slot = await fixture.db.prisma.slot.findFirstOrThrow({ where: { planId: plan.id } });
     expect(slot.status).toBe("removed");
@@ -149,8 +145,14 @@ describe("a reaction to a workspace step", () => {
     });
     await runEnded(fixture.db.prisma, routed.runId);
     await fixture.executor.idle();
+    expect(seen.find((request) => request.runId === routed.runId)?.input).toContain(`on branch ${slot.branch}`);
     expect(await commitSubjects(repo.repoPath, `${repo.initialCommit}..${slot.branch}`)).toEqual(["alpha", "alpha: answer a reaction"]);
-    expect(await fixture.db.prisma.slot.findUniqueOrThrow({ where: { id: slot.id } })).toMatchObject({ status: "active", path: slot.path });
+    // the plan had ended: the reaction's run gave the worktree back when it ended
+    await waitFor(
+      async () => ((await fixture.db.prisma.slot.findUniqueOrThrow({ where: { id: slot.id } })).status === "removed" ? true : undefined),
+      10_000,
+    );
+    expect(existsSync(slot.path)).toBe(false);
   });
 
   it("refuses a branch that belongs to no plan of the conversation", async () => {

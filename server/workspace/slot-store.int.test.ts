@@ -2,20 +2,25 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import { existsSync } from "node:fs";
-import { writeFile } from "node:fs/promises";
+import { mkdir, readFile, writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { createTestDatabase, type TestDatabase } from "../db/test-database.ts";
 import type { Actor } from "../auth/actor.ts";
 import { createGitFixture, commitSubjects, type GitFixture } from "./testing/git-fixture.ts";
+import { git } from "./git.ts";
 import {
   getConversationRepository,
   listRepositories,
+  listRepositoryBranches,
   registerRepository,
   repositoryInputSchema,
   setConversationRepository,
 } from "./repositories.ts";
-import { acquireSlot, commitStepSlot, findStepSlot, removeEndedSlots, SlotPoolFullError } from "./slot-store.ts";
+import { acquireSlot, commitStepSlot, countSlotsInUse, findStepSlot, removeEndedSlots, SlotPoolFullError } from "./slot-store.ts";
 import { readWorkspaceSettings } from "./settings.ts";
+import { slotsOverview } from "./slots-overview.ts";
 
 let db: TestDatabase;
 let fixture: GitFixture;
@@ -85,19 +90,49 @@ describe("repositories", () => {
     expect((await listRepositories(db.prisma, { actor: admin })).map((entry) => entry.name)).toEqual(["demo"]);
   });
 
-  it("clones a remote into the server's folder and never shows its credentials", async () => {
-    // the clone is offline (a file URL); the stored URL is then given credentials to see them kept back
-    const repository = await register("cloned", { cloneUrl: `file://${fixture.repoPath}` });
-    expect(repository.path).toBe(path.join(fixture.root, "repositories", "cloned.git"));
-    expect(existsSync(path.join(repository.path, "HEAD"))).toBe(true);
+  it("clones a remote over http into the server's folder and never shows its credentials", async () => {
+    // git's "dumb" http protocol: the bare repository's files served as they are, no network beyond this machine
+    await git(["update-server-info"], { cwd: fixture.repoPath });
+    const server = createServer((request, response) => {
+      const file = path.join(fixture.root, decodeURIComponent(new URL(request.url ?? "/", "http://x").pathname));
+      readFile(file).then(
+        (content) => response.end(content),
+        () => response.writeHead(404).end(),
+      );
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    try {
+      const { port } = server.address() as AddressInfo;
+      const repository = await register("cloned", { cloneUrl: `http://127.0.0.1:${port}/repo.git` });
+      expect(repository.path).toBe(path.join(fixture.root, "repositories", "cloned.git"));
+      expect(existsSync(path.join(repository.path, "HEAD"))).toBe(true);
+    } finally {
+      server.close();
+    }
     const stored = await db.prisma.repository.update({
-      where: { id: repository.id },
+      where: { name: "cloned" },
       data: { cloneUrl: "https://bot:s3cret@example.com/team/app.git" },
     });
     expect(stored.cloneUrl).toContain("s3cret");
     const listed = await listRepositories(db.prisma, { actor: admin });
     expect(listed[0].remote).toBe("https://***@example.com/team/app.git");
     expect(JSON.stringify(listed)).not.toContain("s3cret");
+  });
+
+  it("takes only a repository's root as a path, and only http(s), ssh or scp-like clone URLs", async () => {
+    await expect(register("inside", { path: path.join(fixture.repoPath, "refs") })).rejects.toThrow(/is inside the bare repository/);
+    const clone = path.join(fixture.root, "work");
+    await git(["clone", "--quiet", fixture.repoPath, clone], { cwd: fixture.root });
+    await mkdir(path.join(clone, "src"));
+    await expect(register("sub", { path: path.join(clone, "src") })).rejects.toThrow(
+      `is inside the repository ${clone}; register its root`,
+    );
+    await expect(register("dotgit", { path: path.join(clone, ".git") })).rejects.toThrow(/not its root/);
+    expect((await register("work", { path: clone })).path).toBe(clone);
+    for (const cloneUrl of [`file://${fixture.repoPath}`, fixture.repoPath, "ext::sh -c evil", "--upload-pack=evil", "ftp://host/x.git"])
+      expect(repositoryInputSchema.safeParse({ name: "x", cloneUrl }).success).toBe(false);
+    for (const cloneUrl of ["https://github.com/team/app.git", "ssh://git@host:2222/app.git", "git@github.com:team/app.git"])
+      expect(repositoryInputSchema.safeParse({ name: "x", cloneUrl }).success).toBe(true);
   });
 
   it("refuses bad input with a message naming the field", async () => {
@@ -109,7 +144,8 @@ describe("repositories", () => {
     await expect(register("nobranch", { path: fixture.repoPath, baseBranch: "develop" })).rejects.toThrow(
       'baseBranch: no branch "develop"',
     );
-    await expect(register("badclone", { cloneUrl: `file://${fixture.root}/missing.git` })).rejects.toThrow("cloneUrl: the clone failed");
+    await expect(register("badclone", { cloneUrl: "http://127.0.0.1:9/missing.git" })).rejects.toThrow("cloneUrl: the clone failed");
+    expect(existsSync(path.join(fixture.root, "repositories", "badclone.git"))).toBe(false);
     await register("demo");
     await expect(register("demo")).rejects.toMatchObject({ code: "conflict" });
   });
@@ -167,22 +203,52 @@ describe("durable slots", () => {
     expect(await findStepSlot(db.prisma, { planId, stepIndex: 1 })).toMatchObject({ headCommit: committed.commit });
   });
 
-  it("holds at most N active slots per repository; a resume needs no place; removal frees one", async () => {
+  it("counts a slot in the pool only while its step runs; a resume needs no place", async () => {
     const repository = await register("demo");
     const planId = await newPlan();
+    await db.prisma.planStep.createMany({
+      data: [1, 2, 3, 4].map((index) => ({
+        planId,
+        index,
+        title: `s${index}`,
+        assignee: "coder",
+        input: "x",
+        maxRetries: 0,
+        status: "in_progress" as const,
+      })),
+    });
     const slotsDir = path.join(fixture.root, "slots");
     const acquire = (stepIndex: number) =>
       acquireSlot(db.prisma, { repositoryId: repository.id, planId, stepIndex, base: { commit: "main" }, slotsDir, limit: 2 });
     await Promise.all([acquire(1), acquire(2)]);
     await expect(acquire(3)).rejects.toBeInstanceOf(SlotPoolFullError);
     expect((await acquire(2)).resumed).toBe(true);
-    await db.prisma.plan.update({ where: { id: planId }, data: { endedAt: new Date("2026-01-01T00:00:00Z") } });
-    expect(
-      await removeEndedSlots(db.prisma, { slotsDir, endedBefore: new Date("2026-01-02T00:00:00Z"), now: new Date("2026-01-02T00:00:00Z") }),
-    ).toBe(2);
-    expect(await db.prisma.slot.count({ where: { status: "active" } })).toBe(0);
+    expect(await countSlotsInUse(db.prisma, repository.id)).toBe(2);
+    // the admin's slots view: the pool's use and the slots on disk; nobody else's
+    expect((await slotsOverview(db.prisma, { actor: admin, limit: 2 })).repositories).toMatchObject([
+      { name: "demo", inUse: 2, limit: 2, active: [{ stepIndex: 1, stepStatus: "in_progress" }, { stepIndex: 2 }] },
+    ]);
+    await expect(slotsOverview(db.prisma, { actor: member, limit: 2 })).rejects.toMatchObject({ code: "forbidden" });
+    // a base branch is chosen among the repository's own branches, not Baton's
+    expect(await listRepositoryBranches(db.prisma, { actor: admin, repositoryId: repository.id })).toEqual({
+      branches: ["main"],
+      baseBranch: "main",
+    });
+    await expect(listRepositoryBranches(db.prisma, { actor: member, repositoryId: repository.id })).rejects.toMatchObject({
+      code: "forbidden",
+    });
+    // step 1 ends: its slot keeps its worktree (the plan runs on) but gives its place back
+    await db.prisma.planStep.update({ where: { planId_index: { planId, index: 1 } }, data: { status: "done" } });
+    expect(await countSlotsInUse(db.prisma, repository.id)).toBe(1);
     const third = await acquire(3);
     expect(third.resumed).toBe(false);
+    expect(existsSync((await findStepSlot(db.prisma, { planId, stepIndex: 1 }))!.path)).toBe(true);
+    await expect(acquire(4)).rejects.toBeInstanceOf(SlotPoolFullError);
+    // the plan ends: every worktree goes, the branches stay
+    await db.prisma.plan.update({ where: { id: planId }, data: { endedAt: new Date() } });
+    expect(await removeEndedSlots(db.prisma, { slotsDir, now: new Date(Date.now() + 1000) })).toBe(3);
+    expect(await db.prisma.slot.count({ where: { status: "active" } })).toBe(0);
+    expect(await commitSubjects(fixture.repoPath, `baton/${planId}-1`)).toEqual(["Initial commit"]);
   });
 
   it("gives the place back when upstream branches conflict", async () => {

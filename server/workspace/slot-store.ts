@@ -1,13 +1,18 @@
 /**
  * Durable slots: the Slot row is executor state like a run. A slot is reserved
- * (a row, counted in the repository's pool) under a lock on the repository row,
- * then its worktree is made or resumed (slots.ts, idempotent), then the row gets
- * its commits. A process that restarts or takes the step over finds the row and
- * resumes the same branch; nothing is recreated.
+ * (a row) under a lock on the repository row, then its worktree is made or resumed
+ * (slots.ts, idempotent), then the row gets its commits. A process that restarts or
+ * takes the step over finds the row and resumes the same branch; nothing is recreated.
+ *
+ * A slot follows its step: it counts against the repository's pool only while its
+ * step runs (in_progress), its worktree is removed once the plan has ended (the
+ * branch stays, so the result can be merged and a reaction can make the worktree
+ * again), and the branches of plans nobody merged go after the retention.
  */
 import path from "node:path";
 import type { PrismaClient } from "../generated/prisma/client.ts";
-import { slotBranch, slotFolderName } from "./naming.ts";
+import { resultBranch, slotBranch, slotFolderName } from "./naming.ts";
+import { resolveCommit } from "./git.ts";
 import { commitSlot, ensureSlot, removeSlot, type EnsuredSlot, type SlotBase } from "./slots.ts";
 import { folderBytes, SlotsDiskFullError } from "./disk.ts";
 
@@ -77,8 +82,8 @@ export async function acquireSlot(
     await tx.$queryRaw`SELECT id FROM "Repository" WHERE id = ${repository.id} FOR UPDATE`;
     const existing = await tx.slot.findUnique({ where: { planId_stepIndex: { planId: input.planId, stepIndex: input.stepIndex } } });
     if (existing?.status === "active") return { row: existing, existed: true };
-    const active = await tx.slot.count({ where: { repositoryId: repository.id, status: "active" } });
-    if (active >= input.limit) throw new SlotPoolFullError(repository.id, input.limit);
+    const inUse = await countSlotsInUse(tx, repository.id, { planId: input.planId, stepIndex: input.stepIndex });
+    if (inUse >= input.limit) throw new SlotPoolFullError(repository.id, input.limit);
     const data = {
       repositoryId: repository.id,
       branch: slotBranch({ planId: input.planId, stepId }),
@@ -135,21 +140,54 @@ export async function findStepSlot(prisma: PrismaClient, input: { planId: string
   return row?.status === "active" ? toRecord(row) : null;
 }
 
+type Db = Pick<PrismaClient, "slot" | "planStep">;
+
 /**
- * Remove the worktrees of plans that ended before `endedBefore` (their branches stay,
- * so results can still be merged or downloaded); frees their places in the pool.
+ * How many of a repository's slots are in use: active ones whose step runs
+ * (in_progress). A slot whose step ended, failed or waits keeps its worktree until
+ * the plan ends but takes no place in the pool. `except` is the step asking.
  */
-export async function removeEndedSlots(prisma: PrismaClient, input: { slotsDir: string; endedBefore: Date; now: Date }): Promise<number> {
-  const ended = await prisma.plan.findMany({
-    where: { endedAt: { lt: input.endedBefore } },
-    select: { id: true },
+export async function countSlotsInUse(db: Db, repositoryId: string, except?: { planId: string; stepIndex: number }): Promise<number> {
+  const active = await db.slot.findMany({
+    where: { repositoryId, status: "active", ...(except ? { NOT: { planId: except.planId, stepIndex: except.stepIndex } } : {}) },
+    select: { planId: true, stepIndex: true },
   });
-  if (ended.length === 0) return 0;
+  if (active.length === 0) return 0;
+  return db.planStep.count({
+    where: { status: "in_progress", OR: active.map((slot) => ({ planId: slot.planId, index: slot.stepIndex })) },
+  });
+}
+
+/** A slot taken again after its plan ended (a reaction) is left to its run this long before the sweep removes it. */
+export const REACTION_SLOT_GRACE_MS = 3_600_000;
+
+/**
+ * Remove the worktrees of ended plans (their branches stay, so results can still be
+ * merged, and a reaction makes the worktree again from the branch). A slot taken
+ * again after its plan ended belongs to a reaction's run: it is left alone while in
+ * `inUse` (this process's runs) or younger than REACTION_SLOT_GRACE_MS (another
+ * process's), its own run removes it when it ends.
+ */
+export async function removeEndedSlots(
+  prisma: PrismaClient,
+  input: { slotsDir: string; now: Date; inUse?: ReadonlySet<string>; planId?: string },
+): Promise<number> {
   const slots = await prisma.slot.findMany({
-    where: { status: "active", planId: { in: ended.map((plan) => plan.id) } },
+    where: { status: "active", ...(input.planId ? { planId: input.planId } : {}) },
     include: { repository: { select: { path: true } } },
   });
+  if (slots.length === 0) return 0;
+  const ended = await prisma.plan.findMany({
+    where: { id: { in: [...new Set(slots.map((slot) => slot.planId))] }, endedAt: { not: null } },
+    select: { id: true, endedAt: true },
+  });
+  const endedAt = new Map(ended.map((plan) => [plan.id, plan.endedAt!]));
+  let removed = 0;
   for (const slot of slots) {
+    const end = endedAt.get(slot.planId);
+    if (!end || input.inUse?.has(slot.id)) continue;
+    const takenAfterEnd = slot.updatedAt > end;
+    if (takenAfterEnd && input.now.getTime() - slot.updatedAt.getTime() < REACTION_SLOT_GRACE_MS) continue;
     await removeSlot({
       repoPath: slot.repository.path,
       slotsRoot: repositorySlotsRoot(input.slotsDir, slot.repositoryId),
@@ -157,7 +195,61 @@ export async function removeEndedSlots(prisma: PrismaClient, input: { slotsDir: 
       stepId: String(slot.stepIndex),
       deleteBranch: false,
     });
-    await prisma.slot.update({ where: { id: slot.id }, data: { status: "removed", removedAt: input.now } });
+    // only if nothing took the slot meanwhile (a reaction's run marks it active again with a later updatedAt)
+    const marked = await prisma.slot.updateMany({
+      where: { id: slot.id, status: "active", updatedAt: slot.updatedAt },
+      data: { status: "removed", removedAt: input.now },
+    });
+    removed += marked.count;
   }
-  return slots.length;
+  return removed;
+}
+
+/** Remove one slot's worktree now (its run ended after its plan had): the branch stays. */
+export async function releaseSlot(prisma: PrismaClient, input: { slot: SlotRecord; slotsDir: string; now: Date }): Promise<void> {
+  const repository = await prisma.repository.findUniqueOrThrow({ where: { id: input.slot.repositoryId }, select: { path: true } });
+  await removeSlot({
+    repoPath: repository.path,
+    slotsRoot: repositorySlotsRoot(input.slotsDir, input.slot.repositoryId),
+    planId: input.slot.planId,
+    stepId: String(input.slot.stepIndex),
+    deleteBranch: false,
+  });
+  await prisma.slot.updateMany({ where: { id: input.slot.id, status: "active" }, data: { status: "removed", removedAt: input.now } });
+}
+
+/**
+ * Delete the branches (and base refs) of plans that ended before `endedBefore` and
+ * whose branches nobody merged (no result branch). A merged plan keeps its branches:
+ * its result may still be accepted. Returns how many slots' branches went.
+ */
+export async function deleteUnmergedBranches(prisma: PrismaClient, input: { slotsDir: string; endedBefore: Date }): Promise<number> {
+  const slots = await prisma.slot.findMany({
+    where: { status: "removed" },
+    include: { repository: { select: { path: true } } },
+  });
+  if (slots.length === 0) return 0;
+  const ended = await prisma.plan.findMany({
+    where: { id: { in: [...new Set(slots.map((slot) => slot.planId))] }, endedAt: { lt: input.endedBefore } },
+    select: { id: true },
+  });
+  const old = new Set(ended.map((plan) => plan.id));
+  const merged = new Map<string, boolean>();
+  let deleted = 0;
+  for (const slot of slots) {
+    if (!old.has(slot.planId)) continue;
+    const key = `${slot.repositoryId}:${slot.planId}`;
+    if (!merged.has(key)) merged.set(key, (await resolveCommit(slot.repository.path, `refs/heads/${resultBranch(slot.planId)}`)) !== null);
+    if (merged.get(key)) continue;
+    await removeSlot({
+      repoPath: slot.repository.path,
+      slotsRoot: repositorySlotsRoot(input.slotsDir, slot.repositoryId),
+      planId: slot.planId,
+      stepId: String(slot.stepIndex),
+      deleteBranch: true,
+    });
+    const marked = await prisma.slot.updateMany({ where: { id: slot.id, status: "removed" }, data: { status: "deleted" } });
+    deleted += marked.count;
+  }
+  return deleted;
 }

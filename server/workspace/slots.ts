@@ -55,12 +55,12 @@ function baseRef(input: { planId: string; stepId: string }): string {
   return `refs/baton/base/${slotFolderName(input)}`;
 }
 
-interface WorktreeEntry {
+export interface WorktreeEntry {
   path: string;
   branch?: string;
 }
 
-async function listWorktrees(repoPath: string): Promise<WorktreeEntry[]> {
+export async function listWorktrees(repoPath: string): Promise<WorktreeEntry[]> {
   const { stdout } = await git(["worktree", "list", "--porcelain", "-z"], { cwd: repoPath });
   const entries: WorktreeEntry[] = [];
   let current: WorktreeEntry | null = null;

@@ -211,9 +211,15 @@ describe("workspace steps", () => {
       return { id: user.id, role: "member" as const };
     }
 
+    /** merging is for ended plans */
+    async function endPlan() {
+      await db.prisma.plan.update({ where: { id: planId }, data: { status: "completed", endedAt: new Date() } });
+    }
+
     it("merges parallel branches into the result branch", async () => {
       await runtime.wrap(scriptedAgent({ "a.txt": "A\n" })).run(stepRequest(1), recordingSink());
       await runtime.wrap(scriptedAgent({ "b.txt": "B\n" })).run(stepRequest(2), recordingSink());
+      await endPlan();
       const result = await mergePlanBranches(db.prisma, { actor: await memberActor(), planId });
       expect(result).toMatchObject({ ok: true, branch: `baton/${planId}-result`, merged: [`baton/${planId}-1`, `baton/${planId}-2`] });
       expect(result.ok && result.stats.files.map((file) => file.path)).toEqual(["a.txt", "b.txt"]);
@@ -224,6 +230,7 @@ describe("workspace steps", () => {
     it("reports a conflict by file and hunk and leaves no result branch", async () => {
       await runtime.wrap(scriptedAgent({ "shared.txt": "ONE\ntwo\n" })).run(stepRequest(1), recordingSink());
       await runtime.wrap(scriptedAgent({ "shared.txt": "uno\ntwo\n" })).run(stepRequest(2), recordingSink());
+      await endPlan();
       const result = await mergePlanBranches(db.prisma, { actor: await memberActor(), planId });
       expect(result).toEqual({
         ok: false,

@@ -16,11 +16,12 @@
  * on, and each `command:<words>` entry allows one command prefix (`command:npm test`).
  */
 import { createHash } from "node:crypto";
+import { log } from "../ops/log.ts";
 import type { ToolSet } from "ai";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { startConfirmed, type AgentProfile, type AgentRunner, type AgentRunResult, type RunRequest } from "../executor/ports.ts";
 import type { ArtifactStore } from "../agents/ports.ts";
-import { acquireSlot, commitStepSlot, SlotPoolFullError, type SlotRecord } from "./slot-store.ts";
+import { acquireSlot, commitStepSlot, releaseSlot, SlotPoolFullError, type SlotRecord } from "./slot-store.ts";
 import { createSlotRetention, type SlotRetention } from "./retention.ts";
 import { MergeConflictError } from "./slots.ts";
 import { describeConflicts } from "./conflicts.ts";
@@ -61,7 +62,7 @@ export interface WorkspaceRuntime {
   /** the slot tools of a run that works in a slot (read by the agent runtime when it builds the tool set) */
   toolsFor: (request: RunRequest) => ToolSet | undefined;
   wrap: (inner: AgentRunner) => AgentRunner;
-  /** removing the worktrees of ended plans (BATON_SLOT_RETENTION_MS): `start()` where the server is wired, `stop()` on shutdown */
+  /** removing the worktrees of ended plans and, after BATON_SLOT_RETENTION_MS, unmerged branches: `start()` where the server is wired, `stop()` on shutdown */
   retention: SlotRetention;
 }
 
@@ -75,6 +76,14 @@ const NO_USAGE = { tokensIn: 0, tokensOut: 0, cost: 0 };
 
 export function createWorkspaceRuntime(deps: WorkspaceRuntimeDeps): WorkspaceRuntime {
   const live = new WeakMap<RunRequest, ToolSet>();
+  /** slots this process's runs work in: the retention sweep leaves them alone */
+  const inUse = new Set<string>();
+
+  /** A run ended in a slot whose plan had already ended (a reaction's): its worktree goes now, the branch stays. */
+  async function releaseIfPlanEnded(slot: SlotRecord): Promise<void> {
+    const plan = await deps.prisma.plan.findUnique({ where: { id: slot.planId }, select: { endedAt: true } });
+    if (plan?.endedAt) await releaseSlot(deps.prisma, { slot, slotsDir: deps.settings.slotsDir, now: new Date() });
+  }
 
   /**
    * A reaction (CI failed, a review comment; executor/reactions.ts) about a workspace
@@ -97,9 +106,10 @@ export function createWorkspaceRuntime(deps: WorkspaceRuntimeDeps): WorkspaceRun
     if (!step || step.assignee !== request.agent.handle) return null;
     const slot = await deps.prisma.slot.findUnique({
       where: { planId_stepIndex: { planId: step.planId, stepIndex: step.index } },
-      select: { baseCommit: true },
+      select: { baseCommit: true, status: true },
     });
-    if (!slot?.baseCommit) return null;
+    // no slot yet, or its branch was deleted after the retention: nothing to work on
+    if (!slot?.baseCommit || slot.status === "deleted") return null;
     return { planId: step.planId, stepIndex: step.index, title: step.title, reaction: true };
   }
 
@@ -225,6 +235,7 @@ export function createWorkspaceRuntime(deps: WorkspaceRuntimeDeps): WorkspaceRun
       prisma: deps.prisma,
       slotsDir: deps.settings.slotsDir,
       retentionMs: deps.settings.slotRetentionMs ?? DEFAULT_SLOT_RETENTION_MS,
+      inUse,
     }),
     toolsFor: (request) => live.get(request),
     wrap: (inner) => ({
@@ -252,25 +263,34 @@ export function createWorkspaceRuntime(deps: WorkspaceRuntimeDeps): WorkspaceRun
           return prepared.failed;
         }
         sink.log({ phase: "workspace", message: `working in ${prepared.slot.branch}`, data: { branch: prepared.slot.branch } });
-        const result =
-          cli !== null && cliConfig
-            ? await runCliAgent({
-                name: cli,
-                config: cliConfig,
-                cwd: prepared.slot.path,
-                input: prepared.request.input,
-                signal: request.signal,
-                sink,
-                serverEnv: deps.serverEnv,
-              })
-            : await inner.run(prepared.request, sink);
-        return finish({
-          request: prepared.request,
-          slot: prepared.slot,
-          result,
-          tainted: prepared.ranCommand.value,
-          commitMessage: prepared.commitMessage,
-        });
+        inUse.add(prepared.slot.id);
+        try {
+          const result =
+            cli !== null && cliConfig
+              ? await runCliAgent({
+                  name: cli,
+                  config: cliConfig,
+                  cwd: prepared.slot.path,
+                  input: prepared.request.input,
+                  signal: request.signal,
+                  sink,
+                  serverEnv: deps.serverEnv,
+                })
+              : await inner.run(prepared.request, sink);
+          return await finish({
+            request: prepared.request,
+            slot: prepared.slot,
+            result,
+            tainted: prepared.ranCommand.value,
+            commitMessage: prepared.commitMessage,
+          });
+        } finally {
+          inUse.delete(prepared.slot.id);
+          // the sweep tries again when this fails; the run's result stands either way
+          await releaseIfPlanEnded(prepared.slot).catch((error: unknown) =>
+            log.warn({ err: error, slot: prepared.slot.branch }, "removing the worktree of an ended plan failed"),
+          );
+        }
       },
     }),
   };

@@ -7,6 +7,7 @@ const TABS = [
   { href: "/admin/plans", label: "Plan history" },
   { href: "/admin/usage", label: "Usage" },
   { href: "/admin/providers", label: "Providers" },
+  { href: "/admin/repositories", label: "Repositories" },
   { href: "/admin/invites", label: "Invites" },
   { href: "/admin/audit", label: "Audit log" },
 ];

@@ -13,17 +13,20 @@ const branchName = z
   .max(200)
   .regex(/^(?!-)(?!.*\.\.)(?!.*\/\/)[A-Za-z0-9._/-]+(?<![./])$/, "a branch name: letters, digits, '.', '_', '-', '/'");
 
+/**
+ * Clone URLs Baton accepts: http(s), ssh, and scp-like `user@host:path`. Never a local
+ * path, `file://` or a transport helper (`ext::`), which would let a registration
+ * read the server's disk or run a program.
+ */
+export const CLONE_URL =
+  /^(?:(?:https?|ssh):\/\/[^\s/@]*@?[A-Za-z0-9.[\]:-]+(?::\d+)?\/\S*|[A-Za-z0-9._-]+@[A-Za-z0-9.-]+:(?!\/\/)[^\s:]\S*)$/;
+
 /** An admin registers a repository: a path on the server, or a remote the server clones (its credentials stay there). */
 export const repositoryInputSchema = z
   .object({
     name: z.string().regex(/^[a-z0-9_-]{1,40}$/, "lowercase letters, digits, - and _ (max 40)"),
     path: z.string().min(1).max(1000).optional().describe("an absolute path to a git repository on the server"),
-    cloneUrl: z
-      .string()
-      .min(1)
-      .max(2000)
-      .regex(/^(?!-)(?!ext::)\S+$/, "a URL or path git can clone from")
-      .optional(),
+    cloneUrl: z.string().min(1).max(2000).regex(CLONE_URL, "an http(s)://, ssh:// or scp-like (git@host:path) URL").optional(),
     baseBranch: branchName.default("main"),
   })
   .strict()
@@ -44,6 +47,32 @@ const repositorySchema = z.object({
   baseBranch: z.string(),
   createdAt: z.string(),
 });
+
+/** Admins: a repository's active slots and how much of its pool is in use. */
+export const slotsOverviewSchema = z.object({
+  repositories: z.array(
+    z.object({
+      id: z.string(),
+      name: z.string(),
+      /** slots whose step runs */
+      inUse: z.number(),
+      limit: z.number(),
+      /** slots with a worktree on disk (running steps, and ended steps of plans still running) */
+      active: z.array(
+        z.object({
+          planId: z.string(),
+          planTitle: z.string(),
+          conversationId: z.string(),
+          stepIndex: z.number(),
+          branch: z.string(),
+          stepStatus: z.string(),
+          since: z.string(),
+        }),
+      ),
+    }),
+  ),
+});
+export type SlotsOverview = z.infer<typeof slotsOverviewSchema>;
 
 const conversationRepositoryAnswer = z.object({
   repository: z.object({ id: z.string(), name: z.string(), baseBranch: z.string() }).nullable(),
@@ -110,6 +139,14 @@ export const workspaceRoutes = {
     response: z.object({ repository: repositorySchema }),
     status: 201,
   }),
+  /** admins: a repository's branches, to choose a conversation's base branch from */
+  repositoryBranches: defineRoute({
+    method: "GET",
+    path: "/api/admin/repositories/:repositoryId/branches",
+    response: z.object({ branches: z.array(z.string()), baseBranch: z.string() }),
+  }),
+  /** admins: every repository's pool use and active slots */
+  slots: defineRoute({ method: "GET", path: "/api/admin/slots", response: slotsOverviewSchema }),
   /** members: the repository and base branch the conversation's workspace steps work on (no server path) */
   conversationRepository: defineRoute({
     method: "GET",

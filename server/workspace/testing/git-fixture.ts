@@ -1,5 +1,5 @@
 /**
- * A local bare repository in a temp folder, seeded with files on `main`, plus
+ * A local bare repository (or a checked-out one) in a temp folder, seeded with files on `main`, plus
  * helpers that read it back. Every slot test starts from one.
  */
 import { mkdtemp, mkdir, rm, writeFile } from "node:fs/promises";
@@ -9,7 +9,7 @@ import { git } from "../git.ts";
 
 export interface GitFixture {
   root: string;
-  /** the bare repository slots are made from */
+  /** the repository slots are made from (bare unless `checkedOut`) */
   repoPath: string;
   /** where slot worktrees go */
   slotsRoot: string;
@@ -18,11 +18,12 @@ export interface GitFixture {
   cleanup(): Promise<void>;
 }
 
-export async function createGitFixture(files: Record<string, string>): Promise<GitFixture> {
+/** `checkedOut`: the repository is a work tree with `main` checked out (a person's clone) instead of bare. */
+export async function createGitFixture(files: Record<string, string>, { checkedOut = false } = {}): Promise<GitFixture> {
   const root = await mkdtemp(path.join(tmpdir(), "baton-slots-"));
-  const repoPath = path.join(root, "repo.git");
   const seed = path.join(root, "seed");
-  await git(["init", "--quiet", "--bare", "--initial-branch=main", repoPath], { cwd: root });
+  const repoPath = checkedOut ? seed : path.join(root, "repo.git");
+  if (!checkedOut) await git(["init", "--quiet", "--bare", "--initial-branch=main", repoPath], { cwd: root });
   await git(["init", "--quiet", "--initial-branch=main", seed], { cwd: root });
   for (const [name, content] of Object.entries(files)) {
     await mkdir(path.dirname(path.join(seed, name)), { recursive: true });
@@ -30,9 +31,9 @@ export async function createGitFixture(files: Record<string, string>): Promise<G
   }
   await git(["add", "-A"], { cwd: seed });
   await git(["commit", "--quiet", "-m", "Initial commit"], { cwd: seed });
-  await git(["push", "--quiet", repoPath, "main"], { cwd: seed });
+  if (!checkedOut) await git(["push", "--quiet", repoPath, "main"], { cwd: seed });
   const { stdout } = await git(["rev-parse", "main"], { cwd: repoPath });
-  await rm(seed, { recursive: true, force: true });
+  if (!checkedOut) await rm(seed, { recursive: true, force: true });
   return {
     root,
     repoPath,

@@ -1,0 +1,2 @@
+-- AlterEnum
+ALTER TYPE "SlotStatus" ADD VALUE 'deleted';
