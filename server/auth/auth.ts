@@ -27,13 +27,23 @@ function resolveSecret(): string {
   if (process.env.BETTER_AUTH_SECRET) return process.env.BETTER_AUTH_SECRET;
   const dir = process.env.BATON_DATA_DIR ?? "./data";
   const file = path.join(dir, "auth-secret");
+  const existing = readSecretFile(file);
+  if (existing !== null) {
+    // a secret left readable by others (an older version, a copy) is made private
+    if ((fs.statSync(file).mode & 0o077) !== 0) fs.chmodSync(file, 0o600);
+    return existing;
+  }
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const secret = crypto.randomBytes(32).toString("base64url");
+  fs.writeFileSync(file, secret, { mode: 0o600 });
+  return secret;
+}
+
+function readSecretFile(file: string): string | null {
   try {
     return fs.readFileSync(file, "utf8").trim();
   } catch {
-    fs.mkdirSync(dir, { recursive: true });
-    const secret = crypto.randomBytes(32).toString("base64url");
-    fs.writeFileSync(file, secret, { mode: 0o600 });
-    return secret;
+    return null;
   }
 }
 
