@@ -15,6 +15,7 @@ import { claimInvite, recordInviteUse } from "./invites.ts";
 import { createPersonalDemo } from "../services/seed.ts";
 import { CLIENT_IP_HEADER } from "../http/client-address.ts";
 import { disconnectSession } from "../socket/rooms.ts";
+import { logFor } from "../ops/log.ts";
 
 /** sign-up attempts per client address per minute */
 export const SIGN_UP_LIMIT = { window: 60, max: 20 };
@@ -79,6 +80,8 @@ export async function hasHumanUser(prisma: PrismaClient): Promise<boolean> {
   return (await prisma.user.count({ where: { accounts: { some: {} } } })) > 0;
 }
 
+const authLog = logFor({ component: "better-auth" });
+
 export function createAuth(prisma: PrismaClient) {
   return betterAuth({
     appName: "Baton",
@@ -86,6 +89,15 @@ export function createAuth(prisma: PrismaClient) {
     baseURL: process.env.BETTER_AUTH_URL || undefined,
     trustedOrigins: (request) => trustedOrigins(request),
     database: prismaAdapter(prisma, { provider: "postgresql" }),
+    // Better Auth's lines go into Baton's one JSON log stream, with the request id of the request they belong to
+    logger: {
+      level: "info",
+      log: (level, message, ...args) => {
+        const err = args.find((arg) => arg instanceof Error);
+        const extra = args.filter((arg) => arg !== err);
+        authLog[level]({ ...(err ? { err } : {}), ...(extra.length ? { details: extra } : {}) }, message);
+      },
+    },
     emailAndPassword: {
       enabled: true,
       minPasswordLength: MIN_PASSWORD_LENGTH,

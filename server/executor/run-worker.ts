@@ -248,10 +248,10 @@ export class RunWorker {
       if (visible) show();
       else void confirmed?.then((yes) => yes && show());
     };
+    const runner = instrumentRunner(this.context.runner, this.context.prisma, launch, claimed);
     try {
       let result: AgentRunResult;
       try {
-        const runner = instrumentRunner(this.context.runner, this.context.prisma, launch, claimed);
         result = await runner.run(
           { ...launch.request, signal: controller.signal, ...(confirmed ? { confirmed } : {}) },
           {
@@ -271,7 +271,11 @@ export class RunWorker {
       }
       // a run started early reports nothing before its confirmation; one not confirmed is aborted by then
       if (confirmed) await confirmed;
-      if (controller.signal.aborted || this.host.stopped()) return;
+      if (controller.signal.aborted || this.host.stopped()) {
+        // nothing more of it is stored here (a stop records it elsewhere): its line says how it ended
+        runner.recorded({ stored: "as-reported" });
+        return;
+      }
       // runs of a conversation that end while it is busy share one statement (units.ts)
       await this.host
         .inConversation(
@@ -279,7 +283,10 @@ export class RunWorker {
           (tx, uow) => finishRun(this.context, tx, uow, { launch, result, logs }),
           launch.planId ? { planId: launch.planId, runId, batch: true } : undefined,
         )
-        .catch((error: unknown) => this.recordRefused(launch, error));
+        .then(
+          () => runner.recorded({ stored: "as-reported" }),
+          async (error: unknown) => runner.recorded({ stored: "failed-instead", error: await this.recordRefused(launch, error) }),
+        );
     } finally {
       this.liveRuns.delete(runId);
       // a slot of this process freed up while runs may wait for one (the pools' own
@@ -296,7 +303,7 @@ export class RunWorker {
    * should even that be refused, the run row alone is marked failed. Any other error
    * (the connection went) is rethrown: the lease sweep takes the run over.
    */
-  private async recordRefused(launch: RunLaunch, error: unknown): Promise<void> {
+  private async recordRefused(launch: RunLaunch, error: unknown): Promise<string> {
     const info = databaseErrorInfo(error);
     if (!info || !isRefusedWrite(error)) throw error;
     const { runId, conversationId } = launch.request;
@@ -304,7 +311,6 @@ export class RunWorker {
       `the run's result could not be stored: the database refused it (SQLSTATE ${info.sqlState}: ${info.message})`,
       500,
     );
-    this.context.logger.error("[run] result refused by the database", { runId, sqlState: info.sqlState });
     const failed: AgentRunResult = { kind: "failed", transient: false, reason, usage: { tokensIn: 0, tokensOut: 0, cost: 0 } };
     try {
       await this.host.inConversation(
@@ -319,6 +325,7 @@ export class RunWorker {
         data: { status: "failed", endedAt: new Date(this.context.clock.now()), error: reason, leaseExpiresAt: null },
       });
     }
+    return reason;
   }
 
   /**
