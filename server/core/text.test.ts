@@ -3,13 +3,15 @@ import { describe, expect, it } from "vitest";
 import { isStorableText, REPLACEMENT_CHARACTER, toStorableJson, toStorableText, truncateText } from "./text.ts";
 
 /** strings built from code units, so lone surrogates and NUL turn up often */
-const hostile = fc.array(
-  fc.oneof(
-    fc.constantFrom("\u0000", "\uD83D", "\uDE00", "😀", "👩‍👩‍👧", "é", "e\u0301\u0302", "\u202E", "🇫🇷", "a", " ", "\\u0000"),
-    fc.string({ unit: "binary" }),
-    fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code)) }),
-  ),
-).map((parts) => parts.join(""));
+const hostile = fc
+  .array(
+    fc.oneof(
+      fc.constantFrom("\u0000", "\uD83D", "\uDE00", "😀", "👩‍👩‍👧", "é", "e\u0301\u0302", "\u202E", "🇫🇷", "a", " ", "\\u0000"),
+      fc.string({ unit: "binary" }),
+      fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((code) => String.fromCharCode(code)) }),
+    ),
+  )
+  .map((parts) => parts.join(""));
 const clean = fc.string({ unit: fc.oneof(fc.constantFrom("😀", "👩‍👩‍👧", "e\u0301", "🇫🇷"), fc.string({ unit: "grapheme", maxLength: 1 })) });
 
 describe("toStorableText", () => {

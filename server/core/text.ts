@@ -31,12 +31,12 @@ export const int32 = () => z.int().max(MAX_INT32, `must be at most ${MAX_INT32}`
 /** what takes the place of a character that cannot be stored */
 export const REPLACEMENT_CHARACTER = "\uFFFD";
 
-// U+0000, a high surrogate not followed by a low one, a low surrogate not preceded by a high one
-const UNSTORABLE = /\u0000|[\uD800-\uDBFF](?![\uDC00-\uDFFF])|(?<![\uD800-\uDBFF])[\uDC00-\uDFFF]/g;
+// a high surrogate not followed by a low one, a low surrogate not preceded by a high one
+const LONE_SURROGATES = new RegExp(LONE_SURROGATE.source, "g");
 
 /** The text with U+0000 and every lone surrogate replaced by U+FFFD; the same string when clean. */
 export function toStorableText(text: string): string {
-  return isStorableText(text) ? text : text.replace(UNSTORABLE, REPLACEMENT_CHARACTER);
+  return isStorableText(text) ? text : text.replaceAll("\u0000", REPLACEMENT_CHARACTER).replace(LONE_SURROGATES, REPLACEMENT_CHARACTER);
 }
 
 /**
@@ -74,7 +74,8 @@ export interface TruncateOptions {
  * boundary: never inside a surrogate pair. A clean text that fits comes back as it is.
  */
 export function truncateText(text: string, maxLength: number, options: TruncateOptions = {}): string {
-  if (!Number.isInteger(maxLength) || maxLength < 0) throw new RangeError(`truncateText: maxLength must be a whole number ≥ 0, got ${maxLength}`);
+  if (!Number.isInteger(maxLength) || maxLength < 0)
+    throw new RangeError(`truncateText: maxLength must be a whole number ≥ 0, got ${maxLength}`);
   const clean = toStorableText(text);
   if (clean.length <= maxLength) return clean;
   const ellipsis = toStorableText(options.ellipsis ?? "");
@@ -89,7 +90,8 @@ let segmenter: Intl.Segmenter | null | undefined;
 /** The last grapheme boundary at or before `limit`: segments only a window before the cut. */
 function graphemeBoundary(text: string, limit: number): number {
   const cut = codePointBoundary(text, limit);
-  if (segmenter === undefined) segmenter = typeof Intl.Segmenter === "function" ? new Intl.Segmenter(undefined, { granularity: "grapheme" }) : null;
+  if (segmenter === undefined)
+    segmenter = typeof Intl.Segmenter === "function" ? new Intl.Segmenter(undefined, { granularity: "grapheme" }) : null;
   if (!segmenter || cut === 0) return cut;
   const start = codePointBoundary(text, Math.max(0, cut - GRAPHEME_WINDOW));
   // one code unit past the cut so the segment that straddles it shows where it begins
