@@ -16,6 +16,7 @@ import { log } from "./ops/log.ts";
 import { createWorkspaceRuntime } from "./workspace/workspace-runner.ts";
 import { readWorkspaceSettings } from "./workspace/settings.ts";
 import { readCliAgents } from "./workspace/cli-agent.ts";
+import { routeConsoleToLog } from "./ops/console-log.ts";
 
 // Node 24 (what `npm install` brings on Linux: the node-linux-* packages) keeps async
 // context without promise hooks; before 22.7 every promise pays seven AsyncLocalStorages'
@@ -44,6 +45,8 @@ async function main() {
   const models = createModelRegistry({ env: config.env });
   // `cli:<name>` agents: command-line coding agents run in a step's slot (BATON_CLI_AGENTS)
   const cliAgents = readCliAgents(process.env);
+  // Next.js writes with console.*: its lines join Baton's one JSON log stream
+  routeConsoleToLog();
   const app = next({ dev: config.dev, hostname: config.host, port: config.port });
   // one set of breakers per process: every run of this process shares what it learns about a provider
   const circuits = new ProviderCircuits();

@@ -20,6 +20,7 @@ import { attachSocketHandlers } from "./socket/handlers.ts";
 import { createSocketServer } from "./socket/server.ts";
 import { refuseOversizedBody } from "./http/body-gate.ts";
 import { stampClientHeaders } from "./http/client-address.ts";
+import { refuseMalformedRequest } from "./http/request-gate.ts";
 import { createV1Server } from "./http/v1/serve-v1.ts";
 import { defaultMigrationsDir } from "./db/database.ts";
 import { createHealth } from "./ops/health.ts";
@@ -27,6 +28,7 @@ import { createMetrics } from "./ops/metrics.ts";
 import { createOpsRoutes } from "./ops/ops-routes.ts";
 import type { ClientToServerEvents, ServerToClientEvents } from "./protocol/events.ts";
 import { log } from "./ops/log.ts";
+import { withRequestLog } from "./ops/http-log.ts";
 import { startTracing, stopTracing } from "./ops/tracing.ts";
 
 export type RequestHandler = (request: IncomingMessage, response: ServerResponse) => void;
@@ -121,9 +123,8 @@ export async function serveBaton(input: {
   const pages = input.pages ? await input.pages() : null;
   // the automation API, on every process that serves people (a worker answers only probes)
   const api = config.role === "worker" ? null : createV1Server({ maxBodyBytes: config.maxBodyBytes });
-  httpServer.on("request", (request, response) => {
-    // Socket.IO answers its own path; everything else is the operator endpoints', the API's or Next's
-    if (request.url?.startsWith("/socket.io/")) return;
+  // every request gets an id (echoed in X-Request-Id, on each log line while it is served) and a log line
+  const serveRequest = withRequestLog((request, response) => {
     // probes and metrics answer before anything else looks at the request
     if (opsRoutes(request, response)) return;
     if (!pages && !api) {
@@ -132,12 +133,18 @@ export async function serveBaton(input: {
     }
     // the body cap before Next, the API or any authentication sees the request
     if (refuseOversizedBody(request, response, config.maxBodyBytes)) return;
+    // a broken path, a NUL in the query, a malformed router state header: 400, not a 500 from within
+    if (refuseMalformedRequest(request, response)) return;
     // the address and protocol limiters and cookies use: from the socket, or from a
     // trusted proxy's X-Forwarded-* (BATON_TRUST_PROXY); clients cannot forge either
     stampClientHeaders(request, config.trustProxy);
     if (api?.(request, response)) return;
     if (pages) pages(request, response);
     else response.writeHead(404).end();
+  });
+  httpServer.on("request", (request, response) => {
+    // Socket.IO answers its own path; everything else is the operator endpoints', the API's or Next's
+    if (!request.url?.startsWith("/socket.io/")) serveRequest(request, response);
   });
 
   await new Promise<void>((resolve) => httpServer.listen(config.port, config.host, resolve));

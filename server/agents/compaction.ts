@@ -9,6 +9,7 @@
  */
 import { generateText, type LanguageModel, type ModelMessage } from "ai";
 import { containsFenceMarker, FENCE_TAG, fenceUntrusted } from "../core/fence.ts";
+import { truncateText } from "../core/text.ts";
 
 /** Turns older messages (and the previous summary, if any) into a short summary. */
 export type Summarizer = (input: { previousSummary: string | null; messages: ModelMessage[]; signal: AbortSignal }) => Promise<string>;
@@ -62,7 +63,7 @@ export function transcript(messages: ModelMessage[], clip = 1_500): string {
     .map((message) => {
       const parts = typeof message.content === "string" ? [message.content] : message.content.map(partText);
       const text = parts.join(" ").replace(/\s+/g, " ").trim();
-      return `${message.role}: ${text.length > clip ? `${text.slice(0, clip)}…` : text}`;
+      return `${message.role}: ${truncateText(text, clip + 1, { ellipsis: "…" })}`;
     })
     .join("\n");
 }
@@ -158,7 +159,7 @@ export class Compactor {
         cuts[cuts.length - 1];
       let summary = await this.options.summarize({ previousSummary: this.summary, messages: messages.slice(this.covered, cut), signal });
       const maxChars = Math.max(400, summaryAllowance * 4);
-      if (summary.length > maxChars) summary = `${summary.slice(0, maxChars)}…`;
+      summary = truncateText(summary, maxChars + 1, { ellipsis: "…" });
       summarizedMessages = cut - this.covered;
       this.summaryUntrusted ||= containsFenceMarker(JSON.stringify(messages.slice(this.covered, cut)));
       this.summary = summary;
@@ -202,7 +203,8 @@ export function clipToolResults(messages: ModelMessage[], maxChars: number): Mod
       clippedAny = true;
       const note = `\n… [clipped for context: ${text.length} characters in all; the full output is kept in the session]`;
       // a cut can fall inside a fence and drop its end: fence what is kept as one piece of data
-      const kept = containsFenceMarker(text) ? fenceUntrusted(text.slice(0, maxChars), "clipped-output") : text.slice(0, maxChars);
+      const head = truncateText(text, maxChars);
+      const kept = containsFenceMarker(text) ? fenceUntrusted(head, "clipped-output") : head;
       return {
         ...part,
         output: { type: output.type.startsWith("error") ? ("error-text" as const) : ("text" as const), value: kept + note },

@@ -16,6 +16,7 @@ import type { RunRequest } from "../executor/ports.ts";
 import type { Summarizer } from "./compaction.ts";
 import type { ConversationMemory, HistoryMessage } from "./ports.ts";
 import { fenceUntrusted } from "../core/fence.ts";
+import { truncateText } from "../core/text.ts";
 
 /** At most this many recent messages are shown in full. */
 export const HISTORY_MAX_MESSAGES = 40;
@@ -84,7 +85,7 @@ export async function buildHistoryTurns(input: {
     const message = messages[i];
     const cost = estimateTokens(message.body) + 8;
     if (spent + cost > budget) {
-      if (shown.length === 0 && budget > 64) shown.unshift({ ...message, body: `${message.body.slice(0, (budget - 16) * 4)}…` });
+      if (shown.length === 0 && budget > 64) shown.unshift({ ...message, body: `${truncateText(message.body, (budget - 16) * 4)}…` });
       break;
     }
     shown.unshift(message);

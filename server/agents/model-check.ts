@@ -7,6 +7,7 @@ import { generateText } from "ai";
 import { ModelConfigurationError, type ModelRegistry } from "./model-registry.ts";
 import { describeError } from "./retry.ts";
 import type { ModelTrial } from "../protocol/rest/admin.ts";
+import { truncateText } from "../core/text.ts";
 
 /** Why `modelId` cannot be used on this server, or null when it can. */
 export function modelProblem(models: Pick<ModelRegistry, "resolve">, modelId: string): string | null {
@@ -36,7 +37,7 @@ export async function tryModel(input: {
       maxRetries: 0,
       abortSignal: AbortSignal.timeout(input.timeoutMs ?? 20_000),
     });
-    return { ok: true, latencyMs: Math.round(performance.now() - started), reply: result.text.trim().slice(0, 200) };
+    return { ok: true, latencyMs: Math.round(performance.now() - started), reply: truncateText(result.text.trim(), 200) };
   } catch (error) {
     return { ok: false, error: `${input.modelId}: ${describeError(error)}` };
   }

@@ -5,6 +5,7 @@
  *
  *   @offline sleep=MS fail=transient|fatal fail_attempts=N block=1|secret|typed summary="…" decision=retry|skip|abort file=PATH
  */
+import { truncateText } from "../core/text.ts";
 
 export interface OfflineDirective {
   /** simulate work for this long (abortable) */
@@ -136,6 +137,6 @@ export function deriveSummary(input: string): string {
       .split("\n")
       .find((line) => line.trim() !== "") ?? "the task";
   const short = firstLine.trim().replace(/\s+/g, " ");
-  const clipped = short.length > 140 ? `${short.slice(0, 137)}…` : short;
+  const clipped = truncateText(short, 140, { ellipsis: "…" });
   return `Offline answer to: ${clipped.replace(/[.:;]+$/, "")}.`;
 }

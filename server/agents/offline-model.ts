@@ -20,6 +20,7 @@ import type {
 } from "@ai-sdk/provider";
 import { deriveSummary, extractItems, parseDirective, stripDirectives, type OfflineDirective } from "./offline-directives.ts";
 import { parseRoster, readSection, SECTION } from "./prompt.ts";
+import { truncateText } from "../core/text.ts";
 
 /** What the runner may tell the offline model through `providerOptions.offline`. */
 export interface OfflineCallOptions {
@@ -258,7 +259,7 @@ function commanderChat(context: string, task: string): Planned {
   const subAgents = parseRoster(context).filter((member) => member.role === "sub_agent");
   const question = stripDirectives(task);
   if (items.length < 2 || subAgents.length === 0) {
-    const clipped = question.length > 200 ? `${question.slice(0, 197)}…` : question;
+    const clipped = truncateText(question, 200, { ellipsis: "…" });
     return {
       text: `(offline commander) You asked: "${clipped}". This needs no plan — here is a short answer: noted, and happy to help further.`,
       toolCalls: [],
@@ -276,7 +277,9 @@ function commanderChat(context: string, task: string): Planned {
   const rawPlan = {
     // a plan's title holds at most 200 characters: a long list is named by its start and count
     title:
-      items.join(", ").length <= 190 ? `Plan: ${items.join(", ")}` : `Plan: ${items.length} items (${items.join(", ").slice(0, 150)}…)`,
+      items.join(", ").length <= 190
+        ? `Plan: ${items.join(", ")}`
+        : `Plan: ${items.length} items (${truncateText(items.join(", "), 151, { ellipsis: "…" })})`,
     steps: [
       ...steps,
       {

@@ -8,6 +8,7 @@ import { tool, zodSchema } from "ai";
 import { z } from "zod";
 import type { RunRequest } from "../executor/ports.ts";
 import { fenceUntrusted } from "../core/fence.ts";
+import { truncateText } from "../core/text.ts";
 
 /** Newest execution-log entries returned per step. */
 export const PLAN_STATUS_LOG_ENTRIES = 20;
@@ -46,8 +47,7 @@ export interface PlanStatusReader {
   read(input: { conversationId: string; planId?: string; stepIndex?: number; logLimit: number }): Promise<PlanStatusView | null>;
 }
 
-const clip = (text: string | null): string | null =>
-  text === null ? null : text.length > PLAN_STATUS_TEXT_CHARS ? `${text.slice(0, PLAN_STATUS_TEXT_CHARS - 1)}…` : text;
+const clip = (text: string | null): string | null => (text === null ? null : truncateText(text, PLAN_STATUS_TEXT_CHARS, { ellipsis: "…" }));
 
 /** The view as the model receives it: bounded, and step output fenced (it is other agents' work). */
 export function boundedPlanStatus(view: PlanStatusView, stepIndex?: number): unknown {

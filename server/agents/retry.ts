@@ -8,6 +8,7 @@
  */
 import { APICallError } from "ai";
 import { isProviderName, PROVIDERS } from "./providers.ts";
+import { truncateText } from "../core/text.ts";
 
 export interface RetryPolicy {
   /** retries after the first attempt, per run */
@@ -170,9 +171,9 @@ function providerMessage(error: APICallError): string {
   try {
     const body = JSON.parse(error.responseBody ?? "") as { error?: { message?: unknown }; message?: unknown };
     const message = body.error?.message ?? body.message;
-    if (typeof message === "string" && message.trim()) return message.trim().slice(0, 300);
+    if (typeof message === "string" && message.trim()) return truncateText(message.trim(), 300);
   } catch {
     // not JSON: fall back to the SDK's message
   }
-  return error.message.slice(0, 300);
+  return truncateText(error.message, 300);
 }

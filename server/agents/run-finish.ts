@@ -9,6 +9,7 @@ import type { AgentRunnerDeps, RunContext } from "./run-context.ts";
 import { findPendingAskUser } from "./session.ts";
 import { createPlanStatusTool } from "./plan-status.ts";
 import { BUILTIN_TOOL_NAMES, controlTools, createBuiltinTools, isToolAllowed, MAX_PLAN_REJECTIONS } from "./tools.ts";
+import { truncateText } from "../core/text.ts";
 
 /** Length of a summary taken from the final text when the agent did not call finish. */
 export const TEXT_SUMMARY_CHARS = 300;
@@ -17,7 +18,7 @@ export const MAX_MALFORMED_TOOL_CALLS = 1;
 
 export function summaryFromText(text: string): string {
   const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > TEXT_SUMMARY_CHARS ? `${flat.slice(0, TEXT_SUMMARY_CHARS - 1)}…` : flat;
+  return truncateText(flat, TEXT_SUMMARY_CHARS, { ellipsis: "…" });
 }
 
 /** The allowed tools; every other known tool is refused by name in repairToolCall. */

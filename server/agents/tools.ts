@@ -16,6 +16,7 @@ import { describeFindings, type PlanFinding } from "../core/plan-critic.ts";
 import type { ArtifactStore } from "./ports.ts";
 import { fenceUntrusted, neutraliseFenceMarkers } from "../core/fence.ts";
 import { SecretRedactor } from "./secrets.ts";
+import { truncateText } from "../core/text.ts";
 
 /**
  * Injected by the server (see core-plan-validator.ts). It gets the run request
@@ -315,7 +316,7 @@ export function createBuiltinTools(deps: BuiltinToolDeps): Record<BuiltinToolNam
           throw new Error(`No file named "${name}". Files: ${names.join(", ") || "(none)"}`);
         }
         let text = new TextDecoder().decode(file.content);
-        if (text.length > MAX_READ_CHARS) text = `${text.slice(0, MAX_READ_CHARS)}\n… (truncated, ${text.length} chars in all)`;
+        if (text.length > MAX_READ_CHARS) text = `${truncateText(text, MAX_READ_CHARS)}\n… (truncated, ${text.length} chars in all)`;
         if (!file.record.untrusted) return text;
         state.tainted = true;
         return fenceUntrusted(text, `file:${name}`);

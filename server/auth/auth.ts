@@ -15,6 +15,7 @@ import { claimInvite, recordInviteUse } from "./invites.ts";
 import { createPersonalDemo } from "../services/seed.ts";
 import { CLIENT_IP_HEADER } from "../http/client-address.ts";
 import { disconnectSession } from "../socket/rooms.ts";
+import { logFor } from "../ops/log.ts";
 
 /** sign-up attempts per client address per minute */
 export const SIGN_UP_LIMIT = { window: 60, max: 20 };
@@ -27,13 +28,23 @@ function resolveSecret(): string {
   if (process.env.BETTER_AUTH_SECRET) return process.env.BETTER_AUTH_SECRET;
   const dir = process.env.BATON_DATA_DIR ?? "./data";
   const file = path.join(dir, "auth-secret");
+  const existing = readSecretFile(file);
+  if (existing !== null) {
+    // a secret left readable by others (an older version, a copy) is made private
+    if ((fs.statSync(file).mode & 0o077) !== 0) fs.chmodSync(file, 0o600);
+    return existing;
+  }
+  fs.mkdirSync(dir, { recursive: true, mode: 0o700 });
+  const secret = crypto.randomBytes(32).toString("base64url");
+  fs.writeFileSync(file, secret, { mode: 0o600 });
+  return secret;
+}
+
+function readSecretFile(file: string): string | null {
   try {
     return fs.readFileSync(file, "utf8").trim();
   } catch {
-    fs.mkdirSync(dir, { recursive: true });
-    const secret = crypto.randomBytes(32).toString("base64url");
-    fs.writeFileSync(file, secret, { mode: 0o600 });
-    return secret;
+    return null;
   }
 }
 
@@ -69,6 +80,8 @@ export async function hasHumanUser(prisma: PrismaClient): Promise<boolean> {
   return (await prisma.user.count({ where: { accounts: { some: {} } } })) > 0;
 }
 
+const authLog = logFor({ component: "better-auth" });
+
 export function createAuth(prisma: PrismaClient) {
   return betterAuth({
     appName: "Baton",
@@ -76,6 +89,15 @@ export function createAuth(prisma: PrismaClient) {
     baseURL: process.env.BETTER_AUTH_URL || undefined,
     trustedOrigins: (request) => trustedOrigins(request),
     database: prismaAdapter(prisma, { provider: "postgresql" }),
+    // Better Auth's lines go into Baton's one JSON log stream, with the request id of the request they belong to
+    logger: {
+      level: "info",
+      log: (level, message, ...args) => {
+        const err = args.find((arg) => arg instanceof Error);
+        const extra = args.filter((arg) => arg !== err);
+        authLog[level]({ ...(err ? { err } : {}), ...(extra.length ? { details: extra } : {}) }, message);
+      },
+    },
     emailAndPassword: {
       enabled: true,
       minPasswordLength: MIN_PASSWORD_LENGTH,

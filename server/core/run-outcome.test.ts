@@ -97,6 +97,22 @@ describe("runVerdict: what a finished run means", () => {
     );
   });
 
+  it("outside text is made storable and cut on whole characters (issue 42)", () => {
+    const { effects } = runVerdict(
+      { kind: "step", stepIndex: 2, inPlan: true },
+      { kind: "ok", text: `a\u0000b${"😀".repeat(MAX_TEXT_CHARS)}`, summary: "half \uD83D", files: ["f\u0000"], untrusted: false },
+    );
+    const [say, reportEffect] = effects;
+    if (say.kind !== "say" || reportEffect.kind !== "report" || reportEffect.outcome.kind !== "ok")
+      throw new Error("expected say and report");
+    expect(say.body.startsWith("a\uFFFDb😀")).toBe(true);
+    expect(say.body.endsWith("😀\n\n…(truncated)")).toBe(true);
+    expect(reportEffect.outcome.summary).toBe("half \uFFFD");
+    expect(reportEffect.outcome.files).toEqual(["f\uFFFD"]);
+    const failed = runVerdict({ kind: "chat", stepIndex: null, inPlan: false }, { kind: "failed", transient: false, reason: "bad \uDE00" });
+    expect(failed.error).toBe("bad \uFFFD");
+  });
+
   it("model output is bounded before it is stored or told", () => {
     const long = "x".repeat(MAX_TEXT_CHARS + 10);
     const { effects } = runVerdict(

@@ -7,6 +7,7 @@
  */
 import { formSpecSchema } from "./form-schema.ts";
 import type { CommanderDecision, FinishedRunStatus, FormSpec, RunKind, RunOutcome, StepState } from "./types.ts";
+import { toStorableJson, toStorableText, truncateText } from "./text.ts";
 
 /** Model output is stored and shown, so it is bounded. */
 export const MAX_TEXT_CHARS = 100_000;
@@ -15,7 +16,8 @@ export const MAX_OUTPUT_FILES = 100;
 export const MAX_FILE_NAME_CHARS = 200;
 const TRUNCATED = "\n\n…(truncated)";
 
-export const clip = (text: string, max: number) => (text.length > max ? `${text.slice(0, max)}${TRUNCATED}` : text);
+/** Model output cut to `max` (with the marker) on a character boundary, and made storable. */
+export const clip = (text: string, max: number) => (text.length > max ? `${truncateText(text, max)}${TRUNCATED}` : toStorableText(text));
 
 /** A runtime's report, without its usage (which every plan-facing outcome carries as is). */
 export type RunReport =
@@ -143,7 +145,9 @@ function okEffects(run: FinishedRun, report: Extract<RunReport, { kind: "ok" }>)
 }
 
 /** The verdict on a finished run: what its row records and what the executor does, in order. */
-export function runVerdict(run: FinishedRun, report: RunReport): RunVerdict {
+export function runVerdict(run: FinishedRun, raw: RunReport): RunVerdict {
+  // model output, tool-made plans and failure reasons come from outside: what is stored must be storable
+  const report = toStorableJson(raw);
   const effects =
     report.kind === "ok" ? okEffects(run, report) : report.kind === "blocked" ? blockedEffects(run, report) : failedEffects(run, report);
   return { ...recorded(report), effects };

@@ -11,7 +11,6 @@
 // transaction to end, i.e. hangs until it times out.
 
 import { existsSync } from "node:fs";
-import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
@@ -24,6 +23,7 @@ import { type EmbeddedPGlite, PGliteThread } from "./pglite-thread.ts";
 import { applyMigrations, migrationsUpToDate, readMigrationsFolder } from "./schema-engine.ts";
 import { pgliteSql, pgSql, type SqlRunner } from "./sql-runner.ts";
 import { optimizeWebAssemblyEagerly } from "./wasm-tiering.ts";
+import { ensurePrivateDir, makeTreePrivate } from "./private-files.ts";
 
 export type { EmbeddedPGlite } from "./pglite-thread.ts";
 
@@ -170,11 +170,15 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Data
     return databaseFromPool(pool, opts);
   }
   const dataDir = path.resolve(opts.dataDir ?? DEFAULT_PGLITE_DIR);
-  await mkdir(dataDir, { recursive: true });
+  // private before PGlite creates anything in it, and whatever an older version left tightened (private-files.ts)
+  await ensurePrivateDir(dataDir);
+  await makeTreePrivate(dataDir);
   const threaded = opts.pgliteThread ?? process.env.BATON_PGLITE_THREAD !== "0";
   optimizeWebAssemblyEagerly();
   const pglite = threaded ? await PGliteThread.create({ dataDir }) : await PGlite.create({ dataDir });
-  return databaseFromPGlite(pglite, opts);
+  const database = await databaseFromPGlite(pglite, opts);
+  await makeTreePrivate(dataDir);
+  return database;
 }
 
 /**

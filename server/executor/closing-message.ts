@@ -5,6 +5,7 @@
  */
 import { COMMANDER_ASSIGNEE, type StepState } from "../core/types.ts";
 import type { MissingStep, OutcomeReport } from "../core/outcome.ts";
+import { truncateText } from "../core/text.ts";
 
 /** A closing message lists at most this many missing steps (a for_each can have 100 items). */
 export const MAX_LISTED_STEPS = 12;
@@ -22,7 +23,7 @@ const HEADLINES: Record<OutcomeReport["status"], (title: string) => string> = {
 
 function clip(text: string, max: number): string {
   const trimmed = text.trim();
-  return trimmed.length > max ? `${trimmed.slice(0, max)}…` : trimmed;
+  return truncateText(trimmed, max + 1, { ellipsis: "…" });
 }
 
 function missingLine(step: MissingStep): string {

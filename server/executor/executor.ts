@@ -30,6 +30,7 @@ import { addressees, isCommanderReplyMode } from "../core/addressing.ts";
 import { personHandles, resolveMentions } from "../protocol/mentions.ts";
 import { API_USER_EMAIL } from "../services/seed.ts";
 import { traceEndedPlans } from "../ops/tracing.ts";
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from "../core/text.ts";
 
 /** A posted message, and the agents it named that are not in the conversation (the UI offers to add them). */
 export type PostedMessage = MessageDTO & { notInConversation: string[] };
@@ -134,6 +135,8 @@ export class Executor {
     const body = input.body.trim();
     if (!body && !input.attachmentIds?.length) throw invalidInput("body: a message needs text or an attachment");
     if (body.length > MAX_MESSAGE_CHARS) throw invalidInput(`body: longer than ${MAX_MESSAGE_CHARS} characters`);
+    // every caller (REST, socket, services) gets the same answer for text the database would refuse
+    if (!isStorableText(body)) throw invalidInput(`body: ${UNSTORABLE_TEXT_MESSAGE}`);
     return this.inConversation(input.conversationId, async (tx, uow) => {
       await this.requireConversation(tx, input.conversationId);
       // a person writes only where they are a member, whoever called this

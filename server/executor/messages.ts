@@ -9,6 +9,7 @@ import type { MentionDTO, MessageDTO } from "../protocol/dto.ts";
 import { messageDTO } from "../protocol/dto-builders.ts";
 import type { ExecutorContext } from "./context.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
+import { toStorableText } from "../core/text.ts";
 
 export interface NewMessage {
   conversationId: string;
@@ -30,7 +31,8 @@ export function insertMessage(context: ExecutorContext, uow: UnitOfWork, input: 
     conversationId: input.conversationId,
     authorKind: input.author.kind,
     kind: input.kind,
-    body: input.body,
+    // agent output and webhook payloads: stored as text PostgreSQL accepts
+    body: toStorableText(input.body),
     mentions: input.mentions ?? [],
     planId: input.planId ?? null,
     stepId: input.stepId ?? null,

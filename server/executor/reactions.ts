@@ -13,6 +13,7 @@ import { conflict, invalidInput, notFound } from "./errors.ts";
 import type { Prisma } from "../generated/prisma/client.ts";
 import { insertMessage } from "./messages.ts";
 import { createRun } from "./run-records.ts";
+import { toStorableText } from "../core/text.ts";
 
 export const MAX_REACTION_PAYLOAD_CHARS = 64_000;
 
@@ -39,7 +40,9 @@ export async function routeReaction(
       .toLowerCase()
       .replace(/[^a-z0-9_.:-]/g, "-")
       .slice(0, 40) || "webhook";
-  const text = typeof reaction.payload === "string" ? reaction.payload : JSON.stringify(reaction.payload, null, 2);
+  const raw = typeof reaction.payload === "string" ? reaction.payload : JSON.stringify(reaction.payload, null, 2);
+  // a webhook body is outside text: NUL or half an emoji in it must not make the message unstorable
+  const text = raw === undefined ? undefined : toStorableText(raw);
   if (text === undefined || text.length > MAX_REACTION_PAYLOAD_CHARS) {
     throw invalidInput(`payload: must be JSON of at most ${MAX_REACTION_PAYLOAD_CHARS} characters`);
   }

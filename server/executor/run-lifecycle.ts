@@ -18,6 +18,7 @@ import { runDTO, type RunLaunch } from "./run-records.ts";
 import { insertMessage } from "./messages.ts";
 import { conversationHandles, createPlan, recentTwinPlan } from "./plan-creation.ts";
 import { retryChatReply } from "./chat-retry.ts";
+import { toStorableJson, truncateText } from "../core/text.ts";
 
 type Tx = Prisma.TransactionClient;
 
@@ -70,8 +71,8 @@ export async function finishRun(
         stepIndex: launch.stepIndex,
         runId,
         phase: entry.phase,
-        message: entry.message.slice(0, 4000),
-        data: entry.data,
+        message: truncateText(entry.message, 4000),
+        data: toStorableJson(entry.data),
       });
     }
   }

@@ -19,6 +19,8 @@ import type { UnitOfWork } from "./unit-of-work.ts";
 import type { UnitPlan } from "./units.ts";
 import type { PendingEvent } from "../adapters/prisma/event-log.ts";
 import { instrumentRunner } from "../ops/run-telemetry.ts";
+import { databaseErrorInfo, isRefusedWrite } from "../db/database-errors.ts";
+import { truncateText } from "../core/text.ts";
 
 type Tx = Prisma.TransactionClient;
 
@@ -246,10 +248,10 @@ export class RunWorker {
       if (visible) show();
       else void confirmed?.then((yes) => yes && show());
     };
+    const runner = instrumentRunner(this.context.runner, this.context.prisma, launch, claimed);
     try {
       let result: AgentRunResult;
       try {
-        const runner = instrumentRunner(this.context.runner, this.context.prisma, launch, claimed);
         result = await runner.run(
           { ...launch.request, signal: controller.signal, ...(confirmed ? { confirmed } : {}) },
           {
@@ -269,19 +271,61 @@ export class RunWorker {
       }
       // a run started early reports nothing before its confirmation; one not confirmed is aborted by then
       if (confirmed) await confirmed;
-      if (controller.signal.aborted || this.host.stopped()) return;
+      if (controller.signal.aborted || this.host.stopped()) {
+        // nothing more of it is stored here (a stop records it elsewhere): its line says how it ended
+        runner.recorded({ stored: "as-reported" });
+        return;
+      }
       // runs of a conversation that end while it is busy share one statement (units.ts)
-      await this.host.inConversation(
-        conversationId,
-        (tx, uow) => finishRun(this.context, tx, uow, { launch, result, logs }),
-        launch.planId ? { planId: launch.planId, runId, batch: true } : undefined,
-      );
+      await this.host
+        .inConversation(
+          conversationId,
+          (tx, uow) => finishRun(this.context, tx, uow, { launch, result, logs }),
+          launch.planId ? { planId: launch.planId, runId, batch: true } : undefined,
+        )
+        .then(
+          () => runner.recorded({ stored: "as-reported" }),
+          async (error: unknown) => runner.recorded({ stored: "failed-instead", error: await this.recordRefused(launch, error) }),
+        );
     } finally {
       this.liveRuns.delete(runId);
       // a slot of this process freed up while runs may wait for one (the pools' own
       // slots were handed on by the unit that recorded the end)
       if (this.slotBound && !this.host.stopped()) this.claimSoon();
     }
+  }
+
+  /**
+   * The database refused the run's result (bad data, a limit): trying again would fail
+   * the same way, and a run left `running` holds its slot for good and is run again
+   * after a restart. So the run ends failed, with the reason, in a second, minimal
+   * write (no output, no log lines, no usage) that tells its plan like any failure; and
+   * should even that be refused, the run row alone is marked failed. Any other error
+   * (the connection went) is rethrown: the lease sweep takes the run over.
+   */
+  private async recordRefused(launch: RunLaunch, error: unknown): Promise<string> {
+    const info = databaseErrorInfo(error);
+    if (!info || !isRefusedWrite(error)) throw error;
+    const { runId, conversationId } = launch.request;
+    const reason = truncateText(
+      `the run's result could not be stored: the database refused it (SQLSTATE ${info.sqlState}: ${info.message})`,
+      500,
+    );
+    const failed: AgentRunResult = { kind: "failed", transient: false, reason, usage: { tokensIn: 0, tokensOut: 0, cost: 0 } };
+    try {
+      await this.host.inConversation(
+        conversationId,
+        (tx, uow) => finishRun(this.context, tx, uow, { launch, result: failed, logs: [] }),
+        launch.planId ? { planId: launch.planId, runId } : undefined,
+      );
+    } catch (second) {
+      if (!isRefusedWrite(second)) throw second;
+      await this.context.prisma.run.updateMany({
+        where: { id: runId, status: "running" },
+        data: { status: "failed", endedAt: new Date(this.context.clock.now()), error: reason, leaseExpiresAt: null },
+      });
+    }
+    return reason;
   }
 
   /**

@@ -30,7 +30,8 @@ export async function backupPglite(pglite: BackupSource, file: string): Promise<
   const bytes = new Uint8Array(await dump.arrayBuffer());
   await mkdir(path.dirname(path.resolve(file)), { recursive: true });
   const partial = `${file}.partial-${randomBytes(4).toString("hex")}`;
-  await writeFile(partial, bytes);
+  // a backup is the whole database: readable by the server's user only
+  await writeFile(partial, bytes, { mode: 0o600 });
   await rename(partial, file);
   return { file, bytes: bytes.length, migrations };
 }

@@ -1,11 +1,13 @@
 /**
  * Structured logs (pino): one JSON object a line on stdout, with the ids that say what
  * a line is about (conversationId, planId, stepId, runId) carried by child loggers.
+ * Lines written while a request is served carry its `requestId` (request-id.ts).
  * `LOG_LEVEL` picks the level (default info; warn under the tests). In development on a
  * terminal the lines are pretty-printed in-process (no worker thread), never in production.
  */
 import pino, { type Logger } from "pino";
 import pretty from "pino-pretty";
+import { currentRequestId } from "./request-id.ts";
 
 const LEVELS = new Set(["fatal", "error", "warn", "info", "debug", "trace", "silent"]);
 
@@ -20,7 +22,16 @@ export function logLevelFrom(env: Record<string, string | undefined>): string {
 }
 
 function createLogger(): Logger {
-  const options = { level: logLevelFrom(process.env), base: { pid: process.pid } };
+  const options = {
+    level: logLevelFrom(process.env),
+    base: { pid: process.pid },
+    // every line written while a request is served carries its id (request-id.ts)
+    // (a request's own child logger, pino-http's, has it among its bindings already)
+    mixin: (_object: object, _level: number, logger: Logger) => {
+      const requestId = currentRequestId();
+      return requestId && !("requestId" in logger.bindings()) ? { requestId } : {};
+    },
+  };
   const prettyOutput = process.env.NODE_ENV !== "production" && process.stdout.isTTY === true && !process.env.VITEST;
   return prettyOutput ? pino(options, pretty({ colorize: true, translateTime: "SYS:HH:MM:ss.l", ignore: "pid,hostname" })) : pino(options);
 }

@@ -1,7 +1,7 @@
 /**
  * Everything operators see of one run, around the agent runtime's call: its span (with
  * the model and tool calls under it), its queue wait and duration, whether it re-does
- * work, and a log line carrying its ids. The executor runs each launch through
+ * work, and a log line carrying its ids, written once the run's result is stored. The executor runs each launch through
  * `instrumentRunner(runner, prisma, launch)`. A run started early (ARCHITECTURE.md,
  * "Early start") is observed from its confirmation on: until then it is not a run yet,
  * and one that never becomes this process's leaves no metric, log line or stored span.
@@ -24,8 +24,34 @@ export function instrumentRunner(
   prisma: PrismaClient,
   launch: RunLaunch,
   claimed: Promise<RunLaunch | null> = Promise.resolve(launch),
-): AgentRunner {
-  return { run: (request, sink) => instrumentRun(prisma, launch, claimed, request.signal, () => runner.run(request, sink)) };
+): InstrumentedRunner {
+  let endedLine: ((recorded: RecordedEnd) => void) | null = null;
+  return {
+    run: (request, sink) =>
+      instrumentRun(
+        prisma,
+        launch,
+        claimed,
+        request.signal,
+        () => runner.run(request, sink),
+        (write) => (endedLine = write),
+      ),
+    recorded: (recorded) => {
+      endedLine?.(recorded);
+      endedLine = null;
+    },
+  };
+}
+
+/** How the run's end was stored: as reported, or refused by the database and stored failed instead. */
+export type RecordedEnd = { stored: "as-reported" } | { stored: "failed-instead"; error: string };
+
+export interface InstrumentedRunner extends AgentRunner {
+  /**
+   * The run's result is stored (or, refused, its failure is): writes the "run ended"
+   * line, so a line saying ok never stands for a result that was lost.
+   */
+  recorded(recorded: RecordedEnd): void;
 }
 
 export async function instrumentRun(
@@ -34,6 +60,8 @@ export async function instrumentRun(
   claimed: Promise<RunLaunch | null>,
   signal: AbortSignal,
   run: () => Promise<AgentRunResult>,
+  /** given the "run ended" line to write once the result is stored; without it the line is written at once */
+  deferEndedLine?: (write: (recorded: RecordedEnd) => void) => void,
 ): Promise<AgentRunResult> {
   const { runId, conversationId } = launch.request;
   const log = logFor({ conversationId, planId: launch.planId, stepId: launch.stepId, runId });
@@ -80,7 +108,14 @@ export async function instrumentRun(
     if (traced) endRunSpan(traced.span, outcome);
     const line = { agent, outcome: outcome.status, seconds: Math.round(seconds * 1000) / 1000, attempt: started.attempt };
     // a failed run is routine (its step may retry); a runtime that threw is not
-    if (outcome.status === "crashed") log.error({ ...line, error: outcome.error }, "run ended: the agent runtime crashed");
-    else log.info(outcome.error ? { ...line, error: outcome.error } : line, "run ended");
+    const ended = outcome;
+    const write = (recorded: RecordedEnd) => {
+      if (recorded.stored === "failed-instead")
+        log.error({ ...line, outcome: "failed", reported: ended.status, error: recorded.error }, "run ended: its result was refused");
+      else if (ended.status === "crashed") log.error({ ...line, error: ended.error }, "run ended: the agent runtime crashed");
+      else log.info(ended.error ? { ...line, error: ended.error } : line, "run ended");
+    };
+    if (deferEndedLine) deferEndedLine(write);
+    else write({ stored: "as-reported" });
   }
 }

@@ -15,6 +15,7 @@ import { formsOf, messagesBefore, readSnapshot } from "./conversation-snapshot.t
 import { computePlanMetrics, type PlanMetrics } from "./plan-metrics.ts";
 import { assertMember, assertOwner, assertPlanMember, type Actor } from "../auth/actor.ts";
 import type { CommanderReplyMode } from "../core/addressing.ts";
+import { truncateText } from "../core/text.ts";
 
 const NO_USAGE: UsageDTO = { tokensIn: 0, tokensOut: 0, cost: 0, cacheReadTokens: 0, cacheWriteTokens: 0, estimated: false };
 
@@ -203,7 +204,7 @@ export function createConversationServices(prisma: PrismaClient) {
       if (input.bytes.byteLength > MAX_UPLOAD_BYTES) {
         throw new BatonError("invalid_input", `file: larger than ${MAX_UPLOAD_BYTES / 1024 / 1024} MiB`);
       }
-      const name = input.name.replace(/[/\\\0]/g, "_").slice(0, 200) || "upload";
+      const name = truncateText(input.name.replace(/[/\\\0]/g, "_"), 200) || "upload";
       const artifact = await prisma.artifact.create({
         data: {
           conversationId: input.conversationId,

@@ -7,10 +7,13 @@
  *
  * What already happened stays: a run the message started keeps its input (the run's own
  * copy), an edit wakes nobody new. A deletion keeps a tombstone (the row, its author and
- * time) and clears the body and mentions; its attachments are no longer listed.
+ * time) and clears the body and mentions; its attachments are no longer listed. The
+ * stored events that carried the old text are rewritten in the same transaction
+ * (rewriteMessageEvents), so no replay hands it out again.
  */
 import type { Prisma } from "../generated/prisma/client.ts";
 import { messageInclude, toMessageDTO } from "../adapters/prisma/serializers.ts";
+import { rewriteMessageEvents } from "../adapters/prisma/event-log.ts";
 import { assertMember, type Actor } from "../auth/actor.ts";
 import { BatonError, invalidInput, notFound } from "../executor/errors.ts";
 import type { UnitOfWork } from "../executor/unit-of-work.ts";
@@ -63,6 +66,7 @@ export function createMessageServices(units: ConversationUnits) {
           include: messageInclude,
         });
         const message = toMessageDTO(updated);
+        await rewriteMessageEvents(tx, { conversationId: input.conversationId, message });
         uow.emit("message-edited", { message });
         return message;
       });
@@ -81,6 +85,7 @@ export function createMessageServices(units: ConversationUnits) {
           include: messageInclude,
         });
         const message = toMessageDTO(updated);
+        await rewriteMessageEvents(tx, { conversationId: input.conversationId, message });
         uow.emit("message-deleted", { message });
         return message;
       });

@@ -27,6 +27,7 @@ import { z } from "zod";
 import { fenceUntrusted } from "../core/fence.ts";
 import type { AgentRunResult, RunSink } from "../executor/ports.ts";
 import { commandEnvironment } from "./command.ts";
+import { truncateText } from "../core/text.ts";
 
 export const CLI_MODEL_PREFIX = "cli:";
 export const DEFAULT_CLI_TIMEOUT_MS = 600_000;
@@ -177,7 +178,7 @@ export async function runCliAgent(input: RunCliAgentInput): Promise<AgentRunResu
       });
       const stream = (text: string) => {
         if (streamed >= maxStream) return;
-        const part = text.slice(0, maxStream - streamed);
+        const part = truncateText(text, maxStream - streamed);
         streamed += part.length;
         input.sink.textDelta(part);
         if (streamed >= maxStream) input.sink.textDelta(`\n… (live output truncated after ${maxStream} characters)\n`);

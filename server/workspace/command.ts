@@ -10,6 +10,7 @@ import { accessSync, constants } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { truncateText } from "../core/text.ts";
 
 export const DEFAULT_COMMAND_TIMEOUT_MS = 120_000;
 export const DEFAULT_COMMAND_OUTPUT_CHARS = 20_000;
@@ -137,7 +138,7 @@ export async function runCommand(input: RunCommandInput): Promise<CommandResult>
         if (truncated) return;
         output += chunk.toString("utf8");
         if (output.length > maxChars) {
-          output = output.slice(0, maxChars);
+          output = truncateText(output, maxChars);
           truncated = true;
         }
       };

@@ -19,6 +19,7 @@ import path from "node:path";
 import { git, isAncestor, resolveCommit } from "./git.ts";
 import { commitTrailers, slotBranch, slotFolderName } from "./naming.ts";
 import { parseConflictHunks, parseMergeTreeOutput, type FileConflict } from "./conflicts.ts";
+import { truncateText } from "../core/text.ts";
 
 export interface SlotRef {
   branch: string;
@@ -276,7 +277,9 @@ export async function diffText(input: { cwd: string; from: string; to?: string; 
   const args = ["diff", "--no-color", "--no-ext-diff", input.from];
   if (input.to) args.push(input.to);
   const { stdout } = await git(args, { cwd: input.cwd });
-  return stdout.length > input.maxChars ? `${stdout.slice(0, input.maxChars)}\n… (diff truncated, ${stdout.length} chars in all)` : stdout;
+  return stdout.length > input.maxChars
+    ? `${truncateText(stdout, input.maxChars)}\n… (diff truncated, ${stdout.length} chars in all)`
+    : stdout;
 }
 
 /** Point a branch (e.g. a plan's result branch) at a commit. */

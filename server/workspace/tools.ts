@@ -12,6 +12,7 @@ import { fenceUntrusted } from "../core/fence.ts";
 import { git } from "./git.ts";
 import { resolveInSlot } from "./paths.ts";
 import { runCommand, type RunCommandInput } from "./command.ts";
+import { truncateText } from "../core/text.ts";
 
 export const SLOT_TOOL_NAMES = ["slot_list", "slot_read", "slot_write", "slot_edit", "slot_search", "slot_diff", "slot_run"] as const;
 export type SlotToolName = (typeof SLOT_TOOL_NAMES)[number];
@@ -36,7 +37,7 @@ export interface SlotToolDeps {
 }
 
 function cap(text: string, max = MAX_SLOT_READ_CHARS): string {
-  return text.length > max ? `${text.slice(0, max)}\n… (truncated, ${text.length} chars in all)` : text;
+  return text.length > max ? `${truncateText(text, max)}\n… (truncated, ${text.length} chars in all)` : text;
 }
 
 function countOccurrences(text: string, needle: string): number {

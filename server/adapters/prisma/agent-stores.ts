@@ -6,6 +6,7 @@
 import type { ModelMessage } from "ai";
 import type { Prisma, PrismaClient } from "../../generated/prisma/client.ts";
 import type { ArtifactRecord, ArtifactStore, ConversationMemory, HistoryMessage, SessionStore } from "../../agents/ports.ts";
+import { toStorableJson } from "../../core/text.ts";
 
 type ArtifactRow = Prisma.ArtifactGetPayload<object> & { run?: { agent: { handle: string } | null } | null };
 
@@ -71,7 +72,8 @@ export function createPrismaSessionStore(prisma: PrismaClient, options: { delayM
         };
       });
       // a JSON copy now: the caller may change its messages after this returns
-      unsaved.set(runId, { session: JSON.parse(JSON.stringify(messages)) as unknown, done, settle });
+      // model output and tool arguments and results: jsonb refuses U+0000 and lone surrogates
+      unsaved.set(runId, { session: toStorableJson(JSON.parse(JSON.stringify(messages)) as unknown), done, settle });
       if (!batch.includes(runId)) batch.push(runId);
       timer ??= setTimeout(flush, delayMs);
       return done;

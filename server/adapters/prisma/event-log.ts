@@ -6,6 +6,7 @@
 import type { Prisma } from "../../generated/prisma/client.ts";
 import type { ConversationEventDTO, ConversationEventPayloads, ConversationEventType } from "../../protocol/events.ts";
 import { PROTOCOL_VERSION } from "../../protocol/events.ts";
+import type { MessageDTO } from "../../protocol/dto.ts";
 
 type Tx = Prisma.TransactionClient;
 
@@ -35,4 +36,16 @@ export async function listConversationEvents(
         createdAt: row.createdAt.toISOString(),
       }) as ConversationEventDTO,
   );
+}
+
+/**
+ * Deleting means deleted: every stored event that carries the message (its creation,
+ * earlier edits) is rewritten to carry it as it is now, in the transaction that edits or
+ * deletes it, so no replay — socket or `GET …/events`, also for someone added later —
+ * hands out the old text. Events are otherwise append-only; their seq and type stay.
+ */
+export async function rewriteMessageEvents(db: Tx, input: { conversationId: string; message: MessageDTO }): Promise<number> {
+  return db.$executeRaw`UPDATE "ConversationEvent"
+    SET "payload" = jsonb_set("payload", '{message}', ${JSON.stringify(input.message)}::jsonb)
+    WHERE "conversationId" = ${input.conversationId} AND "payload"->'message'->>'id' = ${input.message.id}`;
 }

@@ -20,6 +20,7 @@ import * as search from "@/app/api/search/route.ts";
 import * as conversationRoute from "../route.ts";
 import type { Snapshot } from "@/server/protocol/rest/conversations.ts";
 import { SNAPSHOT_MESSAGES } from "@/server/protocol/limits.ts";
+import { listConversationEvents } from "@/server/adapters/prisma/event-log.ts";
 
 const pgUp = await postgresAvailable();
 if (!pgUp) console.warn("PostgreSQL at 127.0.0.1:5432 is unreachable: skipping the postgres message tests");
@@ -126,6 +127,28 @@ function suite(kind: "embedded" | "postgres") {
     const history = await createPrismaConversationMemory(fixture.db.prisma).recent({ conversationId: shared, limit: 100 });
     expect(history.messages.some((entry) => entry.id === sent.id)).toBe(false);
     expect((await remove(ann, shared, sent.id)).status).toBe(200);
+  });
+
+  it("an edited or deleted message's old text is in no stored event and no replay (issue 42)", async () => {
+    const edited = await post(ann, shared, "wombat-alpha original words");
+    const deleted = await post(ann, shared, "wombat-beta private words");
+    expect((await edit(ann, shared, edited.id, { body: "wombat-gamma after the edit" })).status).toBe(200);
+    expect((await edit(ann, shared, deleted.id, { body: "wombat-delta edited then deleted" })).status).toBe(200);
+    expect((await remove(ann, shared, deleted.id)).status).toBe(200);
+    const rows = await fixture.db.prisma.$queryRaw<{ seq: number; payload: string }[]>`
+      SELECT "seq", "payload"::text AS payload FROM "ConversationEvent" WHERE "conversationId" = ${shared}`;
+    const stored = rows.map((row) => row.payload).join("\n");
+    for (const gone of ["wombat-alpha", "wombat-beta", "wombat-delta"]) expect(stored).not.toContain(gone);
+    expect(stored).toContain("wombat-gamma");
+    // what a reconnecting socket and GET /api/v1/conversations/{id}/events replay, to anyone, from seq 0
+    const replay = JSON.stringify(await listConversationEvents(fixture.db.prisma, { conversationId: shared, afterSeq: 0 }));
+    for (const gone of ["wombat-alpha", "wombat-beta", "wombat-delta"]) expect(replay).not.toContain(gone);
+    // the events themselves stay, in order: the creation of each is still replayed, as the message is now
+    const created = (await listConversationEvents(fixture.db.prisma, { conversationId: shared, afterSeq: 0 })).filter(
+      (event) => event.type === "message-created" && event.payload.message.id === deleted.id,
+    );
+    expect(created).toHaveLength(1);
+    expect(created[0].type === "message-created" && created[0].payload.message).toMatchObject({ body: "" });
   });
 
   it("a run the message already started keeps the words it was started with", async () => {

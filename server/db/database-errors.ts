@@ -1,0 +1,52 @@
+/**
+ * What a database error means, read from its SQLSTATE (never from its message). A
+ * refused write — the statement reached the database and it said no: bad data (class
+ * 22), a constraint (23), a program limit (54)… — fails the same way every time it is
+ * tried again, so whoever wrote must give up and record that. A transient error — the
+ * connection went (08), the server is shutting down or starting (57P), out of resources
+ * (53), a serialization failure or deadlock (40) — may pass if tried again.
+ */
+import { isDriverAdapterError } from "@prisma/driver-adapter-utils";
+import { Prisma } from "../generated/prisma/client.ts";
+
+const SQLSTATE = /^[0-9A-Z]{5}$/;
+/** SQLSTATE classes (first two characters) of errors that may pass on their own */
+const TRANSIENT_CLASSES = new Set(["08", "40", "53", "57", "58"]);
+
+export interface DatabaseErrorInfo {
+  sqlState: string;
+  /** the database's own message, as it gave it (it may quote the refused value) */
+  message: string;
+}
+
+/**
+ * The SQLSTATE and message of a database error: from PostgreSQL's driver (`pg`, PGlite),
+ * from a Prisma driver adapter's error, or from a Prisma raw query failure (P2010) that
+ * carries one. Null for anything else (a timeout, a bug, a network error with no reply).
+ */
+export function databaseErrorInfo(error: unknown): DatabaseErrorInfo | null {
+  if (error instanceof Prisma.PrismaClientKnownRequestError) {
+    const adapterError = (error.meta as { driverAdapterError?: unknown } | undefined)?.driverAdapterError;
+    return adapterError === undefined ? null : databaseErrorInfo(adapterError);
+  }
+  if (isDriverAdapterError(error)) {
+    const cause = error.cause as { kind?: unknown; originalCode?: unknown; originalMessage?: unknown; code?: unknown; message?: unknown };
+    const sqlState = typeof cause.originalCode === "string" ? cause.originalCode : cause.kind === "postgres" ? cause.code : undefined;
+    if (typeof sqlState !== "string" || !SQLSTATE.test(sqlState)) return null;
+    const message =
+      typeof cause.originalMessage === "string" ? cause.originalMessage : typeof cause.message === "string" ? cause.message : "";
+    return { sqlState, message };
+  }
+  // pg's and PGlite's DatabaseError: a five-character code beside the server's severity
+  if (error instanceof Error && "severity" in error && "code" in error) {
+    const code = (error as { code: unknown }).code;
+    if (typeof code === "string" && SQLSTATE.test(code)) return { sqlState: code, message: error.message };
+  }
+  return null;
+}
+
+/** Whether the database refused the statement for what it was, so trying again cannot help. */
+export function isRefusedWrite(error: unknown): boolean {
+  const info = databaseErrorInfo(error);
+  return info !== null && !TRANSIENT_CLASSES.has(info.sqlState.slice(0, 2));
+}

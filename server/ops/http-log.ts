@@ -1,0 +1,37 @@
+/**
+ * One JSON line per HTTP request (pino-http), with its request id, status and time, in
+ * the same stream as everything else. Probes and metrics scrapes are not logged: they
+ * come every few seconds and say nothing an operator needs line by line.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { pinoHttp } from "pino-http";
+import { log } from "./log.ts";
+import { REQUEST_ID_HEADER, requestIdFrom, withRequestId } from "./request-id.ts";
+
+const QUIET_PATHS = new Set(["/healthz", "/readyz", "/metrics"]);
+
+export type Handler = (request: IncomingMessage, response: ServerResponse) => void;
+
+/** `handler` with a request id (incoming or new, echoed in `X-Request-Id`) and a log line per request. */
+export function withRequestLog(handler: Handler): Handler {
+  const httpLog = pinoHttp({
+    logger: log,
+    genReqId: (request, response) => {
+      const id = requestIdFrom(request.headers[REQUEST_ID_HEADER]);
+      response.setHeader("X-Request-Id", id);
+      return id;
+    },
+    customAttributeKeys: { reqId: "requestId" },
+    autoLogging: { ignore: (request) => QUIET_PATHS.has(request.url ?? "") },
+    // the id and the outcome; headers (cookies, tokens) stay out of the log
+    serializers: {
+      req: (request: { method?: string; url?: string }) => ({ method: request.method, url: request.url }),
+      res: (response: { statusCode?: number }) => ({ statusCode: response.statusCode }),
+    },
+  });
+  return (request, response) => {
+    httpLog(request, response);
+    // genReqId above made it a string
+    withRequestId(request.id as string, () => handler(request, response));
+  };
+}
