@@ -92,6 +92,8 @@ export async function startServer(input: {
     // the benchmark's 100 "browsers" come from one address; as behind a load balancer,
     // each names its own in X-Forwarded-For (the handshake limit is per address)
     BATON_TRUST_PROXY: "1",
+    // and they share one person's session: the per-user handshake limit would refuse most
+    BATON_SOCKET_HANDSHAKES_PER_USER: "100000",
     BETTER_AUTH_SECRET: authSecret,
     BATON_SEED_DEMO: "0",
     BATON_DEFAULT_MODEL: "offline",

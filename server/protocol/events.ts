@@ -69,7 +69,12 @@ export interface ServerToClientEvents {
   "invitations-changed": () => void;
   /** a conversation the user belongs to was renamed, archived or unarchived ("updated"), or deleted */
   "conversation-changed": (change: { conversationId: string; change: "updated" | "deleted" }) => void;
+  /** sent just before the server closes this socket for going past its limits (server/socket/limits.ts) */
+  "socket-closing": (notice: { reason: SocketClosingReason }) => void;
 }
+
+/** Why the server closed a socket: it kept sending events faster, or larger, than allowed. */
+export type SocketClosingReason = "too_many_events" | "payload_too_large";
 
 export type JoinAck = { ok: true; events: ConversationEventDTO[]; lastSeq: number } | { ok: false; error: string };
 
