@@ -17,12 +17,12 @@ import { getSessionWithUser, type SessionUser } from "../auth/session.ts";
 import { activityRoom, conversationRoom, sessionRoom, userRoom } from "../protocol/rooms.ts";
 import { rememberIo } from "./rooms.ts";
 import {
-  admitAnonymousHandshake,
-  admitUserHandshake,
+  anonymousHandshakeWait,
   createEventGuard,
   DEFAULT_SOCKET_LIMITS,
   handshakeAddress,
-  TOO_MANY_HANDSHAKES,
+  tooManyHandshakes,
+  userHandshakeWait,
   type SocketLimits,
 } from "./limits.ts";
 import { log } from "../ops/log.ts";
@@ -55,7 +55,10 @@ export function attachSocketHandlers(
 
   server.use((socket, next) => {
     const address = handshakeAddress(socket.request);
-    const anonymous = () => next(new Error(admitAnonymousHandshake(address, limits) ? "unauthenticated" : TOO_MANY_HANDSHAKES));
+    const anonymous = () => {
+      const wait = anonymousHandshakeWait(address, limits);
+      next(wait === null ? new Error("unauthenticated") : tooManyHandshakes(wait));
+    };
     const cookie = socket.handshake.headers.cookie;
     // a bad cookie is still looked up (the address ceiling bounds that): refusing it
     // early would also refuse the signed-in people who share the address
@@ -66,7 +69,8 @@ export function attachSocketHandlers(
         headers.set("cookie", cookie);
         const found = await getSessionWithUser(headers, prisma);
         if (!found) return anonymous();
-        if (!admitUserHandshake(found.user.id, limits)) return next(new Error(TOO_MANY_HANDSHAKES));
+        const wait = userHandshakeWait(found.user.id, limits);
+        if (wait !== null) return next(tooManyHandshakes(wait));
         socket.data.user = found.user;
         socket.data.sessionId = found.session.id;
         socket.data.sessionExpiresAt = found.session.expiresAt;

@@ -16,7 +16,7 @@ import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 import type { Socket } from "socket.io";
 import { hitRateLimit, type RateRule } from "../auth/rate-limit.ts";
 import { CLIENT_IP_HEADER } from "../http/client-address.ts";
-import type { SocketClosingReason } from "../protocol/events.ts";
+import type { HandshakeRefusal, SocketClosingReason } from "../protocol/events.ts";
 
 export interface SocketLimits {
   /** handshakes per minute of one signed-in user, all their tabs and devices together */
@@ -47,6 +47,11 @@ export const MAX_SOCKET_MESSAGE_BYTES = 64 * 1024;
 
 export const TOO_MANY_HANDSHAKES = "too many connection attempts";
 
+/** The middleware's refusal: the message for people, `data` for the browser's retry (protocol/events.ts). */
+export function tooManyHandshakes(retryAfterSeconds: number): Error & { data: HandshakeRefusal } {
+  return Object.assign(new Error(TOO_MANY_HANDSHAKES), { data: { code: "too_many_handshakes" as const, retryAfterSeconds } });
+}
+
 const perMinute = (max: number): RateRule => ({ windowMs: 60_000, max });
 
 /** BATON_SOCKET_* settings (config.ts validates them), the defaults for any left unset. */
@@ -76,14 +81,14 @@ export function handshakeAddress(request: IncomingMessage): string {
   return (Array.isArray(stamped) ? stamped[0] : stamped) ?? request.socket.remoteAddress ?? "";
 }
 
-/** Counts a handshake that brought no valid session; false past the address's limit. */
-export function admitAnonymousHandshake(address: string, limits: SocketLimits): boolean {
-  return hitRateLimit(`socket-anonymous:${address}`, perMinute(limits.anonymousHandshakesPerAddress)) === null;
+/** Counts a handshake that brought no valid session; past the address's limit, the seconds to wait, else null. */
+export function anonymousHandshakeWait(address: string, limits: SocketLimits): number | null {
+  return hitRateLimit(`socket-anonymous:${address}`, perMinute(limits.anonymousHandshakesPerAddress));
 }
 
-/** Counts a signed-in user's handshake; false past the user's limit. */
-export function admitUserHandshake(userId: string, limits: SocketLimits): boolean {
-  return hitRateLimit(`socket-user:${userId}`, perMinute(limits.handshakesPerUser)) === null;
+/** Counts a signed-in user's handshake; past the user's limit, the seconds to wait, else null. */
+export function userHandshakeWait(userId: string, limits: SocketLimits): number | null {
+  return hitRateLimit(`socket-user:${userId}`, perMinute(limits.handshakesPerUser));
 }
 
 /** Why an event was refused, as its ack tells the client. */
