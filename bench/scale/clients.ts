@@ -22,13 +22,13 @@ export type FromClients =
   | { kind: "failed"; error: string }
   | {
       kind: "report";
-      /** one row per delivery: [conversationId, seq, createdAt ms, received ms] */
-      deliveries: [string, number, number, number][];
+      /** one row per delivery: [conversationId, seq, createdAt ms, received ms, the client's number in this process] */
+      deliveries: [string, number, number, number, number][];
       loopDelayMs: { p50: number; p99: number; max: number };
     };
 
 const sockets: Socket[] = [];
-const deliveries: [string, number, number, number][] = [];
+const deliveries: [string, number, number, number, number][] = [];
 const loop = monitorEventLoopDelay({ resolution: 10 });
 const send = (message: FromClients) => process.send?.(message);
 
@@ -38,10 +38,10 @@ async function connectOne(client: ClientAssignment): Promise<{ conversationId: s
     transports: ["websocket"],
     reconnection: false,
   });
-  sockets.push(socket);
+  const number = sockets.push(socket) - 1;
   socket.on("conversation-events", (events: ConversationEventDTO[]) => {
     const now = Date.now();
-    for (const event of events) deliveries.push([event.conversationId, event.seq, Date.parse(event.createdAt), now]);
+    for (const event of events) deliveries.push([event.conversationId, event.seq, Date.parse(event.createdAt), now, number]);
   });
   await new Promise<void>((resolve, reject) => {
     socket.once("connect", () => resolve());
