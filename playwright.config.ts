@@ -70,6 +70,8 @@ export default defineConfig({
           BATON_DATA_DIR: process.env.BATON_E2E_DATA_DIR,
           // no BETTER_AUTH_URL: the tests sign up exactly as a fresh `npm start` is reached
           BATON_SEED_DEMO: "1",
+          // every scenario of a worker reuses the admin's session: its page loads are not one person's
+          BATON_SOCKET_HANDSHAKES_PER_USER: "10000",
           LOCAL_MODEL_BASE_URL: `http://127.0.0.1:${process.env.BATON_E2E_FAKE_MODEL_PORT}/v1`,
         },
       },

@@ -5,7 +5,8 @@
  *   overhead  — ms of orchestration per step on a 200-step chain whose steps take 0 ms
  *   makespan  — wall time / critical path on DAGs with known step times (1.00 is ideal)
  *   open      — the snapshot a browser reads to open a conversation with that history
- * Before these in-process figures it prints the server-level table (bench/server-bench.ts).
+ * Before these in-process figures it prints the server-level table (bench/server-bench.ts)
+ * and the scale row (bench/scale-bench.ts; PostgreSQL only, BATON_BENCH_SCALE=0 skips it).
  */
 import "./quiet-logs.ts";
 import { openEmbeddedBenchDatabase, openPostgresBenchDatabase } from "./bench-database.ts";
@@ -17,6 +18,7 @@ import { createModelRegistry } from "../server/agents/model-registry.ts";
 import { createPrismaArtifactStore, createPrismaSessionStore } from "../server/adapters/prisma/agent-stores.ts";
 import { chain, criticalPathMs, diamondWithStraggler, randomDag, toPlan, type TimedStep } from "./dags.ts";
 import { benchServer } from "./server-bench.ts";
+import { benchScale } from "./scale-bench.ts";
 import { growHistory } from "./history.ts";
 import { conversationOpenFigure } from "./conversation-open.ts";
 
@@ -98,6 +100,7 @@ async function benchDatabase(label: string, open: () => Promise<Database>) {
 
 // first as users feel it (the production server, its API and Socket.IO); BATON_BENCH_SERVER=0 skips it
 if (process.env.BATON_BENCH_SERVER !== "0") await benchServer();
+if (process.env.BATON_BENCH_SCALE !== "0") console.log(await benchScale());
 console.log("\nIn process (the executor in the benchmark's own process, no HTTP, silent publisher)\n");
 console.log("Baton benchmarks (offline model; parallelism unbounded for makespan)\n");
 await benchDatabase("embedded", openEmbeddedBenchDatabase);

@@ -1,7 +1,7 @@
 "use client";
 /** One Socket.IO connection per tab; the session cookie authenticates the handshake. */
 import { io, type ManagerOptions, type Socket, type SocketOptions } from "socket.io-client";
-import type { ClientToServerEvents, ServerToClientEvents } from "@/server/protocol/events.ts";
+import { isHandshakeRefusal, type ClientToServerEvents, type ServerToClientEvents } from "@/server/protocol/events.ts";
 
 export type BatonSocket = Socket<ServerToClientEvents, ClientToServerEvents>;
 
@@ -24,6 +24,16 @@ export function socketOptions(
 let socket: BatonSocket | null = null;
 
 export function getSocket(): BatonSocket {
-  if (!socket) socket = io(socketOptions());
+  if (!socket) {
+    const created: BatonSocket = io(socketOptions());
+    // a handshake refused for coming too often is not retried by Socket.IO itself
+    created.on("connect_error", (error) => {
+      const data: unknown = (error as { data?: unknown }).data;
+      if (!isHandshakeRefusal(data)) return;
+      const jitter = Math.random() * 5_000;
+      setTimeout(() => void created.connect(), data.retryAfterSeconds * 1000 + jitter);
+    });
+    socket = created;
+  }
   return socket;
 }

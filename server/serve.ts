@@ -18,6 +18,7 @@ import { createSocketPublisher } from "./adapters/socket/socket-publisher.ts";
 import { listConversationEvents } from "./adapters/prisma/event-log.ts";
 import { attachSocketHandlers } from "./socket/handlers.ts";
 import { createSocketServer } from "./socket/server.ts";
+import { socketLimitsFromEnv } from "./socket/limits.ts";
 import { refuseOversizedBody } from "./http/body-gate.ts";
 import { stampClientHeaders } from "./http/client-address.ts";
 import { refuseMalformedRequest } from "./http/request-gate.ts";
@@ -84,7 +85,11 @@ export async function serveBaton(input: {
   // OpenTelemetry traces, when OTEL_EXPORTER_OTLP_ENDPOINT is set (server/ops/tracing.ts)
   await startTracing();
   const httpServer = createServer();
-  const io: Server<ClientToServerEvents, ServerToClientEvents> = createSocketServer(httpServer, { trustProxy: config.trustProxy });
+  const socketLimits = socketLimitsFromEnv(config.env);
+  const io: Server<ClientToServerEvents, ServerToClientEvents> = createSocketServer(httpServer, {
+    trustProxy: config.trustProxy,
+    limits: socketLimits,
+  });
 
   const publisher = createSocketPublisher(io);
   const core = await bootCore({
@@ -106,7 +111,7 @@ export async function serveBaton(input: {
     );
   }
   // a worker's events reach browsers through the adapter; browsers connect to web nodes
-  if (config.role !== "worker") attachSocketHandlers(io, { prisma: core.db.prisma });
+  if (config.role !== "worker") attachSocketHandlers(io, { prisma: core.db.prisma, limits: socketLimits });
 
   let draining = false;
   const opsRoutes = createOpsRoutes({

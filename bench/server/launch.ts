@@ -76,6 +76,10 @@ export async function startServer(input: {
   token?: string;
   authSecret?: string;
   label: string;
+  /** the server's entry, relative to the repository (default server/index.ts, what `npm start` runs) */
+  entry?: string;
+  /** more environment for this process (e.g. BATON_ROLE) */
+  env?: Record<string, string>;
 }): Promise<BatonServer> {
   const port = await freePort();
   const dataDir = fs.mkdtempSync(path.join(os.tmpdir(), "baton-bench-"));
@@ -92,6 +96,8 @@ export async function startServer(input: {
     // the benchmark's 100 "browsers" come from one address; as behind a load balancer,
     // each names its own in X-Forwarded-For (the handshake limit is per address)
     BATON_TRUST_PROXY: "1",
+    // and they share one person's session: the per-user handshake limit would refuse most
+    BATON_SOCKET_HANDSHAKES_PER_USER: "100000",
     BETTER_AUTH_SECRET: authSecret,
     BATON_SEED_DEMO: "0",
     BATON_DEFAULT_MODEL: "offline",
@@ -106,9 +112,10 @@ export async function startServer(input: {
   delete env.OPENAI_API_KEY;
   delete env.BETTER_AUTH_URL;
   if (input.databaseUrl) env.DATABASE_URL = input.databaseUrl;
+  Object.assign(env, input.env);
   // what `npm start` runs (tsx server/index.ts), as node's own process so signals and flags reach it
   const nodeArgs = (process.env.BATON_BENCH_NODE_ARGS ?? "").split(/\s+/).filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", "server/index.ts"], {
+  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", input.entry ?? "server/index.ts"], {
     cwd: ROOT,
     env,
     stdio: ["ignore", "pipe", "pipe"],

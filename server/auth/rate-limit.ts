@@ -3,7 +3,8 @@
  * guessing script is stopped by the process it talks to; with several processes each
  * allows the figure, which bounds the total by processes × figure). Every write of a
  * person (per user) and of an API token (per token), sign-in attempts (per account and
- * per address) and Socket.IO handshakes (per address) go through `hitRateLimit`;
+ * per address) and Socket.IO handshakes (per address, per user: socket/limits.ts) go
+ * through `hitRateLimit`;
  * `rateLimited` turns a wait into a 429 with Retry-After.
  */
 import { HttpError } from "../http/errors.ts";
@@ -23,8 +24,6 @@ export const TOKEN_WRITE_RATE: RateRule = { windowMs: 60_000, max: 120 };
 export const SIGN_IN_ACCOUNT_RATE: RateRule = { windowMs: 10 * 60_000, max: 10 };
 /** sign-in attempts from one client address, whatever the account */
 export const SIGN_IN_ADDRESS_RATE: RateRule = { windowMs: 10 * 60_000, max: 50 };
-/** Socket.IO handshakes from one client address (a reconnecting tab needs a few) */
-export const SOCKET_HANDSHAKE_RATE: RateRule = { windowMs: 60_000, max: 60 };
 
 const MAX_BUCKETS = 100_000;
 const buckets = new Map<string, { start: number; count: number }>();

@@ -50,6 +50,12 @@ const envSchema = z.object({
     .regex(/^(true|false|\d{1,2})$/, "must be true, false or a number of proxies (0-99)")
     .transform((value) => (value === "true" ? 1 : value === "false" ? 0 : Number(value)))
     .default(0),
+  /** Socket.IO handshakes per minute: of one signed-in user, from one address (all), from one address without a session */
+  BATON_SOCKET_HANDSHAKES_PER_USER: positiveInt(20),
+  BATON_SOCKET_HANDSHAKES_PER_ADDRESS: positiveInt(2_000),
+  BATON_SOCKET_ANONYMOUS_HANDSHAKES_PER_ADDRESS: positiveInt(60),
+  /** events one browser socket may send per second before they are refused */
+  BATON_SOCKET_EVENTS_PER_SECOND: positiveInt(20),
   BATON_SEED_DEMO: z.enum(["0", "1"]).default("1"),
   BATON_PGLITE_THREAD: z.enum(["0", "1"]).default("1"),
   /** all: pages, sockets and agent runs; web: pages and sockets only; worker: agent runs only */

@@ -16,19 +16,74 @@ function describePlanIssue(issue: PlanIssue): string {
   return `${where}: ${issue.message}`;
 }
 
-/** A proposed plan (or appended steps) was rejected; `issues` lists every problem found. */
+/**
+ * How many issues an error carries and prints. A hostile proposal can hold hundreds of
+ * thousands of problems; listing them all once made a 60 MB answer. The rest are counted.
+ */
+export const MAX_REPORTED_ISSUES = 50;
+
+/**
+ * Collects issues up to MAX_REPORTED_ISSUES and only counts the rest, so validating a
+ * hostile proposal allocates a bounded list however many problems it has.
+ */
+export class IssueCollector<T> {
+  readonly kept: T[] = [];
+  private total = 0;
+
+  constructor(private readonly cap = MAX_REPORTED_ISSUES) {}
+
+  push(item: T): void {
+    this.total += 1;
+    if (this.kept.length < this.cap) this.kept.push(item);
+  }
+
+  /** Counts an issue and builds it only if it will be kept. */
+  pushLazy(make: () => T): void {
+    if (this.kept.length < this.cap) this.push(make());
+    else this.total += 1;
+  }
+
+  pushAll(items: Iterable<T>): void {
+    for (const item of items) this.push(item);
+  }
+
+  get count(): number {
+    return this.total;
+  }
+
+  get omitted(): number {
+    return this.total - this.kept.length;
+  }
+}
+
+/**
+ * A proposed plan (or appended steps) was rejected; `issues` lists the first
+ * MAX_REPORTED_ISSUES problems found and `omittedIssues` counts the others.
+ */
 export class PlanValidationError extends Error {
   readonly code = "plan_invalid" as const;
   readonly issues: PlanIssue[];
+  readonly omittedIssues: number;
 
-  constructor(issues: PlanIssue[]) {
+  constructor(found: PlanIssue[] | IssueCollector<PlanIssue>) {
+    const collector = found instanceof IssueCollector ? found : collect(found);
+    const total = collector.count;
+    const more = collector.omitted > 0 ? `\n- … and ${collector.omitted} more` : "";
     super(
-      `The plan is invalid (${issues.length} ${issues.length === 1 ? "issue" : "issues"}):\n` +
-        issues.map((issue) => `- ${describePlanIssue(issue)}`).join("\n"),
+      `The plan is invalid (${total} ${total === 1 ? "issue" : "issues"}):\n` +
+        collector.kept.map((issue) => `- ${describePlanIssue(issue)}`).join("\n") +
+        more,
     );
     this.name = "PlanValidationError";
-    this.issues = issues;
+    this.issues = collector.kept;
+    this.omittedIssues = collector.omitted;
   }
+}
+
+function collect<T>(items: T[]): IssueCollector<T> {
+  const collector = new IssueCollector<T>();
+  collector.pushAll(items);
+  return collector;
 }
 
 export interface FormAnswerIssue {

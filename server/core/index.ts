@@ -2,7 +2,14 @@
  * The public API of Baton's pure orchestration core. Nothing here does I/O.
  */
 export * from "./types.ts";
-export { PlanValidationError, FormAnswerError, type PlanIssue, type FormAnswerIssue } from "./errors.ts";
+export {
+  PlanValidationError,
+  FormAnswerError,
+  IssueCollector,
+  MAX_REPORTED_ISSUES,
+  type PlanIssue,
+  type FormAnswerIssue,
+} from "./errors.ts";
 export {
   rawPlanSchema,
   rawStepSchema,

@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
-import { PlanValidationError, type PlanIssue } from "./errors.ts";
+import { MAX_REPORTED_ISSUES, PlanValidationError, type PlanIssue } from "./errors.ts";
 import { makePlan } from "./test-fixtures.ts";
 import { ancestors, validateAppendedSteps, validatePlan, type PlanLimits } from "./validate-plan.ts";
 import { MAX_INT32 } from "./text.ts";
@@ -152,3 +152,67 @@ describe("integers fit their columns", () => {
     expect(spec.maxParallel).toBe(MAX_INT32);
   });
 });
+
+describe("a hostile plan gets a bounded answer", () => {
+  it("refuses a ~1 MB wait_for of one repeated entry with one issue naming the step, before the schema reads it", () => {
+    const waitFor = Array.from({ length: 499_000 }, () => 1);
+    expect(JSON.stringify(waitFor).length).toBeGreaterThan(990_000);
+    const raw = { title: "flood", steps: [rawStep(1), rawStep(2, { wait_for: waitFor })] };
+    const error = errorOf(() => validatePlan({ raw, assignees, limits }));
+    expect(error.issues).toEqual([
+      { stepIndex: 2, field: "wait_for", message: "has 499000 entries; a step can wait for at most 200 steps" },
+    ]);
+    expect(error.message.length).toBeLessThan(500);
+  });
+
+  it("names a step without a usable index by its position", () => {
+    const raw = { title: "flood", steps: [rawStep(1), { ...rawStep(2), index: "two", wait_for: Array(201).fill(1) }] };
+    expect(issuesOf(() => validatePlan({ raw, assignees, limits }))).toEqual([
+      { stepIndex: null, field: "wait_for", message: "has 201 entries; a step can wait for at most 200 steps (the step at position 2)" },
+    ]);
+  });
+
+  it("checks appended steps' wait_for lengths the same way", () => {
+    const existing = makePlan({ steps: [{ index: 1 }] });
+    const raw = [rawStep(2, { wait_for: Array(5_000).fill(1) })];
+    expect(issuesOf(() => validateAppendedSteps({ existing, raw, assignees, limits }))).toEqual([
+      { stepIndex: 2, field: "wait_for", message: "has 5000 entries; a step can wait for at most 200 steps" },
+    ]);
+  });
+
+  it("lists the first 50 relational issues and counts the rest, in the issues and in the message", () => {
+    fc.assert(
+      fc.property(fc.integer({ min: 1, max: 200 }), (count) => {
+        // every step names an assignee that is not in the conversation: one issue each
+        const steps = Array.from({ length: count }, (_, i) => rawStep(i + 1, { assignee: "nobody" }));
+        const error = errorOf(() => validatePlan({ raw: { title: "many", steps }, assignees, limits }));
+        expect(error.issues).toHaveLength(Math.min(count, MAX_REPORTED_ISSUES));
+        expect(error.omittedIssues).toBe(Math.max(0, count - MAX_REPORTED_ISSUES));
+        expect(error.issues.map((issue) => issue.stepIndex)).toEqual(
+          Array.from({ length: Math.min(count, MAX_REPORTED_ISSUES) }, (_, i) => i + 1),
+        );
+        expect(error.message.includes("more")).toBe(count > MAX_REPORTED_ISSUES);
+        expect(error.message.startsWith(`The plan is invalid (${count} `)).toBe(true);
+      }),
+      { numRuns: 40 },
+    );
+  });
+
+  it("lists the first 50 schema issues and counts the rest", () => {
+    const steps = Array.from({ length: 200 }, (_, i) => ({ ...rawStep(i + 1), title: 7 }));
+    const error = errorOf(() => validatePlan({ raw: { title: "typed", steps }, assignees, limits }));
+    expect(error.issues).toHaveLength(MAX_REPORTED_ISSUES);
+    expect(error.issues[0]).toMatchObject({ stepIndex: 1, field: "title" });
+    expect(error.omittedIssues).toBe(150);
+  });
+});
+
+function errorOf(run: () => unknown): PlanValidationError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof PlanValidationError) return error;
+    throw error;
+  }
+  throw new Error("expected the plan to be rejected");
+}

@@ -3,8 +3,7 @@
  * found, each naming the step and field, so the commander can fix all of them in
  * one more tool call.
  */
-import type { z } from "zod";
-import { PlanValidationError, type PlanIssue } from "./errors.ts";
+import { IssueCollector, PlanValidationError, type PlanIssue } from "./errors.ts";
 import {
   rawAppendedStepsSchema,
   rawPlanSchema,
@@ -13,6 +12,7 @@ import {
   type RawStep,
   type RawWaitForEntry,
 } from "./plan-schema.ts";
+import { isRecord, shapeIssues } from "./plan-shape-issues.ts";
 import { parseTemplateRefs } from "./templates.ts";
 import { COMMANDER_ASSIGNEE, USER_ASSIGNEE, type Budget, type ForEach, type PlanSpec, type PlanState, type StepSpec } from "./types.ts";
 
@@ -44,17 +44,18 @@ export function validatePlan({ raw, assignees, limits }: { raw: unknown; assigne
     throw new PlanValidationError(shapeIssues(parsed.error, rawSteps, ["steps"]));
   }
   const plan = parsed.data;
-  const issues: PlanIssue[] = [];
+  const issues = new IssueCollector<PlanIssue>();
   if (plan.steps.length === 0) issues.push({ stepIndex: null, field: "steps", message: "the plan has no steps" });
   const steps = checkSteps({ steps: plan.steps, firstIndex: 1, existing: new Map(), context: { assignees, limits }, issues });
-  if (issues.length > 0) throw new PlanValidationError(issues);
+  if (issues.count > 0) throw new PlanValidationError(issues);
   return { title: plan.title, maxParallel: plan.max_parallel ?? limits.defaultMaxParallel, budget: toBudget(plan.budget), steps };
 }
 
 /**
  * Refuse a plan with more steps than the limit before anything else reads it: the
  * check costs one property read, however large the proposal, so a hostile plan is
- * refused in microseconds instead of being validated step by step.
+ * refused in microseconds instead of being validated step by step. Then each step's
+ * wait_for length (see assertWaitForLengths).
  * @throws PlanValidationError with the one issue
  */
 export function assertPlanSize({ raw, limits }: { raw: unknown; limits: PlanLimits }): void {
@@ -62,6 +63,32 @@ export function assertPlanSize({ raw, limits }: { raw: unknown; limits: PlanLimi
   if (Array.isArray(steps) && steps.length > limits.maxSteps) {
     throw new PlanValidationError([
       { stepIndex: null, field: "steps", message: `the plan has ${steps.length} steps; the limit is ${limits.maxSteps}` },
+    ]);
+  }
+  if (Array.isArray(steps)) assertWaitForLengths(steps, limits);
+}
+
+/**
+ * A step can wait for at most every other step, so a wait_for longer than the step
+ * limit is wrong whatever it names. Refusing it before the schema runs keeps a
+ * megabyte of one repeated entry from being parsed and reported entry by entry.
+ * Reads two properties of at most `maxSteps` steps.
+ * @throws PlanValidationError naming the first such step
+ */
+function assertWaitForLengths(steps: readonly unknown[], limits: PlanLimits): void {
+  for (const [position, step] of steps.entries()) {
+    const waitFor = isRecord(step) ? step.wait_for : undefined;
+    if (!Array.isArray(waitFor) || waitFor.length <= limits.maxSteps) continue;
+    const declared = isRecord(step) ? step.index : undefined;
+    const named = typeof declared === "number" && Number.isInteger(declared);
+    throw new PlanValidationError([
+      {
+        stepIndex: named ? declared : null,
+        field: "wait_for",
+        message:
+          `has ${waitFor.length} entries; a step can wait for at most ${limits.maxSteps} steps` +
+          (named ? "" : ` (the step at position ${position + 1})`),
+      },
     ]);
   }
 }
@@ -110,9 +137,10 @@ export function validateAppendedSteps({
       ]);
     }
   }
+  if (Array.isArray(raw)) assertWaitForLengths(raw, limits);
   const parsed = rawAppendedStepsSchema.safeParse(raw);
   if (!parsed.success) throw new PlanValidationError(shapeIssues(parsed.error, raw, []));
-  const issues: PlanIssue[] = [];
+  const issues = new IssueCollector<PlanIssue>();
   if (parsed.data.length === 0) issues.push({ stepIndex: null, field: "steps", message: "there are no steps to append" });
   const existingWaitFor = new Map(existing.steps.map((step) => [step.index, step.waitFor] as const));
   const firstIndex = Math.max(0, ...existing.steps.map((step) => step.index)) + 1;
@@ -123,43 +151,8 @@ export function validateAppendedSteps({
     context: { assignees, limits },
     issues,
   });
-  if (issues.length > 0) throw new PlanValidationError(issues);
+  if (issues.count > 0) throw new PlanValidationError(issues);
   return steps;
-}
-
-function isRecord(value: unknown): value is Record<string, unknown> {
-  return typeof value === "object" && value !== null && !Array.isArray(value);
-}
-
-/** Map zod issues to plan issues: `steps.2.wait_for.0` becomes the step's declared index and "wait_for". */
-function shapeIssues(error: z.ZodError, rawSteps: unknown, stepsPath: PropertyKey[]): PlanIssue[] {
-  return error.issues.map((issue) => {
-    const path = issue.path;
-    const underSteps = stepsPath.every((key, i) => path[i] === key);
-    const position = underSteps ? path[stepsPath.length] : undefined;
-    if (typeof position !== "number") {
-      // an unknown key inside a nested object (budget) is reported on that object
-      const field =
-        issue.code === "unrecognized_keys" && path.length === 0
-          ? issue.keys.join(", ")
-          : path.map(String).join(".") || (stepsPath.length === 0 ? "steps" : "plan");
-      const message = issue.code === "unrecognized_keys" ? `unknown field (${issue.message})` : issue.message;
-      return { stepIndex: null, field, message };
-    }
-    const rawStep: unknown = Array.isArray(rawSteps) ? rawSteps[position] : undefined;
-    const declared: unknown = isRecord(rawStep) ? rawStep.index : undefined;
-    const stepIndex = typeof declared === "number" && Number.isInteger(declared) ? declared : null;
-    const rest = path.slice(stepsPath.length + 1);
-    if (issue.code === "unrecognized_keys") {
-      // on the step itself the key is the field; inside wait_for or budget, that field is
-      const field = rest.length > 0 ? String(rest[0]) : issue.keys.join(", ");
-      return { stepIndex, field, message: `unknown field (${issue.message})` };
-    }
-    const field = rest.length > 0 ? String(rest[0]) : "step";
-    // a step that is not at the position its index claims is easier to find by position
-    const where = stepIndex === null ? ` (the step at position ${position + 1})` : "";
-    return { stepIndex, field, message: issue.message + where };
-  });
 }
 
 function normalizeAssignee(assignee: string): string {
@@ -179,7 +172,7 @@ function checkSteps({
   firstIndex: number;
   existing: ReadonlyMap<number, readonly number[]>;
   context: ValidationContext;
-  issues: PlanIssue[];
+  issues: IssueCollector<PlanIssue>;
 }): StepSpec[] {
   const { assignees, limits } = context;
   const declared = new Set<number>(existing.keys());
@@ -250,7 +243,7 @@ function checkSteps({
   for (const spec of specs) if (!graph.has(spec.index)) graph.set(spec.index, spec.waitFor);
   const isUpstream = upstreamOracle(graph);
   for (const spec of specs) checkTemplate(spec, isUpstream, declared, issues);
-  issues.push(...cycleIssues(graph));
+  issues.pushAll(cycleIssues(graph));
   return specs;
 }
 
@@ -281,7 +274,7 @@ function checkTemplate(
   spec: StepSpec,
   isUpstream: (step: number, candidate: number) => boolean,
   declared: ReadonlySet<number>,
-  issues: PlanIssue[],
+  issues: IssueCollector<PlanIssue>,
 ): void {
   const refs = parseTemplateRefs(spec.input);
   const report = (message: string) => issues.push({ stepIndex: spec.index, field: "input", message });

@@ -9,7 +9,7 @@ import type { z } from "zod";
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from "../core/text.ts";
 import { DEFAULT_MAX_BODY_BYTES, MAX_UPLOAD_BYTES, MULTIPART_OVERHEAD_BYTES } from "../protocol/limits.ts";
 import { peekRuntime } from "../runtime.ts";
-import { HttpError } from "./errors.ts";
+import { HttpError, invalidInput } from "./errors.ts";
 
 /** deepest nesting of objects and arrays a JSON body may have */
 export const MAX_JSON_DEPTH = 32;
@@ -208,9 +208,7 @@ export async function parseJson<T extends z.ZodType>(request: Request | string, 
   }
   const parsed = schema.safeParse(parseJsonText(text));
   if (!parsed.success) {
-    const issues = parsed.error.issues.map((issue) => ({ path: issue.path.join("."), message: issue.message }));
-    const message = issues.map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message)).join("; ");
-    throw new HttpError(400, "invalid_input", message, undefined, issues);
+    throw invalidInput(parsed.error);
   }
   return parsed.data;
 }

@@ -6,7 +6,7 @@
 import type { z } from "zod";
 import type { ResponseBody, RouteSpec } from "../protocol/rest/define.ts";
 import { parseJson } from "./body.ts";
-import { HttpError } from "./errors.ts";
+import { invalidInput } from "./errors.ts";
 
 /** The request's JSON body (or an already-read text, for signed webhooks), parsed with the route's schema. */
 export function readBody<B extends z.ZodType>(spec: RouteSpec & { body: B }, request: Request | string): Promise<z.output<B>> {
@@ -17,9 +17,7 @@ export function readBody<B extends z.ZodType>(spec: RouteSpec & { body: B }, req
 export function readQuery<Q extends z.ZodType>(spec: RouteSpec & { query: Q }, request: Request): z.output<Q> {
   const parsed = spec.query.safeParse(Object.fromEntries(new URL(request.url).searchParams));
   if (parsed.success) return parsed.data;
-  const issues = parsed.error.issues.map((issue) => ({ path: issue.path.join("."), message: issue.message }));
-  const message = issues.map((issue) => (issue.path ? `${issue.path}: ${issue.message}` : issue.message)).join("; ");
-  throw new HttpError(400, "invalid_input", message, undefined, issues);
+  throw invalidInput(parsed.error);
 }
 
 /** The route's answer with its success status; a shape other than its response schema's fails typecheck. */

@@ -69,7 +69,32 @@ export interface ServerToClientEvents {
   "invitations-changed": () => void;
   /** a conversation the user belongs to was renamed, archived or unarchived ("updated"), or deleted */
   "conversation-changed": (change: { conversationId: string; change: "updated" | "deleted" }) => void;
+  /** sent just before the server closes this socket for going past its limits (server/socket/limits.ts) */
+  "socket-closing": (notice: { reason: SocketClosingReason }) => void;
 }
+
+/**
+ * The `data` of a handshake refused for coming too often (the error's message is
+ * "too many connection attempts"): Socket.IO does not retry a refusal by the server's
+ * middleware by itself, so the browser connects again after `retryAfterSeconds`.
+ */
+export interface HandshakeRefusal {
+  code: "too_many_handshakes";
+  retryAfterSeconds: number;
+}
+
+export function isHandshakeRefusal(data: unknown): data is HandshakeRefusal {
+  const candidate = data as Partial<HandshakeRefusal> | null;
+  return (
+    typeof candidate === "object" &&
+    candidate !== null &&
+    candidate.code === "too_many_handshakes" &&
+    typeof candidate.retryAfterSeconds === "number"
+  );
+}
+
+/** Why the server closed a socket: it kept sending events faster, or larger, than allowed. */
+export type SocketClosingReason = "too_many_events" | "payload_too_large";
 
 export type JoinAck = { ok: true; events: ConversationEventDTO[]; lastSeq: number } | { ok: false; error: string };
 

@@ -4,6 +4,8 @@
  * A socket joins `activity:<id>` for each of its user's conversations (sidebar badges)
  * and `conv:<id>` only after `conversation-join`, which replays stored events after
  * `afterSeq`. The room is joined before the replay is read, so nothing falls between.
+ * Handshakes are limited per user (and, without a session, per address), and every
+ * socket's events are budgeted before any handler runs (limits.ts).
  */
 import type { Server, Socket } from "socket.io";
 import { z } from "zod";
@@ -14,6 +16,15 @@ import { listConversationEvents } from "../adapters/prisma/event-log.ts";
 import { getSessionWithUser, type SessionUser } from "../auth/session.ts";
 import { activityRoom, conversationRoom, sessionRoom, userRoom } from "../protocol/rooms.ts";
 import { rememberIo } from "./rooms.ts";
+import {
+  anonymousHandshakeWait,
+  createEventGuard,
+  DEFAULT_SOCKET_LIMITS,
+  handshakeAddress,
+  tooManyHandshakes,
+  userHandshakeWait,
+  type SocketLimits,
+} from "./limits.ts";
 import { log } from "../ops/log.ts";
 
 /** a replay longer than this tells the client to reload the snapshot instead */
@@ -34,18 +45,32 @@ type BatonSocket = Socket<ClientToServerEvents, ServerToClientEvents, Record<str
 const joinSchema = z.object({ conversationId: storableText().min(1).max(64), afterSeq: int32().min(0) });
 const leaveSchema = z.object({ conversationId: storableText().min(1).max(64) });
 
-export function attachSocketHandlers(io: Server, { prisma }: { prisma: PrismaClient }) {
+export function attachSocketHandlers(
+  io: Server,
+  { prisma, limits = DEFAULT_SOCKET_LIMITS }: { prisma: PrismaClient; limits?: SocketLimits },
+) {
   const server = io as BatonServer;
   rememberIo(io);
+  const guardEvents = createEventGuard(limits);
 
   server.use((socket, next) => {
+    const address = handshakeAddress(socket.request);
+    const anonymous = () => {
+      const wait = anonymousHandshakeWait(address, limits);
+      next(wait === null ? new Error("unauthenticated") : tooManyHandshakes(wait));
+    };
+    const cookie = socket.handshake.headers.cookie;
+    // a bad cookie is still looked up (the address ceiling bounds that): refusing it
+    // early would also refuse the signed-in people who share the address
+    if (!cookie) return anonymous();
     void (async () => {
       try {
         const headers = new Headers();
-        const cookie = socket.handshake.headers.cookie;
-        if (cookie) headers.set("cookie", cookie);
+        headers.set("cookie", cookie);
         const found = await getSessionWithUser(headers, prisma);
-        if (!found) return next(new Error("unauthenticated"));
+        if (!found) return anonymous();
+        const wait = userHandshakeWait(found.user.id, limits);
+        if (wait !== null) return next(tooManyHandshakes(wait));
         socket.data.user = found.user;
         socket.data.sessionId = found.session.id;
         socket.data.sessionExpiresAt = found.session.expiresAt;
@@ -57,6 +82,7 @@ export function attachSocketHandlers(io: Server, { prisma }: { prisma: PrismaCli
   });
 
   server.on("connection", (socket: BatonSocket) => {
+    guardEvents(socket);
     const { user, sessionId } = socket.data;
     void socket.join(userRoom(user.id));
     // sign-out and revocation empty this room (auth.ts's session delete hook)

@@ -7,19 +7,29 @@
  *   origin (BETTER_AUTH_URL, BATON_TRUSTED_ORIGINS). A request without an Origin
  *   header is not a cross-site browser request (browsers always send one then) and
  *   still needs the session cookie.
- * - Handshakes are rate-limited per client address.
+ * - Handshakes are counted per client address against a high ceiling (limits.ts); the
+ *   address is stamped on the request here, where the per-user and anonymous limits
+ *   of handlers.ts's middleware read it.
  */
 import type { IncomingMessage, Server as HttpServer } from "node:http";
 import { Server } from "socket.io";
 import type { ClientToServerEvents, ServerToClientEvents } from "../protocol/events.ts";
 import { configuredOrigins } from "../auth/auth.ts";
-import { hitRateLimit, SOCKET_HANDSHAKE_RATE } from "../auth/rate-limit.ts";
-import { clientAddress, clientProtocol } from "../http/client-address.ts";
+import { clientProtocol, stampClientHeaders } from "../http/client-address.ts";
+import {
+  admitAddressHandshake,
+  DEFAULT_SOCKET_LIMITS,
+  MAX_SOCKET_MESSAGE_BYTES,
+  TOO_MANY_HANDSHAKES,
+  type SocketLimits,
+} from "./limits.ts";
 
 export interface SocketServerOptions {
   trustProxy: number;
   /** default: BETTER_AUTH_URL and BATON_TRUSTED_ORIGINS */
   origins?: string[];
+  /** default: DEFAULT_SOCKET_LIMITS (only the per-address ceiling is used here) */
+  limits?: SocketLimits;
 }
 
 /** The site's own origin as this request addressed it. */
@@ -35,13 +45,12 @@ function ownOrigin(request: IncomingMessage, trustProxy: number): string | null 
   return `${protocol}://${host}`;
 }
 
-export function handshakeVerdict(request: IncomingMessage, options: { trustProxy: number; origins: string[] }): string | null {
-  const address = clientAddress({
-    remoteAddress: request.socket.remoteAddress,
-    forwardedFor: request.headers["x-forwarded-for"],
-    trustProxy: options.trustProxy,
-  });
-  if (hitRateLimit(`socket-handshake:${address}`, SOCKET_HANDSHAKE_RATE) !== null) return "too many connection attempts";
+export function handshakeVerdict(
+  request: IncomingMessage,
+  options: { trustProxy: number; origins: string[]; limits: SocketLimits },
+): string | null {
+  const { address } = stampClientHeaders(request, options.trustProxy);
+  if (!admitAddressHandshake(address, options.limits)) return TOO_MANY_HANDSHAKES;
   const origin = request.headers.origin;
   if (origin === undefined) return null;
   if (origin === ownOrigin(request, options.trustProxy) || options.origins.includes(origin)) return null;
@@ -50,12 +59,13 @@ export function handshakeVerdict(request: IncomingMessage, options: { trustProxy
 
 export function createSocketServer(httpServer: HttpServer, options: SocketServerOptions) {
   const origins = options.origins ?? configuredOrigins();
+  const limits = options.limits ?? DEFAULT_SOCKET_LIMITS;
   const io = new Server<ClientToServerEvents, ServerToClientEvents>(httpServer, {
     // same-origin only: the app and its socket share one host and port
     cors: { origin: false },
-    maxHttpBufferSize: 1e6,
+    maxHttpBufferSize: MAX_SOCKET_MESSAGE_BYTES,
     allowRequest: (request, callback) => {
-      const refusal = handshakeVerdict(request, { trustProxy: options.trustProxy, origins });
+      const refusal = handshakeVerdict(request, { trustProxy: options.trustProxy, origins, limits });
       callback(refusal, refusal === null);
     },
   });

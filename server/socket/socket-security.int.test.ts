@@ -19,14 +19,16 @@ import {
 } from "../auth/testing/accounts.ts";
 import { getAuth } from "../auth/session.ts";
 import { CLIENT_IP_HEADER } from "../http/client-address.ts";
-import { SOCKET_HANDSHAKE_RATE } from "../auth/rate-limit.ts";
 import { createMembershipServices } from "../services/memberships.ts";
 import { attachSocketHandlers } from "./handlers.ts";
 import { socketMembershipNotifier } from "./rooms.ts";
 import { conversationRoom } from "../protocol/rooms.ts";
 import { createSocketServer } from "./server.ts";
+import { DEFAULT_SOCKET_LIMITS } from "./limits.ts";
 
 const CONFIGURED_ORIGIN = "https://chat.example.org";
+// a low per-address ceiling, so the test reaches it quickly (the default is 2,000 a minute)
+const LIMITS = { ...DEFAULT_SOCKET_LIMITS, handshakesPerAddress: 12 };
 let fixture: AccountsFixture;
 let httpServer: HttpServer;
 let io: Server;
@@ -73,8 +75,8 @@ beforeAll(async () => {
   fixture = await createAccountsFixture();
   bob = await signUpInvited(fixture.db.prisma, fixture.admin, "Bob");
   httpServer = createServer();
-  io = createSocketServer(httpServer, { trustProxy: 1, origins: [CONFIGURED_ORIGIN] });
-  attachSocketHandlers(io, { prisma: fixture.db.prisma });
+  io = createSocketServer(httpServer, { trustProxy: 1, origins: [CONFIGURED_ORIGIN], limits: LIMITS });
+  attachSocketHandlers(io, { prisma: fixture.db.prisma, limits: LIMITS });
   await new Promise<void>((resolve) => httpServer.listen(0, "127.0.0.1", resolve));
   url = `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}`;
 });
@@ -171,7 +173,7 @@ describe("handshake rate limit", () => {
         (response) => response.status,
       );
     const statuses: number[] = [];
-    for (let i = 0; i < SOCKET_HANDSHAKE_RATE.max; i++) statuses.push(await handshake(address));
+    for (let i = 0; i < LIMITS.handshakesPerAddress; i++) statuses.push(await handshake(address));
     expect(statuses.every((status) => status === 200)).toBe(true);
     expect(await handshake(address)).toBe(403);
     expect(await handshake("198.51.100.78")).toBe(200);

@@ -36,6 +36,8 @@ export const apiErrorSchema = z.object({
     message: z.string(),
     details: z.unknown().optional(),
     issues: z.unknown().optional(),
+    /** how many issues past the first 50 were found but not listed */
+    omittedIssues: z.number().int().optional(),
   }),
 });
 export type ApiErrorBody = z.infer<typeof apiErrorSchema>;

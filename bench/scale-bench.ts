@@ -1,0 +1,268 @@
+/**
+ * The scale row: two web nodes and two workers on PostgreSQL, 1,000 Socket.IO clients
+ * across 50 conversations, 100 plans running at once. `npm run bench:scale` runs only
+ * this; `npm run bench` runs it after the server table. Needs DATABASE_URL=postgresql://…
+ * (a scratch database on that server, dropped afterwards). Figures, not assertions:
+ *
+ * - events lost: each client's deliveries against every seq its conversation committed
+ *   after it joined (goal 0);
+ * - peak memory per process: each server process's peak resident set (VmHWM) (goal ≤ 1 GB);
+ * - fan-out: a delivery's arrival minus the event's createdAt (the committing unit's
+ *   stamp), p50 and p99 (goal p99 ≤ 300 ms), split at the moment the unit's commit
+ *   notice (a NOTIFY on the adapter's channel, naming its seqs) reached a listener of
+ *   the benchmark's own: commit → notice, then notice → web node reads the events and
+ *   writes its sockets → client;
+ * - the clients' own event-loop delay: they run in child processes (bench/scale/clients.ts)
+ *   so that the benchmark's loop is not the one that is late, and report how late theirs was.
+ */
+import { fork, type ChildProcess } from "node:child_process";
+import fs from "node:fs";
+import path from "node:path";
+import pg from "pg";
+import { startServer, type BatonServer } from "./server/launch.ts";
+import { openPostgresBenchDatabase, withDatabase } from "./bench-database.ts";
+import { quantile } from "./server/workloads.ts";
+import { toPlan, type TimedStep } from "./dags.ts";
+import { apiClient } from "./server/client.ts";
+import type { ClientAssignment, FromClients, ToClients } from "./scale/clients.ts";
+
+const CLIENTS = 1_000;
+const CONVERSATIONS = 50;
+const PLANS = 100;
+const CLIENT_PROCESSES = 4;
+const log = (line: string) => console.error(`[bench:scale] ${line}`);
+const ms = (value: number) => `${value.toFixed(0)} ms`;
+
+/** A plan of six steps, two branches of 30–120 ms steps joining: enough events per plan to fan out. */
+function scalePlan(seed: number): TimedStep[] {
+  const sleep = (i: number) => 30 + ((seed * 37 + i * 53) % 91);
+  return [
+    { index: 1, waitFor: [], sleepMs: sleep(1) },
+    { index: 2, waitFor: [1], sleepMs: sleep(2) },
+    { index: 3, waitFor: [1], sleepMs: sleep(3) },
+    { index: 4, waitFor: [2], sleepMs: sleep(4) },
+    { index: 5, waitFor: [3], sleepMs: sleep(5) },
+    { index: 6, waitFor: [4, 5], sleepMs: sleep(6) },
+  ];
+}
+
+/** Peak resident memory of a process so far, from /proc (Linux), in MB; null elsewhere. */
+function peakMemoryMb(pid: number | undefined): number | null {
+  if (pid === undefined) return null;
+  try {
+    const line = fs
+      .readFileSync(`/proc/${pid}/status`, "utf8")
+      .split("\n")
+      .find((l) => l.startsWith("VmHWM:"));
+    return line ? Number(line.replace(/\D+/g, "")) / 1024 : null;
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * The events a NOTIFY on the adapter's channel announces: a unit's commit notice names
+ * its seqs (`{ conversationId, first, last }`, see socket-publisher.ts); an older-style
+ * message carries the events themselves (`{ conversationId, seq, createdAt }`).
+ */
+function eventsIn(value: unknown, found: { conversationId: string; seq: number }[] = []) {
+  if (Array.isArray(value)) for (const item of value) eventsIn(item, found);
+  else if (value && typeof value === "object") {
+    const record = value as Record<string, unknown>;
+    const { conversationId, seq, first, last } = record;
+    if (typeof conversationId === "string" && typeof seq === "number") found.push({ conversationId, seq });
+    else if (typeof conversationId === "string" && typeof first === "number" && typeof last === "number") {
+      for (let n = first; n <= last; n++) found.push({ conversationId, seq: n });
+    } else for (const item of Object.values(record)) eventsIn(item, found);
+  }
+  return found;
+}
+
+function startClientProcess(): { child: ChildProcess; next: () => Promise<FromClients> } {
+  const child = fork(path.join(import.meta.dirname, "scale", "clients.ts"), [], {
+    execArgv: ["--import", "tsx"],
+    stdio: ["ignore", "inherit", "inherit", "ipc"],
+  });
+  const inbox: FromClients[] = [];
+  let waiting: ((message: FromClients) => void) | undefined;
+  child.on("message", (message: FromClients) => {
+    if (waiting) {
+      const resolve = waiting;
+      waiting = undefined;
+      resolve(message);
+    } else inbox.push(message);
+  });
+  return {
+    child,
+    next: () => (inbox.length > 0 ? Promise.resolve(inbox.shift()!) : new Promise((resolve) => (waiting = resolve))),
+  };
+}
+
+export async function benchScale(): Promise<string> {
+  const adminUrl = process.env.DATABASE_URL?.trim();
+  if (!adminUrl || !/^postgres(ql)?:\/\//.test(adminUrl)) {
+    return "scale: not run (two web nodes and two workers need PostgreSQL: set DATABASE_URL=postgresql://…)";
+  }
+  const scratch = await openPostgresBenchDatabase(adminUrl);
+  const url = withDatabase(adminUrl, scratch.name);
+  const servers: BatonServer[] = [];
+  const clientProcesses: ReturnType<typeof startClientProcess>[] = [];
+  const listener = new pg.Client({ connectionString: url });
+  try {
+    const base = { databaseUrl: url, entry: "bench/scale/node.ts" };
+    // the first migrates and seeds; the others share its token and auth secret
+    const first = await startServer({ ...base, label: "web 1", env: { BATON_ROLE: "web" } });
+    servers.push(first);
+    const shared = { ...base, token: first.token, authSecret: first.authSecret };
+    servers.push(
+      ...(await Promise.all([
+        startServer({ ...shared, label: "web 2", env: { BATON_ROLE: "web" } }),
+        startServer({ ...shared, label: "worker 1", env: { BATON_ROLE: "worker" } }),
+        startServer({ ...shared, label: "worker 2", env: { BATON_ROLE: "worker" } }),
+      ])),
+    );
+    const web = servers.slice(0, 2);
+    const api = apiClient(first, first.token);
+    await scratch.prisma.agent.updateMany({ data: { concurrency: 1_000 } });
+
+    // people: one per conversation, each with its twenty tabs (sessions made as better-auth makes them)
+    process.env.BETTER_AUTH_SECRET = first.authSecret;
+    const { quickAccount } = await import("../server/auth/testing/quick-sessions.ts");
+    const conversations: string[] = [];
+    const assignments: ClientAssignment[] = [];
+    for (let c = 0; c < CONVERSATIONS; c++) {
+      const created = await fetch(`${first.baseURL}/api/v1/conversations`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${first.token}`, "content-type": "application/json" },
+        body: JSON.stringify({ title: `scale ${c}`, agents: ["researcher", "analyst", "writer"] }),
+      });
+      if (!created.ok) throw new Error(`creating a conversation: ${created.status} ${await created.text()}`);
+      const { id } = (await created.json()) as { id: string };
+      conversations.push(id);
+      const person = await quickAccount(scratch.prisma, `Scale${c}`);
+      await scratch.prisma.membership.create({ data: { conversationId: id, userId: person.id } });
+      for (let k = 0; k < CLIENTS / CONVERSATIONS; k++) {
+        const i = assignments.length;
+        assignments.push({ baseURL: web[i % 2].baseURL, cookie: person.cookie, conversationId: id, address: `10.80.${i >> 8}.${i & 255}` });
+      }
+    }
+
+    log(`connecting ${CLIENTS} clients from ${CLIENT_PROCESSES} processes…`);
+    for (let p = 0; p < CLIENT_PROCESSES; p++) clientProcesses.push(startClientProcess());
+    const joins = new Map<ClientAssignment, number>();
+    const connected = await Promise.all(
+      clientProcesses.map(async (process_, p) => {
+        const share = assignments.filter((_, i) => i % CLIENT_PROCESSES === p);
+        process_.child.send({ kind: "connect", clients: share } satisfies ToClients);
+        const answer = await process_.next();
+        if (answer.kind !== "connected") throw new Error(`clients: ${answer.kind === "failed" ? answer.error : answer.kind}`);
+        answer.joined.forEach((joined, i) => joins.set(share[i], joined.lastSeq));
+        return answer.joined;
+      }),
+    );
+    const joinedAt = new Map<string, number>(); // the highest seq any client saw at its join, per conversation
+    for (const joined of connected.flat())
+      joinedAt.set(joined.conversationId, Math.max(joinedAt.get(joined.conversationId) ?? 0, joined.lastSeq));
+
+    // the side channel: when the adapter's NOTIFY for an event reached a listener on this machine
+    const notifiedAt = new Map<string, number>();
+    await listener.connect();
+    listener.on("notification", (message) => {
+      const now = Date.now();
+      try {
+        for (const event of eventsIn(JSON.parse(message.payload ?? "null"))) {
+          const key = `${event.conversationId}:${event.seq}`;
+          if (!notifiedAt.has(key)) notifiedAt.set(key, now);
+        }
+      } catch {
+        // a binary message (msgpack, in the adapter's attachment table): not matched
+      }
+    });
+    await listener.query(`LISTEN "socket.io#/"`);
+
+    log(`${PLANS} plans at once…`);
+    const submitted = await Promise.all(
+      Array.from({ length: PLANS }, (_, p) =>
+        api.submitPlan(conversations[p % CONVERSATIONS], toPlan(`scale plan ${p}`, scalePlan(p), 6)).then((plan) => plan.id),
+      ),
+    );
+    // the plans' ends, read from the database (the clients are what is measured)
+    const deadline = Date.now() + 600_000;
+    for (;;) {
+      const open = await scratch.prisma.plan.count({ where: { id: { in: submitted }, endedAt: null } });
+      if (open === 0) break;
+      if (Date.now() > deadline) throw new Error(`${open} plans did not end within 10 minutes`);
+      await new Promise((resolve) => setTimeout(resolve, 500));
+    }
+    const statuses = await scratch.prisma.plan.groupBy({ by: ["status"], where: { id: { in: submitted } }, _count: true });
+    // the last events may still be on their way
+    await new Promise((resolve) => setTimeout(resolve, 2_000));
+
+    const reports = await Promise.all(
+      clientProcesses.map(async (process_) => {
+        process_.child.send({ kind: "report" } satisfies ToClients);
+        const answer = await process_.next();
+        if (answer.kind !== "report") throw new Error(`clients answered ${answer.kind}`);
+        return answer;
+      }),
+    );
+    const peaks = servers.map((server) => peakMemoryMb(server.child.pid));
+    const lastSeqs = new Map(
+      (await scratch.prisma.conversation.findMany({ where: { id: { in: conversations } }, select: { id: true, lastSeq: true } })).map(
+        (row) => [row.id, row.lastSeq] as const,
+      ),
+    );
+
+    // lost: each client should have every seq after the one it joined at, up to its conversation's last
+    const deliveries = reports.flatMap((report) => report.deliveries);
+    const perClientExpected = [...joins.entries()].reduce(
+      (sum, [assignment, lastSeq]) => sum + ((lastSeqs.get(assignment.conversationId) ?? 0) - lastSeq),
+      0,
+    );
+    const distinct = new Set<string>();
+    const receivedByClient = new Set<string>();
+    reports.forEach((report, p) => {
+      for (const [conversationId, seq, , , client] of report.deliveries) {
+        distinct.add(`${conversationId}:${seq}`);
+        if (seq > (joinedAt.get(conversationId) ?? 0)) receivedByClient.add(`${p}:${client}:${seq}`);
+      }
+    });
+    const duplicates = deliveries.length - receivedByClient.size;
+    const lost = perClientExpected - receivedByClient.size;
+    const fanOut = deliveries.map(([, , createdAt, receivedAt]) => receivedAt - createdAt);
+    const toNotify: number[] = [];
+    const fromNotify: number[] = [];
+    for (const [conversationId, seq, createdAt, receivedAt] of deliveries) {
+      const notified = notifiedAt.get(`${conversationId}:${seq}`);
+      if (notified === undefined) continue;
+      toNotify.push(notified - createdAt);
+      fromNotify.push(receivedAt - notified);
+    }
+    const loops = reports.map((report) => report.loopDelayMs);
+    const p99 = quantile(fanOut, 0.99);
+    const worstPeak = Math.max(...peaks.map((peak) => peak ?? 0));
+    const verdict = (met: boolean) => (met ? "met" : "**not met**");
+    const lines = [
+      `\nAt scale (\`npm run bench:scale\`): 2 web nodes + 2 workers on PostgreSQL, ${CLIENTS} Socket.IO clients in ${CLIENT_PROCESSES} processes across ${CONVERSATIONS} conversations, ${PLANS} six-step plans at once (${statuses.map((s) => `${s._count} ${s.status}`).join(", ")})\n`,
+      "| measured | figure | goal |",
+      "| --- | --- | --- |",
+      `| events lost (of ${perClientExpected.toLocaleString("en")} deliveries due, ${distinct.size.toLocaleString("en")} distinct events) | ${lost} — ${verdict(lost === 0)} (${duplicates} delivered twice) | 0 |`,
+      `| peak memory per process (web 1, web 2, worker 1, worker 2) | ${peaks.map((peak) => (peak === null ? "?" : `${peak.toFixed(0)} MB`)).join(", ")} — ${verdict(worstPeak <= 1024)} | ≤ 1 GB |`,
+      `| fan-out: event committed → client received, p50 / p99 | ${ms(quantile(fanOut, 0.5))} / ${ms(p99)} — ${verdict(p99 <= 300)} | p99 ≤ 300 ms |`,
+      `| of which committed → the unit's commit notice (NOTIFY) seen, p50 / p99 | ${toNotify.length ? `${ms(quantile(toNotify, 0.5))} / ${ms(quantile(toNotify, 0.99))}` : "not seen (no commit notice on the adapter's channel)"} | |`,
+      `| of which notice → client (web node reads the events, writes its sockets; the client), p50 / p99 | ${fromNotify.length ? `${ms(quantile(fromNotify, 0.5))} / ${ms(quantile(fromNotify, 0.99))}` : "—"} | |`,
+      `| the clients' own event-loop delay, p99 per process (max) | ${loops.map((l) => ms(l.p99)).join(", ")} (max ${ms(Math.max(...loops.map((l) => l.max)))}) | small |`,
+    ];
+    return lines.join("\n");
+  } finally {
+    for (const process_ of clientProcesses) process_.child.kill();
+    await listener.end().catch(() => {});
+    await Promise.all(servers.map((server) => server.stop()));
+    await scratch.close().catch((error) => log(`could not drop the scratch database: ${error}`));
+  }
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  console.log(await benchScale());
+  process.exit(0);
+}

@@ -1,0 +1,72 @@
+/**
+ * Error bodies stay small however much is wrong with the input: the first 50 issues
+ * and a count of the rest, for zod-checked bodies and for rejected plans alike.
+ */
+import { describe, expect, it } from "vitest";
+import { z } from "zod";
+import { MAX_REPORTED_ISSUES, PlanValidationError } from "../core/errors.ts";
+import { validatePlan } from "../core/validate-plan.ts";
+import { apiErrorSchema } from "../protocol/rest/errors.ts";
+import { errorResponse, invalidInput } from "./errors.ts";
+
+async function bodyOf(response: Response) {
+  const text = await response.text();
+  return { size: text.length, body: apiErrorSchema.parse(JSON.parse(text)).error };
+}
+
+describe("bounded error bodies", () => {
+  it("a body with 10,000 bad entries answers 400 with 50 issues and the count of the rest", async () => {
+    const parsed = z.array(z.string()).safeParse(Array.from({ length: 10_000 }, (_, i) => i));
+    if (parsed.success) throw new Error("expected a failure");
+    const response = errorResponse(invalidInput(parsed.error));
+    expect(response.status).toBe(400);
+    const { size, body } = await bodyOf(response);
+    expect(body.code).toBe("invalid_input");
+    expect(body.details).toHaveLength(MAX_REPORTED_ISSUES);
+    expect(body.omittedIssues).toBe(10_000 - MAX_REPORTED_ISSUES);
+    expect(body.message).toMatch(/^0: .*… and 9950 more$/);
+    expect(size).toBeLessThan(10_000);
+  });
+
+  it("a few bad entries are all listed, with no count", async () => {
+    const parsed = z.object({ a: z.string(), b: z.number() }).safeParse({});
+    if (parsed.success) throw new Error("expected a failure");
+    const { body } = await bodyOf(errorResponse(invalidInput(parsed.error)));
+    expect(body.details).toEqual([
+      { path: "a", message: expect.any(String) },
+      { path: "b", message: expect.any(String) },
+    ]);
+    expect(body.omittedIssues).toBeUndefined();
+  });
+
+  it("a 998 KB plan of one repeated wait_for entry gets a small 422", async () => {
+    const steps = [
+      { index: 1, title: "a", assignee: "user", input: "x" },
+      { index: 2, title: "b", assignee: "user", input: "y", wait_for: Array.from({ length: 499_000 }, () => 1) },
+    ];
+    let rejection: unknown;
+    try {
+      validatePlan({
+        raw: { title: "flood", steps },
+        assignees: new Set(),
+        limits: { maxSteps: 200, maxInputChars: 20_000, defaultMaxParallel: 4, defaultMaxRetries: 3 },
+      });
+    } catch (error) {
+      rejection = error;
+    }
+    expect(rejection).toBeInstanceOf(PlanValidationError);
+    const response = errorResponse(rejection);
+    expect(response.status).toBe(422);
+    const { size, body } = await bodyOf(response);
+    expect(body.issues).toEqual([{ stepIndex: 2, field: "wait_for", message: expect.stringContaining("499000 entries") }]);
+    expect(size).toBeLessThan(1_000);
+  });
+
+  it("a coded error carrying more than 50 issues is cut to 50 and counted", async () => {
+    const issues = Array.from({ length: 70 }, (_, i) => ({ stepIndex: i + 1, field: "title", message: "bad" }));
+    const { body } = await bodyOf(errorResponse(new PlanValidationError(issues)));
+    expect(body.issues).toHaveLength(MAX_REPORTED_ISSUES);
+    expect(body.omittedIssues).toBe(20);
+    expect(body.message).toContain("(70 issues)");
+  });
+});
