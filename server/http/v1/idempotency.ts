@@ -5,6 +5,7 @@
  * database's primary key is what makes it exactly once, also between processes.
  */
 import { createHash } from "node:crypto";
+import { databaseErrorInfo } from "../../db/database-errors.ts";
 import { invalidInput } from "../../executor/errors.ts";
 
 export const IDEMPOTENCY_HEADER = "idempotency-key";
@@ -28,22 +29,7 @@ export function idempotentPlanId(input: { userId: string; conversationId: string
   return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-8${hex.slice(13, 16)}-${variant}${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
-/**
- * A database's "this key exists" (SQLSTATE 23505), as pg and PGlite report it, and as
- * Prisma wraps it (P2002, or a raw query's driver-adapter error of kind
- * UniqueConstraintViolation).
- */
+/** A database's "this key exists" (SQLSTATE 23505), however the driver or Prisma wrapped it. */
 export function isUniqueViolation(error: unknown): boolean {
-  for (let current: unknown = error, depth = 0; current && depth < 5; depth += 1) {
-    const { code, meta, cause } = current as {
-      code?: unknown;
-      meta?: { driverAdapterError?: { cause?: { originalCode?: unknown; kind?: unknown } } };
-      cause?: unknown;
-    };
-    if (code === "23505" || code === "P2002") return true;
-    const adapter = meta?.driverAdapterError?.cause;
-    if (adapter?.originalCode === "23505" || adapter?.kind === "UniqueConstraintViolation") return true;
-    current = cause;
-  }
-  return false;
+  return databaseErrorInfo(error)?.sqlState === "23505";
 }
