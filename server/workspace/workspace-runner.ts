@@ -29,6 +29,9 @@ import { createSlotTools } from "./tools.ts";
 import { DEFAULT_SLOT_RETENTION_MS, DEFAULT_SLOTS_MAX_BYTES, type WorkspaceSettings } from "./settings.ts";
 import { SlotsDiskFullError } from "./disk.ts";
 import { cliAgentName, runCliAgent, type CliAgents, type ServerEnv } from "./cli-agent.ts";
+import { defaultSandbox, type Sandbox } from "./sandbox.ts";
+import { SlotGitTamperedError, worktreeGitDir } from "./git.ts";
+import { secretFields } from "./secret-fields.ts";
 
 export const WORKSPACE_CAPABILITY = "workspace";
 const COMMAND_PREFIX = "command:";
@@ -48,8 +51,8 @@ export interface WorkspaceRuntimeDeps {
   prisma: PrismaClient;
   artifacts: ArtifactStore;
   settings: WorkspaceSettings;
-  /** see RunCommandInput.bwrap; default: use bwrap when installed */
-  bwrap?: string | null;
+  /** where agents' commands and `cli:` agents run (sandbox.ts); default: this process's sandbox */
+  sandbox?: Sandbox;
   commandTimeoutMs?: number;
   /** the configured command-line coding agents (`cli:<name>` models; cli-agent.ts) */
   cliAgents?: CliAgents;
@@ -75,6 +78,7 @@ const NO_USAGE = { tokensIn: 0, tokensOut: 0, cost: 0 };
 
 export function createWorkspaceRuntime(deps: WorkspaceRuntimeDeps): WorkspaceRuntime {
   const live = new WeakMap<RunRequest, ToolSet>();
+  const sandbox = deps.sandbox ?? defaultSandbox();
 
   /**
    * A reaction (CI failed, a review comment; executor/reactions.ts) about a workspace
@@ -173,9 +177,10 @@ export function createWorkspaceRuntime(deps: WorkspaceRuntimeDeps): WorkspaceRun
         slotPath: slot.path,
         baseCommit: slot.baseCommit,
         allowedCommands: capability.commands,
-        bwrap: deps.bwrap,
+        sandbox,
         commandTimeoutMs: deps.commandTimeoutMs,
         onUntrusted: () => (ranCommand.value = true),
+        secrets: secretFields(request.resume),
       }),
     );
     return { slot, request: slotRequest, ranCommand, commitMessage };
@@ -191,6 +196,13 @@ export function createWorkspaceRuntime(deps: WorkspaceRuntimeDeps): WorkspaceRun
   }): Promise<AgentRunResult> {
     const { request, slot, result } = input;
     if (result.kind !== "ok") return result;
+    // what ran in the slot may have pointed its .git at a git dir of its own (hooks, fsmonitor, filters)
+    try {
+      worktreeGitDir(slot.path);
+    } catch (error) {
+      if (error instanceof SlotGitTamperedError) return { kind: "failed", transient: false, reason: error.message, usage: result.usage };
+      throw error;
+    }
     const committed = await commitStepSlot(deps.prisma, {
       slot,
       runId: request.runId,
@@ -262,6 +274,7 @@ export function createWorkspaceRuntime(deps: WorkspaceRuntimeDeps): WorkspaceRun
                 signal: request.signal,
                 sink,
                 serverEnv: deps.serverEnv,
+                sandbox,
               })
             : await inner.run(prepared.request, sink);
         return finish({
