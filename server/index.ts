@@ -16,6 +16,7 @@ import { log } from "./ops/log.ts";
 import { createWorkspaceRuntime } from "./workspace/workspace-runner.ts";
 import { readWorkspaceSettings } from "./workspace/settings.ts";
 import { readCliAgents } from "./workspace/cli-agent.ts";
+import { defaultSandbox, sandboxStartupMessage, UNSANDBOXED_VARIABLE } from "./workspace/sandbox.ts";
 
 // Node 24 (what `npm install` brings on Linux: the node-linux-* packages) keeps async
 // context without promise hooks; before 22.7 every promise pays seven AsyncLocalStorages'
@@ -44,6 +45,16 @@ async function main() {
   const models = createModelRegistry({ env: config.env });
   // `cli:<name>` agents: command-line coding agents run in a step's slot (BATON_CLI_AGENTS)
   const cliAgents = readCliAgents(process.env);
+  // agents' commands run only in the sandbox: say once at start-up when they cannot
+  void defaultSandbox()
+    .status()
+    .then((status) => {
+      const message = sandboxStartupMessage(status);
+      if (message) log.warn(message);
+      else if (process.env[UNSANDBOXED_VARIABLE] === "1")
+        log.warn(`${UNSANDBOXED_VARIABLE}=1 is set; the sandbox works, so commands still run in it`);
+      else log.info("command sandbox ready (bubblewrap)");
+    });
   const app = next({ dev: config.dev, hostname: config.host, port: config.port });
   // one set of breakers per process: every run of this process shares what it learns about a provider
   const circuits = new ProviderCircuits();

@@ -167,11 +167,27 @@ function sessionConfig(programs: SandboxPrograms): SandboxRuntimeConfig {
   };
 }
 
+/**
+ * The library looks programs up with `which` under a one-second limit, which a
+ * loaded machine can miss: a failed start or wrap is tried again before it counts.
+ */
+const ATTEMPTS = 3;
+
+async function withRetries<T>(action: () => Promise<T>): Promise<T> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await action();
+    } catch (error) {
+      if (attempt >= ATTEMPTS) throw error;
+    }
+  }
+}
+
 /** The library's manager is one per process: it is started once, whatever number of Sandbox objects. */
 let session: Promise<void> | null = null;
 
 function startSession(programs: SandboxPrograms): Promise<void> {
-  session ??= SandboxManager.initialize(sessionConfig(programs)).catch((error: unknown) => {
+  session ??= withRetries(() => SandboxManager.initialize(sessionConfig(programs))).catch((error: unknown) => {
     session = null;
     throw error;
   });
@@ -187,15 +203,17 @@ async function wrap(input: SandboxedCommandInput): Promise<PreparedCommand> {
     const script =
       `export HOME=${SANDBOX_HOME} TMPDIR=/tmp; mkdir -p "$HOME"; ` +
       `cd ${shellQuote(input.slotPath)} && exec ${input.command.map(shellQuote).join(" ")}`;
-    const wrapped = await SandboxManager.wrapWithSandboxArgv(
-      script,
-      "/bin/bash",
-      commandPolicy(input.slotPath, input.readOnlyPaths),
-      undefined,
-      input.slotPath,
-      {
-        commandId,
-      },
+    const wrapped = await withRetries(() =>
+      SandboxManager.wrapWithSandboxArgv(
+        script,
+        "/bin/bash",
+        commandPolicy(input.slotPath, input.readOnlyPaths),
+        undefined,
+        input.slotPath,
+        {
+          commandId,
+        },
+      ),
     );
     // the wrapper's environment is the server's plus the proxy settings: only the argv is used
     const env: NodeJS.ProcessEnv = { NODE_ENV: "production", ...input.env, PATH: sandboxPath(), HOME: SANDBOX_HOME, TMPDIR: "/tmp" };
@@ -239,8 +257,7 @@ async function probe(programs: SandboxPrograms): Promise<SandboxStatus> {
   const resolved = { bwrap: findProgram(programs.bwrap)!, socat: findProgram(programs.socat)!, ripgrep: findProgram(programs.ripgrep)! };
   try {
     await startSession(resolved);
-    const check = SandboxManager.checkDependencies({ command: resolved.ripgrep });
-    if (check.errors.length > 0) return { state: "unavailable", reason: check.errors.join("; ") };
+    // the library checks its dependencies as it starts; the trial shows that bubblewrap can make a sandbox here
     const failed = await trial();
     return failed === null ? { state: "ready" } : { state: "unavailable", reason: failed };
   } catch (error) {
@@ -274,12 +291,13 @@ export function sandboxFromEnv(env: Readonly<Record<string, string | undefined>>
   return createSandbox({ allowUnsandboxed: env[UNSANDBOXED_VARIABLE] === "1" });
 }
 
-let serverSandbox: Sandbox | null = null;
+/** On globalThis: the pages Next bundles read the custom server's sandbox, not a second one. */
+const shared = globalThis as typeof globalThis & { batonSandbox?: Sandbox };
 
 /** One sandbox per process (the library's session is one per process too). */
 export function defaultSandbox(): Sandbox {
-  serverSandbox ??= sandboxFromEnv();
-  return serverSandbox;
+  shared.batonSandbox ??= sandboxFromEnv();
+  return shared.batonSandbox;
 }
 
 /** The line the server logs at start-up; null when nothing needs saying. */
