@@ -2,7 +2,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { mkdir, readFile, symlink, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { ensureSlot } from "./slots.ts";
-import { createSlotTools } from "./tools.ts";
+import { createSlotTools, SecretInSlotError } from "./tools.ts";
 import { CommandNotAllowedError, isCommandAllowed } from "./command.ts";
 import { defaultSandbox } from "./sandbox.ts";
 import { fenceUntrusted } from "../core/fence.ts";
@@ -136,6 +136,25 @@ describe("paths stay in the slot", () => {
   it("follows symbolic links that stay inside", async () => {
     await symlink(path.join(slotPath, "src"), path.join(slotPath, "source"));
     expect(await call("slot_read", { path: "source/util.ts" })).toBe(fenceUntrusted(FILES["src/util.ts"], "file:source/util.ts"));
+  });
+});
+
+describe("secret form answers", () => {
+  it("are never written into the repository: the write is refused, naming the field", async () => {
+    const guarded = createSlotTools({
+      slotPath,
+      baseCommit: "HEAD",
+      allowedCommands: [],
+      sandbox: defaultSandbox(),
+      secrets: [{ field: "Deploy token", value: "tok-9f8e7d" }],
+    });
+    const write = guarded.slot_write.execute!({ path: "config.ts", content: "export const token = 'tok-9f8e7d';\n" }, callOptions);
+    await expect(write).rejects.toBeInstanceOf(SecretInSlotError);
+    await expect(write).rejects.toThrow('the answer to the secret form field "Deploy token"');
+    const edit = guarded.slot_edit.execute!({ path: "src/app.ts", old_text: "count = 1", new_text: "count = 'tok-9f8e7d'" }, callOptions);
+    await expect(edit).rejects.toBeInstanceOf(SecretInSlotError);
+    expect(await readFile(path.join(slotPath, "src/app.ts"), "utf8")).toBe(FILES["src/app.ts"]);
+    await expect(readFile(path.join(slotPath, "config.ts"), "utf8")).rejects.toThrow(/ENOENT/);
   });
 });
 

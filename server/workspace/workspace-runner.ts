@@ -69,7 +69,7 @@ export interface WorkspaceRuntime {
 }
 
 type Prepared =
-  { slot: SlotRecord; request: RunRequest; ranCommand: { value: boolean }; commitMessage: string } | { failed: AgentRunResult } | null;
+  { slot: SlotRecord; request: RunRequest; readUntrusted: { value: boolean }; commitMessage: string } | { failed: AgentRunResult } | null;
 
 /** The step whose slot a run works in: its own, or — for a reaction about a workspace step — that step's. */
 type SlotStep = { planId: string; stepIndex: number; title: string; reaction: boolean };
@@ -149,7 +149,7 @@ export function createWorkspaceRuntime(deps: WorkspaceRuntimeDeps): WorkspaceRun
       }
       throw error;
     }
-    const ranCommand = { value: false };
+    const readUntrusted = { value: false };
     const commitMessage = slotStep.reaction ? `${slotStep.title}: answer a reaction` : slotStep.title;
     const reactionNote = slotStep.reaction
       ? `\n\nThe message above is a reaction to the work of step ${stepIndex} (${slotStep.title}), whose change is on branch ${slot.branch}. ` +
@@ -160,7 +160,7 @@ export function createWorkspaceRuntime(deps: WorkspaceRuntimeDeps): WorkspaceRun
       const input =
         `${request.input}${reactionNote}\n\nYou work in a git worktree of the repository (the current folder) on branch ${slot.branch}. ` +
         `Do not commit or switch branches: when you finish, the executor commits your changes and passes the branch on.`;
-      return { slot, request: { ...request, input }, ranCommand, commitMessage };
+      return { slot, request: { ...request, input }, readUntrusted, commitMessage };
     }
     const slotRequest: RunRequest = {
       ...request,
@@ -179,11 +179,12 @@ export function createWorkspaceRuntime(deps: WorkspaceRuntimeDeps): WorkspaceRun
         allowedCommands: capability.commands,
         sandbox,
         commandTimeoutMs: deps.commandTimeoutMs,
-        onUntrusted: () => (ranCommand.value = true),
+        // the repository's files and command output are not ours: a run that read them passes the taint on
+        onUntrusted: () => (readUntrusted.value = true),
         secrets: secretFields(request.resume),
       }),
     );
-    return { slot, request: slotRequest, ranCommand, commitMessage };
+    return { slot, request: slotRequest, readUntrusted, commitMessage };
   }
 
   /** Run end: the change is the step's result. */
@@ -281,7 +282,7 @@ export function createWorkspaceRuntime(deps: WorkspaceRuntimeDeps): WorkspaceRun
           request: prepared.request,
           slot: prepared.slot,
           result,
-          tainted: prepared.ranCommand.value,
+          tainted: prepared.readUntrusted.value,
           commitMessage: prepared.commitMessage,
         });
       },
