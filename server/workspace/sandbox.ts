@@ -272,6 +272,8 @@ export function createSandbox(options: SandboxOptions = {}): Sandbox {
   const status = async (): Promise<SandboxStatus> => {
     known ??= probe(programs);
     const found = await known;
+    // only a working sandbox is remembered: one installed later, or a start a loaded machine missed, is seen on the next command
+    if (found.state === "unavailable") known = null;
     if (found.state === "unavailable" && options.allowUnsandboxed === true) return { state: "unsandboxed", reason: found.reason };
     return found;
   };
