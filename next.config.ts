@@ -3,7 +3,14 @@ import { BASELINE_HEADERS } from "./server/http/security-headers.ts";
 
 const nextConfig: NextConfig = {
   // the database drivers run in the custom server's process, not bundled per route
-  serverExternalPackages: ["@electric-sql/pglite", "pglite-prisma-adapter", "pg", "@prisma/client", "socket.io"],
+  serverExternalPackages: [
+    "@electric-sql/pglite",
+    "pglite-prisma-adapter",
+    "pg",
+    "@prisma/client",
+    "socket.io",
+    "@anthropic-ai/sandbox-runtime",
+  ],
   poweredByHeader: false,
   // `npm run typecheck` checks the whole project as its own step; the build need not repeat it
   typescript: { ignoreBuildErrors: true },

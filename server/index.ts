@@ -17,6 +17,7 @@ import { createWorkspaceRuntime } from "./workspace/workspace-runner.ts";
 import { readWorkspaceSettings } from "./workspace/settings.ts";
 import { readCliAgents } from "./workspace/cli-agent.ts";
 import { routeConsoleToLog } from "./ops/console-log.ts";
+import { defaultSandbox, sandboxStartupMessage, UNSANDBOXED_VARIABLE } from "./workspace/sandbox.ts";
 
 // Node 24 (what `npm install` brings on Linux: the node-linux-* packages) keeps async
 // context without promise hooks; before 22.7 every promise pays seven AsyncLocalStorages'
@@ -47,6 +48,16 @@ async function main() {
   const cliAgents = readCliAgents(process.env);
   // Next.js writes with console.*: its lines join Baton's one JSON log stream
   routeConsoleToLog();
+  // agents' commands run only in the sandbox: say once at start-up when they cannot
+  void defaultSandbox()
+    .status()
+    .then((status) => {
+      const message = sandboxStartupMessage(status);
+      if (message) log.warn(message);
+      else if (process.env[UNSANDBOXED_VARIABLE] === "1")
+        log.warn(`${UNSANDBOXED_VARIABLE}=1 is set; the sandbox works, so commands still run in it`);
+      else log.info("command sandbox ready (bubblewrap)");
+    });
   const app = next({ dev: config.dev, hostname: config.host, port: config.port });
   // one set of breakers per process: every run of this process shares what it learns about a provider
   const circuits = new ProviderCircuits();

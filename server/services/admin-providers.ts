@@ -3,7 +3,8 @@
  * Checks the role itself: a layout is not a security boundary (partial renders skip it).
  */
 import type { ProviderCircuits } from "../agents/circuit-breaker.ts";
-import type { ProviderHealth } from "../protocol/rest/admin-views.ts";
+import type { ProviderHealth, SandboxView } from "../protocol/rest/admin-views.ts";
+import { SANDBOX_FIX, type Sandbox } from "../workspace/sandbox.ts";
 import { assertAdmin, type Actor } from "../auth/actor.ts";
 
 export function getProviderHealth(input: {
@@ -17,4 +18,11 @@ export function getProviderHealth(input: {
     enabled: Boolean(input.circuits),
     providers: input.circuits?.snapshot() ?? [],
   };
+}
+
+/** The sandbox of agents' commands on this process: ready, unavailable (commands refused) or knowingly bypassed. */
+export async function getSandboxState(input: { actor: Actor | null; sandbox: Sandbox }): Promise<SandboxView> {
+  assertAdmin(input.actor);
+  const status = await input.sandbox.status();
+  return { state: status.state, reason: status.state === "ready" ? null : status.reason, fix: SANDBOX_FIX };
 }

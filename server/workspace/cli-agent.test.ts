@@ -7,7 +7,14 @@ import { cliAgentName, cliEnvironment, parseCliAgents, readCliAgents } from "./c
 describe("CLI agent configuration", () => {
   it("reads agents with defaults", () => {
     expect(parseCliAgents('{"aider": {"command": ["aider", "--yes", "--message", "{input}"]}}')).toEqual({
-      aider: { command: ["aider", "--yes", "--message", "{input}"], timeoutMs: 600_000, env: {}, passEnv: [] },
+      aider: {
+        command: ["aider", "--yes", "--message", "{input}"],
+        timeoutMs: 600_000,
+        env: {},
+        passEnv: [],
+        readOnlyPaths: [],
+        allowedHosts: [],
+      },
     });
     expect(readCliAgents({})).toEqual({});
   });
@@ -19,6 +26,13 @@ describe("CLI agent configuration", () => {
     expect(() => parseCliAgents('{"aider": {"command": ["aider"], "passEnv": ["A-B"]}}')).toThrow(
       /^BATON_CLI_AGENTS\.aider\.passEnv\.0: is not a variable name$/,
     );
+    expect(() => parseCliAgents('{"aider": {"command": ["aider"], "allowedHosts": ["https://api.example.com"]}}')).toThrow(
+      /^BATON_CLI_AGENTS\.aider\.allowedHosts\.0: is not a host name/,
+    );
+    expect(parseCliAgents('{"a": {"command": ["a"], "allowedHosts": ["api.example.com", "*.example.org"]}}').a.allowedHosts).toEqual([
+      "api.example.com",
+      "*.example.org",
+    ]);
     expect(() => parseCliAgents('{"bad name": {"command": ["x"]}}')).toThrow(/^BATON_CLI_AGENTS\.bad name: a name is/);
     expect(() => parseCliAgents("[1]")).toThrow(/^BATON_CLI_AGENTS: expected an object/);
     expect(() => parseCliAgents("{oops")).toThrow(/^BATON_CLI_AGENTS: not valid JSON/);
@@ -44,10 +58,10 @@ describe("CLI agent configuration", () => {
 
   it("builds a minimal environment: passed variables and its own, nothing else of the server's", () => {
     const config = parseCliAgents('{"x": {"command": ["x"], "passEnv": ["ANTHROPIC_API_KEY", "UNSET"], "env": {"MODE": "1"}}}').x;
-    const env = cliEnvironment(config, "/tmp/home", { ANTHROPIC_API_KEY: "k", OPENAI_API_KEY: "secret", DATABASE_URL: "pg://" });
+    const env = cliEnvironment(config, { ANTHROPIC_API_KEY: "k", OPENAI_API_KEY: "secret", DATABASE_URL: "pg://", HOME: "/root" });
     expect(env.ANTHROPIC_API_KEY).toBe("k");
     expect(env.MODE).toBe("1");
-    expect(env.HOME).toBe("/tmp/home");
+    expect(env).not.toHaveProperty("HOME");
     expect(env).not.toHaveProperty("OPENAI_API_KEY");
     expect(env).not.toHaveProperty("DATABASE_URL");
     expect(env).not.toHaveProperty("UNSET");

@@ -5,29 +5,29 @@
  * changed there; this module only runs the program:
  *
  * - the step input goes to its stdin, and into any argument holding `{input}`;
- * - it runs as an argument vector (no shell) with the slot as its working folder,
- *   a time limit, and an environment of its own: a PATH, a private HOME and TMPDIR,
- *   plus only the variables its configuration names (`env`, `passEnv`) — nothing
- *   else of the server's, so no secrets it was not given;
+ * - it runs as an argument vector in the sandbox (sandbox.ts) with the slot as its
+ *   working folder, a time limit, and an environment of its own: a PATH, a private
+ *   HOME and TMPDIR, plus only the variables its configuration names (`env`,
+ *   `passEnv`) — nothing else of the server's, so no secrets it was not given; the
+ *   network only to the hosts its configuration names (`allowedHosts`);
  * - its stdout and stderr are the run's live text; what is passed on (summary) is
  *   fenced as untrusted data;
  * - exit code ≠ 0 fails the run with the last lines of stderr; the run's abort
  *   signal and the time limit kill its whole process group.
  *
  * Configuration: `BATON_CLI_AGENTS` holds JSON `{"<name>": {"command": [...],
- * "timeoutMs": 600000, "env": {...}, "passEnv": [...]}}`, or `BATON_CLI_AGENTS_FILE`
+ * "timeoutMs": 600000, "env": {...}, "passEnv": [...], "allowedHosts": ["api.example.com"]}}`, or `BATON_CLI_AGENTS_FILE`
  * names a file holding the same JSON.
  */
 import { spawn } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import path from "node:path";
 import { z } from "zod";
 import { fenceUntrusted } from "../core/fence.ts";
 import type { AgentRunResult, RunSink } from "../executor/ports.ts";
 import { commandEnvironment } from "./command.ts";
 import { truncateText } from "../core/text.ts";
+import { SandboxUnavailableError, type PreparedCommand, type Sandbox } from "./sandbox.ts";
 
 export const CLI_MODEL_PREFIX = "cli:";
 export const DEFAULT_CLI_TIMEOUT_MS = 600_000;
@@ -40,6 +40,7 @@ const INPUT_PLACEHOLDER = "{input}";
 
 const NAME = /^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$/;
 const VARIABLE = /^[A-Za-z_][A-Za-z0-9_]*$/;
+const HOST = /^(\*\.)?[A-Za-z0-9]([A-Za-z0-9-]{0,62})(\.[A-Za-z0-9]([A-Za-z0-9-]{0,62}))*$/;
 
 const cliAgentSchema = z
   .object({
@@ -55,6 +56,10 @@ const cliAgentSchema = z
     env: z.record(z.string().regex(VARIABLE, "is not a variable name"), z.string()).default({}),
     /** names of the server's variables passed through (e.g. the program's own API key) */
     passEnv: z.array(z.string().regex(VARIABLE, "is not a variable name")).default([]),
+    /** absolute folders the program may read besides the system's (its installation, when outside /usr) */
+    readOnlyPaths: z.array(z.string().startsWith("/", "is not an absolute path")).default([]),
+    /** the hosts the program may reach (its model provider's API), e.g. `api.example.com` or `*.example.com`; none: no network */
+    allowedHosts: z.array(z.string().regex(HOST, "is not a host name (letters, digits, '-', '.', an optional leading '*.')")).default([]),
   })
   .strict();
 
@@ -116,10 +121,10 @@ export function cliAgentName(model: string): string | null {
   return model.startsWith(CLI_MODEL_PREFIX) ? model.slice(CLI_MODEL_PREFIX.length) : null;
 }
 
-/** The program's environment: the minimal one of slot commands, the passed variables, then `env`. */
-export function cliEnvironment(config: CliAgentConfig, home: string, server: ServerEnv): NodeJS.ProcessEnv {
+/** The program's environment (PATH, HOME and TMPDIR aside): the minimal one of slot commands, the passed variables, then `env`. */
+export function cliEnvironment(config: CliAgentConfig, server: ServerEnv): Record<string, string> {
   const passed = Object.fromEntries(config.passEnv.flatMap((name) => (server[name] !== undefined ? [[name, server[name]] as const] : [])));
-  return { ...commandEnvironment(home), ...passed, ...config.env };
+  return { ...commandEnvironment(), ...passed, ...config.env };
 }
 
 /** A markdown code block that the text cannot close early. */
@@ -146,6 +151,8 @@ export interface RunCliAgentInput {
   /** the server's environment, read only for `passEnv` (default: process.env) */
   serverEnv?: ServerEnv;
   maxStreamChars?: number;
+  /** where the program runs: the slot and the toolchain, the network only to `allowedHosts` */
+  sandbox: Sandbox;
 }
 
 /** Run a configured CLI agent to its end; its changes stay in `cwd` for the caller to commit. */
@@ -155,7 +162,19 @@ export async function runCliAgent(input: RunCliAgentInput): Promise<AgentRunResu
   if (input.signal.aborted) return fail("aborted: the run was cancelled");
   const argv = input.config.command.map((arg) => arg.replaceAll(INPUT_PLACEHOLDER, input.input));
   const maxStream = input.maxStreamChars ?? DEFAULT_CLI_STREAM_CHARS;
-  const home = await mkdtemp(path.join(tmpdir(), "baton-cli-"));
+  let prepared: PreparedCommand;
+  try {
+    prepared = await input.sandbox.prepare({
+      slotPath: input.cwd,
+      command: argv,
+      allowedHosts: input.config.allowedHosts,
+      readOnlyPaths: input.config.readOnlyPaths,
+      env: cliEnvironment(input.config, input.serverEnv ?? process.env),
+    });
+  } catch (error) {
+    if (error instanceof SandboxUnavailableError) return fail(`${label} cannot run: ${error.message}`);
+    throw error;
+  }
   try {
     const ended = await new Promise<{
       code: number | null;
@@ -170,9 +189,9 @@ export async function runCliAgent(input: RunCliAgentInput): Promise<AgentRunResu
       let streamed = 0;
       let timedOut = false;
       let aborted = false;
-      const child = spawn(argv[0], argv.slice(1), {
-        cwd: input.cwd,
-        env: cliEnvironment(input.config, home, input.serverEnv ?? process.env),
+      const child = spawn(prepared.argv[0], prepared.argv.slice(1), {
+        cwd: prepared.cwd,
+        env: prepared.env,
         stdio: ["pipe", "pipe", "pipe"],
         detached: true,
       });
@@ -241,6 +260,6 @@ export async function runCliAgent(input: RunCliAgentInput): Promise<AgentRunResu
       usage: NO_USAGE,
     };
   } finally {
-    await rm(home, { recursive: true, force: true });
+    prepared.release();
   }
 }

@@ -1,15 +1,12 @@
 /**
  * Running a command in a slot: only what the agent's allow-list names, as an
  * argument vector (no shell), with a time limit, an output cap and a minimal
- * environment (nothing of the server's, so no secrets). Where bubblewrap is
- * installed the command runs in a sandbox with the network off, the slot the
- * only writable folder besides a private /tmp.
+ * environment (nothing of the server's, so no secrets), always in the sandbox
+ * (sandbox.ts): the network off, the slot the only folder it sees besides the
+ * toolchain, a private /tmp. No sandbox, no command.
  */
 import { spawn } from "node:child_process";
-import { accessSync, constants } from "node:fs";
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
-import path from "node:path";
+import type { Sandbox } from "./sandbox.ts";
 import { truncateText } from "../core/text.ts";
 
 export const DEFAULT_COMMAND_TIMEOUT_MS = 120_000;
@@ -37,65 +34,9 @@ export function isCommandAllowed(command: string[], allowed: string[]): boolean 
   });
 }
 
-/** The environment a command gets: a PATH, a private HOME and TMPDIR, and nothing else. */
-export function commandEnvironment(home: string): NodeJS.ProcessEnv {
-  return {
-    NODE_ENV: "test",
-    PATH: "/usr/local/bin:/usr/bin:/bin",
-    HOME: home,
-    TMPDIR: home,
-    LANG: "C.UTF-8",
-    CI: "1",
-    NO_COLOR: "1",
-  };
-}
-
-/** The bubblewrap wrapper: read-only system, writable slot, private /tmp, no network. */
-export function sandboxArgv(input: { bwrap: string; slotPath: string; home: string; command: string[] }): string[] {
-  return [
-    input.bwrap,
-    "--die-with-parent",
-    "--unshare-net",
-    "--unshare-pid",
-    "--ro-bind",
-    "/",
-    "/",
-    "--dev",
-    "/dev",
-    "--proc",
-    "/proc",
-    "--tmpfs",
-    "/tmp",
-    "--bind",
-    input.slotPath,
-    input.slotPath,
-    "--bind",
-    input.home,
-    input.home,
-    "--chdir",
-    input.slotPath,
-    "--",
-    ...input.command,
-  ];
-}
-
-let bwrapPath: string | null | undefined;
-
-/** Where `bwrap` is on the server's PATH (what `which bwrap` finds), or null. */
-export function findBubblewrap(): string | null {
-  if (bwrapPath !== undefined) return bwrapPath;
-  bwrapPath = null;
-  for (const folder of (process.env.PATH ?? "").split(path.delimiter)) {
-    if (!folder) continue;
-    try {
-      accessSync(path.join(folder, "bwrap"), constants.X_OK);
-      bwrapPath = path.join(folder, "bwrap");
-      break;
-    } catch {
-      // not in this folder
-    }
-  }
-  return bwrapPath;
+/** The variables a command gets besides PATH, HOME and TMPDIR (sandbox.ts sets those): nothing of the server's. */
+export function commandEnvironment(): Record<string, string> {
+  return { NODE_ENV: "test", LANG: "C.UTF-8", CI: "1", NO_COLOR: "1" };
 }
 
 export interface CommandResult {
@@ -113,24 +54,24 @@ export interface RunCommandInput {
   allowed: string[];
   timeoutMs?: number;
   maxOutputChars?: number;
-  /** null: never sandbox; undefined: use bwrap when found */
-  bwrap?: string | null;
+  /** where the command runs; it refuses the command when it cannot start */
+  sandbox: Sandbox;
 }
 
+/** Run an allowed command in the sandbox; throws CommandNotAllowedError or SandboxUnavailableError before starting anything. */
 export async function runCommand(input: RunCommandInput): Promise<CommandResult> {
   if (!isCommandAllowed(input.command, input.allowed)) throw new CommandNotAllowedError(input.command, input.allowed);
   const maxChars = input.maxOutputChars ?? DEFAULT_COMMAND_OUTPUT_CHARS;
-  const bwrap = input.bwrap === undefined ? findBubblewrap() : input.bwrap;
-  const home = await mkdtemp(path.join(tmpdir(), "baton-cmd-"));
-  const argv = bwrap ? sandboxArgv({ bwrap, slotPath: input.slotPath, home, command: input.command }) : input.command;
+  // slot_run never reaches the network: no hosts
+  const prepared = await input.sandbox.prepare({ slotPath: input.slotPath, command: input.command, env: commandEnvironment() });
   try {
     return await new Promise<CommandResult>((resolve) => {
       let output = "";
       let truncated = false;
       let timedOut = false;
-      const child = spawn(argv[0], argv.slice(1), {
-        cwd: input.slotPath,
-        env: commandEnvironment(home),
+      const child = spawn(prepared.argv[0], prepared.argv.slice(1), {
+        cwd: prepared.cwd,
+        env: prepared.env,
         stdio: ["ignore", "pipe", "pipe"],
         detached: true,
       });
@@ -157,15 +98,15 @@ export async function runCommand(input: RunCommandInput): Promise<CommandResult>
       }, input.timeoutMs ?? DEFAULT_COMMAND_TIMEOUT_MS);
       child.on("error", (error) => {
         clearTimeout(timer);
-        resolve({ exitCode: null, timedOut, truncated, sandboxed: bwrap !== null, output: `${output}${error.message}` });
+        resolve({ exitCode: null, timedOut, truncated, sandboxed: prepared.sandboxed, output: `${output}${error.message}` });
       });
       child.on("close", (code) => {
         clearTimeout(timer);
         killGroup();
-        resolve({ exitCode: code, timedOut, truncated, sandboxed: bwrap !== null, output });
+        resolve({ exitCode: code, timedOut, truncated, sandboxed: prepared.sandboxed, output });
       });
     });
   } finally {
-    await rm(home, { recursive: true, force: true });
+    prepared.release();
   }
 }

@@ -1,18 +1,22 @@
 /**
  * The tools of an agent working in a slot: list, read, write and edit files,
  * search with `git grep`, see its diff, and run allowed commands. Every path is
- * confined to the slot (paths.ts); command output is untrusted data, so it comes
- * back fenced. Tools report mistakes as errors the model reads and can fix.
+ * confined to the slot (paths.ts). What the repository holds (files, matches, the
+ * diff) and what commands print is untrusted data: it comes back fenced and taints
+ * the run. A secret form answer is never written into the repository. Tools report
+ * mistakes as errors the model reads and can fix.
  */
 import { mkdir, readFile, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { tool, zodSchema, type ToolSet } from "ai";
 import { z } from "zod";
 import { fenceUntrusted } from "../core/fence.ts";
-import { git } from "./git.ts";
+import { git, worktreeGitDir } from "./git.ts";
 import { resolveInSlot } from "./paths.ts";
-import { runCommand, type RunCommandInput } from "./command.ts";
+import { runCommand } from "./command.ts";
 import { truncateText } from "../core/text.ts";
+import type { Sandbox } from "./sandbox.ts";
+import { secretFieldIn, type SecretField } from "./secret-fields.ts";
 
 export const SLOT_TOOL_NAMES = ["slot_list", "slot_read", "slot_write", "slot_edit", "slot_search", "slot_diff", "slot_run"] as const;
 export type SlotToolName = (typeof SLOT_TOOL_NAMES)[number];
@@ -30,10 +34,27 @@ export interface SlotToolDeps {
   allowedCommands: string[];
   commandTimeoutMs?: number;
   maxOutputChars?: number;
-  /** see RunCommandInput.bwrap */
-  bwrap?: RunCommandInput["bwrap"];
-  /** called when untrusted data (command output) reached the model */
+  /** where slot_run runs commands (sandbox.ts) */
+  sandbox: Sandbox;
+  /** called when untrusted data (the repository's files, command output) reached the model */
   onUntrusted?: () => void;
+  /** the secret form answers this run was given: never written into the repository */
+  secrets?: readonly SecretField[];
+}
+
+/** A write that would put a secret form answer into the repository. */
+export class SecretInSlotError extends Error {
+  readonly code = "secret-in-slot";
+  constructor(
+    readonly path: string,
+    readonly field: string,
+  ) {
+    super(
+      `Refused to write "${path}": it holds the answer to the secret form field "${field}". ` +
+        `Secret answers are never written into the repository (they would end up in a commit); read them from the environment or a setting instead.`,
+    );
+    this.name = "SecretInSlotError";
+  }
 }
 
 function cap(text: string, max = MAX_SLOT_READ_CHARS): string {
@@ -82,6 +103,23 @@ const INPUT = {
 export function createSlotTools(deps: SlotToolDeps): Record<SlotToolName, ToolSet[string]> {
   const cwd = deps.slotPath;
 
+  /** The repository's content is not ours: it reaches the model fenced, and taints the run. */
+  function untrusted(text: string, source: string): string {
+    deps.onUntrusted?.();
+    return fenceUntrusted(text, source);
+  }
+
+  /** git in the slot, once its .git is checked to be the file Baton made (git.ts checks where it points) */
+  function slotGit(args: string[], options: { okExitCodes?: number[] } = {}) {
+    worktreeGitDir(cwd);
+    return git(args, { cwd, ...options });
+  }
+
+  function refuseSecrets(file: string, content: string): void {
+    const field = secretFieldIn(content, deps.secrets ?? []);
+    if (field !== null) throw new SecretInSlotError(file, field);
+  }
+
   async function relativeFolder(requested: string | undefined): Promise<string> {
     if (requested == null || requested === "" || requested === ".") return ".";
     const absolute = await resolveInSlot(cwd, requested);
@@ -94,12 +132,15 @@ export function createSlotTools(deps: SlotToolDeps): Record<SlotToolName, ToolSe
       inputSchema: INPUT.slot_list,
       execute: async ({ path: folder }) => {
         const under = await relativeFolder(folder);
-        const { stdout } = await git(["ls-files", "--cached", "--others", "--exclude-standard", "-z", "--", under], { cwd });
+        const { stdout } = await slotGit(["ls-files", "--cached", "--others", "--exclude-standard", "-z", "--", under]);
         const files = [...new Set(stdout.split("\0").filter(Boolean))].sort();
         if (files.length > MAX_SLOT_LIST_ENTRIES) {
-          return `${files.slice(0, MAX_SLOT_LIST_ENTRIES).join("\n")}\n… (${files.length} files in all; list a folder)`;
+          return untrusted(
+            `${files.slice(0, MAX_SLOT_LIST_ENTRIES).join("\n")}\n… (${files.length} files in all; list a folder)`,
+            "slot_list",
+          );
         }
-        return files.join("\n") || "(no files)";
+        return files.length > 0 ? untrusted(files.join("\n"), "slot_list") : "(no files)";
       },
     }),
 
@@ -111,9 +152,9 @@ export function createSlotTools(deps: SlotToolDeps): Record<SlotToolName, ToolSe
         const info = await stat(absolute).catch(() => null);
         if (!info?.isFile()) throw new Error(`No file "${file}" in the workspace. Use slot_list to see the files.`);
         const text = await readFile(absolute, "utf8");
-        if (from_line == null && to_line == null) return cap(text);
+        if (from_line == null && to_line == null) return untrusted(cap(text), `file:${file}`);
         const lines = text.split("\n");
-        return cap(lines.slice((from_line ?? 1) - 1, to_line ?? lines.length).join("\n"));
+        return untrusted(cap(lines.slice((from_line ?? 1) - 1, to_line ?? lines.length).join("\n")), `file:${file}`);
       },
     }),
 
@@ -121,6 +162,7 @@ export function createSlotTools(deps: SlotToolDeps): Record<SlotToolName, ToolSe
       description: "Create or replace a file in the repository with the given content (folders are created).",
       inputSchema: INPUT.slot_write,
       execute: async ({ path: file, content }) => {
+        refuseSecrets(file, content);
         const absolute = await resolveInSlot(cwd, file);
         const bytes = Buffer.byteLength(content);
         if (bytes > MAX_SLOT_WRITE_BYTES) throw new Error(`Content of "${file}" is ${bytes} bytes; the limit is ${MAX_SLOT_WRITE_BYTES}.`);
@@ -151,7 +193,9 @@ export function createSlotTools(deps: SlotToolDeps): Record<SlotToolName, ToolSe
         if (count > 1 && replace_all !== true) {
           throw new Error(`old_text occurs ${count} times in "${file}". Include more surrounding text, or set replace_all.`);
         }
-        await writeFile(absolute, text.split(old_text).join(new_text));
+        const edited = text.split(old_text).join(new_text);
+        refuseSecrets(file, edited);
+        await writeFile(absolute, edited);
         return { path: file, replacements: count };
       },
     }),
@@ -161,12 +205,11 @@ export function createSlotTools(deps: SlotToolDeps): Record<SlotToolName, ToolSe
       inputSchema: INPUT.slot_search,
       execute: async ({ pattern, regex, path: folder }) => {
         const under = await relativeFolder(folder);
-        const result = await git(["grep", "--untracked", "-n", "-I", regex === true ? "-E" : "-F", "-e", pattern, "--", under], {
-          cwd,
+        const result = await slotGit(["grep", "--untracked", "-n", "-I", regex === true ? "-E" : "-F", "-e", pattern, "--", under], {
           okExitCodes: [1],
         });
         if (result.exitCode === 1) return "(no matches)";
-        return cap(result.stdout);
+        return untrusted(cap(result.stdout), "slot_search");
       },
     }),
 
@@ -175,9 +218,9 @@ export function createSlotTools(deps: SlotToolDeps): Record<SlotToolName, ToolSe
       inputSchema: INPUT.slot_diff,
       execute: async () => {
         // new files join the diff without being staged for real
-        await git(["add", "--all", "--intent-to-add"], { cwd });
-        const { stdout } = await git(["diff", "--no-color", "--no-ext-diff", deps.baseCommit], { cwd });
-        return cap(stdout) || "(no changes)";
+        await slotGit(["add", "--all", "--intent-to-add"]);
+        const { stdout } = await slotGit(["diff", "--no-color", "--no-ext-diff", "--no-textconv", deps.baseCommit]);
+        return stdout ? untrusted(cap(stdout), "slot_diff") : "(no changes)";
       },
     }),
 
@@ -193,14 +236,13 @@ export function createSlotTools(deps: SlotToolDeps): Record<SlotToolName, ToolSe
           allowed: deps.allowedCommands,
           timeoutMs: deps.commandTimeoutMs,
           maxOutputChars: deps.maxOutputChars,
-          bwrap: deps.bwrap,
+          sandbox: deps.sandbox,
         });
-        deps.onUntrusted?.();
         const notes = [result.timedOut ? "killed: time limit reached" : null, result.truncated ? "output truncated" : null].filter(Boolean);
         return {
           exit_code: result.exitCode,
           ...(notes.length > 0 ? { notes: notes.join("; ") } : {}),
-          output: fenceUntrusted(result.output, `command:${command[0]}`),
+          output: untrusted(result.output, `command:${command[0]}`),
         };
       },
     }),

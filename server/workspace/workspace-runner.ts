@@ -30,6 +30,9 @@ import { createSlotTools } from "./tools.ts";
 import { DEFAULT_SLOT_RETENTION_MS, DEFAULT_SLOTS_MAX_BYTES, type WorkspaceSettings } from "./settings.ts";
 import { SlotsDiskFullError } from "./disk.ts";
 import { cliAgentName, runCliAgent, type CliAgents, type ServerEnv } from "./cli-agent.ts";
+import { defaultSandbox, type Sandbox } from "./sandbox.ts";
+import { SlotGitTamperedError, worktreeGitDir } from "./git.ts";
+import { secretFields } from "./secret-fields.ts";
 
 export const WORKSPACE_CAPABILITY = "workspace";
 const COMMAND_PREFIX = "command:";
@@ -49,8 +52,8 @@ export interface WorkspaceRuntimeDeps {
   prisma: PrismaClient;
   artifacts: ArtifactStore;
   settings: WorkspaceSettings;
-  /** see RunCommandInput.bwrap; default: use bwrap when installed */
-  bwrap?: string | null;
+  /** where agents' commands and `cli:` agents run (sandbox.ts); default: this process's sandbox */
+  sandbox?: Sandbox;
   commandTimeoutMs?: number;
   /** the configured command-line coding agents (`cli:<name>` models; cli-agent.ts) */
   cliAgents?: CliAgents;
@@ -67,7 +70,7 @@ export interface WorkspaceRuntime {
 }
 
 type Prepared =
-  { slot: SlotRecord; request: RunRequest; ranCommand: { value: boolean }; commitMessage: string } | { failed: AgentRunResult } | null;
+  { slot: SlotRecord; request: RunRequest; readUntrusted: { value: boolean }; commitMessage: string } | { failed: AgentRunResult } | null;
 
 /** The step whose slot a run works in: its own, or — for a reaction about a workspace step — that step's. */
 type SlotStep = { planId: string; stepIndex: number; title: string; reaction: boolean };
@@ -84,6 +87,7 @@ export function createWorkspaceRuntime(deps: WorkspaceRuntimeDeps): WorkspaceRun
     const plan = await deps.prisma.plan.findUnique({ where: { id: slot.planId }, select: { endedAt: true } });
     if (plan?.endedAt) await releaseSlot(deps.prisma, { slot, slotsDir: deps.settings.slotsDir, now: new Date() });
   }
+  const sandbox = deps.sandbox ?? defaultSandbox();
 
   /**
    * A reaction (CI failed, a review comment; executor/reactions.ts) about a workspace
@@ -155,7 +159,7 @@ export function createWorkspaceRuntime(deps: WorkspaceRuntimeDeps): WorkspaceRun
       }
       throw error;
     }
-    const ranCommand = { value: false };
+    const readUntrusted = { value: false };
     const commitMessage = slotStep.reaction ? `${slotStep.title}: answer a reaction` : slotStep.title;
     const reactionNote = slotStep.reaction
       ? `\n\nThe message above is a reaction to the work of step ${stepIndex} (${slotStep.title}), whose change is on branch ${slot.branch}. ` +
@@ -166,7 +170,7 @@ export function createWorkspaceRuntime(deps: WorkspaceRuntimeDeps): WorkspaceRun
       const input =
         `${request.input}${reactionNote}\n\nYou work in a git worktree of the repository (the current folder) on branch ${slot.branch}. ` +
         `Do not commit or switch branches: when you finish, the executor commits your changes and passes the branch on.`;
-      return { slot, request: { ...request, input }, ranCommand, commitMessage };
+      return { slot, request: { ...request, input }, readUntrusted, commitMessage };
     }
     const slotRequest: RunRequest = {
       ...request,
@@ -183,12 +187,14 @@ export function createWorkspaceRuntime(deps: WorkspaceRuntimeDeps): WorkspaceRun
         slotPath: slot.path,
         baseCommit: slot.baseCommit,
         allowedCommands: capability.commands,
-        bwrap: deps.bwrap,
+        sandbox,
         commandTimeoutMs: deps.commandTimeoutMs,
-        onUntrusted: () => (ranCommand.value = true),
+        // the repository's files and command output are not ours: a run that read them passes the taint on
+        onUntrusted: () => (readUntrusted.value = true),
+        secrets: secretFields(request.resume),
       }),
     );
-    return { slot, request: slotRequest, ranCommand, commitMessage };
+    return { slot, request: slotRequest, readUntrusted, commitMessage };
   }
 
   /** Run end: the change is the step's result. */
@@ -201,6 +207,13 @@ export function createWorkspaceRuntime(deps: WorkspaceRuntimeDeps): WorkspaceRun
   }): Promise<AgentRunResult> {
     const { request, slot, result } = input;
     if (result.kind !== "ok") return result;
+    // what ran in the slot may have pointed its .git at a git dir of its own (hooks, fsmonitor, filters)
+    try {
+      worktreeGitDir(slot.path);
+    } catch (error) {
+      if (error instanceof SlotGitTamperedError) return { kind: "failed", transient: false, reason: error.message, usage: result.usage };
+      throw error;
+    }
     const committed = await commitStepSlot(deps.prisma, {
       slot,
       runId: request.runId,
@@ -275,13 +288,14 @@ export function createWorkspaceRuntime(deps: WorkspaceRuntimeDeps): WorkspaceRun
                   signal: request.signal,
                   sink,
                   serverEnv: deps.serverEnv,
+                  sandbox,
                 })
               : await inner.run(prepared.request, sink);
           return await finish({
             request: prepared.request,
             slot: prepared.slot,
             result,
-            tainted: prepared.ranCommand.value,
+            tainted: prepared.readUntrusted.value,
             commitMessage: prepared.commitMessage,
           });
         } finally {

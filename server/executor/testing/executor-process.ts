@@ -64,7 +64,6 @@ const core = await bootCore({
             prisma: db.prisma,
             artifacts: createPrismaArtifactStore(db.prisma),
             settings: readWorkspaceSettings(process.env),
-            bwrap: null,
           }),
         )
       : process.env.BATON_TEST_RUNNER === "offline"

@@ -32,6 +32,16 @@ export interface ProviderHealth {
   providers: ProviderCircuitView[];
 }
 
+/** Whether agents' commands run sandboxed on this process (server/workspace/sandbox.ts). */
+export interface SandboxView {
+  /** ready: sandboxed; unavailable: commands refused; unsandboxed: BATON_UNSANDBOXED_COMMANDS=1 runs them without it */
+  state: "ready" | "unavailable" | "unsandboxed";
+  /** what is missing, when not ready */
+  reason: string | null;
+  /** what the operator runs to make it available */
+  fix: string;
+}
+
 // ─── Usage ───────────────────────────────────────────────────────────────────
 
 export interface UsageRow {

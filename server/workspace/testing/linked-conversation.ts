@@ -71,7 +71,6 @@ export function fixtureRuntime(
       slotsPerRepository: 4,
       ...options.settings,
     },
-    bwrap: null,
     ...(options.cliAgents ? { cliAgents: options.cliAgents } : {}),
   });
 }

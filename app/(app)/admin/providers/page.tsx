@@ -1,7 +1,9 @@
 import { requirePageAdmin } from "@/server/auth/page-session.ts";
 import { getRuntime } from "@/server/runtime.ts";
-import { getProviderHealth } from "@/server/services/admin-providers.ts";
+import { getProviderHealth, getSandboxState } from "@/server/services/admin-providers.ts";
+import { defaultSandbox } from "@/server/workspace/sandbox.ts";
 import { ProviderHealthTable } from "@/components/admin/provider-health.tsx";
+import { SandboxState } from "@/components/admin/sandbox-state.tsx";
 
 export const metadata = { title: "Providers" };
 // the breakers' state changes from second to second: never a cached render
@@ -11,5 +13,11 @@ export default async function ProvidersPage() {
   // checked here and again in the data function: layouts do not run on partial renders
   const actor = await requirePageAdmin();
   const health = getProviderHealth({ actor, circuits: getRuntime().circuits });
-  return <ProviderHealthTable health={health} />;
+  const sandbox = await getSandboxState({ actor, sandbox: defaultSandbox() });
+  return (
+    <div className="space-y-6">
+      <SandboxState sandbox={sandbox} />
+      <ProviderHealthTable health={health} />
+    </div>
+  );
 }
