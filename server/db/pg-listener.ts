@@ -28,7 +28,7 @@ export interface ListenerHandlers {
 
 /** The next wait before re-connecting: doubled from `previous`, with ±25 % jitter, within the bounds. */
 export function nextBackoff(previous: number | null, random: () => number = Math.random): number {
-  const base = previous === null ? RECONNECT_MIN_MS : Math.min(RECONNECT_MAX_MS, previous * 2);
+  const base = previous === null ? RECONNECT_MIN_MS : Math.max(RECONNECT_MIN_MS, Math.min(RECONNECT_MAX_MS, previous * 2));
   return Math.round(Math.min(RECONNECT_MAX_MS, base * (0.75 + random() / 2)));
 }
 
