@@ -15,6 +15,7 @@ import { seedWorkspace } from "./services/seed.ts";
 import { setRuntime, type Runtime } from "./runtime.ts";
 import { claimDataDir, DataDirBusyError, liveOwnerOf } from "./ops/live-backup.ts";
 import { postgresNotifications } from "./db/notifications.ts";
+import { postgresLiveness } from "./db/liveness.ts";
 import type { ProviderCircuits } from "./agents/circuit-breaker.ts";
 
 export interface BootedCore {
@@ -48,6 +49,10 @@ export async function bootCore(input: {
   });
   const releaseDataDir = db.pglite ? await claimDataDir({ dataDir: config.dataDir, pglite: db.pglite }) : async () => {};
   const seeded = await seedWorkspace(db.prisma, { defaultModel: config.defaultModel, demoConversation: config.seedDemo });
+  const instanceId = input.instanceId ?? `baton-${process.pid}-${randomUUID().slice(0, 8)}`;
+  const liveness = db.pool
+    ? postgresLiveness({ config: db.pool.options, instanceId, pool: db.pool, runsAgents: config.role !== "web" })
+    : undefined;
   const executor = new Executor({
     prisma: db.prisma,
     sql: db.sql,
@@ -56,7 +61,7 @@ export async function bootCore(input: {
     publisher: input.publisher,
     clock: systemClock,
     random: Math.random,
-    instanceId: input.instanceId ?? `baton-${process.pid}-${randomUUID().slice(0, 8)}`,
+    instanceId,
     config: {
       planLimits: config.planLimits,
       leaseMs: config.leaseMs,
@@ -67,6 +72,7 @@ export async function bootCore(input: {
       sweepMs: config.sweepMs,
     },
     notifications: db.pool ? postgresNotifications(db.pool) : undefined,
+    liveness,
   });
   const runtime: Runtime = {
     config,
@@ -86,6 +92,7 @@ export async function bootCore(input: {
     demoConversationId: seeded.demoConversationId,
     async close() {
       await executor.stop();
+      await liveness?.close();
       await releaseDataDir();
       await db.close();
     },

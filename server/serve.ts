@@ -8,7 +8,6 @@
 import { createServer, type IncomingMessage, type Server as HttpServer, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Server } from "socket.io";
-import { createAdapter } from "@socket.io/postgres-adapter";
 import type { Config } from "./config/config.ts";
 import { bootCore, type BootedCore } from "./boot.ts";
 import type { ProviderCircuits } from "./agents/circuit-breaker.ts";
@@ -17,8 +16,9 @@ import type { AgentRunner } from "./executor/ports.ts";
 import { createSocketPublisher } from "./adapters/socket/socket-publisher.ts";
 import { listConversationEvents } from "./adapters/prisma/event-log.ts";
 import { attachSocketHandlers } from "./socket/handlers.ts";
-import { createSocketServer } from "./socket/server.ts";
+import { attachClusterAdapter, createSocketServer } from "./socket/server.ts";
 import { socketLimitsFromEnv } from "./socket/limits.ts";
+import { postgresBus } from "./db/event-bus.ts";
 import { refuseOversizedBody } from "./http/body-gate.ts";
 import { stampClientHeaders } from "./http/client-address.ts";
 import { refuseMalformedRequest } from "./http/request-gate.ts";
@@ -69,9 +69,6 @@ export function closeOnSignals(served: ServedBaton, after: () => Promise<void> =
   process.on("SIGTERM", () => void shutdown("SIGTERM"));
 }
 
-/** the PostgreSQL adapter's channel prefix (its default), named here because units' statements NOTIFY on it too */
-const CLUSTER_CHANNEL_PREFIX = "socket.io";
-
 export async function serveBaton(input: {
   config: Config;
   createRunner: (db: Database) => AgentRunner;
@@ -99,16 +96,21 @@ export async function serveBaton(input: {
     instanceId: input.instanceId,
     circuits: input.circuits,
   });
+  let closeCluster = async () => {};
   if (core.db.kind === "postgres" && core.db.pool) {
-    // several processes: rooms span all of them through PostgreSQL NOTIFY (its table is
-    // created with the database's own setup, under a lock: see database.ts)
-    io.adapter(createAdapter(core.db.pool, { channelPrefix: CLUSTER_CHANNEL_PREFIX }));
+    // several processes: rooms span all of them through PostgreSQL NOTIFY (the adapter's
+    // table is created with the database's own setup, under a lock: see database.ts)
+    const endAdapterPool = attachClusterAdapter(io, core.db.pool);
+    const bus = postgresBus(core.db.pool);
     const prisma = core.db.prisma;
     publisher.watchCluster(
       (conversationId, first, last) => listConversationEvents(prisma, { conversationId, afterSeq: first - 1, limit: last - first + 1 }),
-      // the adapter listens on "<prefix>#<namespace>": units announce their seqs on the default namespace's
-      { notifyChannel: `${CLUSTER_CHANNEL_PREFIX}#/` },
+      bus,
     );
+    closeCluster = async () => {
+      await bus.close();
+      await endAdapterPool();
+    };
   }
   // a worker's events reach browsers through the adapter; browsers connect to web nodes
   if (config.role !== "worker") attachSocketHandlers(io, { prisma: core.db.prisma, limits: socketLimits });
@@ -169,6 +171,7 @@ export async function serveBaton(input: {
           log.info({ finished, handedBack }, `shutting down: ${finished} run(s) finished, ${handedBack} handed back`);
         // io.close() also closes the HTTP server; clients see the transport close and reconnect
         await new Promise<void>((resolve) => void io.close(() => resolve()));
+        await closeCluster();
         await core.close();
         await stopTracing();
       })()),

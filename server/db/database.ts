@@ -24,6 +24,7 @@ import { applyMigrations, migrationsUpToDate, readMigrationsFolder } from "./sch
 import { pgliteSql, pgSql, type SqlRunner } from "./sql-runner.ts";
 import { optimizeWebAssemblyEagerly } from "./wasm-tiering.ts";
 import { ensurePrivateDir, makeTreePrivate } from "./private-files.ts";
+import { guardPool } from "./pg-guard.ts";
 
 export type { EmbeddedPGlite } from "./pglite-thread.ts";
 
@@ -107,12 +108,10 @@ async function withFunctionsLock(pool: pg.Pool, work: (client: pg.PoolClient) =>
 const SOCKET_IO_ATTACHMENTS_TABLE = `CREATE TABLE IF NOT EXISTS socket_io_attachments (
   id bigserial UNIQUE, created_at timestamptz DEFAULT NOW(), payload bytea)`;
 
-/** Another pool on `pool`'s database, with `options` of its own. */
-function poolBeside(pool: pg.Pool, options: pg.PoolConfig): pg.Pool {
-  const beside = new pg.Pool({ ...pool.options, ...options });
-  // an idle client losing its connection must not crash the process
-  beside.on("error", () => {});
-  return beside;
+/** Another pool on `pool`'s database, with `options` of its own (guarded: pg-guard.ts). */
+export function poolBeside(pool: pg.Pool, options: pg.PoolConfig & { name: string; releaseBrokenClients?: boolean }): pg.Pool {
+  const { name, releaseBrokenClients, ...config } = options;
+  return guardPool(new pg.Pool({ ...pool.options, ...config }), { name, releaseBrokenClients });
 }
 
 /**
@@ -134,7 +133,7 @@ async function migratePostgres(pool: pg.Pool, migrationsDir: string): Promise<st
   let healthy = true;
   try {
     await lockHolder.query("SELECT pg_advisory_lock(hashtextextended('baton:migrations', 0))");
-    const dedicated = poolBeside(pool, { max: 1, idleTimeoutMillis: 1 });
+    const dedicated = poolBeside(pool, { name: "migrations", max: 1, idleTimeoutMillis: 1 });
     try {
       const { appliedMigrationNames } = await applyMigrations({ migrationsDir, adapterFactory: new PrismaPg(dedicated) });
       return appliedMigrationNames;
@@ -246,8 +245,8 @@ export async function databaseFromPool(
   pool: pg.Pool,
   opts: Pick<OpenDatabaseOptions, "log" | "migrationsDir" | "migrate"> = {},
 ): Promise<Database> {
-  // an idle client losing its connection must not crash the process
-  pool.on("error", () => {});
+  // no dropped connection may crash the process (pg-guard.ts)
+  guardPool(pool, { name: "prisma" });
   const adapter = new PrismaPg(pool);
   try {
     const applied = opts.migrate === false ? [] : await migratePostgres(pool, opts.migrationsDir ?? defaultMigrationsDir());
@@ -257,7 +256,7 @@ export async function databaseFromPool(
       await client.query(SOCKET_IO_ATTACHMENTS_TABLE);
     });
     const prisma = new PrismaClient({ adapter, log: opts.log }) as PrismaClient;
-    const hotPath = poolBeside(pool, HOT_PATH_POOL);
+    const hotPath = poolBeside(pool, { name: "hot_path", ...HOT_PATH_POOL });
     return {
       prisma,
       kind: "postgres",

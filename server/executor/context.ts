@@ -5,6 +5,7 @@ import type { LoadedPlan } from "../adapters/prisma/plan-repository.ts";
 import type { AgentRunner, ArtifactRef, Clock, EventPublisher } from "./ports.ts";
 import { AgentDirectory } from "./agent-directory.ts";
 import { consoleLike, logFor } from "../ops/log.ts";
+import type { Liveness } from "../db/liveness.ts";
 
 export interface ExecutorConfig {
   planLimits: { maxSteps: number; maxInputChars: number; defaultMaxParallel: number; defaultMaxRetries: number };
@@ -46,6 +47,8 @@ export interface ExecutorDeps {
   instanceId: string;
   /** PostgreSQL LISTEN; absent with one process (the embedded database wakes in-process) */
   notifications?: Notifications;
+  /** PostgreSQL: this process's liveness lock, and other processes' (db/liveness.ts); absent with one process */
+  liveness?: Liveness;
   config: ExecutorConfig;
   logger?: Pick<Console, "info" | "warn" | "error">;
   /** observation points for tests that need to interleave with a unit of work */

@@ -62,7 +62,7 @@ export class Executor {
         committed: (uow, committed) => this.afterCommit(uow, committed),
         abandoned: (uow) => this.worker.abandonEarly(uow.runsCreated),
       },
-      () => this.worker.claimRequest(),
+      () => this.worker.claimRequest({ inStatement: true }),
     );
     this.worker = new RunWorker(this.context, {
       inConversation: (conversationId, work, plan) => this.inConversation(conversationId, work, plan),
@@ -73,14 +73,18 @@ export class Executor {
     this.leases = new LeaseKeeper(this.context, {
       liveRunIds: () => this.worker.liveRunIds,
       abortRun: (runId) => this.worker.abort(runId),
+      abortAll: () => this.worker.stopAll({ timeoutMs: 10_000 }),
       runLost: (input) => this.worker.runLost(input),
       tickPlan: (input) => this.tick(input),
       claim: () => this.claimSoon(),
+      clusterLoad: (load) => this.worker.setClusterLoad(load),
     });
   }
 
   /** Takes over what a previous process left behind, then keeps leases fresh and sweeps. */
   async start(): Promise<void> {
+    // the liveness lock first: a run claimed before it is held would look orphaned to the others
+    await this.context.liveness?.start();
     await this.leases.recover();
     this.leases.start();
     this.unlisten = (await this.context.notifications?.listen(() => this.claimSoon())) ?? null;

@@ -7,23 +7,43 @@
  * `retryAt` — and the sweep, on every process, acts on whatever nobody woke: it
  * claims queued runs that have room, ticks plans whose retry time has come, and
  * ticks running plans that have no live run at all.
+ *
+ * On PostgreSQL a dead process is found faster than its lease runs out: every process
+ * holds a liveness lock (db/liveness.ts) that PostgreSQL frees when its session ends, and
+ * every DEAD_OWNER_CHECK_MS each process takes over the running runs whose owner holds
+ * none. A frozen process keeps its lock, so only its lease (still renewed, still checked)
+ * can hand its runs on. When this process's own liveness connection drops, others may
+ * take its runs over at any moment, so it stops every live run at once and claims
+ * nothing until the lock is back; then it declares whichever of its runs are still
+ * `running` lost itself, so their steps are retried right away.
  */
 import type { ExecutorContext } from "./context.ts";
 import { recordLeaseTakeover } from "../ops/instruments.ts";
 
+/** How often each process looks for runs of processes whose liveness lock is free. */
+export const DEAD_OWNER_CHECK_MS = 1_000;
+
 interface LeaseHooks {
   liveRunIds(): string[];
   abortRun(runId: string): void;
+  /** stops every live run of this process (its liveness lock may be lost); resolves once they have ended */
+  abortAll(): Promise<void>;
   runLost(input: { conversationId: string; runId: string }): Promise<void>;
   tickPlan(input: { conversationId: string; planId: string }): Promise<void>;
   /** claim queued runs this process has room for */
   claim(): void;
+  /** what the whole cluster runs now: runs running, and live processes that run agents */
+  clusterLoad(load: { running: number; workers: number }): void;
 }
 
 export class LeaseKeeper {
   private heartbeat: ReturnType<typeof setInterval> | null = null;
   private sweeper: ReturnType<typeof setInterval> | null = null;
+  private deadOwnerCheck: ReturnType<typeof setInterval> | null = null;
   private sweeping = false;
+  private checkingOwners = false;
+  /** the stop of this process's runs after its liveness lock was lost */
+  private stoppingRuns: Promise<void> = Promise.resolve();
 
   constructor(
     private readonly context: ExecutorContext,
@@ -33,6 +53,8 @@ export class LeaseKeeper {
   /** Takes over orphaned runs and resumes every unfinished plan. */
   async recover(): Promise<void> {
     await this.takeOverExpired({ everyOrphan: this.context.config.singleProcess });
+    // a restarted process's predecessor (and any other dead one) is not waited for
+    await this.takeOverDeadOwners();
     const plans = await this.context.prisma.plan.findMany({
       where: { status: { in: ["running", "paused"] } },
       select: { id: true, conversationId: true },
@@ -49,12 +71,84 @@ export class LeaseKeeper {
     this.heartbeat.unref?.();
     this.sweeper = setInterval(() => void this.sweep(), sweepMs);
     this.sweeper.unref?.();
+    const liveness = this.context.liveness;
+    if (!liveness) return;
+    this.deadOwnerCheck = setInterval(() => void this.takeOverDeadOwners(), DEAD_OWNER_CHECK_MS);
+    this.deadOwnerCheck.unref?.();
+    liveness.onChange((held) => {
+      if (!held) this.stoppingRuns = this.hooks.abortAll();
+      else void this.afterLivenessRegained();
+    });
   }
 
   stop(): void {
     if (this.heartbeat) clearInterval(this.heartbeat);
     if (this.sweeper) clearInterval(this.sweeper);
-    this.heartbeat = this.sweeper = null;
+    if (this.deadOwnerCheck) clearInterval(this.deadOwnerCheck);
+    this.heartbeat = this.sweeper = this.deadOwnerCheck = null;
+  }
+
+  /**
+   * Runs whose owner's liveness lock nobody holds: that process is gone (or lost its
+   * connection, and stopped them), so they are declared lost now. Never two passes at once.
+   */
+  async takeOverDeadOwners(): Promise<void> {
+    const { liveness, prisma, instanceId } = this.context;
+    if (!liveness?.held || this.checkingOwners) return;
+    this.checkingOwners = true;
+    try {
+      const [owners, workers] = await Promise.all([
+        prisma.run.groupBy({ by: ["leaseOwner"], where: { status: "running", leaseOwner: { not: null } }, _count: { _all: true } }),
+        liveness.liveWorkers(),
+      ]);
+      this.hooks.clusterLoad({ running: owners.reduce((sum, row) => sum + row._count._all, 0), workers });
+      const others = owners.map((row) => row.leaseOwner!).filter((owner) => owner !== instanceId);
+      const dead = await liveness.deadOwners(others);
+      if (dead.length === 0) return;
+      const runs = await prisma.run.findMany({
+        where: { status: "running", leaseOwner: { in: dead } },
+        select: { id: true, conversationId: true, leaseOwner: true },
+        orderBy: { createdAt: "asc" },
+      });
+      // conversations at once (each conversation's units run one at a time anyway)
+      await Promise.all(
+        runs.map((run) => {
+          this.context.logger.info("[leases] taking over a run of a process whose liveness lock is free", {
+            runId: run.id,
+            owner: run.leaseOwner,
+          });
+          recordLeaseTakeover();
+          return this.hooks.runLost({ conversationId: run.conversationId, runId: run.id });
+        }),
+      );
+    } catch (error) {
+      this.context.logger.warn("[leases] could not check for dead processes", error);
+    } finally {
+      this.checkingOwners = false;
+    }
+  }
+
+  /**
+   * The liveness lock is held again after a drop: the runs stopped meanwhile that nobody
+   * took over are still `running` under this process's name; they are declared lost
+   * here (their steps retry) instead of waiting for their lease.
+   */
+  private async afterLivenessRegained(): Promise<void> {
+    const { prisma, instanceId } = this.context;
+    try {
+      await this.stoppingRuns;
+      const live = new Set(this.hooks.liveRunIds());
+      const own = await prisma.run.findMany({
+        where: { status: "running", leaseOwner: instanceId },
+        select: { id: true, conversationId: true },
+      });
+      await Promise.all(
+        own.filter((run) => !live.has(run.id)).map((run) => this.hooks.runLost({ conversationId: run.conversationId, runId: run.id })),
+      );
+    } catch (error) {
+      this.context.logger.warn("[leases] could not hand back the runs stopped while the liveness lock was lost", error);
+    }
+    this.hooks.claim();
   }
 
   /** One pass of the backstop (also called by tests). Never two at once. */

@@ -27,6 +27,8 @@ type Tx = Prisma.TransactionClient;
 /** What the worker needs from the executor that owns it. */
 /** How long after a retry's notBefore this process claims it. */
 const NOT_BEFORE_MARGIN_MS = 20;
+/** how long a process at its fair share lets the others claim before it does */
+const FAIR_SHARE_DEFER_MS = 100;
 
 export interface RunWorkerHost {
   inConversation<T>(conversationId: string, work: (tx: Tx, uow: UnitOfWork) => Promise<T>, plan?: UnitPlan): Promise<T>;
@@ -60,6 +62,15 @@ export class RunWorker {
   private slotBound = false;
   /** shutting down: claims nothing new, lets live runs finish, then hands the rest back */
   private draining = false;
+  /**
+   * With several processes that run agents: this process's fair part of the runs running
+   * across them (setClusterLoad). A unit's own statement claims for this process only
+   * below it, and a wake-up above it waits a little, so that a process with less to do
+   * claims first. Without it, the process receiving the API calls created the runs and
+   * claimed them in the same statement, and its statements ending runs claimed the next
+   * ones: every run ran there while the others idled.
+   */
+  private fairShare = Number.POSITIVE_INFINITY;
 
   constructor(
     private readonly context: ExecutorContext,
@@ -79,11 +90,41 @@ export class RunWorker {
     for (const run of this.early.values()) run.controller.abort();
   }
 
-  /** What this process may claim now: a worker's free slots (a web node claims nothing). */
-  claimRequest(): ClaimRequest | null {
-    const { role, workerSlots, leaseMs, modelConcurrency } = this.context.config;
-    if (this.host.stopped() || this.draining || role === "web") return null;
-    const max = workerSlots - this.liveRuns.size - this.starting;
+  /** Stops every live run and resolves once they have all ended here (or after `timeoutMs`). */
+  async stopAll({ timeoutMs }: { timeoutMs: number }): Promise<void> {
+    this.abortAll();
+    const deadline = this.context.clock.now() + timeoutMs;
+    while ((this.liveRuns.size > 0 || this.early.size > 0) && this.context.clock.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 10));
+    }
+  }
+
+  /** Whether this process may take runs now: not on a web node, not while stopping, and (PostgreSQL) while it holds its liveness lock. */
+  private mayClaim(): boolean {
+    const liveness = this.context.liveness;
+    return !this.host.stopped() && !this.draining && this.context.config.role !== "web" && (!liveness || liveness.held);
+  }
+
+  /** What the cluster runs now (leases.ts samples it every second): sets this process's fair share. */
+  setClusterLoad({ running, workers }: { running: number; workers: number }): void {
+    this.fairShare = workers <= 1 ? Number.POSITIVE_INFINITY : Math.ceil(running / workers) + 1;
+  }
+
+  /** this process runs at least its fair share of the cluster's runs */
+  private atFairShare(): boolean {
+    return this.liveRuns.size + this.starting + this.early.size >= this.fairShare;
+  }
+
+  /**
+   * What this process may claim now: a worker's free slots (a web node claims nothing).
+   * `inStatement`: for a unit's own statement, which claims only within the fair share.
+   */
+  claimRequest(options: { inStatement?: boolean } = {}): ClaimRequest | null {
+    const { workerSlots, leaseMs, modelConcurrency } = this.context.config;
+    if (!this.mayClaim()) return null;
+    const live = this.liveRuns.size + this.starting;
+    const free = workerSlots - live;
+    const max = options.inStatement ? Math.min(free, this.fairShare - live - this.early.size) : free;
     if (max <= 0) this.slotBound = true;
     return max > 0 ? { owner: this.context.instanceId, leaseMs, max, modelLimits: modelConcurrency } : null;
   }
@@ -96,13 +137,13 @@ export class RunWorker {
    * a retry in backoff, not on a node that claims nothing, never past this worker's slots.
    */
   startEarly(created: RunLaunch[]): void {
-    const { role, workerSlots } = this.context.config;
-    if (!this.context.earlyStart || this.host.stopped() || this.draining || role === "web") return;
+    const { workerSlots } = this.context.config;
+    if (!this.context.earlyStart || !this.mayClaim()) return;
     // one run's preparation per turn of the event loop: a unit that dispatched many (a
     // plan's roots, a batch of results) must not hold sockets and requests for all of them
     let turn = Promise.resolve();
     for (const launch of created) {
-      if (this.liveRuns.size + this.starting + this.early.size >= workerSlots) return;
+      if (this.liveRuns.size + this.starting + this.early.size >= workerSlots || this.atFairShare()) return;
       if (launch.notBefore) continue;
       const controller = new AbortController();
       let settle!: EarlyRun["settle"];
@@ -169,6 +210,22 @@ export class RunWorker {
    * pass if asked again meanwhile.
    */
   claimSoon(): void {
+    if (this.atFairShare()) {
+      // others with less to do claim first; this process still claims what they leave
+      if (this.deferredClaim) return;
+      this.deferredClaim = setTimeout(() => {
+        this.deferredClaim = null;
+        this.claimNow();
+      }, FAIR_SHARE_DEFER_MS);
+      this.deferredClaim.unref?.();
+      return;
+    }
+    this.claimNow();
+  }
+
+  private deferredClaim: ReturnType<typeof setTimeout> | null = null;
+
+  private claimNow(): void {
     if (this.claiming) {
       this.claimAgain = true;
       return;

@@ -10,9 +10,17 @@
  * - Handshakes are counted per client address against a high ceiling (limits.ts); the
  *   address is stamped on the request here, where the per-user and anonymous limits
  *   of handlers.ts's middleware read it.
+ * - With several processes (PostgreSQL), rooms span all of them through Socket.IO's
+ *   PostgreSQL adapter (attachClusterAdapter) — for what rooms.ts does across processes
+ *   (joins, leaves, membership notices). Conversation events travel on Baton's own bus
+ *   (db/event-bus.ts), which replays from the event log after a drop.
  */
 import type { IncomingMessage, Server as HttpServer } from "node:http";
 import { Server } from "socket.io";
+import { createAdapter } from "@socket.io/postgres-adapter";
+import type pg from "pg";
+import { poolBeside } from "../db/database.ts";
+import { log } from "../ops/log.ts";
 import type { ClientToServerEvents, ServerToClientEvents } from "../protocol/events.ts";
 import { configuredOrigins } from "../auth/auth.ts";
 import { clientProtocol, stampClientHeaders } from "../http/client-address.ts";
@@ -70,4 +78,25 @@ export function createSocketServer(httpServer: HttpServer, options: SocketServer
     },
   });
   return io;
+}
+
+/** the PostgreSQL adapter's channel prefix (its default) */
+const CLUSTER_CHANNEL_PREFIX = "socket.io";
+
+/**
+ * Attaches Socket.IO's PostgreSQL adapter on a small pool of its own. The adapter keeps
+ * one client of the pool checked out for its LISTEN and attaches no `error` listener to
+ * it: the pool here handles every client's errors and hands a dropped checked-out
+ * client back broken (db/pg-guard.ts), and the adapter, hearing it end, checks out a new
+ * one and LISTENs again (after about 1-3 s). Resolves to the pool's end, for shutdown.
+ */
+export function attachClusterAdapter(io: Server, pool: pg.Pool): () => Promise<void> {
+  const adapterPool = poolBeside(pool, { name: "socket_io", max: 3, releaseBrokenClients: true });
+  io.adapter(
+    createAdapter(adapterPool, {
+      channelPrefix: CLUSTER_CHANNEL_PREFIX,
+      errorHandler: (error) => log.warn({ err: error }, "Socket.IO's PostgreSQL adapter failed to send or receive"),
+    }),
+  );
+  return () => adapterPool.end().catch(() => undefined);
 }

@@ -5,7 +5,7 @@ import { Server } from "socket.io";
 import { io as connect, type Socket as ClientSocket } from "socket.io-client";
 import type { ConversationEventDTO } from "../../protocol/events.ts";
 import { activityRoom, conversationRoom } from "../../protocol/rooms.ts";
-import { createSocketPublisher } from "./socket-publisher.ts";
+import { createSocketPublisher, splitText, type ClusterBus, type ClusterMessage } from "./socket-publisher.ts";
 
 const event = (seq: number, conversationId = "c1") =>
   ({
@@ -18,9 +18,9 @@ const event = (seq: number, conversationId = "c1") =>
   }) as ConversationEventDTO;
 
 /**
- * An io with a cluster adapter: `io.local` writes to this process's sockets at once;
- * `adapter.broadcast` is a message to the other processes, which resolves after a random
- * delay (the NOTIFY) and is recorded in `sent`; `onMessage` is how another process's
+ * An io and a cluster bus: `io.local` writes to this process's sockets at once;
+ * `bus.send` is a message to the other processes, which resolves after a random delay
+ * (the NOTIFY) and is recorded in `sent`; `fromOtherProcess` is how another process's
  * message arrives. `delivered` is what local sockets received, in order.
  */
 function fakeCluster(options: { watched?: boolean; failReads?: boolean } = {}) {
@@ -39,7 +39,7 @@ function fakeCluster(options: { watched?: boolean; failReads?: boolean } = {}) {
   /** how many events each local packet carried */
   const packets: number[] = [];
   const deltas: string[] = [];
-  const sent: { name: string; data: unknown }[] = [];
+  const sent: ClusterMessage[] = [];
   type Payload = { conversationId: string; seq?: number; text?: string };
   const write = (name: string, payload: Payload | Payload[]) => {
     if (name === "conversation-events") {
@@ -49,24 +49,22 @@ function fakeCluster(options: { watched?: boolean; failReads?: boolean } = {}) {
     if (name === "run-delta") deltas.push((payload as Payload).text!);
     if (name === "activity") activity.push(`${(payload as Payload).conversationId}:${(payload as Payload).seq}`);
   };
-  const adapter = {
-    uid: "this-process",
-    // this process's sockets, by room: one browser watches c1 unless told otherwise
-    rooms: new Map(options.watched === false ? [] : [[conversationRoom("c1"), new Set(["socket-1"])]]),
-    async broadcast(packet: { data: unknown[] }, opts: { rooms: Set<string>; except: Set<string> }) {
+  // this process's sockets, by room: one browser watches c1 unless told otherwise
+  const rooms = new Map(options.watched === false ? [] : [[conversationRoom("c1"), new Set(["socket-1"])]]);
+  let handlers: Parameters<ClusterBus["subscribe"]>[0] | null = null;
+  const bus: ClusterBus = {
+    id: "this-process",
+    channel: "baton_events",
+    async send(message) {
       await new Promise((resolve) => setTimeout(resolve, Math.random() * 5));
-      // the publisher targets a room and excludes it here: nothing may reach local sockets this way
-      expect([...opts.rooms].every((room) => opts.except.has(room))).toBe(true);
-      sent.push({ name: packet.data[0] as string, data: packet.data[1] });
+      sent.push(message);
     },
-    onMessage(message: { uid?: string; type: number; data: { packet: { data: unknown[] } } }) {
-      if (message.uid === "this-process") return; // the adapter drops its own messages
-      const [name, payload] = message.data.packet.data as [string, { conversationId: string; seq?: number }];
-      write(name, payload);
+    subscribe(given) {
+      handlers = given;
     },
   };
   const io = {
-    of: () => ({ adapter }),
+    of: () => ({ adapter: { rooms } }),
     local: {
       // rooms are not modelled here: every local write reaches "the" socket (see the real server's test below)
       to: () => {
@@ -78,18 +76,38 @@ function fakeCluster(options: { watched?: boolean; failReads?: boolean } = {}) {
       },
     },
   } as unknown as Server;
-  const fromOtherProcess = (name: string, data: unknown, uid = "other-1") =>
-    adapter.onMessage({ uid, type: 3, data: { packet: { type: 2, data: [name, data] } } } as never);
+  const fromOtherProcess = (message: ClusterMessage) => handlers!.message(message);
   /** another process committed these events and tells the cluster their seqs */
-  const committedElsewhere = (uid: string, ...events: ConversationEventDTO[]) => {
+  const committedElsewhere = (from: string, ...events: ConversationEventDTO[]) => {
     for (const e of events) log.set(e.seq, e);
-    fromOtherProcess(
-      "baton:conversation-seqs",
-      { conversationId: events[0].conversationId, first: events[0].seq, last: events.at(-1)!.seq },
-      uid,
-    );
+    fromOtherProcess({
+      from,
+      kind: "seqs",
+      seqs: { conversationId: events[0].conversationId, first: events[0].seq, last: events.at(-1)!.seq },
+    });
   };
-  return { io, delivered, activity, packets, deltas, sent, reads, readEvents, fromOtherProcess, committedElsewhere };
+  /** events another process committed while the bus was down: nobody announces them */
+  const committedUnheard = (...events: ConversationEventDTO[]) => {
+    for (const e of events) log.set(e.seq, e);
+  };
+  const busDropped = () => handlers!.lost();
+  const busBack = () => handlers!.resubscribed();
+  return {
+    io,
+    bus,
+    delivered,
+    activity,
+    packets,
+    deltas,
+    sent,
+    reads,
+    readEvents,
+    fromOtherProcess,
+    committedElsewhere,
+    committedUnheard,
+    busDropped,
+    busBack,
+  };
 }
 
 const settle = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
@@ -108,25 +126,25 @@ it("writes a conversation's events to this process's sockets in seq order, one p
 });
 
 it("with other processes, sends each unit's seqs as one message, in order, after the local write", async () => {
-  const { io, delivered, sent, readEvents } = fakeCluster();
+  const { io, bus, delivered, sent, readEvents } = fakeCluster();
   const publisher = createSocketPublisher(io);
-  publisher.watchCluster(readEvents);
+  publisher.watchCluster(readEvents, bus);
   for (let seq = 1; seq <= 30; seq += 3) publisher.publish([event(seq), event(seq + 1), event(seq + 2)]);
   publisher.runDelta("c1", "r1", "text");
   await settle(400);
   expect(delivered).toEqual(Array.from({ length: 30 }, (_, i) => `c1:${i + 1}`));
-  const units = sent.filter((message) => message.name === "baton:conversation-seqs");
+  const units = sent.filter((message) => message.kind === "seqs");
   // the seqs, not the events: the other processes read what they need from the log
-  expect(units.map((message) => message.data)).toEqual(
+  expect(units.map((message) => message.kind === "seqs" && message.seqs)).toEqual(
     Array.from({ length: 10 }, (_, i) => ({ conversationId: "c1", first: 3 * i + 1, last: 3 * i + 3 })),
   );
-  expect(sent.at(-1)).toEqual({ name: "baton:run-delta", data: { conversationId: "c1", runId: "r1", text: "text" } });
+  expect(sent.at(-1)).toEqual({ from: "this-process", kind: "delta", delta: { conversationId: "c1", runId: "r1", text: "text" } });
 });
 
 it("reads another process's events from the log and writes them to local sockets, each after its predecessor, own or theirs", async () => {
-  const { io, delivered, activity, deltas, readEvents, fromOtherProcess, committedElsewhere } = fakeCluster();
+  const { io, bus, delivered, activity, deltas, readEvents, fromOtherProcess, committedElsewhere } = fakeCluster();
   const publisher = createSocketPublisher(io, { holdMs: 2_000 });
-  publisher.watchCluster(readEvents);
+  publisher.watchCluster(readEvents, bus);
   publisher.publish([event(1)]);
   await settle(50);
   // two other processes committed 2 and 4-5, this one 3: 4-5 arrive first, then 3 is published, then 2 arrives
@@ -138,14 +156,14 @@ it("reads another process's events from the log and writes them to local sockets
   await settle(50);
   expect(delivered).toEqual(["c1:1", "c1:2", "c1:3", "c1:4", "c1:5"]);
   expect(activity).toEqual(["c1:1", "c1:2", "c1:3", "c1:5"]);
-  fromOtherProcess("baton:run-delta", { conversationId: "c1", runId: "r2", text: "streamed" });
+  fromOtherProcess({ from: "other-1", kind: "delta", delta: { conversationId: "c1", runId: "r2", text: "streamed" } });
   expect(deltas).toEqual(["streamed"]);
 });
 
 it("many units from other processes, read in any order, reach the sockets in seq order", async () => {
-  const { io, delivered, packets, reads, readEvents, committedElsewhere } = fakeCluster();
+  const { io, bus, delivered, packets, reads, readEvents, committedElsewhere } = fakeCluster();
   const publisher = createSocketPublisher(io, { holdMs: 2_000 });
-  publisher.watchCluster(readEvents);
+  publisher.watchCluster(readEvents, bus);
   // one process's units, in the order it sent them; their reads end in any order
   for (let seq = 1; seq <= 60; seq += 2) committedElsewhere("other-1", event(seq), event(seq + 1));
   await settle(100);
@@ -155,9 +173,9 @@ it("many units from other processes, read in any order, reach the sockets in seq
 });
 
 it("reads nothing for a conversation no socket here watches, and holds nothing behind it", async () => {
-  const { io, delivered, activity, reads, readEvents, committedElsewhere } = fakeCluster({ watched: false });
+  const { io, bus, delivered, activity, reads, readEvents, committedElsewhere } = fakeCluster({ watched: false });
   const publisher = createSocketPublisher(io, { holdMs: 2_000 });
-  publisher.watchCluster(readEvents);
+  publisher.watchCluster(readEvents, bus);
   publisher.publish([event(1)]);
   committedElsewhere("other-1", event(2), event(3));
   publisher.publish([event(4)]);
@@ -168,35 +186,22 @@ it("reads nothing for a conversation no socket here watches, and holds nothing b
   expect(activity).toEqual(["c1:1", "c1:3", "c1:4"]);
 });
 
-it("a read that fails leaves the unit to the browsers' replay and holds nothing behind it", async () => {
-  const { io, delivered, readEvents, committedElsewhere } = fakeCluster({ failReads: true });
+it("a read that keeps failing is retried, then left to the browsers' replay, holding nothing behind it", async () => {
+  const { io, bus, delivered, reads, readEvents, committedElsewhere } = fakeCluster({ failReads: true });
   const publisher = createSocketPublisher(io, { holdMs: 2_000 });
-  publisher.watchCluster(readEvents);
+  publisher.watchCluster(readEvents, bus);
   publisher.publish([event(1)]);
   committedElsewhere("other-1", event(2));
   publisher.publish([event(3)]);
-  await settle(50);
-  expect(delivered).toEqual(["c1:1", "c1:3"]);
-});
-
-it("still delivers the events a process of the previous version sends whole", async () => {
-  const { io, delivered, reads, readEvents, fromOtherProcess } = fakeCluster();
-  const publisher = createSocketPublisher(io, { holdMs: 2_000 });
-  publisher.watchCluster(readEvents);
-  publisher.publish([event(1)]);
-  await settle(20);
-  // two processes of the previous version: 3 arrives before 2
-  fromOtherProcess("baton:conversation-events", [event(3)], "old-1");
-  fromOtherProcess("baton:conversation-events", [event(2)], "old-2");
-  await settle(50);
-  expect(delivered).toEqual(["c1:1", "c1:2", "c1:3"]);
-  expect(reads).toEqual([]);
+  // three attempts, 100 and 200 ms apart
+  await vi.waitFor(() => expect(delivered).toEqual(["c1:1", "c1:3"]), { timeout: 1_500 });
+  expect(reads).toEqual(["c1:2-2", "c1:2-2", "c1:2-2"]);
 });
 
 it("does not wait longer than the hold for a predecessor that never comes", async () => {
-  const { io, delivered, readEvents } = fakeCluster();
+  const { io, bus, delivered, readEvents } = fakeCluster();
   const publisher = createSocketPublisher(io, { holdMs: 100 });
-  publisher.watchCluster(readEvents);
+  publisher.watchCluster(readEvents, bus);
   publisher.publish([event(1)]);
   publisher.publish([event(3)]); // 2 was committed by a process that died before publishing it
   await settle(50);
@@ -205,45 +210,69 @@ it("does not wait longer than the hold for a predecessor that never comes", asyn
   expect(delivered).toEqual(["c1:1", "c1:3"]);
 });
 
-it("a unit's statement can announce its seqs itself: the notice is the message the cluster would carry, and publishing then sends nothing more", async () => {
-  const { io, delivered, sent, readEvents, fromOtherProcess } = fakeCluster();
+it("a unit's statement can announce its seqs itself: the notice is the bus's own message, and publishing then sends nothing more", async () => {
+  const { io, bus, delivered, sent, readEvents, fromOtherProcess } = fakeCluster();
   const publisher = createSocketPublisher(io);
   expect(publisher.commitNotice?.("c1")).toBeNull(); // nobody else listens yet
-  publisher.watchCluster(readEvents);
-  expect(publisher.commitNotice?.("c1")).toBeNull(); // no channel to announce on
-  publisher.watchCluster(readEvents, { notifyChannel: "socket.io#/" });
+  publisher.watchCluster(readEvents, bus);
   const notice = publisher.commitNotice!("c1")!;
-  expect(notice.channel).toBe("socket.io#/");
+  expect(notice.channel).toBe("baton_events");
   // what the database sends: the notice's text around the seqs the events got
   const text = `${notice.before}${JSON.stringify({ conversationId: "c1", first: 1, last: 2 })}${notice.after}`;
-  const message = JSON.parse(text) as {
-    uid: string;
-    type: number;
-    data: { packet: { data: unknown[] }; opts: { rooms: string[]; except: string[] } };
-  };
-  expect(message.uid).toBe("this-process");
-  expect(message.type).toBe(3);
-  expect(message.data.packet.data).toEqual(["baton:conversation-seqs", { conversationId: "c1", first: 1, last: 2 }]);
-  expect(message.data.opts.rooms).toEqual([conversationRoom("c1")]);
-  expect(message.data.opts.except).toEqual([conversationRoom("c1")]);
+  expect(JSON.parse(text)).toEqual({ from: "this-process", kind: "seqs", seqs: { conversationId: "c1", first: 1, last: 2 } });
 
   publisher.publish([event(1), event(2)], { othersTold: true });
   publisher.publish([event(3)]); // a unit written without the notice is announced after its commit
   await settle(50);
   expect(delivered).toEqual(["c1:1", "c1:2", "c1:3"]);
-  expect(sent.map((m) => m.data)).toEqual([{ conversationId: "c1", first: 3, last: 3 }]);
+  expect(sent).toEqual([{ from: "this-process", kind: "seqs", seqs: { conversationId: "c1", first: 3, last: 3 } }]);
 
   // another process's notice, as its statement sent it, is read and delivered here
-  const theirs = JSON.parse(`${notice.before}${JSON.stringify({ conversationId: "c1", first: 4, last: 4 })}${notice.after}`) as {
-    data: { packet: { data: [string, unknown] } };
-  };
-  const [name, seqs] = theirs.data.packet.data;
-  const log = [event(4)];
-  const reading = createSocketPublisher(io, { holdMs: 2_000 });
-  reading.watchCluster(async () => log);
-  fromOtherProcess(name, seqs);
+  const theirs = JSON.parse(
+    `${notice.before}${JSON.stringify({ conversationId: "c1", first: 4, last: 4 })}${notice.after}`,
+  ) as ClusterMessage;
+  const other = fakeCluster();
+  const reading = createSocketPublisher(other.io, { holdMs: 2_000 });
+  reading.watchCluster(async () => [event(4)], other.bus);
+  other.fromOtherProcess({ ...theirs, from: "other-1" });
   await settle(50);
-  expect(delivered).toEqual(["c1:1", "c1:2", "c1:3", "c1:4"]);
+  expect(other.delivered).toEqual(["c1:4"]);
+  // its own notice coming back is not delivered twice
+  fromOtherProcess(theirs);
+  await settle(20);
+  expect(delivered).toEqual(["c1:1", "c1:2", "c1:3"]);
+});
+
+it("after the bus drops and comes back, replays what was committed meanwhile from the log, in seq order", async () => {
+  const { io, bus, delivered, readEvents, committedElsewhere, committedUnheard, busDropped, busBack } = fakeCluster();
+  const publisher = createSocketPublisher(io, { holdMs: 2_000 });
+  publisher.watchCluster(readEvents, bus);
+  committedElsewhere("other-1", event(1), event(2));
+  await settle(50);
+  busDropped();
+  // another process commits 3-5 while nobody listens; this process publishes 6 of its own
+  committedUnheard(event(3), event(4), event(5));
+  publisher.publish([event(6)]);
+  await settle(50);
+  expect(delivered).toEqual(["c1:1", "c1:2"]);
+  busBack();
+  await settle(100);
+  expect(delivered).toEqual(["c1:1", "c1:2", "c1:3", "c1:4", "c1:5", "c1:6"]);
+});
+
+it("sends a long streamed text to the other processes in pieces a NOTIFY can carry, never splitting a character", async () => {
+  const { io, bus, sent, readEvents } = fakeCluster();
+  const publisher = createSocketPublisher(io);
+  publisher.watchCluster(readEvents, bus);
+  const text = "😀".repeat(1_500);
+  publisher.runDelta("c1", "r1", text, { reset: true });
+  await settle(100);
+  const pieces = sent.flatMap((message) => (message.kind === "delta" ? [message.delta] : []));
+  expect(pieces.length).toBeGreaterThan(1);
+  expect(pieces.map((delta) => delta.text).join("")).toBe(text);
+  expect(pieces.map((delta) => delta.reset ?? false)).toEqual(pieces.map((_, index) => index === 0));
+  for (const delta of pieces) expect(JSON.stringify(delta.text)).not.toMatch(/\\ud[89ab]/i);
+  expect(splitText("ab😀c", 3)).toEqual(["ab", "😀c"]);
 });
 
 it("writes a unit's events a turn after its commit, once the runs it released have started, and a run's text still after them", async () => {

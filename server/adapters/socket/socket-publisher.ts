@@ -36,17 +36,8 @@ import type { ClientToServerEvents, ConversationEventDTO, RunDelta, ServerToClie
 import { activityRoom, conversationRoom } from "../../protocol/rooms.ts";
 import { log } from "../../ops/log.ts";
 
-/** socket.io-parser's PacketType.EVENT (what `emit` sends) */
-const EVENT_PACKET = 2;
-/** socket.io-adapter's cluster MessageType.BROADCAST */
-const CLUSTER_BROADCAST = 3;
-/** what one cluster message carries: the seqs of a unit's events, or a run's streamed text */
-const CLUSTER_SEQS = "baton:conversation-seqs";
-const CLUSTER_DELTA = "baton:run-delta";
-/** where a commit notice's seqs go (never a conversation's id: those are UUIDs) */
-const SEQS_PLACEHOLDER = "baton:seqs";
-/** the events themselves, as a process of the previous version sends them (read during a rolling upgrade) */
-const CLUSTER_EVENTS = "baton:conversation-events";
+/** one message to the other processes carries at most this many UTF-16 units of a run's streamed text (a NOTIFY holds 8,000 bytes) */
+export const DELTA_CHUNK = 1_000;
 /**
  * Longest a process holds an event for its predecessor from another process (browsers
  * wait longer, GAP_WAIT_MS, before they replay). Only a predecessor that never comes
@@ -54,6 +45,18 @@ const CLUSTER_EVENTS = "baton:conversation-events";
  * 5,400 arrivals early with 1 s, about 2 % with 250 ms.
  */
 export const HOLD_MS = 1000;
+/** where a commit notice's seqs go (the statement puts them there: commitNotice) */
+const SEQS_PLACEHOLDER = "baton:seqs";
+/** the rooms of conversations are named `conversationRoom(id)`: this prefix and the id */
+const CONVERSATION_ROOM_PREFIX = conversationRoom("");
+/** the conversation a room is of, or null for another kind of room */
+const conversationOfRoom = (room: string) =>
+  room.startsWith(CONVERSATION_ROOM_PREFIX) ? room.slice(CONVERSATION_ROOM_PREFIX.length) : null;
+/** a read of another process's events is tried this often, READ_RETRY_MS × attempt apart */
+const READ_ATTEMPTS = 3;
+const READ_RETRY_MS = 100;
+/** most events one conversation replays to this process's sockets after the bus came back */
+export const REPLAY_LIMIT = 1_000;
 
 type AnyServer = Server<ClientToServerEvents, ServerToClientEvents> | Server;
 
@@ -61,28 +64,45 @@ type AnyServer = Server<ClientToServerEvents, ServerToClientEvents> | Server;
 export type EventLogReader = (conversationId: string, first: number, last: number) => Promise<ConversationEventDTO[]>;
 
 /** What another process's message says it committed: a conversation's seqs `first` to `last`. */
-interface CommittedSeqs {
+export interface CommittedSeqs {
   conversationId: string;
   first: number;
   last: number;
 }
 
+/** What processes tell each other about conversations: a unit's committed seqs, a run's streamed text or status. */
+export type ClusterMessage =
+  | { from: string; kind: "seqs"; seqs: CommittedSeqs }
+  | { from: string; kind: "delta"; delta: RunDelta }
+  | { from: string; kind: "status"; status: { conversationId: string; runId: string; text: string | null } };
+
+/** The channel between processes (db/event-bus.ts on PostgreSQL). */
+export interface ClusterBus {
+  /** this process's id on the bus: its own messages come back to it and are ignored */
+  readonly id: string;
+  /** the NOTIFY channel a unit's statement announces its seqs on (commitNotice) */
+  readonly channel: string;
+  /** resolves once the message is out (a failure is logged, never thrown) */
+  send(message: ClusterMessage): Promise<void>;
+  /** `lost`: the bus stopped listening; `resubscribed`: it listens again and may have missed messages meanwhile */
+  subscribe(handlers: { message(message: ClusterMessage): void; lost(): void; resubscribed(): void }): void;
+}
+
 export interface SocketPublisher extends EventPublisher {
   /**
-   * Call once the cluster adapter is attached: send to the other processes, and learn the
-   * seqs they publish (their events are read with `readEvents` where sockets watch).
-   * `notifyChannel`: the adapter's channel for the default namespace, on which units'
-   * statements announce their seqs themselves (commitNotice).
+   * Call once with several processes: send to the other processes over `bus`, and learn
+   * the seqs they publish (their events are read with `readEvents` where sockets watch).
+   * When the bus comes back after a drop, what was committed meanwhile is read from the
+   * event log and sent to the sockets here.
    */
-  watchCluster(readEvents: EventLogReader, options?: { notifyChannel?: string }): void;
+  watchCluster(readEvents: EventLogReader, bus: ClusterBus): void;
 }
 
 export function createSocketPublisher(io: AnyServer, options: { holdMs?: number } = {}): SocketPublisher {
   const queue = new PerKeyQueue();
   const order = new SeqWatermarks();
   const holdMs = options.holdMs ?? HOLD_MS;
-  let clustered = false;
-  let notifyChannel: string | null = null;
+  let bus: ClusterBus | null = null;
   const local = (room: string, name: string, data: unknown, except?: string) => {
     const target = except === undefined ? io.local.to(room) : io.local.to(room).except(except);
     (target.emit as (name: string, data: unknown) => boolean)(name, data);
@@ -102,21 +122,26 @@ export function createSocketPublisher(io: AnyServer, options: { holdMs?: number 
     }
     local(activityRoom(conversationId), "activity", { conversationId, seq: lastSeq }, room);
   };
-  /** whether any of this process's sockets is in the room (the adapter's rooms are this process's) */
-  const watchedHere = (room: string) => (io.of("/").adapter.rooms?.get(room)?.size ?? 0) > 0;
-  /**
-   * One message to the other processes and none to this one's sockets (the room is both
-   * the target and excluded here; the receiver unpacks it, see watchCluster). Resolves
-   * once it is out, so a conversation's messages leave in order.
-   */
-  const toOtherProcesses = async (conversationId: string, name: string, data: unknown) => {
-    const room = conversationRoom(conversationId);
-    await (io
-      .of("/")
-      .adapter.broadcast(
-        { type: EVENT_PACKET, data: [name, data] },
-        { rooms: new Set([room]), except: new Set([room]), flags: {} },
-      ) as unknown as Promise<void> | void);
+  /** whether any of this process's sockets is in the room (the adapter's rooms are this process's: public `rooms`) */
+  const watchedHere = (room: string) => (io.of("/").adapter.rooms.get(room)?.size ?? 0) > 0;
+  /** the conversations a socket of this process watches */
+  const watchedConversations = () => {
+    const ids: string[] = [];
+    for (const [room, sockets] of io.of("/").adapter.rooms) {
+      const id = conversationOfRoom(room);
+      if (id !== null && sockets.size > 0) ids.push(id);
+    }
+    return ids;
+  };
+  /** a run's streamed text to the other processes, in pieces a NOTIFY can carry */
+  const deltaToOthers = async (delta: RunDelta) => {
+    if (!bus) return;
+    const pieces = splitText(delta.text, DELTA_CHUNK);
+    for (const [index, text] of pieces.entries()) {
+      const piece: RunDelta =
+        index === 0 && delta.reset ? { ...delta, text } : { conversationId: delta.conversationId, runId: delta.runId, text };
+      await bus.send({ from: bus.id, kind: "delta", delta: piece });
+    }
   };
   return {
     publish(events: ConversationEventDTO[], options) {
@@ -134,54 +159,49 @@ export function createSocketPublisher(io: AnyServer, options: { holdMs?: number 
         await nextTurn();
         await order.waitFor(first.conversationId, first.seq - 1, holdMs);
         deliver(last.conversationId, last.seq, events);
-        if (clustered && !options?.othersTold) {
+        if (bus && !options?.othersTold) {
           const seqs: CommittedSeqs = { conversationId: last.conversationId, first: first.seq, last: last.seq };
-          await toOtherProcesses(last.conversationId, CLUSTER_SEQS, seqs);
+          await bus.send({ from: bus.id, kind: "seqs", seqs });
         }
       });
     },
     runStatus(conversationId, runId, text) {
-      io.to(conversationRoom(conversationId)).emit("run-status", { conversationId, runId, text });
+      local(conversationRoom(conversationId), "run-status", { conversationId, runId, text });
+      if (bus) void bus.send({ from: bus.id, kind: "status", status: { conversationId, runId, text } });
     },
     runDelta(conversationId, runId, text, options) {
       // through the same queue: streamed chunks must not overtake each other, nor the events before them
       const delta: RunDelta = options?.reset ? { conversationId, runId, text, reset: true } : { conversationId, runId, text };
       queue.run(conversationId, async () => {
         local(conversationRoom(conversationId), "run-delta", delta);
-        if (clustered) await toOtherProcesses(conversationId, CLUSTER_DELTA, delta);
+        await deltaToOthers(delta);
       });
     },
-    commitNotice(conversationId) {
-      const uid = (io.of("/").adapter as { uid?: string }).uid;
-      if (!clustered || !notifyChannel || !uid) return null;
-      // the message the adapter itself would send for toOtherProcesses, with the seqs left out
-      const room = conversationRoom(conversationId);
-      const message = JSON.stringify({
-        uid,
-        nsp: "/",
-        type: CLUSTER_BROADCAST,
-        data: {
-          packet: { type: EVENT_PACKET, nsp: "/", data: [CLUSTER_SEQS, SEQS_PLACEHOLDER] },
-          opts: { rooms: [room], except: [room], flags: {} },
-        },
-      });
-      const [before, after] = message.split(JSON.stringify(SEQS_PLACEHOLDER));
-      return { channel: notifyChannel, before, after };
+    commitNotice() {
+      if (!bus) return null;
+      // the statement puts {"conversationId", "first", "last"} between the two
+      const [before, after] = JSON.stringify({ from: bus.id, kind: "seqs", seqs: SEQS_PLACEHOLDER }).split(
+        JSON.stringify(SEQS_PLACEHOLDER),
+      );
+      return { channel: bus.channel, before, after };
     },
-    watchCluster(readEvents, options) {
-      type ClusterMessage = { uid?: string; type?: number; data?: { packet?: { data?: unknown[] } } };
-      const adapter = io.of("/").adapter as unknown as { uid?: string; onMessage?: (message: ClusterMessage, offset?: string) => unknown };
-      const onMessage = adapter.onMessage?.bind(adapter);
-      if (!onMessage) return;
-      clustered = true;
-      notifyChannel = options?.notifyChannel ?? null;
+    watchCluster(readEvents, clusterBus) {
+      bus = clusterBus;
       /** the unit's events where a socket here watches the conversation; a failed read is left to the browsers' replay */
       const eventsFor = async ({ conversationId, first, last }: CommittedSeqs) => {
         if (!watchedHere(conversationRoom(conversationId))) return null;
-        return readEvents(conversationId, first, last).catch((error: unknown) => {
-          log.warn({ err: error, conversationId, first, last }, "could not read another process's events; browsers will replay them");
-          return null;
-        });
+        // a connection that just dropped fails one read; the pool's next connection answers
+        for (let attempt = 1; ; attempt++) {
+          try {
+            return await readEvents(conversationId, first, last);
+          } catch (error) {
+            if (attempt >= READ_ATTEMPTS) {
+              log.warn({ err: error, conversationId, first, last }, "could not read another process's events; browsers will replay them");
+              return null;
+            }
+            await new Promise((resolve) => setTimeout(resolve, READ_RETRY_MS * attempt));
+          }
+        }
       };
       // Another process's events go to this process's sockets after their predecessor (this
       // process's own, or another's). Each unit is read as its message arrives, and reads
@@ -190,24 +210,59 @@ export function createSocketPublisher(io: AnyServer, options: { holdMs?: number 
       // come from anyone. Senders do not queue behind each other: one's unit may wait for
       // another's, which arrives later.
       const arrivals = new PerKeyQueue();
-      adapter.onMessage = (message, offset) => {
-        // the adapter hears its own messages too (and drops them): this process wrote them already
-        if (message.uid !== undefined && message.uid === adapter.uid) return onMessage(message, offset);
-        const [name, data] = message.type === CLUSTER_BROADCAST ? (message.data?.packet?.data ?? []) : [];
-        if (name === CLUSTER_DELTA) {
-          const delta = data as RunDelta;
-          if (typeof delta?.conversationId === "string") local(conversationRoom(delta.conversationId), "run-delta", delta);
-          return;
+      /** per watched conversation, the last seq that had gone out here when the bus dropped */
+      let sentBeforeDrop = new Map<string, number>();
+      /**
+       * The bus is back: what other processes committed meanwhile was announced to nobody.
+       * Each conversation watched here is read from where it stood when the bus dropped
+       * (seq order, from the event log) and written to its sockets.
+       */
+      const replayMissed = async () => {
+        const from = sentBeforeDrop;
+        sentBeforeDrop = new Map();
+        for (const conversationId of watchedConversations()) {
+          const after = from.get(conversationId) ?? order.highestOf(conversationId);
+          if (after === undefined) continue;
+          arrivals.run(`replay ${conversationId}`, async () => {
+            const events = await readEvents(conversationId, after + 1, after + REPLAY_LIMIT);
+            const last = events.at(-1);
+            if (!last) return;
+            await order.waitFor(conversationId, after, holdMs);
+            deliver(conversationId, last.seq, events);
+          });
         }
-        const seqs = name === CLUSTER_SEQS ? committedSeqs(data) : name === CLUSTER_EVENTS ? seqsOfEvents(data) : null;
-        if (!seqs) return onMessage(message, offset);
-        const read = name === CLUSTER_EVENTS ? Promise.resolve(data as ConversationEventDTO[]) : eventsFor(seqs);
-        arrivals.run(`${message.uid ?? ""} ${seqs.conversationId}`, async () => {
-          const events = await read;
-          await order.waitFor(seqs.conversationId, seqs.first - 1, holdMs);
-          deliver(seqs.conversationId, seqs.last, events);
-        });
       };
+      clusterBus.subscribe({
+        lost: () => {
+          for (const conversationId of watchedConversations()) {
+            const seq = order.highestOf(conversationId);
+            if (seq !== undefined && !sentBeforeDrop.has(conversationId)) sentBeforeDrop.set(conversationId, seq);
+          }
+        },
+        resubscribed: () => void replayMissed(),
+        message: (message) => {
+          // the bus hears this process's own messages too: this process wrote them already
+          if (message.from === clusterBus.id) return;
+          if (message.kind === "delta") {
+            if (typeof message.delta?.conversationId === "string")
+              local(conversationRoom(message.delta.conversationId), "run-delta", message.delta);
+            return;
+          }
+          if (message.kind === "status") {
+            const status = message.status;
+            if (typeof status?.conversationId === "string") local(conversationRoom(status.conversationId), "run-status", status);
+            return;
+          }
+          const seqs = message.kind === "seqs" ? committedSeqs(message.seqs) : null;
+          if (!seqs) return;
+          const read = eventsFor(seqs);
+          arrivals.run(`${message.from} ${seqs.conversationId}`, async () => {
+            const events = await read;
+            await order.waitFor(seqs.conversationId, seqs.first - 1, holdMs);
+            deliver(seqs.conversationId, seqs.last, events);
+          });
+        },
+      });
     },
   };
 }
@@ -220,6 +275,11 @@ class SeqWatermarks {
   private readonly highest = new Map<string, { seq: number; at: number }>();
   private readonly waiters = new Map<string, Set<{ seq: number; wake(): void }>>();
   private sweptAt = Date.now();
+
+  /** the highest seq that has gone out here (undefined: nothing known) */
+  highestOf(conversationId: string): number | undefined {
+    return this.highest.get(conversationId)?.seq;
+  }
 
   saw(conversationId: string, seq: number): void {
     const now = Date.now();
@@ -286,13 +346,19 @@ function committedSeqs(data: unknown): CommittedSeqs | null {
   return { conversationId: seqs.conversationId, first: seqs.first!, last: seqs.last! };
 }
 
-/** The seqs of the events a process of the previous version sent whole. */
-function seqsOfEvents(data: unknown): CommittedSeqs | null {
-  if (!Array.isArray(data)) return null;
-  const events = data as ConversationEventDTO[];
-  const [first, last] = [events[0], events.at(-1)];
-  if (typeof first?.conversationId !== "string" || !Number.isInteger(first.seq) || !Number.isInteger(last?.seq)) return null;
-  return { conversationId: first.conversationId, first: first.seq, last: last!.seq };
+/** Splits `text` into pieces of at most `size` UTF-16 units, never inside a surrogate pair. */
+export function splitText(text: string, size: number): string[] {
+  if (text.length <= size) return [text];
+  const pieces: string[] = [];
+  let at = 0;
+  while (at < text.length) {
+    let end = Math.min(text.length, at + size);
+    // a high surrogate at the cut belongs with the low one after it
+    if (end < text.length && end > at + 1 && /[\uD800-\uDBFF]/.test(text[end - 1])) end -= 1;
+    pieces.push(text.slice(at, end));
+    at = end;
+  }
+  return pieces;
 }
 
 /** For processes without clients (tests, benchmarks, headless workers). */
