@@ -24,7 +24,7 @@ import {
   READABLE_ZOOM,
 } from "./plan-layout.ts";
 import { PlanLegend } from "./plan-legend.tsx";
-import { VISUAL_STYLE, formatDuration, retryStatusLine, stepVisualState, type StepVisualState } from "./step-status.ts";
+import { STEP_STYLE, VISUAL_STYLE, formatDuration, retryStatusLine, stepVisualState, type StepVisualState } from "./step-status.ts";
 import { useNow } from "./use-now.ts";
 import { useStepRunStatus } from "./use-run-status.ts";
 import { plainText } from "./plain-text.ts";
@@ -91,7 +91,7 @@ const StepNodeView = memo(function StepNodeView({ id, data }: NodeProps<StepNode
         type="button"
         onClick={() => onOpen(step.index)}
         onFocus={reveal}
-        aria-label={`Step ${step.index}: ${step.title}, ${who}, ${look.label}. Open details`}
+        aria-label={`Step ${step.index}: ${step.title}, ${who}, ${STEP_STYLE[step.status].label}. Open details`}
         className={`nodrag pointer-events-auto absolute inset-x-0 top-0 flex min-h-full max-h-full w-full flex-col overflow-hidden rounded-lg border-2 px-2.5 py-1.5 text-left shadow-sm group-hover:max-h-none group-hover:shadow-lg group-focus-within:max-h-none group-focus-within:shadow-lg ${look.node} ${state === "running" ? "animate-soft-pulse" : ""}`}
       >
         <span className="flex items-start gap-1.5">
