@@ -1,9 +1,7 @@
 import type { PlanTimeline, SegmentKind } from "@/server/protocol/rest/admin-views.ts";
-import { formatTick, timeTicks } from "./time-axis.ts";
+import { formatTick, phoneHidesTick, timeTicks } from "./time-axis.ts";
 import { plural } from "@/server/protocol/words.ts";
 
-/** On a phone the axis has room for every other label, and the last (its neighbour gives way): the rest would overlap. */
-const phoneHidden = (index: number, count: number) => index !== count - 1 && (index % 2 === 1 || index === count - 2);
 import { Badge } from "../ui/badge.tsx";
 import { PLAN_STATUS_HINT, PLAN_TONE, STEP_STYLE } from "../conversation/step-status.ts";
 import { ESTIMATED_NOTE } from "../conversation/usage-totals.ts";
@@ -91,7 +89,7 @@ export function PlanTimelineView({ timeline }: { timeline: PlanTimeline }) {
                 key={tick}
                 data-testid="timeline-tick"
                 data-ms={tick}
-                className={`absolute bottom-0 whitespace-nowrap text-zinc-600 dark:text-zinc-400 ${i === 0 ? "" : i === ticks.length - 1 ? "-translate-x-full" : "-translate-x-1/2"} ${phoneHidden(i, ticks.length) ? "max-sm:hidden" : ""}`}
+                className={`absolute bottom-0 whitespace-nowrap text-zinc-600 dark:text-zinc-400 ${i === 0 ? "" : i === ticks.length - 1 ? "-translate-x-full" : "-translate-x-1/2"} ${phoneHidesTick(i, ticks.length) ? "max-sm:hidden" : ""}`}
                 style={{ left: pct(tick) }}
               >
                 {formatTick(tick)}
