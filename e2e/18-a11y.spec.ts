@@ -39,7 +39,11 @@ for (const scheme of ["light", "dark"] as const) {
       ["admin plans", "/admin/plans"],
       ["admin agents", "/admin/agents"],
       ["admin usage", "/admin/usage"],
+      ["admin providers", "/admin/providers"],
+      ["admin invites", "/admin/invites"],
+      ["admin audit log", "/admin/audit"],
       ["settings", "/settings/tokens"],
+      ["not found", "/no-such-page"],
     ] as const) {
       await page.goto(path);
       await expect(page.locator("main").first()).toBeVisible();
