@@ -14,8 +14,8 @@ async function seriousViolations(page: Page): Promise<string[]> {
 
 for (const scheme of ["light", "dark"] as const) {
   test(`18. no serious or critical accessibility violation on the main screens, ${scheme} theme`, async ({ browser }) => {
-    // axe reads every element of eight screens: slower than a journey
-    test.setTimeout(300_000);
+    // axe reads every element of twelve screens: slower than a journey
+    test.setTimeout(600_000);
     const { context, page } = await adminContext(browser);
     await page.emulateMedia({ colorScheme: scheme });
     await page.goto("/");
