@@ -3,6 +3,7 @@ import { api } from "./api-client.ts";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
 import { useEffect, type ReactNode } from "react";
+import { ADMIN_SECTIONS } from "./admin/admin-tabs.tsx";
 import { ConversationSidebar, type SidebarConversation, type SidebarInvitation } from "./conversation-sidebar.tsx";
 import { ThemeToggle } from "./theme-toggle.tsx";
 import { useSidebarStore } from "./stores/sidebar-store.ts";
@@ -59,21 +60,11 @@ export function AppShell({
         <div className="border-t border-zinc-200 p-3 dark:border-zinc-800">
           {user.role === "admin" ? (
             <nav aria-label="Admin" className="mb-2 flex flex-wrap gap-x-3 gap-y-1 text-sm">
-              <Link className="text-zinc-600 hover:underline dark:text-zinc-400" href="/admin/agents">
-                Agents
-              </Link>
-              <Link className="text-zinc-600 hover:underline dark:text-zinc-400" href="/admin/plans">
-                Plan history
-              </Link>
-              <Link className="text-zinc-600 hover:underline dark:text-zinc-400" href="/admin/usage">
-                Usage
-              </Link>
-              <Link className="text-zinc-600 hover:underline dark:text-zinc-400" href="/admin/invites">
-                Invites
-              </Link>
-              <Link className="text-zinc-600 hover:underline dark:text-zinc-400" href="/admin/audit">
-                Audit log
-              </Link>
+              {ADMIN_SECTIONS.map((section) => (
+                <Link key={section.href} className="text-zinc-600 hover:underline dark:text-zinc-400" href={section.href}>
+                  {section.label}
+                </Link>
+              ))}
             </nav>
           ) : null}
           <div className="flex items-center gap-2">

@@ -19,7 +19,7 @@ test("2. two users in two browser contexts see the same messages and step update
     admin.page.locator(`[data-testid="message"][data-author="${bob.person.name}"]`).filter({ hasText: "Hello from Bob" }),
   ).toHaveCount(1);
 
-  // two people here: the commander answers when addressed (typed in full, not picked)
+  // a typed @commander (in full, not picked) is a mention like one from the autocomplete
   await ada.send("@commander Compare Rust, Go and Zig for a CLI tool.", "@offline sleep=1200");
   await expect(
     bob.page.locator('[data-testid="message"][data-author="Ada Admin"]').filter({ hasText: "Compare Rust, Go and Zig" }),

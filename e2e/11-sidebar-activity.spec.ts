@@ -23,7 +23,7 @@ test("11. a plan running in another conversation badges it in the sidebar; openi
   // Erin asks for a plan in the other conversation
   const erinView = new ConversationPage(erin.page);
   await erinView.open(busyId);
-  // two people here: the commander answers when addressed
+  // two people here: addressed to the commander by name
   await erinView.send("@commander Compare kayaks, canoes and rafts for a river trip.");
   await expect(sidebar.link(busy)).toHaveAccessibleName(Sidebar.unseenName(busy));
   // the conversation Ada is looking at gets no badge

@@ -16,6 +16,7 @@ test("12. a person creates a personal API token (shown once), uses it, revokes i
   await page.getByRole("button", { name: "Create token" }).click();
   const secret = (await page.getByTestId("new-token").textContent())!.trim();
   expect(secret).toMatch(/^baton_pat_/);
+  await expect(page.getByRole("button", { name: "Copy the token" })).toBeVisible();
 
   const list = (token: string) => page.request.get("/api/v1/conversations", { headers: { authorization: `Bearer ${token}` } });
   expect((await list(secret)).status()).toBe(200);
@@ -24,7 +25,12 @@ test("12. a person creates a personal API token (shown once), uses it, revokes i
   await expect(page.getByTestId("token").filter({ hasText: name })).toBeVisible();
   expect(await page.content()).not.toContain(secret);
 
+  // revoking asks once more
   await page.getByRole("button", { name: `Revoke ${name}` }).click();
+  await page
+    .getByRole("group", { name: `Revoke ${name} for good?` })
+    .getByRole("button", { name: "Revoke for good" })
+    .click();
   await expect(page.getByTestId("token").filter({ hasText: name })).toContainText("revoked");
   expect((await list(secret)).status()).toBe(401);
 

@@ -14,8 +14,8 @@ async function seriousViolations(page: Page): Promise<string[]> {
 
 for (const scheme of ["light", "dark"] as const) {
   test(`18. no serious or critical accessibility violation on the main screens, ${scheme} theme`, async ({ browser }) => {
-    // axe reads every element of eight screens: slower than a journey
-    test.setTimeout(300_000);
+    // axe reads every element of twelve screens: slower than a journey
+    test.setTimeout(600_000);
     const { context, page } = await adminContext(browser);
     await page.emulateMedia({ colorScheme: scheme });
     await page.goto("/");
@@ -39,7 +39,11 @@ for (const scheme of ["light", "dark"] as const) {
       ["admin plans", "/admin/plans"],
       ["admin agents", "/admin/agents"],
       ["admin usage", "/admin/usage"],
+      ["admin providers", "/admin/providers"],
+      ["admin invites", "/admin/invites"],
+      ["admin audit log", "/admin/audit"],
       ["settings", "/settings/tokens"],
+      ["not found", "/no-such-page"],
     ] as const) {
       await page.goto(path);
       await expect(page.locator("main").first()).toBeVisible();

@@ -1,5 +1,7 @@
 import type { PlanTimeline, SegmentKind } from "@/server/protocol/rest/admin-views.ts";
-import { formatTick, timeTicks } from "./time-axis.ts";
+import { formatTick, phoneHidesTick, timeTicks } from "./time-axis.ts";
+import { plural } from "@/server/protocol/words.ts";
+
 import { Badge } from "../ui/badge.tsx";
 import { PLAN_STATUS_HINT, PLAN_TONE, STEP_STYLE } from "../conversation/step-status.ts";
 import { ESTIMATED_NOTE } from "../conversation/usage-totals.ts";
@@ -75,7 +77,7 @@ export function PlanTimelineView({ timeline }: { timeline: PlanTimeline }) {
           </li>
           <li className="ml-auto">total {formatTick(Math.round(timeline.span))}</li>
         </ul>
-        <div className="grid grid-cols-[12rem_1fr] gap-3 text-xs">
+        <div className="grid grid-cols-[7rem_1fr] gap-3 text-xs sm:grid-cols-[12rem_1fr]">
           <div />
           <div
             className="relative h-5 border-b border-zinc-300 dark:border-zinc-700"
@@ -87,7 +89,7 @@ export function PlanTimelineView({ timeline }: { timeline: PlanTimeline }) {
                 key={tick}
                 data-testid="timeline-tick"
                 data-ms={tick}
-                className={`absolute bottom-0 text-zinc-600 dark:text-zinc-400 ${i === 0 ? "" : i === ticks.length - 1 ? "-translate-x-full" : "-translate-x-1/2"}`}
+                className={`absolute bottom-0 whitespace-nowrap text-zinc-600 dark:text-zinc-400 ${i === 0 ? "" : i === ticks.length - 1 ? "-translate-x-full" : "-translate-x-1/2"} ${phoneHidesTick(i, ticks.length) ? "max-sm:hidden" : ""}`}
                 style={{ left: pct(tick) }}
               >
                 {formatTick(tick)}
@@ -100,7 +102,7 @@ export function PlanTimelineView({ timeline }: { timeline: PlanTimeline }) {
           {timeline.steps.map((step) => (
             <li
               key={step.index}
-              className="grid grid-cols-[12rem_1fr] items-center gap-3 text-xs"
+              className="grid grid-cols-[7rem_1fr] items-center gap-3 text-xs sm:grid-cols-[12rem_1fr]"
               data-critical={step.critical}
               data-testid="timeline-step"
             >
@@ -110,7 +112,7 @@ export function PlanTimelineView({ timeline }: { timeline: PlanTimeline }) {
                 </p>
                 <p className="truncate text-zinc-600 dark:text-zinc-400">
                   {step.assignee} · <span>{STEP_STYLE[step.status as keyof typeof STEP_STYLE]?.label ?? step.status}</span> ·{" "}
-                  {step.attempts} attempt(s)
+                  {plural(step.attempts, "attempt")}
                 </p>
               </div>
               <div

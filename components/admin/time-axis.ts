@@ -30,3 +30,11 @@ export function formatTick(ms: number): string {
   const minutes = Math.round((ms % 3_600_000) / 60_000);
   return minutes ? `${hours} h ${minutes} m` : `${hours} h`;
 }
+
+/**
+ * On a phone the axis has room for every other label: the first and the last always
+ * show, and the last's neighbour gives way to it, so no two shown labels are adjacent.
+ */
+export function phoneHidesTick(index: number, count: number): boolean {
+  return index !== 0 && index !== count - 1 && (index % 2 === 1 || index === count - 2);
+}

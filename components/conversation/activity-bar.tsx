@@ -25,17 +25,25 @@ export function describeRun(run: Pick<RunDTO, "kind" | "agentHandle" | "stepInde
   }
 }
 
-/** Who is working right now, with elapsed time, live for everyone in the conversation. */
+const ENDED_PLAN: ReadonlySet<string> = new Set(["completed", "partial", "failed", "cancelled"]);
+
+/**
+ * Who is working right now, with elapsed time, live for everyone in the conversation. A
+ * run of a plan that has ended is not shown, even before its own end reaches this tab:
+ * "@commander is deciding…" under a finished plan would be a lie.
+ */
 export function ActivityBar() {
   const runs = useConversationStore((s) => s.runs);
+  const plans = useConversationStore((s) => s.plans);
   const [stopping, setStopping] = useState<Record<string, boolean>>({});
   const [error, setError] = useState<string | null>(null);
   const live = useMemo(
     () =>
       Object.values(runs)
         .filter((run) => run.status === "running" || run.status === "queued")
+        .filter((run) => !(run.planId && plans[run.planId] && ENDED_PLAN.has(plans[run.planId].status)))
         .sort((a, b) => (a.startedAt ?? "").localeCompare(b.startedAt ?? "")),
-    [runs],
+    [runs, plans],
   );
   const now = useNow(live.length > 0);
   if (live.length === 0) return null;

@@ -1,47 +1,101 @@
 "use client";
-import { useState } from "react";
+/**
+ * When the commander answers messages that address no agent (DESIGN rule 6), and the
+ * line above the composer that says so where it will not: a request typed without
+ * `@commander` must never vanish without a word.
+ */
+import { useCallback, useState } from "react";
 import type { CommanderReplyMode } from "@/server/protocol/forms.ts";
 import { api } from "../api-client.ts";
 
-const LABELS: Record<CommanderReplyMode, string> = {
-  auto: "Commander: every message while one person is here",
-  always: "Commander: every message",
-  when_addressed: "Commander: only when @mentioned",
-};
+/** `always` is the older name of `auto`: both answer every message that addresses nobody. */
+const CHOICES: { value: CommanderReplyMode; label: string }[] = [
+  { value: "auto", label: "Commander: every message" },
+  { value: "when_addressed", label: "Commander: only when @mentioned" },
+];
 
-/** When the commander answers messages that address no agent; the server answers with what it stored. */
-export function CommanderRepliesSelect({ conversationId, initial }: { conversationId: string; initial: CommanderReplyMode }) {
+const shown = (mode: CommanderReplyMode): CommanderReplyMode => (mode === "always" ? "auto" : mode);
+
+export interface CommanderReplies {
+  mode: CommanderReplyMode;
+  error: string;
+  change: (next: CommanderReplyMode) => Promise<void>;
+}
+
+/** The setting as this tab knows it; the server answers a change with what it stored. */
+export function useCommanderReplies(conversationId: string, initial: CommanderReplyMode): CommanderReplies {
   const [mode, setMode] = useState<CommanderReplyMode>(initial);
   const [error, setError] = useState("");
-  async function change(next: CommanderReplyMode) {
-    setError("");
-    try {
-      const saved = await api.conversations.settings({ conversationId }, { commanderReplies: next });
-      if (saved.commanderReplies) setMode(saved.commanderReplies);
-    } catch (caught) {
-      setError(caught instanceof Error ? caught.message : "Could not change the setting.");
-    }
-  }
+  const change = useCallback(
+    async (next: CommanderReplyMode) => {
+      setError("");
+      try {
+        const saved = await api.conversations.settings({ conversationId }, { commanderReplies: next });
+        if (saved.commanderReplies) setMode(saved.commanderReplies);
+      } catch (caught) {
+        setError(caught instanceof Error ? caught.message : "Could not change the setting.");
+      }
+    },
+    [conversationId],
+  );
+  return { mode, error, change };
+}
+
+export function CommanderRepliesSelect({
+  id,
+  replies,
+  className = "",
+  visibleLabel = false,
+}: {
+  id: string;
+  replies: CommanderReplies;
+  className?: string;
+  visibleLabel?: boolean;
+}) {
+  const errorId = `${id}-error`;
   return (
-    <label className="hidden items-center gap-1 text-xs text-zinc-600 md:flex dark:text-zinc-400">
-      <span className="sr-only">When the commander answers</span>
+    <label className={`items-center gap-1 text-xs text-zinc-600 dark:text-zinc-400 ${className}`}>
+      <span className={visibleLabel ? "text-sm font-semibold text-zinc-900 dark:text-zinc-100" : "sr-only"}>
+        When the commander answers
+      </span>
       <select
-        value={mode}
-        onChange={(event) => void change(event.target.value as CommanderReplyMode)}
-        className="rounded-md border border-zinc-300 bg-transparent px-1 py-0.5 dark:border-zinc-700"
-        aria-describedby={error ? `${conversationId}-replies-error` : undefined}
+        id={id}
+        value={shown(replies.mode)}
+        onChange={(event) => void replies.change(event.target.value as CommanderReplyMode)}
+        className="h-8 max-w-full rounded-md border border-zinc-300 bg-transparent px-1 dark:border-zinc-700 dark:bg-zinc-900"
+        aria-describedby={replies.error ? errorId : undefined}
       >
-        {(Object.keys(LABELS) as CommanderReplyMode[]).map((value) => (
-          <option key={value} value={value}>
-            {LABELS[value]}
+        {CHOICES.map((choice) => (
+          <option key={choice.value} value={choice.value}>
+            {choice.label}
           </option>
         ))}
       </select>
-      {error ? (
-        <span id={`${conversationId}-replies-error`} role="alert" className="text-red-700 dark:text-red-400">
-          {error}
+      {replies.error ? (
+        <span id={errorId} role="alert" className="text-red-700 dark:text-red-400">
+          {replies.error}
         </span>
       ) : null}
     </label>
+  );
+}
+
+/**
+ * Above the composer: where the commander will not answer an unaddressed message, how to
+ * ask it; where it will and several people are here, how to talk to a person alone.
+ */
+export function CommanderHint({ mode, people }: { mode: CommanderReplyMode; people: number }) {
+  if (mode === "when_addressed") {
+    return (
+      <p data-testid="commander-hint" data-mode={mode} className="px-3 pt-1 text-xs text-zinc-600 dark:text-zinc-400">
+        The commander answers only when you mention <span className="font-medium">@commander</span>.
+      </p>
+    );
+  }
+  if (people < 2) return null;
+  return (
+    <p data-testid="commander-hint" data-mode={mode} className="px-3 pt-1 text-xs text-zinc-500">
+      The commander answers every message; @mention a person to talk to them without it.
+    </p>
   );
 }

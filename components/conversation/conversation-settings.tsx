@@ -15,6 +15,7 @@ import { Button } from "../ui/button.tsx";
 import { Dialog } from "../ui/dialog.tsx";
 import { ErrorText, TextField } from "../ui/field.tsx";
 import { RepositoryLink } from "./repository-link.tsx";
+import { CommanderRepliesSelect, type CommanderReplies } from "./commander-replies-select.tsx";
 
 type Listed = ConversationSummary;
 
@@ -29,7 +30,11 @@ async function loadState(conversationId: string): Promise<State | null> {
   return conversation ? { conversation, canManage: members.you.canManage } : null;
 }
 
-export function ConversationSettingsButton({ conversationId }: { conversationId: string }) {
+/**
+ * ⋯ in the header, always shown: everything that does not fit the header lives here (the
+ * commander's answering mode), with renaming, archiving and deleting.
+ */
+export function ConversationSettingsButton({ conversationId, replies }: { conversationId: string; replies: CommanderReplies }) {
   const [open, setOpen] = useState(false);
   const [state, setState] = useState<State | null>(null);
   const [error, setError] = useState("");
@@ -70,7 +75,7 @@ export function ConversationSettingsButton({ conversationId }: { conversationId:
       <Dialog open={open} onClose={() => setOpen(false)} title="Conversation settings">
         <ErrorText>{error}</ErrorText>
         {state ? (
-          <SettingsPanel state={state} reload={load} onDone={() => setOpen(false)} />
+          <SettingsPanel state={state} replies={replies} reload={load} onDone={() => setOpen(false)} />
         ) : (
           <p className="text-sm text-zinc-500">Loading…</p>
         )}
@@ -79,7 +84,17 @@ export function ConversationSettingsButton({ conversationId }: { conversationId:
   );
 }
 
-function SettingsPanel({ state, reload, onDone }: { state: State; reload: () => Promise<void>; onDone: () => void }) {
+function SettingsPanel({
+  state,
+  replies,
+  reload,
+  onDone,
+}: {
+  state: State;
+  replies: CommanderReplies;
+  reload: () => Promise<void>;
+  onDone: () => void;
+}) {
   const router = useRouter();
   const { conversation, canManage } = state;
   const conversationId = conversation.id;
@@ -131,14 +146,30 @@ function SettingsPanel({ state, reload, onDone }: { state: State; reload: () => 
 
   if (!canManage) {
     return (
-      <p className="text-sm text-zinc-600 dark:text-zinc-400" data-testid="settings-owner-only">
-        Only the conversation&apos;s owners can rename, archive or delete it. You can leave it from People and agents.
-      </p>
+      <div className="flex flex-col gap-3 text-sm text-zinc-600 dark:text-zinc-400">
+        <p data-testid="settings-commander-mode">
+          {replies.mode === "when_addressed"
+            ? "The commander answers only messages that mention @commander."
+            : "The commander answers every message, except one that mentions only people."}
+        </p>
+        <p data-testid="settings-owner-only">
+          Only the conversation&apos;s owners can change that, or rename, archive or delete it. You can leave it from People and agents.
+        </p>
+      </div>
     );
   }
 
   return (
     <div className="flex flex-col gap-5">
+      <section className="flex flex-col gap-1">
+        <CommanderRepliesSelect
+          id={`${conversationId}-replies-settings`}
+          replies={replies}
+          className="flex flex-col !items-start"
+          visibleLabel
+        />
+        <p className="text-xs text-zinc-500">A message that mentions only people never wakes an agent.</p>
+      </section>
       <form onSubmit={rename} className="flex flex-col gap-2" aria-label="Rename the conversation">
         <TextField label="Title" name="title" defaultValue={conversation.title} required maxLength={120} />
         <div>

@@ -1,22 +1,17 @@
 "use client";
 import { useEffect, useRef, useState } from "react";
-import { MobileMenuButton } from "../app-shell.tsx";
 import type { Snapshot } from "@/server/protocol/rest/conversations.ts";
 import { useConversationStore } from "../stores/conversation-store.ts";
 import { Button } from "../ui/button.tsx";
 import { CloseIcon } from "../ui/icons.tsx";
 import { Composer } from "./composer.tsx";
-import { MembersButton } from "./members-dialog.tsx";
-import { CommanderRepliesSelect } from "./commander-replies-select.tsx";
+import { CommanderHint, useCommanderReplies } from "./commander-replies-select.tsx";
 import { ActivityBar } from "./activity-bar.tsx";
-import { ConversationSettingsButton } from "./conversation-settings.tsx";
-import { RepositoryBadge } from "./repository-badge.tsx";
-import { UsageLine } from "./usage-line.tsx";
+import { ConversationBanner, useConversationFate } from "./conversation-banner.tsx";
+import { ConversationHeader } from "./conversation-header.tsx";
 import { MessageList } from "./message-list.tsx";
 import { PlanPanel } from "./plan-panel.tsx";
-import { useConversationSync, type ConnectionState } from "./use-conversation-sync.ts";
-
-const CONNECTION_LABEL: Record<ConnectionState, string> = { connecting: "connecting…", live: "live", offline: "reconnecting…" };
+import { useConversationSync } from "./use-conversation-sync.ts";
 
 /**
  * While the on-screen keyboard opens or closes, the field being typed in (the composer,
@@ -50,8 +45,11 @@ export function ConversationView({ snapshot, currentUserId }: { snapshot: Snapsh
   const connection = useConversationSync(snapshot);
   const title = useConversationStore((s) => (s.conversationId === snapshot.conversation.id ? s.title : snapshot.conversation.title));
   const planCount = useConversationStore((s) => Object.keys(s.plans).length);
+  const people = useConversationStore((s) => (s.conversationId === snapshot.conversation.id ? s.members.length : snapshot.members.length));
   const [planOpen, setPlanOpen] = useState(false);
   const conversationId = snapshot.conversation.id;
+  const replies = useCommanderReplies(conversationId, snapshot.conversation.commanderReplies);
+  const fate = useConversationFate(conversationId, snapshot.conversation.archivedAt !== null);
   const chat = useRef<HTMLElement>(null);
   useKeepFocusedFieldVisible(chat);
   useEffect(() => {
@@ -64,38 +62,24 @@ export function ConversationView({ snapshot, currentUserId }: { snapshot: Snapsh
   return (
     <div className="flex min-h-0 flex-1">
       <section ref={chat} className="flex min-w-0 flex-1 flex-col" aria-label="Chat">
-        <header className="flex items-center gap-2 border-b border-zinc-200 px-3 py-2 dark:border-zinc-800">
-          <MobileMenuButton />
-          <h1 className="min-w-0 flex-1 truncate text-base font-semibold" data-testid="conversation-title">
-            {title}
-          </h1>
-          <RepositoryBadge conversationId={conversationId} />
-          <span
-            data-testid="connection"
-            data-state={connection}
-            className={`hidden text-xs sm:inline ${connection === "live" ? "text-emerald-700 dark:text-emerald-400" : "text-amber-700 dark:text-amber-400"}`}
-          >
-            ● {CONNECTION_LABEL[connection]}
-          </span>
-          <UsageLine className="hidden md:inline" />
-          <CommanderRepliesSelect conversationId={conversationId} initial={snapshot.conversation.commanderReplies} />
-          <MembersButton conversationId={conversationId} currentUserId={currentUserId} />
-          <ConversationSettingsButton conversationId={conversationId} />
-          <Button
-            variant="secondary"
-            size="sm"
-            className="lg:hidden"
-            onClick={() => setPlanOpen(true)}
-            aria-label="Show plan"
-            aria-expanded={planOpen}
-            aria-controls="plan-sheet"
-          >
-            Plan{planCount ? ` (${planCount})` : ""}
-          </Button>
-        </header>
+        <ConversationHeader
+          conversationId={conversationId}
+          currentUserId={currentUserId}
+          title={title}
+          connection={connection}
+          replies={replies}
+          planCount={planCount}
+          planOpen={planOpen}
+          onOpenPlan={() => setPlanOpen(true)}
+        />
+        <ConversationBanner fate={fate} />
         <MessageList currentUserId={currentUserId} />
         <ActivityBar />
-        <Composer conversationId={conversationId} />
+        {/* a disabled fieldset disables every control of the composer at once */}
+        <fieldset disabled={fate !== "open"} className="contents" aria-label={fate === "open" ? undefined : "Composer (read-only)"}>
+          {fate === "open" ? <CommanderHint mode={replies.mode} people={people} /> : null}
+          <Composer conversationId={conversationId} />
+        </fieldset>
       </section>
       {planOpen ? <div aria-hidden className="fixed inset-0 z-30 bg-black/40 lg:hidden" onClick={() => setPlanOpen(false)} /> : null}
       <aside

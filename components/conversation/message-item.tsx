@@ -11,9 +11,10 @@ import { Markdown } from "./markdown.tsx";
 import { PLAN_TONE } from "./step-status.ts";
 import { useConversationStore } from "../stores/conversation-store.ts";
 import { CopyButton } from "./copy-button.tsx";
+import { OutcomeAnswerLink } from "./outcome-answer-link.tsx";
 
 const KIND_LABEL: Partial<Record<MessageDTO["kind"], { label: string; tone: Tone }>> = {
-  dispatch: { label: "dispatch", tone: "blue" },
+  dispatch: { label: "step", tone: "blue" },
   result: { label: "result", tone: "green" },
   decision: { label: "decision", tone: "amber" },
   plan: { label: "plan", tone: "accent" },
@@ -228,6 +229,7 @@ export const MessageItem = memo(function MessageItem({
               <p className="mt-0.5 text-xs text-zinc-500">handing a step to {message.mentions.map((m) => `@${m.handle}`).join(", ")}</p>
             ) : null}
             <Markdown text={message.body} mentions={message.mentions.map((m) => m.handle)} />
+            {message.kind === "outcome" ? <OutcomeAnswerLink message={message} /> : null}
             {message.formId ? <FormCard formId={message.formId} /> : null}
             <AttachmentList conversationId={message.conversationId} attachments={message.attachments} />
           </>

@@ -27,6 +27,8 @@ import { PlanLegend } from "./plan-legend.tsx";
 import { STEP_STYLE, VISUAL_STYLE, formatDuration, retryStatusLine, stepVisualState, type StepVisualState } from "./step-status.ts";
 import { useNow } from "./use-now.ts";
 import { useStepRunStatus } from "./use-run-status.ts";
+import { plainText } from "./plain-text.ts";
+import { plural } from "@/server/protocol/words.ts";
 
 type StepNodeData = { step: StepDTO; planId: string; vertical: boolean; onOpen: (index: number) => void };
 type StepNode = Node<StepNodeData, "step">;
@@ -63,6 +65,13 @@ const StepNodeView = memo(function StepNodeView({ id, data }: NodeProps<StepNode
     void flow.fitView({ nodes: [{ id }], minZoom: zoom, maxZoom: zoom, duration: 150 });
   };
 
+  const who = step.assignee === "user" ? "a person" : step.assignee === "commander" ? "the commander" : `@${step.assignee}`;
+  const note = runStatus && step.status === "in_progress" ? runStatus : retrying ? retrying : (step.failureReason ?? null);
+  const summary = step.outputSummary ? plainText(step.outputSummary) : "";
+  // compact, every line fits its node; on hover or focus the card grows over its neighbours to show all of it
+  const open =
+    "group-hover:whitespace-normal group-hover:line-clamp-none group-focus-within:whitespace-normal group-focus-within:line-clamp-none";
+
   return (
     <div
       data-testid="plan-step"
@@ -70,7 +79,7 @@ const StepNodeView = memo(function StepNodeView({ id, data }: NodeProps<StepNode
       data-status={step.status}
       data-state={state}
       style={{ width: NODE_WIDTH, height: NODE_HEIGHT }}
-      className={`rounded-lg border-2 px-2.5 py-1.5 text-left text-xs leading-snug shadow-sm ${look.node} ${state === "running" ? "animate-soft-pulse" : ""} ${state === "skipped" ? "opacity-80" : ""}`}
+      className="group relative text-left text-xs leading-snug"
     >
       <Handle
         type="target"
@@ -82,30 +91,38 @@ const StepNodeView = memo(function StepNodeView({ id, data }: NodeProps<StepNode
         type="button"
         onClick={() => onOpen(step.index)}
         onFocus={reveal}
-        aria-label={`Step ${step.index}: ${step.title}, ${STEP_STYLE[step.status].label}. Open details`}
-        className="nodrag pointer-events-auto flex h-full w-full flex-col gap-0.5 overflow-hidden rounded text-left"
+        aria-label={`Step ${step.index}: ${step.title}, ${who}, ${STEP_STYLE[step.status].label}. Open details`}
+        className={`nodrag pointer-events-auto absolute inset-x-0 top-0 flex min-h-full max-h-full w-full flex-col overflow-hidden rounded-lg border-2 px-2.5 py-1.5 text-left shadow-sm group-hover:max-h-none group-hover:shadow-lg group-focus-within:max-h-none group-focus-within:shadow-lg ${look.node} ${state === "running" ? "animate-soft-pulse" : ""}`}
       >
-        <span className="flex items-center gap-1.5">
+        <span className="flex items-start gap-1.5">
           <span className="font-mono text-zinc-600 dark:text-zinc-400">{step.index}</span>
-          <span className="min-w-0 flex-1 truncate text-[13px] font-semibold text-zinc-900 dark:text-zinc-100" title={step.title}>
+          <span
+            className={`line-clamp-2 min-w-0 flex-1 break-words text-[13px] font-semibold text-zinc-900 dark:text-zinc-100 ${open}`}
+            data-testid="step-title"
+            title={step.title}
+          >
             {step.title}
           </span>
         </span>
-        <span className="flex min-w-0 items-center gap-1.5">
-          <span className="truncate text-zinc-700 dark:text-zinc-300">
-            {step.assignee === "user" || step.assignee === "commander" ? step.assignee : `@${step.assignee}`}
+        <span className="flex min-w-0 items-baseline gap-1.5">
+          <span className={`min-w-0 flex-1 truncate text-zinc-700 dark:text-zinc-300 ${open}`} data-testid="step-assignee">
+            {who}
           </span>
-          <span data-testid="step-state" className="ml-auto shrink-0 font-medium text-zinc-800 dark:text-zinc-200">
-            <span aria-hidden="true">{look.mark} </span>
-            {look.label}
-          </span>
-        </span>
-        <span className="flex gap-2 text-zinc-600 dark:text-zinc-400">
           {duration ? (
-            <span className="tabular-nums" data-testid="step-elapsed" data-live={live ? "true" : undefined}>
+            <span
+              className="shrink-0 tabular-nums text-zinc-600 dark:text-zinc-400"
+              data-testid="step-elapsed"
+              data-live={live ? "true" : undefined}
+            >
               {duration}
             </span>
           ) : null}
+        </span>
+        <span data-testid="step-state" className="font-medium text-zinc-800 dark:text-zinc-200">
+          <span aria-hidden="true">{look.mark} </span>
+          {look.label}
+        </span>
+        <span className="hidden flex-wrap gap-x-2 text-zinc-600 group-hover:flex group-focus-within:flex dark:text-zinc-400">
           {step.quorum ? (
             <span title="starts once this many inputs succeeded">
               any {step.quorum} of {step.waitFor.length}
@@ -117,24 +134,23 @@ const StepNodeView = memo(function StepNodeView({ id, data }: NodeProps<StepNode
             </span>
           ) : null}
           {step.attempts > 1 ? <span>try {step.attempts}</span> : null}
-          {step.outputFiles.length ? <span>{step.outputFiles.length} file(s)</span> : null}
+          {step.outputFiles.length ? <span>{plural(step.outputFiles.length, "file")}</span> : null}
         </span>
-        {runStatus && step.status === "in_progress" ? (
-          <span className="truncate text-amber-800 dark:text-amber-300" data-testid="step-run-status">
-            {runStatus}
-          </span>
-        ) : retrying ? (
+        {note ? (
           <span
-            className="truncate text-orange-800 dark:text-orange-300"
-            data-testid="step-retry-status"
+            className={`truncate ${open} ${runStatus && step.status === "in_progress" ? "text-amber-800 dark:text-amber-300" : retrying ? "text-orange-800 dark:text-orange-300" : "text-red-700 dark:text-red-300"}`}
+            data-testid={runStatus && step.status === "in_progress" ? "step-run-status" : retrying ? "step-retry-status" : "step-failure"}
             title={step.failureReason ?? undefined}
           >
-            {retrying}
+            {note}
           </span>
-        ) : step.failureReason ? (
-          <span className="truncate text-red-700 dark:text-red-300">{step.failureReason}</span>
-        ) : step.outputSummary ? (
-          <span className="truncate text-zinc-700 dark:text-zinc-300">{step.outputSummary}</span>
+        ) : summary ? (
+          <span
+            className={`truncate text-zinc-700 group-hover:line-clamp-6 group-hover:whitespace-normal group-focus-within:line-clamp-6 group-focus-within:whitespace-normal dark:text-zinc-300`}
+            data-testid="step-summary"
+          >
+            {summary}
+          </span>
         ) : null}
       </button>
       <Handle

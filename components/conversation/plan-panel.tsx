@@ -1,5 +1,5 @@
 "use client";
-import { useCallback, useMemo, useState } from "react";
+import { useCallback, useMemo, useRef, useState } from "react";
 import type { PlanDTO } from "@/server/protocol/dto.ts";
 import type { SnapshotPlan } from "@/server/protocol/rest/conversations.ts";
 import { api } from "../api-client.ts";
@@ -12,6 +12,7 @@ import { StepDrawer } from "./step-drawer.tsx";
 import { UsageLine } from "./usage-line.tsx";
 import { PLAN_STATUS_HINT, PLAN_TONE, stepTally } from "./step-status.ts";
 import { usePlanSteps } from "./use-plan-steps.ts";
+import { plural } from "@/server/protocol/words.ts";
 
 /** The plan's steps are here (the snapshot leaves an ended plan's out until someone opens it). */
 const hasSteps = (plan: SnapshotPlan): plan is PlanDTO => plan.steps !== null;
@@ -24,6 +25,15 @@ export function PlanPanel({ conversationId }: { conversationId: string }) {
   const [openStep, setOpenStep] = useState<number | null>(null);
   const plan = plans.find((p) => p.id === chosenId) ?? plans[0];
   const onOpenStep = useCallback((index: number) => setOpenStep(index), []);
+  const panel = useRef<HTMLDivElement>(null);
+  // closing the drawer hands focus back to the step it was opened from
+  const onCloseStep = useCallback(() => {
+    const index = openStep;
+    setOpenStep(null);
+    requestAnimationFrame(() =>
+      panel.current?.querySelector<HTMLElement>(`[data-testid="plan-step"][data-index="${index}"] button`)?.focus({ preventScroll: true }),
+    );
+  }, [openStep]);
   const steps = usePlanSteps(conversationId, plan);
 
   if (!plan) {
@@ -35,7 +45,7 @@ export function PlanPanel({ conversationId }: { conversationId: string }) {
   }
 
   return (
-    <div className="flex min-h-0 flex-1 flex-col" data-testid="plan-panel" data-plan-status={plan.status}>
+    <div ref={panel} className="flex min-h-0 flex-1 flex-col" data-testid="plan-panel" data-plan-status={plan.status}>
       <div className="flex flex-wrap items-center gap-2 border-b border-zinc-200 px-3 py-2 dark:border-zinc-800">
         {plans.length > 1 ? (
           <select
@@ -54,7 +64,7 @@ export function PlanPanel({ conversationId }: { conversationId: string }) {
             ))}
           </select>
         ) : (
-          <h2 className="min-w-0 flex-1 truncate text-sm font-semibold">{plan.title}</h2>
+          <h2 className="min-w-0 flex-1 break-words text-sm font-semibold">{plan.title}</h2>
         )}
         <Badge tone={PLAN_TONE[plan.status] ?? "neutral"}>
           <span data-testid="plan-status" role="status" aria-label="Plan status" title={PLAN_STATUS_HINT[plan.status]}>
@@ -71,9 +81,7 @@ export function PlanPanel({ conversationId }: { conversationId: string }) {
           <div className="min-h-0 flex-1 overflow-y-auto">
             <PlanGraph plan={plan} onOpenStep={onOpenStep} />
           </div>
-          {openStep !== null ? (
-            <StepDrawer conversationId={conversationId} plan={plan} stepIndex={openStep} onClose={() => setOpenStep(null)} />
-          ) : null}
+          {openStep !== null ? <StepDrawer conversationId={conversationId} plan={plan} stepIndex={openStep} onClose={onCloseStep} /> : null}
         </>
       ) : steps.failed ? (
         <p role="alert" className="px-3 py-2 text-sm text-red-700 dark:text-red-400" data-testid="plan-steps-failed">
@@ -104,7 +112,7 @@ function PlanProgress({ plan }: { plan: PlanDTO }) {
     .join(", ");
   return (
     <div className="px-3 py-1.5 text-xs text-zinc-500" data-testid="plan-progress">
-      {tally.done} of {tally.total} steps done{missing ? ` · ${missing}` : ""} · up to {plan.maxParallel} in parallel
+      {tally.done} of {plural(tally.total, "step")} done{missing ? ` · ${missing}` : ""} · up to {plan.maxParallel} in parallel
       <div
         className="mt-1 flex h-1 w-full overflow-hidden rounded bg-zinc-200 dark:bg-zinc-800"
         role="progressbar"

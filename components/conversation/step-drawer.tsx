@@ -1,5 +1,5 @@
 "use client";
-import { useEffect, useState } from "react";
+import { Fragment, useEffect, useState } from "react";
 import type { PlanDTO } from "@/server/protocol/dto.ts";
 import type { StepDetail } from "@/server/protocol/rest/conversations.ts";
 import { api } from "../api-client.ts";
@@ -14,8 +14,12 @@ import { VISUAL_STYLE, formatDuration, retryStatusLine, stepVisualState } from "
 import { useNow } from "./use-now.ts";
 import { useStepRunStatus } from "./use-run-status.ts";
 import { ESTIMATED_NOTE } from "./usage-totals.ts";
+import { ON_FAILURE_WORDS, phaseWords } from "./step-words.ts";
 
-/** Everything about one step: the input as rendered, its execution log and its runs. */
+/**
+ * Everything about one step: what it was asked, what happened, its runs; token counts,
+ * ids and the engine's own log lines wait in Details, for whoever asks for them.
+ */
 export function StepDrawer({
   conversationId,
   plan,
@@ -105,22 +109,28 @@ export function StepDrawer({
       </header>
       <div className="min-h-0 flex-1 space-y-4 overflow-y-auto p-3 text-sm">
         <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 text-xs">
-          <dt className="text-zinc-500">Assignee</dt>
-          <dd>{step.assignee}</dd>
-          <dt className="text-zinc-500">Waits for</dt>
-          <dd>{step.waitFor.length ? step.waitFor.map((i) => `step ${i}`).join(", ") : "—"}</dd>
-          <dt className="text-zinc-500">On failure</dt>
-          <dd>{step.onFailure}</dd>
-          <dt className="text-zinc-500">Attempts</dt>
-          <dd>{step.attempts}</dd>
-          <dt className="text-zinc-500">Duration</dt>
-          <dd className="tabular-nums">{formatDuration(step.startedAt, step.endedAt, retryNow) ?? "—"}</dd>
-          <dt className="text-zinc-500">Tokens / cost</dt>
-          <dd title={tokens.estimated ? ESTIMATED_NOTE : undefined}>
-            {tokens.estimated ? "≈ " : ""}
-            {tokens.in} in · {tokens.out} out · ${tokens.cost.toFixed(4)}
-            {tokens.estimated ? " (estimated)" : ""}
-          </dd>
+          <dt className="text-zinc-600 dark:text-zinc-400">Who</dt>
+          <dd>{step.assignee === "user" ? "a person" : step.assignee === "commander" ? "the commander" : `@${step.assignee}`}</dd>
+          <dt className="text-zinc-600 dark:text-zinc-400">Waits for</dt>
+          <dd>{step.waitFor.length ? step.waitFor.map((i) => `step ${i}`).join(", ") : "nothing"}</dd>
+          <dt className="text-zinc-600 dark:text-zinc-400">If it fails</dt>
+          <dd>{ON_FAILURE_WORDS[step.onFailure]}</dd>
+          {step.attempts > 1 ? (
+            <>
+              <dt className="text-zinc-600 dark:text-zinc-400">Tries</dt>
+              <dd>{step.attempts}</dd>
+            </>
+          ) : null}
+          <dt className="text-zinc-600 dark:text-zinc-400">Time</dt>
+          <dd className="tabular-nums">{formatDuration(step.startedAt, step.endedAt, retryNow) ?? "not started"}</dd>
+          {tokens.cost > 0 ? (
+            <>
+              <dt className="text-zinc-600 dark:text-zinc-400">Cost</dt>
+              <dd title={tokens.estimated ? ESTIMATED_NOTE : undefined}>
+                {tokens.estimated ? "≈ " : ""}${tokens.cost.toFixed(4)}
+              </dd>
+            </>
+          ) : null}
         </dl>
         {runStatus && step.status === "in_progress" ? (
           <p role="status" className="text-xs text-amber-700 dark:text-amber-400" data-testid="step-run-status">
@@ -168,12 +178,12 @@ export function StepDrawer({
           </Section>
         ) : null}
         <StepChange conversationId={conversationId} planId={plan.id} stepIndex={stepIndex} />
-        <Section title="Input as rendered">
+        <Section title="What it was asked">
           <pre
             className="max-h-60 overflow-auto whitespace-pre-wrap rounded bg-zinc-100 p-2 text-xs dark:bg-zinc-900"
             data-testid="rendered-input"
           >
-            {step.renderedInput ?? `(not dispatched yet)\n\ntemplate:\n${step.input}`}
+            {step.renderedInput ?? `(not started yet)\n\ntemplate:\n${step.input}`}
           </pre>
         </Section>
         <Section title="Runs">
@@ -184,7 +194,6 @@ export function StepDrawer({
                   <th className="py-1 font-medium">#</th>
                   <th className="font-medium">Agent</th>
                   <th className="font-medium">Status</th>
-                  <th className="font-medium">Tokens</th>
                   <th className="font-medium">Cost</th>
                 </tr>
               </thead>
@@ -195,33 +204,64 @@ export function StepDrawer({
                     <td>{run.agentHandle ? `@${run.agentHandle}` : "—"}</td>
                     <td>{run.status}</td>
                     <td title={run.usageEstimated ? ESTIMATED_NOTE : undefined}>
-                      {run.usageEstimated ? "≈ " : ""}
-                      {run.tokensIn}/{run.tokensOut}
+                      {run.usageEstimated ? "≈ " : ""}${run.cost.toFixed(4)}
                     </td>
-                    <td>${run.cost.toFixed(4)}</td>
                   </tr>
                 ))}
               </tbody>
             </table>
           ) : (
-            <p className="text-xs text-zinc-500">{detail ? "No runs yet." : "Loading…"}</p>
+            <p className="text-xs text-zinc-600 dark:text-zinc-400">{detail ? "No runs yet." : "Loading…"}</p>
           )}
         </Section>
-        <Section title="Execution log">
+        <Section title="What happened">
           {detail?.log.length ? (
             <ol className="space-y-1 text-xs" data-testid="execution-log">
-              {detail.log.map((entry) => (
-                <li key={entry.id} className="flex gap-2">
-                  <Timestamp iso={entry.at} />
-                  <Badge tone="neutral">{entry.phase}</Badge>
-                  <span className="min-w-0 flex-1 break-words">{entry.message}</span>
-                </li>
-              ))}
+              {detail.log
+                .filter((entry) => phaseWords(entry.phase) !== null)
+                .map((entry) => (
+                  <li key={entry.id} className="flex gap-2">
+                    <Timestamp iso={entry.at} />
+                    <Badge tone="neutral">{phaseWords(entry.phase)}</Badge>
+                    <span className="min-w-0 flex-1 break-words">{entry.message}</span>
+                  </li>
+                ))}
             </ol>
           ) : (
-            <p className="text-xs text-zinc-500">{detail ? "Nothing logged yet." : "Loading…"}</p>
+            <p className="text-xs text-zinc-600 dark:text-zinc-400">{detail ? "Nothing happened yet." : "Loading…"}</p>
           )}
         </Section>
+        <details className="text-xs" data-testid="step-details">
+          <summary className="cursor-pointer font-semibold text-zinc-600 dark:text-zinc-400">Details: tokens, ids, full log</summary>
+          <dl className="mt-2 grid grid-cols-[auto_1fr] gap-x-3 gap-y-1">
+            <dt className="text-zinc-600 dark:text-zinc-400">Tokens</dt>
+            <dd title={tokens.estimated ? ESTIMATED_NOTE : undefined}>
+              {tokens.estimated ? "≈ " : ""}
+              {tokens.in} in · {tokens.out} out{tokens.estimated ? " (estimated)" : ""}
+            </dd>
+            <dt className="text-zinc-600 dark:text-zinc-400">On failure</dt>
+            <dd className="font-mono">{step.onFailure}</dd>
+            <dt className="text-zinc-600 dark:text-zinc-400">Plan id</dt>
+            <dd className="break-all font-mono">{plan.id}</dd>
+            {(detail?.runs ?? []).map((run) => (
+              <Fragment key={run.id}>
+                <dt className="text-zinc-600 dark:text-zinc-400">Run {run.attempt}</dt>
+                <dd className="break-all font-mono">
+                  {run.id} · {run.tokensIn}/{run.tokensOut} tokens
+                </dd>
+              </Fragment>
+            ))}
+          </dl>
+          <ol className="mt-2 space-y-1" data-testid="full-log">
+            {(detail?.log ?? []).map((entry) => (
+              <li key={entry.id} className="flex gap-2">
+                <Timestamp iso={entry.at} />
+                <span className="font-mono text-zinc-600 dark:text-zinc-400">{entry.phase}</span>
+                <span className="min-w-0 flex-1 break-words">{entry.message}</span>
+              </li>
+            ))}
+          </ol>
+        </details>
       </div>
     </section>
   );
@@ -230,7 +270,7 @@ export function StepDrawer({
 function Section({ title, children }: { title: string; children: React.ReactNode }) {
   return (
     <section>
-      <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-zinc-500">{title}</h3>
+      <h3 className="mb-1 text-xs font-semibold uppercase tracking-wide text-zinc-600 dark:text-zinc-400">{title}</h3>
       {children}
     </section>
   );

@@ -1,5 +1,8 @@
 "use client";
-/** Personal access tokens: create (the secret is shown once), list, revoke. */
+/**
+ * Personal access tokens: create (the secret is shown once, with a Copy button), list,
+ * revoke (after a second, explicit click; a revoked token's secret is no longer shown).
+ */
 import { formText } from "../form-text.ts";
 import { useState, type FormEvent } from "react";
 import { useRouter } from "next/navigation";
@@ -8,6 +11,7 @@ import { api } from "../api-client.ts";
 import { Badge } from "../ui/badge.tsx";
 import { Button } from "../ui/button.tsx";
 import { ErrorText, TextField, inputClass } from "../ui/field.tsx";
+import { CopyButton } from "../conversation/copy-button.tsx";
 
 interface TokenRow {
   id: string;
@@ -30,7 +34,8 @@ function state(token: TokenRow): "revoked" | "expired" | "active" {
 export function TokensPanel({ tokens, canAdmin }: { tokens: TokenRow[]; canAdmin: boolean }) {
   const router = useRouter();
   const [error, setError] = useState("");
-  const [secret, setSecret] = useState<string | null>(null);
+  const [secret, setSecret] = useState<{ tokenId: string; token: string } | null>(null);
+  const [confirming, setConfirming] = useState<string | null>(null);
 
   async function create(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -44,7 +49,7 @@ export function TokensPanel({ tokens, canAdmin }: { tokens: TokenRow[]; canAdmin
         scopes: data.getAll("scopes").map(String).filter(isTokenScope),
         expiresInDays: Number(data.get("expiresInDays")),
       });
-      setSecret(created.token);
+      setSecret({ tokenId: created.record.id, token: created.token });
       form.reset();
       router.refresh();
     } catch (caught) {
@@ -56,6 +61,8 @@ export function TokensPanel({ tokens, canAdmin }: { tokens: TokenRow[]; canAdmin
     setError("");
     try {
       await api.account.revokeToken({ tokenId: token.id });
+      setConfirming(null);
+      setSecret((shown) => (shown?.tokenId === token.id ? null : shown));
       router.refresh();
     } catch (caught) {
       setError(caught instanceof Error ? caught.message : "Could not revoke the token.");
@@ -106,9 +113,16 @@ export function TokensPanel({ tokens, canAdmin }: { tokens: TokenRow[]; canAdmin
       {secret ? (
         <div role="status" className="rounded-lg border border-amber-300 bg-amber-50 p-4 text-sm dark:border-amber-700 dark:bg-amber-950">
           <p className="mb-2 font-medium">Copy this token now: it will not be shown again.</p>
-          <code data-testid="new-token" className="block break-all rounded bg-white p-2 dark:bg-zinc-900">
-            {secret}
-          </code>
+          <div className="flex items-start gap-2">
+            <code data-testid="new-token" className="block min-w-0 flex-1 break-all rounded bg-white p-2 dark:bg-zinc-900">
+              {secret.token}
+            </code>
+            <CopyButton
+              label="Copy the token"
+              text={() => secret.token}
+              className="rounded-md border border-zinc-300 px-2 py-1 text-sm hover:bg-white dark:border-zinc-700 dark:hover:bg-zinc-900"
+            />
+          </div>
         </div>
       ) : null}
       <section aria-label="Your tokens">
@@ -129,8 +143,17 @@ export function TokensPanel({ tokens, canAdmin }: { tokens: TokenRow[]; canAdmin
                   </p>
                 </div>
                 <Badge tone={status === "active" ? "green" : "zinc"}>{status}</Badge>
-                {status === "active" ? (
-                  <Button size="sm" variant="secondary" onClick={() => revoke(token)} aria-label={`Revoke ${token.name}`}>
+                {status === "active" && confirming === token.id ? (
+                  <span className="flex items-center gap-1" role="group" aria-label={`Revoke ${token.name} for good?`}>
+                    <Button size="sm" variant="danger" onClick={() => revoke(token)}>
+                      Revoke for good
+                    </Button>
+                    <Button size="sm" variant="ghost" onClick={() => setConfirming(null)}>
+                      Keep
+                    </Button>
+                  </span>
+                ) : status === "active" ? (
+                  <Button size="sm" variant="secondary" onClick={() => setConfirming(token.id)} aria-label={`Revoke ${token.name}`}>
                     Revoke
                   </Button>
                 ) : null}

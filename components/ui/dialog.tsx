@@ -2,14 +2,41 @@
 import { useEffect, useRef, type ReactNode } from "react";
 import { CloseIcon } from "./icons.tsx";
 
-/** A native <dialog>: focus trap, Escape and backdrop come from the browser. */
+/** The first field of a dialog's body: what a person opening it means to type into. */
+const FIRST_FIELD = "input:not([type=hidden]):not([disabled]), select:not([disabled]), textarea:not([disabled])";
+
+/**
+ * A native <dialog>: focus trap, Escape and backdrop come from the browser. On opening,
+ * focus goes to the body's first field (Ctrl+K, then typing, searches), not the close
+ * button; a body that fills in later (a list being loaded) gets it when its field
+ * appears. On closing, focus goes back to whatever opened it.
+ */
 export function Dialog({ open, onClose, title, children }: { open: boolean; onClose: () => void; title: string; children: ReactNode }) {
   const ref = useRef<HTMLDialogElement>(null);
+  const body = useRef<HTMLDivElement>(null);
   useEffect(() => {
     const dialog = ref.current;
-    if (!dialog) return;
-    if (open && !dialog.open) dialog.showModal();
-    if (!open && dialog.open) dialog.close();
+    if (!dialog || !open) return;
+    const opener = document.activeElement instanceof HTMLElement ? document.activeElement : null;
+    if (!dialog.open) dialog.showModal();
+    let moved = false;
+    const focusFirstField = () => {
+      const field = body.current?.querySelector<HTMLElement>(FIRST_FIELD);
+      if (!field || moved) return;
+      // once someone has moved focus themselves, a late field does not take it away
+      const untouched = document.activeElement === dialog || dialog.querySelector("[aria-label=Close]") === document.activeElement;
+      if (!untouched) return;
+      moved = true;
+      field.focus();
+    };
+    focusFirstField();
+    const observer = new MutationObserver(focusFirstField);
+    if (body.current) observer.observe(body.current, { childList: true, subtree: true });
+    return () => {
+      observer.disconnect();
+      if (dialog.open) dialog.close();
+      if (opener?.isConnected) opener.focus();
+    };
   }, [open]);
   return (
     <dialog
@@ -30,7 +57,9 @@ export function Dialog({ open, onClose, title, children }: { open: boolean; onCl
           <CloseIcon size={16} />
         </button>
       </div>
-      <div className="p-4">{open ? children : null}</div>
+      <div ref={body} className="p-4">
+        {open ? children : null}
+      </div>
     </dialog>
   );
 }

@@ -19,13 +19,14 @@ export type Addressees =
   | { kind: "nobody"; reason: "between-people" | "not-addressed" | "agents-outside" };
 
 /**
- * `auto` answers every message while one person is in the conversation and only
- * addressed ones once there are several: a team talking among themselves should not
- * get a reply to "looks good to me".
+ * `auto` (the default) answers every message that addresses nobody, however many people
+ * are here: a request typed without `@commander` must not vanish unanswered. People talk
+ * among themselves by mentioning each other, and a message that mentions only people
+ * wakes no agent. `always` is the same rule under its older name; `when_addressed`
+ * answers only `@commander`, and the composer says so.
  */
 export function addressees(input: {
   mode: CommanderReplyMode;
-  people: number;
   mentionedAgents: readonly string[];
   mentionedPeople: readonly string[];
   outsideAgents: readonly string[];
@@ -34,12 +35,11 @@ export function addressees(input: {
   if (input.outsideAgents.length > 0) return { kind: "nobody", reason: "agents-outside" };
   if (input.mentionedPeople.length > 0) return { kind: "nobody", reason: "between-people" };
   switch (input.mode) {
+    case "auto":
     case "always":
       return { kind: "commander" };
     case "when_addressed":
       return { kind: "nobody", reason: "not-addressed" };
-    case "auto":
-      return input.people <= 1 ? { kind: "commander" } : { kind: "nobody", reason: "not-addressed" };
     default: {
       const exhaustive: never = input.mode;
       return exhaustive;

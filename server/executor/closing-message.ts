@@ -5,12 +5,10 @@
  */
 import { COMMANDER_ASSIGNEE, type StepState } from "../core/types.ts";
 import type { MissingStep, OutcomeReport } from "../core/outcome.ts";
-import { truncateText } from "../core/text.ts";
+import { plural } from "../core/plural.ts";
 
 /** A closing message lists at most this many missing steps (a for_each can have 100 items). */
 export const MAX_LISTED_STEPS = 12;
-/** Summaries of delivered results quoted in a closing message are clipped to this. */
-export const MAX_QUOTED_SUMMARY_CHARS = 1_500;
 
 const HEADLINES: Record<OutcomeReport["status"], (title: string) => string> = {
   completed: (title) => `**${title}** completed`,
@@ -21,30 +19,27 @@ const HEADLINES: Record<OutcomeReport["status"], (title: string) => string> = {
   paused: (title) => `**${title}** is waiting for an answer`,
 };
 
-function clip(text: string, max: number): string {
-  const trimmed = text.trim();
-  return truncateText(trimmed, max + 1, { ellipsis: "…" });
-}
-
 function missingLine(step: MissingStep): string {
   const what = step.status === "skipped" ? "skipped" : step.status === "failed" ? "failed" : `left ${step.status.replace("_", " ")}`;
   const who = step.assignee === COMMANDER_ASSIGNEE ? "the commander" : `@${step.assignee}`;
   return `- Step ${step.index} (${step.title}, ${who}) ${what}: ${step.reason ?? "no reason was recorded"}`;
 }
 
-/** The commander's closing message for a plan that ended. */
+/**
+ * The commander's closing message for a plan that ended. It points to the result, which
+ * the step that produced it has already posted just above, instead of repeating it: the
+ * final answer is shown once.
+ */
 export function closingMessage(input: { title: string; report: OutcomeReport }): string {
   const { report } = input;
-  const lines = [`${HEADLINES[report.status](input.title)}: ${report.done} of ${report.total} steps done.`];
+  const lines = [`${HEADLINES[report.status](input.title)}: ${report.done} of ${plural(report.total, "step")} done.`];
   if (report.delivered.length === 0 && report.status !== "completed") {
     lines.push("", report.status === "cancelled" ? "Nothing was delivered before it stopped." : "No result was delivered.");
   }
-  for (const result of report.delivered) {
-    const summary = result.summary ? clip(result.summary, MAX_QUOTED_SUMMARY_CHARS) : "";
-    lines.push(
-      "",
-      summary ? `Result of step ${result.index} (${result.title}):\n\n${summary}` : `Result: step ${result.index} (${result.title}).`,
-    );
+  if (report.delivered.length > 0) {
+    const where = report.delivered.map((result) => `step ${result.index} (${result.title})`).join(", ");
+    const what = report.status === "completed" ? "The answer" : report.delivered.length === 1 ? "The result" : "The results";
+    lines.push("", `${what} ${report.delivered.length === 1 || what === "The answer" ? "is" : "are"} above: ${where}.`);
   }
   if (report.missing.length > 0) {
     lines.push("", report.status === "partial" ? "Missing from the result, and why:" : "What is missing, and why:");

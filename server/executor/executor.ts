@@ -27,6 +27,7 @@ import type { UnitOfWork } from "./unit-of-work.ts";
 import { LeaseKeeper } from "./leases.ts";
 import { stopLoneRun, stopTarget } from "./run-stop.ts";
 import { addressees, isCommanderReplyMode } from "../core/addressing.ts";
+import { plural } from "../core/plural.ts";
 import { personHandles, resolveMentions } from "../protocol/mentions.ts";
 import { API_USER_EMAIL } from "../services/seed.ts";
 import { traceEndedPlans } from "../ops/tracing.ts";
@@ -188,7 +189,6 @@ export class Executor {
 
       const who = addressees({
         mode: isCommanderReplyMode(conversation.commanderReplies) ? conversation.commanderReplies : "auto",
-        people: people.length,
         mentionedAgents: handles,
         mentionedPeople: typed.people,
         outsideAgents: typed.outsideAgents,
@@ -233,7 +233,7 @@ export class Executor {
             conversationId: input.conversationId,
             author: { kind: "system" },
             kind: "plan",
-            body: `Plan **${spec.title}** submitted (${spec.steps.length} steps)`,
+            body: `Plan **${spec.title}** submitted (${plural(spec.steps.length, "step")})`,
             planId,
           }),
       });

@@ -113,8 +113,9 @@ describe("the commander's closing message", () => {
     expect(closing.body).toMatch(/partial/i);
     expect(closing.body).toContain("2 of 3 steps done");
     expect(closing.body).toMatch(/Step 1\b.*skipped.*fatal failure/);
-    // the result is delivered: step 3's summary is in the closing message
-    expect(closing.body).toContain("summary of 3");
+    // the result is delivered: the closing message points to step 3's, posted above it, without repeating it
+    expect(closing.body).toContain("The result is above: step 3");
+    expect(closing.body).not.toContain("summary of 3");
   });
 });
 

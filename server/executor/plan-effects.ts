@@ -242,7 +242,7 @@ async function applyCommand(context: ExecutorContext, tx: Tx, uow: UnitOfWork, p
         stepIndex: command.stepIndex,
         runId: command.runId,
         phase: "dispatch",
-        message: `attempt ${command.attempt} dispatched to ${command.assignee}`,
+        message: `attempt ${command.attempt} sent to ${command.assignee === "commander" ? "the commander" : `@${command.assignee}`}`,
         data: { renderedInput: command.renderedInput },
       });
       const commander = await context.agents.commanderFor(tx, plan.conversationId);

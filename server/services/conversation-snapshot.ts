@@ -90,6 +90,7 @@ async function readSnapshotIn(tx: Prisma.TransactionClient, conversationId: stri
       id: conversation.id,
       title: conversation.title,
       commanderReplies: isCommanderReplyMode(conversation.commanderReplies) ? conversation.commanderReplies : "auto",
+      archivedAt: conversation.archivedAt?.toISOString() ?? null,
     },
     lastSeq: conversation.lastSeq,
     agents: conversation.agents.map((entry) => entry.agent),

@@ -32,6 +32,15 @@ import {
   type SocketLimits,
 } from "./limits.ts";
 
+/**
+ * Heartbeat: the server pings every HEARTBEAT_INTERVAL_MS and the browser, which learns
+ * both figures in the handshake, gives up on a server that sent no ping for their sum
+ * (8 s). A frozen server or a dead network then shows as "reconnecting…" within 10 s,
+ * not after Socket.IO's default 45 s.
+ */
+export const HEARTBEAT_INTERVAL_MS = 4_000;
+export const HEARTBEAT_TIMEOUT_MS = 4_000;
+
 export interface SocketServerOptions {
   trustProxy: number;
   /** default: BETTER_AUTH_URL and BATON_TRUSTED_ORIGINS */
@@ -72,6 +81,8 @@ export function createSocketServer(httpServer: HttpServer, options: SocketServer
     // same-origin only: the app and its socket share one host and port
     cors: { origin: false },
     maxHttpBufferSize: MAX_SOCKET_MESSAGE_BYTES,
+    pingInterval: HEARTBEAT_INTERVAL_MS,
+    pingTimeout: HEARTBEAT_TIMEOUT_MS,
     allowRequest: (request, callback) => {
       const refusal = handshakeVerdict(request, { trustProxy: options.trustProxy, origins, limits });
       callback(refusal, refusal === null);

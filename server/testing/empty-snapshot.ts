@@ -3,7 +3,7 @@ import type { Snapshot } from "../protocol/rest/conversations.ts";
 
 export function emptySnapshot(conversationId: string, { lastSeq = 0, title = "t" }: { lastSeq?: number; title?: string } = {}): Snapshot {
   return {
-    conversation: { id: conversationId, title, commanderReplies: "auto" },
+    conversation: { id: conversationId, title, commanderReplies: "auto", archivedAt: null },
     lastSeq,
     agents: [],
     members: [],

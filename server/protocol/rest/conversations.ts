@@ -35,7 +35,13 @@ export const snapshotPlanSchema = planSchema.extend({ steps: z.array(stepSchema)
 export type SnapshotPlan = z.infer<typeof snapshotPlanSchema>;
 
 export const snapshotSchema = z.object({
-  conversation: z.object({ id: z.string(), title: z.string(), commanderReplies: z.enum(COMMANDER_REPLY_MODES) }),
+  conversation: z.object({
+    id: z.string(),
+    title: z.string(),
+    commanderReplies: z.enum(COMMANDER_REPLY_MODES),
+    /** archived by an owner: read-only until brought back */
+    archivedAt: z.string().nullable(),
+  }),
   /** the seq the snapshot is consistent with; events after it are replayed */
   lastSeq: z.number(),
   agents: z.array(z.object({ id: z.string(), handle: z.string(), name: z.string(), role: agentRoleSchema, model: z.string() })),

@@ -1,0 +1,80 @@
+"use client";
+/**
+ * The conversation's header, from a 360 px phone to a 2560 px screen. It sizes itself by
+ * its own width (a container query), not the window's: at 1280 px the chat column is
+ * narrower than the window by the sidebar and the plan panel.
+ *
+ * - The title always keeps room (at least 6 rem) and truncates with the full text on hover.
+ * - The commander's answering mode and the usage line sit in the header only where there
+ *   is room; otherwise they live behind ⋯ (Conversation settings), which is always shown,
+ *   as are Members and, below `lg`, Plan.
+ * - The repository badge of a conversation linked to a repository goes before the
+ *   usage line.
+ */
+import { MobileMenuButton } from "../app-shell.tsx";
+import { Button } from "../ui/button.tsx";
+import { CommanderRepliesSelect, type CommanderReplies } from "./commander-replies-select.tsx";
+import { ConversationSettingsButton } from "./conversation-settings.tsx";
+import { MembersButton } from "./members-dialog.tsx";
+import { RepositoryBadge } from "./repository-badge.tsx";
+import { UsageLine } from "./usage-line.tsx";
+import type { ConnectionState } from "./use-conversation-sync.ts";
+
+const CONNECTION_LABEL: Record<ConnectionState, string> = { connecting: "connecting…", live: "live", offline: "reconnecting…" };
+
+export function ConversationHeader({
+  conversationId,
+  currentUserId,
+  title,
+  connection,
+  replies,
+  planCount,
+  planOpen,
+  onOpenPlan,
+}: {
+  conversationId: string;
+  currentUserId: string;
+  title: string;
+  connection: ConnectionState;
+  replies: CommanderReplies;
+  planCount: number;
+  planOpen: boolean;
+  onOpenPlan: () => void;
+}) {
+  return (
+    <header className="@container border-b border-zinc-200 dark:border-zinc-800" data-testid="conversation-header">
+      <div className="flex items-center gap-2 px-3 py-2">
+        <MobileMenuButton />
+        <h1 className="min-w-24 flex-1 truncate text-base font-semibold" data-testid="conversation-title" title={title}>
+          {title}
+        </h1>
+        <span
+          data-testid="connection"
+          data-state={connection}
+          role="status"
+          aria-label={`Connection: ${CONNECTION_LABEL[connection]}`}
+          title={CONNECTION_LABEL[connection]}
+          className={`shrink-0 whitespace-nowrap text-xs ${connection === "live" ? "text-emerald-700 dark:text-emerald-400" : "text-amber-700 dark:text-amber-400"}`}
+        >
+          ● <span className={connection === "live" ? "hidden @md:inline" : ""}>{CONNECTION_LABEL[connection]}</span>
+        </span>
+        <RepositoryBadge conversationId={conversationId} />
+        <UsageLine className="hidden shrink-0 whitespace-nowrap @3xl:inline" />
+        <CommanderRepliesSelect id={`${conversationId}-replies-inline`} replies={replies} className="hidden shrink-0 @4xl:flex" />
+        <MembersButton conversationId={conversationId} currentUserId={currentUserId} />
+        <ConversationSettingsButton conversationId={conversationId} replies={replies} />
+        <Button
+          variant="secondary"
+          size="sm"
+          className="lg:hidden"
+          onClick={onOpenPlan}
+          aria-label="Show plan"
+          aria-expanded={planOpen}
+          aria-controls="plan-sheet"
+        >
+          Plan{planCount ? ` (${planCount})` : ""}
+        </Button>
+      </div>
+    </header>
+  );
+}
