@@ -15,6 +15,7 @@ import { mkdir } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
+import { PGLITE_EXTENSIONS } from "./pglite-extensions.ts";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { DATABASE_FUNCTIONS } from "./database-functions.ts";
@@ -173,7 +174,7 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Data
   await mkdir(dataDir, { recursive: true });
   const threaded = opts.pgliteThread ?? process.env.BATON_PGLITE_THREAD !== "0";
   optimizeWebAssemblyEagerly();
-  const pglite = threaded ? await PGliteThread.create({ dataDir }) : await PGlite.create({ dataDir });
+  const pglite = threaded ? await PGliteThread.create({ dataDir }) : await PGlite.create({ dataDir, extensions: PGLITE_EXTENSIONS });
   return databaseFromPGlite(pglite, opts);
 }
 
