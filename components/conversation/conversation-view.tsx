@@ -93,7 +93,7 @@ export function ConversationView({ snapshot, currentUserId }: { snapshot: Snapsh
         </header>
         <MessageList currentUserId={currentUserId} />
         <ActivityBar />
-        <Composer conversationId={conversationId} />
+        <Composer conversationId={conversationId} currentUserId={currentUserId} />
       </section>
       {planOpen ? <div aria-hidden className="fixed inset-0 z-30 bg-black/40 lg:hidden" onClick={() => setPlanOpen(false)} /> : null}
       <aside

@@ -167,11 +167,14 @@ export const MessageItem = memo(function MessageItem({
   message,
   currentUserId,
   highlighted = false,
+  continued = false,
 }: {
   message: MessageDTO;
   currentUserId: string;
   /** the message a search result opened */
   highlighted?: boolean;
+  /** it continues the previous message's block (message-grouping.ts): name and avatar are not repeated */
+  continued?: boolean;
 }) {
   const [editing, setEditing] = useState(false);
   const name = message.author?.name ?? (message.authorKind === "system" ? "Baton" : "Unknown");
@@ -187,20 +190,28 @@ export const MessageItem = memo(function MessageItem({
       data-kind={message.kind}
       data-author={message.author?.handle ?? message.author?.name ?? "system"}
       data-highlighted={highlighted ? "true" : undefined}
+      data-continued={continued ? "true" : undefined}
       tabIndex={highlighted ? -1 : undefined}
-      className={`group flex gap-3 px-4 py-2 hover:bg-zinc-50 dark:hover:bg-zinc-900/50 ${message.kind === "error" ? "bg-red-50/50 dark:bg-red-950/20" : ""} ${highlighted ? "bg-amber-50 ring-2 ring-amber-400 ring-inset dark:bg-amber-950/30" : ""}`}
+      className={`group flex gap-3 px-4 ${continued ? "py-0.5" : "py-2"} hover:bg-zinc-50 dark:hover:bg-zinc-900/50 ${message.kind === "error" ? "bg-red-50/50 dark:bg-red-950/20" : ""} ${highlighted ? "bg-amber-50 ring-2 ring-amber-400 ring-inset dark:bg-amber-950/30" : ""}`}
     >
-      <Avatar name={isAgent ? (message.author?.handle ?? name) : name} kind={message.authorKind} />
+      {continued ? (
+        <span aria-hidden className="w-8 shrink-0" />
+      ) : (
+        <Avatar name={isAgent ? (message.author?.handle ?? name) : name} kind={message.authorKind} />
+      )}
       <div className="min-w-0 flex-1">
         <div className="flex flex-wrap items-baseline gap-x-2 gap-y-1">
-          <span className="text-sm font-semibold">{name}</span>
-          {isAgent && message.author?.handle ? <span className="text-xs text-zinc-500">@{message.author.handle}</span> : null}
-          {isAgent ? (
+          {/* a continued block still names its author to screen readers */}
+          <span data-testid="author-name" className={continued ? "sr-only" : "text-sm font-semibold"}>
+            {name}
+          </span>
+          {isAgent && message.author?.handle && !continued ? <span className="text-xs text-zinc-500">@{message.author.handle}</span> : null}
+          {isAgent && !continued ? (
             <Badge tone={message.author?.role === "commander" ? "accent" : "neutral"}>
               {message.author?.role === "commander" ? "commander" : "agent"}
             </Badge>
           ) : null}
-          {mine ? <Badge tone="zinc">you</Badge> : null}
+          {mine && !continued ? <Badge tone="zinc">you</Badge> : null}
           {kind ? <Badge tone={kind.tone}>{kind.label}</Badge> : null}
           {message.kind === "outcome" ? <OutcomeBadge message={message} /> : null}
           <Timestamp iso={message.createdAt} />

@@ -68,7 +68,14 @@ it("once several people are here the commander answers only when addressed; peop
   });
   await fixture.db.prisma.membership.create({ data: { conversationId: fixture.conversationId, userId: bea.id } });
   expect((await say("Looks good to me 👍")).woke).toEqual([]);
-  expect((await say("@bea can you check the numbers?")).woke).toEqual([]);
+  const toBea = await say("@bea can you check the numbers?");
+  expect(toBea.woke).toEqual([]);
+  // the person is a structured mention on the message (she is notified from it), by the handle typed
+  expect(toBea.message.mentions).toEqual([{ userId: bea.id, handle: "bea" }]);
+  expect((await say("@beastone and @commander, look")).message.mentions).toEqual([
+    expect.objectContaining({ handle: "commander" }),
+    { userId: bea.id, handle: "beastone" },
+  ]);
   expect((await say("@commander please plan the launch")).woke).toEqual(["commander"]);
 
   // a setting of the conversation's owners: a member is refused and nothing changes

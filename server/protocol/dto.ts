@@ -21,7 +21,11 @@ export type { AgentRole, PlanStatus, RunKind, RunStatus, StepStatus } from "../c
 
 export const agentRoleSchema = z.enum(AGENT_ROLES);
 
-export const mentionSchema = z.object({ agentId: z.string(), handle: z.string() });
+/** A structured mention: an agent of the conversation (starts it) or a person of it (notifies them, wakes nobody). */
+export const mentionSchema = z.union([
+  z.object({ agentId: z.string(), handle: z.string() }),
+  z.object({ userId: z.string(), handle: z.string() }),
+]);
 export type MentionDTO = z.infer<typeof mentionSchema>;
 
 export const attachmentSchema = z.object({

@@ -14,7 +14,7 @@ import { messageInclude, toMessageDTO } from "../adapters/prisma/serializers.ts"
 import { assertMember, type Actor } from "../auth/actor.ts";
 import { BatonError, invalidInput, notFound } from "../executor/errors.ts";
 import type { UnitOfWork } from "../executor/unit-of-work.ts";
-import type { MessageDTO } from "../protocol/dto.ts";
+import type { MentionDTO, MessageDTO } from "../protocol/dto.ts";
 import { MAX_MESSAGE_CHARS } from "../protocol/limits.ts";
 import { tokenizeMentions } from "../protocol/mentions.ts";
 
@@ -56,7 +56,7 @@ export function createMessageServices(units: ConversationUnits) {
         if (row.deletedAt) throw new BatonError("conflict", "This message was deleted.");
         // mentions stay the structured ones it was sent with, as far as the new text still names them
         const typed = new Set(tokenizeMentions(body));
-        const mentions = ((row.mentions as unknown as { agentId: string; handle: string }[]) ?? []).filter((m) => typed.has(m.handle));
+        const mentions = ((row.mentions as unknown as MentionDTO[]) ?? []).filter((m) => typed.has(m.handle));
         const updated = await tx.message.update({
           where: { id: input.messageId },
           data: { body, mentions, editedAt: new Date() },
