@@ -19,6 +19,7 @@ const message = (over: Partial<MessageDTO>): MessageDTO => ({
   createdAt: at(0),
   editedAt: null,
   deletedAt: null,
+  reactions: [],
   ...over,
 });
 

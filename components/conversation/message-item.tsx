@@ -4,6 +4,7 @@ import type { MessageDTO } from "@/server/protocol/dto.ts";
 import { MAX_MESSAGE_CHARS } from "@/server/protocol/limits.ts";
 import { api } from "../api-client.ts";
 import { Avatar } from "../ui/avatar.tsx";
+import { AddReactionButton, ReactionChips } from "./message-reactions.tsx";
 import { Badge, type Tone } from "../ui/badge.tsx";
 import { AttachmentList } from "./attachment-list.tsx";
 import { FormCard } from "./form-card.tsx";
@@ -222,6 +223,7 @@ export const MessageItem = memo(function MessageItem({
           ) : null}
           {!deleted && !editing ? (
             <span className="ml-auto flex items-center gap-1">
+              <AddReactionButton message={message} currentUserId={currentUserId} className={ACTION_CLASS} />
               <CopyButton label="Copy message" text={() => message.body} className={ACTION_CLASS} />
               {mine ? <OwnMessageActions message={message} onEdit={() => setEditing(true)} /> : null}
             </span>
@@ -241,6 +243,7 @@ export const MessageItem = memo(function MessageItem({
             <Markdown text={message.body} mentions={message.mentions.map((m) => m.handle)} />
             {message.formId ? <FormCard formId={message.formId} /> : null}
             <AttachmentList conversationId={message.conversationId} attachments={message.attachments} />
+            <ReactionChips message={message} currentUserId={currentUserId} />
           </>
         )}
       </div>

@@ -5,6 +5,7 @@
  * browser imports the types only.
  */
 import { z } from "zod";
+import { reactionSchema } from "./reactions.ts";
 import {
   AGENT_ROLES,
   FOR_EACH_FIELDS,
@@ -58,6 +59,8 @@ export const messageSchema = z.object({
   editedAt: z.string().nullable(),
   /** the author deleted it: body, mentions and attachments are empty (a tombstone) */
   deletedAt: z.string().nullable(),
+  /** people's emoji reactions, one entry per emoji */
+  reactions: z.array(reactionSchema),
 });
 export type MessageDTO = z.infer<typeof messageSchema>;
 

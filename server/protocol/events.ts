@@ -5,6 +5,7 @@
  */
 import type { FormDTO, MessageDTO, PlanDTO, RunDTO, StepDTO } from "./dto.ts";
 import type { PlanStatus } from "../core/types.ts";
+import type { ReactionDTO } from "./reactions.ts";
 
 export const PROTOCOL_VERSION = 1;
 
@@ -14,6 +15,8 @@ export interface ConversationEventPayloads {
   "message-edited": { message: MessageDTO };
   /** the author deleted it: the payload is the tombstone (deletedAt set, body empty) */
   "message-deleted": { message: MessageDTO };
+  /** someone added or removed an emoji reaction: the message's reactions as they are now */
+  "reactions-changed": { messageId: string; reactions: ReactionDTO[] };
   "plan-created": { plan: PlanDTO };
   "plan-updated": { planId: string; status: PlanStatus; endedAt: string | null };
   "step-updated": { planId: string; step: StepDTO };
