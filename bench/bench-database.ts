@@ -9,6 +9,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { PGlite } from "@electric-sql/pglite";
+import { PGLITE_EXTENSIONS } from "../server/db/pglite-extensions.ts";
 import pg from "pg";
 import { databaseFromPGlite, openDatabase, type Database } from "../server/db/database.ts";
 import { optimizeWebAssemblyEagerly } from "../server/db/wasm-tiering.ts";
@@ -16,7 +17,7 @@ import { optimizeWebAssemblyEagerly } from "../server/db/wasm-tiering.ts";
 /** In memory, on this thread; WebAssembly optimized as the server's embedded database is (wasm-tiering.ts). */
 export async function openEmbeddedBenchDatabase(): Promise<Database> {
   optimizeWebAssemblyEagerly();
-  return databaseFromPGlite(await PGlite.create());
+  return databaseFromPGlite(await PGlite.create({ extensions: PGLITE_EXTENSIONS }));
 }
 
 const quoteIdent = (name: string) => `"${name.replace(/"/g, '""')}"`;

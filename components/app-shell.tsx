@@ -75,6 +75,10 @@ export function AppShell({
               </p>
               <p className="truncate text-xs text-zinc-500">
                 {user.role} ·{" "}
+                <Link href="/profile" className="hover:underline">
+                  Profile
+                </Link>{" "}
+                ·{" "}
                 <Link href="/settings/tokens" className="hover:underline">
                   API tokens
                 </Link>

@@ -34,6 +34,7 @@ export function ConversationSidebar({
   const pathname = usePathname();
   const router = useRouter();
   const noteActivity = useSidebarStore((s) => s.noteActivity);
+  const noteMention = useSidebarStore((s) => s.noteMention);
   const active = conversations.filter((conversation) => !conversation.archived);
   const archived = conversations.filter((conversation) => conversation.archived);
   const archivedHere = archived.some((conversation) => pathname === `/c/${conversation.id}`);
@@ -57,17 +58,20 @@ export function ConversationSidebar({
       if (change === "deleted" && window.location.pathname === `/c/${conversationId}`) router.push("/");
       router.refresh();
     };
+    const onMention = ({ conversationId }: { conversationId: string }) => noteMention(conversationId);
     socket.on("activity", onActivity);
+    socket.on("mention-received", onMention);
     socket.on("membership-changed", onMembership);
     socket.on("invitations-changed", onInvitations);
     socket.on("conversation-changed", onConversation);
     return () => {
       socket.off("activity", onActivity);
+      socket.off("mention-received", onMention);
       socket.off("membership-changed", onMembership);
       socket.off("invitations-changed", onInvitations);
       socket.off("conversation-changed", onConversation);
     };
-  }, [conversations, noteActivity, router]);
+  }, [conversations, noteActivity, noteMention, router]);
 
   return (
     <nav aria-label="Conversation list" className="flex min-h-0 flex-1 flex-col gap-2 px-2">
@@ -103,6 +107,7 @@ export function ConversationSidebar({
 function ConversationLink({ conversation }: { conversation: SidebarConversation }) {
   const pathname = usePathname();
   const unread = useSidebarStore((s) => s.unread);
+  const mentions = useSidebarStore((s) => s.mentions[conversation.id] ?? 0);
   const setMobileOpen = useSidebarStore((s) => s.setMobileOpen);
   const href = `/c/${conversation.id}`;
   const active = pathname === href;
@@ -123,6 +128,14 @@ function ConversationLink({ conversation }: { conversation: SidebarConversation 
           >
             Demo
           </span>
+        ) : null}
+        {mentions > 0 && !active ? (
+          <>
+            <span data-testid="mention-badge" aria-hidden className="rounded-full bg-red-600 px-1.5 text-[11px] font-semibold text-white">
+              @{mentions > 99 ? "99+" : mentions}
+            </span>
+            <span className="sr-only">{`, ${mentions === 1 ? "you were mentioned" : `mentioned you ${mentions} times`}`}</span>
+          </>
         ) : null}
         {count > 0 && !active ? (
           <>

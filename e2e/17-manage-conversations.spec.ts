@@ -83,7 +83,7 @@ test("17. an owner renames, archives, adds and removes people, someone leaves, t
   const agents = dialog.getByRole("region", { name: "Agents" });
   // Bob is typing a mention meanwhile: what his autocomplete offers follows, without a reload
   await bobView.composer.pressSequentially("@wri");
-  const bobOffersWriter = bob.page.getByRole("listbox", { name: "Agents" }).getByRole("option", { name: /@writer/ });
+  const bobOffersWriter = bob.page.getByRole("listbox", { name: "People and agents" }).getByRole("option", { name: /@writer/ });
   await expect(bobOffersWriter).toBeVisible();
   await agents.getByRole("button", { name: "Remove @writer" }).click();
   await expect(dialog.getByRole("status")).toContainText("@writer was removed");

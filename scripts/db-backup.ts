@@ -4,6 +4,7 @@
 //   it (signalled, see server/ops/live-backup.ts); otherwise this opens the files directly.
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
+import { PGLITE_EXTENSIONS } from "../server/db/pglite-extensions.ts";
 import { backupPglite, type BackupResult } from "../server/ops/embedded-backup.ts";
 import { liveOwnerOf, requestLiveBackup } from "../server/ops/live-backup.ts";
 import { dataDirFromEnv, megabytes, pgliteDirOf, runCli } from "./ops-cli.ts";
@@ -20,7 +21,7 @@ runCli(async () => {
   if (owner !== null) {
     result = await requestLiveBackup({ dataDir, pid: owner, file });
   } else {
-    const pglite = await PGlite.create({ dataDir: pgliteDirOf(dataDir) });
+    const pglite = await PGlite.create({ dataDir: pgliteDirOf(dataDir), extensions: PGLITE_EXTENSIONS });
     try {
       result = await backupPglite(pglite, file);
     } finally {

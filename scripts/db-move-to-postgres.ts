@@ -3,6 +3,7 @@
 //   users, conversations, plans, runs, events with their seq, artifacts — every table —
 //   and verifies the row counts before committing. Stop Baton first.
 import { PGlite } from "@electric-sql/pglite";
+import { PGLITE_EXTENSIONS } from "../server/db/pglite-extensions.ts";
 import { databaseFromPGlite, isPostgresUrl, openDatabase } from "../server/db/database.ts";
 import { openBackup } from "../server/ops/embedded-backup.ts";
 import { liveOwnerOf } from "../server/ops/live-backup.ts";
@@ -26,7 +27,7 @@ runCli(async () => {
     const owner = liveOwnerOf(dataDir);
     if (owner !== null)
       throw new Error(`Baton is running on the embedded database (process ${owner}); stop it, or move a backup with --from-backup`);
-    pglite = await PGlite.create({ dataDir: pgliteDirOf(dataDir) });
+    pglite = await PGlite.create({ dataDir: pgliteDirOf(dataDir), extensions: PGLITE_EXTENSIONS });
   }
   // both sides at this version's migrations before the copy
   const source = await databaseFromPGlite(pglite);

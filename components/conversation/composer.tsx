@@ -2,14 +2,17 @@
 import { useEffect, useMemo, useRef, useState, type ChangeEvent, type KeyboardEvent } from "react";
 import type { AttachmentDTO } from "@/server/protocol/dto.ts";
 import { api, ApiError } from "../api-client.ts";
-import { useConversationStore, type AgentInfo } from "../stores/conversation-store.ts";
+import { useConversationStore } from "../stores/conversation-store.ts";
 import { Button } from "../ui/button.tsx";
 import { CloseIcon, FileIcon, PaperclipIcon } from "../ui/icons.tsx";
 import { MAX_MESSAGE_CHARS, MAX_UPLOAD_BYTES } from "@/server/protocol/limits.ts";
 import { tokenizeMentions } from "@/server/protocol/mentions.ts";
 import { loadDraft, saveDraft } from "./drafts.ts";
 import { outsideAgentsTyped, unknownHandles } from "./mention-offer.ts";
+import { mentionCandidates, type MentionCandidate } from "./mention-candidates.ts";
+import { MENTION_LISTBOX_ID, MentionPicker, mentionOptionId } from "./mention-picker.tsx";
 import { NotificationsButton } from "./notifications-button.tsx";
+import { TypingIndicator, useAnnounceTyping } from "./typing-indicator.tsx";
 
 const MENTION_QUERY = /(^|\s)@([a-z0-9_-]*)$/;
 
@@ -32,12 +35,12 @@ function sendFailure(caught: unknown): { text: string; retry: boolean } {
  * composer offers to add it while it is typed (the workspace's agents are fetched the
  * first time an unknown handle appears) and again after sending (the server's answer).
  */
-export function Composer({ conversationId }: { conversationId: string }) {
+export function Composer({ conversationId, currentUserId }: { conversationId: string; currentUserId: string }) {
   // one composer per conversation: its text, draft and errors never cross over
-  return <ConversationComposer key={conversationId} conversationId={conversationId} />;
+  return <ConversationComposer key={conversationId} conversationId={conversationId} currentUserId={currentUserId} />;
 }
 
-function ConversationComposer({ conversationId }: { conversationId: string }) {
+function ConversationComposer({ conversationId, currentUserId }: { conversationId: string; currentUserId: string }) {
   const agents = useConversationStore((s) => s.agents);
   const members = useConversationStore((s) => s.members);
   const upsertMessage = useConversationStore((s) => s.upsertMessage);
@@ -56,6 +59,7 @@ function ConversationComposer({ conversationId }: { conversationId: string }) {
   const [added, setAdded] = useState<string[]>([]);
   const [workspaceAgents, setWorkspaceAgents] = useState<string[] | null>(null);
   const textarea = useRef<HTMLTextAreaElement>(null);
+  const announceTyping = useAnnounceTyping(conversationId);
   const fileInput = useRef<HTMLInputElement>(null);
 
   // the draft of this conversation survives a reload (restored after mount: the server knows nothing of it)
@@ -96,9 +100,9 @@ function ConversationComposer({ conversationId }: { conversationId: string }) {
     [text, conversationAgents, members, workspaceAgents, sentOutside],
   );
 
-  const suggestions = useMemo<AgentInfo[]>(
-    () => (query === null ? [] : agents.filter((a) => a.handle.startsWith(query) || a.name.toLowerCase().startsWith(query)).slice(0, 8)),
-    [agents, query],
+  const suggestions = useMemo(
+    () => (query === null ? [] : mentionCandidates({ query, agents, people: members })),
+    [agents, members, query],
   );
   const open = suggestions.length > 0;
 
@@ -110,18 +114,20 @@ function ConversationComposer({ conversationId }: { conversationId: string }) {
 
   function onChange(event: ChangeEvent<HTMLTextAreaElement>) {
     setText(event.target.value);
+    if (event.target.value.trim()) announceTyping();
     setError("");
     setCanRetry(false);
     updateQuery(event.target.value, event.target.selectionStart);
   }
 
-  function pick(agent: AgentInfo) {
+  function pick(candidate: MentionCandidate) {
     const element = textarea.current;
     const caret = element?.selectionStart ?? text.length;
-    const before = text.slice(0, caret).replace(MENTION_QUERY, (_all, lead: string) => `${lead}@${agent.handle} `);
+    const before = text.slice(0, caret).replace(MENTION_QUERY, (_all, lead: string) => `${lead}@${candidate.handle} `);
     const next = before + text.slice(caret);
     setText(next);
-    setMentioned((list) => (list.includes(agent.handle) ? list : [...list, agent.handle]));
+    // a picked agent is sent as a structured mention; a person is read back from the text by the shared tokeniser
+    if (candidate.kind === "agent") setMentioned((list) => (list.includes(candidate.handle) ? list : [...list, candidate.handle]));
     setQuery(null);
     requestAnimationFrame(() => {
       element?.focus();
@@ -283,31 +289,7 @@ function ConversationComposer({ conversationId }: { conversationId: string }) {
         </div>
       ) : null}
       <div className="relative flex items-end gap-2">
-        {open ? (
-          <ul
-            id="mention-listbox"
-            role="listbox"
-            aria-label="Agents"
-            className="absolute bottom-full left-10 z-20 mb-1 w-64 overflow-hidden rounded-md border border-zinc-200 bg-white shadow-lg dark:border-zinc-700 dark:bg-zinc-900"
-          >
-            {suggestions.map((agent, index) => (
-              <li
-                key={agent.id}
-                id={`mention-${agent.handle}`}
-                role="option"
-                aria-selected={index === highlight}
-                onMouseDown={(event) => {
-                  event.preventDefault();
-                  pick(agent);
-                }}
-                className={`flex cursor-pointer items-center gap-2 px-3 py-1.5 text-sm ${index === highlight ? "bg-indigo-50 dark:bg-indigo-950" : ""}`}
-              >
-                <span className="font-medium">@{agent.handle}</span>
-                <span className="truncate text-zinc-500">{agent.name}</span>
-              </li>
-            ))}
-          </ul>
-        ) : null}
+        {open ? <MentionPicker candidates={suggestions} highlight={highlight} onPick={pick} /> : null}
         <input ref={fileInput} type="file" multiple hidden onChange={onFiles} aria-label="Attach files" data-testid="file-input" />
         <Button
           variant="ghost"
@@ -327,20 +309,21 @@ function ConversationComposer({ conversationId }: { conversationId: string }) {
           onBlur={() => setQuery(null)}
           rows={Math.min(8, Math.max(1, text.split("\n").length))}
           maxLength={MAX_MESSAGE_CHARS + 1}
-          placeholder="Message — type @ to mention an agent"
+          placeholder="Message — type @ to mention someone"
           aria-label="Message"
           role="combobox"
           aria-expanded={open}
-          aria-controls="mention-listbox"
+          aria-controls={MENTION_LISTBOX_ID}
           aria-autocomplete="list"
-          aria-activedescendant={open ? `mention-${suggestions[highlight]?.handle}` : undefined}
+          aria-activedescendant={open && suggestions[highlight] ? mentionOptionId(suggestions[highlight]) : undefined}
           className="min-h-10 flex-1 resize-none rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm focus:border-accent focus:outline-none focus:ring-2 focus:ring-accent/30 dark:border-zinc-700 dark:bg-zinc-900"
         />
         <Button onClick={() => void send()} disabled={sending || uploading || text.trim().length === 0} aria-label="Send message">
           Send
         </Button>
       </div>
-      <div className="mt-1 flex justify-end">
+      <div className="mt-1 flex items-center justify-between gap-2">
+        <TypingIndicator conversationId={conversationId} currentUserId={currentUserId} />
         <NotificationsButton />
       </div>
     </div>

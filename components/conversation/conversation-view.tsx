@@ -78,7 +78,7 @@ export function ConversationView({ snapshot, currentUserId }: { snapshot: Snapsh
         {/* a disabled fieldset disables every control of the composer at once */}
         <fieldset disabled={fate !== "open"} className="contents" aria-label={fate === "open" ? undefined : "Composer (read-only)"}>
           {fate === "open" ? <CommanderHint mode={replies.mode} people={people} /> : null}
-          <Composer conversationId={conversationId} />
+          <Composer conversationId={conversationId} currentUserId={currentUserId} />
         </fieldset>
       </section>
       {planOpen ? <div aria-hidden className="fixed inset-0 z-30 bg-black/40 lg:hidden" onClick={() => setPlanOpen(false)} /> : null}

@@ -4,6 +4,7 @@ import type { MessageDTO } from "@/server/protocol/dto.ts";
 import { MAX_MESSAGE_CHARS } from "@/server/protocol/limits.ts";
 import { api } from "../api-client.ts";
 import { Avatar } from "../ui/avatar.tsx";
+import { AddReactionButton, ReactionChips } from "./message-reactions.tsx";
 import { Badge, type Tone } from "../ui/badge.tsx";
 import { AttachmentList } from "./attachment-list.tsx";
 import { FormCard } from "./form-card.tsx";
@@ -168,11 +169,14 @@ export const MessageItem = memo(function MessageItem({
   message,
   currentUserId,
   highlighted = false,
+  continued = false,
 }: {
   message: MessageDTO;
   currentUserId: string;
   /** the message a search result opened */
   highlighted?: boolean;
+  /** it continues the previous message's block (message-grouping.ts): name and avatar are not repeated */
+  continued?: boolean;
 }) {
   const [editing, setEditing] = useState(false);
   const name = message.author?.name ?? (message.authorKind === "system" ? "Baton" : "Unknown");
@@ -188,20 +192,28 @@ export const MessageItem = memo(function MessageItem({
       data-kind={message.kind}
       data-author={message.author?.handle ?? message.author?.name ?? "system"}
       data-highlighted={highlighted ? "true" : undefined}
+      data-continued={continued ? "true" : undefined}
       tabIndex={highlighted ? -1 : undefined}
-      className={`group flex gap-3 px-4 py-2 hover:bg-zinc-50 dark:hover:bg-zinc-900/50 ${message.kind === "error" ? "bg-red-50/50 dark:bg-red-950/20" : ""} ${highlighted ? "bg-amber-50 ring-2 ring-amber-400 ring-inset dark:bg-amber-950/30" : ""}`}
+      className={`group flex gap-3 px-4 ${continued ? "py-0.5" : "py-2"} hover:bg-zinc-50 dark:hover:bg-zinc-900/50 ${message.kind === "error" ? "bg-red-50/50 dark:bg-red-950/20" : ""} ${highlighted ? "bg-amber-50 ring-2 ring-amber-400 ring-inset dark:bg-amber-950/30" : ""}`}
     >
-      <Avatar name={isAgent ? (message.author?.handle ?? name) : name} kind={message.authorKind} />
+      {continued ? (
+        <span aria-hidden className="w-8 shrink-0" />
+      ) : (
+        <Avatar name={isAgent ? (message.author?.handle ?? name) : name} kind={message.authorKind} />
+      )}
       <div className="min-w-0 flex-1">
         <div className="flex flex-wrap items-baseline gap-x-2 gap-y-1">
-          <span className="text-sm font-semibold">{name}</span>
-          {isAgent && message.author?.handle ? <span className="text-xs text-zinc-500">@{message.author.handle}</span> : null}
-          {isAgent ? (
+          {/* a continued block still names its author to screen readers */}
+          <span data-testid="author-name" className={continued ? "sr-only" : "text-sm font-semibold"}>
+            {name}
+          </span>
+          {isAgent && message.author?.handle && !continued ? <span className="text-xs text-zinc-500">@{message.author.handle}</span> : null}
+          {isAgent && !continued ? (
             <Badge tone={message.author?.role === "commander" ? "accent" : "neutral"}>
               {message.author?.role === "commander" ? "commander" : "agent"}
             </Badge>
           ) : null}
-          {mine ? <Badge tone="zinc">you</Badge> : null}
+          {mine && !continued ? <Badge tone="zinc">you</Badge> : null}
           {kind ? <Badge tone={kind.tone}>{kind.label}</Badge> : null}
           {message.kind === "outcome" ? <OutcomeBadge message={message} /> : null}
           <Timestamp iso={message.createdAt} />
@@ -212,6 +224,7 @@ export const MessageItem = memo(function MessageItem({
           ) : null}
           {!deleted && !editing ? (
             <span className="ml-auto flex items-center gap-1">
+              <AddReactionButton message={message} currentUserId={currentUserId} className={ACTION_CLASS} />
               <CopyButton label="Copy message" text={() => message.body} className={ACTION_CLASS} />
               {mine ? <OwnMessageActions message={message} onEdit={() => setEditing(true)} /> : null}
             </span>
@@ -232,6 +245,7 @@ export const MessageItem = memo(function MessageItem({
             {message.kind === "outcome" ? <OutcomeAnswerLink message={message} /> : null}
             {message.formId ? <FormCard formId={message.formId} /> : null}
             <AttachmentList conversationId={message.conversationId} attachments={message.attachments} />
+            <ReactionChips message={message} currentUserId={currentUserId} />
           </>
         )}
       </div>

@@ -4,6 +4,7 @@ import { useConversationStore } from "../stores/conversation-store.ts";
 import { MessageItem, messageElementId, StreamingItem } from "./message-item.tsx";
 import { useTabNotifications } from "./use-tab-notifications.ts";
 import { useEarlierMessages } from "./use-earlier-messages.ts";
+import { continuesGroup } from "./message-grouping.ts";
 
 const NEAR_BOTTOM_PX = 80;
 /** `#message-<id>`: a search result (or a link) opening the conversation at one message */
@@ -144,7 +145,7 @@ export function MessageList({ currentUserId }: { currentUserId: string }) {
           </div>
         ) : null}
         <ol aria-label="Messages" aria-live="polite" className="py-2" data-testid="message-list">
-          {messages.map((message) => (
+          {messages.map((message, index) => (
             <Fragment key={message.id}>
               {message.id === unread.firstId ? (
                 <li data-testid="unread-divider" className="my-1 flex items-center gap-2 px-4">
@@ -153,7 +154,12 @@ export function MessageList({ currentUserId }: { currentUserId: string }) {
                   <span aria-hidden className="h-px flex-1 bg-red-400" />
                 </li>
               ) : null}
-              <MessageItem message={message} currentUserId={currentUserId} highlighted={message.id === highlighted} />
+              <MessageItem
+                message={message}
+                currentUserId={currentUserId}
+                highlighted={message.id === highlighted}
+                continued={message.id !== unread.firstId && continuesGroup(messages[index - 1], message)}
+              />
             </Fragment>
           ))}
           {live.map(([runId, text]) => (

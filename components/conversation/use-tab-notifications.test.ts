@@ -18,6 +18,7 @@ const base: MessageDTO = {
   createdAt: "2026-01-01T00:00:00.000Z",
   editedAt: null,
   deletedAt: null,
+  reactions: [],
 };
 const agent = (handle: string, at: string): MessageDTO => ({
   ...base,

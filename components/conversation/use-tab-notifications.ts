@@ -47,6 +47,8 @@ function notify(title: string, body: string, tag: string) {
 export function useTabNotifications(currentUserId: string) {
   const [unread, setUnread] = useState(0);
   const formsWaiting = useConversationStore((state) => openForms(state).length);
+  // the conversation's own name, renamed live ("Launch plan · Baton")
+  const conversationTitle = useConversationStore((state) => state.title);
 
   useEffect(() => {
     const onVisible = () => {
@@ -81,10 +83,11 @@ export function useTabNotifications(currentUserId: string) {
   );
 
   useEffect(() => {
-    const base = document.title.replace(/^(\(\d+\) )?((\d+ forms|Form) waiting · )?/, "");
+    const before = document.title.replace(/^(\(\d+\) )?((\d+ forms|Form) waiting · )?/, "");
+    const base = conversationTitle ? `${conversationTitle} · Baton` : before;
     document.title = tabTitle({ base, unread, formsWaiting });
     return () => {
-      document.title = base;
+      document.title = before;
     };
-  }, [unread, formsWaiting]);
+  }, [unread, formsWaiting, conversationTitle]);
 }

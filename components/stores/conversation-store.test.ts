@@ -23,6 +23,7 @@ function message(id: string, at: string): MessageDTO {
     createdAt: at,
     editedAt: null,
     deletedAt: null,
+    reactions: [],
   };
 }
 
@@ -49,6 +50,26 @@ describe("conversation store", () => {
     const state = useConversationStore.getState();
     expect(state.lastSeq).toBe(2);
     expect(state.messages.map((m) => m.id)).toEqual(["m1", "m2"]);
+  });
+
+  it("shows a message's reactions as the last reactions-changed event says", () => {
+    const store = useConversationStore.getState();
+    const people = [{ id: "u2", name: "Bo" }];
+    store.applyEvents([
+      messageEvent(1),
+      {
+        v: 1,
+        conversationId,
+        seq: 2,
+        type: "reactions-changed",
+        payload: { messageId: "m1", reactions: [{ emoji: "👍", people }] },
+        createdAt: "",
+      },
+      { v: 1, conversationId, seq: 3, type: "reactions-changed", payload: { messageId: "unloaded", reactions: [] }, createdAt: "" },
+    ]);
+    const state = useConversationStore.getState();
+    expect(state.lastSeq).toBe(3);
+    expect(state.messages.map((m) => m.reactions)).toEqual([[{ emoji: "👍", people }]]);
   });
 
   it("holds an early event until the gap before it is filled", () => {

@@ -123,6 +123,10 @@ const reducers: { [K in ConversationEventType]: Reducer<K> } = {
   },
   "message-edited": (state, { message }) => ({ messages: replaceMessage(state.messages, message) }),
   "message-deleted": (state, { message }) => ({ messages: replaceMessage(state.messages, message) }),
+  "reactions-changed": (state, { messageId, reactions }) => {
+    const message = state.messages.find((m) => m.id === messageId);
+    return message ? { messages: replaceMessage(state.messages, { ...message, reactions }) } : {};
+  },
   "plan-created": (state, { plan }) => ({ plans: { ...state.plans, [plan.id]: plan } }),
   "plan-updated": (state, { planId, status, endedAt }) => {
     const plan = state.plans[planId];

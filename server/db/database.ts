@@ -14,6 +14,7 @@ import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
+import { PGLITE_EXTENSIONS } from "./pglite-extensions.ts";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { DATABASE_FUNCTIONS } from "./database-functions.ts";
@@ -174,7 +175,7 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Data
   await makeTreePrivate(dataDir);
   const threaded = opts.pgliteThread ?? process.env.BATON_PGLITE_THREAD !== "0";
   optimizeWebAssemblyEagerly();
-  const pglite = threaded ? await PGliteThread.create({ dataDir }) : await PGlite.create({ dataDir });
+  const pglite = threaded ? await PGliteThread.create({ dataDir }) : await PGlite.create({ dataDir, extensions: PGLITE_EXTENSIONS });
   const database = await databaseFromPGlite(pglite, opts);
   await makeTreePrivate(dataDir);
   return database;

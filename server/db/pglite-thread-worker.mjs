@@ -10,6 +10,8 @@
 import { parentPort, workerData } from "node:worker_threads";
 import { PGlite } from "@electric-sql/pglite";
 import { EmscriptenBuiltinFilesystem } from "@electric-sql/pglite/basefs";
+// the same extensions as pglite-extensions.ts (a .mjs worker cannot import that .ts file)
+import { pg_trgm } from "@electric-sql/pglite/contrib/pg_trgm";
 
 /** @type {import("node:worker_threads").MessagePort} */
 const port = /** @type {any} */ (parentPort);
@@ -17,7 +19,7 @@ const port = /** @type {any} */ (parentPort);
 /** @type {PGlite} */
 let pglite;
 try {
-  pglite = await PGlite.create({ dataDir: workerData.dataDir });
+  pglite = await PGlite.create({ dataDir: workerData.dataDir, extensions: { pg_trgm } });
   // A data directory on disk (NodeFS) or in memory writes through as statements run: its
   // syncToFs is the base class's no-op, and the client skips asking for it.
   const syncsToFs = pglite.fs?.syncToFs !== EmscriptenBuiltinFilesystem.prototype.syncToFs;

@@ -19,6 +19,7 @@ import { createRequire } from "node:module";
 import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
+import { PGLITE_EXTENSIONS } from "./pglite-extensions.ts";
 import {
   bindMigrationAwareSqlAdapterFactory,
   type SqlDriverAdapter,
@@ -251,7 +252,7 @@ function keepAlive(): () => void {
  */
 function inMemoryPGliteFactory(): SqlMigrationAwareDriverAdapterFactory {
   const open = async (): Promise<SqlDriverAdapter> => {
-    const db = await PGlite.create();
+    const db = await PGlite.create({ extensions: PGLITE_EXTENSIONS });
     const adapter = await new PrismaPGlite(db).connect();
     const dispose = adapter.dispose.bind(adapter);
     adapter.dispose = async () => {

@@ -19,6 +19,7 @@ import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
+import { PGLITE_EXTENSIONS } from "./pglite-extensions.ts";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
@@ -69,7 +70,7 @@ async function buildPgliteTemplate(migrationsDir: string): Promise<Blob> {
     const bytes = await readFile(file);
     if (bytes.length > 0) return new Blob([bytes]);
   }
-  const pglite = await PGlite.create();
+  const pglite = await PGlite.create({ extensions: PGLITE_EXTENSIONS });
   try {
     await applyMigrations({ migrationsDir, adapterFactory: new PrismaPGlite(pglite) });
     const dump = await pglite.dumpDataDir("gzip");
@@ -100,7 +101,7 @@ async function pgliteVersion(): Promise<string> {
 
 async function createEmbeddedTestDatabase(migrationsDir: string, log?: PrismaLogOption): Promise<TestDatabase> {
   const template = await pgliteTemplate(migrationsDir);
-  const pglite = await PGlite.create({ loadDataDir: template });
+  const pglite = await PGlite.create({ loadDataDir: template, extensions: PGLITE_EXTENSIONS });
   return databaseFromPGlite(pglite, { log, migrate: false });
 }
 

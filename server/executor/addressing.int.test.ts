@@ -69,7 +69,14 @@ it("with several people the commander still answers unaddressed messages; people
   await fixture.db.prisma.membership.create({ data: { conversationId: fixture.conversationId, userId: bea.id } });
   // a request typed without @commander is not lost because someone else joined
   expect((await say("what should the launch budget be?")).woke).toEqual(["commander"]);
-  expect((await say("@bea can you check the numbers?")).woke).toEqual([]);
+  const toBea = await say("@bea can you check the numbers?");
+  expect(toBea.woke).toEqual([]);
+  // the person is a structured mention on the message (she is notified from it), by the handle typed
+  expect(toBea.message.mentions).toEqual([{ userId: bea.id, handle: "bea" }]);
+  expect((await say("@beastone and @commander, look")).message.mentions).toEqual([
+    expect.objectContaining({ handle: "commander" }),
+    { userId: bea.id, handle: "beastone" },
+  ]);
   expect((await say("@commander please plan the launch")).woke).toEqual(["commander"]);
 
   // a setting of the conversation's owners: a member is refused and nothing changes

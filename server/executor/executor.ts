@@ -154,7 +154,7 @@ export class Executor {
       }
       const people = await tx.membership.findMany({
         where: { conversationId: input.conversationId, user: { email: { not: API_USER_EMAIL } } },
-        select: { user: { select: { name: true } } },
+        select: { user: { select: { id: true, name: true } } },
       });
       const workspaceAgents = await tx.agent.findMany({ select: { handle: true } });
       const conversation = await tx.conversation.findUniqueOrThrow({
@@ -168,13 +168,18 @@ export class Executor {
       });
       const handles = [...new Set([...picked, ...typed.agents])];
       const mentioned = handles.map((handle) => members.find((agent) => agent.handle === handle)!);
+      // people named by a typed @handle: a structured mention too (they are notified; no agent wakes)
+      const mentionedPeople = typed.people.flatMap((handle) => {
+        const person = people.find((member) => personHandles(member.user.name).includes(handle));
+        return person ? [{ userId: person.user.id, handle }] : [];
+      });
       const message = await tx.message.create({
         data: {
           conversationId: input.conversationId,
           authorKind: "user",
           authorUserId: input.author.userId,
           body,
-          mentions: mentioned.map((agent) => ({ agentId: agent.id, handle: agent.handle })),
+          mentions: [...mentioned.map((agent) => ({ agentId: agent.id, handle: agent.handle })), ...mentionedPeople],
         },
       });
       if (input.attachmentIds?.length) {

@@ -11,6 +11,7 @@ import { existsSync } from "node:fs";
 import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
+import { PGLITE_EXTENSIONS } from "../db/pglite-extensions.ts";
 
 export interface BackupResult {
   file: string;
@@ -56,7 +57,7 @@ export async function openBackup(file: string): Promise<PGlite> {
   const bytes = await readFile(file);
   let pglite: PGlite;
   try {
-    pglite = await PGlite.create({ loadDataDir: new Blob([bytes]) });
+    pglite = await PGlite.create({ loadDataDir: new Blob([bytes]), extensions: PGLITE_EXTENSIONS });
   } catch (error) {
     throw new BackupError(`${file} is not a Baton backup (${error instanceof Error ? error.message : String(error)})`);
   }
@@ -81,7 +82,11 @@ export async function restorePglite(input: {
   const { migrations } = await inspectBackup(input.file);
   const dataDir = path.resolve(input.dataDir);
   const staging = `${dataDir}.restoring-${randomBytes(4).toString("hex")}`;
-  const pglite = await PGlite.create({ dataDir: staging, loadDataDir: new Blob([await readFile(input.file)]) });
+  const pglite = await PGlite.create({
+    dataDir: staging,
+    loadDataDir: new Blob([await readFile(input.file)]),
+    extensions: PGLITE_EXTENSIONS,
+  });
   await pglite.close();
   let keptOld: string | null = null;
   if (existsSync(dataDir)) {

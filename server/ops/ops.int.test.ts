@@ -10,6 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
 import { PGlite } from "@electric-sql/pglite";
+import { PGLITE_EXTENSIONS } from "../db/pglite-extensions.ts";
 import { afterAll, describe, expect, it } from "vitest";
 import { createScratchPostgresDatabase } from "../db/test-database.ts";
 import { openDatabase } from "../db/database.ts";
@@ -134,7 +135,7 @@ describe("embedded backups and the move to PostgreSQL", () => {
     const { stdout } = await script("db-move-to-postgres.ts", [scratch.url]);
     expect(stdout).toMatch(/Moved \d+ rows in \d+ tables .* counts verified/);
 
-    const source = await PGlite.create({ dataDir: path.join(dataDir, "pglite") });
+    const source = await PGlite.create({ dataDir: path.join(dataDir, "pglite"), extensions: PGLITE_EXTENSIONS });
     const target = await openDatabase({ url: scratch.url, poolMax: 2 });
     cleanups.push(() => target.close());
     const client = await target.pool!.connect();

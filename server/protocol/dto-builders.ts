@@ -5,6 +5,7 @@
  * — REST responses, replayed events, live events — gives the same shape.
  */
 import { runKindOf } from "../core/types.ts";
+import type { ReactionDTO } from "./reactions.ts";
 import type { AgentRole, AttachmentDTO, MentionDTO, MessageDTO, RunDTO, RunStatus } from "./dto.ts";
 
 const iso = (date: Date | null | undefined): string | null => (date ? date.toISOString() : null);
@@ -29,6 +30,8 @@ export interface MessageFacts {
   authorAgent: { id: string; name: string; handle: string; role: AgentRole } | null;
   authorUser: { id: string; name: string } | null;
   attachments: AttachmentDTO[];
+  /** people's reactions (absent: none yet, as for a message just written) */
+  reactions?: ReactionDTO[];
 }
 
 export function messageDTO(facts: MessageFacts): MessageDTO {
@@ -53,6 +56,7 @@ export function messageDTO(facts: MessageFacts): MessageDTO {
     createdAt: facts.createdAt.toISOString(),
     editedAt: iso(facts.editedAt),
     deletedAt: iso(facts.deletedAt),
+    reactions: facts.deletedAt ? [] : (facts.reactions ?? []),
   };
 }
 

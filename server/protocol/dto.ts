@@ -5,6 +5,7 @@
  * browser imports the types only.
  */
 import { z } from "zod";
+import { reactionSchema } from "./reactions.ts";
 import {
   AGENT_ROLES,
   FOR_EACH_FIELDS,
@@ -21,7 +22,11 @@ export type { AgentRole, PlanStatus, RunKind, RunStatus, StepStatus } from "../c
 
 export const agentRoleSchema = z.enum(AGENT_ROLES);
 
-export const mentionSchema = z.object({ agentId: z.string(), handle: z.string() });
+/** A structured mention: an agent of the conversation (starts it) or a person of it (notifies them, wakes nobody). */
+export const mentionSchema = z.union([
+  z.object({ agentId: z.string(), handle: z.string() }),
+  z.object({ userId: z.string(), handle: z.string() }),
+]);
 export type MentionDTO = z.infer<typeof mentionSchema>;
 
 export const attachmentSchema = z.object({
@@ -54,6 +59,8 @@ export const messageSchema = z.object({
   editedAt: z.string().nullable(),
   /** the author deleted it: body, mentions and attachments are empty (a tombstone) */
   deletedAt: z.string().nullable(),
+  /** people's emoji reactions, one entry per emoji */
+  reactions: z.array(reactionSchema),
 });
 export type MessageDTO = z.infer<typeof messageSchema>;
 

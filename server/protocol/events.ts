@@ -5,6 +5,7 @@
  */
 import type { FormDTO, MessageDTO, PlanDTO, RunDTO, StepDTO } from "./dto.ts";
 import type { PlanStatus } from "../core/types.ts";
+import type { ReactionDTO } from "./reactions.ts";
 
 export const PROTOCOL_VERSION = 1;
 
@@ -14,6 +15,8 @@ export interface ConversationEventPayloads {
   "message-edited": { message: MessageDTO };
   /** the author deleted it: the payload is the tombstone (deletedAt set, body empty) */
   "message-deleted": { message: MessageDTO };
+  /** someone added or removed an emoji reaction: the message's reactions as they are now */
+  "reactions-changed": { messageId: string; reactions: ReactionDTO[] };
   "plan-created": { plan: PlanDTO };
   "plan-updated": { planId: string; status: PlanStatus; endedAt: string | null };
   "step-updated": { planId: string; step: StepDTO };
@@ -44,6 +47,13 @@ export interface RunDelta {
   reset?: boolean;
 }
 
+export interface MentionNotice {
+  conversationId: string;
+  messageId: string;
+  /** who wrote the message */
+  from: string;
+}
+
 /** Socket.IO: server → client. */
 export interface ServerToClientEvents {
   /**
@@ -67,6 +77,10 @@ export interface ServerToClientEvents {
   "members-changed": (change: { conversationId: string }) => void;
   /** the user's pending conversation invitations changed */
   "invitations-changed": () => void;
+  /** someone @-mentioned the user in a message (sent to the user's own sockets only) */
+  "mention-received": (mention: MentionNotice) => void;
+  /** someone in the conversation is typing (never stored; repeated while they type, so it expires unless renewed) */
+  "typing-started": (typing: { conversationId: string; userId: string; name: string }) => void;
   /** a conversation the user belongs to was renamed, archived or unarchived ("updated"), or deleted */
   "conversation-changed": (change: { conversationId: string; change: "updated" | "deleted" }) => void;
   /** sent just before the server closes this socket for going past its limits (server/socket/limits.ts) */
@@ -102,6 +116,8 @@ export type JoinAck = { ok: true; events: ConversationEventDTO[]; lastSeq: numbe
 export interface ClientToServerEvents {
   "conversation-join": (request: { conversationId: string; afterSeq: number }, ack: (result: JoinAck) => void) => void;
   "conversation-leave": (request: { conversationId: string }) => void;
+  /** the user is typing in a conversation they have joined (the client throttles it) */
+  "typing-started": (request: { conversationId: string }) => void;
 }
 
 export type { StepDTO, PlanDTO, RunDTO, FormDTO, MessageDTO };

@@ -17,9 +17,10 @@ import { rewriteMessageEvents } from "../adapters/prisma/event-log.ts";
 import { assertMember, type Actor } from "../auth/actor.ts";
 import { BatonError, invalidInput, notFound } from "../executor/errors.ts";
 import type { UnitOfWork } from "../executor/unit-of-work.ts";
-import type { MessageDTO } from "../protocol/dto.ts";
+import type { MentionDTO, MessageDTO } from "../protocol/dto.ts";
 import { MAX_MESSAGE_CHARS } from "../protocol/limits.ts";
 import { tokenizeMentions } from "../protocol/mentions.ts";
+import { isReactionEmoji, REACTION_EMOJI, summarizeReactions, type ReactionDTO } from "../protocol/reactions.ts";
 
 type Tx = Prisma.TransactionClient;
 
@@ -59,7 +60,7 @@ export function createMessageServices(units: ConversationUnits) {
         if (row.deletedAt) throw new BatonError("conflict", "This message was deleted.");
         // mentions stay the structured ones it was sent with, as far as the new text still names them
         const typed = new Set(tokenizeMentions(body));
-        const mentions = ((row.mentions as unknown as { agentId: string; handle: string }[]) ?? []).filter((m) => typed.has(m.handle));
+        const mentions = ((row.mentions as unknown as MentionDTO[]) ?? []).filter((m) => typed.has(m.handle));
         const updated = await tx.message.update({
           where: { id: input.messageId },
           data: { body, mentions, editedAt: new Date() },
@@ -69,6 +70,35 @@ export function createMessageServices(units: ConversationUnits) {
         await rewriteMessageEvents(tx, { conversationId: input.conversationId, message });
         uow.emit("message-edited", { message });
         return message;
+      });
+    },
+
+    /**
+     * Adds (`on`) or removes one of the person's emoji reactions to a message of a
+     * conversation they are in; everyone there sees the message's reactions change live.
+     * Adding twice or removing what is not there changes nothing.
+     */
+    async setReaction(input: Target & { emoji: string; on: boolean }): Promise<ReactionDTO[]> {
+      if (!isReactionEmoji(input.emoji)) throw invalidInput(`emoji: not one of ${REACTION_EMOJI.join(" ")}`);
+      return units.inConversation(input.conversationId, async (tx, uow) => {
+        const person = await assertMember(tx, input.actor, input.conversationId);
+        const row = await tx.message.findUnique({ where: { id: input.messageId }, select: { conversationId: true, deletedAt: true } });
+        if (!row || row.conversationId !== input.conversationId) throw notFound("message");
+        if (row.deletedAt) throw new BatonError("conflict", "This message was deleted.");
+        const key = { messageId: input.messageId, userId: person.id, emoji: input.emoji };
+        if (input.on) {
+          await tx.messageReaction.upsert({ where: { messageId_userId_emoji: key }, create: key, update: {} });
+        } else {
+          await tx.messageReaction.deleteMany({ where: key });
+        }
+        const rows = await tx.messageReaction.findMany({
+          where: { messageId: input.messageId },
+          orderBy: { createdAt: "asc" },
+          select: { emoji: true, userId: true, user: { select: { name: true } } },
+        });
+        const reactions = summarizeReactions(rows.map((reaction) => ({ ...reaction, userName: reaction.user.name })));
+        uow.emit("reactions-changed", { messageId: input.messageId, reactions });
+        return reactions;
       });
     },
 

@@ -44,6 +44,8 @@ type BatonSocket = Socket<ClientToServerEvents, ServerToClientEvents, Record<str
 
 const joinSchema = z.object({ conversationId: storableText().min(1).max(64), afterSeq: int32().min(0) });
 const leaveSchema = z.object({ conversationId: storableText().min(1).max(64) });
+/** a socket's typing notices are passed on at most this often per conversation (the client sends one every few seconds) */
+const TYPING_MIN_INTERVAL_MS = 1_000;
 
 export function attachSocketHandlers(
   io: Server,
@@ -122,6 +124,20 @@ export function attachSocketHandlers(
     socket.on("conversation-leave", (request) => {
       const parsed = leaveSchema.safeParse(request);
       if (parsed.success) void socket.leave(conversationRoom(parsed.data.conversationId));
+    });
+
+    // "Alice is typing…": ephemeral, never stored. Only a socket in the conversation's room
+    // (joined as a member; removal empties it) may say so, and at most once a second.
+    const lastTyping = new Map<string, number>();
+    socket.on("typing-started", (request) => {
+      const parsed = leaveSchema.safeParse(request);
+      if (!parsed.success) return;
+      const room = conversationRoom(parsed.data.conversationId);
+      if (!socket.rooms.has(room)) return;
+      const now = Date.now();
+      if (now - (lastTyping.get(room) ?? 0) < TYPING_MIN_INTERVAL_MS) return;
+      lastTyping.set(room, now);
+      socket.to(room).emit("typing-started", { conversationId: parsed.data.conversationId, userId: user.id, name: user.name });
     });
   });
 }

@@ -7,6 +7,7 @@
 import type { Server } from "socket.io";
 import type { ConversationChangeNotifier } from "../services/conversation-manage.ts";
 import type { MembershipNotifier } from "../services/memberships.ts";
+import type { MentionNotice } from "../protocol/events.ts";
 import { activityRoom, conversationRoom, sessionRoom, userRoom } from "../protocol/rooms.ts";
 
 const ioKey = "__batonSocketIo";
@@ -50,6 +51,12 @@ export const socketMembershipNotifier: MembershipNotifier = {
     currentIo()?.to(userRoom(userId)).emit("invitations-changed");
   },
 };
+
+/** People mentioned in a message hear of it on their own sockets, wherever they are in the app. */
+export function notifyMentioned({ userIds, mention }: { userIds: string[]; mention: MentionNotice }) {
+  if (userIds.length === 0) return;
+  currentIo()?.to(userIds.map(userRoom)).emit("mention-received", mention);
+}
 
 /** Live side of renames, archiving and deletion (see services/conversation-manage.ts). */
 export const socketConversationNotifier: ConversationChangeNotifier = {

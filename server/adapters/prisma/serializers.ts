@@ -7,6 +7,7 @@ import type { FormDTO, MessageDTO, PlanDTO, RunDTO, StepDTO, MentionDTO } from "
 import type { FormSpec, StepState } from "../../core/types.ts";
 import { toStepState } from "./plan-repository.ts";
 import { messageDTO, runDTO } from "../../protocol/dto-builders.ts";
+import { summarizeReactions } from "../../protocol/reactions.ts";
 
 const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null);
 
@@ -14,12 +15,17 @@ export const messageInclude = {
   authorUser: { select: { id: true, name: true } },
   authorAgent: { select: { id: true, name: true, handle: true, role: true } },
   attachments: { select: { id: true, name: true, mediaType: true, size: true, untrusted: true } },
+  reactions: { select: { emoji: true, userId: true, user: { select: { name: true } } }, orderBy: { createdAt: "asc" } },
 } satisfies Prisma.MessageInclude;
 
 export type MessageRow = Prisma.MessageGetPayload<{ include: typeof messageInclude }>;
 
 export function toMessageDTO(row: MessageRow): MessageDTO {
-  return messageDTO({ ...row, mentions: (row.mentions as unknown as MentionDTO[]) ?? [] });
+  return messageDTO({
+    ...row,
+    mentions: (row.mentions as unknown as MentionDTO[]) ?? [],
+    reactions: summarizeReactions(row.reactions.map((reaction) => ({ ...reaction, userName: reaction.user.name }))),
+  });
 }
 
 /** A step as the core holds it → the wire; the one place a StepDTO is built. */

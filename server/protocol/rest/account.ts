@@ -45,6 +45,13 @@ export const accountRoutes = {
     body: z.object({ name: z.string(), email: z.string(), password: z.string(), inviteToken: z.string().optional() }),
     response: authAnswer,
   }),
+  /** better-auth's own password change: the current password is checked, other sessions are signed out */
+  changePassword: defineRoute({
+    method: "POST",
+    path: "/api/auth/change-password",
+    body: z.object({ currentPassword: z.string(), newPassword: z.string(), revokeOtherSessions: z.boolean() }),
+    response: authAnswer,
+  }),
   signOut: defineRoute({ method: "POST", path: "/api/auth/sign-out", body: z.object({}), response: authAnswer }),
   /** agents anyone may add to a new conversation */
   agents: defineRoute({ method: "GET", path: "/api/agents", response: z.object({ agents: z.array(agentOptionSchema) }) }),

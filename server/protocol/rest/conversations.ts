@@ -4,6 +4,7 @@ import { COMMANDER_REPLY_MODES } from "../../core/addressing.ts";
 import { int32, storableText } from "../../core/text.ts";
 import { agentRoleSchema, attachmentSchema, formSchema, messageSchema, planSchema, runSchema, stepSchema } from "../dto.ts";
 import { MAX_CONVERSATION_TITLE_CHARS, MAX_MESSAGE_CHARS, MAX_MESSAGE_PAGE } from "../limits.ts";
+import { REACTION_EMOJI, reactionSchema } from "../reactions.ts";
 import { defineRoute } from "./define.ts";
 import { queryInt } from "./query.ts";
 
@@ -145,6 +146,13 @@ export const conversationRoutes = {
     method: "DELETE",
     path: "/api/conversations/:conversationId/messages/:messageId",
     response: z.object({ message: messageSchema }),
+  }),
+  /** a member adds (`on: true`) or removes one of their emoji reactions to a message */
+  setReaction: defineRoute({
+    method: "PUT",
+    path: "/api/conversations/:conversationId/messages/:messageId/reactions",
+    body: z.object({ emoji: z.enum(REACTION_EMOJI), on: z.boolean() }),
+    response: z.object({ reactions: z.array(reactionSchema) }),
   }),
   /** a member stops a live run: a mention's answer or the commander's reply, or a plan's run (its plan) */
   stopRun: defineRoute({

@@ -3,6 +3,7 @@ import { MESSAGE_RATE } from "@/server/auth/rate-limit.ts";
 import { readBody, readQuery, respond } from "@/server/http/route-spec.ts";
 import { routes } from "@/server/protocol/rest/index.ts";
 import { getRuntime } from "@/server/runtime.ts";
+import { notifyMentioned } from "@/server/socket/rooms.ts";
 
 type Context = { params: Promise<{ conversationId: string }> };
 const spec = routes.conversations.postMessage;
@@ -28,5 +29,10 @@ export const POST = handle(async (request: Request, context: Context) => {
     mentionHandles: [...new Set(input.mentionHandles)],
     attachmentIds: input.attachmentIds,
   });
+  // the people it names hear of it live (never the author, who named themself)
+  const mentionedPeople = message.mentions.flatMap((mention) =>
+    "userId" in mention && mention.userId !== user.id ? [mention.userId] : [],
+  );
+  notifyMentioned({ userIds: mentionedPeople, mention: { conversationId, messageId: message.id, from: user.name } });
   return respond(spec, { message, notInConversation });
 });

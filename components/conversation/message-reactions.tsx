@@ -1,0 +1,106 @@
+"use client";
+import { useEffect, useRef, useState } from "react";
+import type { MessageDTO } from "@/server/protocol/dto.ts";
+import { isReactionEmoji, REACTION_EMOJI, type ReactionDTO, type ReactionEmoji } from "@/server/protocol/reactions.ts";
+import { api } from "../api-client.ts";
+
+/** "Ada, Bo and 3 others": who reacted, for the chip's tooltip and accessible name. */
+function who(reaction: ReactionDTO, currentUserId: string): string {
+  const names = reaction.people.map((person) => (person.id === currentUserId ? "you" : person.name));
+  if (names.length <= 3) return names.join(", ");
+  return `${names.slice(0, 2).join(", ")} and ${names.length - 2} others`;
+}
+
+/**
+ * Sends the change. What is shown follows the conversation's reactions-changed events only
+ * (this tab's too), applied in seq order: the HTTP answer could arrive after a later change
+ * by someone else and would show an older state.
+ */
+async function setReaction(message: MessageDTO, emoji: ReactionEmoji, on: boolean) {
+  await api.conversations.setReaction({ conversationId: message.conversationId, messageId: message.id }, { emoji, on });
+}
+
+/** The message's reactions: one chip per emoji with its count; pressing one's own takes it back. */
+export function ReactionChips({ message, currentUserId }: { message: MessageDTO; currentUserId: string }) {
+  if (message.reactions.length === 0) return null;
+  return (
+    <ul className="mt-1 flex flex-wrap gap-1" aria-label="Reactions" data-testid="reactions">
+      {message.reactions.map((reaction) => {
+        const mine = reaction.people.some((person) => person.id === currentUserId);
+        const people = who(reaction, currentUserId);
+        return (
+          <li key={reaction.emoji}>
+            <button
+              type="button"
+              aria-pressed={mine}
+              aria-label={`${reaction.emoji} ${reaction.people.length}: ${people}`}
+              title={people}
+              data-testid="reaction-chip"
+              onClick={() => isReactionEmoji(reaction.emoji) && void setReaction(message, reaction.emoji, !mine).catch(() => {})}
+              className={`flex items-center gap-1 rounded-full border px-2 py-0.5 text-xs ${mine ? "border-accent bg-indigo-50 dark:bg-indigo-950" : "border-zinc-300 dark:border-zinc-700"}`}
+            >
+              <span aria-hidden>{reaction.emoji}</span>
+              <span aria-hidden>{reaction.people.length}</span>
+            </button>
+          </li>
+        );
+      })}
+    </ul>
+  );
+}
+
+/** "Add reaction": a small picker of common emoji; Esc or a click elsewhere closes it. */
+export function AddReactionButton({
+  message,
+  currentUserId,
+  className,
+}: {
+  message: MessageDTO;
+  currentUserId: string;
+  className: string;
+}) {
+  const [open, setOpen] = useState(false);
+  const box = useRef<HTMLSpanElement>(null);
+  useEffect(() => {
+    if (!open) return;
+    const onDown = (event: MouseEvent) => !box.current?.contains(event.target as Node) && setOpen(false);
+    const onKey = (event: KeyboardEvent) => event.key === "Escape" && setOpen(false);
+    document.addEventListener("mousedown", onDown);
+    document.addEventListener("keydown", onKey);
+    return () => {
+      document.removeEventListener("mousedown", onDown);
+      document.removeEventListener("keydown", onKey);
+    };
+  }, [open]);
+  const mine = new Set(message.reactions.filter((r) => r.people.some((p) => p.id === currentUserId)).map((r) => r.emoji));
+  return (
+    <span ref={box} className="relative">
+      <button type="button" className={className} aria-label="Add reaction" aria-expanded={open} onClick={() => setOpen((value) => !value)}>
+        ☺+
+      </button>
+      {open ? (
+        <span
+          role="group"
+          aria-label="Pick a reaction"
+          className="absolute right-0 bottom-full z-20 mb-1 flex gap-0.5 rounded-md border border-zinc-200 bg-white p-1 shadow-lg dark:border-zinc-700 dark:bg-zinc-900"
+        >
+          {REACTION_EMOJI.map((emoji) => (
+            <button
+              key={emoji}
+              type="button"
+              aria-label={`React with ${emoji}`}
+              aria-pressed={mine.has(emoji)}
+              className="rounded px-1 text-base hover:bg-zinc-100 dark:hover:bg-zinc-800"
+              onClick={() => {
+                setOpen(false);
+                void setReaction(message, emoji, !mine.has(emoji)).catch(() => {});
+              }}
+            >
+              {emoji}
+            </button>
+          ))}
+        </span>
+      ) : null}
+    </span>
+  );
+}

@@ -1,0 +1,60 @@
+"use client";
+import { useState, type FormEvent } from "react";
+import { Button } from "../ui/button.tsx";
+import { ErrorText, TextField } from "../ui/field.tsx";
+import { api } from "../api-client.ts";
+import { formText } from "../form-text.ts";
+
+/** Matches the server's rule (server/auth/auth.ts MIN_PASSWORD_LENGTH); the server checks again. */
+const MIN_PASSWORD_LENGTH = 8;
+
+/**
+ * Changing one's password through better-auth's own endpoint: it checks the current
+ * password; the person's other sessions (other browsers, a lost laptop) are signed out.
+ */
+export function PasswordForm() {
+  const [error, setError] = useState("");
+  const [done, setDone] = useState(false);
+  const [busy, setBusy] = useState(false);
+
+  async function submit(event: FormEvent<HTMLFormElement>) {
+    event.preventDefault();
+    const form = event.currentTarget;
+    const data = new FormData(form);
+    const newPassword = formText(data.get("newPassword"));
+    setDone(false);
+    if (newPassword.length < MIN_PASSWORD_LENGTH) return setError(`The new password needs at least ${MIN_PASSWORD_LENGTH} characters.`);
+    if (newPassword !== formText(data.get("confirmPassword"))) return setError("The two new passwords differ.");
+    setBusy(true);
+    setError("");
+    try {
+      await api.account.changePassword({ currentPassword: formText(data.get("currentPassword")), newPassword, revokeOtherSessions: true });
+      form.reset();
+      setDone(true);
+    } catch (caught) {
+      setError(caught instanceof Error ? caught.message : "Could not change the password.");
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  return (
+    <form onSubmit={submit} className="flex flex-col gap-4" aria-labelledby="password-heading">
+      <h2 id="password-heading" className="text-sm font-semibold">
+        Change password
+      </h2>
+      <TextField label="Current password" name="currentPassword" type="password" autoComplete="current-password" required />
+      <TextField label="New password" name="newPassword" type="password" autoComplete="new-password" required />
+      <TextField label="New password, again" name="confirmPassword" type="password" autoComplete="new-password" required />
+      <ErrorText>{error}</ErrorText>
+      {done ? (
+        <p role="status" className="text-sm text-emerald-700 dark:text-emerald-400">
+          Password changed. Your other sessions were signed out.
+        </p>
+      ) : null}
+      <Button type="submit" disabled={busy} className="self-start">
+        {busy ? "Changing…" : "Change password"}
+      </Button>
+    </form>
+  );
+}
