@@ -23,7 +23,6 @@ import { logModelTiming, mustBeStarted, timedModel, type AgentRunnerDeps, type R
 import { cachedSystem, estimateCutUsage, markCacheBreakpoint, restartLiveText } from "./run-usage.ts";
 import { buildToolSet, finishRun, MAX_MALFORMED_TOOL_CALLS } from "./run-finish.ts";
 import { SecretRedactor } from "./secrets.ts";
-import { streamParts } from "./stream-parts.ts";
 import { resumeSession } from "./session.ts";
 import { BUILTIN_TOOL_NAMES, createToolState, MAX_PLAN_REJECTIONS, ToolNotAllowedError } from "./tools.ts";
 import { recordProviderError } from "../ops/instruments.ts";
@@ -313,7 +312,7 @@ async function streamOnce(input: {
   });
 
   try {
-    for await (const part of streamParts(result)) {
+    for await (const part of result.fullStream) {
       switch (part.type) {
         case "start-step":
           stepHasText = false;
