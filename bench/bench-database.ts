@@ -11,11 +11,9 @@ import { randomBytes } from "node:crypto";
 import { PGlite } from "@electric-sql/pglite";
 import pg from "pg";
 import { databaseFromPGlite, openDatabase, type Database } from "../server/db/database.ts";
-import { optimizeWebAssemblyEagerly } from "../server/db/wasm-tiering.ts";
 
-/** In memory, on this thread; WebAssembly optimized as the server's embedded database is (wasm-tiering.ts). */
+/** In memory, on this thread, as the server's embedded database runs. */
 export async function openEmbeddedBenchDatabase(): Promise<Database> {
-  optimizeWebAssemblyEagerly();
   return databaseFromPGlite(await PGlite.create());
 }
 

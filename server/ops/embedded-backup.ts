@@ -19,7 +19,7 @@ export interface BackupResult {
   migrations: string[];
 }
 
-/** What a backup needs of a running PGlite: the in-thread one or the threaded client (db/pglite-thread.ts). */
+/** What a backup needs of a running PGlite. */
 export type BackupSource = Pick<PGlite, "exec" | "query" | "dumpDataDir">;
 
 /** Writes a consistent backup of a running PGlite to `file` (write-then-rename). */
