@@ -36,7 +36,6 @@ export const DEFAULT_MAX_STEPS = 24;
  * must exceed the slowest tool call.
  */
 export const DEFAULT_CHUNK_TIMEOUT_MS = 180_000;
-export { MAX_MALFORMED_TOOL_CALLS, summaryFromText, TEXT_SUMMARY_CHARS } from "./run-finish.ts";
 export type { AgentRunnerDeps } from "./run-context.ts";
 
 export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {

@@ -21,8 +21,6 @@ import { retryChatReply } from "./chat-retry.ts";
 
 type Tx = Prisma.TransactionClient;
 
-export type InConversation = <T>(conversationId: string, work: (tx: Tx, uow: UnitOfWork) => Promise<T>) => Promise<T>;
-
 export interface RunLogEntry {
   phase: string;
   message: string;

@@ -8,7 +8,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 
@@ -103,8 +103,4 @@ async function appliedMigrations(pglite: Pick<PGlite, "query">): Promise<string[
     `SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL ORDER BY migration_name`,
   );
   return result.rows.map((row) => row.migration_name);
-}
-
-export async function fileSize(file: string): Promise<number> {
-  return (await stat(file)).size;
 }

@@ -87,5 +87,3 @@ export function createMessageServices(units: ConversationUnits) {
     },
   };
 }
-
-export type MessageServices = ReturnType<typeof createMessageServices>;

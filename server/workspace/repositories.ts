@@ -17,7 +17,7 @@ import { git, GitError, resolveCommit } from "./git.ts";
 export const CLONE_TIMEOUT_MS = 10 * 60_000;
 
 // the request schemas live in the route table (protocol/rest/workspace.ts), which the browser shares
-export { conversationRepositorySchema, repositoryInputSchema, type RepositoryInput } from "../protocol/rest/workspace.ts";
+export { repositoryInputSchema } from "../protocol/rest/workspace.ts";
 
 /** The clone URL without user name or password, for lists and logs. */
 export function redactRemote(url: string | null): string | null {
