@@ -25,7 +25,17 @@ const NO_TESTING = {
 
 export default tseslint.config(
   {
-    ignores: ["node_modules/", ".next/", "server/generated/", "test-results/", "playwright-report/", "data/", "next-env.d.ts", "**/*.mjs"],
+    ignores: [
+      "node_modules/",
+      ".next/",
+      "build/",
+      "server/generated/",
+      "test-results/",
+      "playwright-report/",
+      "data/",
+      "next-env.d.ts",
+      "**/*.mjs",
+    ],
   },
   js.configs.recommended,
   ...tseslint.configs.recommendedTypeChecked,

@@ -57,7 +57,10 @@ export default defineConfig({
   webServer: external
     ? undefined
     : {
-        command: process.env.BATON_E2E_SKIP_BUILD ? "npx tsx server/index.ts" : "npx next build && npx tsx server/index.ts",
+        // what `npm start` runs: the compiled server (BATON_E2E_SKIP_BUILD reuses .next, the server compiles in seconds)
+        command: process.env.BATON_E2E_SKIP_BUILD
+          ? "npm run --silent build:server && node --enable-source-maps build/server/index.mjs"
+          : "npm run --silent build && node --enable-source-maps build/server/index.mjs",
         url: `${baseURL}/sign-in`,
         timeout: 240_000,
         reuseExistingServer: false,

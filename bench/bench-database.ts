@@ -12,11 +12,9 @@ import { PGlite } from "@electric-sql/pglite";
 import { PGLITE_EXTENSIONS } from "../server/db/pglite-extensions.ts";
 import pg from "pg";
 import { databaseFromPGlite, openDatabase, type Database } from "../server/db/database.ts";
-import { optimizeWebAssemblyEagerly } from "../server/db/wasm-tiering.ts";
 
-/** In memory, on this thread; WebAssembly optimized as the server's embedded database is (wasm-tiering.ts). */
+/** In memory, on this thread, as the server's embedded database runs. */
 export async function openEmbeddedBenchDatabase(): Promise<Database> {
-  optimizeWebAssemblyEagerly();
   return databaseFromPGlite(await PGlite.create({ extensions: PGLITE_EXTENSIONS }));
 }
 

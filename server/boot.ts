@@ -45,7 +45,6 @@ export async function bootCore(input: {
   const db = await openDatabase({
     url: config.databaseUrl,
     dataDir: path.join(config.dataDir, "pglite"),
-    pgliteThread: config.pgliteThread,
   });
   const releaseDataDir = db.pglite ? await claimDataDir({ dataDir: config.dataDir, pglite: db.pglite }) : async () => {};
   const seeded = await seedWorkspace(db.prisma, { defaultModel: config.defaultModel, demoConversation: config.seedDemo });

@@ -1,7 +1,8 @@
 /**
  * Starts Baton the way a user does (`npm start`): `next build` unless a fresh build
- * exists, then a child process running server/index.ts with NODE_ENV=production, on
- * its own free port and data directory, with the automation API's token set.
+ * exists, the server compiled to JavaScript (`npm run build:server`), then a child
+ * process running it with NODE_ENV=production, on its own free port and data
+ * directory, with the automation API's token set.
  */
 import { spawn, spawnSync, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
@@ -28,23 +29,31 @@ function newestSourceMtime(entry: string): number {
   return newest;
 }
 
-/** Builds the app unless .next holds a build newer than every source file. */
-export function ensureProductionBuild(log: (line: string) => void): void {
-  const buildId = path.join(ROOT, ".next", "BUILD_ID");
-  const built = fs.existsSync(buildId) ? fs.statSync(buildId).mtimeMs : 0;
-  const newest = Math.max(...BUILD_INPUTS.map(newestSourceMtime));
-  if (built > newest) {
-    log("reusing the production build in .next (newer than every source file)");
-    return;
-  }
-  log("building the app (next build)…");
-  const result = spawnSync("npx", ["next", "build"], {
+/** the compiled server `npm start` runs (package.json's build:server) */
+const SERVER_BUNDLE = "build/server/index.mjs";
+
+function run(command: string, args: string[]): void {
+  const result = spawnSync(command, args, {
     cwd: ROOT,
     env: { ...process.env, NEXT_TELEMETRY_DISABLED: "1", NODE_ENV: "production" },
     stdio: ["ignore", "pipe", "pipe"],
     encoding: "utf8",
   });
-  if (result.status !== 0) throw new Error(`next build failed:\n${result.stdout}\n${result.stderr}`);
+  if (result.status !== 0) throw new Error(`${command} ${args.join(" ")} failed:\n${result.stdout}\n${result.stderr}`);
+}
+
+/** Builds the app unless .next holds a build newer than every source file; compiles the server (seconds) every time. */
+export function ensureProductionBuild(log: (line: string) => void): void {
+  const buildId = path.join(ROOT, ".next", "BUILD_ID");
+  const built = fs.existsSync(buildId) ? fs.statSync(buildId).mtimeMs : 0;
+  const newest = Math.max(...BUILD_INPUTS.map(newestSourceMtime));
+  if (built > newest) log("reusing the production build in .next (newer than every source file)");
+  else {
+    log("building the app (next build)…");
+    run("npx", ["next", "build"]);
+  }
+  log("compiling the server (npm run build:server)…");
+  run("npm", ["run", "--silent", "build:server"]);
 }
 
 export function freePort(): Promise<number> {
@@ -113,9 +122,11 @@ export async function startServer(input: {
   delete env.BETTER_AUTH_URL;
   if (input.databaseUrl) env.DATABASE_URL = input.databaseUrl;
   Object.assign(env, input.env);
-  // what `npm start` runs (tsx server/index.ts), as node's own process so signals and flags reach it
+  // what `npm start` runs (the compiled server), as node's own process so signals and flags reach it
   const nodeArgs = (process.env.BATON_BENCH_NODE_ARGS ?? "").split(/\s+/).filter(Boolean);
-  const child = spawn(process.execPath, [...nodeArgs, "--import", "tsx", input.entry ?? "server/index.ts"], {
+  // another entry (the scale bench's node without pages) runs from source
+  const entryArgs = input.entry ? ["--import", "tsx", input.entry] : ["--enable-source-maps", SERVER_BUNDLE];
+  const child = spawn(process.execPath, [...nodeArgs, ...entryArgs], {
     cwd: ROOT,
     env,
     stdio: ["ignore", "pipe", "pipe"],

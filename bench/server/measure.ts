@@ -184,15 +184,22 @@ export interface MakespanFigures {
   hopParts: HopFigures["parts"];
 }
 
-/** Random heavy-tailed DAGs, parallelism unbounded: makespan from submit to the plan's end, over the critical path. */
-export async function measureMakespan(session: Session, seeds: number[]): Promise<MakespanFigures> {
+/**
+ * Random DAGs (heavy-tailed short steps unless `dag` says otherwise), parallelism
+ * unbounded: makespan from submit to the plan's end, over the critical path.
+ */
+export async function measureMakespan(
+  session: Session,
+  seeds: number[],
+  workload: { name: string; dag: (seed: number) => TimedStep[] } = { name: "heavy-tailed DAG", dag: heavyTailedDag },
+): Promise<MakespanFigures> {
   const ratios: MakespanFigures["ratios"] = [];
   const submitToFirstCall: number[] = [];
   const submit: SubmitParts = { request: [], dispatch: [], start: [] };
   const hopParts: HopFigures["parts"] = { tail: [], decide: [], start: [] };
   for (const seed of seeds) {
-    const steps = heavyTailedDag(seed);
-    const run = await runPlan(session, `heavy-tailed DAG ${seed}`, steps, UNBOUNDED);
+    const steps = workload.dag(seed);
+    const run = await runPlan(session, `${workload.name} ${seed}`, steps, UNBOUNDED);
     const criticalMs = criticalPathMs(steps);
     const makespanMs = run.endedAt - run.submittedAt;
     const breakdown = makespanBreakdown(steps, run.spans, run);

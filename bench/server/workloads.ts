@@ -12,6 +12,14 @@ export function heavyTailedDag(seed: number, size = 20): TimedStep[] {
   );
 }
 
+/**
+ * Steps as long as real model calls (0.2–4 s each) on a smaller random DAG, so that
+ * four of them take about a minute: here the scheduler's overhead should all but vanish.
+ */
+export function longStepDag(seed: number, size = 12): TimedStep[] {
+  return seededDag(xorshift(seed * 2246822519), size, (random) => 200 + Math.floor(random() * 3801));
+}
+
 export const quantile = (values: number[], q: number): number => {
   if (values.length === 0) return NaN;
   const sorted = [...values].sort((a, b) => a - b);

@@ -23,7 +23,6 @@ import { logModelTiming, mustBeStarted, timedModel, type AgentRunnerDeps, type R
 import { cachedSystem, cachedUserMessage, estimateCutUsage, markCacheBreakpoint, restartLiveText } from "./run-usage.ts";
 import { buildToolSet, finishRun, MAX_MALFORMED_TOOL_CALLS } from "./run-finish.ts";
 import { SecretRedactor } from "./secrets.ts";
-import { streamParts } from "./stream-parts.ts";
 import { resumeSession } from "./session.ts";
 import { BUILTIN_TOOL_NAMES, createToolState, MAX_PLAN_REJECTIONS, ToolNotAllowedError } from "./tools.ts";
 import { recordProviderError } from "../ops/instruments.ts";
@@ -37,7 +36,6 @@ export const DEFAULT_MAX_STEPS = 24;
  * must exceed the slowest tool call.
  */
 export const DEFAULT_CHUNK_TIMEOUT_MS = 180_000;
-export { MAX_MALFORMED_TOOL_CALLS, summaryFromText, TEXT_SUMMARY_CHARS } from "./run-finish.ts";
 export type { AgentRunnerDeps } from "./run-context.ts";
 
 export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
@@ -319,7 +317,7 @@ async function streamOnce(input: {
   });
 
   try {
-    for await (const part of streamParts(result)) {
+    for await (const part of result.fullStream) {
       switch (part.type) {
         case "start-step":
           stepHasText = false;

@@ -90,6 +90,5 @@ export async function requirePlanIn(conversationId: string, planId: string) {
   if (plan?.conversationId !== conversationId) throw new HttpError(404, "not_found", "No such plan.");
 }
 
-export { errorResponse, HttpError } from "../http/errors.ts";
+export { HttpError } from "../http/errors.ts";
 /** prefer readBody(routes.<group>.<name>, request) (http/route-spec.ts): the body schema then lives in protocol/rest/ */
-export { parseJson } from "../http/body.ts";

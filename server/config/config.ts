@@ -57,7 +57,6 @@ const envSchema = z.object({
   /** events one browser socket may send per second before they are refused */
   BATON_SOCKET_EVENTS_PER_SECOND: positiveInt(20),
   BATON_SEED_DEMO: z.enum(["0", "1"]).default("1"),
-  BATON_PGLITE_THREAD: z.enum(["0", "1"]).default("1"),
   /** all: pages, sockets and agent runs; web: pages and sockets only; worker: agent runs only */
   BATON_ROLE: z.enum(["all", "web", "worker"]).default("all"),
   /** most agent runs one process runs at once */
@@ -93,8 +92,6 @@ export interface Config {
   sweepMs: number;
   shutdownGraceMs: number;
   seedDemo: boolean;
-  /** the embedded database runs on a worker thread (db/pglite-thread.ts) */
-  pgliteThread: boolean;
   /** proxies trusted to report the client's address and protocol (see http/client-address.ts) */
   trustProxy: number;
   dev: boolean;
@@ -164,7 +161,6 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     sweepMs: env.BATON_SWEEP_MS,
     shutdownGraceMs: env.BATON_SHUTDOWN_GRACE_MS,
     seedDemo: env.BATON_SEED_DEMO === "1",
-    pgliteThread: env.BATON_PGLITE_THREAD === "1",
     trustProxy: env.BATON_TRUST_PROXY,
     dev: env.NODE_ENV !== "production",
   };

@@ -8,9 +8,6 @@ import { PlanValidationError } from "./errors.ts";
 import { validateAppendedSteps, type PlanLimits } from "./validate-plan.ts";
 import { COMMANDER_ASSIGNEE, USER_ASSIGNEE, type CommanderDecision, type PlanState } from "./types.ts";
 
-/** The kinds of decision, in the order the tool describes them. */
-export const COMMANDER_DECISION_KINDS = ["retry", "skip", "abort", "append"] as const satisfies readonly CommanderDecision["kind"][];
-
 /** The decision as the model writes it; appended steps stay raw until validateAppendedSteps. */
 export const rawDecisionSchema = z.discriminatedUnion("kind", [
   z.object({ kind: z.literal("retry"), input: z.string().max(20_000).optional(), assignee: z.string().optional() }),

@@ -4,8 +4,6 @@
  */
 import type { StepState } from "./types.ts";
 
-/** Retries of transient failures when a plan does not say otherwise. */
-export const DEFAULT_MAX_RETRIES = 3;
 /** No step retries more than this, whatever it asks for, so a broken step cannot spin. */
 export const HARD_MAX_RETRIES = 10;
 export const BASE_BACKOFF_MS = 500;

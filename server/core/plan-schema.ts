@@ -65,4 +65,3 @@ export type RawStep = z.infer<typeof rawStepSchema>;
 export type RawWaitForEntry = z.infer<typeof rawWaitForEntrySchema>;
 export type RawBudget = z.infer<typeof rawBudgetSchema>;
 export type RawForEach = z.infer<typeof rawForEachSchema>;
-export type RawPlan = z.infer<typeof rawPlanSchema>;

@@ -29,7 +29,3 @@ export function isTerminalPlan(status: PlanStatus): boolean {
  * is not among them: its form's answer or its plan's end still changes it.
  */
 export const ENDED_RUN_STATUSES = ["succeeded", "failed", "cancelled", "lost"] as const satisfies readonly RunStatus[];
-
-export function isEndedRun(status: RunStatus): boolean {
-  return (ENDED_RUN_STATUSES as readonly RunStatus[]).includes(status);
-}

@@ -2,9 +2,9 @@
 // directory) when no URL is configured, else PostgreSQL through a pg Pool. Either way the
 // pending migrations of prisma/migrations are applied before the client is handed out.
 //
-// The embedded database runs on its own thread by default (pglite-thread.ts), so its
-// WebAssembly statements do not block the event loop; BATON_PGLITE_THREAD=0 runs it on
-// the main thread as before.
+// The embedded database runs on the server's own thread, through PGlite's public API only:
+// its statements are synchronous WebAssembly, so a burst of them delays the event loop
+// (`npm run bench` prints by how much). A team that outgrows that moves to PostgreSQL.
 //
 // PGlite is ONE connection: inside an interactive `prisma.$transaction(async (tx) => …)`
 // use only `tx`; touching `prisma` (or the PGlite instance) there waits for the
@@ -20,14 +20,10 @@ import pg from "pg";
 import { DATABASE_FUNCTIONS } from "./database-functions.ts";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { type Prisma, PrismaClient } from "../generated/prisma/client.ts";
-import { type EmbeddedPGlite, PGliteThread } from "./pglite-thread.ts";
 import { applyMigrations, migrationsUpToDate, readMigrationsFolder } from "./schema-engine.ts";
 import { pgliteSql, pgSql, type SqlRunner } from "./sql-runner.ts";
-import { optimizeWebAssemblyEagerly } from "./wasm-tiering.ts";
 import { ensurePrivateDir, makeTreePrivate } from "./private-files.ts";
 import { guardPool } from "./pg-guard.ts";
-
-export type { EmbeddedPGlite } from "./pglite-thread.ts";
 
 export type DatabaseKind = "embedded" | "postgres";
 
@@ -37,7 +33,7 @@ export interface Database {
   /** Disconnects Prisma, then closes the PGlite instance / ends the pool. Idempotent. */
   close(): Promise<void>;
   /** embedded only: the PGlite instance (raw SQL, backups); one connection, shared with `prisma` */
-  pglite?: EmbeddedPGlite;
+  pglite?: PGlite;
   /** postgres only: the pool `prisma` uses (raw SQL, LISTEN/NOTIFY on a checked-out client) */
   pool?: pg.Pool;
   /** postgres only: the pool `sql` uses (HOT_PATH_POOL) */
@@ -47,8 +43,8 @@ export interface Database {
   /** the driver's own query, without Prisma (the executor's hot path: sql-runner.ts) */
   sql: SqlRunner;
   /**
-   * statements run outside this thread (a PostgreSQL server, or PGlite on its worker
-   * thread), so work started while one is in flight overlaps it (the executor's early start)
+   * statements run outside this process (a PostgreSQL server), so work started while one
+   * is in flight overlaps it (the executor's early start)
    */
   sqlElsewhere: boolean;
 }
@@ -68,11 +64,6 @@ export interface OpenDatabaseOptions {
   migrate?: boolean;
   /** postgres only: pool size, default 10 */
   poolMax?: number;
-  /**
-   * embedded only: run PGlite in a worker thread (default) or, false, on the calling
-   * thread. Default from BATON_PGLITE_THREAD (`0` turns the thread off).
-   */
-  pgliteThread?: boolean;
 }
 
 export const DEFAULT_PGLITE_DIR = "./data/pglite";
@@ -173,21 +164,14 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Data
   // private before PGlite creates anything in it, and whatever an older version left tightened (private-files.ts)
   await ensurePrivateDir(dataDir);
   await makeTreePrivate(dataDir);
-  const threaded = opts.pgliteThread ?? process.env.BATON_PGLITE_THREAD !== "0";
-  optimizeWebAssemblyEagerly();
-  const pglite = threaded ? await PGliteThread.create({ dataDir }) : await PGlite.create({ dataDir, extensions: PGLITE_EXTENSIONS });
-  const database = await databaseFromPGlite(pglite, opts);
+  const database = await databaseFromPGlite(await PGlite.create({ dataDir, extensions: PGLITE_EXTENSIONS }), opts);
   await makeTreePrivate(dataDir);
   return database;
 }
 
-/**
- * Prisma's PGlite adapter for `pglite`. The adapter is typed for the PGlite class but uses
- * only `query`, `exec` and `transaction` (pglite-prisma-adapter 0.7.2, dist/index.mjs),
- * which the threaded client inherits from PGlite's own BasePGlite.
- */
-export function prismaAdapterFor(pglite: EmbeddedPGlite): PrismaPGlite {
-  return new PrismaPGlite(pglite as PGlite);
+/** Prisma's PGlite adapter for `pglite`. */
+export function prismaAdapterFor(pglite: PGlite): PrismaPGlite {
+  return new PrismaPGlite(pglite);
 }
 
 /**
@@ -195,7 +179,7 @@ export function prismaAdapterFor(pglite: EmbeddedPGlite): PrismaPGlite {
  * applying migrations unless `migrate: false`.
  */
 export async function databaseFromPGlite(
-  pglite: EmbeddedPGlite,
+  pglite: PGlite,
   opts: Pick<OpenDatabaseOptions, "log" | "migrationsDir" | "migrate"> = {},
 ): Promise<Database> {
   const adapter = prismaAdapterFor(pglite);
@@ -208,7 +192,7 @@ export async function databaseFromPGlite(
       kind: "embedded",
       pglite,
       sql: pgliteSql(pglite),
-      sqlElsewhere: pglite instanceof PGliteThread,
+      sqlElsewhere: false,
       appliedMigrations: applied,
       close: once(async () => {
         try {

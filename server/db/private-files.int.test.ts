@@ -36,7 +36,7 @@ describe("the embedded database's files", () => {
     const root = await mkdtemp(path.join(os.tmpdir(), "baton-private-"));
     scratch.push(root);
     const dataDir = path.join(root, "pglite");
-    const db = await openDatabase({ dataDir, pgliteThread: false, migrate: false });
+    const db = await openDatabase({ dataDir, migrate: false });
     expectPrivate(await modes(dataDir));
     await db.close();
     expectPrivate(await modes(dataDir));
@@ -46,11 +46,11 @@ describe("the embedded database's files", () => {
     const root = await mkdtemp(path.join(os.tmpdir(), "baton-private-"));
     scratch.push(root);
     const dataDir = path.join(root, "pglite");
-    await (await openDatabase({ dataDir, pgliteThread: false, migrate: false })).close();
+    await (await openDatabase({ dataDir, migrate: false })).close();
     await chmod(dataDir, 0o777);
     await writeFile(path.join(dataDir, "left-open"), "x", { mode: 0o666 });
     await chmod(path.join(dataDir, "left-open"), 0o666);
-    const db = await openDatabase({ dataDir, pgliteThread: false, migrate: false });
+    const db = await openDatabase({ dataDir, migrate: false });
     expectPrivate(await modes(dataDir));
     await db.close();
   }, 120_000);

@@ -71,11 +71,6 @@ export function loadSchemaEngine(): Promise<EngineModule> {
   return g[GLOBAL_KEY];
 }
 
-/** The schema engine's version string (also a cheap smoke test of the WASM load). */
-export async function schemaEngineVersion(): Promise<string> {
-  return (await loadSchemaEngine()).version();
-}
-
 // ─── Migrations folder ────────────────────────────────────────────────────────
 
 export const MIGRATION_LOCK_FILE = "migration_lock.toml";

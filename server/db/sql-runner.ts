@@ -8,7 +8,7 @@
  * it too (ops/sql-session.ts).
  */
 import type { Prisma } from "../generated/prisma/client.ts";
-import type { EmbeddedPGlite } from "./pglite-thread.ts";
+import type { PGlite } from "@electric-sql/pglite";
 
 export type SqlRunner = <T>(text: string, params: unknown[]) => Promise<T[]>;
 
@@ -17,7 +17,7 @@ export function prismaSql(client: Pick<Prisma.TransactionClient, "$queryRawUnsaf
 }
 
 /** PGlite's own query: the same single connection Prisma's adapter uses, behind the same mutex. */
-export function pgliteSql(pglite: Pick<EmbeddedPGlite, "query">): SqlRunner {
+export function pgliteSql(pglite: Pick<PGlite, "query">): SqlRunner {
   return async <T>(text: string, params: unknown[]) => (await pglite.query<T>(text, params)).rows;
 }
 

@@ -22,8 +22,6 @@ import { toStorableJson, truncateText } from "../core/text.ts";
 
 type Tx = Prisma.TransactionClient;
 
-export type InConversation = <T>(conversationId: string, work: (tx: Tx, uow: UnitOfWork) => Promise<T>) => Promise<T>;
-
 export interface RunLogEntry {
   phase: string;
   message: string;

@@ -8,7 +8,7 @@
  */
 import { randomBytes } from "node:crypto";
 import { existsSync } from "node:fs";
-import { mkdir, readFile, rename, rm, stat, writeFile } from "node:fs/promises";
+import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { PGLITE_EXTENSIONS } from "../db/pglite-extensions.ts";
@@ -20,7 +20,7 @@ export interface BackupResult {
   migrations: string[];
 }
 
-/** What a backup needs of a running PGlite: the in-thread one or the threaded client (db/pglite-thread.ts). */
+/** What a backup needs of a running PGlite. */
 export type BackupSource = Pick<PGlite, "exec" | "query" | "dumpDataDir">;
 
 /** Writes a consistent backup of a running PGlite to `file` (write-then-rename). */
@@ -109,8 +109,4 @@ async function appliedMigrations(pglite: Pick<PGlite, "query">): Promise<string[
     `SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL ORDER BY migration_name`,
   );
   return result.rows.map((row) => row.migration_name);
-}
-
-export async function fileSize(file: string): Promise<number> {
-  return (await stat(file)).size;
 }

@@ -87,10 +87,6 @@ function startNamedSpan(ids: { traceId?: string; spanId?: string }, start: () =>
 let provider: BasicTracerProvider | null = null;
 const pending = new Set<Promise<unknown>>();
 
-export function tracingEnabled(): boolean {
-  return provider !== null;
-}
-
 export function tracer(): Tracer {
   return trace.getTracer(TRACER_NAME);
 }

@@ -18,7 +18,7 @@ import {
 } from "../core/types.ts";
 
 /** The unions' one home is the core (core/types.ts); the browser imports them from here. */
-export type { AgentRole, PlanStatus, RunKind, RunStatus, StepStatus } from "../core/types.ts";
+export type { AgentRole, RunStatus } from "../core/types.ts";
 
 export const agentRoleSchema = z.enum(AGENT_ROLES);
 

@@ -104,5 +104,3 @@ export function createConversationManageServices(prisma: PrismaClient, notifier:
     },
   };
 }
-
-export type ConversationManageServices = ReturnType<typeof createConversationManageServices>;

@@ -343,5 +343,3 @@ export function createMembershipServices(prisma: PrismaClient, notifier: Members
     }
   }
 }
-
-export type MembershipServices = ReturnType<typeof createMembershipServices>;

@@ -122,5 +122,3 @@ export function createMessageServices(units: ConversationUnits) {
     },
   };
 }
-
-export type MessageServices = ReturnType<typeof createMessageServices>;

@@ -21,7 +21,7 @@ export const CLONE_TIMEOUT_MS = 5 * 60_000;
 const NON_INTERACTIVE = { GIT_TERMINAL_PROMPT: "0", GIT_SSH_COMMAND: "ssh -o BatchMode=yes -o ConnectTimeout=30" };
 
 // the request schemas live in the route table (protocol/rest/workspace.ts), which the browser shares
-export { conversationRepositorySchema, repositoryInputSchema, type RepositoryInput } from "../protocol/rest/workspace.ts";
+export { repositoryInputSchema } from "../protocol/rest/workspace.ts";
 
 /** The clone URL without user name or password, for lists and logs. */
 export function redactRemote(url: string | null): string | null {

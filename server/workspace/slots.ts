@@ -187,11 +187,6 @@ async function describe(input: {
   return { branch: input.branch, path: input.slotPath, baseCommit, headCommit, resumed: input.resumed };
 }
 
-async function headTrailer(slotPath: string, key: string): Promise<string | null> {
-  const { stdout } = await git(["log", "-1", `--format=%(trailers:key=${key},valueonly)`], { cwd: slotPath });
-  return stdout.trim() || null;
-}
-
 /**
  * Commit everything the step changed in its slot. Returns the new commit, or the
  * current head when there was nothing to commit; a second call for the same run
@@ -220,11 +215,6 @@ export async function commitSlot(input: {
   });
   const head = await resolveCommit(cwd, "HEAD");
   return { commit: head!, created: true };
-}
-
-/** The run that made the slot's head commit, read from its trailer. */
-export function headRun(slotPath: string): Promise<string | null> {
-  return headTrailer(slotPath, "Baton-Run");
 }
 
 export interface ChangedFile {

@@ -31,7 +31,6 @@ export const repositoryInputSchema = z
   })
   .strict()
   .refine((input) => (input.path == null) !== (input.cloneUrl == null), { message: "give either path or cloneUrl, not both" });
-export type RepositoryInput = z.input<typeof repositoryInputSchema>;
 
 /** Link a conversation to a repository and base branch, or unlink it (null). */
 export const conversationRepositorySchema = z
