@@ -1,7 +1,7 @@
 /**
  * What the sandbox costs a command: `npm test` of a tiny package (its test script
  * runs node) timed sandboxed and unsandboxed, the median of RUNS each, after one
- * warm-up run of each. Run with `npx tsx bench/sandbox-cost.ts`.
+ * warm-up run of each. Run with `npm run bench:sandbox`.
  */
 import { spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
