@@ -5,7 +5,7 @@ import { adminContext, invitedContext } from "./support/accounts.ts";
 
 test.use({ viewport: { width: 1280, height: 800 } });
 
-test("25. chat basics between two people: mention a person, typing, reactions, grouping", async ({ browser }) => {
+test("27. chat basics between two people: mention a person, typing, reactions, grouping", async ({ browser }) => {
   const admin = await adminContext(browser);
   const bob = await invitedContext(browser, admin.page, "Bob");
   const ada = new ConversationPage(admin.page);
@@ -65,7 +65,7 @@ test("25. chat basics between two people: mention a person, typing, reactions, g
   await bob.context.close();
 });
 
-test("25b. a person changes their password on the profile page, linked from the user menu", async ({ browser }) => {
+test("27b. a person changes their password on the profile page, linked from the user menu", async ({ browser }) => {
   const admin = await adminContext(browser);
   const bob = await invitedContext(browser, admin.page, "Bob");
   await bob.page.goto("/");
