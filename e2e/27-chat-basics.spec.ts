@@ -34,6 +34,8 @@ test("27. chat basics between two people: mention a person, typing, reactions, g
   const bobView = new ConversationPage(bob.page);
   await bobView.waitLive();
   await expect(link.getByTestId("mention-badge")).toHaveCount(0);
+  // the tab names the conversation, also after a client-side navigation
+  await expect(bob.page).toHaveTitle(/(^|\) )Chat basics · Baton$/);
 
   // typing is shown to the others, never to oneself
   await bobView.composer.click();

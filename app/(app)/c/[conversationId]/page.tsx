@@ -1,13 +1,28 @@
+import { cache } from "react";
+import type { Metadata } from "next";
 import { ConversationView } from "@/components/conversation/conversation-view.tsx";
 import { requirePageMember } from "@/server/auth/page-session.ts";
 import { getRuntime } from "@/server/runtime.ts";
 
-export const metadata = { title: "Conversation" };
+type Params = { params: Promise<{ conversationId: string }> };
 
-export default async function ConversationPage({ params }: { params: Promise<{ conversationId: string }> }) {
-  const { conversationId } = await params;
+/** The member check and the snapshot, read once per request for the title and the page. */
+const loadConversation = cache(async (conversationId: string) => {
   const user = await requirePageMember(conversationId);
   const snapshot = await getRuntime().services.getSnapshot({ actor: user, conversationId });
+  return { user, snapshot };
+});
+
+// the tab says which conversation it is ("<title> · Baton"); the browser adds unread counts to it
+export async function generateMetadata({ params }: Params): Promise<Metadata> {
+  const { conversationId } = await params;
+  const { snapshot } = await loadConversation(conversationId);
+  return { title: snapshot.conversation.title };
+}
+
+export default async function ConversationPage({ params }: Params) {
+  const { conversationId } = await params;
+  const { user, snapshot } = await loadConversation(conversationId);
   // plain JSON across the server/client boundary
   return <ConversationView snapshot={JSON.parse(JSON.stringify(snapshot)) as typeof snapshot} currentUserId={user.id} />;
 }
