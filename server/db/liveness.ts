@@ -13,7 +13,7 @@
  */
 import pg from "pg";
 import { log } from "../ops/log.ts";
-import { nextBackoff } from "./pg-listener.ts";
+import { reconnector } from "./pg-listener.ts";
 
 /** the advisory lock spaces (pg_advisory_lock(int4, int4)'s first key) of Baton's liveness locks: processes that run agents, and web nodes */
 export const LIVENESS_LOCK_CLASS = 0xba7;
@@ -104,8 +104,6 @@ export function postgresLiveness(input: { config: pg.ClientConfig; instanceId: s
   let client: pg.Client | null = null;
   let held = false;
   let closed = false;
-  let delay: number | null = null;
-  let retryTimer: NodeJS.Timeout | null = null;
   let pingTimer: NodeJS.Timeout | null = null;
   let firstHeld!: () => void;
   const started = new Promise<void>((resolve) => (firstHeld = resolve));
@@ -114,15 +112,8 @@ export function postgresLiveness(input: { config: pg.ClientConfig; instanceId: s
     held = value;
     for (const listener of listeners) listener(value);
   };
-  const retry = () => {
-    if (closed || retryTimer) return;
-    delay = nextBackoff(delay);
-    retryTimer = setTimeout(() => {
-      retryTimer = null;
-      void acquire();
-    }, delay);
-    retryTimer.unref?.();
-  };
+  const reconnect = reconnector(() => void acquire());
+  const retry = () => reconnect.schedule();
   const lose = (connection: pg.Client, error?: unknown) => {
     if (client !== connection) return;
     client = null;
@@ -158,7 +149,7 @@ export function postgresLiveness(input: { config: pg.ClientConfig; instanceId: s
       return;
     }
     client = connection;
-    delay = null;
+    reconnect.succeeded();
     let pinging = false;
     pingTimer = setInterval(() => {
       if (pinging) return;
@@ -187,7 +178,7 @@ export function postgresLiveness(input: { config: pg.ClientConfig; instanceId: s
     liveWorkers: () => liveWorkersOf((text, values) => input.pool.query(text, values)),
     async close() {
       closed = true;
-      if (retryTimer) clearTimeout(retryTimer);
+      reconnect.stop();
       if (pingTimer) clearInterval(pingTimer);
       const connection = client;
       client = null;

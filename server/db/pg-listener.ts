@@ -32,6 +32,43 @@ export function nextBackoff(previous: number | null, random: () => number = Math
   return Math.round(Math.min(RECONNECT_MAX_MS, base * (0.75 + random() / 2)));
 }
 
+/** One pending reconnect at a time, each wait longer than the last until `succeeded()`. */
+export interface Reconnector {
+  /** schedule `connect` after the next backoff, unless one is pending or it was stopped */
+  schedule(): void;
+  /** the wait the next `schedule` would use (for a log line) */
+  nextWait(): number;
+  /** connected: the next loss waits the shortest time again */
+  succeeded(): void;
+  stop(): void;
+}
+
+export function reconnector(connect: () => void): Reconnector {
+  let delay: number | null = null;
+  let timer: NodeJS.Timeout | null = null;
+  let stopped = false;
+  return {
+    schedule() {
+      if (stopped || timer) return;
+      delay = nextBackoff(delay);
+      timer = setTimeout(() => {
+        timer = null;
+        connect();
+      }, delay);
+      timer.unref?.();
+    },
+    nextWait: () => nextBackoff(delay),
+    succeeded() {
+      delay = null;
+    },
+    stop() {
+      stopped = true;
+      if (timer) clearTimeout(timer);
+      timer = null;
+    },
+  };
+}
+
 /** Quotes a channel name for LISTEN (an identifier, not a literal). */
 function identifier(name: string): string {
   return `"${name.replaceAll('"', '""')}"`;
@@ -41,17 +78,8 @@ export function listenResiliently(config: pg.ClientConfig, channels: string[], h
   let client: pg.Client | null = null;
   let closed = false;
   let everConnected = false;
-  let delay: number | null = null;
-  let timer: NodeJS.Timeout | null = null;
-  const retry = () => {
-    if (closed || timer) return;
-    delay = nextBackoff(delay);
-    timer = setTimeout(() => {
-      timer = null;
-      void connect();
-    }, delay);
-    timer.unref?.();
-  };
+  const reconnect = reconnector(() => void connect());
+  const retry = () => reconnect.schedule();
   const lose = (connection: pg.Client, error?: unknown) => {
     if (client !== connection) return;
     client = null;
@@ -71,7 +99,7 @@ export function listenResiliently(config: pg.ClientConfig, channels: string[], h
       await connection.connect();
       for (const channel of channels) await connection.query(`LISTEN ${identifier(channel)}`);
     } catch (error) {
-      log.warn({ err: error, channels, retryInMs: nextBackoff(delay) }, "could not LISTEN; retrying");
+      log.warn({ err: error, channels, retryInMs: reconnect.nextWait() }, "could not LISTEN; retrying");
       void connection.end().catch(() => undefined);
       retry();
       return;
@@ -81,7 +109,7 @@ export function listenResiliently(config: pg.ClientConfig, channels: string[], h
       return;
     }
     client = connection;
-    delay = null;
+    reconnect.succeeded();
     const again = everConnected;
     everConnected = true;
     handlers.onConnected?.(again);
@@ -93,7 +121,7 @@ export function listenResiliently(config: pg.ClientConfig, channels: string[], h
     },
     async close() {
       closed = true;
-      if (timer) clearTimeout(timer);
+      reconnect.stop();
       const connection = client;
       client = null;
       await connection?.end().catch(() => undefined);
