@@ -11,6 +11,20 @@ import { currentRequestId } from "./request-id.ts";
 
 const LEVELS = new Set(["fatal", "error", "warn", "info", "debug", "trace", "silent"]);
 
+/**
+ * Errors as pino writes them, less what a library hangs on them: pg's pool attaches the
+ * whole client to a dropped connection's error (its connection settings and cancel key),
+ * which is neither readable nor for the log.
+ */
+export function serializeError(error: unknown): unknown {
+  const serialized = pino.stdSerializers.err(error as Error) as unknown;
+  if (serialized && typeof serialized === "object" && "client" in serialized) {
+    const { client: _client, ...rest } = serialized as Record<string, unknown>;
+    return rest;
+  }
+  return serialized;
+}
+
 /** The level from `LOG_LEVEL`; an unknown value is refused by name rather than ignored. */
 export function logLevelFrom(env: Record<string, string | undefined>): string {
   const given = env.LOG_LEVEL?.trim().toLowerCase();
@@ -25,6 +39,7 @@ function createLogger(): Logger {
   const options = {
     level: logLevelFrom(process.env),
     base: { pid: process.pid },
+    serializers: { err: serializeError },
     // every line written while a request is served carries its id (request-id.ts)
     // (a request's own child logger, pino-http's, has it among its bindings already)
     mixin: (_object: object, _level: number, logger: Logger) => {
