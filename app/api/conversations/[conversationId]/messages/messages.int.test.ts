@@ -80,6 +80,12 @@ function suite(kind: "embedded" | "postgres") {
     shared = (await fixture.services.createConversation({ title: "Launch", agentHandles: ["researcher"], userId: ann.id })).id;
     await fixture.db.prisma.membership.create({ data: { conversationId: shared, userId: bob.id, role: "member" } });
     carols = (await fixture.services.createConversation({ title: "Carol's", agentHandles: [], userId: carol.id })).id;
+    // these people talk among themselves: a commander answering every message would quote
+    // their words back (its reply is a message of its own, which edits and search rightly keep)
+    await fixture.db.prisma.conversation.updateMany({
+      where: { id: { in: [shared, carols] } },
+      data: { commanderReplies: "when_addressed" },
+    });
   }, 120_000);
 
   afterAll(async () => {
