@@ -29,6 +29,15 @@ export function fakeTarget(server: FakeModelServer, format: WireFormat, cache: b
   };
 }
 
+/** BATON_EVAL_MODEL names a model of another provider than the one whose key is set. */
+export class EvalConfigurationError extends Error {
+  readonly code = "eval-model-provider-mismatch";
+  constructor(message: string) {
+    super(message);
+    this.name = "EvalConfigurationError";
+  }
+}
+
 /**
  * The real provider whose key is set (Anthropic first), model from BATON_EVAL_MODEL or
  * the provider's default; null without a key. Calls are counted by wrapping fetch, the
@@ -39,7 +48,7 @@ export function realTarget(env: NodeJS.ProcessEnv): EvalTarget | null {
   if (!provider) return null;
   const modelId = env.BATON_EVAL_MODEL || FAKE_MODELS[provider];
   if (!modelId.startsWith(`${provider}:`)) {
-    throw new Error(`BATON_EVAL_MODEL="${modelId}" must be an ${provider}:<model> id (the provider whose key is set)`);
+    throw new EvalConfigurationError(`BATON_EVAL_MODEL="${modelId}" must be an ${provider}:<model> id (the provider whose key is set)`);
   }
   let calls = 0;
   const original = globalThis.fetch;
