@@ -5,7 +5,8 @@
  * providers can be driven through their baseURL.
  *
  * Each test scripts the turns the "model" takes, in order; every request takes
- * the next turn and is recorded for assertions.
+ * the next turn and is recorded for assertions. Past the script, a responder (if set)
+ * computes each request's turn from the request itself (test-fixtures/fake-responder.ts).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -19,11 +20,22 @@ export interface ScriptedToolCall {
   args: string;
 }
 
+/**
+ * Usage as the provider reports it: for OpenAI `input` is prompt_tokens (cached ones
+ * included), for Anthropic input_tokens (cache reads and writes not included).
+ */
+export interface ScriptedUsage {
+  input: number;
+  output: number;
+  cacheRead?: number;
+  cacheWrite?: number;
+}
+
 export type ScriptedTurn =
   /** streamed text in `chunks` pieces */
-  | { kind: "text"; text: string; chunks?: number; usage?: { input: number; output: number; cacheRead?: number; cacheWrite?: number } }
+  | { kind: "text"; text: string; chunks?: number; usage?: ScriptedUsage }
   /** optional text, then tool calls whose arguments are split into `chunks` pieces each */
-  | { kind: "tools"; text?: string; calls: ScriptedToolCall[]; chunks?: number; interleave?: boolean }
+  | { kind: "tools"; text?: string; calls: ScriptedToolCall[]; chunks?: number; interleave?: boolean; usage?: ScriptedUsage }
   /** an HTTP error response with the provider's error body */
   | { kind: "error"; status: number; message: string; errorType?: string; code?: string; headers?: Record<string, string> }
   /** starts streaming text, then cuts the connection mid-stream */
@@ -39,6 +51,9 @@ export interface RecordedRequest {
   stream: boolean;
 }
 
+/** computes the turn for a request the script does not cover */
+export type FakeResponder = (request: RecordedRequest) => ScriptedTurn | Promise<ScriptedTurn>;
+
 export interface FakeModelServer {
   url: string;
   /** base URL to give the provider (`…/v1`) */
@@ -49,7 +64,9 @@ export interface FakeModelServer {
   outage(turns: ScriptedTurn[] | null): void;
   /** the turn for requests once the script is used up (default: a 500 "script exhausted") */
   whenEmpty(turn: ScriptedTurn | null): void;
-  /** forget the script and the recorded requests (between tests) */
+  /** while set, a request the script does not cover gets the turn this computes (before `whenEmpty`) */
+  respond(responder: FakeResponder | null): void;
+  /** forget the script, the responder and the recorded requests (between tests) */
   reset(): void;
   remaining(): number;
   close(): Promise<void>;
@@ -62,6 +79,10 @@ function split(text: string, pieces: number): string[] {
   for (let i = 0; i < text.length; i += size) out.push(text.slice(i, i + size));
   return out;
 }
+
+const DEFAULT_USAGE: ScriptedUsage = { input: 100, output: 20 };
+const usageOf = (turn: ScriptedTurn): ScriptedUsage =>
+  (turn.kind === "text" || turn.kind === "tools") && turn.usage ? turn.usage : DEFAULT_USAGE;
 
 const sse = (data: unknown, event?: string) => `${event ? `event: ${event}\n` : ""}data: ${JSON.stringify(data)}\n\n`;
 
@@ -109,7 +130,7 @@ function openaiStream(turn: Exclude<ScriptedTurn, { kind: "error" }>): string[] 
     }
   }
   events.push(sse(openaiChunk({}, turn.kind === "tools" ? "tool_calls" : "stop")));
-  const usage = turn.kind === "text" && turn.usage ? turn.usage : { input: 100, output: 20 };
+  const usage = usageOf(turn);
   events.push(
     sse({
       id: "chatcmpl-fake",
@@ -121,7 +142,7 @@ function openaiStream(turn: Exclude<ScriptedTurn, { kind: "error" }>): string[] 
         prompt_tokens: usage.input,
         completion_tokens: usage.output,
         total_tokens: usage.input + usage.output,
-        ...("cacheRead" in usage && usage.cacheRead ? { prompt_tokens_details: { cached_tokens: usage.cacheRead } } : {}),
+        ...(usage.cacheRead ? { prompt_tokens_details: { cached_tokens: usage.cacheRead } } : {}),
       },
     }),
   );
@@ -154,7 +175,7 @@ function openaiError(turn: Extract<ScriptedTurn, { kind: "error" }>) {
 // ---------------------------------------------------------------- Anthropic Messages
 
 function anthropicStream(turn: Exclude<ScriptedTurn, { kind: "error" }>): string[] {
-  const usage = turn.kind === "text" && turn.usage ? turn.usage : { input: 100, output: 20 };
+  const usage = usageOf(turn);
   const events: string[] = [
     sse(
       {
@@ -170,8 +191,8 @@ function anthropicStream(turn: Exclude<ScriptedTurn, { kind: "error" }>): string
           usage: {
             input_tokens: usage.input,
             output_tokens: 1,
-            ...("cacheRead" in usage && usage.cacheRead ? { cache_read_input_tokens: usage.cacheRead } : {}),
-            ...("cacheWrite" in usage && usage.cacheWrite ? { cache_creation_input_tokens: usage.cacheWrite } : {}),
+            ...(usage.cacheRead ? { cache_read_input_tokens: usage.cacheRead } : {}),
+            ...(usage.cacheWrite ? { cache_creation_input_tokens: usage.cacheWrite } : {}),
           },
         },
       },
@@ -266,6 +287,7 @@ export async function startFakeModelServer(options: { port?: number } = {}): Pro
   let outageTurns: ScriptedTurn[] | null = null;
   let outageCount = 0;
   let emptyTurn: ScriptedTurn | null = null;
+  let responder: FakeResponder | null = null;
 
   async function handle(request: IncomingMessage, response: ServerResponse) {
     const path = request.url ?? "";
@@ -277,9 +299,12 @@ export async function startFakeModelServer(options: { port?: number } = {}): Pro
     }
     const body = JSON.parse(raw) as Record<string, unknown>;
     const stream = body.stream === true;
-    requests.push({ format, path, headers: request.headers, body, stream });
+    const recorded: RecordedRequest = { format, path, headers: request.headers, body, stream };
+    requests.push(recorded);
     const turn =
-      (outageTurns && outageTurns.length > 0 ? outageTurns[outageCount++ % outageTurns.length] : undefined) ?? queue.shift() ?? emptyTurn;
+      (outageTurns && outageTurns.length > 0 ? outageTurns[outageCount++ % outageTurns.length] : undefined) ??
+      queue.shift() ??
+      (responder ? await responder(recorded) : emptyTurn);
     if (!turn) {
       response.writeHead(500, { "content-type": "application/json" });
       response.end(
@@ -335,11 +360,15 @@ export async function startFakeModelServer(options: { port?: number } = {}): Pro
     whenEmpty: (turn) => {
       emptyTurn = turn;
     },
+    respond: (next) => {
+      responder = next;
+    },
     reset: () => {
       queue.length = 0;
       requests.length = 0;
       outageTurns = null;
       emptyTurn = null;
+      responder = null;
     },
     remaining: () => queue.length,
     close: () =>
