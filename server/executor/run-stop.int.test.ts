@@ -106,7 +106,7 @@ it("the commander's planning call counts toward the plan's tokens and cost", asy
   await fixture.waitForPlan(plan.id);
   const read = await fixture.services.getPlan({ actor: member, planId: plan.id });
   // planning 1000 in / 200 out / 0.5, the step 10 in / 5 out / 0
-  expect(read.usage).toEqual({ tokensIn: 1_010, tokensOut: 205, cost: 0.5 });
+  expect(read.usage).toEqual({ tokensIn: 1_010, tokensOut: 205, cost: 0.5, cacheReadTokens: 0, cacheWriteTokens: 0, estimated: false });
   const planning = await fixture.db.prisma.run.findFirstOrThrow({ where: { planId: plan.id, kind: "chat" } });
   expect(runUpdates(planning.id).at(-1)).toMatchObject({ planId: plan.id, status: "succeeded", tokensIn: 1_000 });
 });
