@@ -105,11 +105,17 @@ export class LeaseKeeper {
       const others = owners.map((row) => row.leaseOwner!).filter((owner) => owner !== instanceId);
       const dead = await liveness.deadOwners(others);
       if (dead.length === 0) return;
-      const runs = await prisma.run.findMany({
+      const found = await prisma.run.findMany({
         where: { status: "running", leaseOwner: { in: dead } },
         select: { id: true, conversationId: true, leaseOwner: true },
         orderBy: { createdAt: "asc" },
       });
+      // Asked again after the runs were read: a process restarted under the same name
+      // takes its lock before it claims anything, so an owner whose lock is still free now
+      // claimed none of these runs since it died; one that took its lock meanwhile may
+      // have, and its runs are left alone.
+      const stillDead = new Set(await liveness.deadOwners([...new Set(found.map((run) => run.leaseOwner!))]));
+      const runs = found.filter((run) => stillDead.has(run.leaseOwner!));
       // conversations at once (each conversation's units run one at a time anyway)
       await Promise.all(
         runs.map((run) => {

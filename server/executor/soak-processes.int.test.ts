@@ -96,13 +96,23 @@ it(`ends ${PLANS} plans on two processes and a web node, one process SIGKILLed m
     await sleep(50);
   }
   await b.kill();
+  const killedAt = new Date();
   // B may have claimed more runs between that look and the signal: the runs it held when it
-  // died are those still leased to it now (a commit it sent just before dying has landed
-  // after a moment; nobody takes a lease over before it runs out or B starts again)
+  // died are those still leased to it a moment later (a commit it sent just before dying
+  // has landed by then), and those the others already took over (its liveness lock went
+  // with it, so they may within a second: a lost run's owner is cleared)
   await sleep(500);
-  const heldAtKill = (await db.prisma.run.findMany({ where: { status: "running", leaseOwner: "process-b" }, select: { id: true } })).map(
-    (run) => run.id,
-  );
+  const heldAtKill = (
+    await db.prisma.run.findMany({
+      where: {
+        OR: [
+          { status: "running", leaseOwner: "process-b" },
+          { status: "lost", endedAt: { gte: killedAt } },
+        ],
+      },
+      select: { id: true },
+    })
+  ).map((run) => run.id);
   const restarted = await start("process-b2", "all");
 
   // a person answers every form as it appears

@@ -47,10 +47,23 @@ it("keeps the later of two saves of one run, and settles both", async () => {
   expect(await stored(run)).toEqual(said("final"));
 });
 
-it("rejects the saves of a batch that could not be written", async () => {
+it("stores a session holding text the database could not store, repaired", async () => {
   const store = createPrismaSessionStore(db.prisma, { delayMs: 5 });
   const run = await newRun();
-  // a JSON null byte cannot be stored in jsonb: the whole batch fails, and says so
-  await expect(store.save(run, said("bad \u0000 byte"))).rejects.toThrow();
-  expect(await stored(run)).toBeNull();
+  // a NUL cannot be stored in jsonb: it is replaced, not a reason to lose the session
+  await store.save(run, said("bad \u0000 byte"));
+  expect(await stored(run)).toEqual(said("bad \ufffd byte"));
+});
+
+it("rejects the saves of a batch that could not be written", async () => {
+  const closed = await createTestDatabase({ kind: "embedded" });
+  const run = (
+    await closed.prisma.run.create({
+      data: { conversationId: (await closed.prisma.conversation.create({ data: { title: "s" } })).id, kind: "mention", input: "x" },
+    })
+  ).id;
+  const store = createPrismaSessionStore(closed.prisma, { delayMs: 5 });
+  await closed.close();
+  // the database went away: the whole batch fails, and says so
+  await expect(store.save(run, said("lost with the database"))).rejects.toThrow();
 });
