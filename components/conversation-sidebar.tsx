@@ -1,5 +1,5 @@
 "use client";
-import Link from "next/link";
+import Link, { useLinkStatus } from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
 import { api } from "./api-client.ts";
@@ -104,6 +104,22 @@ export function ConversationSidebar({
   );
 }
 
+/**
+ * While a conversation is being opened (a slow network), a bar under its link says so at
+ * once. Not a route's loading.tsx: that would stream every page of the app, and a page
+ * that finds the reader is no member could then no longer answer 404.
+ */
+function OpeningBar() {
+  const { pending } = useLinkStatus();
+  if (!pending) return null;
+  return (
+    <span role="status" data-testid="page-loading" className="absolute inset-x-2 bottom-0 h-0.5 overflow-hidden bg-accent/20">
+      <span aria-hidden className="block h-full w-1/3 animate-loading-bar bg-accent" />
+      <span className="sr-only">Opening…</span>
+    </span>
+  );
+}
+
 function ConversationLink({ conversation }: { conversation: SidebarConversation }) {
   const pathname = usePathname();
   const unread = useSidebarStore((s) => s.unread);
@@ -118,9 +134,10 @@ function ConversationLink({ conversation }: { conversation: SidebarConversation 
         href={href}
         aria-current={active ? "page" : undefined}
         onClick={() => setMobileOpen(false)}
-        className={`flex items-center gap-2 rounded-md px-3 py-2 text-sm ${active ? "bg-zinc-200 font-medium dark:bg-zinc-800" : "hover:bg-zinc-100 dark:hover:bg-zinc-800/60"}`}
+        className={`relative flex items-center gap-2 rounded-md px-3 py-2 text-sm ${active ? "bg-zinc-200 font-medium dark:bg-zinc-800" : "hover:bg-zinc-100 dark:hover:bg-zinc-800/60"}`}
       >
         <span className="min-w-0 flex-1 truncate">{conversation.title}</span>
+        <OpeningBar />
         {conversation.isDemo ? (
           <span
             data-testid="demo-label"

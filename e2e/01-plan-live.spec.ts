@@ -17,7 +17,7 @@ test("1. sign up, create a conversation, ask for a comparison: the plan runs liv
   await expect(
     page
       .getByTestId("message")
-      .filter({ has: page.getByText("dispatch", { exact: true }) })
+      .filter({ has: page.getByText("step", { exact: true }) })
       .first(),
   ).toBeVisible();
   await conversation.screenshot("plan-running");
