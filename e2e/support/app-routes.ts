@@ -89,6 +89,7 @@ function fill(segment: string, previous: string | undefined, ids: Ids): string {
     case "tokenId":
     case "runId":
     case "messageId": // editing or deleting a real message would change what later requests see
+    case "repositoryId": // the access test registers no repository
       return `absent-${name}`;
     case "all":
       return "get-session"; // better-auth's catch-all: the one read it serves
@@ -105,7 +106,9 @@ export function usesAbsentId(target: AppTarget): boolean {
   const conversationAgent = target.segments.includes("[conversationId]") && target.segments.includes("[agentId]");
   return (
     conversationAgent ||
-    target.segments.some((segment) => ["[userId]", "[invitationId]", "[tokenId]", "[runId]", "[messageId]"].includes(segment))
+    target.segments.some((segment) =>
+      ["[userId]", "[invitationId]", "[tokenId]", "[runId]", "[messageId]", "[repositoryId]"].includes(segment),
+    )
   );
 }
 
