@@ -29,9 +29,11 @@ test("11. a plan running in another conversation badges it in the sidebar; openi
   // the conversation Ada is looking at gets no badge
   await expect(sidebar.link(quiet)).toHaveAccessibleName(quiet);
 
-  // the count keeps growing while the plan runs (request, plan, dispatches, results, synthesis)
+  // the count keeps growing while the plan runs: one update a unit of work, and four units
+  // must follow one another (the request, the plan with its dispatches, the results, the
+  // synthesis); results that end together may share a unit, so not one update a message
   await expect(new PlanPanel(erin.page).status).toHaveText("completed", { timeout: 60_000 });
-  await expect.poll(() => sidebar.unseenCount(busy)).toBeGreaterThanOrEqual(5);
+  await expect.poll(() => sidebar.unseenCount(busy)).toBeGreaterThanOrEqual(4);
   await expect(sidebar.link(quiet)).toHaveAccessibleName(quiet);
 
   // opening it shows the plan and clears the badge
