@@ -14,7 +14,8 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
     <section aria-label="Audit log" className="flex flex-col gap-3">
       <h2 className="text-sm font-semibold">Audit log</h2>
       {events.length === 0 ? <p className="text-sm text-zinc-500">Nothing recorded yet.</p> : null}
-      <div className="overflow-x-auto">
+      {/* a wide table scrolls sideways; keyboard users reach the scroll with Tab */}
+      <div className="overflow-x-auto" tabIndex={0} role="region" aria-label="Audit log entries">
         <table className="w-full text-left text-sm">
           <thead className="text-xs uppercase text-zinc-500">
             <tr>
