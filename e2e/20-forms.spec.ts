@@ -16,7 +16,9 @@ test("20. a form shows who asks for which step, has typed fields, and names each
   await expect(form.getByTestId("form-asked-by")).toHaveText(/^@[a-z0-9_-]+ asks for step \d+: .+/);
   const stepIndex = Number(/step (\d+)/.exec((await form.getByTestId("form-asked-by").textContent()) ?? "")?.[1]);
   const stepName = await page.getByRole("button", { name: new RegExp(`^Step ${stepIndex}: `) }).getAttribute("aria-label");
-  expect(stepName).toContain(`Step ${stepIndex}: ${await form.getByTestId("form-step-title").textContent()}, blocked`);
+  // the node names the step, its assignee and its state (the asker is the assignee)
+  const asker = /^(@[a-z0-9_-]+) asks/.exec((await form.getByTestId("form-asked-by").textContent()) ?? "")?.[1];
+  expect(stepName).toContain(`Step ${stepIndex}: ${await form.getByTestId("form-step-title").textContent()}, ${asker}, blocked`);
 
   // one input per field type; the secret is masked
   const venue = form.getByRole("textbox", { name: "Venue" });
