@@ -10,6 +10,10 @@ test("27. chat basics between two people: mention a person, typing, reactions, g
   const bob = await invitedContext(browser, admin.page, "Bob");
   const ada = new ConversationPage(admin.page);
   const conversationId = await ada.create("Chat basics");
+  // two people talking: the commander answers only when addressed, so their messages stay theirs
+  expect(
+    (await admin.context.request.patch(`/api/conversations/${conversationId}`, { data: { commanderReplies: "when_addressed" } })).status(),
+  ).toBe(200);
   await ada.addMember(bob.person.email);
   await new Sidebar(bob.page).acceptInvitation("Chat basics");
   const bobHandle = bob.person.name.replace(/\s+/g, "").toLowerCase();
