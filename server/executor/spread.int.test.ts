@@ -51,7 +51,8 @@ it("runs plans submitted to one `all` process on both", { timeout: 120_000 }, as
             index: i + 1,
             title: `s${i + 1}`,
             assignee: ["researcher", "analyst", "writer"][i % 3],
-            input: `sleep=100-300 item ${p}.${i + 1}`,
+            // long enough that the load outlasts the first samples of the cluster's load (one a second)
+            input: `sleep=400-800 item ${p}.${i + 1}`,
             wait_for: i < 3 ? [] : [i - 2],
           })),
         },
