@@ -9,7 +9,7 @@ import { monitorEventLoopDelay } from "node:perf_hooks";
 import { lateness } from "../server/ops/event-loop-delay.ts";
 import { createRouteHarness, signDelivery, TEST_API_TOKEN } from "../server/http/testing/route-harness.ts";
 import { validatePlan } from "../server/core/validate-plan.ts";
-import { dispatchV1 } from "../server/http/v1/serve-v1.ts";
+import { dispatchV1 } from "../server/api-v1/serve-v1.ts";
 import * as conversations from "../app/api/conversations/route.ts";
 import * as messages from "../app/api/conversations/[conversationId]/messages/route.ts";
 

@@ -8,13 +8,13 @@ import path from "node:path";
 import type { Config } from "./config/config.ts";
 import { openDatabase, type Database } from "./db/database.ts";
 import { Executor } from "./executor/executor.ts";
-import type { AgentRunner, EventPublisher } from "./executor/ports.ts";
+import type { AgentRunner, EventPublisher } from "./ports/executor.ts";
 import { systemClock } from "./executor/system-clock.ts";
 import { createConversationServices } from "./services/conversations.ts";
 import { seedWorkspace } from "./services/seed.ts";
 import { setRuntime, type Runtime } from "./runtime.ts";
 import { claimDataDir, DataDirBusyError, liveOwnerOf } from "./ops/live-backup.ts";
-import { postgresNotifications } from "./db/notifications.ts";
+import { postgresNotifications } from "./executor/notifications.ts";
 import { postgresLiveness } from "./db/liveness.ts";
 import type { ProviderCircuits } from "./agents/circuit-breaker.ts";
 
@@ -35,6 +35,8 @@ export async function bootCore(input: {
   startExecutor?: boolean;
   /** the breakers the runner uses, shown on the admin page */
   circuits?: ProviderCircuits;
+  /** closes a deleted session's live sockets (socket/rooms.ts), when this process serves them */
+  sessionEnded?: (sessionId: string) => void;
 }): Promise<BootedCore> {
   const { config } = input;
   // the embedded database's files are this process's alone: refuse to open them under another
@@ -81,6 +83,7 @@ export async function bootCore(input: {
     services: createConversationServices(db.prisma),
     apiUserId: seeded.apiUserId,
     circuits: input.circuits ?? null,
+    sessionEnded: input.sessionEnded,
   };
   setRuntime(runtime);
   if (input.startExecutor !== false) await executor.start();

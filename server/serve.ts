@@ -12,17 +12,18 @@ import type { Config } from "./config/config.ts";
 import { bootCore, type BootedCore } from "./boot.ts";
 import type { ProviderCircuits } from "./agents/circuit-breaker.ts";
 import type { Database } from "./db/database.ts";
-import type { AgentRunner } from "./executor/ports.ts";
+import type { AgentRunner } from "./ports/executor.ts";
 import { createSocketPublisher } from "./adapters/socket/socket-publisher.ts";
 import { listConversationEvents } from "./adapters/prisma/event-log.ts";
 import { attachSocketHandlers } from "./socket/handlers.ts";
+import { disconnectSession } from "./socket/rooms.ts";
 import { attachClusterAdapter, createSocketServer } from "./socket/server.ts";
 import { socketLimitsFromEnv } from "./socket/limits.ts";
-import { postgresBus } from "./db/event-bus.ts";
+import { postgresBus } from "./adapters/socket/event-bus.ts";
 import { refuseOversizedBody } from "./http/body-gate.ts";
 import { stampClientHeaders } from "./http/client-address.ts";
 import { refuseMalformedRequest } from "./http/request-gate.ts";
-import { createV1Server } from "./http/v1/serve-v1.ts";
+import { createV1Server } from "./api-v1/serve-v1.ts";
 import { defaultMigrationsDir } from "./db/database.ts";
 import { createHealth } from "./ops/health.ts";
 import { createMetrics } from "./ops/metrics.ts";
@@ -95,6 +96,7 @@ export async function serveBaton(input: {
     createRunner: input.createRunner,
     instanceId: input.instanceId,
     circuits: input.circuits,
+    sessionEnded: disconnectSession,
   });
   let closeCluster = async () => {};
   if (core.db.kind === "postgres" && core.db.pool) {

@@ -2,7 +2,7 @@ import { AppShell } from "@/components/app-shell.tsx";
 import { KeyboardShortcuts } from "@/components/keyboard-shortcuts.tsx";
 import { requirePageUser } from "@/server/auth/page-session.ts";
 import { getRuntime } from "@/server/runtime.ts";
-import { membershipServices } from "@/server/services/runtime-services.ts";
+import { membershipServices } from "@/server/runtime-services.ts";
 
 export default async function AppLayout({ children }: { children: React.ReactNode }) {
   const user = await requirePageUser();

@@ -14,7 +14,7 @@ import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createRouteHarness, signDelivery, TEST_API_TOKEN, type RouteHarness } from "@/server/http/testing/route-harness.ts";
 import { hostileBody, hostileParam, type FuzzBody } from "@/server/http/testing/hostile-input.ts";
-import { dispatchV1 } from "@/server/http/v1/serve-v1.ts";
+import { dispatchV1 } from "@/server/api-v1/serve-v1.ts";
 import { v1Routes } from "@/server/protocol/rest/v1.ts";
 
 const RUNS = Number(process.env.BATON_FUZZ_RUNS ?? 12);

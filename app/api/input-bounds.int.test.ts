@@ -11,7 +11,7 @@ import * as conversations from "./conversations/route.ts";
 import * as messages from "./conversations/[conversationId]/messages/route.ts";
 import * as planControl from "./conversations/[conversationId]/plans/[planId]/route.ts";
 import * as stepDetail from "./conversations/[conversationId]/plans/[planId]/steps/[stepIndex]/route.ts";
-import { dispatchV1 } from "@/server/http/v1/serve-v1.ts";
+import { dispatchV1 } from "@/server/api-v1/serve-v1.ts";
 
 let harness: RouteHarness;
 let conversationId: string;

@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createExecutorFixture, type ExecutorFixture } from "../executor/testing/executor-fixture.ts";
-import type { AgentRunner } from "../executor/ports.ts";
+import type { AgentRunner } from "../ports/executor.ts";
 import { ProviderCircuits } from "./circuit-breaker.ts";
 import { startFakeModelServer, type FakeModelServer } from "./testing/fake-model-server.ts";
 import { testRuntime } from "./testing/agent-fixture.ts";

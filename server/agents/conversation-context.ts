@@ -12,9 +12,9 @@
  *   conversation, and extended (not recomputed) as the conversation grows.
  */
 import type { ModelMessage } from "ai";
-import type { RunRequest } from "../executor/ports.ts";
+import type { RunRequest } from "../ports/executor.ts";
 import type { Summarizer } from "./compaction.ts";
-import type { ConversationMemory, HistoryMessage } from "./ports.ts";
+import type { ConversationMemory, HistoryMessage } from "../ports/agents.ts";
 import { fenceUntrusted } from "../core/fence.ts";
 import { truncateText } from "../core/text.ts";
 

@@ -12,7 +12,7 @@ import { StdioClientTransport } from "@modelcontextprotocol/sdk/client/stdio.js"
 import { StreamableHTTPClientTransport } from "@modelcontextprotocol/sdk/client/streamableHttp.js";
 import { dynamicTool, jsonSchema, type ToolSet } from "ai";
 import { z } from "zod";
-import type { McpServerConfig } from "./ports.ts";
+import type { McpServerConfig } from "../ports/agents.ts";
 import { fenceUntrusted } from "../core/fence.ts";
 
 export const MCP_NAME_SEPARATOR = "__";

@@ -1,5 +1,5 @@
 /** In-memory SessionStore, ArtifactStore and ConversationMemory, for tests and the demo's fakes. */
-import type { PlanStatusReader, PlanStatusView } from "./plan-status.ts";
+import type { PlanStatusReader, PlanStatusView } from "../ports/agents.ts";
 import type { ModelMessage } from "ai";
 import type {
   ArtifactRecord,
@@ -9,7 +9,7 @@ import type {
   HistoryMessage,
   HistorySummary,
   SessionStore,
-} from "./ports.ts";
+} from "../ports/agents.ts";
 
 export class MemorySessionStore implements SessionStore {
   readonly sessions = new Map<string, ModelMessage[]>();

@@ -10,7 +10,7 @@
  */
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { createOfflineModel } from "./offline-model.ts";
-import { isProviderName, PROVIDER_NAMES, PROVIDERS, type ProviderEntry, type ProviderName } from "./providers.ts";
+import { isProviderName, PROVIDER_NAMES, PROVIDERS, type ProviderEntry, type ProviderName } from "../config/providers.ts";
 
 export const OFFLINE_MODEL_ID = "offline";
 

@@ -6,7 +6,8 @@
  */
 import { tool, zodSchema } from "ai";
 import { z } from "zod";
-import type { RunRequest } from "../executor/ports.ts";
+import type { RunRequest } from "../ports/executor.ts";
+import type { PlanStatusReader, PlanStatusView } from "../ports/agents.ts";
 import { fenceUntrusted } from "../core/fence.ts";
 import { truncateText } from "../core/text.ts";
 
@@ -16,36 +17,6 @@ export const PLAN_STATUS_LOG_ENTRIES = 20;
 export const PLAN_STATUS_TEXT_CHARS = 600;
 /** Most steps described in one answer (the rest are counted). */
 export const PLAN_STATUS_MAX_STEPS = 40;
-
-export interface PlanStatusLogEntry {
-  at: string;
-  phase: string;
-  message: string;
-}
-
-export interface PlanStatusStep {
-  index: number;
-  title: string;
-  assignee: string;
-  status: string;
-  attempts: number;
-  summary: string | null;
-  failureReason: string | null;
-  /** oldest first; the newest PLAN_STATUS_LOG_ENTRIES */
-  log: PlanStatusLogEntry[];
-}
-
-export interface PlanStatusView {
-  id: string;
-  title: string;
-  status: string;
-  steps: PlanStatusStep[];
-}
-
-/** Reads a plan of a conversation (its newest plan without planId); null when there is none. */
-export interface PlanStatusReader {
-  read(input: { conversationId: string; planId?: string; stepIndex?: number; logLimit: number }): Promise<PlanStatusView | null>;
-}
 
 const clip = (text: string | null): string | null => (text === null ? null : truncateText(text, PLAN_STATUS_TEXT_CHARS, { ellipsis: "…" }));
 

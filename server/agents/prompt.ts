@@ -7,7 +7,7 @@
  * roster (commander), the failed step (decisions), and the task itself.
  */
 import { FENCE_RULE, fenceUntrusted, neutraliseFenceMarkers } from "../core/fence.ts";
-import type { ArtifactRef, RunRequest } from "../executor/ports.ts";
+import type { ArtifactRef, RunRequest } from "../ports/executor.ts";
 import { defaultCapabilityTools } from "./tools.ts";
 
 export const SECTION = {

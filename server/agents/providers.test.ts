@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { loadConfig } from "../config/config.ts";
 import { createModelRegistry, DEFAULT_PRICES, ModelConfigurationError } from "./model-registry.ts";
 import { explainModelError } from "./retry.ts";
-import { PROVIDER_NAMES, PROVIDERS, type ProviderEntry } from "./providers.ts";
+import { PROVIDER_NAMES, PROVIDERS, type ProviderEntry } from "../config/providers.ts";
 
 describe("the provider registry is the one list of providers", () => {
   it.each(PROVIDER_NAMES)("%s: a model resolves once its required variables are set, and not before", (name) => {

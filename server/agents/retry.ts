@@ -7,7 +7,7 @@
  * the waiting, but it is not a dependency and the policy fits in this file.
  */
 import { APICallError } from "ai";
-import { isProviderName, PROVIDERS } from "./providers.ts";
+import { isProviderName, PROVIDERS } from "../config/providers.ts";
 import { truncateText } from "../core/text.ts";
 
 export interface RetryPolicy {

@@ -8,7 +8,7 @@
  * which only it can read.
  */
 import { InvalidToolInputError, NoSuchToolError, stepCountIs, streamText, type ModelMessage, type StopCondition, type ToolSet } from "ai";
-import { startConfirmed, type AgentRunner, type AgentRunResult, type RunRequest, type Usage } from "../executor/ports.ts";
+import { startConfirmed, type AgentRunner, type AgentRunResult, type RunRequest, type Usage } from "../ports/executor.ts";
 import { Compactor, CompactionImpossibleError, modelSummarizer, type Summarizer } from "./compaction.ts";
 import { DEFAULT_DELTA_BATCHING, DeltaBatcher } from "./delta-batcher.ts";
 import { connectMcpServers, parseMcpServers, type McpSession } from "./mcp.ts";

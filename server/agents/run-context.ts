@@ -4,16 +4,16 @@
  */
 import type { LanguageModelV3 } from "@ai-sdk/provider";
 import { wrapLanguageModel, type ModelMessage, type ToolSet } from "ai";
-import { startConfirmed, type RunRequest, type RunSink } from "../executor/ports.ts";
+import { startConfirmed, type RunRequest, type RunSink } from "../ports/executor.ts";
 import type { ProviderCircuits } from "./circuit-breaker.ts";
 import type { Summarizer } from "./compaction.ts";
 import type { DeltaBatcherOptions } from "./delta-batcher.ts";
 import type { McpConnector } from "./mcp.ts";
 import type { ModelRegistry } from "./model-registry.ts";
-import type { ArtifactStore, ConversationMemory, SessionStore } from "./ports.ts";
+import type { ArtifactStore, ConversationMemory, SessionStore } from "../ports/agents.ts";
 import type { RetryPolicy } from "./retry.ts";
 import type { PlanValidator, RunToolState } from "./tools.ts";
-import type { PlanStatusReader } from "./plan-status.ts";
+import type { PlanStatusReader } from "../ports/agents.ts";
 
 export interface AgentRunnerDeps {
   models: Pick<ModelRegistry, "resolve" | "cost" | "contextBudget" | "isSimulated">;

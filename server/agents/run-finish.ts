@@ -3,7 +3,7 @@
  * when the model stops (finishRun).
  */
 import type { ToolSet } from "ai";
-import type { AgentRunResult, Usage } from "../executor/ports.ts";
+import type { AgentRunResult, Usage } from "../ports/executor.ts";
 import type { McpSession } from "./mcp.ts";
 import type { AgentRunnerDeps, RunContext } from "./run-context.ts";
 import { findPendingAskUser } from "./session.ts";

@@ -7,7 +7,7 @@
  * (spelled out, encoded) cannot be recognised; the tool description asks it not to.
  */
 import { SECRET_MASK } from "../core/form-schema.ts";
-import type { RunSink } from "../executor/ports.ts";
+import type { RunSink } from "../ports/executor.ts";
 
 export class SecretRedactor {
   /** longest first, so a secret that contains another is masked whole */

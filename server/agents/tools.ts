@@ -10,10 +10,10 @@
 import { createHash } from "node:crypto";
 import { tool, zodSchema, type ToolSet } from "ai";
 import { z } from "zod";
-import type { RunRequest } from "../executor/ports.ts";
+import type { RunRequest } from "../ports/executor.ts";
 import type { FormSpec } from "../core/types.ts";
 import { describeFindings, type PlanFinding } from "../core/plan-critic.ts";
-import type { ArtifactStore } from "./ports.ts";
+import type { ArtifactStore } from "../ports/agents.ts";
 import { fenceUntrusted, neutraliseFenceMarkers } from "../core/fence.ts";
 import { SecretRedactor } from "./secrets.ts";
 import { truncateText } from "../core/text.ts";

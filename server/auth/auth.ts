@@ -14,7 +14,7 @@ import type { PrismaClient } from "../generated/prisma/client.ts";
 import { claimInvite, recordInviteUse } from "./invites.ts";
 import { createPersonalDemo } from "../services/seed.ts";
 import { CLIENT_IP_HEADER } from "../http/client-address.ts";
-import { disconnectSession } from "../socket/rooms.ts";
+import { peekRuntime } from "../runtime.ts";
 import { logFor } from "../observability/log.ts";
 
 /** sign-up attempts per client address per minute */
@@ -127,7 +127,7 @@ export function createAuth(prisma: PrismaClient) {
     databaseHooks: {
       session: {
         // sign-out and every revocation delete the row: that session's sockets close now
-        delete: { after: async (session) => disconnectSession(session.id) },
+        delete: { after: async (session) => peekRuntime()?.sessionEnded?.(session.id) },
       },
       user: {
         create: {

@@ -4,8 +4,8 @@
  */
 import crypto from "node:crypto";
 import type { PrismaClient } from "../generated/prisma/client.ts";
-import { assertAdmin, type Actor } from "./actor.ts";
-import { recordAudit } from "../services/audit.ts";
+import { assertAdmin, type Actor } from "../access/actor.ts";
+import { recordAudit } from "../access/audit.ts";
 
 export const INVITE_TTL_MS = 7 * 24 * 60 * 60 * 1000;
 export type InviteRole = "admin" | "member";

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { DEFAULT_MAX_BODY_BYTES } from "../protocol/limits.ts";
-import { PROVIDER_ENV, PROVIDER_NAMES, PROVIDERS, type ProviderEntry } from "../agents/providers.ts";
+import { PROVIDER_ENV, PROVIDER_NAMES, PROVIDERS, type ProviderEntry } from "./providers.ts";
 
 const positiveInt = (fallback: number) => z.coerce.number().int().positive().default(fallback);
 

@@ -4,7 +4,7 @@
  * the database (not only in a timer) and survives the process that scheduled it.
  */
 import { afterEach, expect, it } from "vitest";
-import type { AgentRunResult, RunRequest } from "./ports.ts";
+import type { AgentRunResult, RunRequest } from "../ports/executor.ts";
 import { BASE_BACKOFF_MS } from "../core/failure-policy.ts";
 import { createExecutorFixture, type ExecutorFixture } from "./testing/executor-fixture.ts";
 import { ok, sleep } from "./testing/scripted-runner.ts";

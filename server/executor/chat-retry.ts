@@ -11,7 +11,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Prisma } from "../generated/prisma/client.ts";
-import type { AgentRunResult } from "./ports.ts";
+import type { AgentRunResult } from "../ports/executor.ts";
 import type { ExecutorContext } from "./context.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
 import { retryDelayMs } from "../core/failure-policy.ts";

@@ -2,7 +2,7 @@
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { SqlRunner } from "../db/sql-runner.ts";
 import type { LoadedPlan } from "../adapters/prisma/plan-repository.ts";
-import type { AgentRunner, ArtifactRef, Clock, EventPublisher } from "./ports.ts";
+import type { AgentRunner, ArtifactRef, Clock, EventPublisher } from "../ports/executor.ts";
 import { AgentDirectory } from "./agent-directory.ts";
 import { consoleLike, logFor } from "../observability/log.ts";
 import type { Liveness } from "../db/liveness.ts";

@@ -17,7 +17,7 @@ import { BatonError, invalidInput, notFound } from "./errors.ts";
 import { NOT_FOUND_MARKER } from "../adapters/prisma/write-batch.ts";
 import { UnitRunner, type CommittedUnit, type UnitPlan } from "./units.ts";
 import { applyPlanEvent, reconcilePlan, stepDTO } from "./plan-effects.ts";
-import { assertMember, assertPlanMember, type Actor } from "../auth/actor.ts";
+import { assertMember, assertPlanMember, type Actor } from "../access/actor.ts";
 import { createRun } from "./run-records.ts";
 import { RunWorker } from "./run-worker.ts";
 import { storedRequest } from "./run-queue.ts";
@@ -29,7 +29,7 @@ import { stopLoneRun, stopTarget } from "./run-stop.ts";
 import { addressees, isCommanderReplyMode } from "../core/addressing.ts";
 import { plural } from "../core/plural.ts";
 import { personHandles, resolveMentions } from "../protocol/mentions.ts";
-import { API_USER_EMAIL } from "../services/seed.ts";
+import { API_USER_EMAIL } from "../access/actor.ts";
 import { traceEndedPlans } from "../observability/tracing.ts";
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from "../core/text.ts";
 

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { beforeAll, describe, expect, it } from "vitest";
-import type { Actor } from "../auth/actor.ts";
+import type { Actor } from "../access/actor.ts";
 import { rawStep as step, executorFixtureForFile } from "./testing/file-fixture.ts";
 import { directiveScript } from "./testing/directive-script.ts";
 

@@ -1,6 +1,6 @@
 /** What a created run carries until it starts: shared by the unit of work and run records. */
 import type { Agent } from "../generated/prisma/client.ts";
-import type { RunRequest } from "./ports.ts";
+import type { RunRequest } from "../ports/executor.ts";
 import type { RunKind } from "../core/types.ts";
 
 /** The kinds of run (core/types.ts); core/run-outcome.ts says what a finished one means. */

@@ -10,7 +10,7 @@ import { decisionNotice, runFailureNotice, runVerdict, type RunEffect, type Said
 import type { FinishedRunStatus, PlanEvent } from "../core/types.ts";
 import { loadPlan } from "../adapters/prisma/plan-repository.ts";
 import { sqlWrites } from "../adapters/prisma/write-batch.ts";
-import type { AgentRunResult } from "./ports.ts";
+import type { AgentRunResult } from "../ports/executor.ts";
 import type { ExecutorContext } from "./context.ts";
 import { openForm, planContext, reconcilePlan, type PlanChange } from "./plan-effects.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";

@@ -8,7 +8,7 @@
 import type { Agent, Prisma } from "../generated/prisma/client.ts";
 import type { RunDTO } from "../protocol/dto.ts";
 import { runDTO as buildRunDTO } from "../protocol/dto-builders.ts";
-import type { AgentProfile, ArtifactRef, ResumeInput, RunPurpose } from "./ports.ts";
+import type { AgentProfile, ArtifactRef, ResumeInput, RunPurpose } from "../ports/executor.ts";
 import type { ExecutorContext } from "./context.ts";
 import { sqlWrites } from "../adapters/prisma/write-batch.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import type { Actor } from "../auth/actor.ts";
+import type { Actor } from "../access/actor.ts";
 import type { RunDTO } from "../protocol/dto.ts";
 import { createExecutorFixture, type ExecutorFixture } from "./testing/executor-fixture.ts";
 import { ok, sleep } from "./testing/scripted-runner.ts";

@@ -4,7 +4,7 @@
  * stopped step means, a lone run has nothing to decide.
  */
 import type { Prisma } from "../generated/prisma/client.ts";
-import { assertMember, type Actor } from "../auth/actor.ts";
+import { assertMember, type Actor } from "../access/actor.ts";
 import { sqlWrites } from "../adapters/prisma/write-batch.ts";
 import { BatonError, notFound } from "./errors.ts";
 import { announceCancelledRun } from "./plan-effects.ts";

@@ -8,7 +8,7 @@
  */
 import { context } from "@opentelemetry/api";
 import type { PrismaClient } from "../generated/prisma/client.ts";
-import type { AgentRunner, AgentRunResult } from "./ports.ts";
+import type { AgentRunner, AgentRunResult } from "../ports/executor.ts";
 import type { RunLaunch } from "./run-launch.ts";
 import { recordRunDuration, recordRunStart } from "../observability/instruments.ts";
 import { logFor } from "../observability/log.ts";

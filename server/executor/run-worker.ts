@@ -9,7 +9,7 @@ import type { Prisma } from "../generated/prisma/client.ts";
 import { LOST_RUN_ERROR, lostRunVerdict } from "../core/run-outcome.ts";
 import type { ClaimedRun, ClaimRequest } from "../adapters/prisma/write-batch.ts";
 import type { ExecutorContext } from "./context.ts";
-import type { AgentRunResult } from "./ports.ts";
+import type { AgentRunResult } from "../ports/executor.ts";
 import { createRun, runDTO, type RunLaunch } from "./run-records.ts";
 import { runKindOf } from "../core/types.ts";
 import { finishRun, type RunLogEntry } from "./run-lifecycle.ts";

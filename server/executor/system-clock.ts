@@ -1,4 +1,4 @@
-import type { Clock } from "./ports.ts";
+import type { Clock } from "../ports/executor.ts";
 
 /** Wall-clock time and real timers; timers never keep the process alive on their own. */
 export const systemClock: Clock = {

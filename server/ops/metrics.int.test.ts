@@ -1,7 +1,7 @@
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createExecutorFixture, type ExecutorFixture } from "../executor/testing/executor-fixture.ts";
 import { directiveScript } from "../executor/testing/directive-script.ts";
-import type { AgentRunner } from "../executor/ports.ts";
+import type { AgentRunner } from "../ports/executor.ts";
 import { ProviderCircuits } from "../agents/circuit-breaker.ts";
 import { startFakeModelServer, type FakeModelServer } from "../agents/testing/fake-model-server.ts";
 import { testRuntime } from "../agents/testing/agent-fixture.ts";

@@ -1,7 +1,7 @@
 /** Admin: create and edit agents (handle, role, description, prompt, model, tools, skills, concurrency). */
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { AdminAgent, AgentInput } from "../protocol/rest/admin.ts";
-import { assertAdmin, type Actor } from "../auth/actor.ts";
+import { assertAdmin, type Actor } from "../access/actor.ts";
 import type { ModelRegistry } from "../agents/model-registry.ts";
 import { modelProblem } from "../agents/model-check.ts";
 import { invalidInput } from "../executor/errors.ts";

@@ -7,7 +7,7 @@
  */
 import type { Prisma, PrismaClient } from "../generated/prisma/client.ts";
 import type { PlanStatus } from "../core/types.ts";
-import { assertAdmin, type Actor } from "../auth/actor.ts";
+import { assertAdmin, type Actor } from "../access/actor.ts";
 import { stepSegments } from "./admin-timeline.ts";
 import type { PlanTimeline, TimelineStep } from "../protocol/rest/admin-views.ts";
 import { criticalPath, serviceMs } from "../core/critical-path.ts";

@@ -5,7 +5,7 @@
 import type { ProviderCircuits } from "../agents/circuit-breaker.ts";
 import type { ProviderHealth, SandboxView } from "../protocol/rest/admin-views.ts";
 import { SANDBOX_FIX, type Sandbox } from "../workspace/sandbox.ts";
-import { assertAdmin, type Actor } from "../auth/actor.ts";
+import { assertAdmin, type Actor } from "../access/actor.ts";
 
 export function getProviderHealth(input: {
   actor: Actor | null;

@@ -1,6 +1,6 @@
 /** Admin read model: tokens and cost by model, by agent and by day, over a recent window. */
 import type { PrismaClient } from "../generated/prisma/client.ts";
-import { assertAdmin, type Actor } from "../auth/actor.ts";
+import { assertAdmin, type Actor } from "../access/actor.ts";
 import type { Usage, UsageRow } from "../protocol/rest/admin-views.ts";
 
 type BilledRun = Pick<UsageRow, "tokensIn" | "tokensOut" | "cacheReadTokens" | "cacheWriteTokens" | "cost"> & { usageEstimated: boolean };

@@ -16,8 +16,8 @@
 import { MAX_CONVERSATION_TITLE_CHARS } from "../protocol/limits.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { BatonError } from "../executor/errors.ts";
-import { assertOwner } from "../auth/actor.ts";
-import { recordAudit, type AuditActor } from "./audit.ts";
+import { assertOwner } from "../access/actor.ts";
+import { recordAudit, type AuditActor } from "../access/audit.ts";
 
 export interface ConversationChangeNotifier {
   /** the conversation's title or archived state changed: these users' sidebars refresh */

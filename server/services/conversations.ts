@@ -13,7 +13,7 @@ import { MAX_MESSAGE_PAGE, MAX_UPLOAD_BYTES } from "../protocol/limits.ts";
 import type { Snapshot } from "../protocol/rest/conversations.ts";
 import { formsOf, messagesBefore, readSnapshot } from "./conversation-snapshot.ts";
 import { computePlanMetrics, type PlanMetrics } from "./plan-metrics.ts";
-import { assertMember, assertOwner, assertPlanMember, type Actor } from "../auth/actor.ts";
+import { assertMember, assertOwner, assertPlanMember, type Actor } from "../access/actor.ts";
 import type { CommanderReplyMode } from "../core/addressing.ts";
 import { truncateText } from "../core/text.ts";
 

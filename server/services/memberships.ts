@@ -21,10 +21,10 @@
  */
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { BatonError } from "../executor/errors.ts";
-import { assertOwner, conversationRoleOf } from "../auth/actor.ts";
-import { recordAudit, type AuditActor } from "./audit.ts";
+import { assertOwner, conversationRoleOf } from "../access/actor.ts";
+import { recordAudit, type AuditActor } from "../access/audit.ts";
 import type { MembersView } from "../protocol/rest/members.ts";
-import { API_USER_EMAIL } from "./seed.ts";
+import { API_USER_EMAIL } from "../access/actor.ts";
 
 export type ConversationRole = "owner" | "member";
 

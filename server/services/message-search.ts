@@ -14,7 +14,7 @@
  * (`hit` marks a match), never as markup, so the browser renders them as text.
  */
 import { Prisma, type PrismaClient } from "../generated/prisma/client.ts";
-import type { Actor } from "../auth/actor.ts";
+import type { Actor } from "../access/actor.ts";
 import { BatonError, invalidInput } from "../executor/errors.ts";
 import {
   DEFAULT_SEARCH_LIMIT,

@@ -6,9 +6,9 @@
  * admin's edits.
  */
 import type { PrismaClient } from "../generated/prisma/client.ts";
+import { API_USER_EMAIL } from "../access/actor.ts";
 
 export const DEMO_CONVERSATION_TITLE = "Demo: ask the commander";
-export const API_USER_EMAIL = "automation@baton.local";
 const API_USER_ID = "api-automation";
 /** fixed, so processes seeding at once create one demo conversation between them */
 export const DEMO_CONVERSATION_ID = "demo-conversation";

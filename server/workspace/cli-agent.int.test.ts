@@ -10,7 +10,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { createTestDatabase, type TestDatabase } from "../db/testing/test-database.ts";
 import { agentProfile, recordingSink, runRequest } from "../agents/testing/agent-fixture.ts";
-import type { AgentRunner, RunRequest } from "../executor/ports.ts";
+import type { AgentRunner, RunRequest } from "../ports/executor.ts";
 import { commitSubjects, createGitFixture, showFile, type GitFixture } from "./testing/git-fixture.ts";
 import { fixtureRuntime, linkedConversation, workspacePlan } from "./testing/linked-conversation.ts";
 import { parseCliAgents, type CliAgents } from "./cli-agent.ts";

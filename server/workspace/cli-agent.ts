@@ -24,7 +24,7 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { z } from "zod";
 import { fenceUntrusted } from "../core/fence.ts";
-import type { AgentRunResult, RunSink } from "../executor/ports.ts";
+import type { AgentRunResult, RunSink } from "../ports/executor.ts";
 import { commandEnvironment } from "./command.ts";
 import { truncateText } from "../core/text.ts";
 import { SandboxUnavailableError, type PreparedCommand, type Sandbox } from "./sandbox.ts";

@@ -5,7 +5,7 @@
  * hunks; a clean merge points the result branch at the merge commit.
  */
 import type { PrismaClient } from "../generated/prisma/client.ts";
-import { assertPlanMember, type Actor } from "../auth/actor.ts";
+import { assertPlanMember, type Actor } from "../access/actor.ts";
 import { conflict, invalidInput } from "../executor/errors.ts";
 import type { FileConflict } from "./conflicts.ts";
 import { git } from "./git.ts";

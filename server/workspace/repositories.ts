@@ -10,7 +10,7 @@ import path from "node:path";
 import type { z } from "zod";
 import type { repositoryInputSchema } from "../protocol/rest/workspace.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
-import { assertAdmin, assertMember, assertOwner, type Actor } from "../auth/actor.ts";
+import { assertAdmin, assertMember, assertOwner, type Actor } from "../access/actor.ts";
 import { conflict, invalidInput, notFound } from "../executor/errors.ts";
 import { git, GitError, resolveCommit } from "./git.ts";
 

@@ -9,7 +9,7 @@ import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { createTestDatabase, type TestDatabase } from "../db/testing/test-database.ts";
 import { agentProfile, recordingSink, runRequest } from "../agents/testing/agent-fixture.ts";
-import type { AgentRunner } from "../executor/ports.ts";
+import type { AgentRunner } from "../ports/executor.ts";
 import { createGitFixture, showFile, type GitFixture } from "./testing/git-fixture.ts";
 import { fixtureRuntime, linkedConversation, workspacePlan } from "./testing/linked-conversation.ts";
 import { git, resolveCommit } from "./git.ts";

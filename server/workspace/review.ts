@@ -10,12 +10,12 @@
  * the slot's worktree was removed by retention (branches are kept).
  */
 import type { PrismaClient } from "../generated/prisma/client.ts";
-import { assertOwner, assertPlanMember, type Actor } from "../auth/actor.ts";
+import { assertOwner, assertPlanMember, type Actor } from "../access/actor.ts";
 import { conflict } from "../executor/errors.ts";
 import { git, isAncestor, resolveCommit } from "./git.ts";
 import { planRepository } from "./merge.ts";
 import { fastForwardBranch } from "./base-branch.ts";
-import { recordAudit } from "../services/audit.ts";
+import { recordAudit } from "../access/audit.ts";
 import { resultBranch } from "./naming.ts";
 import { diffStats, diffText, type DiffStats } from "./slots.ts";
 

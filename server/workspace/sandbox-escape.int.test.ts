@@ -14,7 +14,7 @@ import { homedir } from "node:os";
 import path from "node:path";
 import { createTestDatabase, type TestDatabase } from "../db/testing/test-database.ts";
 import { agentProfile, recordingSink, runRequest } from "../agents/testing/agent-fixture.ts";
-import type { AgentRunner, AgentRunResult, RunRequest } from "../executor/ports.ts";
+import type { AgentRunner, AgentRunResult, RunRequest } from "../ports/executor.ts";
 import { createGitFixture, type GitFixture } from "./testing/git-fixture.ts";
 import { fixtureRuntime, linkedConversation, workspacePlan } from "./testing/linked-conversation.ts";
 import { createSandbox, defaultSandbox, SANDBOX_FIX, SandboxUnavailableError, type Sandbox } from "./sandbox.ts";

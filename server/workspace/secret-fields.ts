@@ -5,7 +5,7 @@
  * `**Label**: value` line per field, form-schema.ts's formatFormAnswer); the label
  * of a value is the one on its line.
  */
-import type { ResumeInput } from "../executor/ports.ts";
+import type { ResumeInput } from "../ports/executor.ts";
 
 export interface SecretField {
   /** the field's label, as the form showed it */

@@ -6,7 +6,7 @@
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { existsSync } from "node:fs";
 import path from "node:path";
-import type { AgentRunner, AgentRunResult, RunRequest } from "../executor/ports.ts";
+import type { AgentRunner, AgentRunResult, RunRequest } from "../ports/executor.ts";
 import { routeReaction } from "../executor/reactions.ts";
 import { createExecutorFixture, type ExecutorFixture } from "../executor/testing/executor-fixture.ts";
 import { commitSubjects, createGitFixture, showFile, type GitFixture } from "./testing/git-fixture.ts";

@@ -7,7 +7,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
 import { createTestDatabase, type TestDatabase } from "../db/testing/test-database.ts";
-import type { Actor } from "../auth/actor.ts";
+import type { Actor } from "../access/actor.ts";
 import { createGitFixture, commitSubjects, type GitFixture } from "./testing/git-fixture.ts";
 import { git } from "./git.ts";
 import {

@@ -4,7 +4,7 @@
  * worktree on disk now. Admins only, checked here at the data.
  */
 import type { PrismaClient } from "../generated/prisma/client.ts";
-import { assertAdmin, type Actor } from "../auth/actor.ts";
+import { assertAdmin, type Actor } from "../access/actor.ts";
 import type { SlotsOverview } from "../protocol/rest/workspace.ts";
 
 export async function slotsOverview(prisma: PrismaClient, input: { actor: Actor | null; limit: number }): Promise<SlotsOverview> {

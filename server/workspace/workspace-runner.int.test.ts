@@ -12,7 +12,7 @@ import { MemoryArtifactStore } from "../agents/memory-stores.ts";
 import { agentProfile, recordingSink, runRequest, testRuntime } from "../agents/testing/agent-fixture.ts";
 import { startFakeModelServer } from "../agents/testing/fake-model-server.ts";
 import { readFile } from "node:fs/promises";
-import type { AgentRunner, AgentRunResult, RunRequest } from "../executor/ports.ts";
+import type { AgentRunner, AgentRunResult, RunRequest } from "../ports/executor.ts";
 import { commitSubjects, createGitFixture, showFile, type GitFixture } from "./testing/git-fixture.ts";
 import { fixtureRuntime, linkedConversation, workspacePlan } from "./testing/linked-conversation.ts";
 import { git } from "./git.ts";

@@ -1,7 +1,7 @@
 import { handle, requireUser } from "@/server/auth/guards.ts";
 import { respond } from "@/server/http/route-spec.ts";
 import { routes } from "@/server/protocol/rest/index.ts";
-import { membershipServices } from "@/server/services/runtime-services.ts";
+import { membershipServices } from "@/server/runtime-services.ts";
 
 /** The signed-in person's pending conversation invitations. */
 export const GET = handle(async (request: Request) => {

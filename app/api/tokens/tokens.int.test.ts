@@ -14,8 +14,8 @@ import {
 import { TOKEN_WRITE_RATE, USER_WRITE_RATE } from "@/server/auth/rate-limit.ts";
 import * as tokens from "./route.ts";
 import * as tokenById from "./[tokenId]/route.ts";
-import { dispatchV1 } from "@/server/http/v1/serve-v1.ts";
-import { listAuditEvents } from "@/server/services/audit.ts";
+import { dispatchV1 } from "@/server/api-v1/serve-v1.ts";
+import { listAuditEvents } from "@/server/access/audit.ts";
 
 const BOOTSTRAP = "bootstrap-token-0123456789abcdef";
 let fixture: AccountsFixture;

@@ -5,7 +5,7 @@
  */
 import type { ModelMessage } from "ai";
 import type { Prisma, PrismaClient } from "../../generated/prisma/client.ts";
-import type { ArtifactRecord, ArtifactStore, ConversationMemory, HistoryMessage, SessionStore } from "../../agents/ports.ts";
+import type { ArtifactRecord, ArtifactStore, ConversationMemory, HistoryMessage, SessionStore } from "../../ports/agents.ts";
 import { toStorableJson } from "../../core/text.ts";
 
 type ArtifactRow = Prisma.ArtifactGetPayload<object> & { run?: { agent: { handle: string } | null } | null };

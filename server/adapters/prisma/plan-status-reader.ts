@@ -3,7 +3,7 @@
  * newest without an id), each step's fields, and the newest execution-log entries.
  */
 import type { PrismaClient } from "../../generated/prisma/client.ts";
-import type { PlanStatusReader } from "../../agents/plan-status.ts";
+import type { PlanStatusReader } from "../../ports/agents.ts";
 
 export function createPrismaPlanStatusReader(prisma: PrismaClient): PlanStatusReader {
   return {

@@ -10,7 +10,7 @@
  */
 import type { SqlRunner } from "../../db/sql-runner.ts";
 import type { PendingEvent } from "./event-log.ts";
-import type { CommitNotice } from "../../executor/ports.ts";
+import type { CommitNotice } from "../../ports/executor.ts";
 import type { FinishedRunStatus } from "../../core/types.ts";
 
 /**

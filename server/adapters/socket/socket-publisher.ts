@@ -31,7 +31,7 @@
  */
 import { setImmediate as nextTurn } from "node:timers/promises";
 import type { Server } from "socket.io";
-import type { EventPublisher } from "../../executor/ports.ts";
+import type { EventPublisher } from "../../ports/executor.ts";
 import type { ClientToServerEvents, ConversationEventDTO, RunDelta, ServerToClientEvents } from "../../protocol/events.ts";
 import { activityRoom, conversationRoom } from "../../protocol/rooms.ts";
 import { log } from "../../observability/log.ts";

@@ -2,7 +2,7 @@
  * One builder for the agent-runtime tests: a runner with in-memory stores,
  * instant retry delays, and a sink that records what the conversation would see.
  */
-import type { AgentProfile, RunRequest, RunSink } from "../../executor/ports.ts";
+import type { AgentProfile, RunRequest, RunSink } from "../../ports/executor.ts";
 import { MemoryArtifactStore, MemorySessionStore } from "../memory-stores.ts";
 import { createModelRegistry, type ModelEnvironment, type ModelRegistryConfig } from "../model-registry.ts";
 import { createAgentRunner, type AgentRunnerDeps } from "../run-agent.ts";

@@ -12,7 +12,7 @@ import type { PlanStatus } from "../../core/types.ts";
 import { Executor } from "../executor.ts";
 import type { ExecutorConfig, ExecutorDeps } from "../context.ts";
 import { systemClock } from "../system-clock.ts";
-import type { AgentRunner } from "../ports.ts";
+import type { AgentRunner } from "../../ports/executor.ts";
 import { ScriptedRunner, ok, type Script } from "./scripted-runner.ts";
 
 export const TEST_EXECUTOR_CONFIG: ExecutorConfig = {

@@ -22,7 +22,7 @@ import { createPrismaArtifactStore, createPrismaSessionStore } from "../../adapt
 import { serveIpcRequests } from "../../testing/ipc-serve.ts";
 import { createWorkspaceRuntime, type WorkspaceRuntime } from "../../workspace/workspace-runner.ts";
 import { readWorkspaceSettings } from "../../workspace/settings.ts";
-import type { AgentRunner } from "../ports.ts";
+import type { AgentRunner } from "../../ports/executor.ts";
 
 type Request =
   | { id: number; type: "submit"; conversationId: string; raw: unknown }

@@ -2,7 +2,7 @@
  * A fake agent runtime for executor tests: a script decides each run's result, and
  * every call is recorded so tests can assert dispatch counts and live concurrency.
  */
-import { startConfirmed, type AgentRunResult, type AgentRunner, type RunRequest, type RunSink } from "../ports.ts";
+import { startConfirmed, type AgentRunResult, type AgentRunner, type RunRequest, type RunSink } from "../../ports/executor.ts";
 
 export type Script = (request: RunRequest, call: { attempt: number }) => Promise<AgentRunResult> | AgentRunResult;
 

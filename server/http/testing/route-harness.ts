@@ -10,7 +10,7 @@ import { setRuntime } from "../../runtime.ts";
 import { getAuth } from "../../auth/session.ts";
 import { createExecutorFixture, type ExecutorFixture } from "../../executor/testing/executor-fixture.ts";
 import { directiveScript } from "../../executor/testing/directive-script.ts";
-import { API_USER_EMAIL } from "../../services/seed.ts";
+import { API_USER_EMAIL } from "../../access/actor.ts";
 
 export const TEST_API_TOKEN = "test-token-0123456789abcdef";
 export const TEST_WEBHOOK_SECRET = "webhook-secret-0123456789";

@@ -2,7 +2,7 @@ import { AgentsEditor } from "@/components/admin/agents-editor.tsx";
 import { requirePageAdmin } from "@/server/auth/page-session.ts";
 import { getRuntime } from "@/server/runtime.ts";
 import { listAgentsForAdmin } from "@/server/services/admin-agents.ts";
-import { modelChoices, workspaceCliAgents } from "@/server/services/workspace-models.ts";
+import { modelChoices, workspaceCliAgents } from "@/server/workspace-models.ts";
 
 export const metadata = { title: "Agents" };
 

@@ -1,7 +1,7 @@
 import Link from "next/link";
 import { requirePageAdmin } from "@/server/auth/page-session.ts";
 import { getRuntime } from "@/server/runtime.ts";
-import { AUDIT_PAGE_SIZE, listAuditEvents } from "@/server/services/audit.ts";
+import { AUDIT_PAGE_SIZE, listAuditEvents } from "@/server/access/audit.ts";
 
 export const metadata = { title: "Audit log" };
 

@@ -2,7 +2,7 @@ import { handle, requireAdmin } from "@/server/auth/guards.ts";
 import { readBody, respond } from "@/server/http/route-spec.ts";
 import { routes } from "@/server/protocol/rest/index.ts";
 import { getRuntime } from "@/server/runtime.ts";
-import { workspaceCliAgents, workspaceModels } from "@/server/services/workspace-models.ts";
+import { workspaceCliAgents, workspaceModels } from "@/server/workspace-models.ts";
 import { createAgent, listAgentsForAdmin } from "@/server/services/admin-agents.ts";
 
 export const GET = handle(async (request: Request) => {

@@ -3,7 +3,7 @@ import { noContent, readBody, respond } from "@/server/http/route-spec.ts";
 import { routes } from "@/server/protocol/rest/index.ts";
 import type { ResponseBody } from "@/server/protocol/rest/define.ts";
 import { getRuntime } from "@/server/runtime.ts";
-import { conversationManageServices } from "@/server/services/runtime-services.ts";
+import { conversationManageServices } from "@/server/runtime-services.ts";
 
 type Context = { params: Promise<{ conversationId: string }> };
 

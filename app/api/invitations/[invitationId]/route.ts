@@ -1,7 +1,7 @@
 import { handle, requireUser } from "@/server/auth/guards.ts";
 import { readBody, respond } from "@/server/http/route-spec.ts";
 import { routes } from "@/server/protocol/rest/index.ts";
-import { membershipServices } from "@/server/services/runtime-services.ts";
+import { membershipServices } from "@/server/runtime-services.ts";
 
 type Context = { params: Promise<{ invitationId: string }> };
 const spec = routes.members.answerInvitation;

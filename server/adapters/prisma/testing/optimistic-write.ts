@@ -8,7 +8,7 @@ import type { PrismaClient } from "../../../generated/prisma/client.ts";
 import { conversationLockKey } from "../plan-repository.ts";
 import { sqlWrites, WriteBatch, type WriteExpectation } from "../write-batch.ts";
 import { prismaSql } from "../../../db/sql-runner.ts";
-import type { CommitNotice } from "../../../executor/ports.ts";
+import type { CommitNotice } from "../../../ports/executor.ts";
 
 export async function optimisticMessageWrite(prisma: PrismaClient) {
   const conversation = await prisma.conversation.create({ data: { title: "t" } });

@@ -2,7 +2,7 @@ import { handle, requireAdmin } from "@/server/auth/guards.ts";
 import { tryModel } from "@/server/agents/model-check.ts";
 import { readBody, respond } from "@/server/http/route-spec.ts";
 import { routes } from "@/server/protocol/rest/index.ts";
-import { workspaceCliAgents, workspaceModels } from "@/server/services/workspace-models.ts";
+import { workspaceCliAgents, workspaceModels } from "@/server/workspace-models.ts";
 import { cliAgentName } from "@/server/workspace/cli-agent.ts";
 import { tryCliAgent } from "@/server/workspace/cli-check.ts";
 

@@ -2,7 +2,7 @@ import { handle, requireMember } from "@/server/auth/guards.ts";
 import { readBody, respond } from "@/server/http/route-spec.ts";
 import { routes } from "@/server/protocol/rest/index.ts";
 import { getRuntime } from "@/server/runtime.ts";
-import { membershipServices } from "@/server/services/runtime-services.ts";
+import { membershipServices } from "@/server/runtime-services.ts";
 
 type Context = { params: Promise<{ conversationId: string }> };
 const spec = routes.members.addAgent;

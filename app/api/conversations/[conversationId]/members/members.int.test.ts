@@ -11,7 +11,7 @@ import {
   type AccountsFixture,
   type TestAccount,
 } from "@/server/auth/testing/accounts.ts";
-import { API_USER_EMAIL } from "@/server/services/seed.ts";
+import { API_USER_EMAIL } from "@/server/access/actor.ts";
 import * as members from "./route.ts";
 import * as member from "./[userId]/route.ts";
 import * as agents from "../agents/route.ts";

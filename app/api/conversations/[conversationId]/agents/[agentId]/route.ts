@@ -2,7 +2,7 @@ import { handle, requireUser } from "@/server/auth/guards.ts";
 import { noContent } from "@/server/http/route-spec.ts";
 import { routes } from "@/server/protocol/rest/index.ts";
 import { getRuntime } from "@/server/runtime.ts";
-import { membershipServices } from "@/server/services/runtime-services.ts";
+import { membershipServices } from "@/server/runtime-services.ts";
 
 type Context = { params: Promise<{ conversationId: string; agentId: string }> };
 

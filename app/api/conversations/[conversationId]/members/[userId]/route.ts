@@ -1,7 +1,7 @@
 import { handle, requireMember, requireUser } from "@/server/auth/guards.ts";
 import { noContent, readBody, respond } from "@/server/http/route-spec.ts";
 import { routes } from "@/server/protocol/rest/index.ts";
-import { membershipServices } from "@/server/services/runtime-services.ts";
+import { membershipServices } from "@/server/runtime-services.ts";
 
 type Context = { params: Promise<{ conversationId: string; userId: string }> };
 

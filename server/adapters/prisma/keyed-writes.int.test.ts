@@ -7,9 +7,9 @@
  * Counted with the transaction's own table statistics (pg_stat_xact_user_tables).
  */
 import { afterAll, describe, expect, it } from "vitest";
-import type { Prisma, PrismaClient } from "../generated/prisma/client.ts";
-import { createTestDatabase, type TestDatabase } from "./testing/test-database.ts";
-import { createPrismaSessionStore } from "../adapters/prisma/agent-stores.ts";
+import type { Prisma, PrismaClient } from "../../generated/prisma/client.ts";
+import { createTestDatabase, type TestDatabase } from "../../db/testing/test-database.ts";
+import { createPrismaSessionStore } from "./agent-stores.ts";
 
 const opened: TestDatabase[] = [];
 afterAll(async () => {

@@ -7,9 +7,9 @@
  */
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
-import type { ClusterBus, ClusterMessage } from "../adapters/socket/socket-publisher.ts";
-import { log } from "../observability/log.ts";
-import { listenResiliently, type ResilientListener } from "./pg-listener.ts";
+import type { ClusterBus, ClusterMessage } from "./socket-publisher.ts";
+import { log } from "../../observability/log.ts";
+import { listenResiliently, type ResilientListener } from "../../db/pg-listener.ts";
 
 export const EVENTS_CHANNEL = "baton_events";
 

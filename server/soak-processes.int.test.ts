@@ -9,11 +9,11 @@
  * BATON_SOAK_PLANS=500 runs a larger soak.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createTestDatabase, postgresAvailable, type TestDatabase } from "../db/testing/test-database.ts";
-import { seedWorkspace } from "../services/seed.ts";
-import type { PlanDTO } from "../protocol/dto.ts";
-import { ExecutorProcess } from "./testing/process-handle.ts";
-import { describeFigures, seededRandom, soakFigures, soakPlan } from "./testing/soak.ts";
+import { createTestDatabase, postgresAvailable, type TestDatabase } from "./db/testing/test-database.ts";
+import { seedWorkspace } from "./services/seed.ts";
+import type { PlanDTO } from "./protocol/dto.ts";
+import { ExecutorProcess } from "./executor/testing/process-handle.ts";
+import { describeFigures, seededRandom, soakFigures, soakPlan } from "./executor/testing/soak.ts";
 
 const PLANS = Number(process.env.BATON_SOAK_PLANS ?? 50);
 const CONVERSATIONS = 5;

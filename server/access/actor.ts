@@ -10,6 +10,9 @@
 import type { Prisma, PrismaClient } from "../generated/prisma/client.ts";
 import { BatonError, notFound } from "../executor/errors.ts";
 
+/** The seeded user the automation API acts as (services/seed.ts creates it); no person signs in as it. */
+export const API_USER_EMAIL = "automation@baton.local";
+
 /** Who is acting: a signed-in person (a SessionUser is one) or the automation API's user. */
 export interface Actor {
   id: string;

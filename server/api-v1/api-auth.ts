@@ -6,10 +6,10 @@
  */
 import { createHmac, timingSafeEqual } from "node:crypto";
 import { getRuntime, type Runtime } from "../runtime.ts";
-import { assertDeclaredLength, boundBody, readLimitedText, requestBodyLimit } from "./body.ts";
-import { errorResponse, HttpError } from "./errors.ts";
-import { assertIdParams, plausibleId } from "./params.ts";
-import type { Actor } from "../auth/actor.ts";
+import { assertDeclaredLength, boundBody, readLimitedText, requestBodyLimit } from "../http/body.ts";
+import { errorResponse, HttpError } from "../http/errors.ts";
+import { assertIdParams, plausibleId } from "../http/params.ts";
+import type { Actor } from "../access/actor.ts";
 import { scopeAllows, TOKEN_PREFIX, verifyApiToken } from "../auth/api-tokens.ts";
 import type { TokenScope } from "../protocol/rest/account.ts";
 import { enforceRateLimit, TOKEN_WRITE_RATE } from "../auth/rate-limit.ts";

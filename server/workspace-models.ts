@@ -1,7 +1,7 @@
 /** The process's model registry and command-line agents, built from its configuration, for admin checks of model ids. */
-import { createModelRegistry, type ModelRegistry } from "../agents/model-registry.ts";
-import { readCliAgents, type CliAgents } from "../workspace/cli-agent.ts";
-import { getRuntime } from "../runtime.ts";
+import { createModelRegistry, type ModelRegistry } from "./agents/model-registry.ts";
+import { readCliAgents, type CliAgents } from "./workspace/cli-agent.ts";
+import { getRuntime } from "./runtime.ts";
 
 let cached: { env: object; models: ModelRegistry } | undefined;
 let cliAgents: CliAgents | undefined;

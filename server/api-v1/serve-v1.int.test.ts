@@ -7,7 +7,7 @@ import { createServer, request as httpRequest, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { gunzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createRouteHarness, TEST_API_TOKEN, type RouteHarness } from "../testing/route-harness.ts";
+import { createRouteHarness, TEST_API_TOKEN, type RouteHarness } from "../http/testing/route-harness.ts";
 import { createV1Server } from "./serve-v1.ts";
 
 const MAX_BODY_BYTES = 64 * 1024;

@@ -10,13 +10,13 @@ import { wrapLanguageModel } from "ai";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createPrismaArtifactStore, createPrismaSessionStore } from "../adapters/prisma/agent-stores.ts";
 import { listConversationEvents } from "../adapters/prisma/event-log.ts";
-import { corePlanValidator } from "../agents/core-plan-validator.ts";
-import { createModelRegistry } from "../agents/model-registry.ts";
-import { createAgentRunner } from "../agents/run-agent.ts";
+import { corePlanValidator } from "./core-plan-validator.ts";
+import { createModelRegistry } from "./model-registry.ts";
+import { createAgentRunner } from "./run-agent.ts";
 import { SECRET_MASK } from "../core/form-schema.ts";
 import type { Database } from "../db/database.ts";
-import type { AgentRunner, RunRequest } from "./ports.ts";
-import { createExecutorFixture, TEST_EXECUTOR_CONFIG, type ExecutorFixture } from "./testing/executor-fixture.ts";
+import type { AgentRunner, RunRequest } from "../ports/executor.ts";
+import { createExecutorFixture, TEST_EXECUTOR_CONFIG, type ExecutorFixture } from "../executor/testing/executor-fixture.ts";
 
 const SECRET = `hunter2-${randomUUID()}`;
 let fixture: ExecutorFixture;

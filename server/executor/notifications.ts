@@ -6,9 +6,9 @@
  * missed meanwhile (the sweep would find it too, later).
  */
 import type pg from "pg";
-import type { Notifications } from "../executor/context.ts";
-import { RUNS_CHANNEL } from "../executor/run-queue.ts";
-import { listenResiliently } from "./pg-listener.ts";
+import type { Notifications } from "./context.ts";
+import { RUNS_CHANNEL } from "./run-queue.ts";
+import { listenResiliently } from "../db/pg-listener.ts";
 
 export function postgresNotifications(pool: pg.Pool): Notifications {
   return {

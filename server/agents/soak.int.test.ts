@@ -8,11 +8,11 @@
  */
 import { afterAll, expect, it } from "vitest";
 import { loadConfig } from "../config/config.ts";
-import { createAgentRunner } from "../agents/run-agent.ts";
-import { createModelRegistry } from "../agents/model-registry.ts";
+import { createAgentRunner } from "./run-agent.ts";
+import { createModelRegistry } from "./model-registry.ts";
 import { createPrismaArtifactStore, createPrismaSessionStore } from "../adapters/prisma/agent-stores.ts";
-import { createExecutorFixture, type ExecutorFixture } from "./testing/executor-fixture.ts";
-import { describeFigures, seededRandom, soakFigures, soakPlan } from "./testing/soak.ts";
+import { createExecutorFixture, type ExecutorFixture } from "../executor/testing/executor-fixture.ts";
+import { describeFigures, seededRandom, soakFigures, soakPlan } from "../executor/testing/soak.ts";
 
 const PLANS = Number(process.env.BATON_SOAK_PLANS ?? 50);
 const CONVERSATIONS = 5;

@@ -5,12 +5,12 @@
  */
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "./testing/test-database.ts";
+import { createTestDatabase, type TestDatabase } from "../db/testing/test-database.ts";
 import { CONFLICT_MARKER, sqlWrites, WriteBatch } from "../adapters/prisma/write-batch.ts";
-import { prismaSql } from "./sql-runner.ts";
+import { prismaSql } from "../db/sql-runner.ts";
 import { enterConversation } from "../adapters/prisma/plan-repository.ts";
 import { optimisticMessageWrite } from "../adapters/prisma/testing/optimistic-write.ts";
-import { claimRuns } from "../executor/run-queue.ts";
+import { claimRuns } from "./run-queue.ts";
 
 const opened: TestDatabase[] = [];
 afterAll(async () => {

@@ -15,11 +15,11 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import compression from "compression";
-import type { RouteSpec } from "../../protocol/rest/define.ts";
-import { v1Routes } from "../../protocol/rest/v1.ts";
-import { bodyLimitFor, bodyTooLarge } from "../body.ts";
-import { errorResponse, HttpError } from "../errors.ts";
-import { BASELINE_HEADERS } from "../security-headers.ts";
+import type { RouteSpec } from "../protocol/rest/define.ts";
+import { v1Routes } from "../protocol/rest/v1.ts";
+import { bodyLimitFor, bodyTooLarge } from "../http/body.ts";
+import { errorResponse, HttpError } from "../http/errors.ts";
+import { BASELINE_HEADERS } from "../http/security-headers.ts";
 import { v1Handlers } from "./handlers.ts";
 
 export const V1_PREFIX = "/api/v1";

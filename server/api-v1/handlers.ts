@@ -4,16 +4,16 @@
  * web-standard (Request, path params) → Response function; serve-v1.ts routes Node's
  * requests to them before Next sees the request (see its header for why).
  */
-import { listConversationEvents } from "../../adapters/prisma/event-log.ts";
-import { routeReaction } from "../../executor/reactions.ts";
-import type { RouteParams } from "../../protocol/rest/define.ts";
-import { v1Routes } from "../../protocol/rest/v1.ts";
-import { listAuditEvents } from "../../services/audit.ts";
-import { apiActor, requireApiConversation, withApiToken, withSignedBody } from "../api-v1.ts";
-import { conflict } from "../../executor/errors.ts";
-import { intParam } from "../params.ts";
+import { listConversationEvents } from "../adapters/prisma/event-log.ts";
+import { routeReaction } from "../executor/reactions.ts";
+import type { RouteParams } from "../protocol/rest/define.ts";
+import { v1Routes } from "../protocol/rest/v1.ts";
+import { listAuditEvents } from "../access/audit.ts";
+import { apiActor, requireApiConversation, withApiToken, withSignedBody } from "./api-auth.ts";
+import { conflict } from "../executor/errors.ts";
+import { intParam } from "../http/params.ts";
 import { idempotentPlanId, isUniqueViolation, readIdempotencyKey } from "./idempotency.ts";
-import { readBody, respond } from "../route-spec.ts";
+import { readBody, respond } from "../http/route-spec.ts";
 
 type V1Routes = typeof v1Routes;
 

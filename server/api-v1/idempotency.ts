@@ -5,8 +5,8 @@
  * database's primary key is what makes it exactly once, also between processes.
  */
 import { createHash } from "node:crypto";
-import { databaseErrorInfo } from "../../db/database-errors.ts";
-import { invalidInput } from "../../executor/errors.ts";
+import { databaseErrorInfo } from "../db/database-errors.ts";
+import { invalidInput } from "../executor/errors.ts";
 
 export const IDEMPOTENCY_HEADER = "idempotency-key";
 /** Keys are what clients make: UUIDs, hashes, "nightly-2026-12-06". */

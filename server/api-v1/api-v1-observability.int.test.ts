@@ -7,7 +7,7 @@ import { loadConfig } from "@/server/config/config.ts";
 import { setRuntime } from "@/server/runtime.ts";
 import { createExecutorFixture, type ExecutorFixture } from "@/server/executor/testing/executor-fixture.ts";
 import { directiveScript } from "@/server/executor/testing/directive-script.ts";
-import { API_USER_EMAIL } from "@/server/services/seed.ts";
+import { API_USER_EMAIL } from "@/server/access/actor.ts";
 import { v1Handlers as v1 } from "./handlers.ts";
 
 const TOKEN = "test-token-0123456789abcdef";

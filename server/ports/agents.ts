@@ -1,6 +1,6 @@
 /**
  * What the agent runtime needs from the outside world, as ports. The server
- * wires Prisma-backed adapters; tests use the in-memory ones in memory-stores.ts.
+ * wires Prisma-backed adapters; tests use the in-memory ones in agents/memory-stores.ts.
  */
 import type { ModelMessage } from "ai";
 
@@ -101,4 +101,36 @@ export interface ConversationMemory {
   range(input: { conversationId: string; afterCreatedAt?: string; upToMessageId: string; limit: number }): Promise<HistoryMessage[]>;
   loadSummary(conversationId: string): Promise<HistorySummary | null>;
   saveSummary(conversationId: string, summary: HistorySummary): Promise<void>;
+}
+
+// The plan_status tool's view of a plan (agents/plan-status.ts), read by the Prisma and
+// memory stores.
+export interface PlanStatusLogEntry {
+  at: string;
+  phase: string;
+  message: string;
+}
+
+export interface PlanStatusStep {
+  index: number;
+  title: string;
+  assignee: string;
+  status: string;
+  attempts: number;
+  summary: string | null;
+  failureReason: string | null;
+  /** oldest first; the newest PLAN_STATUS_LOG_ENTRIES (agents/plan-status.ts) */
+  log: PlanStatusLogEntry[];
+}
+
+export interface PlanStatusView {
+  id: string;
+  title: string;
+  status: string;
+  steps: PlanStatusStep[];
+}
+
+/** Reads a plan of a conversation (its newest plan without planId); null when there is none. */
+export interface PlanStatusReader {
+  read(input: { conversationId: string; planId?: string; stepIndex?: number; logLimit: number }): Promise<PlanStatusView | null>;
 }
