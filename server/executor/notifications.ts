@@ -1,7 +1,7 @@
 /**
- * LISTEN on PostgreSQL for the run queue's wake-ups (executor/run-queue.ts): a unit
+ * LISTEN on PostgreSQL for the run queue's wake-ups (run-queue.ts): a unit
  * that leaves runs queued in a pool NOTIFYs at commit, and every process with room
- * claims. One dedicated connection that comes back when it drops (pg-listener.ts);
+ * claims. One dedicated connection that comes back when it drops (db/pg-listener.ts);
  * after a re-subscribe this process claims at once, since a wake-up may have been
  * missed meanwhile (the sweep would find it too, later).
  */

@@ -1,8 +1,8 @@
 /**
- * The channel between Baton's processes on PostgreSQL (adapters/socket/socket-publisher.ts):
+ * The channel between Baton's processes on PostgreSQL (socket-publisher.ts):
  * a unit's committed seqs (sent by the unit's own statement at commit: commitNotice), a
  * run's streamed text and status. NOTIFY on EVENTS_CHANNEL, heard on a LISTEN connection
- * that comes back when it drops (pg-listener.ts); the publisher learns of the drop and of
+ * that comes back when it drops (db/pg-listener.ts); the publisher learns of the drop and of
  * the re-subscribe, and replays from the event log what it may have missed.
  */
 import { randomUUID } from "node:crypto";
