@@ -35,8 +35,6 @@ export async function bootCore(input: {
   startExecutor?: boolean;
   /** the breakers the runner uses, shown on the admin page */
   circuits?: ProviderCircuits;
-  /** closes a deleted session's live sockets (socket/rooms.ts), when this process serves them */
-  sessionEnded?: (sessionId: string) => void;
 }): Promise<BootedCore> {
   const { config } = input;
   // the embedded database's files are this process's alone: refuse to open them under another
@@ -83,7 +81,6 @@ export async function bootCore(input: {
     services: createConversationServices(db.prisma),
     apiUserId: seeded.apiUserId,
     circuits: input.circuits ?? null,
-    sessionEnded: input.sessionEnded,
   };
   setRuntime(runtime);
   if (input.startExecutor !== false) await executor.start();

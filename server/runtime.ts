@@ -23,11 +23,6 @@ export interface Runtime {
   apiMembership?: { conversationId: string; member: boolean };
   /** this process's per-provider circuit breakers (null: runs go straight to the provider) */
   circuits?: ProviderCircuits | null;
-  /**
-   * Closes the live sockets of a session that was deleted (sign-out, revocation).
-   * Injected by serve.ts, which owns Socket.IO, so auth/ does not import socket/.
-   */
-  sessionEnded?: (sessionId: string) => void;
 }
 
 const KEY = Symbol.for("baton.runtime");

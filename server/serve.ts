@@ -16,7 +16,6 @@ import type { AgentRunner } from "./ports/executor.ts";
 import { createSocketPublisher } from "./adapters/socket/socket-publisher.ts";
 import { listConversationEvents } from "./adapters/prisma/event-log.ts";
 import { attachSocketHandlers } from "./socket/handlers.ts";
-import { disconnectSession } from "./socket/rooms.ts";
 import { attachClusterAdapter, createSocketServer } from "./socket/server.ts";
 import { socketLimitsFromEnv } from "./socket/limits.ts";
 import { postgresBus } from "./adapters/socket/event-bus.ts";
@@ -96,7 +95,6 @@ export async function serveBaton(input: {
     createRunner: input.createRunner,
     instanceId: input.instanceId,
     circuits: input.circuits,
-    sessionEnded: disconnectSession,
   });
   let closeCluster = async () => {};
   if (core.db.kind === "postgres" && core.db.pool) {

@@ -14,7 +14,6 @@ import type { PrismaClient } from "../generated/prisma/client.ts";
 import { claimInvite, recordInviteUse } from "./invites.ts";
 import { createPersonalDemo } from "../services/seed.ts";
 import { CLIENT_IP_HEADER } from "../http/client-address.ts";
-import { peekRuntime } from "../runtime.ts";
 import { logFor } from "../observability/log.ts";
 
 /** sign-up attempts per client address per minute */
@@ -82,6 +81,22 @@ export async function hasHumanUser(prisma: PrismaClient): Promise<boolean> {
 
 const authLog = logFor({ component: "better-auth" });
 
+const sessionEndedKey = Symbol.for("baton.sessionEnded");
+type SessionEndedHolder = { [sessionEndedKey]?: (sessionId: string) => void };
+
+/**
+ * Who closes a deleted session's live sockets: the socket layer registers itself when it
+ * starts serving (socket/rooms.ts), so auth/ does not import socket/. Kept on globalThis
+ * because Next bundles route handlers (where sign-out runs) apart from the custom server.
+ */
+export function onSessionEnded(listener: (sessionId: string) => void): void {
+  (globalThis as SessionEndedHolder)[sessionEndedKey] = listener;
+}
+
+function sessionEnded(sessionId: string): void {
+  (globalThis as SessionEndedHolder)[sessionEndedKey]?.(sessionId);
+}
+
 export function createAuth(prisma: PrismaClient) {
   return betterAuth({
     appName: "Baton",
@@ -127,7 +142,7 @@ export function createAuth(prisma: PrismaClient) {
     databaseHooks: {
       session: {
         // sign-out and every revocation delete the row: that session's sockets close now
-        delete: { after: async (session) => peekRuntime()?.sessionEnded?.(session.id) },
+        delete: { after: async (session) => sessionEnded(session.id) },
       },
       user: {
         create: {

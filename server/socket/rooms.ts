@@ -9,12 +9,14 @@ import type { ConversationChangeNotifier } from "../services/conversation-manage
 import type { MembershipNotifier } from "../services/memberships.ts";
 import type { MentionNotice } from "../protocol/events.ts";
 import { activityRoom, conversationRoom, sessionRoom, userRoom } from "../protocol/rooms.ts";
+import { onSessionEnded } from "../auth/auth.ts";
 
 const ioKey = "__batonSocketIo";
 type IoHolder = { [ioKey]?: Server };
 
 export function rememberIo(io: Server) {
   (globalThis as IoHolder)[ioKey] = io;
+  onSessionEnded(disconnectSession);
 }
 
 function currentIo(): Server | undefined {
