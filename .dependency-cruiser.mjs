@@ -58,7 +58,7 @@ const upwardFromTests = BELOW_TOP.map((layer, index) => ({
   to: { path: LAYERS.slice(index + 1).map((higher) => higher.path), pathNot: "/testing/" },
 }));
 
-module.exports = {
+export default {
   forbidden: [
     ...upward,
     ...upwardFromTests,
