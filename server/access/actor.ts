@@ -8,7 +8,7 @@
  * so these checks never reveal that one exists.
  */
 import type { Prisma, PrismaClient } from "../generated/prisma/client.ts";
-import { BatonError, notFound } from "../executor/errors.ts";
+import { BatonError, hasErrorCode, notFound } from "../protocol/errors.ts";
 
 /** The seeded user the automation API acts as (services/seed.ts creates it); no person signs in as it. */
 export const API_USER_EMAIL = "automation@baton.local";
@@ -52,7 +52,7 @@ export async function assertPlanMember(db: Reader, actor: Actor | null | undefin
     await assertMember(db, actor, plan.conversationId);
   } catch (error) {
     // the plan's existence is as private as its conversation's
-    if (error instanceof BatonError && error.code === "not_found") throw notFound("plan");
+    if (hasErrorCode(error, "not_found")) throw notFound("plan");
     throw error;
   }
   return plan;

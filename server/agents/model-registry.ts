@@ -14,7 +14,7 @@ import { isProviderName, PROVIDER_NAMES, PROVIDERS, type ProviderEntry, type Pro
 
 export const OFFLINE_MODEL_ID = "offline";
 
-/** The environment variables the providers read (providers.ts), by their conventional names. */
+/** The environment variables the providers read (config/providers.ts), by their conventional names. */
 export type ModelEnvironment = Readonly<Record<string, unknown>>;
 
 /** US dollars per million tokens. */
@@ -78,7 +78,7 @@ export class ModelConfigurationError extends Error {
   }
 }
 
-/** Published list prices at the time of writing (providers.ts); a deployment overrides them in config. */
+/** Published list prices at the time of writing (config/providers.ts); a deployment overrides them in config. */
 export const DEFAULT_PRICES: Record<string, ModelPrice> = {
   ...Object.fromEntries(
     PROVIDER_NAMES.flatMap((provider) =>

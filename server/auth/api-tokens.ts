@@ -7,12 +7,12 @@
  *
  * Scopes nest: `admin` includes `write`, which includes `read`. A token acts as its
  * user with that user's current rights; `admin` only counts while the user is still a
- * workspace admin. BATON_API_TOKEN remains the bootstrap token (api-v1.ts).
+ * workspace admin. BATON_API_TOKEN remains the bootstrap token (api-v1/api-auth.ts).
  */
 import { createHash, randomBytes } from "node:crypto";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { SqlRunner } from "../db/sql-runner.ts";
-import { BatonError } from "../executor/errors.ts";
+import { BatonError } from "../protocol/errors.ts";
 import { recordAudit, type AuditActor } from "../access/audit.ts";
 import { MAX_TOKEN_DAYS, type TokenDTO, type TokenScope } from "../protocol/rest/account.ts";
 

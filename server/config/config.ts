@@ -67,7 +67,7 @@ const envSchema = z.object({
   BATON_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   BETTER_AUTH_SECRET: z.string().optional(),
   BETTER_AUTH_URL: z.string().optional(),
-  // the model providers' variables (agents/providers.ts): URLs must be URLs
+  // the model providers' variables (providers.ts): URLs must be URLs
   ...Object.fromEntries(PROVIDER_ENV.map((variable) => [variable.name, variable.url ? z.url().optional() : z.string().optional()])),
   NODE_ENV: z.enum(["development", "production", "test"]).default("development"),
 });
@@ -117,7 +117,7 @@ function parseModelConcurrency(value: string): Record<string, number> {
   return limits;
 }
 
-/** BATON_DEFAULT_MODEL, else the default model of the first provider (agents/providers.ts) whose key is set, else offline. */
+/** BATON_DEFAULT_MODEL, else the default model of the first provider (providers.ts) whose key is set, else offline. */
 function defaultModelFor(env: Env): string {
   if (env.BATON_DEFAULT_MODEL) return env.BATON_DEFAULT_MODEL;
   const variables: Readonly<Record<string, unknown>> = env;

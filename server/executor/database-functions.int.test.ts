@@ -6,7 +6,8 @@
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../db/testing/test-database.ts";
-import { CONFLICT_MARKER, sqlWrites, WriteBatch } from "../adapters/prisma/write-batch.ts";
+import { sqlWrites, WriteBatch } from "../adapters/prisma/write-batch.ts";
+import { CONFLICT_MARKER } from "../db/database-errors.ts";
 import { prismaSql } from "../db/sql-runner.ts";
 import { enterConversation } from "../adapters/prisma/plan-repository.ts";
 import { optimisticMessageWrite } from "../adapters/prisma/testing/optimistic-write.ts";

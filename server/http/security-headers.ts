@@ -39,7 +39,7 @@ export function contentSecurityPolicy({ nonce, dev, https }: PolicyInput): strin
 
 /**
  * On every response, pages, files and JSON alike: next.config.ts adds them to Next's,
- * the automation API (http/v1/serve-v1.ts) to its own.
+ * the automation API (api-v1/serve-v1.ts) to its own.
  */
 export const BASELINE_HEADERS = {
   "Referrer-Policy": "same-origin",

@@ -2,12 +2,12 @@
  * Conversation reads and the few writes that are not plan execution (creating a
  * conversation, uploads). Route handlers and the API call these; they never touch
  * Prisma themselves. Every read of a conversation's content takes the acting user
- * and checks membership itself (server/auth/actor.ts), whoever called it.
+ * and checks membership itself (server/access/actor.ts), whoever called it.
  */
 import { createHash } from "node:crypto";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { toPlanDTO, toRunDTO } from "../adapters/prisma/serializers.ts";
-import { BatonError, invalidInput, notFound } from "../executor/errors.ts";
+import { BatonError, invalidInput, notFound } from "../protocol/errors.ts";
 import type { AttachmentDTO, PlanDTO, UsageDTO } from "../protocol/dto.ts";
 import { MAX_MESSAGE_PAGE, MAX_UPLOAD_BYTES } from "../protocol/limits.ts";
 import type { Snapshot } from "../protocol/rest/conversations.ts";

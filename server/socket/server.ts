@@ -13,7 +13,7 @@
  * - With several processes (PostgreSQL), rooms span all of them through Socket.IO's
  *   PostgreSQL adapter (attachClusterAdapter) — for what rooms.ts does across processes
  *   (joins, leaves, membership notices). Conversation events travel on Baton's own bus
- *   (db/event-bus.ts), which replays from the event log after a drop.
+ *   (adapters/socket/event-bus.ts), which replays from the event log after a drop.
  */
 import type { IncomingMessage, Server as HttpServer } from "node:http";
 import { Server } from "socket.io";

@@ -23,10 +23,6 @@ export interface WriteExpectation {
   runs: { runId: string; runStatus: string | null }[];
 }
 
-/** Raised (as a database error) when an optimistic unit's expectation failed. */
-export const CONFLICT_MARKER = "baton_conflict";
-/** Raised (as a database error) when a new plan's conversation does not exist. */
-export const NOT_FOUND_MARKER = "baton_not_found";
 
 export interface MessageRow {
   id: string;

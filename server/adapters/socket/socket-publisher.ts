@@ -76,7 +76,7 @@ export type ClusterMessage =
   | { from: string; kind: "delta"; delta: RunDelta }
   | { from: string; kind: "status"; status: { conversationId: string; runId: string; text: string | null } };
 
-/** The channel between processes (db/event-bus.ts on PostgreSQL). */
+/** The channel between processes (event-bus.ts on PostgreSQL). */
 export interface ClusterBus {
   /** this process's id on the bus: its own messages come back to it and are ignored */
   readonly id: string;

@@ -11,7 +11,7 @@ const all: [string, RouteSpec][] = Object.entries(routes).flatMap(([group, specs
 
 /**
  * The browser's routes, served by Next's route files; the automation API's (`v1`) are
- * served by the custom server (server/http/v1), whose handler table is typed by them.
+ * served by the custom server (server/api-v1), whose handler table is typed by them.
  */
 const served = all.filter(([name]) => !name.startsWith("v1."));
 
