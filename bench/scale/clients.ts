@@ -16,19 +16,21 @@ export interface ClientAssignment {
   address: string;
 }
 
+/** one delivery of a conversation event: [conversationId, seq, createdAt ms, received ms, the client's number in its process] */
+export type Delivery = [string, number, number, number, number];
+
 export type ToClients = { kind: "connect"; clients: ClientAssignment[] } | { kind: "report" } | { kind: "close" };
 export type FromClients =
   | { kind: "connected"; joined: { conversationId: string; lastSeq: number }[] }
   | { kind: "failed"; error: string }
   | {
       kind: "report";
-      /** one row per delivery: [conversationId, seq, createdAt ms, received ms, the client's number in this process] */
-      deliveries: [string, number, number, number, number][];
+      deliveries: Delivery[];
       loopDelayMs: { p50: number; p99: number; max: number };
     };
 
 const sockets: Socket[] = [];
-const deliveries: [string, number, number, number, number][] = [];
+const deliveries: Delivery[] = [];
 const loop = monitorEventLoopDelay({ resolution: 10 });
 const send = (message: FromClients) => process.send?.(message);
 
