@@ -160,14 +160,17 @@ export class LeaseKeeper {
     // none of these runs since it died; one that took its lock meanwhile may have, and its
     // runs are left alone.
     if (found.length === 0 || (await liveness!.deadOwners([owner])).length === 0) return;
-    // conversations at once (each conversation's units run one at a time anyway)
-    await Promise.all(
+    // conversations at once (each conversation's units run one at a time anyway); every
+    // unit settled before the owner's claim is let go, so no other process redoes one in flight
+    const settled = await Promise.allSettled(
       found.map((run) => {
         this.context.logger.info("[leases] taking over a run of a process whose liveness lock is free", { runId: run.id, owner });
         recordLeaseTakeover();
         return this.hooks.runLost({ conversationId: run.conversationId, runId: run.id });
       }),
     );
+    const failed = settled.find((result) => result.status === "rejected");
+    if (failed) throw failed.reason;
   }
 
   /**
