@@ -12,7 +12,8 @@
  *   stamp), p50 and p99 (goal p99 ≤ 300 ms), split into hops (latencyHops): committed →
  *   the unit's commit notice on the processes' bus (a NOTIFY on EVENTS_CHANNEL naming its
  *   seqs, seen by a listener of the benchmark's own), bus → the event's first client (a web
- *   node read the events and wrote its sockets), first client → each other client;
+ *   node read the events and wrote its sockets), first client → first client on the
+ *   same web node (the other node's lag), that one → each client on that node;
  * - the clients' own event-loop delay: they run in child processes (bench/scale/clients.ts)
  *   so that the benchmark's loop is not the one that is late, and report how late theirs was.
  */
@@ -81,33 +82,40 @@ function committedIn(payload: string | undefined): { conversationId: string; seq
 
 /**
  * A delivery's latency (committed → received) and its hops: committed → the commit
- * notice seen on the bus; bus → the first client that received the event (the web node
- * read it and wrote its sockets: one loop turn writes a room's sockets); that first
- * client → this one. Events a web node committed itself reach its own sockets without
- * the bus, so a notice seen after the first client counts in no hop but the total.
+ * notice seen on the bus; bus → the first client that received the event (a web node
+ * read it and wrote its sockets); that first client → the first client on this client's
+ * web node (how much later the other node got there); that one → this client (the node
+ * writing its other sockets, one loop turn for a room, and the clients' own delay).
+ * Events a web node committed itself reach its own sockets without the bus, so a notice
+ * seen after the first client counts in no hop before it.
  */
 function latencyHops(deliveries: Delivery[], notifiedAt: Map<string, number>) {
+  const earliest = (map: Map<string, number>, key: string, at: number) => map.set(key, Math.min(map.get(key) ?? Infinity, at));
   const firstReceived = new Map<string, number>();
-  for (const [conversationId, seq, , receivedAt] of deliveries) {
-    const key = `${conversationId}:${seq}`;
-    firstReceived.set(key, Math.min(firstReceived.get(key) ?? Infinity, receivedAt));
+  const firstOnNode = new Map<string, number>();
+  for (const [conversationId, seq, , receivedAt, , node] of deliveries) {
+    earliest(firstReceived, `${conversationId}:${seq}`, receivedAt);
+    earliest(firstOnNode, `${conversationId}:${seq}:${node}`, receivedAt);
   }
   const total: number[] = [];
   const toBus: number[] = [];
   const busToFirst: number[] = [];
-  const firstToEach: number[] = [];
-  for (const [conversationId, seq, createdAt, receivedAt] of deliveries) {
+  const firstToNode: number[] = [];
+  const nodeToEach: number[] = [];
+  for (const [conversationId, seq, createdAt, receivedAt, , node] of deliveries) {
     const key = `${conversationId}:${seq}`;
     const first = firstReceived.get(key)!;
+    const onNode = firstOnNode.get(`${key}:${node}`)!;
     const notified = notifiedAt.get(key);
     total.push(receivedAt - createdAt);
-    firstToEach.push(receivedAt - first);
+    firstToNode.push(onNode - first);
+    nodeToEach.push(receivedAt - onNode);
     if (notified !== undefined && notified <= first) {
       toBus.push(notified - createdAt);
       busToFirst.push(first - notified);
     }
   }
-  return { total, toBus, busToFirst, firstToEach };
+  return { total, toBus, busToFirst, firstToNode, nodeToEach };
 }
 
 function startClientProcess(): { child: ChildProcess; next: () => Promise<FromClients> } {
@@ -183,7 +191,13 @@ export async function benchScale(): Promise<string> {
       conversations.push({ id, api: apiClient(web[c % 2], token) });
       for (let k = 0; k < CLIENTS / CONVERSATIONS; k++) {
         const i = assignments.length;
-        assignments.push({ baseURL: web[i % 2].baseURL, cookie: person.cookie, conversationId: id, address: `10.80.${i >> 8}.${i & 255}` });
+        assignments.push({
+          node: i % 2,
+          baseURL: web[i % 2].baseURL,
+          cookie: person.cookie,
+          conversationId: id,
+          address: `10.80.${i >> 8}.${i & 255}`,
+        });
       }
     }
 
@@ -285,7 +299,8 @@ export async function benchScale(): Promise<string> {
       `| fan-out: event committed → client received, p50 / p99 | ${ms(quantile(fanOut, 0.5))} / ${ms(p99)} — ${verdict(p99 <= 300)} | p99 ≤ 300 ms |`,
       `| of which committed → commit notice on the bus (NOTIFY seen by a listener of the benchmark's) | ${spread(hops.toBus)} | |`,
       `| of which bus → first client of the event (a web node reads the events, writes its sockets) | ${spread(hops.busToFirst)} | |`,
-      `| of which first client → this client (writing the other sockets; the clients' own delay) | ${spread(hops.firstToEach)} | |`,
+      `| of which first client → first client on this client's web node (the other node's lag) | ${spread(hops.firstToNode)} | |`,
+      `| of which first client on the node → this client (the node writing its other sockets; the clients' own delay) | ${spread(hops.nodeToEach)} | |`,
       `| the clients' own event-loop delay, p99 per process (max) | ${loops.map((l) => ms(l.p99)).join(", ")} (max ${ms(Math.max(...loops.map((l) => l.max)))}) | small |`,
     ];
     return lines.join("\n");
