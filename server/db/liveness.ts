@@ -19,7 +19,7 @@ import { reconnector } from "./pg-listener.ts";
 export const LIVENESS_LOCK_CLASS = 0xba7;
 export const WEB_LIVENESS_LOCK_CLASS = 0xba8;
 /** the advisory lock space of takeovers: the process holding (TAKEOVER_LOCK_CLASS, hashtext(owner)) takes that dead owner's runs over */
-export const TAKEOVER_LOCK_CLASS = 0xba9;
+const TAKEOVER_LOCK_CLASS = 0xba9;
 const PING_MS = 1_000;
 /** a ping without an answer this long counts as a lost connection */
 const PING_TIMEOUT_MS = 2_000;

@@ -30,7 +30,7 @@ export const DEAD_OWNER_CHECK_MS = 1_000;
  * read of pg_locks (memory, no table) on the lock connection, cheap enough to ask often,
  * so that detection is a small part of the 3 s a takeover may take on a loaded machine.
  */
-export const OWNER_WATCH_MS = 250;
+const OWNER_WATCH_MS = 250;
 
 interface LeaseHooks {
   liveRunIds(): string[];
