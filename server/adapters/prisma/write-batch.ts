@@ -23,7 +23,6 @@ export interface WriteExpectation {
   runs: { runId: string; runStatus: string | null }[];
 }
 
-
 export interface MessageRow {
   id: string;
   conversationId: string;
