@@ -170,10 +170,14 @@ export interface PlanState {
 }
 
 /** Form a blocked step raises; the answer is validated against it. */
+/** The kinds of input a form field can be; the form schema, the wire and the browser use this list. */
+export const FORM_FIELD_TYPES = ["text", "textarea", "number", "boolean", "select"] as const;
+export type FormFieldType = (typeof FORM_FIELD_TYPES)[number];
+
 export interface FormField {
   name: string;
   label: string;
-  type: "text" | "textarea" | "number" | "boolean" | "select";
+  type: FormFieldType;
   required: boolean;
   options?: string[];
   /**
