@@ -11,7 +11,7 @@ import type { DeltaBatcherOptions } from "./delta-batcher.ts";
 import type { McpConnector } from "./mcp.ts";
 import type { ModelRegistry } from "./model-registry.ts";
 import type { ArtifactStore, ConversationMemory, SessionStore } from "./ports.ts";
-import type { RetryPolicy } from "./retry.ts";
+import type { RetryTiming } from "./retry.ts";
 import type { PlanValidator, RunToolState } from "./tools.ts";
 import type { PlanStatusReader } from "./plan-status.ts";
 
@@ -23,7 +23,7 @@ export interface AgentRunnerDeps {
   validatePlan?: PlanValidator;
   /** opens the agent's MCP servers; default: the MCP SDK client */
   mcp?: McpConnector;
-  retry?: Partial<RetryPolicy>;
+  retry?: Partial<RetryTiming>;
   maxSteps?: number;
   deltaBatching?: DeltaBatcherOptions;
   /** default: the run's own model, with an extractive fallback */

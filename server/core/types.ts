@@ -200,7 +200,8 @@ export interface FormSpec {
  */
 export type RunOutcome =
   | { kind: "ok"; summary: string; files: string[]; untrusted?: boolean; usage?: RunUsage }
-  | { kind: "failed"; transient: boolean; reason: string; usage?: RunUsage }
+  /** `retryAfterMs`: the provider asked to be left alone this long (a durable wait, core/retry-policy.ts) */
+  | { kind: "failed"; transient: boolean; reason: string; retryAfterMs?: number; usage?: RunUsage }
   | { kind: "blocked"; usage?: RunUsage };
 
 export type CommanderDecision =

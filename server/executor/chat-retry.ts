@@ -1,8 +1,10 @@
 /**
- * The commander's chat reply retries a transient failure as a plan step does: a fresh
- * run (attempt + 1) of the same message, up to CHAT_MAX_ATTEMPTS, after the same
- * jittered exponential backoff as a step (core/failure-policy.ts). The runtime has
- * already retried inside the failed run; this is the executor's turn.
+ * A reply to a message (the commander's chat reply, an agent's answer to a mention)
+ * retries a transient failure as a plan step does, by the core's one retry policy
+ * (core/retry-policy.ts): a fresh run (attempt + 1) of the same message, up to
+ * REPLY_MAX_ATTEMPTS runs, after the step backoff or the provider's longer Retry-After.
+ * Only the first run retried in place, so a reply makes at most
+ * maxProviderCalls(REPLY_MAX_ATTEMPTS - 1) provider calls.
  *
  * Durable like a step's retryAt: the retry is a queued Run row whose `notBefore` keeps
  * every worker from claiming it early (baton_claim_runs). The process that created it
@@ -14,34 +16,45 @@ import type { Prisma } from "../generated/prisma/client.ts";
 import type { AgentRunResult } from "./ports.ts";
 import type { ExecutorContext } from "./context.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
-import { retryDelayMs } from "../core/failure-policy.ts";
+import { decideDurable } from "../core/retry-policy.ts";
+import type { RunKind } from "../core/types.ts";
 import { createRun, type RunLaunch } from "./run-records.ts";
 
 type Tx = Prisma.TransactionClient;
 
-/** Runs of one chat reply in all (the first and its retries). */
-export const CHAT_MAX_ATTEMPTS = 3;
+/** Runs of one reply in all (the first and its retries). */
+export const REPLY_MAX_ATTEMPTS = 3;
 
-/** Starts the next attempt of a chat reply that failed transiently; false when it does not retry. */
-export async function retryChatReply(
+/** The runs that answer a message, and so retry like a step. */
+const REPLY_KINDS: ReadonlySet<RunKind> = new Set(["chat", "mention"]);
+
+/** Starts the next attempt of a reply that failed transiently; false when it does not retry. */
+export async function retryReply(
   context: ExecutorContext,
   tx: Tx,
   uow: UnitOfWork,
   input: { launch: RunLaunch; result: Extract<AgentRunResult, { kind: "failed" }> },
 ): Promise<boolean> {
   const { launch, result } = input;
-  if (launch.kind !== "chat" || !result.transient || launch.attempt >= CHAT_MAX_ATTEMPTS) return false;
+  if (!REPLY_KINDS.has(launch.kind) || !result.transient || launch.triggerMessageId === null) return false;
+  const verdict = decideDurable({
+    failuresBefore: launch.attempt - 1,
+    maxRetries: REPLY_MAX_ATTEMPTS - 1,
+    retryAfterMs: result.retryAfterMs ?? null,
+    random: context.random,
+  });
+  if (verdict.kind === "fail") return false;
   await createRun(context, tx, uow, {
     id: randomUUID(),
     conversationId: launch.request.conversationId,
     agent: launch.agent,
-    kind: "chat",
+    kind: launch.kind,
     input: launch.request.input,
     request: { text: launch.request.request.text, messageId: launch.triggerMessageId },
     attempt: launch.attempt + 1,
     triggerMessageId: launch.triggerMessageId,
-    // the failed attempt's number is the failure count: 1st retry ~0.25-0.5 s, 2nd ~0.5-1 s, …
-    notBefore: new Date(context.clock.now() + retryDelayMs(launch.attempt, context.random)),
+    // 1st retry ~0.25-0.5 s, 2nd ~0.5-1 s, … or as long as the provider asked
+    notBefore: new Date(context.clock.now() + verdict.delayMs),
   });
   return true;
 }

@@ -17,7 +17,7 @@ import type { UnitOfWork } from "./unit-of-work.ts";
 import { runDTO, type RunLaunch } from "./run-records.ts";
 import { insertMessage } from "./messages.ts";
 import { conversationHandles, createPlan, recentTwinPlan } from "./plan-creation.ts";
-import { retryChatReply } from "./chat-retry.ts";
+import { retryReply } from "./chat-retry.ts";
 import { toStorableJson, truncateText } from "../core/text.ts";
 
 type Tx = Prisma.TransactionClient;
@@ -91,8 +91,8 @@ export async function finishRun(
       if (launch.planId) await reconcilePlan(context, tx, uow, { planId: launch.planId, event, read: read ?? undefined, beforeCommands });
     },
   };
-  // a transient failure of the commander's reply is retried, like a step's, before it is news
-  if (result.kind === "failed" && (await retryChatReply(context, tx, uow, { launch, result }))) return;
+  // a transient failure of a reply (chat, mention) is retried, like a step's, before it is news
+  if (result.kind === "failed" && (await retryReply(context, tx, uow, { launch, result }))) return;
   const recorded = { status, endedAt: now, error };
   for (const effect of verdict.effects) await applyEffect(context, tx, uow, { launch, result, recorded, applier }, effect);
 }
