@@ -3,7 +3,7 @@
  * (pending until then), not a failure; an absurd one fails it naming the wait.
  */
 import { describe, expect, it } from "vitest";
-import { live, makePlan, NOW, run, stepOf } from "./test-fixtures.ts";
+import { live, makePlan, NOW, run, stepOf } from "./testing/fixtures.ts";
 import { MAX_RETRY_AFTER_MS } from "./retry-policy.ts";
 
 const rateLimited = (retryAfterMs: number) =>

@@ -7,8 +7,8 @@
 import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
 import { createExecutorFixture, type ExecutorFixture } from "./testing/executor-fixture.ts";
 import type { AgentRunner, Clock } from "./ports.ts";
-import { startFakeModelServer, type FakeModelServer, type ScriptedTurn } from "../agents/fake-model-server.ts";
-import { testRuntime } from "../agents/test-support.ts";
+import { startFakeModelServer, type FakeModelServer, type ScriptedTurn } from "../agents/testing/fake-model-server.ts";
+import { testRuntime } from "../agents/testing/agent-fixture.ts";
 import { maxProviderCalls } from "../core/retry-policy.ts";
 import { REPLY_MAX_ATTEMPTS } from "./chat-retry.ts";
 import { sleep } from "./testing/scripted-runner.ts";
