@@ -32,8 +32,8 @@ export interface AgentRunnerDeps {
   memory?: ConversationMemory;
   chunkTimeoutMs?: number;
   /**
-   * the process's per-provider circuit breakers: while a provider's circuit is open,
-   * runs wait for it instead of spending their retries (none: no breaker)
+   * the process's per-model circuit breakers: while a model's circuit is open, runs
+   * wait for it instead of calling it (none: no breaker)
    */
   circuits?: ProviderCircuits;
   /** workspace: the slot tools of a run that works in a git slot (server/workspace/workspace-runner.ts) */
