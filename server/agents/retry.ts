@@ -10,7 +10,7 @@
  */
 import { APICallError } from "ai";
 import { isProviderName, PROVIDERS } from "./providers.ts";
-import type { ProviderFailure } from "../core/retry-policy.ts";
+import type { InRunVerdict, ProviderFailure } from "../core/retry-policy.ts";
 import { truncateText } from "../core/text.ts";
 
 /** How the run loop waits and jitters an in-place retry; injectable so tests run fast. */
@@ -20,6 +20,13 @@ export interface RetryTiming {
   /** [0, 1), for jitter */
   random: () => number;
 }
+
+/** Why a run calls the model again in place, as its log and status line say it. */
+export const IN_RUN_RETRY_REASONS = {
+  resume: "resuming the cut stream",
+  "honour-retry-after": "waiting as the provider asked",
+  compact: "context too long, compacting",
+} as const satisfies Record<Exclude<InRunVerdict["kind"], "escalate" | "fail">, string>;
 
 export type ModelErrorKind = "transient" | "context-overflow" | "aborted" | "fatal";
 

@@ -18,8 +18,8 @@ import { abortableSleep, type OfflineCallOptions } from "./offline-model.ts";
 import { containsFenceMarker } from "../core/fence.ts";
 import { buildHistoryTurns, HISTORY_BUDGET_SHARE, seesConversation } from "./conversation-context.ts";
 import { buildSystemPrompt, buildUserMessageParts } from "./prompt.ts";
-import { classifyModelError, describeError, explainModelError, providerFailure, type RetryTiming } from "./retry.ts";
-import { decideInRun, inRunRetriesFor, type InRunVerdict } from "../core/retry-policy.ts";
+import { classifyModelError, describeError, explainModelError, IN_RUN_RETRY_REASONS, providerFailure, type RetryTiming } from "./retry.ts";
+import { decideInRun, inRunRetriesFor } from "../core/retry-policy.ts";
 import { logModelTiming, mustBeStarted, timedModel, type AgentRunnerDeps, type RunContext } from "./run-context.ts";
 import { cachedSystem, cachedUserMessage, estimateCutUsage, markCacheBreakpoint, restartLiveText } from "./run-usage.ts";
 import { buildToolSet, finishRun, MAX_MALFORMED_TOOL_CALLS } from "./run-finish.ts";
@@ -31,12 +31,6 @@ import { unhandled } from "../protocol/exhaustive.ts";
 import { modelCallTelemetry } from "../observability/tracing.ts";
 
 export const DEFAULT_MAX_STEPS = 24;
-/** Why a run calls the model again in place, as its log and status line say it. */
-const IN_RUN_RETRY_WHY = {
-  resume: "resuming the cut stream",
-  "honour-retry-after": "waiting as the provider asked",
-  compact: "context too long, compacting",
-} as const satisfies Record<Extract<InRunVerdict["kind"], "resume" | "honour-retry-after" | "compact">, string>;
 /**
  * A stream that sends nothing for this long is treated as cut (transient).
  * The AI SDK measures it between stream parts, tool executions included, so it
@@ -200,23 +194,12 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
           else ticket?.succeeded(); // the provider answered, even if with a fatal error
           if (error instanceof CompactionImpossibleError) return fail(false, error.message);
           if (kind === "fatal" || kind === "aborted") return fail(false, reason);
-          const failure = providerFailure(error, kind);
           // a run out of steps cannot go on in place: only the durable retry may start it afresh
-          const verdict: InRunVerdict =
-            ctx.steps.length >= maxSteps
-              ? kind === "transient"
-                ? { kind: "escalate", retryAfterMs: failure.retryAfterMs }
-                : { kind: "fail" }
-              : decideInRun({ failure, inRunRetriesLeft, random: timing.random });
+          const left = ctx.steps.length >= maxSteps ? 0 : inRunRetriesLeft;
+          const verdict = decideInRun({ failure: providerFailure(error, kind), inRunRetriesLeft: left, random: timing.random });
           if (verdict.kind === "fail") return fail(false, reason);
-          if (verdict.kind === "escalate") {
-            sink.log({
-              phase: "retry",
-              message: `model error (${kind}): left to the durable retry: ${reason}`,
-              data: { inRunRetriesLeft },
-            });
-            return fail(true, reason, verdict.retryAfterMs);
-          }
+          // transient: the durable retry (a step's retryAt, a reply's next run) takes over
+          if (verdict.kind === "escalate") return fail(true, reason, verdict.retryAfterMs);
           inRunRetriesLeft -= 1;
           const delay = verdict.kind === "compact" ? 0 : verdict.delayMs;
           if (verdict.kind === "compact") compactor.requestForcedCompaction();
@@ -224,10 +207,10 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
           // live views should drop what they showed since the last completed step.
           sink.log({
             phase: "retry",
-            message: `model error (${kind}), ${IN_RUN_RETRY_WHY[verdict.kind]} in ${delay} ms: ${reason}`,
+            message: `model error (${kind}), ${IN_RUN_RETRY_REASONS[verdict.kind]} in ${delay} ms: ${reason}`,
             data: { delay, discardPartialText: true },
           });
-          sink.status?.(`retrying in ${Math.max(1, Math.round(delay / 1000))} s (${IN_RUN_RETRY_WHY[verdict.kind]})`);
+          sink.status?.(`retrying in ${Math.max(1, Math.round(delay / 1000))} s (${IN_RUN_RETRY_REASONS[verdict.kind]})`);
           await timing.sleep(delay, request.signal);
           sink.status?.(null);
         }
