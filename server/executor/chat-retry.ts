@@ -16,7 +16,7 @@ import type { Prisma } from "../generated/prisma/client.ts";
 import type { AgentRunResult } from "./ports.ts";
 import type { ExecutorContext } from "./context.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
-import { decideDurable } from "../core/retry-policy.ts";
+import { decideDurable, describeWait, type DurableVerdict } from "../core/retry-policy.ts";
 import type { RunKind } from "../core/types.ts";
 import { createRun, type RunLaunch } from "./run-records.ts";
 
@@ -28,22 +28,48 @@ export const REPLY_MAX_ATTEMPTS = 3;
 /** The runs that answer a message, and so retry like a step. */
 const REPLY_KINDS: ReadonlySet<RunKind> = new Set(["chat", "mention"]);
 
-/** Starts the next attempt of a reply that failed transiently; false when it does not retry. */
-export async function retryReply(
-  context: ExecutorContext,
-  tx: Tx,
-  uow: UnitOfWork,
-  input: { launch: RunLaunch; result: Extract<AgentRunResult, { kind: "failed" }> },
-): Promise<boolean> {
-  const { launch, result } = input;
-  if (!REPLY_KINDS.has(launch.kind) || !result.transient || launch.triggerMessageId === null) return false;
-  const verdict = decideDurable({
+type FailedResult = Extract<AgentRunResult, { kind: "failed" }>;
+
+/** What the durable retry does about a failed run; null when the run is no reply or its failure no transient one. */
+function replyVerdict(context: ExecutorContext, launch: RunLaunch, result: FailedResult): DurableVerdict | null {
+  if (!REPLY_KINDS.has(launch.kind) || !result.transient || launch.triggerMessageId === null) return null;
+  return decideDurable({
     failuresBefore: launch.attempt - 1,
     maxRetries: REPLY_MAX_ATTEMPTS - 1,
     retryAfterMs: result.retryAfterMs ?? null,
     random: context.random,
   });
-  if (verdict.kind === "fail") return false;
+}
+
+/**
+ * The result to record for a reply whose transient failure sticks: its reason says how
+ * many attempts there were and the time since the first began. Any other result as is.
+ */
+export async function withReplyHistory(
+  context: ExecutorContext,
+  tx: Tx,
+  launch: RunLaunch,
+  result: AgentRunResult,
+): Promise<AgentRunResult> {
+  if (result.kind !== "failed" || launch.attempt <= 1 || replyVerdict(context, launch, result)?.kind !== "fail") return result;
+  const first = await tx.run.findFirst({
+    where: { triggerMessageId: launch.triggerMessageId, kind: launch.kind, attempt: 1 },
+    select: { createdAt: true },
+  });
+  const spent = first ? ` over ${describeWait(context.clock.now() - first.createdAt.getTime())}` : "";
+  return { ...result, reason: `${result.reason} (${launch.attempt} attempts${spent})` };
+}
+
+/** Starts the next attempt of a reply that failed transiently; false when it does not retry. */
+export async function retryReply(
+  context: ExecutorContext,
+  tx: Tx,
+  uow: UnitOfWork,
+  input: { launch: RunLaunch; result: FailedResult },
+): Promise<boolean> {
+  const { launch, result } = input;
+  const verdict = replyVerdict(context, launch, result);
+  if (verdict === null || verdict.kind === "fail") return false;
   await createRun(context, tx, uow, {
     id: randomUUID(),
     conversationId: launch.request.conversationId,

@@ -124,7 +124,7 @@ it("a chat reply whose provider always answers 500 makes at most 1 + 2 + 1 calls
   expect(runs.map((run) => run.status)).toEqual(["failed", "failed", "failed"]);
   expect(server.requests.length).toBe(REPLY_MAX_ATTEMPTS);
   expect(server.requests.length).toBeLessThanOrEqual(maxProviderCalls(REPLY_MAX_ATTEMPTS - 1));
-  expect(said).toEqual([expect.stringMatching(/^\*\*Failed:\*\* openai \(HTTP 500\): internal error/)]);
+  expect(said).toEqual([expect.stringMatching(/^\*\*Failed:\*\* openai \(HTTP 500\): internal error .*\(3 attempts over \d+ s\)$/)]);
 }, 90_000);
 
 it("a Retry-After of 120 s is a durable wait: the step waits it out and goes on, not failed for good", async () => {

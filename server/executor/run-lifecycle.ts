@@ -17,7 +17,7 @@ import type { UnitOfWork } from "./unit-of-work.ts";
 import { runDTO, type RunLaunch } from "./run-records.ts";
 import { insertMessage } from "./messages.ts";
 import { conversationHandles, createPlan, recentTwinPlan } from "./plan-creation.ts";
-import { retryReply } from "./chat-retry.ts";
+import { retryReply, withReplyHistory } from "./chat-retry.ts";
 import { toStorableJson, truncateText } from "../core/text.ts";
 
 type Tx = Prisma.TransactionClient;
@@ -35,7 +35,7 @@ export async function finishRun(
   uow: UnitOfWork,
   input: { launch: RunLaunch; result: AgentRunResult; logs: RunLogEntry[] },
 ): Promise<void> {
-  const { launch, result } = input;
+  const { launch } = input;
   const runId = launch.request.runId;
   const now = context.stamp();
   // Only a run that is still running may be recorded: cancelled, lost to another
@@ -44,6 +44,7 @@ export async function finishRun(
   const read = launch.planId ? await planContext(tx, uow, { planId: launch.planId, runId }) : null;
   const runStatus = read ? read.runStatus : (await tx.run.findUnique({ where: { id: runId }, select: { status: true } }))?.status;
   if (runStatus !== "running") return;
+  const result = await withReplyHistory(context, tx, launch, input.result);
   const verdict = runVerdict({ kind: launch.kind, stepIndex: launch.stepIndex, inPlan: launch.planId !== null }, result);
   const { status, error } = verdict;
   uow.batch.add(
