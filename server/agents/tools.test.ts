@@ -94,14 +94,32 @@ describe("tool schemas are the core's", () => {
     const step = { index: 1, title: "Draft", assignee: "writer", input: "write" };
     const cases: { name: "create_plan" | "decide" | "ask_user"; value: unknown; core: (value: unknown) => boolean }[] = [
       { name: "create_plan", value: { title: "P", steps: [step] }, core: (value) => rawPlanSchema.safeParse(value).success },
-      { name: "create_plan", value: { title: "P", steps: [{ ...step, waitFor: [] }] }, core: (value) => rawPlanSchema.safeParse(value).success },
-      { name: "create_plan", value: { title: "P", steps: [{ ...step, max_retries: 50 }] }, core: (value) => rawPlanSchema.safeParse(value).success },
+      {
+        name: "create_plan",
+        value: { title: "P", steps: [{ ...step, waitFor: [] }] },
+        core: (value) => rawPlanSchema.safeParse(value).success,
+      },
+      {
+        name: "create_plan",
+        value: { title: "P", steps: [{ ...step, max_retries: 50 }] },
+        core: (value) => rawPlanSchema.safeParse(value).success,
+      },
       { name: "decide", value: { kind: "append", steps: [step] }, core: (value) => rawDecisionSchema.safeParse(value).success },
       { name: "decide", value: { kind: "append", steps: [] }, core: (value) => rawDecisionSchema.safeParse(value).success },
-      { name: "ask_user", value: { title: "F", fields: [{ name: "x", label: "X", type: "select", required: true }] }, core: (value) => formSpecSchema.safeParse(value).success },
-      { name: "ask_user", value: { title: "F", fields: [{ name: "x", label: "X", type: "select", required: true, options: ["a"] }] }, core: (value) => formSpecSchema.safeParse(value).success },
+      {
+        name: "ask_user",
+        value: { title: "F", fields: [{ name: "x", label: "X", type: "select", required: true }] },
+        core: (value) => formSpecSchema.safeParse(value).success,
+      },
+      {
+        name: "ask_user",
+        value: { title: "F", fields: [{ name: "x", label: "X", type: "select", required: true, options: ["a"] }] },
+        core: (value) => formSpecSchema.safeParse(value).success,
+      },
     ];
-    const verdicts = await Promise.all(cases.map(async ({ name, value, core }) => [(await wrapped(name).validate!(value)).success, core(value)]));
+    const verdicts = await Promise.all(
+      cases.map(async ({ name, value, core }) => [(await wrapped(name).validate!(value)).success, core(value)]),
+    );
     expect(verdicts.map(([tool]) => tool)).toEqual([true, false, false, true, false, false, true]);
     for (const [tool, core] of verdicts) expect(tool).toBe(core);
   });

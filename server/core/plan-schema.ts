@@ -44,11 +44,7 @@ export const rawForEachSchema = z
 export const rawStepSchema = z.strictObject({
   index: int32().min(1).describe("1-based, in order, never reused"),
   title: storableText().trim().min(1).max(200),
-  assignee: storableText()
-    .trim()
-    .min(1)
-    .max(100)
-    .describe("an agent handle from the roster (without @), `commander`, or `user`"),
+  assignee: storableText().trim().min(1).max(100).describe("an agent handle from the roster (without @), `commander`, or `user`"),
   input: storableText()
     .min(1)
     .describe(
