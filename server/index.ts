@@ -59,7 +59,7 @@ async function main() {
       else log.info("command sandbox ready (bubblewrap)");
     });
   const app = next({ dev: config.dev, hostname: config.host, port: config.port });
-  // one set of breakers per process: every run of this process shares what it learns about a provider
+  // one set of breakers per process: every run of this process shares what it learns about a model
   const circuits = new ProviderCircuits();
   // the workspace runtime's retention timer (worktrees of ended plans), stopped before the database closes
   let stopSlotRetention = () => {};

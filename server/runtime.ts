@@ -21,7 +21,7 @@ export interface Runtime {
   apiUserId: string;
   /** a conversation the API token's statement checked that user's membership of (api-v1/api-auth.ts) */
   apiMembership?: { conversationId: string; member: boolean };
-  /** this process's per-provider circuit breakers (null: runs go straight to the provider) */
+  /** this process's per-model circuit breakers (null: runs go straight to the provider) */
   circuits?: ProviderCircuits | null;
 }
 

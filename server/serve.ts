@@ -75,7 +75,7 @@ export async function serveBaton(input: {
   instanceId?: string;
   /** prepares the page handler (Next.js) once the core is up; without it only the probe and Socket.IO answer */
   pages?: () => Promise<RequestHandler>;
-  /** the runner's per-provider circuit breakers, shown on the admin page */
+  /** the runner's per-model circuit breakers, shown on the admin page */
   circuits?: ProviderCircuits;
 }): Promise<ServedBaton> {
   const { config } = input;

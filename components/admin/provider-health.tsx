@@ -13,7 +13,7 @@ function inSeconds(at: number | null, now: number): string {
   return `in ${Math.max(0, Math.round((at - now) / 1000))} s`;
 }
 
-/** This process's circuit breakers, one row per provider it has called. */
+/** This process's circuit breakers, one row per model it has called. */
 export function ProviderHealthTable({ health }: { health: ProviderHealth }) {
   return (
     <section aria-labelledby="providers-title" className="space-y-3">
@@ -21,8 +21,8 @@ export function ProviderHealthTable({ health }: { health: ProviderHealth }) {
         Model providers (this process)
       </h2>
       <p className="text-sm text-zinc-600 dark:text-zinc-400">
-        After repeated transient failures a provider&apos;s circuit opens: runs wait for it instead of spending their retries, and one probe
-        goes out per cool-down. Each server process keeps its own breakers.
+        After repeated transient failures a model&apos;s circuit opens: runs of that model wait instead of calling it, and one probe goes
+        out per cool-down; other models of the same provider go on. Each server process keeps its own breakers.
       </p>
       {!health.enabled ? (
         <p className="text-sm">This process runs no circuit breakers.</p>
@@ -34,7 +34,7 @@ export function ProviderHealthTable({ health }: { health: ProviderHealth }) {
         <table className="w-full text-left text-sm" data-testid="provider-health">
           <thead className="text-xs text-zinc-500">
             <tr>
-              <th className="py-1 pr-3">Provider</th>
+              <th className="py-1 pr-3">Model</th>
               <th className="py-1 pr-3">Circuit</th>
               <th className="py-1 pr-3">Failures in a row</th>
               <th className="py-1 pr-3">Next probe</th>
@@ -46,12 +46,13 @@ export function ProviderHealthTable({ health }: { health: ProviderHealth }) {
           <tbody>
             {health.providers.map((provider) => (
               <tr
-                key={provider.provider}
+                key={provider.model}
                 className="border-t border-zinc-200 dark:border-zinc-800"
                 data-provider={provider.provider}
+                data-model={provider.model}
                 data-state={provider.state}
               >
-                <td className="py-1 pr-3 font-mono">{provider.provider}</td>
+                <td className="py-1 pr-3 font-mono">{provider.model}</td>
                 <td className="py-1 pr-3">
                   <span className={`rounded px-1.5 py-0.5 text-xs ${STATE_STYLE[provider.state]}`}>{STATE_LABEL[provider.state]}</span>
                 </td>

@@ -1,4 +1,5 @@
 import type { PlanDTO, StepDTO } from "@/server/protocol/dto.ts";
+import { HARD_MAX_RETRIES } from "@/server/protocol/limits.ts";
 import type { Tone } from "../ui/badge.tsx";
 
 /** Node colours by step status (border, fill) and the badge tone that goes with them. */
@@ -30,9 +31,6 @@ export const PLAN_STATUS_HINT: Record<PlanDTO["status"], string> = {
   failed: "no result: the plan was aborted or every result step is missing",
   cancelled: "cancelled by a member",
 };
-
-/** Hard cap on retries, mirrored from server/core/failure-policy.ts (the browser imports no server code). */
-const HARD_MAX_RETRIES = 10;
 
 /**
  * The one status line of a step waiting to retry after a transient failure:

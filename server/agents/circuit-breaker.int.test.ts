@@ -1,8 +1,9 @@
 /**
- * The per-provider circuit breaker end to end: real AI SDK providers against the
+ * The per-model circuit breaker end to end: real AI SDK providers against the
  * loopback fake model server during an outage (500s and 429s), run by the executor.
- * With the breaker, steps wait for the provider instead of spending their retries:
- * far fewer provider calls, no retry budget spent, no error message posted.
+ * With the breaker, runs wait for the model instead of calling it: far fewer provider
+ * calls, less retry budget spent (only calls that fail spend it, core/retry-policy.ts),
+ * no error message posted.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createExecutorFixture, type ExecutorFixture } from "../executor/testing/executor-fixture.ts";
@@ -77,7 +78,7 @@ async function throughOutage(title: string) {
   return { status, steps, errors, failedCalls: duringOutage, calls: server.requests.length, outageStarted };
 }
 
-it("an outage costs far fewer provider calls with the breaker, spends no retry budget and posts no error", async () => {
+it("an outage costs far fewer provider calls and retries with the breaker, and posts no error", async () => {
   current = runnerWith(undefined);
   const without = await throughOutage("Without a breaker");
 
@@ -89,21 +90,24 @@ it("an outage costs far fewer provider calls with the breaker, spends no retry b
     `provider calls during a ${OUTAGE_MS} ms outage, ${STEPS} parallel steps: without breaker ${without.failedCalls} (total ${without.calls}), with breaker ${withBreaker.failedCalls} (total ${withBreaker.calls})`,
   );
 
-  // without the breaker runs burn their in-run retries (5 calls each), then steps their own retries
+  // without the breaker every failed call spends a step retry
   expect(without.steps.some((step) => step.transientFailures > 0)).toBe(true);
   // retried attempts post nothing; only a step that failed for good would
   expect(without.errors).toBe(without.steps.filter((step) => step.status !== "done").length);
 
   // with it: the failures that opened it, the calls already in flight then (one per run), and
   // one probe per cool-down (every failed probe opens it again)
-  const view = circuits.snapshot().find((circuit) => circuit.provider === "openai")!;
+  const view = circuits.snapshot().find((circuit) => circuit.model === MODEL)!;
   expect(view.state).toBe("closed");
   expect(view.opened).toBeGreaterThanOrEqual(1);
   expect(withBreaker.failedCalls).toBeLessThanOrEqual(3 + STEPS + view.opened);
   expect(withBreaker.failedCalls).toBeLessThan(without.failedCalls);
   expect(withBreaker.status).toBe("completed");
-  // waiting for the provider spent no step's retry budget, and nobody saw a red message
-  expect(withBreaker.steps.map((step) => step.transientFailures)).toEqual([0, 0, 0, 0]);
+  // waiting for the model spends no retry budget: only the calls that failed (the first
+  // ones, then probes) did, so fewer retries were spent than without, and nobody saw a red message
+  const spent = (steps: { transientFailures: number }[]) => steps.reduce((sum, step) => sum + step.transientFailures, 0);
+  expect(spent(withBreaker.steps)).toBeLessThanOrEqual(withBreaker.failedCalls);
+  expect(spent(withBreaker.steps)).toBeLessThan(spent(without.steps));
   expect(withBreaker.errors).toBe(0);
   // the wait is in the step's execution log
   const waits = await fixture.db.prisma.stepEvent.count({ where: { plan: { title: "With a breaker" }, phase: "provider-wait" } });

@@ -34,15 +34,19 @@ const flush = async () => {
 const POLICY = { failureThreshold: 3, coolDownMs: 10_000, maxCoolDownMs: 40_000, maxWaitMs: 600_000 };
 const never = new AbortController().signal;
 
+/** A model id's circuit target: `anthropic:claude` → provider anthropic. */
+const target = (model: string) => ({ provider: model.slice(0, model.indexOf(":")), model });
+const SONNET = "anthropic:claude-sonnet-4-5";
+
 function setup() {
   const time = manualClock();
   const circuits = new ProviderCircuits({ policy: POLICY, clock: time.clock });
-  const acquire = (provider = "anthropic", signal = never) =>
-    circuits.acquire(provider, { signal, deadline: time.clock.now() + POLICY.maxWaitMs });
-  const fail = async (times: number, provider = "anthropic") => {
-    for (let i = 0; i < times; i++) (await acquire(provider)).failedTransiently("503");
+  const acquire = (model = SONNET, signal = never) =>
+    circuits.acquire(target(model), { signal, deadline: time.clock.now() + POLICY.maxWaitMs });
+  const fail = async (times: number, model = SONNET) => {
+    for (let i = 0; i < times; i++) (await acquire(model)).failedTransiently("503");
   };
-  const state = (provider = "anthropic") => circuits.snapshot().find((view) => view.provider === provider);
+  const state = (model = SONNET) => circuits.snapshot().find((view) => view.model === model);
   return { time, circuits, acquire, fail, state };
 }
 
@@ -108,31 +112,52 @@ describe("provider circuit breaker", () => {
   it("a waiting run gives up at its deadline with a transient, named error, and a cancelled one stops waiting", async () => {
     const { time, circuits, fail } = setup();
     await fail(3);
-    const waiting = circuits.acquire("anthropic", { signal: never, deadline: time.clock.now() + 5_000 });
+    // the run began waiting 600 s ago (an earlier call): the error says the whole wait, and the provider's last answer
+    const waitingSince = time.clock.now() - 600_000;
+    const waiting = circuits.acquire(target(SONNET), { signal: never, deadline: time.clock.now() + 5_000, waitingSince });
     const outcome = waiting.catch((error: unknown) => error);
     await time.advance(5_000);
     const error = await outcome;
     expect(error).toBeInstanceOf(ProviderUnavailableError);
-    expect((error as Error).message).toContain("anthropic provider is unavailable");
+    expect((error as ProviderUnavailableError).waitedMs).toBe(605_000);
+    expect((error as Error).message).toBe(
+      `${SONNET} is unavailable: its circuit stayed open while the run waited 10 min 5 s; last failure: 503`,
+    );
 
     const controller = new AbortController();
     const cancelled = circuits
-      .acquire("anthropic", { signal: controller.signal, deadline: time.clock.now() + 60_000 })
+      .acquire(target(SONNET), { signal: controller.signal, deadline: time.clock.now() + 60_000 })
       .catch((reason: unknown) => reason);
     controller.abort(new Error("cancelled"));
     expect(((await cancelled) as Error).message).toBe("cancelled");
     expect(circuits.snapshot()[0].waiting).toBe(0);
   });
 
-  it("providers are independent, and late failures of calls admitted before the opening are not double-counted", async () => {
+  it("models are independent, and late failures of calls admitted before the opening are not double-counted", async () => {
     const { acquire, fail, state } = setup();
-    const early = await acquire("openai");
-    await fail(3, "openai");
-    expect(state("openai")!.state).toBe("open");
+    const early = await acquire("openai:gpt-4.1");
+    await fail(3, "openai:gpt-4.1");
+    expect(state("openai:gpt-4.1")!.state).toBe("open");
     early.failedTransiently("late 503");
-    expect(state("openai")).toMatchObject({ state: "open", consecutiveFailures: 3 });
-    expect(state("anthropic")).toBeUndefined();
-    (await acquire("local")).succeeded();
-    expect(state("local")!.state).toBe("closed");
+    expect(state("openai:gpt-4.1")).toMatchObject({ state: "open", consecutiveFailures: 3 });
+    expect(state(SONNET)).toBeUndefined();
+    (await acquire("local:llama")).succeeded();
+    expect(state("local:llama")!.state).toBe("closed");
+  });
+
+  it("a failing model does not stall a healthy model of the same provider", async () => {
+    const { acquire, fail, state } = setup();
+    await fail(3, "openai:gpt-4.1");
+    expect(state("openai:gpt-4.1")!.state).toBe("open");
+    // the failing model's callers wait for its probe; the healthy model's go out at once
+    let failingAdmitted = false;
+    void acquire("openai:gpt-4.1").then(() => (failingAdmitted = true));
+    const healthy = await acquire("openai:gpt-4.1-mini");
+    expect(healthy.probe).toBe(false);
+    healthy.succeeded();
+    await flush();
+    expect(failingAdmitted).toBe(false);
+    expect(state("openai:gpt-4.1-mini")).toMatchObject({ provider: "openai", state: "closed", waiting: 0 });
+    expect(state("openai:gpt-4.1")).toMatchObject({ provider: "openai", state: "open", waiting: 1 });
   });
 });

@@ -1,6 +1,8 @@
 /**
- * One circuit breaker per model provider (`anthropic`, `openai`, `local`), shared by
- * every run of the process. After `failureThreshold` transient failures in a row the
+ * One circuit breaker per model and key (`openai:gpt-4.1` and the OPENAI_API_KEY this
+ * process uses: a process has one key per provider, so the model id names both), shared
+ * by every run of the process. Per model, not per provider: one failing or overloaded
+ * model must not stall the healthy models of the same provider. After `failureThreshold` transient failures in a row the
  * circuit opens: calls wait instead of going out, so an outage costs one probe per
  * cool-down instead of every step burning its retries. After the cool-down one call
  * goes out as a probe (half-open); it closes the circuit on success, or opens it again
@@ -10,6 +12,7 @@
  * Time comes from an injected clock, so tests drive it without waiting.
  */
 import type { CircuitState, ProviderCircuitView } from "../protocol/rest/admin-views.ts";
+import { describeWait } from "../core/retry-policy.ts";
 
 export interface CircuitPolicy {
   /** transient failures in a row that open the circuit */
@@ -43,23 +46,34 @@ export const systemCircuitClock: CircuitClock = {
   },
 };
 
-/** What the admin page shows for one provider. */
+/** What a circuit breaks: one model of one provider, called with the process's key for it. */
+export interface CircuitTarget {
+  provider: string;
+  /** the full model id, `provider:model` */
+  model: string;
+}
 
-/** The run waited as long as it may for a provider whose circuit stayed open. */
+/** The run waited as long as it may for a model whose circuit stayed open. */
 export class ProviderUnavailableError extends Error {
   readonly code = "provider-unavailable";
   constructor(
-    readonly provider: string,
-    waitedMs: number,
+    readonly target: CircuitTarget,
+    /** from the run's first wait, not this call's: the time a person actually waited */
+    readonly waitedMs: number,
+    /** the provider's last answer (status and message), when it gave one */
+    readonly lastFailure: string | null,
   ) {
-    super(`the ${provider} provider is unavailable (circuit open; waited ${Math.round(waitedMs / 1000)} s for it to recover)`);
+    super(
+      `${target.model} is unavailable: its circuit stayed open while the run waited ${describeWait(waitedMs)}` +
+        (lastFailure ? `; last failure: ${lastFailure}` : ""),
+    );
     this.name = "ProviderUnavailableError";
   }
 }
 
 /** Permission for one call; report how it went exactly once. */
 export interface CallTicket {
-  readonly provider: string;
+  readonly target: CircuitTarget;
   readonly probe: boolean;
   /** the provider answered (a fatal 400 counts: the provider is up) */
   succeeded(): void;
@@ -70,6 +84,7 @@ export interface CallTicket {
 }
 
 interface Circuit {
+  target: CircuitTarget;
   state: CircuitState;
   failures: number;
   coolDownMs: number;
@@ -101,30 +116,30 @@ export class ProviderCircuits {
   }
 
   /**
-   * Waits until a call to `provider` may go out, then returns its ticket. `deadline`
-   * (epoch ms) bounds the wait of the whole run: past it, ProviderUnavailableError.
-   * Rejects with the signal's reason when the run is cancelled.
+   * Waits until a call to `target` may go out, then returns its ticket. `deadline`
+   * (epoch ms) bounds the wait of the whole run, which began at `waitingSince`: past
+   * it, ProviderUnavailableError. Rejects with the signal's reason when the run is cancelled.
    */
   async acquire(
-    provider: string,
-    input: { signal: AbortSignal; deadline: number; onWait?: (view: ProviderCircuitView) => void },
+    target: CircuitTarget,
+    input: { signal: AbortSignal; deadline: number; waitingSince?: number; onWait?: (view: ProviderCircuitView) => void },
   ): Promise<CallTicket> {
-    const circuit = this.circuit(provider);
-    const started = this.clock.now();
+    const circuit = this.circuit(target);
+    const started = input.waitingSince ?? this.clock.now();
     let announced = false;
     for (;;) {
       input.signal.throwIfAborted();
-      if (circuit.state === "closed") return this.ticket(provider, circuit, false);
+      if (circuit.state === "closed") return this.ticket(circuit, false);
       const now = this.clock.now();
       if (circuit.state === "open" && !circuit.probeInFlight && circuit.nextProbeAt !== null && now >= circuit.nextProbeAt) {
         circuit.state = "half-open";
         circuit.probeInFlight = true;
-        return this.ticket(provider, circuit, true);
+        return this.ticket(circuit, true);
       }
-      if (now >= input.deadline) throw new ProviderUnavailableError(provider, now - started);
+      if (now >= input.deadline) throw new ProviderUnavailableError(target, now - started, circuit.lastFailure);
       if (!announced) {
         announced = true;
-        input.onWait?.(this.view(provider, circuit));
+        input.onWait?.(this.view(circuit));
       }
       const wakeAt =
         circuit.state === "open" && circuit.nextProbeAt !== null ? Math.min(circuit.nextProbeAt, input.deadline) : input.deadline;
@@ -132,20 +147,19 @@ export class ProviderCircuits {
     }
   }
 
-  /** The provider's circuit is not closed: calls to it wait. */
-  isOpen(provider: string): boolean {
-    return this.circuit(provider).state !== "closed";
+  /** The model's circuit is not closed: calls to it wait. */
+  isOpen(target: CircuitTarget): boolean {
+    return this.circuit(target).state !== "closed";
   }
 
   snapshot(): ProviderCircuitView[] {
-    return [...this.circuits.entries()]
-      .map(([provider, circuit]) => this.view(provider, circuit))
-      .sort((a, b) => a.provider.localeCompare(b.provider));
+    return [...this.circuits.values()].map((circuit) => this.view(circuit)).sort((a, b) => a.model.localeCompare(b.model));
   }
 
-  private view(provider: string, circuit: Circuit): ProviderCircuitView {
+  private view(circuit: Circuit): ProviderCircuitView {
     return {
-      provider,
+      provider: circuit.target.provider,
+      model: circuit.target.model,
       state: circuit.state,
       consecutiveFailures: circuit.failures,
       nextProbeAt: circuit.state === "open" ? circuit.nextProbeAt : null,
@@ -156,10 +170,11 @@ export class ProviderCircuits {
     };
   }
 
-  private circuit(provider: string): Circuit {
-    let circuit = this.circuits.get(provider);
+  private circuit(target: CircuitTarget): Circuit {
+    let circuit = this.circuits.get(target.model);
     if (!circuit) {
       circuit = {
+        target: { provider: target.provider, model: target.model },
         state: "closed",
         failures: 0,
         coolDownMs: this.policy.coolDownMs,
@@ -170,12 +185,12 @@ export class ProviderCircuits {
         lastFailureAt: null,
         waiters: new Set(),
       };
-      this.circuits.set(provider, circuit);
+      this.circuits.set(target.model, circuit);
     }
     return circuit;
   }
 
-  private ticket(provider: string, circuit: Circuit, probe: boolean): CallTicket {
+  private ticket(circuit: Circuit, probe: boolean): CallTicket {
     let settled = false;
     const once = (verdict: () => void) => () => {
       if (settled) return;
@@ -184,7 +199,7 @@ export class ProviderCircuits {
       this.notify(circuit);
     };
     return {
-      provider,
+      target: circuit.target,
       probe,
       succeeded: once(() => {
         if (probe || circuit.state === "closed") {

@@ -1,6 +1,6 @@
 import { APICallError } from "ai";
 import { describe, expect, it } from "vitest";
-import { classifyModelError, DEFAULT_RETRY_POLICY, retryAfterMs, retryDelayMs } from "./retry.ts";
+import { classifyModelError, providerFailure, retryAfterMs } from "./retry.ts";
 
 const apiError = (statusCode: number, extra: Partial<ConstructorParameters<typeof APICallError>[0]> = {}) =>
   new APICallError({ message: `status ${statusCode}`, url: "http://x", requestBodyValues: {}, statusCode, ...extra });
@@ -33,11 +33,14 @@ describe("model error policy", () => {
     expect(retryAfterMs(apiError(500))).toBeNull();
   });
 
-  it("backs off exponentially with jitter, honours Retry-After, and gives up on a very long one", () => {
-    const policy = { ...DEFAULT_RETRY_POLICY, random: () => 1 };
-    expect([1, 2, 3, 10].map((n) => retryDelayMs(policy, n, apiError(500)))).toEqual([1000, 2000, 4000, 30_000]);
-    expect(retryDelayMs({ ...policy, random: () => 0 }, 1, apiError(500))).toBe(500);
-    expect(retryDelayMs(policy, 1, apiError(429, { responseHeaders: { "retry-after": "7" } }))).toBe(7000);
-    expect(retryDelayMs(policy, 1, apiError(429, { responseHeaders: { "retry-after": "3600" } }))).toBeNull();
+  it("tells the core's policy the provider's status and Retry-After; a broken connection has no status", () => {
+    expect(providerFailure(apiError(500), "transient")).toEqual({ kind: "transient", httpStatus: 500, retryAfterMs: null });
+    expect(providerFailure(apiError(429, { responseHeaders: { "retry-after": "120" } }), "transient")).toEqual({
+      kind: "transient",
+      httpStatus: 429,
+      retryAfterMs: 120_000,
+    });
+    const cut = new TypeError("terminated", { cause: Object.assign(new Error("other side closed"), { code: "UND_ERR_SOCKET" }) });
+    expect(providerFailure(cut, "transient")).toEqual({ kind: "transient", httpStatus: null, retryAfterMs: null });
   });
 });

@@ -1,35 +1,32 @@
 /**
- * Which model errors heal by waiting, and how long to wait.
+ * Which model errors heal by waiting, and what a failed call tells the core's retry
+ * policy (core/retry-policy.ts): transient or not, the provider's HTTP status, its
+ * Retry-After. The policy itself — what to retry where, and how long to wait — is the
+ * core's; this file reads AI SDK errors for it.
  *
- * The run loop retries transient errors itself (instead of the AI SDK's
- * maxRetries) because it must also survive a stream cut mid-way, which the SDK
- * does not retry, and because tests need injectable delays. p-retry would do
- * the waiting, but it is not a dependency and the policy fits in this file.
+ * The run loop retries in place itself (instead of the AI SDK's maxRetries) because
+ * it must also resume a stream cut mid-way, which the SDK does not retry, and because
+ * tests need injectable delays.
  */
 import { APICallError } from "ai";
 import { isProviderName, PROVIDERS } from "../config/providers.ts";
+import type { InRunVerdict, ProviderFailure } from "../core/retry-policy.ts";
 import { truncateText } from "../core/text.ts";
 
-export interface RetryPolicy {
-  /** retries after the first attempt, per run */
-  maxRetries: number;
-  baseDelayMs: number;
-  maxDelayMs: number;
-  /** a Retry-After longer than this is not waited for: the executor's backoff takes over */
-  maxRetryAfterMs: number;
-  /** injectable so tests run fast; must reject when the signal aborts */
+/** How the run loop waits and jitters an in-place retry; injectable so tests run fast. */
+export interface RetryTiming {
+  /** must reject when the signal aborts */
   sleep: (ms: number, signal: AbortSignal) => Promise<void>;
   /** [0, 1), for jitter */
   random: () => number;
 }
 
-export const DEFAULT_RETRY_POLICY: Omit<RetryPolicy, "sleep"> = {
-  maxRetries: 4,
-  baseDelayMs: 1_000,
-  maxDelayMs: 30_000,
-  maxRetryAfterMs: 60_000,
-  random: Math.random,
-};
+/** Why a run calls the model again in place, as its log and status line say it. */
+export const IN_RUN_RETRY_REASONS = {
+  resume: "resuming the cut stream",
+  "honour-retry-after": "waiting as the provider asked",
+  compact: "context too long, compacting",
+} as const satisfies Record<Exclude<InRunVerdict["kind"], "escalate" | "fail">, string>;
 
 export type ModelErrorKind = "transient" | "context-overflow" | "aborted" | "fatal";
 
@@ -129,15 +126,15 @@ export function retryAfterMs(error: unknown, now: number = Date.now()): number |
   return null;
 }
 
-/**
- * Delay before retry number `retry` (1-based): the server's Retry-After when
- * it gave one, else exponential backoff with full jitter in [base/2, cap].
- */
-export function retryDelayMs(policy: Omit<RetryPolicy, "sleep">, retry: number, error: unknown): number | null {
-  const after = retryAfterMs(error);
-  if (after != null) return after > policy.maxRetryAfterMs ? null : after;
-  const cap = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (retry - 1));
-  return Math.round(cap / 2 + (policy.random() * cap) / 2);
+/** The provider's HTTP status, when the failure was its answer (not a broken connection). */
+export function httpStatusOf(error: unknown): number | null {
+  const answer = causes(error).find((link) => APICallError.isInstance(link));
+  return answer?.statusCode ?? null;
+}
+
+/** A failed call as the core's retry policy reads it (fatal and aborted calls never reach it). */
+export function providerFailure(error: unknown, kind: Exclude<ModelErrorKind, "aborted">): ProviderFailure {
+  return { kind, httpStatus: httpStatusOf(error), retryAfterMs: retryAfterMs(error) };
 }
 
 /**

@@ -18,7 +18,8 @@ import { abortableSleep, type OfflineCallOptions } from "./offline-model.ts";
 import { containsFenceMarker } from "../core/fence.ts";
 import { buildHistoryTurns, HISTORY_BUDGET_SHARE, seesConversation } from "./conversation-context.ts";
 import { buildSystemPrompt, buildUserMessageParts } from "./prompt.ts";
-import { classifyModelError, DEFAULT_RETRY_POLICY, describeError, retryDelayMs, type RetryPolicy, explainModelError } from "./retry.ts";
+import { classifyModelError, describeError, explainModelError, IN_RUN_RETRY_REASONS, providerFailure, type RetryTiming } from "./retry.ts";
+import { decideInRun, inRunRetriesFor } from "../core/retry-policy.ts";
 import { logModelTiming, mustBeStarted, timedModel, type AgentRunnerDeps, type RunContext } from "./run-context.ts";
 import { cachedSystem, cachedUserMessage, estimateCutUsage, markCacheBreakpoint, restartLiveText } from "./run-usage.ts";
 import { buildToolSet, finishRun, MAX_MALFORMED_TOOL_CALLS } from "./run-finish.ts";
@@ -39,7 +40,7 @@ export const DEFAULT_CHUNK_TIMEOUT_MS = 180_000;
 export type { AgentRunnerDeps } from "./run-context.ts";
 
 export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
-  const policy: RetryPolicy = { ...DEFAULT_RETRY_POLICY, sleep: abortableSleep, ...deps.retry };
+  const timing: RetryTiming = { sleep: abortableSleep, random: Math.random, ...deps.retry };
   const maxSteps = deps.maxSteps ?? DEFAULT_MAX_STEPS;
   const connect = deps.mcp ?? connectMcpServers;
 
@@ -79,9 +80,9 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
         ...(ctx.cacheWriteTokens > 0 ? { cacheWriteTokens: ctx.cacheWriteTokens } : {}),
         ...(ctx.usageEstimated ? { estimated: true } : {}),
       });
-      const fail = (transient: boolean, reason: string): AgentRunResult => {
-        sink.log({ phase: "run-failed", message: reason, data: { transient } });
-        return { kind: "failed", transient, reason, usage: usage() };
+      const fail = (transient: boolean, reason: string, retryAfterMs: number | null = null): AgentRunResult => {
+        sink.log({ phase: "run-failed", message: reason, data: { transient, ...(retryAfterMs === null ? {} : { retryAfterMs }) } });
+        return { kind: "failed", transient, reason, ...(retryAfterMs === null ? {} : { retryAfterMs }), usage: usage() };
       };
 
       // a run started early prepares until it may act: what reads the database or leaves the process waits
@@ -144,32 +145,35 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
 
         const streamed = timedModel(model, ctx.model, request);
         const simulated = deps.models.isSimulated(request.agent.model);
-        const maxRetries = simulated ? 0 : policy.maxRetries;
+        // one in-place retry per attempt chain (core/retry-policy.ts); the offline model cannot fail that way
+        let inRunRetriesLeft = simulated ? 0 : inRunRetriesFor(request.attempt ?? 1);
         const circuits = simulated ? undefined : deps.circuits;
         const provider = parseModelId(request.agent.model).provider;
+        const target = { provider, model: request.agent.model };
         const batcher = new DeltaBatcher((delta) => sink.textDelta(delta), deps.deltaBatching ?? DEFAULT_DELTA_BATCHING);
-        let retries = 0;
         /** the run waits for an open circuit at most maxWaitMs in all, counted from its first wait */
-        let waitDeadline: number | null = null;
+        let waitingSince: number | null = null;
         for (;;) {
           let ticket: CallTicket | null = null;
           if (circuits) {
-            if (circuits.isOpen(provider)) waitDeadline ??= circuits.now() + circuits.maxWaitMs;
-            ticket = await circuits.acquire(provider, {
+            if (circuits.isOpen(target)) waitingSince ??= circuits.now();
+            ticket = await circuits.acquire(target, {
               signal: request.signal,
-              deadline: waitDeadline ?? Number.POSITIVE_INFINITY,
+              deadline: waitingSince === null ? Number.POSITIVE_INFINITY : waitingSince + circuits.maxWaitMs,
+              waitingSince: waitingSince ?? undefined,
               onWait: (view) => {
-                sink.status?.(
-                  `waiting for the ${provider} provider (it is failing; ${view.nextProbeAt ? `next try in ${Math.max(0, Math.round((view.nextProbeAt - circuits.now()) / 1000))} s` : "a probe is out"})`,
-                );
+                const next = view.nextProbeAt
+                  ? `next try in ${Math.max(0, Math.round((view.nextProbeAt - circuits.now()) / 1000))} s`
+                  : null;
+                sink.status?.(`waiting for ${target.model} (it is failing; ${next ?? "a probe is out"})`);
                 sink.log({
                   phase: "provider-wait",
-                  message: `waiting for the ${provider} provider: its circuit is ${view.state} after ${view.consecutiveFailures} transient failures${view.nextProbeAt ? `, next probe in ${Math.max(0, Math.round((view.nextProbeAt - circuits.now()) / 1000))} s` : ""}`,
+                  message: `waiting for ${target.model}: its circuit is ${view.state} after ${view.consecutiveFailures} transient failures${next ? `, ${next}` : ""}`,
                   data: view,
                 });
               },
             });
-            if (waitDeadline !== null) sink.status?.(null);
+            if (waitingSince !== null) sink.status?.(null);
           }
           const error = await streamOnce({ ctx, deps, model: streamed, system, tools, compactor, batcher, maxSteps });
           batcher.flush();
@@ -190,31 +194,24 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
           else ticket?.succeeded(); // the provider answered, even if with a fatal error
           if (error instanceof CompactionImpossibleError) return fail(false, error.message);
           if (kind === "fatal" || kind === "aborted") return fail(false, reason);
-          if (kind === "transient" && circuits?.isOpen(provider) && ctx.steps.length < maxSteps) {
-            // the provider is down, not this run: wait for it (acquire) without spending a retry
-            sink.log({
-              phase: "retry",
-              message: `model error (transient) while the ${provider} circuit is open: waiting for the provider instead of spending a retry: ${reason}`,
-              data: { delay: 0, discardPartialText: true },
-            });
-            continue;
-          }
-          if (ctx.steps.length >= maxSteps) return fail(kind === "transient", reason);
-          const delay = kind === "context-overflow" ? 0 : retryDelayMs(policy, retries + 1, error);
-          if (retries >= maxRetries || delay == null) return fail(kind === "transient", reason);
-          retries += 1;
-          if (kind === "context-overflow") compactor.requestForcedCompaction();
+          // a run out of steps cannot go on in place: only the durable retry may start it afresh
+          const left = ctx.steps.length >= maxSteps ? 0 : inRunRetriesLeft;
+          const verdict = decideInRun({ failure: providerFailure(error, kind), inRunRetriesLeft: left, random: timing.random });
+          if (verdict.kind === "fail") return fail(false, reason);
+          // transient: the durable retry (a step's retryAt, a reply's next run) takes over
+          if (verdict.kind === "escalate") return fail(true, reason, verdict.retryAfterMs);
+          inRunRetriesLeft -= 1;
+          const delay = verdict.kind === "compact" ? 0 : verdict.delayMs;
+          if (verdict.kind === "compact") compactor.requestForcedCompaction();
           // Text already streamed from the failed model call is not part of the result:
           // live views should drop what they showed since the last completed step.
           sink.log({
             phase: "retry",
-            message: `model error (${kind}), retry ${retries}/${maxRetries} in ${delay} ms: ${reason}`,
+            message: `model error (${kind}), ${IN_RUN_RETRY_REASONS[verdict.kind]} in ${delay} ms: ${reason}`,
             data: { delay, discardPartialText: true },
           });
-          sink.status?.(
-            `attempt ${retries + 1} of ${maxRetries + 1}, retrying in ${Math.max(1, Math.round(delay / 1000))} s (${kind === "context-overflow" ? "context too long" : "provider error"})`,
-          );
-          await policy.sleep(delay, request.signal);
+          sink.status?.(`retrying in ${Math.max(1, Math.round(delay / 1000))} s (${IN_RUN_RETRY_REASONS[verdict.kind]})`);
+          await timing.sleep(delay, request.signal);
           sink.status?.(null);
         }
         return finishRun(ctx, usage);

@@ -143,15 +143,16 @@ describe.each(["openai", "anthropic", "local"] as const)("run loop through the %
     expect(sink.phases()).toContain("retry");
   });
 
-  it("retries a 500 with backoff, then succeeds", async () => {
+  it("leaves a 500 to the durable retry: one call, a transient failure naming the status", async () => {
     const { runner, sleeps } = runtime();
     server.script({ kind: "error", status: 500, message: "Internal error", errorType: "api_error" }, { kind: "text", text: "Fine now." });
     const sink = recordingSink();
     const result = await runner.run(runRequest({ agent: subAgent() }), sink);
-    expect(result).toMatchObject({ kind: "ok", text: "Fine now." });
-    expect(sleeps).toEqual([750]); // base 1000 ms, jitter 0.5 → between 500 and 1000
-    // the wait is one live status line on the step, cleared when the retry goes out
-    expect(sink.statuses).toEqual(["attempt 2 of 5, retrying in 1 s (provider error)", null]);
+    expect(result).toMatchObject({ kind: "failed", transient: true, reason: expect.stringContaining("(HTTP 500): Internal error") });
+    expect(result).not.toHaveProperty("retryAfterMs");
+    expect(server.requests).toHaveLength(1);
+    expect(sleeps).toEqual([]);
+    expect(sink.statuses).toEqual([]);
   });
 
   it("survives a connection dropped mid-stream", async () => {
@@ -163,21 +164,38 @@ describe.each(["openai", "anthropic", "local"] as const)("run loop through the %
     );
     const result = await runner.run(runRequest({ agent: subAgent() }), sink);
     expect(result).toMatchObject({ kind: "ok", text: "Complete answer.", summary: "Complete answer." });
-    expect(sleeps).toHaveLength(1);
-    expect(sink.logs.find((l) => l.phase === "retry")?.message).toMatch(/transient/);
+    expect(sleeps).toEqual([750]); // RESUME_DELAY_MS 1000, jitter 0.5 → between 500 and 1000
+    expect(sink.logs.find((l) => l.phase === "retry")?.message).toMatch(/transient.*resuming the cut stream/);
+    // the wait is one live status line on the step, cleared when the retry goes out
+    expect(sink.statuses).toEqual(["retrying in 1 s (resuming the cut stream)", null]);
     expect(server.requests).toHaveLength(2);
   });
 
-  it("reports a transient failure when retries run out", async () => {
-    const { runner, sleeps } = runtime({ deps: { retry: { maxRetries: 2, sleep: async () => undefined, random: () => 0.5 } } });
+  it("retries in place once per attempt chain: a second cut, or any cut in a later attempt, goes to the durable retry", async () => {
+    const { runner, sleeps } = runtime();
+    const drop = { kind: "drop", text: "cut off somewhere in the middle of it" } as const;
+    server.script(drop, drop, { kind: "text", text: "never reached" });
+    const first = await runner.run(runRequest({ agent: subAgent() }), recordingSink());
+    expect(first).toMatchObject({ kind: "failed", transient: true });
+    expect(server.requests).toHaveLength(2);
+    server.reset();
+    server.script(drop, { kind: "text", text: "never reached" });
+    const later = await runner.run(runRequest({ agent: subAgent(), attempt: 2 }), recordingSink());
+    expect(later).toMatchObject({ kind: "failed", transient: true });
+    expect(server.requests).toHaveLength(1);
+    expect(sleeps).toHaveLength(1);
+  });
+
+  it("hands a long Retry-After to the durable retry instead of failing or waiting in memory", async () => {
+    const { runner, sleeps } = runtime();
     server.script(
-      { kind: "error", status: 503, message: "Overloaded", errorType: "overloaded_error" },
-      { kind: "error", status: 503, message: "Overloaded", errorType: "overloaded_error" },
-      { kind: "error", status: 503, message: "Overloaded", errorType: "overloaded_error" },
+      { kind: "error", status: 429, message: "Rate limit reached", errorType: "rate_limit_error", headers: { "retry-after": "120" } },
+      { kind: "text", text: "never reached" },
     );
     const result = await runner.run(runRequest({ agent: subAgent() }), recordingSink());
-    expect(result).toMatchObject({ kind: "failed", transient: true, reason: expect.stringContaining("Overloaded") });
+    expect(result).toMatchObject({ kind: "failed", transient: true, retryAfterMs: 120_000, reason: expect.stringContaining("HTTP 429") });
     expect(sleeps).toEqual([]);
+    expect(server.requests).toHaveLength(1);
   });
 
   it("reports a 401 as fatal without retrying", async () => {

@@ -11,7 +11,7 @@ import type { DeltaBatcherOptions } from "./delta-batcher.ts";
 import type { McpConnector } from "./mcp.ts";
 import type { ModelRegistry } from "./model-registry.ts";
 import type { ArtifactStore, ConversationMemory, SessionStore } from "../ports/agents.ts";
-import type { RetryPolicy } from "./retry.ts";
+import type { RetryTiming } from "./retry.ts";
 import type { PlanValidator, RunToolState } from "./tools.ts";
 import type { PlanStatusReader } from "../ports/agents.ts";
 
@@ -23,7 +23,7 @@ export interface AgentRunnerDeps {
   validatePlan?: PlanValidator;
   /** opens the agent's MCP servers; default: the MCP SDK client */
   mcp?: McpConnector;
-  retry?: Partial<RetryPolicy>;
+  retry?: Partial<RetryTiming>;
   maxSteps?: number;
   deltaBatching?: DeltaBatcherOptions;
   /** default: the run's own model, with an extractive fallback */
@@ -32,8 +32,8 @@ export interface AgentRunnerDeps {
   memory?: ConversationMemory;
   chunkTimeoutMs?: number;
   /**
-   * the process's per-provider circuit breakers: while a provider's circuit is open,
-   * runs wait for it instead of spending their retries (none: no breaker)
+   * the process's per-model circuit breakers: while a model's circuit is open, runs
+   * wait for it instead of calling it (none: no breaker)
    */
   circuits?: ProviderCircuits;
   /** workspace: the slot tools of a run that works in a git slot (server/workspace/workspace-runner.ts) */

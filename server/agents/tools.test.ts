@@ -4,6 +4,11 @@ import { fenceUntrusted } from "../core/fence.ts";
 import { corePlanValidator } from "./core-plan-validator.ts";
 import { createBuiltinTools, createToolState, isToolAllowed } from "./tools.ts";
 import { agentProfile, commanderProfile, runRequest } from "./testing/agent-fixture.ts";
+import { z } from "zod";
+import { rawPlanSchema } from "../core/plan-schema.ts";
+import { rawDecisionSchema } from "../core/commander-decision.ts";
+import { formSpecSchema } from "../core/form-schema.ts";
+import { HARD_MAX_RETRIES } from "../core/failure-policy.ts";
 
 const callOptions = { toolCallId: "t1", messages: [] };
 
@@ -63,6 +68,60 @@ describe("ask_user", () => {
     const field = { name: "token", label: "Token", required: true, secret: true };
     expect((await validate({ title: "Login", fields: [{ ...field, type: "text" }] })).success).toBe(true);
     expect((await validate({ title: "Login", fields: [{ ...field, type: "textarea" }] })).success).toBe(false);
+  });
+});
+
+describe("tool schemas are the core's", () => {
+  const tools = createBuiltinTools({ request: runRequest(), artifacts: new MemoryArtifactStore(), state: createToolState(false) });
+  type Wrapped = { jsonSchema: Record<string, unknown>; validate?: (value: unknown) => Promise<{ success: boolean }> };
+  const wrapped = (name: "create_plan" | "decide" | "ask_user") => tools[name].inputSchema as unknown as Wrapped;
+  const properties = (schema: unknown, ...path: string[]): Record<string, { description?: string }> => {
+    let node = schema as Record<string, unknown>;
+    for (const key of path) node = (node.properties as Record<string, Record<string, unknown>>)[key];
+    return (node.items ? (node.items as Record<string, unknown>).properties : node.properties) as Record<string, { description?: string }>;
+  };
+
+  it("the model is told the core's bounds and descriptions", () => {
+    const plan = wrapped("create_plan").jsonSchema;
+    expect(plan).toEqual(z.toJSONSchema(rawPlanSchema, { io: "input", target: "draft-7" }));
+    expect(properties(plan, "steps").index.description).toBe("1-based, in order, never reused");
+    expect(properties(plan, "steps")).toHaveProperty("max_retries", expect.objectContaining({ maximum: HARD_MAX_RETRIES }));
+    expect(properties(wrapped("ask_user").jsonSchema, "fields").secret.description).toMatch(/text fields only/);
+    expect(properties(wrapped("decide").jsonSchema).input.description).toBe("retry: new input for the step");
+  });
+
+  it("what the tool accepts, the core accepts, and what the core refuses the tool refuses", async () => {
+    const step = { index: 1, title: "Draft", assignee: "writer", input: "write" };
+    const cases: { name: "create_plan" | "decide" | "ask_user"; value: unknown; core: (value: unknown) => boolean }[] = [
+      { name: "create_plan", value: { title: "P", steps: [step] }, core: (value) => rawPlanSchema.safeParse(value).success },
+      {
+        name: "create_plan",
+        value: { title: "P", steps: [{ ...step, waitFor: [] }] },
+        core: (value) => rawPlanSchema.safeParse(value).success,
+      },
+      {
+        name: "create_plan",
+        value: { title: "P", steps: [{ ...step, max_retries: 50 }] },
+        core: (value) => rawPlanSchema.safeParse(value).success,
+      },
+      { name: "decide", value: { kind: "append", steps: [step] }, core: (value) => rawDecisionSchema.safeParse(value).success },
+      { name: "decide", value: { kind: "append", steps: [] }, core: (value) => rawDecisionSchema.safeParse(value).success },
+      {
+        name: "ask_user",
+        value: { title: "F", fields: [{ name: "x", label: "X", type: "select", required: true }] },
+        core: (value) => formSpecSchema.safeParse(value).success,
+      },
+      {
+        name: "ask_user",
+        value: { title: "F", fields: [{ name: "x", label: "X", type: "select", required: true, options: ["a"] }] },
+        core: (value) => formSpecSchema.safeParse(value).success,
+      },
+    ];
+    const verdicts = await Promise.all(
+      cases.map(async ({ name, value, core }) => [(await wrapped(name).validate!(value)).success, core(value)]),
+    );
+    expect(verdicts.map(([tool]) => tool)).toEqual([true, false, false, true, false, false, true]);
+    for (const [tool, core] of verdicts) expect(tool).toBe(core);
   });
 });
 

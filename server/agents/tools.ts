@@ -11,7 +11,9 @@ import { createHash } from "node:crypto";
 import { tool, zodSchema, type ToolSet } from "ai";
 import { z } from "zod";
 import type { RunRequest } from "../ports/executor.ts";
-import type { FormSpec } from "../core/types.ts";
+import { rawPlanSchema } from "../core/plan-schema.ts";
+import { decisionToolSchema } from "../core/commander-decision.ts";
+import { formSpecSchema } from "../core/form-schema.ts";
 import { describeFindings, type PlanFinding } from "../core/plan-critic.ts";
 import type { ArtifactStore } from "../ports/agents.ts";
 import { fenceUntrusted, neutraliseFenceMarkers } from "../core/fence.ts";
@@ -98,73 +100,6 @@ export class ToolNotAllowedError extends Error {
   }
 }
 
-const budgetSchema = z
-  .looseObject({ max_tokens: z.number().int().optional(), max_cost: z.number().optional() })
-  .describe("past this the scheduler stops dispatching and asks the commander");
-
-const rawStepSchema = z.looseObject({
-  index: z.number().int().describe("1-based, in order, never reused"),
-  title: z.string(),
-  assignee: z.string().describe("an agent handle from the roster (without @), `commander`, or `user`"),
-  input: z
-    .string()
-    .describe(
-      "the step's instructions; may use {{request}}, {{step_N.output_summary}}, {{step_N.output_files}} (and {{item}}, {{item_index}} in a for_each step)",
-    ),
-  wait_for: z
-    .array(z.union([z.number().int(), z.looseObject({ step: z.number().int(), optional: z.boolean().optional() })]))
-    .optional()
-    .describe("upstream step indexes (or { step, optional: true } when its failure must not hold this step); default: the previous step"),
-  quorum: z.number().int().optional().describe("start once this many of wait_for succeeded; the rest are released"),
-  on_failure: z.enum(["abort_plan", "continue", "ask_commander"]).optional(),
-  max_retries: z.number().int().optional(),
-  budget: budgetSchema.optional(),
-  for_each: z
-    .looseObject({
-      from: z.number().int().describe("an upstream step in wait_for whose list this step maps over"),
-      field: z.enum(["output_files", "output_lines"]).describe("its files, or the lines of its summary"),
-      max_parallel: z.number().int().optional(),
-    })
-    .optional()
-    .describe("run this step once per item ({{item}}, {{item_index}} in its input); results are collected in order"),
-});
-
-// Loose objects: unknown keys reach the validator, which names them, instead of
-// being silently dropped here.
-export const rawPlanSchema = z.looseObject({
-  title: z.string(),
-  max_parallel: z.number().int().optional().describe("how many steps may run at once; 1 = strictly serial"),
-  budget: budgetSchema.optional(),
-  steps: z.array(rawStepSchema),
-});
-
-export const decisionSchema = z.object({
-  kind: z.enum(["retry", "skip", "abort", "append"]),
-  input: z.string().optional().describe("retry: new input for the step"),
-  assignee: z.string().optional().describe("retry: another agent for the step"),
-  reason: z.string().optional(),
-  steps: z.array(rawStepSchema).optional().describe("append: new steps, indexes after the existing ones"),
-});
-
-export const formSpecSchema = z.object({
-  title: z.string().min(1),
-  fields: z
-    .array(
-      z.object({
-        name: z.string().min(1),
-        label: z.string().min(1),
-        type: z.enum(["text", "textarea", "number", "boolean", "select"]),
-        required: z.boolean(),
-        options: z.array(z.string()).optional().describe("required for select"),
-        secret: z
-          .boolean()
-          .optional()
-          .describe("text fields only: a password, token or key. Only you receive the value; everyone else sees it masked"),
-      }),
-    )
-    .min(1),
-}) satisfies z.ZodType<FormSpec>;
-
 // eslint-disable-next-line no-control-regex -- control characters are what a file name must not hold
 const FILE_NAME = /^(?!\/)(?!.*(?:^|\/)\.\.(?:\/|$))[^\u0000-\u001f\\]{1,200}$/;
 
@@ -196,26 +131,19 @@ export interface BuiltinToolDeps {
 
 /**
  * Tool input schemas, wrapped once: the AI SDK memoizes each wrapper's JSON schema,
- * so it is not re-derived from zod on every run.
+ * so it is not re-derived from zod on every run. The plan, decision and form schemas
+ * are the core's own, descriptions included: what the model is told is what is checked.
  */
 const INPUT = {
   create_plan: zodSchema(rawPlanSchema),
-  decide: zodSchema(decisionSchema),
+  decide: zodSchema(decisionToolSchema),
   finish: zodSchema(
     z.object({
       summary: z.string().min(1).describe("one paragraph; this is what downstream steps receive"),
       files: z.array(z.string()).default([]),
     }),
   ),
-  ask_user: zodSchema(
-    formSpecSchema
-      .refine((form) => form.fields.every((field) => field.type !== "select" || (field.options?.length ?? 0) > 0), {
-        message: "select fields need options",
-      })
-      .refine((form) => form.fields.every((field) => field.secret !== true || field.type === "text"), {
-        message: "only a text field can be secret",
-      }),
-  ),
+  ask_user: zodSchema(formSpecSchema),
   read_file: zodSchema(z.object({ name: z.string().optional() })),
   write_file: zodSchema(
     z.object({

@@ -5,14 +5,33 @@
  */
 import { z } from "zod";
 import { PlanValidationError } from "./errors.ts";
+import { rawAppendedStepsSchema } from "./plan-schema.ts";
 import { validateAppendedSteps, type PlanLimits } from "./validate-plan.ts";
 import { COMMANDER_ASSIGNEE, USER_ASSIGNEE, type CommanderDecision, type PlanState } from "./types.ts";
 
-/** The decision as the model writes it; appended steps stay raw until validateAppendedSteps. */
+/** Every field a decision may carry, with what the model is told about it (the decide tool shows these). */
+const decisionFields = {
+  kind: z.enum(["retry", "skip", "abort", "append"]),
+  input: z.string().max(20_000).optional().describe("retry: new input for the step"),
+  assignee: z.string().optional().describe("retry: another agent for the step"),
+  reason: z.string().max(2_000).optional(),
+  steps: rawAppendedStepsSchema.min(1).describe("append: new steps, indexes after the existing ones"),
+};
+
+/**
+ * The decide tool's input: one object, because providers want an object at the top
+ * of a tool schema. checkDecision parses it again with rawDecisionSchema.
+ */
+export const decisionToolSchema = z.object({ ...decisionFields, steps: decisionFields.steps.optional() });
+
+/**
+ * The decision as the model writes it, per kind, built from the same fields. Appended
+ * steps stay raw here: validateAppendedSteps names every problem with them at once.
+ */
 export const rawDecisionSchema = z.discriminatedUnion("kind", [
-  z.object({ kind: z.literal("retry"), input: z.string().max(20_000).optional(), assignee: z.string().optional() }),
-  z.object({ kind: z.literal("skip"), reason: z.string().max(2_000).optional() }),
-  z.object({ kind: z.literal("abort"), reason: z.string().max(2_000).optional() }),
+  z.object({ kind: z.literal("retry"), input: decisionFields.input, assignee: decisionFields.assignee }),
+  z.object({ kind: z.literal("skip"), reason: decisionFields.reason }),
+  z.object({ kind: z.literal("abort"), reason: decisionFields.reason }),
   z.object({ kind: z.literal("append"), steps: z.array(z.unknown()).min(1) }),
 ]);
 

@@ -14,7 +14,7 @@ export const MAX_BACKOFF_MS = 30_000;
  * backoff capped at MAX_BACKOFF_MS, with jitter between 50% and 100% of that cap so
  * steps that failed together (a provider outage) do not all come back at once.
  */
-export function retryDelayMs(failureCount: number, random: () => number): number {
+export function stepBackoffMs(failureCount: number, random: () => number): number {
   const exponent = Math.max(0, Math.floor(failureCount) - 1);
   // 2^exponent overflows to Infinity for silly inputs; Math.min still caps it
   const ceiling = Math.min(MAX_BACKOFF_MS, BASE_BACKOFF_MS * 2 ** exponent);

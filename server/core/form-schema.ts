@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { FormAnswerError, type FormAnswerIssue } from "./errors.ts";
-import { SECRET_MASK, type FormField, type FormSpec } from "./types.ts";
+import { FORM_FIELD_TYPES, SECRET_MASK, type FormField, type FormSpec } from "./types.ts";
 import { isStorableText, storableText, UNSTORABLE_TEXT_MESSAGE } from "./text.ts";
 
 /** Longest text a single answer field may hold. */
@@ -16,13 +16,19 @@ const formFieldSchema = z.strictObject({
     .regex(/^[a-z][a-z0-9_]*$/i, "must start with a letter and contain only letters, digits and _")
     .max(64),
   label: storableText().trim().min(1).max(200),
-  type: z.enum(["text", "textarea", "number", "boolean", "select"]),
+  type: z.enum(FORM_FIELD_TYPES),
   required: z.boolean(),
-  options: z.array(storableText().min(1).max(200)).min(1).max(50).optional(),
-  secret: z.boolean().optional(),
+  options: z.array(storableText().min(1).max(200)).min(1).max(50).optional().describe("required for select"),
+  secret: z
+    .boolean()
+    .optional()
+    .describe("text fields only: a password, token or key. Only you receive the value; everyone else sees it masked"),
 });
 
-/** A FormSpec as an agent proposes it: 1..20 fields, unique names, select fields with options. */
+/**
+ * A FormSpec as an agent proposes it: 1..20 fields, unique names, select fields with
+ * options. The ask_user tool shows the model this schema (refinements are checked, not shown).
+ */
 export const formSpecSchema = z
   .strictObject({
     title: storableText().trim().min(1).max(200),

@@ -4,7 +4,8 @@
  * reconcile: the input plan is cloned first, so nothing here touches the caller's
  * state.
  */
-import { canRetry, retryDelayMs } from "./failure-policy.ts";
+import { plural } from "./plural.ts";
+import { decideDurable, describeWait } from "./retry-policy.ts";
 import { stepsSharingRun } from "./single-flight.ts";
 import { isTerminalStep } from "./status.ts";
 import type { PlanCommand, PlanState, ReconcileInput, ReconcileResult, StepState } from "./types.ts";
@@ -107,24 +108,41 @@ export function resetForRetry(step: StepState): void {
   step.endedAt = null;
 }
 
+/** How a run of a step failed; `retryAfterMs` is the provider's Retry-After, when it sent one. */
+export interface StepFailure {
+  transient: boolean;
+  reason: string;
+  retryAfterMs?: number;
+}
+
 /**
  * A run of `step` failed. Transient failures with budget left go back to pending
- * with backoff; anything else applies the step's on_failure policy (for a for_each
- * child, ask_commander is left to its parent, see reconcile-for-each.ts).
+ * with backoff, or with the provider's longer Retry-After (core/retry-policy.ts);
+ * anything else applies the step's on_failure policy (for a for_each child,
+ * ask_commander is left to its parent, see reconcile-for-each.ts).
  */
-export function handleFailure(working: Working, step: StepState, transient: boolean, reason: string): void {
+export function handleFailure(working: Working, step: StepState, failure: StepFailure): void {
+  const { transient, reason } = failure;
   step.liveRunId = null;
-  if (transient && canRetry(step)) {
+  const verdict = transient
+    ? decideDurable({
+        failuresBefore: step.transientFailures,
+        maxRetries: step.maxRetries,
+        retryAfterMs: failure.retryAfterMs ?? null,
+        random: working.input.random,
+      })
+    : null;
+  if (verdict?.kind === "retry") {
     step.transientFailures += 1;
-    const delay = retryDelayMs(step.transientFailures, working.input.random);
     step.status = "pending";
-    step.retryAt = working.now + delay;
+    step.retryAt = working.now + verdict.delayMs;
     step.failureReason = reason;
     working.commands.push({ type: "schedule-tick", at: step.retryAt });
-    note(working, step.index, `transient failure (${reason}); retry ${step.transientFailures} of ${step.maxRetries} in ${delay} ms`);
+    const wait = verdict.waitsForProvider ? `waiting ${describeWait(verdict.delayMs)} as the provider asked` : `in ${verdict.delayMs} ms`;
+    note(working, step.index, `transient failure (${reason}); retry ${step.transientFailures} of ${step.maxRetries} ${wait}`);
     return;
   }
-  const finalReason = transient ? `${reason} (no retries left after ${step.transientFailures})` : reason;
+  const finalReason = verdict === null ? reason : `${reason} (${givenUp(step, verdict.why, failure.retryAfterMs, working.now)})`;
   switch (step.onFailure) {
     case "abort_plan":
       note(working, step.index, `failed (${finalReason}); on_failure abort_plan stops the plan`);
@@ -160,6 +178,15 @@ export function handleFailure(working: Working, step: StepState, transient: bool
     default:
       throw new Error(`step ${step.index}: unknown on_failure policy ${String(step.onFailure satisfies never)}`);
   }
+}
+
+/** Why a transient failure stuck, with the retries spent and the time they took. */
+function givenUp(step: StepState, why: "no-retries-left" | "retry-after-too-long", retryAfterMs: number | undefined, now: number): string {
+  const spent = step.startedAt === null ? "" : ` over ${describeWait(now - step.startedAt)}`;
+  if (why === "retry-after-too-long") {
+    return `the provider asked to wait ${describeWait(retryAfterMs ?? 0)}, longer than Baton waits; ${plural(step.transientFailures, "retry", "retries")}${spent}`;
+  }
+  return `no retries left after ${step.transientFailures}${spent}`;
 }
 
 /**

@@ -78,7 +78,7 @@ function applyOutcome(working: Working, step: StepState, runId: string, outcome:
       note(working, step.index, `blocked: waiting for a form answer (run ${runId}${shared})`);
       return;
     case "failed":
-      handleFailure(working, step, outcome.transient, outcome.reason);
+      handleFailure(working, step, outcome);
       return;
     default:
       throw new Error(`step ${step.index}: unknown run outcome ${JSON.stringify(outcome satisfies never)}`);
@@ -116,7 +116,7 @@ export const handlers: Handlers = {
     working.finishedRun = event.runId;
     for (const step of sharers) {
       if (isTerminalPlan(working.plan.status)) break;
-      handleFailure(working, step, true, RUN_LOST_REASON);
+      handleFailure(working, step, { transient: true, reason: RUN_LOST_REASON });
     }
     return "applied";
   },

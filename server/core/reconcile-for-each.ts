@@ -77,12 +77,10 @@ function expand(working: Working, parent: StepState): void {
   const source = findStep(working.plan, forEach.from);
   const items = source ? forEachItems(source, forEach.field) : [];
   if (items.length > MAX_FOR_EACH_ITEMS) {
-    handleFailure(
-      working,
-      parent,
-      false,
-      `for_each: step ${forEach.from} listed ${items.length} items (${forEach.field}); the limit is ${MAX_FOR_EACH_ITEMS}`,
-    );
+    handleFailure(working, parent, {
+      transient: false,
+      reason: `for_each: step ${forEach.from} listed ${items.length} items (${forEach.field}); the limit is ${MAX_FOR_EACH_ITEMS}`,
+    });
     return;
   }
   parent.startedAt ??= working.now;
@@ -144,7 +142,10 @@ export function collectExpansions(working: Working): void {
       if (isTerminalPlan(working.plan.status)) return;
       continue;
     }
-    handleFailure(working, parent, false, `${failed.length} of ${items.length} items failed (steps ${failed.join(", ")})`);
+    handleFailure(working, parent, {
+      transient: false,
+      reason: `${failed.length} of ${items.length} items failed (steps ${failed.join(", ")})`,
+    });
     if (isTerminalPlan(working.plan.status)) return;
   }
 }

@@ -23,7 +23,7 @@ export const clip = (text: string, max: number) => (text.length > max ? `${trunc
 export type RunReport =
   | { kind: "ok"; text: string; summary: string; files: string[]; untrusted: boolean; plan?: unknown; decision?: unknown }
   | { kind: "blocked"; form: unknown; text: string }
-  | { kind: "failed"; transient: boolean; reason: string };
+  | { kind: "failed"; transient: boolean; reason: string; retryAfterMs?: number };
 
 /** The finished run as the core sees it. */
 export interface FinishedRun {
@@ -114,7 +114,12 @@ function failedEffects(run: FinishedRun, report: Extract<RunReport, { kind: "fai
     {
       kind: "report",
       stepIndex: run.stepIndex,
-      outcome: { kind: "failed", transient: report.transient, reason: report.reason },
+      outcome: {
+        kind: "failed",
+        transient: report.transient,
+        reason: report.reason,
+        ...(report.retryAfterMs === undefined ? {} : { retryAfterMs: report.retryAfterMs }),
+      },
       notice: "failure",
     },
   ];

@@ -170,10 +170,14 @@ export interface PlanState {
 }
 
 /** Form a blocked step raises; the answer is validated against it. */
+/** The kinds of input a form field can be; the form schema, the wire and the browser use this list. */
+export const FORM_FIELD_TYPES = ["text", "textarea", "number", "boolean", "select"] as const;
+export type FormFieldType = (typeof FORM_FIELD_TYPES)[number];
+
 export interface FormField {
   name: string;
   label: string;
-  type: "text" | "textarea" | "number" | "boolean" | "select";
+  type: FormFieldType;
   required: boolean;
   options?: string[];
   /**
@@ -196,7 +200,8 @@ export interface FormSpec {
  */
 export type RunOutcome =
   | { kind: "ok"; summary: string; files: string[]; untrusted?: boolean; usage?: RunUsage }
-  | { kind: "failed"; transient: boolean; reason: string; usage?: RunUsage }
+  /** `retryAfterMs`: the provider asked to be left alone this long (a durable wait, core/retry-policy.ts) */
+  | { kind: "failed"; transient: boolean; reason: string; retryAfterMs?: number; usage?: RunUsage }
   | { kind: "blocked"; usage?: RunUsage };
 
 export type CommanderDecision =

@@ -76,7 +76,8 @@ it("retries after a backoff that grows, and reports the failure only once it sti
     [2, "failed"],
     [3, "failed"],
   ]);
-  expect(stuck.replies).toEqual(["**Failed:** openai (HTTP 503): overloaded"]);
+  // said once, with the attempts and the time since the first began
+  expect(stuck.replies).toEqual([expect.stringMatching(/^\*\*Failed:\*\* openai \(HTTP 503\): overloaded \(3 attempts over \d+ s\)$/)]);
 });
 
 it("a retry whose timer was lost is claimed by the sweep: the backoff lives in the database", async () => {

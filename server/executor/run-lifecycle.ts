@@ -17,7 +17,7 @@ import type { UnitOfWork } from "./unit-of-work.ts";
 import { runDTO, type RunLaunch } from "./run-records.ts";
 import { insertMessage } from "./messages.ts";
 import { conversationHandles, createPlan, recentTwinPlan } from "./plan-creation.ts";
-import { retryChatReply } from "./chat-retry.ts";
+import { retryReply, withReplyHistory } from "./chat-retry.ts";
 import { toStorableJson, truncateText } from "../core/text.ts";
 
 type Tx = Prisma.TransactionClient;
@@ -35,7 +35,7 @@ export async function finishRun(
   uow: UnitOfWork,
   input: { launch: RunLaunch; result: AgentRunResult; logs: RunLogEntry[] },
 ): Promise<void> {
-  const { launch, result } = input;
+  const { launch } = input;
   const runId = launch.request.runId;
   const now = context.stamp();
   // Only a run that is still running may be recorded: cancelled, lost to another
@@ -44,6 +44,7 @@ export async function finishRun(
   const read = launch.planId ? await planContext(tx, uow, { planId: launch.planId, runId }) : null;
   const runStatus = read ? read.runStatus : (await tx.run.findUnique({ where: { id: runId }, select: { status: true } }))?.status;
   if (runStatus !== "running") return;
+  const result = await withReplyHistory(context, tx, launch, input.result);
   const verdict = runVerdict({ kind: launch.kind, stepIndex: launch.stepIndex, inPlan: launch.planId !== null }, result);
   const { status, error } = verdict;
   uow.batch.add(
@@ -91,8 +92,8 @@ export async function finishRun(
       if (launch.planId) await reconcilePlan(context, tx, uow, { planId: launch.planId, event, read: read ?? undefined, beforeCommands });
     },
   };
-  // a transient failure of the commander's reply is retried, like a step's, before it is news
-  if (result.kind === "failed" && (await retryChatReply(context, tx, uow, { launch, result }))) return;
+  // a transient failure of a reply (chat, mention) is retried, like a step's, before it is news
+  if (result.kind === "failed" && (await retryReply(context, tx, uow, { launch, result }))) return;
   const recorded = { status, endedAt: now, error };
   for (const effect of verdict.effects) await applyEffect(context, tx, uow, { launch, result, recorded, applier }, effect);
 }

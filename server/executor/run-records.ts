@@ -145,6 +145,7 @@ export async function buildLaunch(context: ExecutorContext, tx: Tx, input: NewRu
       })),
       resume: input.resume,
       triggerMessageId: input.triggerMessageId ?? undefined,
+      attempt: input.attempt ?? 1,
     },
   };
 }

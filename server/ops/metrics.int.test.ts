@@ -152,7 +152,7 @@ it("counts provider errors by provider and status, and shows each provider's cir
   expect(sample(text, "baton_provider_errors_total", { provider: "openai", status: "503" })).toBe(1);
   expect(sample(text, "baton_provider_errors_total", { provider: "openai", status: "429" })).toBe(1);
   // two failures are below the threshold, and the answer closed the circuit: 0 is closed
-  expect(sample(text, "baton_provider_circuit_state", { provider: "openai" })).toBe(0);
+  expect(sample(text, "baton_provider_circuit_state", { provider: "openai", model: "openai:gpt-test" })).toBe(0);
   expect(text).toMatch(/^# HELP baton_lease_takeovers_total /m);
   // a sample of Baton's own series for the operator documentation (process metrics left out)
   const own = text.split("\n").filter((line) => /^baton_(?!process_)/.test(line) && !/_bucket\{/.test(line));

@@ -20,7 +20,7 @@ export interface MetricsSources {
   /** postgres only: this process's connection pools by name (Prisma's, the hot path's) */
   pools?: Record<string, Pick<pg.Pool, "totalCount" | "idleCount" | "waitingCount"> | undefined>;
   liveSockets: () => number;
-  /** this process's per-provider circuit breakers */
+  /** this process's circuit breakers, one per model */
   circuits?: Pick<ProviderCircuits, "snapshot">;
 }
 
@@ -110,12 +110,12 @@ export function createMetrics(sources: MetricsSources): Registry {
     const circuits = sources.circuits;
     new Gauge({
       name: "baton_provider_circuit_state",
-      help: "Each model provider's circuit breaker in this process: 0 closed, 1 half-open, 2 open",
-      labelNames: ["provider"],
+      help: "Each model's circuit breaker in this process: 0 closed, 1 half-open, 2 open",
+      labelNames: ["provider", "model"],
       registers: [registry],
       collect() {
         this.reset();
-        for (const view of circuits.snapshot()) this.set({ provider: view.provider }, CIRCUIT_STATE_VALUE[view.state]);
+        for (const view of circuits.snapshot()) this.set({ provider: view.provider, model: view.model }, CIRCUIT_STATE_VALUE[view.state]);
       },
     });
   }

@@ -82,6 +82,11 @@ export interface RunRequest {
   resume?: ResumeInput;
   /** the message that started the run (a person's message, or the commander's dispatch) */
   triggerMessageId?: string;
+  /**
+   * which run of its step or chat reply this is (1-based; absent: the first). Only the
+   * first retries a failed model call in place (core/retry-policy.ts, inRunRetriesFor).
+   */
+  attempt?: number;
   signal: AbortSignal;
   /**
    * Set on a run started early: while the statement that creates and claims it is still
@@ -128,7 +133,8 @@ export type AgentRunResult =
       usage: Usage;
     }
   | { kind: "blocked"; form: FormSpec; text: string; usage: Usage }
-  | { kind: "failed"; transient: boolean; reason: string; usage: Usage };
+  /** `retryAfterMs`: the provider's Retry-After, too long for the run to wait (a durable wait, core/retry-policy.ts) */
+  | { kind: "failed"; transient: boolean; reason: string; retryAfterMs?: number; usage: Usage };
 
 /** Live signals while a run is going; none of them is stored by the runner itself. */
 /**

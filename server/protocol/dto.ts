@@ -9,6 +9,7 @@ import { reactionSchema } from "./reactions.ts";
 import {
   AGENT_ROLES,
   FOR_EACH_FIELDS,
+  FORM_FIELD_TYPES,
   ON_FAILURE_POLICIES,
   PLAN_STATUSES,
   RUN_KINDS,
@@ -155,7 +156,7 @@ const formSpecWire = z.object({
     z.object({
       name: z.string(),
       label: z.string(),
-      type: z.enum(["text", "textarea", "number", "boolean", "select"]),
+      type: z.enum(FORM_FIELD_TYPES),
       required: z.boolean(),
       options: z.array(z.string()).optional(),
       secret: z.boolean().optional(),

@@ -23,3 +23,6 @@ export const SNAPSHOT_MESSAGES = 200;
 
 /** the most messages one page of earlier messages holds */
 export const MAX_MESSAGE_PAGE = 200;
+
+/** no step retries more than this, whatever its plan asks; the browser shows "attempt n of m" with it */
+export { HARD_MAX_RETRIES } from "../core/failure-policy.ts";

@@ -18,21 +18,25 @@ describe("provider health for admins", () => {
       clock: { now: () => now, setTimer: () => () => {} },
     });
     const signal = new AbortController().signal;
-    for (let i = 0; i < 2; i++) (await circuits.acquire("anthropic", { signal, deadline: Infinity })).failedTransiently("529 overloaded");
-    (await circuits.acquire("openai", { signal, deadline: Infinity })).succeeded();
+    for (let i = 0; i < 2; i++)
+      (
+        await circuits.acquire({ provider: "anthropic", model: "anthropic:claude-haiku-4-5" }, { signal, deadline: Infinity })
+      ).failedTransiently("529 overloaded");
+    (await circuits.acquire({ provider: "openai", model: "openai:gpt-4.1" }, { signal, deadline: Infinity })).succeeded();
     now = 6_000;
     const health = getProviderHealth({ actor: { id: "a1", role: "admin" }, circuits, now });
     expect(health.enabled).toBe(true);
     expect(health.providers).toEqual([
       expect.objectContaining({
         provider: "anthropic",
+        model: "anthropic:claude-haiku-4-5",
         state: "open",
         consecutiveFailures: 2,
         nextProbeAt: 15_000,
         lastFailure: "529 overloaded",
         opened: 1,
       }),
-      expect.objectContaining({ provider: "openai", state: "closed", consecutiveFailures: 0, nextProbeAt: null }),
+      expect.objectContaining({ provider: "openai", model: "openai:gpt-4.1", state: "closed", consecutiveFailures: 0, nextProbeAt: null }),
     ]);
     expect(getProviderHealth({ actor: { id: "a1", role: "admin" }, circuits: null }).enabled).toBe(false);
   });

@@ -1,5 +1,5 @@
 /**
- * Admin read model: the state of this process's per-provider circuit breakers.
+ * Admin read model: the state of this process's per-model circuit breakers.
  * Checks the role itself: a layout is not a security boundary (partial renders skip it).
  */
 import type { ProviderCircuits } from "../agents/circuit-breaker.ts";

@@ -11,12 +11,14 @@ export type CircuitState = "closed" | "open" | "half-open";
 
 export interface ProviderCircuitView {
   provider: string;
+  /** the circuit's model id (`provider:model`): each model has its own breaker */
+  model: string;
   state: CircuitState;
   /** transient failures in a row (while closed), or that opened the circuit */
   consecutiveFailures: number;
   /** epoch ms of the next probe while open; null otherwise */
   nextProbeAt: number | null;
-  /** runs waiting for the provider right now */
+  /** runs waiting for the model right now */
   waiting: number;
   /** how often the circuit opened since the process started */
   opened: number;
