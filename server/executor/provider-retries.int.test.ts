@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, beforeEach, expect, it } from "vitest";
 import { createExecutorFixture, type ExecutorFixture } from "./testing/executor-fixture.ts";
-import type { AgentRunner, Clock } from "./ports.ts";
+import type { AgentRunner, Clock } from "../ports/executor.ts";
 import { startFakeModelServer, type FakeModelServer, type ScriptedTurn } from "../agents/testing/fake-model-server.ts";
 import { testRuntime } from "../agents/testing/agent-fixture.ts";
 import { maxProviderCalls } from "../core/retry-policy.ts";
