@@ -84,8 +84,8 @@ describe.each(["embedded", "postgres"] as const)("database functions on %s", (ki
     const run = await db.prisma.run.create({ data: { conversationId: conversation.id, kind: "step", status: "running", input: "i" } });
     const done = await db.prisma.run.create({ data: { conversationId: conversation.id, kind: "step", status: "succeeded", input: "i" } });
     const plans = (version: number) => [{ planId: other.id, version }];
-    const runs = (status: string) => [
-      { runId: run.id, runStatus: "running" },
+    const runs = (status: "running" | "succeeded") => [
+      { runId: run.id, runStatus: "running" as const },
       { runId: done.id, runStatus: status },
     ];
 
