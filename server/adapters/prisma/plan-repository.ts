@@ -111,7 +111,7 @@ export const conversationLockKey = (conversationId: string) => `baton:conversati
 /**
  * Takes the conversation's lock and, in the same round trip, reads what a reconcile
  * of `planId` needs: the plan's version (to validate a cached copy) and the status of `runId`
- * (see database-functions.ts for why reading after the lock this way is safe).
+ * (see baton_enter_unit in prisma/migrations/*_database_functions for why reading after the lock this way is safe).
  */
 export async function enterConversation(
   tx: Tx,
