@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DriverAdapterError } from "@prisma/driver-adapter-utils";
-import { databaseErrorInfo, isRefusedWrite } from "./database-errors.ts";
+import { databaseErrorInfo, isRefusedWrite, isRowNotFound, isWriteConflict } from "./database-errors.ts";
 
 const pgError = (code: string, message = "refused") => Object.assign(new Error(message), { severity: "ERROR", code });
 
@@ -24,5 +24,28 @@ describe("isRefusedWrite", () => {
     });
     expect(databaseErrorInfo(error)).toEqual({ sqlState: "22003", message: "out of range" });
     expect(isRefusedWrite(error)).toBe(true);
+  });
+});
+
+describe("isWriteConflict and isRowNotFound", () => {
+  it("recognise the SQLSTATEs Baton's functions raise, from the driver or through Prisma's adapter", () => {
+    expect([isWriteConflict(pgError("ZB409")), isRowNotFound(pgError("ZB409"))]).toEqual([true, false]);
+    expect([isWriteConflict(pgError("ZB404")), isRowNotFound(pgError("ZB404"))]).toEqual([false, true]);
+    const wrapped = new DriverAdapterError({
+      kind: "postgres",
+      code: "ZB409",
+      severity: "ERROR",
+      message: "changed",
+      detail: undefined,
+      column: undefined,
+      hint: undefined,
+    });
+    expect(isWriteConflict(wrapped)).toBe(true);
+  });
+
+  it("never go by the message: a plain raise or a refused value quoting the words is neither", () => {
+    expect(isWriteConflict(pgError("P0001", "baton_conflict: the plan changed since it was read"))).toBe(false);
+    expect(isRowNotFound(pgError("22P02", "invalid input: ZB404"))).toBe(false);
+    expect(isWriteConflict(new Error("ZB409"))).toBe(false);
   });
 });

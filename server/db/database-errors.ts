@@ -50,3 +50,28 @@ export function isRefusedWrite(error: unknown): boolean {
   const info = databaseErrorInfo(error);
   return info !== null && !TRANSIENT_CLASSES.has(info.sqlState.slice(0, 2));
 }
+
+/**
+ * SQLSTATEs Baton's own SQL functions raise (prisma/migrations/*_database_functions).
+ * Class `ZB`: classes starting with I–Z are left to implementations, so no PostgreSQL
+ * error shares them; the subclass echoes the HTTP status a caller would answer with.
+ */
+export const BATON_SQLSTATE = {
+  /** an optimistic unit's expectation no longer held; nothing was written */
+  writeConflict: "ZB409",
+  /** a row the statement needs (a new plan's conversation) does not exist */
+  rowNotFound: "ZB404",
+} as const;
+
+/**
+ * An optimistic unit's expectation no longer held: `baton_write_units` found a plan's
+ * version or a run's status changed and wrote nothing (units.ts tries again, locked).
+ */
+export function isWriteConflict(error: unknown): boolean {
+  return databaseErrorInfo(error)?.sqlState === BATON_SQLSTATE.writeConflict;
+}
+
+/** `baton_write_units` was asked to insert a plan into a conversation that does not exist. */
+export function isRowNotFound(error: unknown): boolean {
+  return databaseErrorInfo(error)?.sqlState === BATON_SQLSTATE.rowNotFound;
+}

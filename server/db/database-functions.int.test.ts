@@ -6,7 +6,8 @@
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "./test-database.ts";
-import { CONFLICT_MARKER, sqlWrites, WriteBatch } from "../adapters/prisma/write-batch.ts";
+import { sqlWrites, WriteBatch } from "../adapters/prisma/write-batch.ts";
+import { isWriteConflict } from "./database-errors.ts";
 import { prismaSql } from "./sql-runner.ts";
 import { enterConversation } from "../adapters/prisma/plan-repository.ts";
 import { optimisticMessageWrite } from "../adapters/prisma/testing/optimistic-write.ts";
@@ -43,7 +44,7 @@ describe.each(["embedded", "postgres"] as const)("database functions on %s", (ki
     opened.push(db);
     const { conversation, plan, write } = await optimisticMessageWrite(db.prisma);
 
-    await expect(write(1)).rejects.toThrow(CONFLICT_MARKER);
+    await expect(write(1)).rejects.toSatisfy(isWriteConflict);
     expect(await db.prisma.message.count()).toBe(0);
     expect((await db.prisma.conversation.findUniqueOrThrow({ where: { id: conversation.id } })).lastSeq).toBe(0);
 
@@ -90,9 +91,9 @@ describe.each(["embedded", "postgres"] as const)("database functions on %s", (ki
     ];
 
     // the second plan's version, the second run's status, a plan that exists where the unit would create it
-    await expect(write(0, { plans: plans(1), runs: runs("succeeded") })).rejects.toThrow(CONFLICT_MARKER);
-    await expect(write(0, { plans: plans(0), runs: runs("running") })).rejects.toThrow(CONFLICT_MARKER);
-    await expect(write(0, { plans: [{ planId: other.id, version: null }], runs: [] })).rejects.toThrow(CONFLICT_MARKER);
+    await expect(write(0, { plans: plans(1), runs: runs("succeeded") })).rejects.toSatisfy(isWriteConflict);
+    await expect(write(0, { plans: plans(0), runs: runs("running") })).rejects.toSatisfy(isWriteConflict);
+    await expect(write(0, { plans: [{ planId: other.id, version: null }], runs: [] })).rejects.toSatisfy(isWriteConflict);
     expect(await db.prisma.message.count({ where: { conversationId: conversation.id } })).toBe(0);
     expect((await db.prisma.conversation.findUniqueOrThrow({ where: { id: conversation.id } })).lastSeq).toBe(0);
 
@@ -112,7 +113,7 @@ describe.each(["embedded", "postgres"] as const)("database functions on %s", (ki
     try {
       const { conversation, write } = await optimisticMessageWrite(db.prisma);
       const notice = { channel: "baton-test#/", before: '{"seqs":', after: "}" };
-      await expect(write(1, undefined, notice)).rejects.toThrow(CONFLICT_MARKER);
+      await expect(write(1, undefined, notice)).rejects.toSatisfy(isWriteConflict);
       await write(0, undefined, notice);
       await write(0, undefined, notice);
       await expect.poll(() => heard.length).toBe(2);

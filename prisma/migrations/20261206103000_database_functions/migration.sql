@@ -126,6 +126,8 @@ $$;
 -- executor/units.ts, "batches"). A new plan's rows (`newPlans`, `newSteps`) are inserted
 -- first, so submitting a plan is one statement too. With `notice`, it NOTIFYs the events'
 -- seqs for the other processes, delivered at commit (EventPublisher.commitNotice).
+-- It raises SQLSTATE ZB409 when the expectation failed and ZB404 when a new plan's
+-- conversation does not exist (server/db/database-errors.ts reads them).
 -- (It replaced `baton_write_unit`, whose expectation named one plan and one run, which
 -- replaced `baton_apply_unit`, which could not insert plans.)
 --
@@ -162,7 +164,7 @@ BEGIN
                WHERE (SELECT p."version" FROM "Plan" p WHERE p."id" = x."planId") IS DISTINCT FROM x."version")
        OR EXISTS (SELECT 1 FROM jsonb_to_recordset(coalesce(expected->'runs', '[]')) AS x("runId" text, "runStatus" text)
                WHERE (SELECT r."status"::text FROM "Run" r WHERE r."id" = x."runId") IS DISTINCT FROM x."runStatus") THEN
-      RAISE EXCEPTION 'baton_conflict: the plan changed since it was read';
+      RAISE EXCEPTION 'the plan changed since it was read' USING ERRCODE = 'ZB409';
     END IF;
   END IF;
   -- Each table's statement runs only when the unit has rows for it: on PGlite (WebAssembly)
@@ -170,7 +172,7 @@ BEGIN
   -- A new plan and its steps first: runs and steps refer to them.
   IF jsonb_array_length(coalesce(doc->'newPlans', '[]')) > 0 THEN
     IF NOT EXISTS (SELECT 1 FROM "Conversation" c WHERE c."id" = doc->>'conversationId') THEN
-      RAISE EXCEPTION 'baton_not_found: conversation % was not found', doc->>'conversationId';
+      RAISE EXCEPTION 'conversation % was not found', doc->>'conversationId' USING ERRCODE = 'ZB404';
     END IF;
     INSERT INTO "Plan" SELECT * FROM jsonb_populate_recordset(NULL::"Plan", doc->'newPlans');
   END IF;

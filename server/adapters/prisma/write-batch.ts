@@ -1,6 +1,6 @@
 /**
  * The hot path's writes, sent as ONE call at the end of the transaction: every row
- * goes into one JSON document that `baton_write_units` (database-functions.ts)
+ * goes into one JSON document that `baton_write_units` (a migration: *_database_functions)
  * applies table by table, appending the conversation's events last and returning
  * their seq. A step's finish-and-dispatch then costs four round trips (begin, enter,
  * write, commit) instead of one per row, and one parameter instead of ~100.
@@ -17,17 +17,13 @@ import type { FinishedRunRow, MessageRow, NewPlanRow, NewStepRow, PlanRow, RunRo
 /**
  * What an optimistic unit decided from; the write is refused if any of it no longer
  * holds: each plan's version (null: the unit creates the plan) and each run's status.
+ * A refusal is a database error that `isWriteConflict` (db/database-errors.ts) knows.
  */
 export interface WriteExpectation {
   lockKey: string;
   plans: { planId: string; version: number | null }[];
   runs: { runId: string; runStatus: RunStatus | null }[];
 }
-
-/** Raised (as a database error) when an optimistic unit's expectation failed. */
-export const CONFLICT_MARKER = "baton_conflict";
-/** Raised (as a database error) when a new plan's conversation does not exist. */
-export const NOT_FOUND_MARKER = "baton_not_found";
 
 /** Who may claim queued runs in the same statement (a worker with room), and its limits. */
 export interface ClaimRequest {
