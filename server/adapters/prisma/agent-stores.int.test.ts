@@ -1,6 +1,6 @@
 import { randomUUID } from "node:crypto";
 import { afterAll, beforeAll } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../../db/test-database.ts";
+import { createTestDatabase, type TestDatabase } from "../../db/testing/test-database.ts";
 import { describeStoreConformance } from "../../agents/testing/store-conformance.ts";
 import { createPrismaArtifactStore, createPrismaConversationMemory, createPrismaSessionStore } from "./agent-stores.ts";
 
