@@ -1,6 +1,11 @@
-/** In-memory SessionStore, ArtifactStore and ConversationMemory, for tests and the demo's fakes. */
+/**
+ * In-memory SessionStore, ArtifactStore and ConversationMemory, for tests and the demo's
+ * fakes. They pass the same conformance suite as the Prisma stores
+ * (testing/store-conformance.ts), so they behave as the database does.
+ */
 import type { PlanStatusReader, PlanStatusView } from "../ports/agents.ts";
 import type { ModelMessage } from "ai";
+import { toStorableJson } from "../core/text.ts";
 import type {
   ArtifactRecord,
   ArtifactStore,
@@ -21,7 +26,8 @@ export class MemorySessionStore implements SessionStore {
   }
 
   async save(runId: string, messages: ModelMessage[]): Promise<void> {
-    this.sessions.set(runId, JSON.parse(JSON.stringify(messages)) as ModelMessage[]);
+    // what a jsonb column keeps: no U+0000, no lone surrogate
+    this.sessions.set(runId, toStorableJson(JSON.parse(JSON.stringify(messages)) as ModelMessage[]));
   }
 }
 
@@ -34,7 +40,10 @@ export class MemoryArtifactStore implements ArtifactStore {
   }
 
   async list({ conversationId }: { conversationId: string }): Promise<ArtifactRecord[]> {
-    return [...this.files.values()].filter((file) => file.record.conversationId === conversationId).map((file) => ({ ...file.record }));
+    return [...this.files.values()]
+      .filter((file) => file.record.conversationId === conversationId)
+      .map((file) => ({ ...file.record }))
+      .sort((a, b) => a.name.localeCompare(b.name));
   }
 
   async read({ conversationId, name }: { conversationId: string; name: string }) {
@@ -94,7 +103,8 @@ export class MemoryConversationMemory implements ConversationMemory {
       createdAt: new Date((this.clock += 1000)).toISOString(),
     };
     this.messages.push(message);
-    return message;
+    const { conversationId: _, ...history } = message;
+    return history;
   }
 
   private of(conversationId: string) {
@@ -135,7 +145,9 @@ export class MemoryConversationMemory implements ConversationMemory {
 
   async saveSummary(conversationId: string, summary: HistorySummary) {
     this.summarySaves++;
-    this.summaries.set(conversationId, summary);
+    // only ever forward: two runs summarising at once keep the one that covers more
+    const kept = this.summaries.get(conversationId);
+    if (!kept || kept.upToCreatedAt < summary.upToCreatedAt) this.summaries.set(conversationId, summary);
   }
 }
 

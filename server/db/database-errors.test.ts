@@ -28,16 +28,24 @@ describe("isRefusedWrite", () => {
 });
 
 describe("isWriteConflict and isRowNotFound", () => {
-  it("recognise what baton_write_units raised, and nothing else", () => {
-    const conflict = pgError("P0001", "baton_conflict: the plan changed since it was read");
-    const missing = pgError("P0001", "baton_not_found: conversation c1 was not found");
-    expect([isWriteConflict(conflict), isRowNotFound(conflict)]).toEqual([true, false]);
-    expect([isWriteConflict(missing), isRowNotFound(missing)]).toEqual([false, true]);
+  it("recognise the SQLSTATEs Baton's functions raise, from the driver or through Prisma's adapter", () => {
+    expect([isWriteConflict(pgError("ZB409")), isRowNotFound(pgError("ZB409"))]).toEqual([true, false]);
+    expect([isWriteConflict(pgError("ZB404")), isRowNotFound(pgError("ZB404"))]).toEqual([false, true]);
+    const wrapped = new DriverAdapterError({
+      kind: "postgres",
+      code: "ZB409",
+      severity: "ERROR",
+      message: "changed",
+      detail: undefined,
+      column: undefined,
+      hint: undefined,
+    });
+    expect(isWriteConflict(wrapped)).toBe(true);
   });
 
-  it("are false for a message that only quotes a marker", () => {
-    // a refused value (or any error that is not a database function's raise) may contain the words
-    expect(isWriteConflict(pgError("22P02", "invalid input: baton_conflict"))).toBe(false);
-    expect(isRowNotFound(new Error("baton_not_found: conversation c1 was not found"))).toBe(false);
+  it("never go by the message: a plain raise or a refused value quoting the words is neither", () => {
+    expect(isWriteConflict(pgError("P0001", "baton_conflict: the plan changed since it was read"))).toBe(false);
+    expect(isRowNotFound(pgError("22P02", "invalid input: ZB404"))).toBe(false);
+    expect(isWriteConflict(new Error("ZB409"))).toBe(false);
   });
 });

@@ -9,16 +9,9 @@
 import { isDriverAdapterError } from "@prisma/driver-adapter-utils";
 import { Prisma } from "../generated/prisma/client.ts";
 
-/** Raised (as a database error) when an optimistic unit's expectation failed. */
-export const CONFLICT_MARKER = "baton_conflict";
-/** Raised (as a database error) when a new plan's conversation does not exist. */
-export const NOT_FOUND_MARKER = "baton_not_found";
-
 const SQLSTATE = /^[0-9A-Z]{5}$/;
 /** SQLSTATE classes (first two characters) of errors that may pass on their own */
 const TRANSIENT_CLASSES = new Set(["08", "40", "53", "57", "58"]);
-/** PL/pgSQL's `RAISE EXCEPTION` without its own SQLSTATE */
-const RAISE_EXCEPTION = "P0001";
 
 export interface DatabaseErrorInfo {
   sqlState: string;
@@ -59,24 +52,26 @@ export function isRefusedWrite(error: unknown): boolean {
 }
 
 /**
+ * SQLSTATEs Baton's own SQL functions raise (prisma/migrations/*_database_functions).
+ * Class `ZB`: classes starting with I–Z are left to implementations, so no PostgreSQL
+ * error shares them; the subclass echoes the HTTP status a caller would answer with.
+ */
+export const BATON_SQLSTATE = {
+  /** an optimistic unit's expectation no longer held; nothing was written */
+  writeConflict: "ZB409",
+  /** a row the statement needs (a new plan's conversation) does not exist */
+  rowNotFound: "ZB404",
+} as const;
+
+/**
  * An optimistic unit's expectation no longer held: `baton_write_units` found a plan's
  * version or a run's status changed and wrote nothing (units.ts tries again, locked).
  */
 export function isWriteConflict(error: unknown): boolean {
-  return raisedByBaton(error, CONFLICT_MARKER);
+  return databaseErrorInfo(error)?.sqlState === BATON_SQLSTATE.writeConflict;
 }
 
 /** `baton_write_units` was asked to insert a plan into a conversation that does not exist. */
 export function isRowNotFound(error: unknown): boolean {
-  return raisedByBaton(error, NOT_FOUND_MARKER);
-}
-
-/**
- * Baton's database functions raise these with `RAISE EXCEPTION` (SQLSTATE P0001) and a
- * marker opening the message. Interim: the functions are moving to their own SQLSTATEs,
- * and then only these two predicates change, not their callers.
- */
-function raisedByBaton(error: unknown, marker: string): boolean {
-  const info = databaseErrorInfo(error);
-  return info !== null && info.sqlState === RAISE_EXCEPTION && info.message.includes(marker);
+  return databaseErrorInfo(error)?.sqlState === BATON_SQLSTATE.rowNotFound;
 }

@@ -16,8 +16,8 @@ import { fileURLToPath } from "node:url";
 import { PGlite } from "@electric-sql/pglite";
 import { PGLITE_EXTENSIONS } from "./pglite-extensions.ts";
 import { PrismaPg } from "@prisma/adapter-pg";
+import type { SqlDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import pg from "pg";
-import { DATABASE_FUNCTIONS } from "./database-functions.ts";
 import { PrismaPGlite } from "pglite-prisma-adapter";
 import { type Prisma, PrismaClient } from "../generated/prisma/client.ts";
 import { applyMigrations, migrationsUpToDate, readMigrationsFolder } from "./schema-engine.ts";
@@ -77,12 +77,19 @@ export function defaultMigrationsDir(): string {
   return existsSync(beside) ? beside : path.resolve("prisma/migrations");
 }
 
-async function withFunctionsLock(pool: pg.Pool, work: (client: pg.PoolClient) => Promise<void>): Promise<void> {
+/**
+ * Socket.IO's PostgreSQL adapter keeps payloads over 8 kB in this table (not in the
+ * schema, so not in a migration: a diff would drop it). Created under a lock: concurrent
+ * `CREATE TABLE IF NOT EXISTS` of a table with a serial column fails on the catalog's
+ * unique index.
+ */
+async function createSocketIoTable(pool: pg.Pool): Promise<void> {
   const client = await pool.connect();
   try {
     await client.query("BEGIN");
-    await client.query("SELECT pg_advisory_xact_lock(hashtextextended('baton:functions', 0))");
-    await work(client);
+    await client.query("SELECT pg_advisory_xact_lock(hashtextextended('baton:socket-io-table', 0))");
+    await client.query(`CREATE TABLE IF NOT EXISTS socket_io_attachments (
+      id bigserial UNIQUE, created_at timestamptz DEFAULT NOW(), payload bytea)`);
     await client.query("COMMIT");
   } catch (error) {
     await client.query("ROLLBACK").catch(() => {});
@@ -93,12 +100,25 @@ async function withFunctionsLock(pool: pg.Pool, work: (client: pg.PoolClient) =>
 }
 
 /**
- * Socket.IO's PostgreSQL adapter keeps payloads over 8 kB in this table. Created with the
- * database's own setup, under its lock: concurrent `CREATE TABLE IF NOT EXISTS` of a table
- * with a serial column fails on the catalog's unique index.
+ * Prisma's PostgreSQL adapter for applying migrations to `pool`'s database. The adapter's
+ * own `executeScript` splits a script on ";", which cuts a function's body apart (the
+ * hot path's functions are a migration); here a script goes whole, as one simple-protocol
+ * query (its statements in one implicit transaction), as Prisma's native engine sends it.
  */
-const SOCKET_IO_ATTACHMENTS_TABLE = `CREATE TABLE IF NOT EXISTS socket_io_attachments (
-  id bigserial UNIQUE, created_at timestamptz DEFAULT NOW(), payload bytea)`;
+export function migrationAdapterFor(pool: pg.Pool): SqlDriverAdapterFactory {
+  const factory = new PrismaPg(pool);
+  return {
+    provider: factory.provider,
+    adapterName: factory.adapterName,
+    connect: async () => {
+      const adapter = await factory.connect();
+      adapter.executeScript = async (script) => {
+        await pool.query(script);
+      };
+      return adapter;
+    },
+  };
+}
 
 /** Another pool on `pool`'s database, with `options` of its own (guarded: pg-guard.ts). */
 export function poolBeside(pool: pg.Pool, options: pg.PoolConfig & { name: string; releaseBrokenClients?: boolean }): pg.Pool {
@@ -120,14 +140,14 @@ export function poolBeside(pool: pg.Pool, options: pg.PoolConfig & { name: strin
 async function migratePostgres(pool: pg.Pool, migrationsDir: string): Promise<string[]> {
   const { migrations } = await readMigrationsFolder(migrationsDir);
   // the common case (a restart, the second of several processes): nothing to apply, no lock
-  if (await migrationsUpToDate(new PrismaPg(pool), migrations)) return [];
+  if (await migrationsUpToDate(migrationAdapterFor(pool), migrations)) return [];
   const lockHolder = await pool.connect();
   let healthy = true;
   try {
     await lockHolder.query("SELECT pg_advisory_lock(hashtextextended('baton:migrations', 0))");
     const dedicated = poolBeside(pool, { name: "migrations", max: 1, idleTimeoutMillis: 1 });
     try {
-      const { appliedMigrationNames } = await applyMigrations({ migrationsDir, adapterFactory: new PrismaPg(dedicated) });
+      const { appliedMigrationNames } = await applyMigrations({ migrationsDir, adapterFactory: migrationAdapterFor(dedicated) });
       return appliedMigrationNames;
     } finally {
       await dedicated.end();
@@ -185,7 +205,6 @@ export async function databaseFromPGlite(
   const adapter = prismaAdapterFor(pglite);
   try {
     const applied = await migrate(adapter, opts);
-    for (const sql of DATABASE_FUNCTIONS) await pglite.exec(sql);
     const prisma = new PrismaClient({ adapter, log: opts.log }) as PrismaClient;
     return {
       prisma,
@@ -235,11 +254,7 @@ export async function databaseFromPool(
   const adapter = new PrismaPg(pool);
   try {
     const applied = opts.migrate === false ? [] : await migratePostgres(pool, opts.migrationsDir ?? defaultMigrationsDir());
-    // serialised: concurrent CREATE OR REPLACE of one function can conflict on its catalog row
-    await withFunctionsLock(pool, async (client) => {
-      for (const sql of DATABASE_FUNCTIONS) await client.query(sql);
-      await client.query(SOCKET_IO_ATTACHMENTS_TABLE);
-    });
+    await createSocketIoTable(pool);
     const prisma = new PrismaClient({ adapter, log: opts.log }) as PrismaClient;
     const hotPath = poolBeside(pool, { name: "hot_path", ...HOT_PATH_POOL });
     return {

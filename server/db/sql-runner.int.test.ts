@@ -1,10 +1,11 @@
 // The driver's own query (sql-runner.ts), which the executor's hot path uses instead of
 // Prisma's raw query: it must answer exactly as Prisma's did (parsed jsonb, typed nulls,
-// the database's error text), and on the embedded database's one connection it must never
+// the database's error, SQLSTATE and text), and on the embedded database's one connection it must never
 // run inside a Prisma transaction that is open at the time.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createTestDatabase, postgresAvailable, type TestDatabase } from "./testing/test-database.ts";
 import { prismaSql, type SqlRunner } from "./sql-runner.ts";
+import { BATON_SQLSTATE, databaseErrorInfo, isRowNotFound, isWriteConflict } from "./database-errors.ts";
 
 const pgUp = await postgresAvailable();
 
@@ -31,9 +32,18 @@ describe.each([
     expect(answers[1]).toEqual(answers[0]);
   });
 
-  it.runIf(run)("rejects with the database's own message (the executor matches its markers)", async () => {
-    const raise = `DO $$ BEGIN RAISE EXCEPTION 'baton_conflict: the plan changed since it was read'; END $$`;
-    for (const [, sql] of runners()) await expect(sql(raise, [])).rejects.toThrow(/baton_conflict: the plan changed/);
+  it.runIf(run)("rejects with the database's own SQLSTATE and message, which the executor reads", async () => {
+    const raise = (code: string) => `DO $$ BEGIN RAISE EXCEPTION 'the plan changed since it was read' USING ERRCODE = '${code}'; END $$`;
+    for (const [name, sql] of runners()) {
+      const conflict = await sql(raise(BATON_SQLSTATE.writeConflict), []).catch((error: unknown) => error);
+      expect(databaseErrorInfo(conflict), name).toMatchObject({ sqlState: "ZB409", message: expect.stringContaining("the plan changed") });
+      expect([isWriteConflict(conflict), isRowNotFound(conflict)], name).toEqual([true, false]);
+      const missing = await sql(raise(BATON_SQLSTATE.rowNotFound), []).catch((error: unknown) => error);
+      expect([isWriteConflict(missing), isRowNotFound(missing)], name).toEqual([false, true]);
+      // a plain RAISE (P0001) quoting the same words is neither
+      const plain = await sql(`DO $$ BEGIN RAISE EXCEPTION 'ZB409 the plan changed'; END $$`, []).catch((error: unknown) => error);
+      expect([isWriteConflict(plain), isRowNotFound(plain)], name).toEqual([false, false]);
+    }
   });
 
   it.runIf(run)("never joins a Prisma transaction that is open meanwhile", async () => {

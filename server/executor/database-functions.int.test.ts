@@ -7,7 +7,7 @@ import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../db/testing/test-database.ts";
 import { sqlWrites, WriteBatch } from "../adapters/prisma/write-batch.ts";
-import { CONFLICT_MARKER } from "../db/database-errors.ts";
+import { isWriteConflict } from "../db/database-errors.ts";
 import { prismaSql } from "../db/sql-runner.ts";
 import { enterConversation } from "../adapters/prisma/plan-repository.ts";
 import { optimisticMessageWrite } from "../adapters/prisma/testing/optimistic-write.ts";
@@ -44,7 +44,7 @@ describe.each(["embedded", "postgres"] as const)("database functions on %s", (ki
     opened.push(db);
     const { conversation, plan, write } = await optimisticMessageWrite(db.prisma);
 
-    await expect(write(1)).rejects.toThrow(CONFLICT_MARKER);
+    await expect(write(1)).rejects.toSatisfy(isWriteConflict);
     expect(await db.prisma.message.count()).toBe(0);
     expect((await db.prisma.conversation.findUniqueOrThrow({ where: { id: conversation.id } })).lastSeq).toBe(0);
 
@@ -85,15 +85,15 @@ describe.each(["embedded", "postgres"] as const)("database functions on %s", (ki
     const run = await db.prisma.run.create({ data: { conversationId: conversation.id, kind: "step", status: "running", input: "i" } });
     const done = await db.prisma.run.create({ data: { conversationId: conversation.id, kind: "step", status: "succeeded", input: "i" } });
     const plans = (version: number) => [{ planId: other.id, version }];
-    const runs = (status: string) => [
-      { runId: run.id, runStatus: "running" },
+    const runs = (status: "running" | "succeeded") => [
+      { runId: run.id, runStatus: "running" as const },
       { runId: done.id, runStatus: status },
     ];
 
     // the second plan's version, the second run's status, a plan that exists where the unit would create it
-    await expect(write(0, { plans: plans(1), runs: runs("succeeded") })).rejects.toThrow(CONFLICT_MARKER);
-    await expect(write(0, { plans: plans(0), runs: runs("running") })).rejects.toThrow(CONFLICT_MARKER);
-    await expect(write(0, { plans: [{ planId: other.id, version: null }], runs: [] })).rejects.toThrow(CONFLICT_MARKER);
+    await expect(write(0, { plans: plans(1), runs: runs("succeeded") })).rejects.toSatisfy(isWriteConflict);
+    await expect(write(0, { plans: plans(0), runs: runs("running") })).rejects.toSatisfy(isWriteConflict);
+    await expect(write(0, { plans: [{ planId: other.id, version: null }], runs: [] })).rejects.toSatisfy(isWriteConflict);
     expect(await db.prisma.message.count({ where: { conversationId: conversation.id } })).toBe(0);
     expect((await db.prisma.conversation.findUniqueOrThrow({ where: { id: conversation.id } })).lastSeq).toBe(0);
 
@@ -113,7 +113,7 @@ describe.each(["embedded", "postgres"] as const)("database functions on %s", (ki
     try {
       const { conversation, write } = await optimisticMessageWrite(db.prisma);
       const notice = { channel: "baton-test#/", before: '{"seqs":', after: "}" };
-      await expect(write(1, undefined, notice)).rejects.toThrow(CONFLICT_MARKER);
+      await expect(write(1, undefined, notice)).rejects.toSatisfy(isWriteConflict);
       await write(0, undefined, notice);
       await write(0, undefined, notice);
       await expect.poll(() => heard.length).toBe(2);

@@ -1,6 +1,6 @@
 /**
  * The run queue: every run is created `queued` and becomes `running` only when a
- * worker claims it (database-functions.ts, baton_claim_runs) — the one place where
+ * worker claims it (`baton_claim_runs`, shipped in prisma/migrations) — the one place where
  * agent and model pools are counted, under per-pool locks, so they hold exactly
  * across plans, conversations and processes, and waiters are served oldest first.
  * A run claimed by the process that created it starts from the launch it kept in

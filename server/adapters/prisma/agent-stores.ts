@@ -39,7 +39,7 @@ export function createPrismaSessionStore(prisma: PrismaClient, options: { delayM
       let failure: Error | undefined = undefined;
       try {
         // the ids again as an array: by the JSON rows alone the planner reads every run
-        // (see baton_write_units in db/database-functions.ts)
+        // (see baton_write_units in prisma/migrations/*_database_functions)
         await prisma.$executeRaw`UPDATE "Run" r SET "session" = x."session"
           FROM jsonb_to_recordset(${JSON.stringify(rows)}::jsonb) AS x("id" text, "session" jsonb)
           WHERE r."id" = x."id" AND r."id" = ANY(${runIds}::text[])`;

@@ -3,15 +3,16 @@
  * core decide, and writes back only the steps the core says changed.
  */
 import type { Prisma } from "../../generated/prisma/client.ts";
-import type { ForEachField, PlanSpec, PlanState, StepExpansion, StepState } from "../../core/types.ts";
+import type { RunStatus } from "../../generated/prisma/enums.ts";
+import type { PlanSpec, PlanState } from "../../core/types.ts";
 import { stepStateFromSpec } from "../../core/plan-state.ts";
 import { isTerminalPlan } from "../../core/status.ts";
 import { randomUUID } from "node:crypto";
 import { prismaSql, type SqlRunner } from "../../db/sql-runner.ts";
-import { sqlWrites, type NewPlanRow, type NewStepRow, type WriteBatch } from "./write-batch.ts";
+import { sqlWrites, type WriteBatch } from "./write-batch.ts";
+import { newStepRow, stepColumns, toStepState, type NewPlanRow } from "./tables.ts";
 
 type Tx = Prisma.TransactionClient;
-type StepRow = Prisma.PlanStepGetPayload<object>;
 
 export interface LoadedPlan {
   state: PlanState;
@@ -22,86 +23,6 @@ export interface LoadedPlan {
   version: number;
   /** step index → PlanStep.id */
   stepIds: Map<number, string>;
-}
-
-const toMillis = (date: Date | null) => (date ? date.getTime() : null);
-const toDate = (millis: number | null) => (millis === null ? null : new Date(millis));
-
-export function toStepState(row: StepRow): StepState {
-  return {
-    index: row.index,
-    title: row.title,
-    assignee: row.assignee,
-    input: row.input,
-    waitFor: row.waitFor,
-    optionalWaitFor: row.optionalWaitFor,
-    quorum: row.quorum,
-    budget: { maxTokens: row.budgetTokens, maxCost: row.budgetCost },
-    forEach:
-      row.forEachFrom === null
-        ? null
-        : { from: row.forEachFrom, field: row.forEachField as ForEachField, maxParallel: row.forEachMaxParallel },
-    onFailure: row.onFailure,
-    maxRetries: row.maxRetries,
-    status: row.status,
-    attempts: row.attempts,
-    transientFailures: row.transientFailures,
-    retryAt: toMillis(row.retryAt),
-    outputSummary: row.outputSummary,
-    outputFiles: row.outputFiles,
-    outputUntrusted: row.outputUntrusted,
-    failureReason: row.failureReason,
-    liveRunId: row.liveRunId,
-    decisionPending: row.decisionPending,
-    decisionCount: row.decisionCount,
-    renderedInput: row.renderedInput,
-    usage: { tokens: row.usageTokens, cost: row.usageCost },
-    expansion: (row.expansion as StepExpansion | null) ?? null,
-    parentIndex: row.parentIndex,
-    startedAt: toMillis(row.startedAt),
-    endedAt: toMillis(row.endedAt),
-  };
-}
-
-function stepColumns(step: StepState) {
-  return {
-    title: step.title,
-    assignee: step.assignee,
-    input: step.input,
-    waitFor: step.waitFor,
-    optionalWaitFor: step.optionalWaitFor,
-    quorum: step.quorum,
-    budgetTokens: step.budget.maxTokens,
-    budgetCost: step.budget.maxCost,
-    forEachFrom: step.forEach?.from ?? null,
-    forEachField: step.forEach?.field ?? null,
-    forEachMaxParallel: step.forEach?.maxParallel ?? null,
-    onFailure: step.onFailure,
-    maxRetries: step.maxRetries,
-    status: step.status,
-    attempts: step.attempts,
-    transientFailures: step.transientFailures,
-    retryAt: toDate(step.retryAt),
-    outputSummary: step.outputSummary,
-    outputFiles: step.outputFiles,
-    outputUntrusted: step.outputUntrusted,
-    failureReason: step.failureReason,
-    liveRunId: step.liveRunId,
-    decisionPending: step.decisionPending,
-    decisionCount: step.decisionCount,
-    renderedInput: step.renderedInput,
-    usageTokens: step.usage.tokens,
-    usageCost: step.usage.cost,
-    expansion: step.expansion,
-    parentIndex: step.parentIndex,
-    startedAt: toDate(step.startedAt),
-    endedAt: toDate(step.endedAt),
-  };
-}
-
-/** A whole PlanStep row, for its insert (the batch's `newSteps`): every column, defaults too. */
-function newStepRow(planId: string, step: StepState): NewStepRow {
-  return { id: randomUUID(), planId, index: step.index, ...stepColumns(step) };
 }
 
 /**
@@ -172,10 +93,10 @@ function fromPlanRow(plan: PlanRow): LoadedPlan {
 
 export interface PlanContext {
   version: number | null;
-  runStatus: string | null;
+  runStatus: RunStatus | null;
 }
 
-type PlanContextRow = { version: number | null; runStatus: string | null };
+type PlanContextRow = { version: number | null; runStatus: RunStatus | null };
 
 function toPlanContext(row: PlanContextRow): PlanContext {
   return {
@@ -190,7 +111,7 @@ export const conversationLockKey = (conversationId: string) => `baton:conversati
 /**
  * Takes the conversation's lock and, in the same round trip, reads what a reconcile
  * of `planId` needs: the plan's version (to validate a cached copy) and the status of `runId`
- * (see database-functions.ts for why reading after the lock this way is safe).
+ * (see baton_enter_unit in prisma/migrations/*_database_functions for why reading after the lock this way is safe).
  */
 export async function enterConversation(
   tx: Tx,

@@ -5,7 +5,7 @@
 import type { Prisma } from "../../generated/prisma/client.ts";
 import type { FormDTO, MessageDTO, PlanDTO, RunDTO, StepDTO, MentionDTO } from "../../protocol/dto.ts";
 import type { FormSpec, StepState } from "../../core/types.ts";
-import { toStepState } from "./plan-repository.ts";
+import { toStepState } from "./tables.ts";
 import { messageDTO, runDTO } from "../../protocol/dto-builders.ts";
 import { summarizeReactions } from "../../protocol/reactions.ts";
 

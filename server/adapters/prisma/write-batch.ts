@@ -1,6 +1,6 @@
 /**
  * The hot path's writes, sent as ONE call at the end of the transaction: every row
- * goes into one JSON document that `baton_write_units` (database-functions.ts)
+ * goes into one JSON document that `baton_write_units` (a migration: *_database_functions)
  * applies table by table, appending the conversation's events last and returning
  * their seq. A step's finish-and-dispatch then costs four round trips (begin, enter,
  * write, commit) instead of one per row, and one parameter instead of ~100.
@@ -9,50 +9,20 @@
  * batch has not written yet. Full-row updates are keyed, so the last one wins.
  */
 import type { SqlRunner } from "../../db/sql-runner.ts";
+import type { RunStatus } from "../../generated/prisma/enums.ts";
 import type { PendingEvent } from "./event-log.ts";
 import type { CommitNotice } from "../../ports/executor.ts";
-import type { FinishedRunStatus } from "../../core/types.ts";
+import type { FinishedRunRow, MessageRow, NewPlanRow, NewStepRow, PlanRow, RunRow, StepEventRow, StepRow } from "./tables.ts";
 
 /**
  * What an optimistic unit decided from; the write is refused if any of it no longer
  * holds: each plan's version (null: the unit creates the plan) and each run's status.
+ * A refusal is a database error that `isWriteConflict` (db/database-errors.ts) knows.
  */
 export interface WriteExpectation {
   lockKey: string;
   plans: { planId: string; version: number | null }[];
-  runs: { runId: string; runStatus: string | null }[];
-}
-
-export interface MessageRow {
-  id: string;
-  conversationId: string;
-  authorKind: "user" | "agent" | "system";
-  authorAgentId: string | null;
-  kind: string;
-  body: string;
-  mentions: unknown[];
-  planId: string | null;
-  stepId: string | null;
-  runId: string | null;
-  formId: string | null;
-  createdAt: Date;
-}
-
-export interface RunRow {
-  id: string;
-  conversationId: string;
-  agentId: string;
-  planId: string | null;
-  stepId: string | null;
-  kind: string;
-  attempt: number;
-  input: string;
-  model: string;
-  triggerMessageId: string | null;
-  resumesRunId: string | null;
-  createdAt: Date;
-  /** a retry in backoff: no worker claims it before then */
-  notBefore: Date | null;
+  runs: { runId: string; runStatus: RunStatus | null }[];
 }
 
 /** Who may claim queued runs in the same statement (a worker with room), and its limits. */
@@ -76,62 +46,6 @@ export interface FlushResult {
   claimed: ClaimedRun[];
   /** runs are still queued in the pools this unit touched */
   waiting: boolean;
-}
-
-export interface FinishedRunRow {
-  id: string;
-  status: FinishedRunStatus;
-  endedAt: Date;
-  error: string | null;
-  tokensIn: number;
-  tokensOut: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  cost: number;
-  /** part of the usage is estimated (a model call cut mid-stream reports none) */
-  usageEstimated: boolean;
-}
-
-export interface PlanRow {
-  id: string;
-  version: number;
-  updatedAt: Date;
-  status?: string;
-  endedAt?: Date | null;
-}
-
-/** A new plan: every column, so the statement needs no defaults. */
-export interface NewPlanRow {
-  id: string;
-  conversationId: string;
-  title: string;
-  status: "running";
-  maxParallel: number;
-  version: number;
-  budgetTokens: number | null;
-  budgetCost: number | null;
-  request: string;
-  requestMessageId: string | null;
-  createdByUserId: string | null;
-  createdAt: Date;
-  updatedAt: Date;
-  endedAt: null;
-}
-
-/** A new step (of a new plan, or appended): its id, plan, index and every column stepColumns() produces. */
-export type NewStepRow = { id: string; planId: string; index: number } & Record<string, unknown>;
-
-/** Every column of a PlanStep the executor owns, as stepColumns() produces them. */
-export type StepRow = { id: string } & Record<string, unknown>;
-
-export interface StepEventRow {
-  planId: string;
-  stepIndex: number | null;
-  runId: string | null;
-  at: Date;
-  phase: string;
-  message: string;
-  data: unknown;
 }
 
 type Write =

@@ -1,17 +1,17 @@
-/**
- * SQL functions Baton's hot path calls (one round trip each). They are (re)created each time a database is
- * opened rather than shipped as a migration, because the PostgreSQL driver adapter
- * applies migration scripts by splitting them on ";" — which breaks any function body.
- * Prisma's schema does not describe functions, so migrations never touch them.
- */
+-- The hot path's SQL functions (one round trip each), shipped as a migration like every
+-- other object of the schema. Prisma's schema does not describe functions, so diffs never
+-- touch them; their column lists are checked against the schema and against the row types
+-- of server/adapters/prisma/tables.ts by server/db/function-columns.int.test.ts.
+-- A change to a function is a new migration that replaces it; a change to its signature
+-- or its document gets a new name, so a process of the previous version keeps its own.
+-- All three keep one generic plan per statement (plan_cache_mode): PL/pgSQL otherwise
+-- re-plans a statement on every call whenever the plan for its values looks cheaper
+-- (the claim's count of an agent's running runs was planned on each of 244 calls of 240).
 
-/**
- * Takes a conversation's lock and reads what a reconcile needs, in one round trip.
- * A VOLATILE plpgsql function runs each statement with a fresh snapshot, so the read
- * sees everything committed before the lock was granted (a plain SELECT that locks in
- * its target list would read from a snapshot taken before it waited).
- */
-export const ENTER_CONVERSATION_FUNCTION = `
+-- baton_enter_unit: takes a conversation's lock and reads what a reconcile needs, in one
+-- round trip. A VOLATILE plpgsql function runs each statement with a fresh snapshot, so
+-- the read sees everything committed before the lock was granted (a plain SELECT that
+-- locks in its target list would read from a snapshot taken before it waited).
 CREATE OR REPLACE FUNCTION baton_enter_unit(lock_key text, plan_id text, run_id text)
 RETURNS TABLE ("version" integer, "runStatus" text)
 LANGUAGE plpgsql VOLATILE SET plan_cache_mode = force_generic_plan AS $$
@@ -24,46 +24,120 @@ BEGIN
     (SELECT p."version" FROM "Plan" p WHERE p."id" = plan_id),
     (SELECT r."status"::text FROM "Run" r WHERE r."id" = run_id);
 END
-$$;`;
+$$;
 
-/**
- * Applies one unit of work's batched writes (adapters/prisma/write-batch.ts) from a
- * single JSON document, table by table; with `claim`, claims queued runs of the pools
- * the unit touched for the calling worker (baton_claim_runs); then appends the
- * conversation's events with gap-free seq (the row lock on Conversation orders
- * concurrent writers). Returns { lastSeq, claimed, waiting }. Statements run in
- * order, each seeing the ones before it. With `expect`, it is the whole optimistic
- * unit on its own: lock, verify, write — so a run is never claimed from a decision
- * the database refused. The expectation lists every plan's version and every run's
- * status the unit decided from: results of several runs that queued for the same
- * conversation go in one unit (executor/units.ts, "batches"). A new plan's rows
- * (`newPlans`, `newSteps`) are inserted first, so submitting a plan is one statement
- * too. With `notice`, it NOTIFYs the events' seqs for the other processes, delivered at
- * commit (EventPublisher.commitNotice); the function of a process of the previous
- * version, should one re-create it, ignores the notice, and the other processes' browsers
- * then catch up by replay: live delivery is best effort, the event log is what is kept.
- * (It replaced `baton_write_unit`, whose expectation named one plan and one run,
- * which replaced `baton_apply_unit`, which could not insert plans: a process of the
- * previous version keeps calling its own, and never sends this one a document whose
- * expectation it would read only in part.)
- *
- * The planner may not read a table whole or hash-join it here (the function's SET
- * clause). Each statement touches a few rows, found by primary key from the document's
- * JSON rows; but the planner takes any set-returning function for 100 rows, and 100
- * index probes looked dearer than reading a table of up to a few thousand pages, so
- * every update of steps, plans and runs read its whole table. PGlite never gathers
- * statistics, and autovacuum may be off, so nothing corrected it. With the settings the
- * index plan is the one cached from the first call on, at any size
- * (`keyed-writes.int.test.ts`; the forms tried before it are in
- * docs/decisions/2026-12-01-server-latency.md, "Eighth round").
- *
- * All three functions here keep one generic plan per statement (`plan_cache_mode`).
- * PL/pgSQL otherwise plans a statement afresh on every call whenever the plan for its
- * values looks cheaper than the generic one: the claim's count of an agent's running
- * runs was planned on each of 244 calls of 240 (0.1 ms each on PostgreSQL, more on
- * PGlite), for a plan that never changed.
- */
-export const WRITE_UNIT_FUNCTION = `
+-- baton_claim_runs: the counting semaphore of the agent and model pools, and the run
+-- queue. Claims, for `owner`, up to `max_claims` queued runs — oldest first across every
+-- conversation — whose agent pool (Agent.concurrency) and model pool (`model_limits`) have
+-- room, counting runs that are running. Exact across processes: every pool involved is
+-- locked (advisory, sorted, so claimers never deadlock) before counting, and held to
+-- commit; a run becomes `running` only here. Rows another transaction is changing are
+-- skipped, not waited for. `only_agents` narrows the claim to those agents' pools.
+-- Returns the claimed runs with their conversation and start time, oldest first.
+CREATE OR REPLACE FUNCTION baton_claim_runs(owner text, lease_ms integer, max_claims integer, model_limits jsonb, only_agents text[])
+RETURNS TABLE ("id" text, "conversationId" text, "startedAt" text)
+LANGUAGE plpgsql VOLATILE SET plan_cache_mode = force_generic_plan AS $$
+#variable_conflict use_column
+DECLARE
+  pool text;
+  candidate record;
+  claimed integer := 0;
+  at_time timestamp(3);
+  limits jsonb := coalesce(model_limits, '{}');
+  agent_room jsonb;
+  model_room jsonb;
+  locked_agents text[];
+  locked_models text[];
+BEGIN
+  IF owner IS NULL OR max_claims IS NULL OR max_claims <= 0 THEN RETURN; END IF;
+  -- the pools to lock: those with queued runs now. Only these are counted and claimed
+  -- from below: a run queued after this read belongs to a pool this call does not hold.
+  -- a retry in backoff (notBefore ahead) is not claimable yet: its pool is left alone
+  SELECT array_agg(DISTINCT q."agentId") INTO locked_agents FROM "Run" q
+    WHERE q."status" = 'queued' AND q."agentId" IS NOT NULL AND (only_agents IS NULL OR q."agentId" = ANY(only_agents))
+      AND (q."notBefore" IS NULL OR q."notBefore" <= (clock_timestamp() AT TIME ZONE 'UTC'));
+  IF locked_agents IS NULL THEN RETURN; END IF;
+  -- model pools exist only where BATON_MODEL_CONCURRENCY limits a model (not by default)
+  IF limits = '{}'::jsonb THEN
+    locked_models := '{}';
+  ELSE
+    SELECT coalesce(array_agg(DISTINCT q."model"), '{}') INTO locked_models FROM "Run" q
+      WHERE q."status" = 'queued' AND limits ? q."model" AND q."agentId" = ANY(locked_agents);
+  END IF;
+  FOR pool IN
+    SELECT k FROM (
+      SELECT 'agent:' || a AS k FROM unnest(locked_agents) a
+      UNION
+      SELECT 'model:' || m FROM unnest(locked_models) m
+    ) pools ORDER BY k
+  LOOP
+    PERFORM pg_advisory_xact_lock(hashtextextended('baton:pool:' || pool, 0));
+  END LOOP;
+  -- after the locks: every claim committed before is counted, none is in flight
+  SELECT coalesce(jsonb_object_agg(a."id", a."concurrency" -
+      (SELECT count(*) FROM "Run" r WHERE r."agentId" = a."id" AND r."status" = 'running')), '{}')
+    INTO agent_room FROM "Agent" a WHERE a."id" = ANY(locked_agents);
+  IF cardinality(locked_models) = 0 THEN
+    model_room := '{}';
+  ELSE
+    SELECT coalesce(jsonb_object_agg(m, (limits->>m)::integer -
+        (SELECT count(*) FROM "Run" r WHERE r."model" = m AND r."status" = 'running')), '{}')
+      INTO model_room FROM unnest(locked_models) m;
+  END IF;
+  at_time := (clock_timestamp() AT TIME ZONE 'UTC')::timestamp(3);
+  FOR candidate IN
+    SELECT q."id", q."conversationId", q."agentId", q."model" FROM "Run" q
+    WHERE q."status" = 'queued' AND q."agentId" = ANY(locked_agents)
+      AND (q."notBefore" IS NULL OR q."notBefore" <= at_time)
+      AND coalesce((agent_room->>q."agentId")::integer, 0) > 0
+      AND (NOT limits ? q."model" OR coalesce((model_room->>q."model")::integer, 0) > 0)
+    ORDER BY q."createdAt", q."id"
+    LIMIT 200
+    FOR UPDATE OF q SKIP LOCKED
+  LOOP
+    EXIT WHEN claimed >= max_claims;
+    CONTINUE WHEN (agent_room->>candidate."agentId")::integer <= 0;
+    CONTINUE WHEN limits ? candidate."model" AND coalesce((model_room->>candidate."model")::integer, 0) <= 0;
+    UPDATE "Run" r SET "status" = 'running', "leaseOwner" = owner, "startedAt" = at_time,
+        "leaseExpiresAt" = at_time + make_interval(secs => lease_ms / 1000.0)
+      WHERE r."id" = candidate."id";
+    agent_room := jsonb_set(agent_room, ARRAY[candidate."agentId"], to_jsonb((agent_room->>candidate."agentId")::integer - 1));
+    IF limits ? candidate."model" THEN
+      model_room := jsonb_set(model_room, ARRAY[candidate."model"], to_jsonb((model_room->>candidate."model")::integer - 1));
+    END IF;
+    claimed := claimed + 1;
+    "id" := candidate."id";
+    "conversationId" := candidate."conversationId";
+    "startedAt" := to_char(at_time, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
+    RETURN NEXT;
+  END LOOP;
+END
+$$;
+
+-- baton_write_units: applies one unit of work's batched writes
+-- (server/adapters/prisma/write-batch.ts) from a single JSON document, table by table;
+-- with `claim`, claims queued runs of the pools the unit touched for the calling worker
+-- (baton_claim_runs); then appends the conversation's events with gap-free seq (the row
+-- lock on Conversation orders concurrent writers). Returns { lastSeq, claimed, waiting }.
+-- Statements run in order, each seeing the ones before it. With `expect`, it is the whole
+-- optimistic unit on its own: lock, verify, write — so a run is never claimed from a
+-- decision the database refused. The expectation lists every plan's version and every
+-- run's status the unit decided from (several runs' results may share one unit:
+-- executor/units.ts, "batches"). A new plan's rows (`newPlans`, `newSteps`) are inserted
+-- first, so submitting a plan is one statement too. With `notice`, it NOTIFYs the events'
+-- seqs for the other processes, delivered at commit (EventPublisher.commitNotice).
+-- It raises SQLSTATE ZB409 when the expectation failed and ZB404 when a new plan's
+-- conversation does not exist (server/db/database-errors.ts reads them).
+-- (It replaced `baton_write_unit`, whose expectation named one plan and one run, which
+-- replaced `baton_apply_unit`, which could not insert plans.)
+--
+-- The planner may not read a table whole or hash-join it here (the SET clause). Each
+-- statement touches a few rows, found by primary key from the document's JSON rows; but
+-- the planner takes any set-returning function for 100 rows, and 100 index probes looked
+-- dearer than reading a table of up to a few thousand pages. PGlite never gathers
+-- statistics, and autovacuum may be off, so nothing corrected it. With the settings the
+-- index plan is the one cached from the first call on, at any size
+-- (keyed-writes.int.test.ts; docs/decisions/2026-12-01-server-latency.md, "Eighth round").
 CREATE OR REPLACE FUNCTION baton_write_units(doc jsonb)
 RETURNS jsonb
 LANGUAGE plpgsql VOLATILE
@@ -90,7 +164,7 @@ BEGIN
                WHERE (SELECT p."version" FROM "Plan" p WHERE p."id" = x."planId") IS DISTINCT FROM x."version")
        OR EXISTS (SELECT 1 FROM jsonb_to_recordset(coalesce(expected->'runs', '[]')) AS x("runId" text, "runStatus" text)
                WHERE (SELECT r."status"::text FROM "Run" r WHERE r."id" = x."runId") IS DISTINCT FROM x."runStatus") THEN
-      RAISE EXCEPTION 'baton_conflict: the plan changed since it was read';
+      RAISE EXCEPTION 'the plan changed since it was read' USING ERRCODE = 'ZB409';
     END IF;
   END IF;
   -- Each table's statement runs only when the unit has rows for it: on PGlite (WebAssembly)
@@ -98,7 +172,7 @@ BEGIN
   -- A new plan and its steps first: runs and steps refer to them.
   IF jsonb_array_length(coalesce(doc->'newPlans', '[]')) > 0 THEN
     IF NOT EXISTS (SELECT 1 FROM "Conversation" c WHERE c."id" = doc->>'conversationId') THEN
-      RAISE EXCEPTION 'baton_not_found: conversation % was not found', doc->>'conversationId';
+      RAISE EXCEPTION 'conversation % was not found', doc->>'conversationId' USING ERRCODE = 'ZB404';
     END IF;
     INSERT INTO "Plan" SELECT * FROM jsonb_populate_recordset(NULL::"Plan", doc->'newPlans');
   END IF;
@@ -233,97 +307,4 @@ BEGIN
   END IF;
   RETURN jsonb_build_object('lastSeq', last_seq, 'claimed', claimed, 'waiting', waiting);
 END
-$$;`;
-
-/**
- * The counting semaphore of the agent and model pools, and the run queue. Claims, for
- * `owner`, up to `max_claims` queued runs — oldest first across every conversation —
- * whose agent pool (Agent.concurrency) and model pool (`model_limits`) have room,
- * counting runs that are running. Exact across processes: every pool involved is
- * locked (advisory, sorted, so claimers never deadlock) before counting, and held to
- * commit; a run becomes `running` only here. Rows another transaction is changing
- * are skipped, not waited for. `only_agents` narrows the claim to those agents' pools.
- * Returns the claimed runs with their conversation and start time, oldest first.
- */
-export const CLAIM_RUNS_FUNCTION = `
-CREATE OR REPLACE FUNCTION baton_claim_runs(owner text, lease_ms integer, max_claims integer, model_limits jsonb, only_agents text[])
-RETURNS TABLE ("id" text, "conversationId" text, "startedAt" text)
-LANGUAGE plpgsql VOLATILE SET plan_cache_mode = force_generic_plan AS $$
-#variable_conflict use_column
-DECLARE
-  pool text;
-  candidate record;
-  claimed integer := 0;
-  at_time timestamp(3);
-  limits jsonb := coalesce(model_limits, '{}');
-  agent_room jsonb;
-  model_room jsonb;
-  locked_agents text[];
-  locked_models text[];
-BEGIN
-  IF owner IS NULL OR max_claims IS NULL OR max_claims <= 0 THEN RETURN; END IF;
-  -- the pools to lock: those with queued runs now. Only these are counted and claimed
-  -- from below: a run queued after this read belongs to a pool this call does not hold.
-  -- a retry in backoff (notBefore ahead) is not claimable yet: its pool is left alone
-  SELECT array_agg(DISTINCT q."agentId") INTO locked_agents FROM "Run" q
-    WHERE q."status" = 'queued' AND q."agentId" IS NOT NULL AND (only_agents IS NULL OR q."agentId" = ANY(only_agents))
-      AND (q."notBefore" IS NULL OR q."notBefore" <= (clock_timestamp() AT TIME ZONE 'UTC'));
-  IF locked_agents IS NULL THEN RETURN; END IF;
-  -- model pools exist only where BATON_MODEL_CONCURRENCY limits a model (not by default)
-  IF limits = '{}'::jsonb THEN
-    locked_models := '{}';
-  ELSE
-    SELECT coalesce(array_agg(DISTINCT q."model"), '{}') INTO locked_models FROM "Run" q
-      WHERE q."status" = 'queued' AND limits ? q."model" AND q."agentId" = ANY(locked_agents);
-  END IF;
-  FOR pool IN
-    SELECT k FROM (
-      SELECT 'agent:' || a AS k FROM unnest(locked_agents) a
-      UNION
-      SELECT 'model:' || m FROM unnest(locked_models) m
-    ) pools ORDER BY k
-  LOOP
-    PERFORM pg_advisory_xact_lock(hashtextextended('baton:pool:' || pool, 0));
-  END LOOP;
-  -- after the locks: every claim committed before is counted, none is in flight
-  SELECT coalesce(jsonb_object_agg(a."id", a."concurrency" -
-      (SELECT count(*) FROM "Run" r WHERE r."agentId" = a."id" AND r."status" = 'running')), '{}')
-    INTO agent_room FROM "Agent" a WHERE a."id" = ANY(locked_agents);
-  IF cardinality(locked_models) = 0 THEN
-    model_room := '{}';
-  ELSE
-    SELECT coalesce(jsonb_object_agg(m, (limits->>m)::integer -
-        (SELECT count(*) FROM "Run" r WHERE r."model" = m AND r."status" = 'running')), '{}')
-      INTO model_room FROM unnest(locked_models) m;
-  END IF;
-  at_time := (clock_timestamp() AT TIME ZONE 'UTC')::timestamp(3);
-  FOR candidate IN
-    SELECT q."id", q."conversationId", q."agentId", q."model" FROM "Run" q
-    WHERE q."status" = 'queued' AND q."agentId" = ANY(locked_agents)
-      AND (q."notBefore" IS NULL OR q."notBefore" <= at_time)
-      AND coalesce((agent_room->>q."agentId")::integer, 0) > 0
-      AND (NOT limits ? q."model" OR coalesce((model_room->>q."model")::integer, 0) > 0)
-    ORDER BY q."createdAt", q."id"
-    LIMIT 200
-    FOR UPDATE OF q SKIP LOCKED
-  LOOP
-    EXIT WHEN claimed >= max_claims;
-    CONTINUE WHEN (agent_room->>candidate."agentId")::integer <= 0;
-    CONTINUE WHEN limits ? candidate."model" AND coalesce((model_room->>candidate."model")::integer, 0) <= 0;
-    UPDATE "Run" r SET "status" = 'running', "leaseOwner" = owner, "startedAt" = at_time,
-        "leaseExpiresAt" = at_time + make_interval(secs => lease_ms / 1000.0)
-      WHERE r."id" = candidate."id";
-    agent_room := jsonb_set(agent_room, ARRAY[candidate."agentId"], to_jsonb((agent_room->>candidate."agentId")::integer - 1));
-    IF limits ? candidate."model" THEN
-      model_room := jsonb_set(model_room, ARRAY[candidate."model"], to_jsonb((model_room->>candidate."model")::integer - 1));
-    END IF;
-    claimed := claimed + 1;
-    "id" := candidate."id";
-    "conversationId" := candidate."conversationId";
-    "startedAt" := to_char(at_time, 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"');
-    RETURN NEXT;
-  END LOOP;
-END
-$$;`;
-
-export const DATABASE_FUNCTIONS = [ENTER_CONVERSATION_FUNCTION, CLAIM_RUNS_FUNCTION, WRITE_UNIT_FUNCTION];
+$$;
