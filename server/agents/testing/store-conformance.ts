@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import type { ModelMessage } from "ai";
 import { describe, expect, it } from "vitest";
-import type { ArtifactStore, ConversationMemory, HistoryMessage, SessionStore } from "../ports.ts";
+import type { ArtifactStore, ConversationMemory, HistoryMessage, SessionStore } from "../../ports/agents.ts";
 
 export interface StoreFixture {
   sessions: SessionStore;
