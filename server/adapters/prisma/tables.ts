@@ -3,7 +3,7 @@
  * Each row type is the generated Prisma model narrowed to the columns the statement
  * names, so a column's type (its enum, its nullability) comes from schema.prisma alone;
  * the column lists are the same constants the statement's test compares with the SQL
- * function's own lists (`db/function-columns.int.test.ts`). An insert that misses a
+ * function's own lists (`function-columns.int.test.ts`, beside this file). An insert that misses a
  * column the schema requires fails typecheck (schema-checks.ts).
  */
 import { randomUUID } from "node:crypto";

@@ -7,8 +7,8 @@
  * ones the rows of adapters/prisma/tables.ts carry.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, postgresAvailable, type TestDatabase } from "./testing/test-database.ts";
-import { FINISHED_RUN_COLUMNS, MESSAGE_COLUMNS, RUN_COLUMNS, STEP_COLUMNS, STEP_EVENT_COLUMNS } from "../adapters/prisma/tables.ts";
+import { createTestDatabase, postgresAvailable, type TestDatabase } from "../../db/testing/test-database.ts";
+import { FINISHED_RUN_COLUMNS, MESSAGE_COLUMNS, RUN_COLUMNS, STEP_COLUMNS, STEP_EVENT_COLUMNS } from "./tables.ts";
 
 const FUNCTIONS = ["baton_claim_runs", "baton_enter_unit", "baton_write_units"];
 const NOT_ALIASES = new Set(["SET", "WHERE", "SELECT", "RETURNING", "ON", "FROM", "AS", "FOR", "ORDER", "LIMIT"]);
