@@ -2,9 +2,10 @@
 // directory) when no URL is configured, else PostgreSQL through a pg Pool. Either way the
 // pending migrations of prisma/migrations are applied before the client is handed out.
 //
-// The embedded database runs on the server's own thread, through PGlite's public API only:
-// its statements are synchronous WebAssembly, so a burst of them delays the event loop
-// (`npm run bench` prints by how much). A team that outgrows that moves to PostgreSQL.
+// The embedded database runs on a thread of its own (pglite-thread.ts): its statements are
+// synchronous WebAssembly, which on the server's thread would hold up sockets and timers
+// for as long as a burst of them lasts. Tests' in-memory clones may run in-thread
+// (databaseFromPGlite); the behaviour is the same, one connection either way.
 //
 // PGlite is ONE connection: inside an interactive `prisma.$transaction(async (tx) => …)`
 // use only `tx`; touching `prisma` (or the PGlite instance) there waits for the
@@ -13,12 +14,14 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { PGlite } from "@electric-sql/pglite";
-import { PGLITE_EXTENSIONS } from "./pglite-extensions.ts";
+import type { PGlite } from "@electric-sql/pglite";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { DATABASE_FUNCTIONS } from "./database-functions.ts";
 import { PrismaPGlite } from "pglite-prisma-adapter";
+import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
+import { PGliteThread } from "./pglite-thread.ts";
+import { threadAdapterFactory } from "./pglite-thread-adapter.ts";
 import { type Prisma, PrismaClient } from "../generated/prisma/client.ts";
 import { applyMigrations, migrationsUpToDate, readMigrationsFolder } from "./schema-engine.ts";
 import { pgliteSql, pgSql, type SqlRunner } from "./sql-runner.ts";
@@ -27,13 +30,20 @@ import { guardPool } from "./pg-guard.ts";
 
 export type DatabaseKind = "embedded" | "postgres";
 
+/** What the server uses of the embedded database besides Prisma: raw SQL and backups (PGlite or its thread). */
+export interface EmbeddedDatabase {
+  query<T>(sql: string, params?: unknown[]): Promise<{ rows: T[] }>;
+  exec(sql: string): Promise<unknown>;
+  dumpDataDir(compression?: "auto" | "gzip" | "none"): Promise<Blob>;
+}
+
 export interface Database {
   prisma: PrismaClient;
   kind: DatabaseKind;
   /** Disconnects Prisma, then closes the PGlite instance / ends the pool. Idempotent. */
   close(): Promise<void>;
-  /** embedded only: the PGlite instance (raw SQL, backups); one connection, shared with `prisma` */
-  pglite?: PGlite;
+  /** embedded only: the PGlite instance or its thread (raw SQL, backups); one connection, shared with `prisma` */
+  pglite?: PGlite | PGliteThread;
   /** postgres only: the pool `prisma` uses (raw SQL, LISTEN/NOTIFY on a checked-out client) */
   pool?: pg.Pool;
   /** postgres only: the pool `sql` uses (HOT_PATH_POOL) */
@@ -164,14 +174,49 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Data
   // private before PGlite creates anything in it, and whatever an older version left tightened (private-files.ts)
   await ensurePrivateDir(dataDir);
   await makeTreePrivate(dataDir);
-  const database = await databaseFromPGlite(await PGlite.create({ dataDir, extensions: PGLITE_EXTENSIONS }), opts);
+  const database = await databaseFromThread(await PGliteThread.open({ dataDir }), opts);
   await makeTreePrivate(dataDir);
   return database;
 }
 
-/** Prisma's PGlite adapter for `pglite`. */
-export function prismaAdapterFor(pglite: PGlite): PrismaPGlite {
-  return new PrismaPGlite(pglite);
+/**
+ * Wraps an open database thread (owned by the result from now on: `close()` ends it),
+ * applying migrations unless `migrate: false`. Its statements run off the server's
+ * thread, so work started while one is in flight overlaps it (`sqlElsewhere`).
+ */
+export async function databaseFromThread(
+  thread: PGliteThread,
+  opts: Pick<OpenDatabaseOptions, "log" | "migrationsDir" | "migrate"> = {},
+): Promise<Database> {
+  const adapter = prismaAdapterFor(thread);
+  try {
+    const applied = await migrate(adapter, opts);
+    for (const sql of DATABASE_FUNCTIONS) await thread.exec(sql);
+    const prisma = new PrismaClient({ adapter, log: opts.log }) as PrismaClient;
+    return {
+      prisma,
+      kind: "embedded",
+      pglite: thread,
+      sql: pgliteSql(thread),
+      sqlElsewhere: true,
+      appliedMigrations: applied,
+      close: once(async () => {
+        try {
+          await prisma.$disconnect();
+        } finally {
+          await thread.close();
+        }
+      }),
+    };
+  } catch (e) {
+    await thread.close().catch(() => {});
+    throw e;
+  }
+}
+
+/** Prisma's adapter for an in-thread PGlite or for the database's thread. */
+export function prismaAdapterFor(pglite: PGlite | PGliteThread): SqlMigrationAwareDriverAdapterFactory {
+  return pglite instanceof PGliteThread ? threadAdapterFactory(pglite) : new PrismaPGlite(pglite);
 }
 
 /**
@@ -264,7 +309,10 @@ export async function databaseFromPool(
   }
 }
 
-async function migrate(adapterFactory: PrismaPGlite, opts: Pick<OpenDatabaseOptions, "migrationsDir" | "migrate">): Promise<string[]> {
+async function migrate(
+  adapterFactory: SqlMigrationAwareDriverAdapterFactory,
+  opts: Pick<OpenDatabaseOptions, "migrationsDir" | "migrate">,
+): Promise<string[]> {
   if (opts.migrate === false) return [];
   const { appliedMigrationNames } = await applyMigrations({
     migrationsDir: opts.migrationsDir ?? defaultMigrationsDir(),
