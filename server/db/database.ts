@@ -2,10 +2,11 @@
 // directory) when no URL is configured, else PostgreSQL through a pg Pool. Either way the
 // pending migrations of prisma/migrations are applied before the client is handed out.
 //
-// The embedded database runs on a thread of its own (pglite-thread.ts): its statements are
-// synchronous WebAssembly, which on the server's thread would hold up sockets and timers
-// for as long as a burst of them lasts. Tests' in-memory clones may run in-thread
-// (databaseFromPGlite); the behaviour is the same, one connection either way.
+// The embedded database runs on the server's own thread, through PGlite's public API: its
+// statements are synchronous WebAssembly, so a burst of them delays the event loop
+// (`npm run bench` prints by how much). With BATON_PGLITE_THREAD=1 it runs on a thread of
+// its own instead (pglite-thread.ts): the event loop stays free, and each statement pays a
+// hand-over between threads. One connection either way.
 //
 // PGlite is ONE connection: inside an interactive `prisma.$transaction(async (tx) => …)`
 // use only `tx`; touching `prisma` (or the PGlite instance) there waits for the
@@ -14,7 +15,8 @@
 import { existsSync } from "node:fs";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import type { PGlite } from "@electric-sql/pglite";
+import { PGlite } from "@electric-sql/pglite";
+import { PGLITE_EXTENSIONS } from "./pglite-extensions.ts";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { DATABASE_FUNCTIONS } from "./database-functions.ts";
@@ -74,6 +76,8 @@ export interface OpenDatabaseOptions {
   migrate?: boolean;
   /** postgres only: pool size, default 10 */
   poolMax?: number;
+  /** embedded only: PGlite on a thread of its own (pglite-thread.ts) instead of the caller's; default false */
+  thread?: boolean;
 }
 
 export const DEFAULT_PGLITE_DIR = "./data/pglite";
@@ -174,7 +178,9 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Data
   // private before PGlite creates anything in it, and whatever an older version left tightened (private-files.ts)
   await ensurePrivateDir(dataDir);
   await makeTreePrivate(dataDir);
-  const database = await databaseFromThread(await PGliteThread.open({ dataDir }), opts);
+  const database = opts.thread
+    ? await databaseFromThread(await PGliteThread.open({ dataDir }), opts)
+    : await databaseFromPGlite(await PGlite.create({ dataDir, extensions: PGLITE_EXTENSIONS }), opts);
   await makeTreePrivate(dataDir);
   return database;
 }
@@ -182,7 +188,8 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Data
 /**
  * Wraps an open database thread (owned by the result from now on: `close()` ends it),
  * applying migrations unless `migrate: false`. Its statements run off the server's
- * thread, so work started while one is in flight overlaps it (`sqlElsewhere`).
+ * thread, but not elsewhere: on a crowded machine the runs' early start measured slower
+ * there, not faster (docs/decisions/2026-12-01-server-latency.md).
  */
 export async function databaseFromThread(
   thread: PGliteThread,
@@ -198,7 +205,7 @@ export async function databaseFromThread(
       kind: "embedded",
       pglite: thread,
       sql: pgliteSql(thread),
-      sqlElsewhere: true,
+      sqlElsewhere: false,
       appliedMigrations: applied,
       close: once(async () => {
         try {

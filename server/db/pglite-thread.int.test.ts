@@ -10,6 +10,8 @@ import { Prisma } from "../generated/prisma/client.ts";
 import { backupPglite, inspectBackup } from "../ops/embedded-backup.ts";
 import { databaseErrorInfo } from "./database-errors.ts";
 import { DatabaseThreadError, PGliteThread } from "./pglite-thread.ts";
+import { defaultMigrationsDir, openDatabase } from "./database.ts";
+import { readMigrationsFolder } from "./schema-engine.ts";
 import { createTestDatabase, type TestDatabase } from "./test-database.ts";
 
 describe("the embedded database on its thread", () => {
@@ -22,10 +24,9 @@ describe("the embedded database on its thread", () => {
     await Promise.all([db?.close(), inThread?.close()]);
   });
 
-  it("is the thread, and statements run elsewhere", () => {
+  it("is the thread", () => {
     expect(db.pglite).toBeInstanceOf(PGliteThread);
-    expect(db.sqlElsewhere).toBe(true);
-    expect(inThread.sqlElsewhere).toBe(false);
+    expect(inThread.pglite).not.toBeInstanceOf(PGliteThread);
   });
 
   it("reads back through Prisma what it wrote, types and all, as an in-thread PGlite does", async () => {
@@ -90,6 +91,26 @@ describe("a database thread that cannot serve", () => {
   });
   afterAll(async () => {
     await rm(dir, { recursive: true, force: true });
+  });
+
+  it("migrates a fresh data dir through the thread, and applies nothing on reopen", async () => {
+    const { migrations } = await readMigrationsFolder(defaultMigrationsDir());
+    const dataDir = path.join(dir, "migrated");
+    const db = await openDatabase({ dataDir, thread: true });
+    try {
+      expect(db.pglite).toBeInstanceOf(PGliteThread);
+      expect(db.appliedMigrations).toEqual(migrations.map((migration) => migration.name));
+      await db.prisma.user.create({ data: { id: "u1", name: "Ada", email: "ada@example.com" } });
+    } finally {
+      await db.close();
+    }
+    const reopened = await openDatabase({ dataDir, thread: true });
+    try {
+      expect(reopened.appliedMigrations).toEqual([]);
+      expect(await reopened.prisma.user.count()).toBe(1);
+    } finally {
+      await reopened.close();
+    }
   });
 
   it("refuses to open where no data directory can be, naming it", async () => {

@@ -32,8 +32,8 @@ async function expectActedOnStoredRunsOnce(f: ExecutorFixture, planIds: string[]
 }
 
 /**
- * The databases the tests run on: the embedded database on its own thread, as the server
- * opens it; the tests' in-thread clone, where the server would not start runs early
+ * The databases the tests run on: the embedded database on its own thread (as the server
+ * opens it with BATON_PGLITE_THREAD=1); the tests' in-thread clone, where the server would not start runs early
  * (Database.sqlElsewhere is false), with its statements held back 20 ms so that the runs
  * really start while their unit is unwritten; PostgreSQL, which answers over a socket.
  */
