@@ -12,7 +12,7 @@ import { databaseErrorInfo } from "./database-errors.ts";
 import { DatabaseThreadError, PGliteThread } from "./pglite-thread.ts";
 import { defaultMigrationsDir, openDatabase } from "./database.ts";
 import { readMigrationsFolder } from "./schema-engine.ts";
-import { createTestDatabase, type TestDatabase } from "./test-database.ts";
+import { createTestDatabase, type TestDatabase } from "./testing/test-database.ts";
 
 describe("the embedded database on its thread", () => {
   let db: TestDatabase;

@@ -17,7 +17,7 @@ import { liveRunSink } from "./run-sink.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
 import type { UnitPlan } from "./units.ts";
 import type { PendingEvent } from "../adapters/prisma/event-log.ts";
-import { instrumentRunner } from "../ops/run-telemetry.ts";
+import { instrumentRunner } from "./run-telemetry.ts";
 
 type Tx = Prisma.TransactionClient;
 
