@@ -45,6 +45,7 @@ export async function bootCore(input: {
   const db = await openDatabase({
     url: config.databaseUrl,
     dataDir: path.join(config.dataDir, "pglite"),
+    thread: config.pgliteThread,
   });
   const releaseDataDir = db.pglite ? await claimDataDir({ dataDir: config.dataDir, pglite: db.pglite }) : async () => {};
   const seeded = await seedWorkspace(db.prisma, { defaultModel: config.defaultModel, demoConversation: config.seedDemo });

@@ -59,6 +59,12 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ BATON_MAX_BODY_BYTES: "10" })).toThrow(/BATON_MAX_BODY_BYTES/);
   });
 
+  it("runs the embedded database on its own thread only with BATON_PGLITE_THREAD=1, and refuses another value", () => {
+    expect(loadConfig({}).pgliteThread).toBe(false);
+    expect(loadConfig({ BATON_PGLITE_THREAD: "1" }).pgliteThread).toBe(true);
+    expect(() => loadConfig({ BATON_PGLITE_THREAD: "yes" })).toThrow(/BATON_PGLITE_THREAD/);
+  });
+
   it("reads BATON_TRUST_PROXY as a number of proxies", () => {
     expect(loadConfig({}).trustProxy).toBe(0);
     expect(loadConfig({ BATON_TRUST_PROXY: "true" }).trustProxy).toBe(1);

@@ -57,6 +57,8 @@ const envSchema = z.object({
   /** events one browser socket may send per second before they are refused */
   BATON_SOCKET_EVENTS_PER_SECOND: positiveInt(20),
   BATON_SEED_DEMO: z.enum(["0", "1"]).default("1"),
+  /** 1: the embedded database on a thread of its own (db/pglite-thread.ts) */
+  BATON_PGLITE_THREAD: z.enum(["0", "1"]).default("0"),
   /** all: pages, sockets and agent runs; web: pages and sockets only; worker: agent runs only */
   BATON_ROLE: z.enum(["all", "web", "worker"]).default("all"),
   /** most agent runs one process runs at once */
@@ -92,6 +94,8 @@ export interface Config {
   sweepMs: number;
   shutdownGraceMs: number;
   seedDemo: boolean;
+  /** the embedded database runs on a thread of its own (db/pglite-thread.ts) */
+  pgliteThread: boolean;
   /** proxies trusted to report the client's address and protocol (see http/client-address.ts) */
   trustProxy: number;
   dev: boolean;
@@ -161,6 +165,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     sweepMs: env.BATON_SWEEP_MS,
     shutdownGraceMs: env.BATON_SHUTDOWN_GRACE_MS,
     seedDemo: env.BATON_SEED_DEMO === "1",
+    pgliteThread: env.BATON_PGLITE_THREAD === "1",
     trustProxy: env.BATON_TRUST_PROXY,
     dev: env.NODE_ENV !== "production",
   };

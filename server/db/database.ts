@@ -2,9 +2,11 @@
 // directory) when no URL is configured, else PostgreSQL through a pg Pool. Either way the
 // pending migrations of prisma/migrations are applied before the client is handed out.
 //
-// The embedded database runs on the server's own thread, through PGlite's public API only:
-// its statements are synchronous WebAssembly, so a burst of them delays the event loop
-// (`npm run bench` prints by how much). A team that outgrows that moves to PostgreSQL.
+// The embedded database runs on the server's own thread, through PGlite's public API: its
+// statements are synchronous WebAssembly, so a burst of them delays the event loop
+// (`npm run bench` prints by how much). With BATON_PGLITE_THREAD=1 it runs on a thread of
+// its own instead (pglite-thread.ts): the event loop stays free, and each statement pays a
+// hand-over between threads. One connection either way.
 //
 // PGlite is ONE connection: inside an interactive `prisma.$transaction(async (tx) => …)`
 // use only `tx`; touching `prisma` (or the PGlite instance) there waits for the
@@ -19,6 +21,9 @@ import { PrismaPg } from "@prisma/adapter-pg";
 import type { SqlDriverAdapterFactory } from "@prisma/driver-adapter-utils";
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
+import type { SqlMigrationAwareDriverAdapterFactory } from "@prisma/driver-adapter-utils";
+import { PGliteThread } from "./pglite-thread.ts";
+import { threadAdapterFactory } from "./pglite-thread-adapter.ts";
 import { type Prisma, PrismaClient } from "../generated/prisma/client.ts";
 import { applyMigrations, migrationsUpToDate, readMigrationsFolder } from "./schema-engine.ts";
 import { pgliteSql, pgSql, type SqlRunner } from "./sql-runner.ts";
@@ -27,13 +32,20 @@ import { guardPool } from "./pg-guard.ts";
 
 export type DatabaseKind = "embedded" | "postgres";
 
+/** What the server uses of the embedded database besides Prisma: raw SQL and backups (PGlite or its thread). */
+export interface EmbeddedDatabase {
+  query<T>(sql: string, params?: unknown[]): Promise<{ rows: T[] }>;
+  exec(sql: string): Promise<unknown>;
+  dumpDataDir(compression?: "auto" | "gzip" | "none"): Promise<Blob>;
+}
+
 export interface Database {
   prisma: PrismaClient;
   kind: DatabaseKind;
   /** Disconnects Prisma, then closes the PGlite instance / ends the pool. Idempotent. */
   close(): Promise<void>;
-  /** embedded only: the PGlite instance (raw SQL, backups); one connection, shared with `prisma` */
-  pglite?: PGlite;
+  /** embedded only: the PGlite instance or its thread (raw SQL, backups); one connection, shared with `prisma` */
+  pglite?: PGlite | PGliteThread;
   /** postgres only: the pool `prisma` uses (raw SQL, LISTEN/NOTIFY on a checked-out client) */
   pool?: pg.Pool;
   /** postgres only: the pool `sql` uses (HOT_PATH_POOL) */
@@ -64,6 +76,8 @@ export interface OpenDatabaseOptions {
   migrate?: boolean;
   /** postgres only: pool size, default 10 */
   poolMax?: number;
+  /** embedded only: PGlite on a thread of its own (pglite-thread.ts) instead of the caller's; default false */
+  thread?: boolean;
 }
 
 export const DEFAULT_PGLITE_DIR = "./data/pglite";
@@ -184,14 +198,51 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Data
   // private before PGlite creates anything in it, and whatever an older version left tightened (private-files.ts)
   await ensurePrivateDir(dataDir);
   await makeTreePrivate(dataDir);
-  const database = await databaseFromPGlite(await PGlite.create({ dataDir, extensions: PGLITE_EXTENSIONS }), opts);
+  const database = opts.thread
+    ? await databaseFromThread(await PGliteThread.open({ dataDir }), opts)
+    : await databaseFromPGlite(await PGlite.create({ dataDir, extensions: PGLITE_EXTENSIONS }), opts);
   await makeTreePrivate(dataDir);
   return database;
 }
 
-/** Prisma's PGlite adapter for `pglite`. */
-export function prismaAdapterFor(pglite: PGlite): PrismaPGlite {
-  return new PrismaPGlite(pglite);
+/**
+ * Wraps an open database thread (owned by the result from now on: `close()` ends it),
+ * applying migrations unless `migrate: false`. Its statements run off the server's
+ * thread, but not elsewhere: on a crowded machine the runs' early start measured slower
+ * there, not faster (docs/decisions/2026-12-01-server-latency.md).
+ */
+export async function databaseFromThread(
+  thread: PGliteThread,
+  opts: Pick<OpenDatabaseOptions, "log" | "migrationsDir" | "migrate"> = {},
+): Promise<Database> {
+  const adapter = prismaAdapterFor(thread);
+  try {
+    const applied = await migrate(adapter, opts);
+    const prisma = new PrismaClient({ adapter, log: opts.log }) as PrismaClient;
+    return {
+      prisma,
+      kind: "embedded",
+      pglite: thread,
+      sql: pgliteSql(thread),
+      sqlElsewhere: false,
+      appliedMigrations: applied,
+      close: once(async () => {
+        try {
+          await prisma.$disconnect();
+        } finally {
+          await thread.close();
+        }
+      }),
+    };
+  } catch (e) {
+    await thread.close().catch(() => {});
+    throw e;
+  }
+}
+
+/** Prisma's adapter for an in-thread PGlite or for the database's thread. */
+export function prismaAdapterFor(pglite: PGlite | PGliteThread): SqlMigrationAwareDriverAdapterFactory {
+  return pglite instanceof PGliteThread ? threadAdapterFactory(pglite) : new PrismaPGlite(pglite);
 }
 
 /**
@@ -279,7 +330,10 @@ export async function databaseFromPool(
   }
 }
 
-async function migrate(adapterFactory: PrismaPGlite, opts: Pick<OpenDatabaseOptions, "migrationsDir" | "migrate">): Promise<string[]> {
+async function migrate(
+  adapterFactory: SqlMigrationAwareDriverAdapterFactory,
+  opts: Pick<OpenDatabaseOptions, "migrationsDir" | "migrate">,
+): Promise<string[]> {
   if (opts.migrate === false) return [];
   const { appliedMigrationNames } = await applyMigrations({
     migrationsDir: opts.migrationsDir ?? defaultMigrationsDir(),

@@ -10,12 +10,13 @@ import { BATON_SQLSTATE, databaseErrorInfo, isRowNotFound, isWriteConflict } fro
 const pgUp = await postgresAvailable();
 
 describe.each([
-  { kind: "embedded" as const, run: true },
-  { kind: "postgres" as const, run: pgUp },
-])("the driver's query on $kind", ({ kind, run }) => {
+  { name: "embedded", kind: "embedded" as const, thread: false, run: true },
+  { name: "embedded on its thread", kind: "embedded" as const, thread: true, run: true },
+  { name: "postgres", kind: "postgres" as const, thread: false, run: pgUp },
+])("the driver's query on $name", ({ kind, thread, run }) => {
   let db: TestDatabase;
   beforeAll(async () => {
-    if (run) db = await createTestDatabase({ kind });
+    if (run) db = await createTestDatabase({ kind, thread });
   });
   afterAll(() => db?.close());
 

@@ -8,7 +8,6 @@
  * it too (ops/sql-session.ts).
  */
 import type { Prisma } from "../generated/prisma/client.ts";
-import type { PGlite } from "@electric-sql/pglite";
 
 export type SqlRunner = <T>(text: string, params: unknown[]) => Promise<T[]>;
 
@@ -16,8 +15,11 @@ export function prismaSql(client: Pick<Prisma.TransactionClient, "$queryRawUnsaf
   return <T>(text: string, params: unknown[]) => client.$queryRawUnsafe<T[]>(text, ...params);
 }
 
-/** PGlite's own query: the same single connection Prisma's adapter uses, behind the same mutex. */
-export function pgliteSql(pglite: Pick<PGlite, "query">): SqlRunner {
+/**
+ * PGlite's own query (in this thread or on the database's thread: pglite-thread.ts): the
+ * same single connection Prisma's adapter uses, behind the same mutex.
+ */
+export function pgliteSql(pglite: { query<T>(text: string, params: unknown[]): Promise<{ rows: T[] }> }): SqlRunner {
   return async <T>(text: string, params: unknown[]) => (await pglite.query<T>(text, params)).rows;
 }
 

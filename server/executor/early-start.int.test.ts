@@ -32,12 +32,20 @@ async function expectActedOnStoredRunsOnce(f: ExecutorFixture, planIds: string[]
 }
 
 /**
- * The databases the tests run on. The tests' embedded database runs on their own thread,
- * where the server would not start runs early (Database.sqlElsewhere is false): its
- * statements are held back 20 ms here, as PGlite on its worker thread is elsewhere, so
- * the runs really start while their unit is unwritten. PostgreSQL answers over a socket.
+ * The databases the tests run on: the embedded database on its own thread (as the server
+ * opens it with BATON_PGLITE_THREAD=1); the tests' in-thread clone, where the server would not start runs early
+ * (Database.sqlElsewhere is false), with its statements held back 20 ms so that the runs
+ * really start while their unit is unwritten; PostgreSQL, which answers over a socket.
  */
 const DATABASES = [
+  {
+    name: "embedded on its thread",
+    open: async () => {
+      const db = await createTestDatabase({ kind: "embedded", thread: true });
+      database = db;
+      return db;
+    },
+  },
   {
     name: "embedded, slow statements",
     open: async () => {

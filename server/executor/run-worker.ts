@@ -2,34 +2,31 @@
  * This process's side of the run queue (run-queue.ts): what it may claim, starting
  * what it claimed, running each run to its end, and declaring runs lost — those of a
  * dead process (found by the lease sweep) and its own when it hands them back at a
- * graceful stop. What a lost run means is the core's (core/run-outcome.ts).
+ * graceful stop. What a run shows while it runs is run-sink.ts's; how a refused result or
+ * a lost run is recorded, refused-and-lost-runs.ts's.
  */
-import { randomUUID } from "node:crypto";
 import type { Prisma } from "../generated/prisma/client.ts";
-import { LOST_RUN_ERROR, lostRunVerdict } from "../core/run-outcome.ts";
 import type { ClaimedRun, ClaimRequest } from "../adapters/prisma/write-batch.ts";
 import type { ExecutorContext } from "./context.ts";
 import type { AgentRunResult } from "../ports/executor.ts";
-import { createRun, runDTO, type RunLaunch } from "./run-records.ts";
-import { runKindOf } from "../core/types.ts";
+import { runDTO, type RunLaunch } from "./run-records.ts";
 import { finishRun, type RunLogEntry } from "./run-lifecycle.ts";
-import { claimRuns, loadLaunch, runContextOf, storedRequest } from "./run-queue.ts";
-import { reconcilePlan } from "./plan-effects.ts";
+import { claimRuns, loadLaunch } from "./run-queue.ts";
+import { recordLostRun, recordRefusedResult } from "./refused-and-lost-runs.ts";
+import { liveRunSink } from "./run-sink.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
 import type { UnitPlan } from "./units.ts";
 import type { PendingEvent } from "../adapters/prisma/event-log.ts";
 import { instrumentRunner } from "./run-telemetry.ts";
-import { databaseErrorInfo, isRefusedWrite } from "../db/database-errors.ts";
-import { truncateText } from "../core/text.ts";
 
 type Tx = Prisma.TransactionClient;
 
-/** What the worker needs from the executor that owns it. */
 /** How long after a retry's notBefore this process claims it. */
 const NOT_BEFORE_MARGIN_MS = 20;
 /** how long a process at its fair share lets the others claim before it does */
 const FAIR_SHARE_DEFER_MS = 100;
 
+/** What the worker needs from the executor that owns it. */
 export interface RunWorkerHost {
   inConversation<T>(conversationId: string, work: (tx: Tx, uow: UnitOfWork) => Promise<T>, plan?: UnitPlan): Promise<T>;
   appendEvents(conversationId: string, events: PendingEvent[]): Promise<void>;
@@ -297,27 +294,12 @@ export class RunWorker {
     // the launch as claimed: its start is the claim's
     const claimed = early?.then((outcome) => outcome && { ...launch, startedAt: outcome.startedAt });
     const logs: RunLogEntry[] = [];
-    const publisher = this.context.publisher;
-    // live lines of a run started early wait for its confirmation (and are dropped without it)
-    let visible = !confirmed;
-    void confirmed?.then((yes) => (visible = yes));
-    const shown = (show: () => void) => {
-      if (visible) show();
-      else void confirmed?.then((yes) => yes && show());
-    };
+    const sink = liveRunSink({ publisher: this.context.publisher, conversationId, runId, confirmed, logs });
     const runner = instrumentRunner(this.context.runner, this.context.prisma, launch, claimed);
     try {
       let result: AgentRunResult;
       try {
-        result = await runner.run(
-          { ...launch.request, signal: controller.signal, ...(confirmed ? { confirmed } : {}) },
-          {
-            textDelta: (delta) => shown(() => publisher.runDelta(conversationId, runId, delta)),
-            log: (entry) => logs.push(entry),
-            status: (text) => shown(() => publisher.runStatus?.(conversationId, runId, text)),
-            resetText: (text) => shown(() => publisher.runDelta(conversationId, runId, text, { reset: true })),
-          },
-        );
+        result = await runner.run({ ...launch.request, signal: controller.signal, ...(confirmed ? { confirmed } : {}) }, sink);
       } catch (error) {
         result = {
           kind: "failed" as const,
@@ -342,7 +324,8 @@ export class RunWorker {
         )
         .then(
           () => runner.recorded({ stored: "as-reported" }),
-          async (error: unknown) => runner.recorded({ stored: "failed-instead", error: await this.recordRefused(launch, error) }),
+          async (error: unknown) =>
+            runner.recorded({ stored: "failed-instead", error: await recordRefusedResult(this.context, this.host, { launch, error }) }),
         );
     } finally {
       this.liveRuns.delete(runId);
@@ -350,39 +333,6 @@ export class RunWorker {
       // slots were handed on by the unit that recorded the end)
       if (this.slotBound && !this.host.stopped()) this.claimSoon();
     }
-  }
-
-  /**
-   * The database refused the run's result (bad data, a limit): trying again would fail
-   * the same way, and a run left `running` holds its slot for good and is run again
-   * after a restart. So the run ends failed, with the reason, in a second, minimal
-   * write (no output, no log lines, no usage) that tells its plan like any failure; and
-   * should even that be refused, the run row alone is marked failed. Any other error
-   * (the connection went) is rethrown: the lease sweep takes the run over.
-   */
-  private async recordRefused(launch: RunLaunch, error: unknown): Promise<string> {
-    const info = databaseErrorInfo(error);
-    if (!info || !isRefusedWrite(error)) throw error;
-    const { runId, conversationId } = launch.request;
-    const reason = truncateText(
-      `the run's result could not be stored: the database refused it (SQLSTATE ${info.sqlState}: ${info.message})`,
-      500,
-    );
-    const failed: AgentRunResult = { kind: "failed", transient: false, reason, usage: { tokensIn: 0, tokensOut: 0, cost: 0 } };
-    try {
-      await this.host.inConversation(
-        conversationId,
-        (tx, uow) => finishRun(this.context, tx, uow, { launch, result: failed, logs: [] }),
-        launch.planId ? { planId: launch.planId, runId } : undefined,
-      );
-    } catch (second) {
-      if (!isRefusedWrite(second)) throw second;
-      await this.context.prisma.run.updateMany({
-        where: { id: runId, status: "running" },
-        data: { status: "failed", endedAt: new Date(this.context.clock.now()), error: reason, leaseExpiresAt: null },
-      });
-    }
-    return reason;
   }
 
   /**
@@ -420,50 +370,6 @@ export class RunWorker {
   }
 
   private recordLost(input: { conversationId: string; runId: string; reason?: string }): Promise<void> {
-    return this.host.inConversation(input.conversationId, async (tx, uow) => {
-      const run = await tx.run.findUnique({ where: { id: input.runId }, include: { step: true, agent: true } });
-      // a queued run has no owner to lose: it waits to be claimed
-      if (!run || run.status !== "running") return;
-      const now = new Date(this.context.clock.now());
-      // Re-checked under the lock: only a lease that is really gone is taken over.
-      if (run.leaseOwner === this.context.instanceId && this.liveRuns.has(run.id)) return;
-      await tx.run.update({
-        where: { id: run.id },
-        data: { status: "lost", endedAt: now, error: input.reason ?? LOST_RUN_ERROR, leaseOwner: null },
-      });
-      const kind = runKindOf(run);
-      const verdict = lostRunVerdict({
-        kind,
-        stepIndex: run.planId && run.step ? run.step.index : null,
-        attempt: run.attempt,
-        hasAgent: run.agent !== null,
-      });
-      switch (verdict.kind) {
-        case "tell-plan":
-          await reconcilePlan(this.context, tx, uow, {
-            planId: run.planId!,
-            event: { type: "run-lost", stepIndex: verdict.stepIndex, runId: run.id },
-          });
-          return;
-        case "redispatch": {
-          await createRun(this.context, tx, uow, {
-            id: randomUUID(),
-            conversationId: run.conversationId,
-            agent: run.agent!,
-            kind,
-            input: run.input,
-            request: await storedRequest(tx, run),
-            ...runContextOf(run),
-            attempt: verdict.attempt,
-            triggerMessageId: run.triggerMessageId,
-          });
-          return;
-        }
-        case "none":
-          return;
-        default:
-          return verdict satisfies never;
-      }
-    });
+    return recordLostRun(this.context, this.host, { ...input, liveHere: (runId) => this.liveRuns.has(runId) });
   }
 }

@@ -12,6 +12,7 @@ import { mkdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
 import { PGLITE_EXTENSIONS } from "../db/pglite-extensions.ts";
+import type { EmbeddedDatabase } from "../db/database.ts";
 
 export interface BackupResult {
   file: string;
@@ -20,8 +21,8 @@ export interface BackupResult {
   migrations: string[];
 }
 
-/** What a backup needs of a running PGlite. */
-export type BackupSource = Pick<PGlite, "exec" | "query" | "dumpDataDir">;
+/** What a backup needs of a running PGlite (in this thread or on its own). */
+export type BackupSource = EmbeddedDatabase;
 
 /** Writes a consistent backup of a running PGlite to `file` (write-then-rename). */
 export async function backupPglite(pglite: BackupSource, file: string): Promise<BackupResult> {
@@ -104,7 +105,7 @@ export async function restorePglite(input: {
   return { keptOld, migrations };
 }
 
-async function appliedMigrations(pglite: Pick<PGlite, "query">): Promise<string[]> {
+async function appliedMigrations(pglite: Pick<EmbeddedDatabase, "query">): Promise<string[]> {
   const result = await pglite.query<{ migration_name: string }>(
     `SELECT migration_name FROM "_prisma_migrations" WHERE finished_at IS NOT NULL ORDER BY migration_name`,
   );

@@ -27,9 +27,11 @@ import {
   type PrismaLogOption,
   databaseFromPGlite,
   databaseFromPool,
+  databaseFromThread,
   defaultMigrationsDir,
   migrationAdapterFor,
 } from "../database.ts";
+import { PGliteThread } from "../pglite-thread.ts";
 import { applyMigrations, hashMigrationsFolder } from "../schema-engine.ts";
 
 export const TEST_ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
@@ -39,6 +41,8 @@ export interface TestDatabaseOptions {
   log?: PrismaLogOption;
   /** default: the repository's prisma/migrations */
   migrationsDir?: string;
+  /** embedded only: on a thread of its own, as the server opens it (pglite-thread.ts); default in this thread */
+  thread?: boolean;
 }
 
 export interface TestDatabase extends Database {
@@ -49,7 +53,7 @@ export interface TestDatabase extends Database {
 export async function createTestDatabase(opts: TestDatabaseOptions): Promise<TestDatabase> {
   const migrationsDir = opts.migrationsDir ?? defaultMigrationsDir();
   return opts.kind === "embedded"
-    ? createEmbeddedTestDatabase(migrationsDir, opts.log)
+    ? createEmbeddedTestDatabase(migrationsDir, opts.log, opts.thread ?? false)
     : createPostgresTestDatabase(migrationsDir, opts.log);
 }
 
@@ -105,8 +109,9 @@ async function pgliteVersion(): Promise<string> {
   }
 }
 
-async function createEmbeddedTestDatabase(migrationsDir: string, log?: PrismaLogOption): Promise<TestDatabase> {
+async function createEmbeddedTestDatabase(migrationsDir: string, log: PrismaLogOption | undefined, thread: boolean): Promise<TestDatabase> {
   const template = await pgliteTemplate(migrationsDir);
+  if (thread) return databaseFromThread(await PGliteThread.open({ loadDataDir: template }), { log, migrate: false });
   const pglite = await PGlite.create({ loadDataDir: template, extensions: PGLITE_EXTENSIONS });
   return databaseFromPGlite(pglite, { log, migrate: false });
 }

@@ -1,0 +1,32 @@
+/**
+ * What a run streams while it runs (its RunSink): live text and status lines go to the
+ * conversation's viewers as they come, and log lines are kept for its result. A run
+ * started early (run-worker.ts, startEarly) shows nothing until its unit committed and
+ * claimed it here: its lines wait for `confirmed`, and are dropped if it is not.
+ */
+import type { EventPublisher, RunSink } from "../ports/executor.ts";
+import type { RunLogEntry } from "./run-lifecycle.ts";
+
+export function liveRunSink(input: {
+  publisher: EventPublisher;
+  conversationId: string;
+  runId: string;
+  /** a run started early: whether its claim came to this process; none: shown at once */
+  confirmed?: Promise<boolean>;
+  /** where the run's log lines are collected */
+  logs: RunLogEntry[];
+}): RunSink {
+  const { publisher, conversationId, runId, confirmed, logs } = input;
+  let visible = !confirmed;
+  void confirmed?.then((yes) => (visible = yes));
+  const shown = (show: () => void) => {
+    if (visible) show();
+    else void confirmed?.then((yes) => yes && show());
+  };
+  return {
+    textDelta: (delta) => shown(() => publisher.runDelta(conversationId, runId, delta)),
+    log: (entry) => logs.push(entry),
+    status: (text) => shown(() => publisher.runStatus?.(conversationId, runId, text)),
+    resetText: (text) => shown(() => publisher.runDelta(conversationId, runId, text, { reset: true })),
+  };
+}
