@@ -8,7 +8,7 @@
  * so these checks never reveal that one exists.
  */
 import type { Prisma, PrismaClient } from "../generated/prisma/client.ts";
-import { BatonError, notFound } from "../executor/errors.ts";
+import { BatonError, hasErrorCode, notFound } from "../protocol/errors.ts";
 
 /** Who is acting: a signed-in person (a SessionUser is one) or the automation API's user. */
 export interface Actor {
@@ -49,7 +49,7 @@ export async function assertPlanMember(db: Reader, actor: Actor | null | undefin
     await assertMember(db, actor, plan.conversationId);
   } catch (error) {
     // the plan's existence is as private as its conversation's
-    if (error instanceof BatonError && error.code === "not_found") throw notFound("plan");
+    if (hasErrorCode(error, "not_found")) throw notFound("plan");
     throw error;
   }
   return plan;

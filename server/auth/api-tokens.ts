@@ -12,7 +12,7 @@
 import { createHash, randomBytes } from "node:crypto";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { SqlRunner } from "../db/sql-runner.ts";
-import { BatonError } from "../executor/errors.ts";
+import { BatonError } from "../protocol/errors.ts";
 import { recordAudit, type AuditActor } from "../services/audit.ts";
 import { MAX_TOKEN_DAYS, type TokenDTO, type TokenScope } from "../protocol/rest/account.ts";
 

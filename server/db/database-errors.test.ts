@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { DriverAdapterError } from "@prisma/driver-adapter-utils";
-import { databaseErrorInfo, isRefusedWrite } from "./database-errors.ts";
+import { databaseErrorInfo, isRefusedWrite, isRowNotFound, isWriteConflict } from "./database-errors.ts";
 
 const pgError = (code: string, message = "refused") => Object.assign(new Error(message), { severity: "ERROR", code });
 
@@ -24,5 +24,20 @@ describe("isRefusedWrite", () => {
     });
     expect(databaseErrorInfo(error)).toEqual({ sqlState: "22003", message: "out of range" });
     expect(isRefusedWrite(error)).toBe(true);
+  });
+});
+
+describe("isWriteConflict and isRowNotFound", () => {
+  it("recognise what baton_write_units raised, and nothing else", () => {
+    const conflict = pgError("P0001", "baton_conflict: the plan changed since it was read");
+    const missing = pgError("P0001", "baton_not_found: conversation c1 was not found");
+    expect([isWriteConflict(conflict), isRowNotFound(conflict)]).toEqual([true, false]);
+    expect([isWriteConflict(missing), isRowNotFound(missing)]).toEqual([false, true]);
+  });
+
+  it("are false for a message that only quotes a marker", () => {
+    // a refused value (or any error that is not a database function's raise) may contain the words
+    expect(isWriteConflict(pgError("22P02", "invalid input: baton_conflict"))).toBe(false);
+    expect(isRowNotFound(new Error("baton_not_found: conversation c1 was not found"))).toBe(false);
   });
 });

@@ -8,10 +8,13 @@
  */
 import { isDriverAdapterError } from "@prisma/driver-adapter-utils";
 import { Prisma } from "../generated/prisma/client.ts";
+import { CONFLICT_MARKER, NOT_FOUND_MARKER } from "../adapters/prisma/write-batch.ts";
 
 const SQLSTATE = /^[0-9A-Z]{5}$/;
 /** SQLSTATE classes (first two characters) of errors that may pass on their own */
 const TRANSIENT_CLASSES = new Set(["08", "40", "53", "57", "58"]);
+/** PL/pgSQL's `RAISE EXCEPTION` without its own SQLSTATE */
+const RAISE_EXCEPTION = "P0001";
 
 export interface DatabaseErrorInfo {
   sqlState: string;
@@ -49,4 +52,27 @@ export function databaseErrorInfo(error: unknown): DatabaseErrorInfo | null {
 export function isRefusedWrite(error: unknown): boolean {
   const info = databaseErrorInfo(error);
   return info !== null && !TRANSIENT_CLASSES.has(info.sqlState.slice(0, 2));
+}
+
+/**
+ * An optimistic unit's expectation no longer held: `baton_write_units` found a plan's
+ * version or a run's status changed and wrote nothing (units.ts tries again, locked).
+ */
+export function isWriteConflict(error: unknown): boolean {
+  return raisedByBaton(error, CONFLICT_MARKER);
+}
+
+/** `baton_write_units` was asked to insert a plan into a conversation that does not exist. */
+export function isRowNotFound(error: unknown): boolean {
+  return raisedByBaton(error, NOT_FOUND_MARKER);
+}
+
+/**
+ * Baton's database functions raise these with `RAISE EXCEPTION` (SQLSTATE P0001) and a
+ * marker opening the message. Interim: the functions are moving to their own SQLSTATEs,
+ * and then only these two predicates change, not their callers.
+ */
+function raisedByBaton(error: unknown, marker: string): boolean {
+  const info = databaseErrorInfo(error);
+  return info !== null && info.sqlState === RAISE_EXCEPTION && info.message.includes(marker);
 }

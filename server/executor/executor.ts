@@ -13,8 +13,8 @@ import { formInclude, messageInclude, toFormDTO, toMessageDTO } from "../adapter
 import type { FormDTO, MessageDTO, PlanDTO, StepDTO } from "../protocol/dto.ts";
 import { MAX_MESSAGE_CHARS } from "../protocol/limits.ts";
 import { createExecutorContext, type ExecutorContext, type ExecutorDeps } from "./context.ts";
-import { BatonError, invalidInput, notFound } from "./errors.ts";
-import { NOT_FOUND_MARKER } from "../adapters/prisma/write-batch.ts";
+import { BatonError, invalidInput, notFound } from "../protocol/errors.ts";
+import { isRowNotFound } from "../db/database-errors.ts";
 import { UnitRunner, type CommittedUnit, type UnitPlan } from "./units.ts";
 import { applyPlanEvent, reconcilePlan, stepDTO } from "./plan-effects.ts";
 import { assertMember, assertPlanMember, type Actor } from "../auth/actor.ts";
@@ -248,7 +248,7 @@ export class Executor {
     try {
       return await this.inConversation(input.conversationId, work, { planId, created: true });
     } catch (error) {
-      if (String((error as Error)?.message ?? error).includes(NOT_FOUND_MARKER)) throw notFound("conversation");
+      if (isRowNotFound(error)) throw notFound("conversation");
       throw error;
     }
   }

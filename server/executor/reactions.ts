@@ -9,7 +9,7 @@ import { fenceUntrusted } from "../core/fence.ts";
 import { COMMANDER_ASSIGNEE, USER_ASSIGNEE } from "../core/types.ts";
 import type { MessageDTO } from "../protocol/dto.ts";
 import type { Executor } from "./executor.ts";
-import { conflict, invalidInput, notFound } from "./errors.ts";
+import { conflict, invalidInput, notFound } from "../protocol/errors.ts";
 import type { Prisma } from "../generated/prisma/client.ts";
 import { insertMessage } from "./messages.ts";
 import { createRun } from "./run-records.ts";

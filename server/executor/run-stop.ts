@@ -6,7 +6,7 @@
 import type { Prisma } from "../generated/prisma/client.ts";
 import { assertMember, type Actor } from "../auth/actor.ts";
 import { sqlWrites } from "../adapters/prisma/write-batch.ts";
-import { BatonError, notFound } from "./errors.ts";
+import { BatonError, notFound } from "../protocol/errors.ts";
 import { announceCancelledRun } from "./plan-effects.ts";
 import type { ExecutorContext } from "./context.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";

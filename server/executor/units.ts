@@ -4,12 +4,13 @@
  * caller's after-commit step. See ARCHITECTURE.md, "The loop".
  */
 import type { Prisma } from "../generated/prisma/client.ts";
-import { CONFLICT_MARKER, sqlWrites, type ClaimRequest, type ClaimedRun, type WriteExpectation } from "../adapters/prisma/write-batch.ts";
+import { sqlWrites, type ClaimRequest, type ClaimedRun, type WriteExpectation } from "../adapters/prisma/write-batch.ts";
 import { conversationLockKey, enterConversation, readPlanContext, type PlanContext } from "../adapters/prisma/plan-repository.ts";
 import { PROTOCOL_VERSION, type ConversationEventDTO, type ConversationEventPayloads } from "../protocol/events.ts";
 import type { ExecutorContext } from "./context.ts";
 import { KeyedMutex } from "./keyed-mutex.ts";
 import { prismaSql, type SqlRunner } from "../db/sql-runner.ts";
+import { isWriteConflict } from "../db/database-errors.ts";
 import type { PendingEvent } from "../adapters/prisma/event-log.ts";
 import { transactionRequired, UnitOfWork } from "./unit-of-work.ts";
 
@@ -238,7 +239,7 @@ export class UnitRunner {
       return await this.flushUnit(this.context.sql, uow, expected);
     } catch (error) {
       this.hooks.abandoned(uow);
-      if (!String((error as Error)?.message ?? error).includes(CONFLICT_MARKER)) throw error;
+      if (!isWriteConflict(error)) throw error;
       this.stats.conflicts++;
       return null;
     }

@@ -7,6 +7,7 @@ import { z } from "zod";
 import { MAX_REPORTED_ISSUES, PlanValidationError } from "../core/errors.ts";
 import { validatePlan } from "../core/validate-plan.ts";
 import { apiErrorSchema } from "../protocol/rest/errors.ts";
+import { BatonError } from "../protocol/errors.ts";
 import { errorResponse, invalidInput } from "./errors.ts";
 
 async function bodyOf(response: Response) {
@@ -68,5 +69,19 @@ describe("bounded error bodies", () => {
     expect(body.issues).toHaveLength(MAX_REPORTED_ISSUES);
     expect(body.omittedIssues).toBe(20);
     expect(body.message).toContain("(70 issues)");
+  });
+});
+
+describe("one mapping from codes to statuses", () => {
+  it("answers a BatonError with its code's status and message", async () => {
+    const response = errorResponse(new BatonError("form_closed", "this form has already been answered"));
+    expect(response.status).toBe(409);
+    expect((await bodyOf(response)).body).toEqual({ code: "form_closed", message: "this form has already been answered" });
+  });
+
+  it("answers 500, without the message, for an error that only claims a code in a plain object", async () => {
+    const response = errorResponse({ code: "not_found", message: "secret detail" });
+    expect(response.status).toBe(500);
+    expect((await bodyOf(response)).body.message).not.toContain("secret");
   });
 });

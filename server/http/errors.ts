@@ -3,51 +3,55 @@
  * routes and the automation API alike): typed codes decide the status, never the
  * message text, and validation errors carry their first MAX_REPORTED_ISSUES issues
  * and a count of the rest (a hostile body can hold hundreds of thousands). The codes
- * and their statuses are listed once, in protocol/rest/errors.ts.
+ * and their statuses are listed once, in protocol/rest/errors.ts; the errors that
+ * carry them are BatonErrors (protocol/errors.ts).
  */
 import type { z } from "zod";
 import { IssueCollector, MAX_REPORTED_ISSUES } from "../core/errors.ts";
 import { log } from "../ops/log.ts";
+import { BatonError, isBatonError } from "../protocol/errors.ts";
 import { ERROR_STATUS, isErrorCode, type ApiErrorBody, type ErrorCode } from "../protocol/rest/errors.ts";
 
-export class HttpError<C extends ErrorCode = ErrorCode> extends Error {
+/** A refusal decided at the HTTP edge (a bad body, a rate limit…): a BatonError with a status and headers. */
+export class HttpError<C extends ErrorCode = ErrorCode> extends BatonError<C> {
   constructor(
     /** must be the code's status (ERROR_STATUS): a mismatch fails typecheck */
     readonly status: (typeof ERROR_STATUS)[C],
-    readonly code: C,
+    code: C,
     message: string,
     readonly headers?: Record<string, string>,
-    readonly details?: unknown,
+    details?: unknown,
   ) {
-    super(message);
+    super(code, message, { details });
+    this.name = "HttpError";
   }
-}
-
-/** (`instanceof` alone would type the code as any) */
-function isHttpError(error: unknown): error is HttpError {
-  return error instanceof HttpError;
 }
 
 function errorBody(code: ErrorCode, message: string, extra: Omit<ApiErrorBody["error"], "code" | "message">): ApiErrorBody {
   return { error: { code, message, ...extra } };
 }
 
+/**
+ * Errors of the core, which sits below the protocol and so cannot be BatonErrors, carry
+ * a protocol code too (PlanValidationError: plan_invalid, FormAnswerError:
+ * form_answer_invalid); recognised by that code.
+ */
+function coreErrorCode(error: unknown): ErrorCode | null {
+  const code = (error as { code?: unknown } | null)?.code;
+  return error instanceof Error && isErrorCode(code) ? code : null;
+}
+
 export function errorResponse(error: unknown): Response {
-  if (isHttpError(error)) {
+  if (isBatonError(error) && error.code !== "internal") {
     const omitted = error instanceof InvalidInputError && error.omittedIssues > 0 ? { omittedIssues: error.omittedIssues } : {};
     return Response.json(
       errorBody(error.code, error.message, { ...(error.details === undefined ? {} : { details: error.details }), ...omitted }),
-      {
-        status: error.status,
-        headers: error.headers,
-      },
+      { status: ERROR_STATUS[error.code], headers: error instanceof HttpError ? error.headers : undefined },
     );
   }
-  // coded errors of the core and the services (BatonError, PlanValidationError, …)
-  const code = (error as { code?: unknown } | null)?.code;
-  if (isErrorCode(code) && code !== "internal") {
-    const message = error instanceof Error ? error.message : code;
-    return Response.json(errorBody(code, message, boundedIssues(error)), { status: ERROR_STATUS[code] });
+  const code = coreErrorCode(error);
+  if (code !== null && code !== "internal") {
+    return Response.json(errorBody(code, (error as Error).message, boundedIssues(error)), { status: ERROR_STATUS[code] });
   }
   log.error({ err: error }, "unhandled route error");
   return Response.json(errorBody("internal", "Something went wrong.", {}), { status: 500 });

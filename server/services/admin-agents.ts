@@ -4,18 +4,9 @@ import type { AdminAgent, AgentInput } from "../protocol/rest/admin.ts";
 import { assertAdmin, type Actor } from "../auth/actor.ts";
 import type { ModelRegistry } from "../agents/model-registry.ts";
 import { modelProblem } from "../agents/model-check.ts";
-import { invalidInput } from "../executor/errors.ts";
+import { BatonError, conflict, invalidInput } from "../protocol/errors.ts";
 import { cliAgentName, type CliAgents } from "../workspace/cli-agent.ts";
 import { cliModelProblem } from "../workspace/cli-check.ts";
-
-export class AgentAdminError extends Error {
-  constructor(
-    readonly code: "conflict" | "not_found",
-    message: string,
-  ) {
-    super(message);
-  }
-}
 
 const agentSelect = {
   id: true,
@@ -62,7 +53,7 @@ export async function createAgent(
   assertAdmin(actor);
   assertModelUsable(models, input.model);
   if (await prisma.agent.findUnique({ where: { handle: input.handle }, select: { id: true } })) {
-    throw new AgentAdminError("conflict", `@${input.handle} already exists.`);
+    throw conflict(`@${input.handle} already exists.`);
   }
   return toAdminAgent(await prisma.agent.create({ data: input, select: agentSelect }));
 }
@@ -74,8 +65,8 @@ export async function updateAgent(
   assertAdmin(actor);
   assertModelUsable(models, input.model);
   const clash = await prisma.agent.findUnique({ where: { handle: input.handle }, select: { id: true } });
-  if (clash && clash.id !== agentId) throw new AgentAdminError("conflict", `@${input.handle} already exists.`);
+  if (clash && clash.id !== agentId) throw conflict(`@${input.handle} already exists.`);
   const found = await prisma.agent.findUnique({ where: { id: agentId }, select: { id: true } });
-  if (!found) throw new AgentAdminError("not_found", "No such agent.");
+  if (!found) throw new BatonError("not_found", "No such agent.");
   return toAdminAgent(await prisma.agent.update({ where: { id: agentId }, data: input, select: agentSelect }));
 }

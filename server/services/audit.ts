@@ -4,7 +4,7 @@
  * by admins only — the read checks the role itself, whatever page calls it.
  */
 import type { Prisma, PrismaClient } from "../generated/prisma/client.ts";
-import { BatonError } from "../executor/errors.ts";
+import { BatonError } from "../protocol/errors.ts";
 
 export type AuditAction =
   | "member.added"

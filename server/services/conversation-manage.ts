@@ -15,7 +15,7 @@
  */
 import { MAX_CONVERSATION_TITLE_CHARS } from "../protocol/limits.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
-import { BatonError } from "../executor/errors.ts";
+import { BatonError } from "../protocol/errors.ts";
 import { assertOwner } from "../auth/actor.ts";
 import { recordAudit, type AuditActor } from "./audit.ts";
 

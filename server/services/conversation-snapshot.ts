@@ -7,7 +7,7 @@
  */
 import type { Prisma, PrismaClient } from "../generated/prisma/client.ts";
 import { formInclude, messageInclude, toFormDTO, toMessageDTO, toPlanDTO, toRunDTO } from "../adapters/prisma/serializers.ts";
-import { notFound } from "../executor/errors.ts";
+import { notFound } from "../protocol/errors.ts";
 import { isCommanderReplyMode } from "../core/addressing.ts";
 import { ENDED_RUN_STATUSES, isTerminalPlan } from "../core/status.ts";
 import type { FormDTO, MessageDTO } from "../protocol/dto.ts";

@@ -7,7 +7,7 @@
 import { createHash } from "node:crypto";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { toPlanDTO, toRunDTO } from "../adapters/prisma/serializers.ts";
-import { BatonError, invalidInput, notFound } from "../executor/errors.ts";
+import { BatonError, invalidInput, notFound } from "../protocol/errors.ts";
 import type { AttachmentDTO, PlanDTO, UsageDTO } from "../protocol/dto.ts";
 import { MAX_MESSAGE_PAGE, MAX_UPLOAD_BYTES } from "../protocol/limits.ts";
 import type { Snapshot } from "../protocol/rest/conversations.ts";

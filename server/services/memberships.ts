@@ -20,7 +20,7 @@
  * through the notifier (live sidebars, members dialogs, room eviction).
  */
 import type { PrismaClient } from "../generated/prisma/client.ts";
-import { BatonError } from "../executor/errors.ts";
+import { BatonError, conflict, forbidden } from "../protocol/errors.ts";
 import { assertOwner, conversationRoleOf } from "../auth/actor.ts";
 import { recordAudit, type AuditActor } from "./audit.ts";
 import type { MembersView } from "../protocol/rest/members.ts";
@@ -45,9 +45,6 @@ export const silentNotifier: MembershipNotifier = {
   membersChanged() {},
   invitationsChanged() {},
 };
-
-const forbidden = (message: string) => new BatonError("forbidden", message);
-const conflict = (message: string) => new BatonError("conflict", message);
 
 export function createMembershipServices(prisma: PrismaClient, notifier: MembershipNotifier = silentNotifier) {
   /** The actor's effective role, or 404 for a non-member (same answer as a missing conversation). */

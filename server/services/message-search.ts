@@ -15,7 +15,7 @@
  */
 import { Prisma, type PrismaClient } from "../generated/prisma/client.ts";
 import type { Actor } from "../auth/actor.ts";
-import { BatonError, invalidInput } from "../executor/errors.ts";
+import { BatonError, invalidInput } from "../protocol/errors.ts";
 import {
   DEFAULT_SEARCH_LIMIT,
   MAX_SEARCH_LIMIT,

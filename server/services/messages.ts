@@ -15,7 +15,7 @@ import type { Prisma } from "../generated/prisma/client.ts";
 import { messageInclude, toMessageDTO } from "../adapters/prisma/serializers.ts";
 import { rewriteMessageEvents } from "../adapters/prisma/event-log.ts";
 import { assertMember, type Actor } from "../auth/actor.ts";
-import { BatonError, invalidInput, notFound } from "../executor/errors.ts";
+import { BatonError, invalidInput, notFound } from "../protocol/errors.ts";
 import type { UnitOfWork } from "../executor/unit-of-work.ts";
 import type { MentionDTO, MessageDTO } from "../protocol/dto.ts";
 import { MAX_MESSAGE_CHARS } from "../protocol/limits.ts";

@@ -7,7 +7,7 @@
  * clean (`git merge --ff-only`, no hooks, no fsmonitor) and the accept is refused,
  * naming the changed files, when it is not.
  */
-import { BatonError } from "../executor/errors.ts";
+import { BatonError } from "../protocol/errors.ts";
 import { git, GitError, resolveCommit } from "./git.ts";
 import { listWorktrees } from "./slots.ts";
 

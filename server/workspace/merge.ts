@@ -6,7 +6,7 @@
  */
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { assertPlanMember, type Actor } from "../auth/actor.ts";
-import { conflict, invalidInput } from "../executor/errors.ts";
+import { conflict, invalidInput } from "../protocol/errors.ts";
 import type { FileConflict } from "./conflicts.ts";
 import { git } from "./git.ts";
 import { resultBranch } from "./naming.ts";

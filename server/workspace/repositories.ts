@@ -11,7 +11,7 @@ import type { z } from "zod";
 import type { repositoryInputSchema } from "../protocol/rest/workspace.ts";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { assertAdmin, assertMember, assertOwner, type Actor } from "../auth/actor.ts";
-import { conflict, invalidInput, notFound } from "../executor/errors.ts";
+import { conflict, invalidInput, notFound } from "../protocol/errors.ts";
 import { git, GitError, resolveCommit } from "./git.ts";
 
 /** A clone may take a while; past this it is given up (and its folder removed). */

@@ -11,7 +11,7 @@
  */
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { assertOwner, assertPlanMember, type Actor } from "../auth/actor.ts";
-import { conflict } from "../executor/errors.ts";
+import { conflict } from "../protocol/errors.ts";
 import { git, isAncestor, resolveCommit } from "./git.ts";
 import { planRepository } from "./merge.ts";
 import { fastForwardBranch } from "./base-branch.ts";

@@ -10,7 +10,7 @@ import type { RouteParams } from "../../protocol/rest/define.ts";
 import { v1Routes } from "../../protocol/rest/v1.ts";
 import { listAuditEvents } from "../../services/audit.ts";
 import { apiActor, requireApiConversation, withApiToken, withSignedBody } from "../api-v1.ts";
-import { conflict } from "../../executor/errors.ts";
+import { conflict } from "../../protocol/errors.ts";
 import { intParam } from "../params.ts";
 import { idempotentPlanId, isUniqueViolation, readIdempotencyKey } from "./idempotency.ts";
 import { readBody, respond } from "../route-spec.ts";

@@ -6,7 +6,7 @@
  */
 import { createHash } from "node:crypto";
 import { databaseErrorInfo } from "../../db/database-errors.ts";
-import { invalidInput } from "../../executor/errors.ts";
+import { invalidInput } from "../../protocol/errors.ts";
 
 export const IDEMPOTENCY_HEADER = "idempotency-key";
 /** Keys are what clients make: UUIDs, hashes, "nightly-2026-12-06". */
