@@ -1,5 +1,5 @@
 import { expect, test } from "@playwright/test";
-import { startFakeModelServer, type FakeModelServer } from "../server/agents/fake-model-server.ts";
+import { startFakeModelServer, type FakeModelServer } from "../server/agents/testing/fake-model-server.ts";
 import { ConversationPage } from "./pages/conversation-page.ts";
 import { adminContext } from "./support/accounts.ts";
 

@@ -26,7 +26,7 @@ import { createPlan } from "./plan-creation.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
 import { LeaseKeeper } from "./leases.ts";
 import { plural } from "../core/plural.ts";
-import { traceEndedPlans } from "../ops/tracing.ts";
+import { traceEndedPlans } from "../observability/tracing.ts";
 
 type Tx = Prisma.TransactionClient;
 

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { browserRequest, signUp, signUpInvited, type TestAccount } from "@/server/auth/testing/accounts.ts";
 import { loadConfig } from "@/server/config/config.ts";
 import { ENDED_RUN_STATUSES } from "@/server/core/status.ts";
-import { postgresAvailable } from "@/server/db/test-database.ts";
+import { postgresAvailable } from "@/server/db/testing/test-database.ts";
 import { createExecutorFixture, type ExecutorFixture } from "@/server/executor/testing/executor-fixture.ts";
 import { ok } from "@/server/executor/testing/scripted-runner.ts";
 import type { PlanDTO } from "@/server/protocol/dto.ts";
