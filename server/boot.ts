@@ -12,6 +12,7 @@ import type { AgentRunner, EventPublisher } from "./executor/ports.ts";
 import { systemClock } from "./executor/system-clock.ts";
 import { createApplication, type Application } from "./services/application.ts";
 import { workspaceCliAgents, workspaceModels } from "./services/workspace-models.ts";
+import { getSessionWithUser } from "./auth/session.ts";
 import { socketConversationNotifier, socketMembershipNotifier } from "./socket/rooms.ts";
 import { seedWorkspace } from "./services/seed.ts";
 import { setRuntime, type Runtime } from "./runtime.ts";
@@ -82,6 +83,7 @@ export async function bootCore(input: {
     // a process without Socket.IO (a worker, a tool) has no live sockets to tell: these do nothing there
     notifiers: { memberships: socketMembershipNotifier, conversations: socketConversationNotifier },
     agentModels: () => ({ models: workspaceModels(), cliAgents: workspaceCliAgents() }),
+    readSession: (headers) => getSessionWithUser(headers, db.prisma),
   });
   const runtime: Runtime = {
     config,

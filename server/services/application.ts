@@ -28,7 +28,7 @@ import { createConversationServices } from "./conversations.ts";
 import type { Engine } from "./engine.ts";
 import { routeReaction, type Reaction } from "./event-reactions.ts";
 import { createFormServices } from "./forms.ts";
-import { createLiveViewServices } from "./live-view.ts";
+import { createLiveViewServices, type SessionReader } from "./live-view.ts";
 import { createMembershipServices, silentNotifier, type MembershipNotifier } from "./memberships.ts";
 import { searchMessages } from "./message-search.ts";
 import { createMessageServices } from "./messages.ts";
@@ -41,6 +41,8 @@ export interface ApplicationDeps {
   notifiers?: { memberships?: MembershipNotifier; conversations?: ConversationChangeNotifier };
   /** the models and command-line agents an admin may give an agent (read when asked: configuration may change) */
   agentModels: () => AgentModels;
+  /** the signed-in user behind a socket's cookie (auth/session.ts) */
+  readSession: SessionReader;
 }
 
 /** `fn(prisma, input)` as `fn(input)`: the workspace and account services take the client first. */
@@ -48,7 +50,7 @@ function on<I, O>(prisma: PrismaClient, fn: (prisma: PrismaClient, input: I) => 
   return (input) => fn(prisma, input);
 }
 
-export function createApplication({ prisma, engine, notifiers = {}, agentModels }: ApplicationDeps) {
+export function createApplication({ prisma, engine, notifiers = {}, agentModels, readSession }: ApplicationDeps) {
   const members = createMembershipServices(prisma, notifiers.memberships ?? silentNotifier);
   return {
     conversations: {
@@ -73,7 +75,7 @@ export function createApplication({ prisma, engine, notifiers = {}, agentModels 
     messages: { ...createMessageServices(engine), search: on(prisma, searchMessages) },
     forms: createFormServices({ prisma, engine }),
     /** a browser's live connection: its session, the conversations it follows, a member's replay */
-    live: createLiveViewServices(prisma),
+    live: createLiveViewServices({ prisma, readSession }),
     plans: createPlanControls({ prisma, engine }),
     /** an outside event (CI, a review) routed to the agent that owns the work */
     reactions: { route: (reaction: Reaction) => routeReaction(engine, reaction) },

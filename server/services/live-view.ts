@@ -5,15 +5,23 @@
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { listConversationEvents } from "../adapters/prisma/event-log.ts";
 import { assertMember, type Actor } from "../auth/actor.ts";
-import { getSessionWithUser } from "../auth/session.ts";
 import type { ConversationEventDTO } from "../protocol/events.ts";
+
+/**
+ * Reads the signed-in user and their session from a request's headers (auth/session.ts's
+ * getSessionWithUser, given at boot: auth reads the runtime, which holds this facade).
+ */
+export type SessionReader = (headers: Headers) => Promise<{
+  user: { id: string; name: string; email: string; role: "admin" | "member" };
+  session: { id: string; expiresAt: Date };
+} | null>;
 
 export type Replay = { kind: "events"; events: ConversationEventDTO[]; lastSeq: number } | { kind: "too-long" };
 
-export function createLiveViewServices(prisma: PrismaClient) {
+export function createLiveViewServices({ prisma, readSession }: { prisma: PrismaClient; readSession: SessionReader }) {
   return {
     /** The signed-in user and their session, from the request's cookie; null when there is none. */
-    session: (headers: Headers) => getSessionWithUser(headers, prisma),
+    session: readSession,
 
     /** When the session ends; null once it is gone (signed out, revoked). */
     async sessionExpiry({ sessionId }: { sessionId: string }): Promise<Date | null> {

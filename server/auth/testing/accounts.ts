@@ -10,6 +10,7 @@ import { setRuntime, type Runtime } from "../../runtime.ts";
 import { createApplication } from "../../services/application.ts";
 import type { Engine } from "../../services/engine.ts";
 import { createModelRegistry } from "../../agents/model-registry.ts";
+import { getSessionWithUser } from "../../auth/session.ts";
 import { API_USER_EMAIL, seedWorkspace } from "../../services/seed.ts";
 import type { PrismaClient } from "../../generated/prisma/client.ts";
 import { CLIENT_IP_HEADER } from "../auth.ts";
@@ -93,6 +94,7 @@ export async function createAccountsFixture(env: Record<string, string> = {}): P
       // membership, token and audit routes reach the engine only to say its agent cache is stale
       engine: { agentsChanged: () => undefined } as Partial<Engine> as Engine,
       agentModels: () => ({ models: createModelRegistry({ env: {} }) }),
+      readSession: (headers) => getSessionWithUser(headers, db.prisma),
     }),
     apiUserId: apiUser.id,
   };

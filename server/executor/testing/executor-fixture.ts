@@ -10,6 +10,7 @@ import { createConversationServices } from "../../services/conversations.ts";
 import { createApplication, type Application } from "../../services/application.ts";
 import type { PostedMessage } from "../../services/messages.ts";
 import { createModelRegistry } from "../../agents/model-registry.ts";
+import { getSessionWithUser } from "../../auth/session.ts";
 import type { ConversationEventDTO } from "../../protocol/events.ts";
 import type { PlanStatus } from "../../core/types.ts";
 import { Executor } from "../executor.ts";
@@ -91,7 +92,12 @@ export async function createExecutorFixture(
   let executor = build(initialRunner);
   await executor.start();
   const buildApp = () =>
-    createApplication({ prisma: db.prisma, engine: executor, agentModels: () => ({ models: createModelRegistry({ env: {} }) }) });
+    createApplication({
+      prisma: db.prisma,
+      engine: executor,
+      agentModels: () => ({ models: createModelRegistry({ env: {} }) }),
+      readSession: (headers) => getSessionWithUser(headers, db.prisma),
+    });
   let app = buildApp();
   const user = await db.prisma.user.create({
     data: { id: randomUUID(), name: "Ada", email: `ada-${randomUUID()}@example.com` },
