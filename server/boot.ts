@@ -1,6 +1,6 @@
 /**
  * Wires Baton's parts together: config → database (migrated) → demo workspace →
- * executor. The one place where concrete adapters are chosen; used by the server,
+ * executor (the engine) → the application facade over it. The one place where concrete adapters are chosen; used by the server,
  * by headless worker processes in tests, and by the benchmarks.
  */
 import { randomUUID } from "node:crypto";
@@ -10,7 +10,10 @@ import { openDatabase, type Database } from "./db/database.ts";
 import { Executor } from "./executor/executor.ts";
 import type { AgentRunner, EventPublisher } from "./ports/executor.ts";
 import { systemClock } from "./executor/system-clock.ts";
-import { createConversationServices } from "./services/conversations.ts";
+import { createApplication, type Application } from "./services/application.ts";
+import { workspaceCliAgents, workspaceModels } from "./workspace-models.ts";
+import { getSessionWithUser } from "./auth/session.ts";
+import { socketConversationNotifier, socketMembershipNotifier } from "./socket/rooms.ts";
 import { seedWorkspace } from "./services/seed.ts";
 import { setRuntime, type Runtime } from "./runtime.ts";
 import { claimDataDir, DataDirBusyError, liveOwnerOf } from "./ops/live-backup.ts";
@@ -21,6 +24,7 @@ import type { ProviderCircuits } from "./agents/circuit-breaker.ts";
 export interface BootedCore {
   db: Database;
   executor: Executor;
+  app: Application;
   runtime: Runtime;
   demoConversationId: string | null;
   close(): Promise<void>;
@@ -74,12 +78,19 @@ export async function bootCore(input: {
     notifications: db.pool ? postgresNotifications(db.pool) : undefined,
     liveness,
   });
+  const app = createApplication({
+    prisma: db.prisma,
+    engine: executor,
+    // a process without Socket.IO (a worker, a tool) has no live sockets to tell: these do nothing there
+    notifiers: { memberships: socketMembershipNotifier, conversations: socketConversationNotifier },
+    agentModels: () => ({ models: workspaceModels(), cliAgents: workspaceCliAgents() }),
+    readSession: (headers) => getSessionWithUser(headers, db.prisma),
+  });
   const runtime: Runtime = {
     config,
     prisma: db.prisma,
     sql: db.sql,
-    executor,
-    services: createConversationServices(db.prisma),
+    app,
     apiUserId: seeded.apiUserId,
     circuits: input.circuits ?? null,
   };
@@ -88,6 +99,7 @@ export async function bootCore(input: {
   return {
     db,
     executor,
+    app,
     runtime,
     demoConversationId: seeded.demoConversationId,
     async close() {

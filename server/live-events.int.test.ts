@@ -152,8 +152,8 @@ it("one process: every viewer gets every event in seq order, with no replays", a
     db,
     urls: [`http://127.0.0.1:${served.port}`],
     createConversation: (title, userId) =>
-      served.core.runtime.services.createConversation({ title, agentHandles: ["researcher", "analyst", "writer"], userId }),
-    submit: (_, conversationId, raw) => served.core.executor.submitPlan({ conversationId, raw }),
+      served.core.app.conversations.createConversation({ title, agentHandles: ["researcher", "analyst", "writer"], userId }),
+    submit: (_, conversationId, raw) => served.core.app.plans.submitPlan({ conversationId, raw }),
   });
   console.log("[live events] one process:", JSON.stringify(totals));
   expect(totals.received).toBe(totals.events * totals.viewers);

@@ -5,8 +5,7 @@
  */
 import type { PrismaClient } from "./generated/prisma/client.ts";
 import type { Config } from "./config/config.ts";
-import type { Executor } from "./executor/executor.ts";
-import type { ConversationServices } from "./services/conversations.ts";
+import type { Application } from "./services/application.ts";
 import type { ProviderCircuits } from "./agents/circuit-breaker.ts";
 import type { SqlRunner } from "./db/sql-runner.ts";
 
@@ -15,8 +14,8 @@ export interface Runtime {
   prisma: PrismaClient;
   /** the database driver's own query (db/sql-runner.ts), for statements every request pays */
   sql: SqlRunner;
-  executor: Executor;
-  services: ConversationServices;
+  /** what people and API clients ask for: the one way routes, the API and sockets reach the application */
+  app: Application;
   /** the user the API token acts as */
   apiUserId: string;
   /** a conversation the API token's statement checked that user's membership of (api-v1/api-auth.ts) */

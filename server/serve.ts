@@ -113,7 +113,7 @@ export async function serveBaton(input: {
     };
   }
   // a worker's events reach browsers through the adapter; browsers connect to web nodes
-  if (config.role !== "worker") attachSocketHandlers(io, { prisma: core.db.prisma, limits: socketLimits });
+  if (config.role !== "worker") attachSocketHandlers(io, { app: core.app, limits: socketLimits });
 
   let draining = false;
   const opsRoutes = createOpsRoutes({

@@ -2,13 +2,12 @@ import { AppShell } from "@/components/app-shell.tsx";
 import { KeyboardShortcuts } from "@/components/keyboard-shortcuts.tsx";
 import { requirePageUser } from "@/server/auth/page-session.ts";
 import { getRuntime } from "@/server/runtime.ts";
-import { membershipServices } from "@/server/runtime-services.ts";
 
 export default async function AppLayout({ children }: { children: React.ReactNode }) {
   const user = await requirePageUser();
   const [conversations, invitations] = await Promise.all([
-    getRuntime().services.listConversations({ userId: user.id }),
-    membershipServices().listMyInvitations({ actor: user }),
+    getRuntime().app.conversations.listConversations({ userId: user.id }),
+    getRuntime().app.members.listMyInvitations({ actor: user }),
   ]);
   return (
     <AppShell

@@ -114,7 +114,7 @@ async function settle(
     for (const form of forms) {
       const fields = form.fields as { name: string; type?: string; options?: string[] }[];
       const values = Object.fromEntries(fields.map((field) => [field.name, answerField(field)]));
-      await fixture.executor.answerForm({ formId: form.id, userId: fixture.userId, values });
+      await fixture.app.forms.answerForm({ formId: form.id, userId: fixture.userId, values });
       formsAnswered += 1;
     }
     const active = await prisma.run.count({ where: { conversationId, status: { notIn: [...ENDED_RUN] } } });
@@ -136,7 +136,7 @@ async function runOne(harness: Harness, target: EvalTarget, request: EvalRequest
   harness.critic.current = null;
   const callsBefore = target.countCalls();
   const body = target.offline && request.offline ? `${request.text}\n${request.offline}` : request.text;
-  await fixture.executor.postMessage({ conversationId: conversation.id, author: { kind: "user", userId: fixture.userId }, body });
+  await fixture.app.messages.postMessage({ conversationId: conversation.id, author: { kind: "user", userId: fixture.userId }, body });
   const { formsAnswered, timedOut } = await settle(fixture, conversation.id, Date.now() + timeoutMs);
 
   const plan = await prisma.plan.findFirst({

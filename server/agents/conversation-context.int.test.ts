@@ -22,7 +22,7 @@ afterAll(async () => {
 });
 
 const say = (body: string, mentionHandles: string[] = []) =>
-  fixture.executor.postMessage({
+  fixture.app.messages.postMessage({
     conversationId: fixture.conversationId,
     author: { kind: "user", userId: fixture.userId },
     body,

@@ -89,7 +89,7 @@ it("a secret answer reaches only the asking run, masked everywhere else", async 
   const [field] = form.fields as { name: string; secret?: boolean }[];
   expect(field.secret).toBe(true);
 
-  const answered = await fixture.executor.answerForm({ formId: form.id, userId: fixture.userId, values: { [field.name]: SECRET } });
+  const answered = await fixture.app.forms.answerForm({ formId: form.id, userId: fixture.userId, values: { [field.name]: SECRET } });
   // the answer returned to the person (and broadcast) is masked
   expect(answered.answer?.values[field.name]).toBe(SECRET_MASK);
   expect(await fixture.waitForPlan(plan.id)).toBe("completed");
@@ -125,7 +125,7 @@ it("a secret answer reaches only the asking run, masked everywhere else", async 
 it("a person's direct mention that asks for a secret resumes with it, masked everywhere else", async () => {
   const secret = `mention-${randomUUID()}`;
   const before = requests.length;
-  await fixture.executor.postMessage({
+  await fixture.app.messages.postMessage({
     conversationId: fixture.conversationId,
     author: { kind: "user", userId: fixture.userId },
     body: "@researcher rotate the key\n@offline block=secret",
@@ -137,7 +137,7 @@ it("a person's direct mention that asks for a secret resumes with it, masked eve
   });
   const [field] = form.fields as { name: string; secret?: boolean }[];
   expect(field.secret).toBe(true);
-  await fixture.executor.answerForm({ formId: form.id, userId: fixture.userId, values: { [field.name]: secret } });
+  await fixture.app.forms.answerForm({ formId: form.id, userId: fixture.userId, values: { [field.name]: secret } });
   await fixture.executor.idle();
   for (let i = 0; i < 200 && !(await fixture.db.prisma.run.findFirst({ where: { resumesRunId: form.runId, status: "succeeded" } })); i++) {
     await new Promise((resolve) => setTimeout(resolve, 25));

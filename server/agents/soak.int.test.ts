@@ -62,7 +62,7 @@ it(`ends all ${PLANS} random plans over ${CONVERSATIONS} conversations with defa
   while (open > 0 && Date.now() < deadline) {
     const forms = await db.prisma.form.findMany({ where: { planId: { in: planIds }, status: "open" }, select: { id: true } });
     for (const form of forms) {
-      await fixture.executor.answerForm({ formId: form.id, userId, values: { answer: "blue" } }).catch(() => undefined);
+      await fixture.app.forms.answerForm({ formId: form.id, userId, values: { answer: "blue" } }).catch(() => undefined);
     }
     open = await db.prisma.plan.count({ where: { id: { in: planIds }, status: { in: ["running", "paused"] } } });
     await new Promise((resolve) => setTimeout(resolve, 100));

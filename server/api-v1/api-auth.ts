@@ -169,6 +169,6 @@ export async function requireApiConversation(runtime: Runtime, conversationId: s
   const member =
     runtime.apiMembership?.conversationId === conversationId
       ? runtime.apiMembership.member
-      : await runtime.services.isMember({ conversationId, userId: runtime.apiUserId });
+      : await runtime.app.conversations.isMember({ conversationId, userId: runtime.apiUserId });
   if (!member) throw new HttpError(404, "not_found", "conversation was not found");
 }

@@ -28,8 +28,7 @@ beforeAll(async () => {
     config: loadConfig({ BATON_API_TOKEN: TOKEN }),
     prisma: fixture.db.prisma,
     sql: fixture.db.sql,
-    executor: fixture.executor,
-    services: fixture.services,
+    app: fixture.app,
     apiUserId: apiUser.id,
   });
 });

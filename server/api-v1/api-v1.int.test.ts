@@ -40,8 +40,7 @@ beforeAll(async () => {
     config: loadConfig({ BATON_API_TOKEN: TOKEN, BATON_WEBHOOK_SECRET: WEBHOOK_SECRET }),
     prisma: fixture.db.prisma,
     sql: fixture.db.sql,
-    executor: fixture.executor,
-    services: fixture.services,
+    app: fixture.app,
     apiUserId: apiUser.id,
   });
 });

@@ -4,11 +4,8 @@
  * web-standard (Request, path params) → Response function; serve-v1.ts routes Node's
  * requests to them before Next sees the request (see its header for why).
  */
-import { listConversationEvents } from "../adapters/prisma/event-log.ts";
-import { routeReaction } from "../executor/reactions.ts";
 import type { RouteParams } from "../protocol/rest/define.ts";
 import { v1Routes } from "../protocol/rest/v1.ts";
-import { listAuditEvents } from "../access/audit.ts";
 import { apiActor, requireApiConversation, withApiToken, withSignedBody } from "./api-auth.ts";
 import { conflict } from "../protocol/errors.ts";
 import { intParam } from "../http/params.ts";
@@ -23,7 +20,7 @@ export type V1Handler<S extends V1Routes[keyof V1Routes] = V1Routes[keyof V1Rout
 ) => Promise<Response>;
 
 export const v1Handlers: { [K in keyof V1Routes]: V1Handler<V1Routes[K]> } = {
-  agents: (request) => withApiToken(request, async ({ services }) => respond(v1Routes.agents, { agents: await services.listAgents() })),
+  agents: (request) => withApiToken(request, async ({ app }) => respond(v1Routes.agents, { agents: await app.conversations.listAgents() })),
 
   /** The audit log for an admin's token with the admin scope (newest first; `?before=<id>` pages). */
   audit: (request) =>
@@ -31,7 +28,7 @@ export const v1Handlers: { [K in keyof V1Routes]: V1Handler<V1Routes[K]> } = {
       request,
       async (runtime, principal) => {
         const before = new URL(request.url).searchParams.get("before") ?? undefined;
-        const events = await listAuditEvents(runtime.prisma, {
+        const events = await runtime.app.admin.auditLog({
           actor: { id: principal.userId, role: principal.userRole, kind: "token" },
           before,
         });
@@ -41,14 +38,14 @@ export const v1Handlers: { [K in keyof V1Routes]: V1Handler<V1Routes[K]> } = {
     ),
 
   conversations: (request) =>
-    withApiToken(request, async ({ services, apiUserId }) =>
-      respond(v1Routes.conversations, { conversations: await services.listConversations({ userId: apiUserId }) }),
+    withApiToken(request, async ({ app, apiUserId }) =>
+      respond(v1Routes.conversations, { conversations: await app.conversations.listConversations({ userId: apiUserId }) }),
     ),
 
   createConversation: (request) =>
-    withApiToken(request, async ({ services, apiUserId }) => {
+    withApiToken(request, async ({ app, apiUserId }) => {
       const body = await readBody(v1Routes.createConversation, request);
-      const conversation = await services.createConversation({ title: body.title, agentHandles: body.agents, userId: apiUserId });
+      const conversation = await app.conversations.createConversation({ title: body.title, agentHandles: body.agents, userId: apiUserId });
       return respond(v1Routes.createConversation, conversation);
     }),
 
@@ -60,7 +57,7 @@ export const v1Handlers: { [K in keyof V1Routes]: V1Handler<V1Routes[K]> } = {
         const url = new URL(request.url);
         const after = intParam(url.searchParams.get("after"), { name: "after", min: 0, fallback: 0 });
         const limit = intParam(url.searchParams.get("limit"), { name: "limit", min: 1, max: 1000, fallback: 500 });
-        const events = await listConversationEvents(runtime.prisma, { conversationId: params.id, afterSeq: after, limit });
+        const events = await runtime.app.conversations.events({ conversationId: params.id, afterSeq: after, limit });
         return respond(v1Routes.events, { events, lastSeq: events.at(-1)?.seq ?? after });
       },
       { params, conversation: "id" },
@@ -72,7 +69,7 @@ export const v1Handlers: { [K in keyof V1Routes]: V1Handler<V1Routes[K]> } = {
       async (runtime) => {
         await requireApiConversation(runtime, params.id);
         const body = await readBody(v1Routes.postMessage, request);
-        const message = await runtime.executor.postMessage({
+        const message = await runtime.app.messages.postMessage({
           conversationId: params.id,
           author: { kind: "user", userId: runtime.apiUserId },
           body: body.body,
@@ -93,15 +90,15 @@ export const v1Handlers: { [K in keyof V1Routes]: V1Handler<V1Routes[K]> } = {
         const { request: requestText, ...plan } = await readBody(v1Routes.submitPlan, request);
         const planId = key === null ? undefined : idempotentPlanId({ userId: runtime.apiUserId, conversationId: params.id, key });
         const replay = async () => {
-          const existing = await runtime.services.getPlan({ actor: apiActor(runtime), planId: planId! });
+          const existing = await runtime.app.conversations.getPlan({ actor: apiActor(runtime), planId: planId! });
           if (typeof plan.title === "string" && existing.title !== plan.title) {
             throw conflict(`Idempotency-Key "${key}" was already used for the plan "${existing.title}"; use a new key for another plan`);
           }
           return respond(v1Routes.submitPlan, existing, { status: 200, headers: { "Idempotent-Replayed": "true" } });
         };
-        if (planId && (await runtime.prisma.plan.count({ where: { id: planId } })) > 0) return replay();
+        if (planId && (await runtime.app.plans.exists({ planId }))) return replay();
         try {
-          const created = await runtime.executor.submitPlan({
+          const created = await runtime.app.plans.submitPlan({
             conversationId: params.id,
             raw: plan,
             request: requestText,
@@ -125,7 +122,7 @@ export const v1Handlers: { [K in keyof V1Routes]: V1Handler<V1Routes[K]> } = {
       async (runtime, raw, delivery) => {
         await requireApiConversation(runtime, params.id);
         const body = await readBody(v1Routes.react, raw);
-        const routed = await routeReaction(runtime.executor, { conversationId: params.id, ...body, delivery });
+        const routed = await runtime.app.reactions.route({ conversationId: params.id, ...body, delivery });
         return respond(v1Routes.react, { messageId: routed.message.id, runId: routed.runId, agent: routed.agent });
       },
       { params, conversation: "id" },
@@ -135,7 +132,7 @@ export const v1Handlers: { [K in keyof V1Routes]: V1Handler<V1Routes[K]> } = {
   plan: (request, params) =>
     withApiToken(
       request,
-      async (runtime) => respond(v1Routes.plan, await runtime.services.getPlan({ actor: apiActor(runtime), planId: params.id })),
+      async (runtime) => respond(v1Routes.plan, await runtime.app.conversations.getPlan({ actor: apiActor(runtime), planId: params.id })),
       {
         params,
       },
@@ -150,7 +147,7 @@ export const v1Handlers: { [K in keyof V1Routes]: V1Handler<V1Routes[K]> } = {
         const stepIndex = intParam(params.index, { name: "index", min: 1 });
         return respond(
           v1Routes.stepDetail,
-          await runtime.services.getStepDetail({ actor: apiActor(runtime), planId: params.id, stepIndex }),
+          await runtime.app.conversations.getStepDetail({ actor: apiActor(runtime), planId: params.id, stepIndex }),
         );
       },
       { params },

@@ -52,7 +52,7 @@ export async function requireAdmin(request: Request): Promise<SessionUser> {
 
 export async function requireMember(request: Request, conversationId: string): Promise<SessionUser> {
   const user = await requireUser(request);
-  const member = await getRuntime().services.isMember({ conversationId, userId: user.id });
+  const member = await getRuntime().app.conversations.isMember({ conversationId, userId: user.id });
   if (!member) throw new HttpError(404, "not_found", "No such conversation.");
   return user;
 }

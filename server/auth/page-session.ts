@@ -24,7 +24,7 @@ export async function requirePageAdmin(): Promise<SessionUser> {
 /** Non-members see the same 404 as for a conversation that does not exist. */
 export async function requirePageMember(conversationId: string): Promise<SessionUser> {
   const user = await requirePageUser();
-  if (!(await getRuntime().services.isMember({ conversationId, userId: user.id }))) notFound();
+  if (!(await getRuntime().app.conversations.isMember({ conversationId, userId: user.id }))) notFound();
   return user;
 }
 

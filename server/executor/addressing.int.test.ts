@@ -19,7 +19,7 @@ beforeAll(async () => {
 afterAll(() => fixture.close());
 
 async function say(body: string, mentionHandles: string[] = []) {
-  const message = await fixture.executor.postMessage({
+  const message = await fixture.app.messages.postMessage({
     conversationId: fixture.conversationId,
     author: { kind: "user", userId: fixture.userId },
     body,

@@ -167,5 +167,5 @@ it("carries a batch out unit by unit when one of its units needs the transaction
   expect(stats.neededTransaction).toBe(before.neededTransaction + 2);
   await expectEachStepOnce(plan.id, ["done", "done", "done", "blocked", "pending"]);
   expect(await fixture.db.prisma.form.count({ where: { planId: plan.id, status: "open" } })).toBe(1);
-  await fixture.executor.cancelPlan({ actor: { id: fixture.userId, role: "member" }, planId: plan.id, reason: "done testing" });
+  await fixture.app.plans.cancelPlan({ actor: { id: fixture.userId, role: "member" }, planId: plan.id, reason: "done testing" });
 });

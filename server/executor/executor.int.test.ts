@@ -120,12 +120,12 @@ describe("executor on the embedded database", () => {
     });
     expect(await fixture.waitForPlan(plan.id, ["paused"])).toBe("paused");
     const form = await fixture.db.prisma.form.findFirstOrThrow({ where: { planId: plan.id } });
-    await expect(fixture.executor.answerForm({ formId: form.id, userId: fixture.userId, values: {} })).rejects.toMatchObject({
+    await expect(fixture.app.forms.answerForm({ formId: form.id, userId: fixture.userId, values: {} })).rejects.toMatchObject({
       code: "form_answer_invalid",
     });
-    await fixture.executor.answerForm({ formId: form.id, userId: fixture.userId, values: { answer: "PostgreSQL" } });
+    await fixture.app.forms.answerForm({ formId: form.id, userId: fixture.userId, values: { answer: "PostgreSQL" } });
     await expect(
-      fixture.executor.answerForm({ formId: form.id, userId: fixture.userId, values: { answer: "again" } }),
+      fixture.app.forms.answerForm({ formId: form.id, userId: fixture.userId, values: { answer: "again" } }),
     ).rejects.toMatchObject({ code: "form_closed" });
     expect(await fixture.waitForPlan(plan.id)).toBe("completed");
     const writer = await fixture.db.prisma.planStep.findFirstOrThrow({ where: { planId: plan.id, index: 2 } });
@@ -138,13 +138,15 @@ describe("executor on the embedded database", () => {
       raw: { title: "Abandoned question", steps: [step(1, "user", "Which region?"), step(2, "writer", "{{step_1.output_summary}}")] },
     });
     expect(await fixture.waitForPlan(plan.id, ["paused"])).toBe("paused");
-    await fixture.executor.cancelPlan({ actor: { id: fixture.userId, role: "member" }, planId: plan.id, reason: "not needed" });
+    await fixture.app.plans.cancelPlan({ actor: { id: fixture.userId, role: "member" }, planId: plan.id, reason: "not needed" });
     expect(await fixture.waitForPlan(plan.id)).toBe("cancelled");
     const form = await fixture.db.prisma.form.findFirstOrThrow({ where: { planId: plan.id } });
     expect(form.status).toBe("cancelled");
-    await expect(fixture.executor.answerForm({ formId: form.id, userId: fixture.userId, values: { answer: "eu" } })).rejects.toMatchObject({
-      code: "form_closed",
-    });
+    await expect(fixture.app.forms.answerForm({ formId: form.id, userId: fixture.userId, values: { answer: "eu" } })).rejects.toMatchObject(
+      {
+        code: "form_closed",
+      },
+    );
     const closed = fixture.published.find((event) => event.type === "form-closed" && event.payload.form.id === form.id);
     expect(closed).toBeDefined();
   });
@@ -156,7 +158,7 @@ describe("executor on the embedded database", () => {
     });
     expect(await fixture.waitForPlan(plan.id, ["paused"])).toBe("paused");
     const form = await fixture.db.prisma.form.findFirstOrThrow({ where: { planId: plan.id } });
-    await fixture.executor.answerForm({ formId: form.id, userId: fixture.userId, values: { name: "Grace" } });
+    await fixture.app.forms.answerForm({ formId: form.id, userId: fixture.userId, values: { name: "Grace" } });
     expect(await fixture.waitForPlan(plan.id)).toBe("completed");
     const runs = await fixture.db.prisma.run.findMany({ where: { planId: plan.id }, orderBy: { createdAt: "asc" } });
     expect(runs.map((r) => r.status)).toEqual(["blocked", "succeeded"]);
@@ -205,7 +207,7 @@ describe("executor on the embedded database", () => {
       raw: { title: "Cancel me", steps: [step(1, "researcher", "sleep=5000 long"), step(2, "analyst", "never")] },
     });
     await new Promise((resolve) => setTimeout(resolve, 100));
-    await fixture.executor.cancelPlan({ actor: { id: fixture.userId, role: "member" }, planId: plan.id, reason: "changed my mind" });
+    await fixture.app.plans.cancelPlan({ actor: { id: fixture.userId, role: "member" }, planId: plan.id, reason: "changed my mind" });
     expect(await fixture.waitForPlan(plan.id)).toBe("cancelled");
     const steps = await fixture.db.prisma.planStep.findMany({ where: { planId: plan.id }, orderBy: { index: "asc" } });
     expect(steps.map((s) => s.status)).toEqual(["skipped", "skipped"]);
@@ -338,20 +340,20 @@ describe("executor on the embedded database", () => {
 
   it("starts an agent run from a person's mention and the commander from an unaddressed message", async () => {
     const callsBefore = fixture.runner.calls.length;
-    await fixture.executor.postMessage({
+    await fixture.app.messages.postMessage({
       conversationId: fixture.conversationId,
       author: { kind: "user", userId: fixture.userId },
       body: "hello @analyst",
       mentionHandles: ["analyst"],
     });
-    await fixture.executor.postMessage({
+    await fixture.app.messages.postMessage({
       conversationId: fixture.conversationId,
       author: { kind: "user", userId: fixture.userId },
       body: "just a note for whoever answers",
     });
     await fixture.executor.idle();
     // a person typing a handle in full mentions it (DESIGN rule 2: one tokeniser for people's messages)
-    await fixture.executor.postMessage({
+    await fixture.app.messages.postMessage({
       conversationId: fixture.conversationId,
       author: { kind: "user", userId: fixture.userId },
       body: "and a note that names @writer in prose",
@@ -360,7 +362,7 @@ describe("executor on the embedded database", () => {
     const started = fixture.runner.calls.slice(callsBefore).map((call) => call.agent.handle);
     expect(started).toEqual(["analyst", "commander", "writer"]);
     await expect(
-      fixture.executor.postMessage({
+      fixture.app.messages.postMessage({
         conversationId: fixture.conversationId,
         author: { kind: "user", userId: fixture.userId },
         body: "hi",

@@ -9,7 +9,6 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { postgresAvailable } from "../db/testing/test-database.ts";
-import { routeReaction } from "./reactions.ts";
 import { truncateText } from "../core/text.ts";
 import { createExecutorFixture, type ExecutorFixture } from "./testing/executor-fixture.ts";
 import { offlineAgentRunner } from "./testing/offline-runtime.ts";
@@ -114,7 +113,7 @@ describe.each(kinds)("hostile text on %s", (kind) => {
           expect((error as { code?: string }).code).toMatch(/invalid/);
           return null;
         });
-      await routeReaction(fixture.executor, {
+      await fixture.app.reactions.route({
         conversationId,
         source: "ci",
         target: { agent: "researcher" },

@@ -20,7 +20,7 @@ afterAll(async () => {
 });
 
 it("turns an unaddressed request naming several items into a parallel plan with a synthesis", async () => {
-  await fixture.executor.postMessage({
+  await fixture.app.messages.postMessage({
     conversationId: fixture.conversationId,
     author: { kind: "user", userId: fixture.userId },
     body: "Please compare Postgres, MySQL and SQLite for a small team",
@@ -65,7 +65,7 @@ it("resumes a blocked step's own session with the answer, after a restart", asyn
 
   await fixture.restart();
   const field = (form.fields as { name: string }[])[0].name;
-  await fixture.executor.answerForm({ formId: form.id, userId: fixture.userId, values: { [field]: "Team Falcon" } });
+  await fixture.app.forms.answerForm({ formId: form.id, userId: fixture.userId, values: { [field]: "Team Falcon" } });
   expect(await fixture.waitForPlan(plan.id)).toBe("completed");
 
   const runs = await fixture.db.prisma.run.findMany({ where: { planId: plan.id }, orderBy: { createdAt: "asc" } });
@@ -79,7 +79,7 @@ it("resumes a blocked step's own session with the answer, after a restart", asyn
 it("joins a request sent twice in a row to the plan the first one started instead of running it twice", async () => {
   const body = "Compare alpha and beta for the release\n@offline sleep=300";
   const post = () =>
-    fixture.executor.postMessage({ conversationId: fixture.conversationId, author: { kind: "user", userId: fixture.userId }, body });
+    fixture.app.messages.postMessage({ conversationId: fixture.conversationId, author: { kind: "user", userId: fixture.userId }, body });
   await post();
   await post();
   await fixture.executor.idle();

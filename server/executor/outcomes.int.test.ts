@@ -129,7 +129,7 @@ describe("decisions in chat match what happened", () => {
         raw: { title: "Retry wins", steps: [step(1, "researcher", "fail=fatal fail_attempts=1 decision=skip")] },
       });
       await until(async () => (await fixture.db.prisma.planStep.findFirstOrThrow({ where: { planId: plan.id } })).status === "failed");
-      await fixture.executor.retryStep({ actor: { id: fixture.userId, role: "member" }, planId: plan.id, stepIndex: 1 });
+      await fixture.app.plans.retryStep({ actor: { id: fixture.userId, role: "member" }, planId: plan.id, stepIndex: 1 });
       await until(async () => (await fixture.db.prisma.planStep.findFirstOrThrow({ where: { planId: plan.id } })).status === "done");
       open();
       expect(await fixture.waitForPlan(plan.id)).toBe("completed");

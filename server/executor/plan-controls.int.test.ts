@@ -1,5 +1,5 @@
 /**
- * Member controls answer with what the executor did: a control that cannot apply is
+ * Member controls answer with what the engine did: a control that cannot apply is
  * a `conflict` naming why (and leaves the plan as it was), a plan or step that does
  * not exist is `not_found`, and only members of the plan's conversation may use them.
  */
@@ -28,37 +28,37 @@ describe("plan controls on the embedded database", () => {
       conversationId: fixture.conversationId,
       raw: { title: "Controls", steps: [step(1, "researcher", "sleep=20000 slow"), step(2, "analyst", "after {{step_1.output_summary}}")] },
     });
-    const { executor } = fixture;
-    await expect(executor.retryStep({ actor: member, planId: plan.id, stepIndex: 1 })).rejects.toMatchObject({
+    const { plans } = fixture.app;
+    await expect(plans.retryStep({ actor: member, planId: plan.id, stepIndex: 1 })).rejects.toMatchObject({
       code: "conflict",
       message: "step 1 is in progress; only a failed step can be retried",
     });
-    await expect(executor.skipStep({ actor: member, planId: plan.id, stepIndex: 1, reason: "x" })).rejects.toMatchObject({
+    await expect(plans.skipStep({ actor: member, planId: plan.id, stepIndex: 1, reason: "x" })).rejects.toMatchObject({
       code: "conflict",
       message: "step 1 is in progress; only a failed or pending step can be skipped",
     });
-    await expect(executor.retryStep({ actor: member, planId: plan.id, stepIndex: 7 })).rejects.toMatchObject({
+    await expect(plans.retryStep({ actor: member, planId: plan.id, stepIndex: 7 })).rejects.toMatchObject({
       code: "not_found",
       message: "step 7 was not found in this plan",
     });
-    await expect(executor.retryStep({ actor: member, planId: randomUUID(), stepIndex: 1 })).rejects.toMatchObject({ code: "not_found" });
+    await expect(plans.retryStep({ actor: member, planId: randomUUID(), stepIndex: 1 })).rejects.toMatchObject({ code: "not_found" });
     expect(await stepStatuses(plan.id)).toEqual(["in_progress", "pending"]);
     // the refusal is in the plan's execution log too
     const log = await fixture.db.prisma.stepEvent.findMany({ where: { planId: plan.id, stepIndex: 1 }, select: { message: true } });
     expect(log.map((entry) => entry.message)).toContain("step 1 is in progress; only a failed step can be retried");
 
     // a pending step can be skipped: the answer is the step as it now is
-    const skipped = await executor.skipStep({ actor: member, planId: plan.id, stepIndex: 2, reason: "not needed" });
+    const skipped = await plans.skipStep({ actor: member, planId: plan.id, stepIndex: 2, reason: "not needed" });
     expect(skipped).toMatchObject({ planId: plan.id, status: "running", step: { index: 2, status: "skipped" } });
 
-    const cancelled = await executor.cancelPlan({ actor: member, planId: plan.id, reason: "done here" });
+    const cancelled = await plans.cancelPlan({ actor: member, planId: plan.id, reason: "done here" });
     expect(cancelled).toMatchObject({ status: "cancelled", step: null });
     expect(await fixture.waitForPlan(plan.id)).toBe("cancelled");
-    await expect(executor.cancelPlan({ actor: member, planId: plan.id, reason: "again" })).rejects.toMatchObject({
+    await expect(plans.cancelPlan({ actor: member, planId: plan.id, reason: "again" })).rejects.toMatchObject({
       code: "conflict",
       message: "the plan is cancelled; cancel no longer applies",
     });
-    await expect(executor.retryStep({ actor: member, planId: plan.id, stepIndex: 1 })).rejects.toMatchObject({
+    await expect(plans.retryStep({ actor: member, planId: plan.id, stepIndex: 1 })).rejects.toMatchObject({
       code: "conflict",
       message: "the plan is cancelled; retry-step no longer applies",
     });
@@ -71,9 +71,9 @@ describe("plan controls on the embedded database", () => {
     });
     expect(await fixture.waitForPlan(plan.id)).toBe("completed");
     for (const control of [
-      () => fixture.executor.retryStep({ actor: member, planId: plan.id, stepIndex: 1 }),
-      () => fixture.executor.skipStep({ actor: member, planId: plan.id, stepIndex: 1, reason: "x" }),
-      () => fixture.executor.cancelPlan({ actor: member, planId: plan.id, reason: "x" }),
+      () => fixture.app.plans.retryStep({ actor: member, planId: plan.id, stepIndex: 1 }),
+      () => fixture.app.plans.skipStep({ actor: member, planId: plan.id, stepIndex: 1, reason: "x" }),
+      () => fixture.app.plans.cancelPlan({ actor: member, planId: plan.id, reason: "x" }),
     ]) {
       await expect(control()).rejects.toMatchObject({ code: "conflict", message: expect.stringMatching(/^the plan is completed; /) });
     }
@@ -92,14 +92,18 @@ describe("plan controls on the embedded database", () => {
       raw: { title: "Private", steps: [step(1, "user", "Which database?")] },
     });
     expect(await fixture.waitForPlan(plan.id, ["paused"])).toBe("paused");
-    await expect(fixture.executor.cancelPlan({ actor: outsider, planId: plan.id, reason: "x" })).rejects.toMatchObject({
+    await expect(fixture.app.plans.cancelPlan({ actor: outsider, planId: plan.id, reason: "x" })).rejects.toMatchObject({
       code: "not_found",
     });
     await expect(
-      fixture.executor.postMessage({ conversationId: fixture.conversationId, author: { kind: "user", userId: stranger.id }, body: "hi" }),
+      fixture.app.messages.postMessage({
+        conversationId: fixture.conversationId,
+        author: { kind: "user", userId: stranger.id },
+        body: "hi",
+      }),
     ).rejects.toMatchObject({ code: "not_found" });
     const form = await fixture.db.prisma.form.findFirstOrThrow({ where: { planId: plan.id } });
-    await expect(fixture.executor.answerForm({ formId: form.id, userId: stranger.id, values: { answer: "x" } })).rejects.toMatchObject({
+    await expect(fixture.app.forms.answerForm({ formId: form.id, userId: stranger.id, values: { answer: "x" } })).rejects.toMatchObject({
       code: "not_found",
     });
     await expect(fixture.services.getPlan({ actor: outsider, planId: plan.id })).rejects.toMatchObject({ code: "not_found" });
@@ -110,6 +114,6 @@ describe("plan controls on the embedded database", () => {
     expect(await fixture.db.prisma.form.findUniqueOrThrow({ where: { id: form.id }, select: { status: true } })).toEqual({
       status: "open",
     });
-    await fixture.executor.cancelPlan({ actor: member, planId: plan.id, reason: "tidy up" });
+    await fixture.app.plans.cancelPlan({ actor: member, planId: plan.id, reason: "tidy up" });
   });
 });

@@ -60,14 +60,16 @@ it("Stop ends a direct mention's run: its final state goes out and nothing is po
   const run = await liveRunOf(message.id);
 
   const outsider: Actor = { id: randomUUID(), role: "member" };
-  await expect(fixture.executor.stopRun({ actor: outsider, conversationId: fixture.conversationId, runId: run.id })).rejects.toMatchObject({
-    code: expect.stringMatching(/not_found|forbidden/),
-  });
+  await expect(fixture.app.plans.stopRun({ actor: outsider, conversationId: fixture.conversationId, runId: run.id })).rejects.toMatchObject(
+    {
+      code: expect.stringMatching(/not_found|forbidden/),
+    },
+  );
   await expect(
-    fixture.executor.stopRun({ actor: member, conversationId: fixture.conversationId, runId: randomUUID() }),
+    fixture.app.plans.stopRun({ actor: member, conversationId: fixture.conversationId, runId: randomUUID() }),
   ).rejects.toMatchObject({ code: "not_found" });
 
-  expect(await fixture.executor.stopRun({ actor: member, conversationId: fixture.conversationId, runId: run.id })).toEqual({
+  expect(await fixture.app.plans.stopRun({ actor: member, conversationId: fixture.conversationId, runId: run.id })).toEqual({
     stopped: "run",
     planId: null,
   });
@@ -75,7 +77,7 @@ it("Stop ends a direct mention's run: its final state goes out and nothing is po
   expect(runUpdates(run.id).at(-1)).toMatchObject<Partial<RunDTO>>({ status: "cancelled", agentHandle: "researcher" });
   expect((await fixture.db.prisma.run.findUniqueOrThrow({ where: { id: run.id } })).status).toBe("cancelled");
   expect(await fixture.db.prisma.message.count({ where: { runId: run.id } })).toBe(0);
-  await expect(fixture.executor.stopRun({ actor: member, conversationId: fixture.conversationId, runId: run.id })).rejects.toMatchObject({
+  await expect(fixture.app.plans.stopRun({ actor: member, conversationId: fixture.conversationId, runId: run.id })).rejects.toMatchObject({
     code: "conflict",
   });
 });
@@ -91,7 +93,7 @@ it("cancelling a plan sends the final state of the run it stops; Stop on a plan'
     if (!run) await sleep(10);
   }
   if (!run) throw new Error("the step never started");
-  expect(await fixture.executor.stopRun({ actor: member, conversationId: fixture.conversationId, runId: run.id })).toEqual({
+  expect(await fixture.app.plans.stopRun({ actor: member, conversationId: fixture.conversationId, runId: run.id })).toEqual({
     stopped: "plan",
     planId: plan.id,
   });

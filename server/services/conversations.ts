@@ -230,5 +230,3 @@ export function createConversationServices(prisma: PrismaClient) {
     },
   };
 }
-
-export type ConversationServices = ReturnType<typeof createConversationServices>;

@@ -1,5 +1,6 @@
 /**
- * A person's own messages after sending: edit and delete. Only the author may change a
+ * A person's messages: posting one (which may wake agents), and their own messages
+ * after sending: edit and delete, and everyone's emoji reactions. Only the author may change a
  * message (403 for anyone else in the conversation, "not found" for anyone outside it,
  * checked here, where the row is read). Both go through the conversation's unit of work
  * so the change is a numbered conversation event every open tab applies live, and a
@@ -11,6 +12,7 @@
  * stored events that carried the old text are rewritten in the same transaction
  * (rewriteMessageEvents), so no replay hands it out again.
  */
+import { randomUUID } from "node:crypto";
 import type { Prisma } from "../generated/prisma/client.ts";
 import { messageInclude, toMessageDTO } from "../adapters/prisma/serializers.ts";
 import { rewriteMessageEvents } from "../adapters/prisma/event-log.ts";
@@ -19,15 +21,17 @@ import { BatonError, invalidInput, notFound } from "../protocol/errors.ts";
 import type { UnitOfWork } from "../executor/unit-of-work.ts";
 import type { MentionDTO, MessageDTO } from "../protocol/dto.ts";
 import { MAX_MESSAGE_CHARS } from "../protocol/limits.ts";
-import { tokenizeMentions } from "../protocol/mentions.ts";
+import { personHandles, resolveMentions, tokenizeMentions } from "../protocol/mentions.ts";
+import { addressees, isCommanderReplyMode } from "../core/addressing.ts";
+import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from "../core/text.ts";
+import { API_USER_EMAIL } from "../access/actor.ts";
+import type { Engine } from "./engine.ts";
 import { isReactionEmoji, REACTION_EMOJI, summarizeReactions, type ReactionDTO } from "../protocol/reactions.ts";
 
 type Tx = Prisma.TransactionClient;
 
-/** The one thing these services need from the executor: a unit of work on a conversation. */
-export interface ConversationUnits {
-  inConversation<T>(conversationId: string, work: (tx: Tx, uow: UnitOfWork) => Promise<T>): Promise<T>;
-}
+/** A posted message, and the agents it named that are not in the conversation (the UI offers to add them). */
+export type PostedMessage = MessageDTO & { notInConversation: string[] };
 
 interface Target {
   actor: Actor | null;
@@ -49,13 +53,33 @@ async function ownMessage(tx: Tx, { actor, conversationId, messageId }: Target) 
   return row;
 }
 
-export function createMessageServices(units: ConversationUnits) {
+export function createMessageServices(engine: Engine) {
   return {
+    /**
+     * A person's message. Its mentions are the handles the person picked (mentionHandles)
+     * and the ones typed in full (tokenised by the one shared function); who answers is
+     * decided by core/addressing.ts.
+     */
+    async postMessage(input: {
+      conversationId: string;
+      author: { kind: "user"; userId: string };
+      body: string;
+      mentionHandles?: string[];
+      attachmentIds?: string[];
+    }): Promise<PostedMessage> {
+      const body = input.body.trim();
+      if (!body && !input.attachmentIds?.length) throw invalidInput("body: a message needs text or an attachment");
+      if (body.length > MAX_MESSAGE_CHARS) throw invalidInput(`body: longer than ${MAX_MESSAGE_CHARS} characters`);
+      // every caller (REST, automation API) gets the same answer for text the database would refuse
+      if (!isStorableText(body)) throw invalidInput(`body: ${UNSTORABLE_TEXT_MESSAGE}`);
+      return engine.inConversation(input.conversationId, (tx, uow) => postInUnit(engine, tx, uow, { ...input, body }));
+    },
+
     async editMessage(input: Target & { body: string }): Promise<MessageDTO> {
       const body = input.body.trim();
       if (!body) throw invalidInput("body: write something, or delete the message");
       if (body.length > MAX_MESSAGE_CHARS) throw invalidInput(`body: longer than ${MAX_MESSAGE_CHARS} characters`);
-      return units.inConversation(input.conversationId, async (tx, uow) => {
+      return engine.inConversation(input.conversationId, async (tx, uow) => {
         const row = await ownMessage(tx, input);
         if (row.deletedAt) throw new BatonError("conflict", "This message was deleted.");
         // mentions stay the structured ones it was sent with, as far as the new text still names them
@@ -80,7 +104,7 @@ export function createMessageServices(units: ConversationUnits) {
      */
     async setReaction(input: Target & { emoji: string; on: boolean }): Promise<ReactionDTO[]> {
       if (!isReactionEmoji(input.emoji)) throw invalidInput(`emoji: not one of ${REACTION_EMOJI.join(" ")}`);
-      return units.inConversation(input.conversationId, async (tx, uow) => {
+      return engine.inConversation(input.conversationId, async (tx, uow) => {
         const person = await assertMember(tx, input.actor, input.conversationId);
         const row = await tx.message.findUnique({ where: { id: input.messageId }, select: { conversationId: true, deletedAt: true } });
         if (!row || row.conversationId !== input.conversationId) throw notFound("message");
@@ -103,7 +127,7 @@ export function createMessageServices(units: ConversationUnits) {
     },
 
     async deleteMessage(input: Target): Promise<MessageDTO> {
-      return units.inConversation(input.conversationId, async (tx, uow) => {
+      return engine.inConversation(input.conversationId, async (tx, uow) => {
         const row = await ownMessage(tx, input);
         if (row.deletedAt) {
           // deleting twice is the same as once
@@ -121,4 +145,81 @@ export function createMessageServices(units: ConversationUnits) {
       });
     },
   };
+}
+
+/**
+ * The message's unit: one membership check (which also says the conversation exists),
+ * the mentions resolved against who is there, the row, and a run for whoever answers.
+ */
+async function postInUnit(
+  engine: Engine,
+  tx: Tx,
+  uow: UnitOfWork,
+  input: { conversationId: string; author: { userId: string }; body: string; mentionHandles?: string[]; attachmentIds?: string[] },
+): Promise<PostedMessage> {
+  const { conversationId, body } = input;
+  // a person writes only where they are a member, whoever called this
+  await assertMember(tx, { id: input.author.userId, role: "member" }, conversationId);
+  const members = await engine.agents.roster(tx, conversationId, { fresh: true });
+  const picked = [...new Set((input.mentionHandles ?? []).map((handle) => handle.replace(/^@/, "").toLowerCase()))];
+  for (const handle of picked) {
+    if (!members.some((agent) => agent.handle === handle)) throw invalidInput(`mentions: @${handle} is not an agent in this conversation`);
+  }
+  const people = await tx.membership.findMany({
+    where: { conversationId, user: { email: { not: API_USER_EMAIL } } },
+    select: { user: { select: { id: true, name: true } } },
+  });
+  const workspaceAgents = await tx.agent.findMany({ select: { handle: true } });
+  const conversation = await tx.conversation.findUniqueOrThrow({ where: { id: conversationId }, select: { commanderReplies: true } });
+  const typed = resolveMentions(body, {
+    conversationAgents: members.map((agent) => agent.handle),
+    people: people.flatMap((member) => personHandles(member.user.name)),
+    workspaceAgents: workspaceAgents.map((agent) => agent.handle),
+  });
+  const handles = [...new Set([...picked, ...typed.agents])];
+  const mentioned = handles.map((handle) => members.find((agent) => agent.handle === handle)!);
+  // people named by a typed @handle: a structured mention too (they are notified; no agent wakes)
+  const mentionedPeople = typed.people.flatMap((handle) => {
+    const person = people.find((member) => personHandles(member.user.name).includes(handle));
+    return person ? [{ userId: person.user.id, handle }] : [];
+  });
+  const message = await tx.message.create({
+    data: {
+      conversationId,
+      authorKind: "user",
+      authorUserId: input.author.userId,
+      body,
+      mentions: [...mentioned.map((agent) => ({ agentId: agent.id, handle: agent.handle })), ...mentionedPeople],
+    },
+  });
+  if (input.attachmentIds?.length) {
+    const attached = await tx.artifact.updateMany({
+      where: { id: { in: input.attachmentIds }, conversationId, messageId: null },
+      data: { messageId: message.id },
+    });
+    if (attached.count !== input.attachmentIds.length) throw invalidInput("attachmentIds: unknown or already used upload");
+  }
+  const full = await tx.message.findUniqueOrThrow({ where: { id: message.id }, include: messageInclude });
+  uow.emit("message-created", { message: toMessageDTO(full) });
+
+  const who = addressees({
+    mode: isCommanderReplyMode(conversation.commanderReplies) ? conversation.commanderReplies : "auto",
+    mentionedAgents: handles,
+    mentionedPeople: typed.people,
+    outsideAgents: typed.outsideAgents,
+  });
+  const targets =
+    who.kind === "agents" ? mentioned : who.kind === "commander" ? [await engine.agents.commanderFor(tx, conversationId)] : [];
+  for (const agent of targets) {
+    await engine.queueRun(tx, uow, {
+      id: randomUUID(),
+      conversationId,
+      agent,
+      kind: agent.role === "commander" ? "chat" : "mention",
+      input: body,
+      request: { text: body, messageId: message.id },
+      triggerMessageId: message.id,
+    });
+  }
+  return { ...toMessageDTO(full), notInConversation: typed.outsideAgents };
 }

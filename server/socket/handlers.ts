@@ -10,10 +10,10 @@
 import type { Server, Socket } from "socket.io";
 import { z } from "zod";
 import { int32, storableText } from "../core/text.ts";
-import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { ClientToServerEvents, ServerToClientEvents } from "../protocol/events.ts";
-import { listConversationEvents } from "../adapters/prisma/event-log.ts";
-import { getSessionWithUser, type SessionUser } from "../auth/session.ts";
+import type { SessionUser } from "../auth/session.ts";
+import { hasErrorCode } from "../protocol/errors.ts";
+import type { Application } from "../services/application.ts";
 import { activityRoom, conversationRoom, sessionRoom, userRoom } from "../protocol/rooms.ts";
 import { rememberIo } from "./rooms.ts";
 import {
@@ -49,7 +49,7 @@ const TYPING_MIN_INTERVAL_MS = 1_000;
 
 export function attachSocketHandlers(
   io: Server,
-  { prisma, limits = DEFAULT_SOCKET_LIMITS }: { prisma: PrismaClient; limits?: SocketLimits },
+  { app, limits = DEFAULT_SOCKET_LIMITS }: { app: Pick<Application, "live">; limits?: SocketLimits },
 ) {
   const server = io as BatonServer;
   rememberIo(io);
@@ -69,7 +69,7 @@ export function attachSocketHandlers(
       try {
         const headers = new Headers();
         headers.set("cookie", cookie);
-        const found = await getSessionWithUser(headers, prisma);
+        const found = await app.live.session(headers);
         if (!found) return anonymous();
         const wait = userHandshakeWait(found.user.id, limits);
         if (wait !== null) return next(tooManyHandshakes(wait));
@@ -89,11 +89,11 @@ export function attachSocketHandlers(
     void socket.join(userRoom(user.id));
     // sign-out and revocation empty this room (auth.ts's session delete hook)
     void socket.join(sessionRoom(sessionId));
-    watchSession(socket, prisma);
+    watchSession(socket, app);
     // handlers are registered synchronously below, so no early event is dropped meanwhile
-    prisma.membership
-      .findMany({ where: { userId: user.id }, select: { conversationId: true } })
-      .then((memberships) => socket.join(memberships.map((m) => activityRoom(m.conversationId))))
+    app.live
+      .conversationIdsOf({ userId: user.id })
+      .then((conversationIds) => socket.join(conversationIds.map(activityRoom)))
       .catch((error) => log.error({ err: error, userId: user.id }, "joining activity rooms failed"));
 
     socket.on("conversation-join", async (request, ack) => {
@@ -102,20 +102,21 @@ export function attachSocketHandlers(
       if (!parsed.success) return reply({ ok: false, error: "invalid_input" });
       const { conversationId, afterSeq } = parsed.data;
       try {
-        const member = await prisma.membership.findUnique({
-          where: { conversationId_userId: { conversationId, userId: user.id } },
-          select: { id: true },
+        const replay = await app.live.join({
+          actor: user,
+          conversationId,
+          afterSeq,
+          maxEvents: MAX_REPLAY_EVENTS,
+          subscribe: async () => {
+            await socket.join(conversationRoom(conversationId));
+            await socket.join(activityRoom(conversationId));
+          },
         });
-        // same answer for "missing" and "not yours": a non-member learns nothing
-        if (!member) return reply({ ok: false, error: "not_found" });
-        await socket.join(conversationRoom(conversationId));
-        await socket.join(activityRoom(conversationId));
-        const conversation = await prisma.conversation.findUnique({ where: { id: conversationId }, select: { lastSeq: true } });
-        const lastSeq = conversation?.lastSeq ?? 0;
-        if (lastSeq - afterSeq > MAX_REPLAY_EVENTS) return reply({ ok: false, error: "replay_too_long" });
-        const events = await listConversationEvents(prisma, { conversationId, afterSeq, limit: MAX_REPLAY_EVENTS + 1 });
-        reply({ ok: true, events, lastSeq: Math.max(lastSeq, events.at(-1)?.seq ?? 0) });
+        if (replay.kind === "too-long") return reply({ ok: false, error: "replay_too_long" });
+        reply({ ok: true, events: replay.events, lastSeq: replay.lastSeq });
       } catch (error) {
+        // same answer for "missing" and "not yours": a non-member learns nothing
+        if (hasErrorCode(error, "not_found")) return reply({ ok: false, error: "not_found" });
         log.error({ err: error, conversationId }, "conversation-join failed");
         reply({ ok: false, error: "internal" });
       }
@@ -147,14 +148,14 @@ export function attachSocketHandlers(
  * room in case the session was deleted between the handshake and the join (its delete
  * hook would then have found the room empty).
  */
-function watchSession(socket: BatonSocket, prisma: PrismaClient) {
+function watchSession(socket: BatonSocket, app: Pick<Application, "live">) {
   let timer: NodeJS.Timeout | undefined;
   const check = async () => {
-    const session = await prisma.session.findUnique({ where: { id: socket.data.sessionId }, select: { expiresAt: true } });
-    if (!session || session.expiresAt.getTime() <= Date.now()) return void socket.disconnect(true);
+    const expiresAt = await app.live.sessionExpiry({ sessionId: socket.data.sessionId });
+    if (!expiresAt || expiresAt.getTime() <= Date.now()) return void socket.disconnect(true);
     timer = setTimeout(
       () => void check().catch(() => socket.disconnect(true)),
-      Math.min(MAX_TIMER_MS, session.expiresAt.getTime() - Date.now() + 50),
+      Math.min(MAX_TIMER_MS, expiresAt.getTime() - Date.now() + 50),
     );
     timer.unref();
   };

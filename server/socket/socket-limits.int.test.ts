@@ -49,7 +49,7 @@ beforeAll(async () => {
   fixture = await createAccountsFixture();
   httpServer = createServer();
   io = createSocketServer(httpServer, { trustProxy: 1, origins: [] });
-  attachSocketHandlers(io, { prisma: fixture.db.prisma });
+  attachSocketHandlers(io, { app: fixture.runtime.app });
   await new Promise<void>((resolve) => httpServer.listen(0, "127.0.0.1", resolve));
   url = `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}`;
 });
@@ -111,7 +111,11 @@ describe("handshake limits", () => {
 describe("a flood from one signed-in non-member", () => {
   it("closes the flooding sockets with a reason while a member's live updates keep arriving", async () => {
     const [alice, mallory] = await people(2, "Flood");
-    const { id: conversationId } = await fixture.runtime.services.createConversation({ title: "Busy", agentHandles: [], userId: alice.id });
+    const { id: conversationId } = await fixture.runtime.app.conversations.createConversation({
+      title: "Busy",
+      agentHandles: [],
+      userId: alice.id,
+    });
     const member = await dial({ cookie: alice.cookie, address: "198.51.100.1" });
     if (!member.connected) throw new Error("alice did not connect");
     expect((await member.socket.emitWithAck("conversation-join", { conversationId, afterSeq: 0 })).ok).toBe(true);

@@ -76,7 +76,7 @@ beforeAll(async () => {
   bob = await signUpInvited(fixture.db.prisma, fixture.admin, "Bob");
   httpServer = createServer();
   io = createSocketServer(httpServer, { trustProxy: 1, origins: [CONFIGURED_ORIGIN], limits: LIMITS });
-  attachSocketHandlers(io, { prisma: fixture.db.prisma, limits: LIMITS });
+  attachSocketHandlers(io, { app: fixture.runtime.app, limits: LIMITS });
   await new Promise<void>((resolve) => httpServer.listen(0, "127.0.0.1", resolve));
   url = `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}`;
 });
@@ -142,7 +142,7 @@ describe("membership", () => {
   it("a removed member's sockets leave the conversation's room at once and are told", async () => {
     const owner = await signUpInvited(fixture.db.prisma, fixture.admin, "Olive");
     const services = createMembershipServices(fixture.db.prisma, socketMembershipNotifier);
-    const { id } = await fixture.runtime.services.createConversation({ title: "Room", agentHandles: [], userId: owner.id });
+    const { id } = await fixture.runtime.app.conversations.createConversation({ title: "Room", agentHandles: [], userId: owner.id });
     const dan = await signUpInvited(fixture.db.prisma, fixture.admin, "Dan");
     const danSocket = await dial({ cookie: dan.cookie, transport: "websocket" });
     if (!danSocket.connected) throw new Error("did not connect");

@@ -28,9 +28,9 @@ serveIpcRequests<Request>({
   async handle(message) {
     switch (message.type) {
       case "submit":
-        return core.executor.submitPlan({ conversationId: message.conversationId, raw: message.raw });
+        return core.app.plans.submitPlan({ conversationId: message.conversationId, raw: message.raw });
       case "conversation":
-        return core.runtime.services.createConversation({
+        return core.app.conversations.createConversation({
           title: message.title,
           agentHandles: message.agents,
           userId: message.userId ?? core.runtime.apiUserId,

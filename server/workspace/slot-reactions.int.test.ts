@@ -7,7 +7,6 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { existsSync } from "node:fs";
 import path from "node:path";
 import type { AgentRunner, AgentRunResult, RunRequest } from "../ports/executor.ts";
-import { routeReaction } from "../executor/reactions.ts";
 import { createExecutorFixture, type ExecutorFixture } from "../executor/testing/executor-fixture.ts";
 import { commitSubjects, createGitFixture, showFile, type GitFixture } from "./testing/git-fixture.ts";
 import { git } from "./git.ts";
@@ -93,7 +92,7 @@ describe("a reaction to a workspace step", () => {
     const head2 = (await git(["rev-parse", branch2], { cwd: repo.repoPath })).stdout.trim();
     const slotPath = (await fixture.db.prisma.slot.findFirstOrThrow({ where: { planId: plan.id, stepIndex: 1 } })).path;
 
-    const routed = await routeReaction(fixture.executor, {
+    const routed = await fixture.app.reactions.route({
       conversationId: fixture.conversationId,
       source: "ci",
       target: { branch: branch1 },
@@ -137,7 +136,7 @@ describe("a reaction to a workspace step", () => {
     expect(slot.status).toBe("removed");
     expect(existsSync(slot.path)).toBe(false);
 
-    const routed = await routeReaction(fixture.executor, {
+    const routed = await fixture.app.reactions.route({
       conversationId: fixture.conversationId,
       source: "review",
       target: { planId: plan.id, stepIndex: 1 },
@@ -157,7 +156,7 @@ describe("a reaction to a workspace step", () => {
 
   it("refuses a branch that belongs to no plan of the conversation", async () => {
     await expect(
-      routeReaction(fixture.executor, {
+      fixture.app.reactions.route({
         conversationId: fixture.conversationId,
         source: "ci",
         target: { branch: "baton/nope-1" },
@@ -172,7 +171,7 @@ describe("a reaction to a workspace step", () => {
       raw: { title: "one change", steps: [{ index: 1, title: "alpha", assignee: "researcher", input: "add alpha" }] },
     });
     await fixture.waitForPlan(plan.id);
-    const routed = await routeReaction(fixture.executor, {
+    const routed = await fixture.app.reactions.route({
       conversationId: fixture.conversationId,
       source: "ci",
       target: { agent: "researcher" },

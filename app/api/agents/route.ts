@@ -6,5 +6,5 @@ import { getRuntime } from "@/server/runtime.ts";
 /** Agents anyone may add to a new conversation. */
 export const GET = handle(async (request: Request) => {
   await requireUser(request);
-  return respond(routes.account.agents, { agents: await getRuntime().services.listAgents() });
+  return respond(routes.account.agents, { agents: await getRuntime().app.conversations.listAgents() });
 });

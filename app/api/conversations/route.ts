@@ -6,14 +6,14 @@ import { joinUserToConversation } from "@/server/socket/rooms.ts";
 
 export const GET = handle(async (request: Request) => {
   const user = await requireUser(request);
-  const conversations = await getRuntime().services.listConversations({ userId: user.id });
+  const conversations = await getRuntime().app.conversations.listConversations({ userId: user.id });
   return respond(routes.conversations.list, { conversations });
 });
 
 export const POST = handle(async (request: Request) => {
   const user = await requireUser(request);
   const input = await readBody(routes.conversations.create, request);
-  const created = await getRuntime().services.createConversation({ ...input, userId: user.id });
+  const created = await getRuntime().app.conversations.createConversation({ ...input, userId: user.id });
   joinUserToConversation({ userId: user.id, conversationId: created.id });
   return respond(routes.conversations.create, created);
 });

@@ -2,7 +2,6 @@ import { handle, requireUser } from "@/server/auth/guards.ts";
 import { readQuery, respond } from "@/server/http/route-spec.ts";
 import { routes } from "@/server/protocol/rest/index.ts";
 import { getRuntime } from "@/server/runtime.ts";
-import { searchMessages } from "@/server/services/message-search.ts";
 
 const spec = routes.search.messages;
 
@@ -10,6 +9,6 @@ const spec = routes.search.messages;
 export const GET = handle(async (request: Request) => {
   const user = await requireUser(request);
   const { q, limit } = readQuery(spec, request);
-  const results = await searchMessages(getRuntime().prisma, { actor: user, query: q, limit });
+  const results = await getRuntime().app.messages.search({ actor: user, query: q, limit });
   return respond(spec, { results });
 });

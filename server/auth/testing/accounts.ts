@@ -7,8 +7,10 @@ import { randomUUID } from "node:crypto";
 import { createTestDatabase, type TestDatabase } from "../../db/testing/test-database.ts";
 import { loadConfig } from "../../config/config.ts";
 import { setRuntime, type Runtime } from "../../runtime.ts";
-import type { Executor } from "../../executor/executor.ts";
-import { createConversationServices } from "../../services/conversations.ts";
+import { createApplication } from "../../services/application.ts";
+import type { Engine } from "../../services/engine.ts";
+import { createModelRegistry } from "../../agents/model-registry.ts";
+import { getSessionWithUser } from "../../auth/session.ts";
 import { API_USER_EMAIL } from "../../access/actor.ts";
 import { seedWorkspace } from "../../services/seed.ts";
 import type { PrismaClient } from "../../generated/prisma/client.ts";
@@ -88,9 +90,13 @@ export async function createAccountsFixture(env: Record<string, string> = {}): P
     config: loadConfig(env),
     prisma: db.prisma,
     sql: db.sql,
-    // membership, token and audit routes reach the executor only to say its agent cache is stale
-    executor: { agentsChanged: () => undefined } as Pick<Executor, "agentsChanged"> as Executor,
-    services: createConversationServices(db.prisma),
+    app: createApplication({
+      prisma: db.prisma,
+      // membership, token and audit routes reach the engine only to say its agent cache is stale
+      engine: { agentsChanged: () => undefined } as Partial<Engine> as Engine,
+      agentModels: () => ({ models: createModelRegistry({ env: {} }) }),
+      readSession: (headers) => getSessionWithUser(headers, db.prisma),
+    }),
     apiUserId: apiUser.id,
   };
   setRuntime(runtime);

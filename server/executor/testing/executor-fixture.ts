@@ -7,6 +7,10 @@ import { createTestDatabase } from "../../db/testing/test-database.ts";
 import type { Database } from "../../db/database.ts";
 import { seedWorkspace } from "../../services/seed.ts";
 import { createConversationServices } from "../../services/conversations.ts";
+import { createApplication, type Application } from "../../services/application.ts";
+import type { PostedMessage } from "../../services/messages.ts";
+import { createModelRegistry } from "../../agents/model-registry.ts";
+import { getSessionWithUser } from "../../auth/session.ts";
 import type { ConversationEventDTO } from "../../protocol/events.ts";
 import type { PlanStatus } from "../../core/types.ts";
 import { Executor } from "../executor.ts";
@@ -28,6 +32,8 @@ export const TEST_EXECUTOR_CONFIG: ExecutorConfig = {
 export interface ExecutorFixture {
   db: Database;
   executor: Executor;
+  /** the application over the fixture's (current) executor: what people ask for */
+  app: Application;
   runner: ScriptedRunner;
   services: ReturnType<typeof createConversationServices>;
   published: ConversationEventDTO[];
@@ -38,7 +44,7 @@ export interface ExecutorFixture {
   /** waits (polling the database; tests only) until the plan reaches one of the statuses */
   waitForPlan(planId: string, statuses?: PlanStatus[], timeoutMs?: number): Promise<PlanStatus>;
   /** the fixture's person posts `body` in the fixture's conversation (mentions typed, none picked) */
-  say(body: string): ReturnType<Executor["postMessage"]>;
+  say(body: string): Promise<PostedMessage>;
   /** another executor on the same database (e.g. with another role), started; closed with the fixture */
   addExecutor(config?: Partial<ExecutorConfig>): Promise<Executor>;
   /** a second executor on the same database, as after a restart */
@@ -85,6 +91,14 @@ export async function createExecutorFixture(
   const initialRunner = options.createRunner ? options.createRunner(db) : runner;
   let executor = build(initialRunner);
   await executor.start();
+  const buildApp = () =>
+    createApplication({
+      prisma: db.prisma,
+      engine: executor,
+      agentModels: () => ({ models: createModelRegistry({ env: {} }) }),
+      readSession: (headers) => getSessionWithUser(headers, db.prisma),
+    });
+  let app = buildApp();
   const user = await db.prisma.user.create({
     data: { id: randomUUID(), name: "Ada", email: `ada-${randomUUID()}@example.com` },
   });
@@ -100,6 +114,9 @@ export async function createExecutorFixture(
     get executor() {
       return executor;
     },
+    get app() {
+      return app;
+    },
     runner,
     services,
     published,
@@ -107,7 +124,7 @@ export async function createExecutorFixture(
     conversationId: conversation.id,
     userId: user.id,
     say(body) {
-      return executor.postMessage({
+      return app.messages.postMessage({
         conversationId: conversation.id,
         author: { kind: "user", userId: user.id },
         body,
@@ -135,6 +152,7 @@ export async function createExecutorFixture(
     async restart(restartOptions = {}) {
       await executor.stop();
       executor = build(restartOptions.runner ?? (options.createRunner ? options.createRunner(db) : runner));
+      app = buildApp();
       await executor.start();
       return executor;
     },

@@ -82,15 +82,15 @@ serveIpcRequests<Request>({
   async handle(message) {
     switch (message.type) {
       case "submit":
-        return core.executor.submitPlan({ conversationId: message.conversationId, raw: message.raw });
+        return core.app.plans.submitPlan({ conversationId: message.conversationId, raw: message.raw });
       case "conversation":
-        return core.runtime.services.createConversation({
+        return core.app.conversations.createConversation({
           title: message.title,
           agentHandles: message.agents,
           userId: core.runtime.apiUserId,
         });
       case "plan":
-        return core.runtime.services.getPlan({ actor: { id: core.runtime.apiUserId, role: "member" }, planId: message.planId });
+        return core.app.conversations.getPlan({ actor: { id: core.runtime.apiUserId, role: "member" }, planId: message.planId });
       case "runs":
         return prisma.run.findMany({
           where: { planId: message.planId },
@@ -100,7 +100,7 @@ serveIpcRequests<Request>({
       case "stats":
         return core.executor.stats;
       case "answer":
-        return core.executor.answerForm({ formId: message.formId, userId: core.runtime.apiUserId, values: message.values });
+        return core.app.forms.answerForm({ formId: message.formId, userId: core.runtime.apiUserId, values: message.values });
       case "workspace": {
         const repository = await prisma.repository.create({ data: { name: `r-${Date.now().toString(36)}`, path: message.repoPath } });
         await prisma.conversation.update({ where: { id: message.conversationId }, data: { repositoryId: repository.id } });

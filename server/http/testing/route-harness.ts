@@ -34,8 +34,7 @@ export async function createRouteHarness(env: Record<string, string> = {}): Prom
     config: loadConfig({ BATON_API_TOKEN: TEST_API_TOKEN, BATON_WEBHOOK_SECRET: TEST_WEBHOOK_SECRET, ...env }),
     prisma,
     sql: fixture.db.sql,
-    executor: fixture.executor,
-    services: fixture.services,
+    app: fixture.app,
     apiUserId: apiUser.id,
   });
   const email = `admin-${randomUUID()}@example.com`;

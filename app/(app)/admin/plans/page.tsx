@@ -26,13 +26,13 @@ export default async function PlanHistoryPage({ searchParams }: { searchParams: 
   const actor = await requirePageAdmin();
   const search = await searchParams;
   const status = PLAN_STATUSES.includes(search.status as PlanStatus) ? (search.status as PlanStatus) : undefined;
-  const { prisma, services } = getRuntime();
+  const { prisma, app } = getRuntime();
   const [plans, agents] = await Promise.all([
     listPlanHistory(prisma, {
       actor,
       filter: { status, agent: search.agent || undefined, from: parseDate(search.from), to: parseDate(search.to, true) },
     }),
-    services.listAgents(),
+    app.conversations.listAgents(),
   ]);
   return (
     <div className="flex flex-col gap-4">

@@ -9,7 +9,7 @@ type Params = { params: Promise<{ conversationId: string }> };
 /** The member check and the snapshot, read once per request for the title and the page. */
 const loadConversation = cache(async (conversationId: string) => {
   const user = await requirePageMember(conversationId);
-  const snapshot = await getRuntime().services.getSnapshot({ actor: user, conversationId });
+  const snapshot = await getRuntime().app.conversations.getSnapshot({ actor: user, conversationId });
   return { user, snapshot };
 });
 

@@ -3,7 +3,6 @@ import { noContent, readBody, respond } from "@/server/http/route-spec.ts";
 import { routes } from "@/server/protocol/rest/index.ts";
 import type { ResponseBody } from "@/server/protocol/rest/define.ts";
 import { getRuntime } from "@/server/runtime.ts";
-import { conversationManageServices } from "@/server/runtime-services.ts";
 
 type Context = { params: Promise<{ conversationId: string }> };
 
@@ -11,7 +10,7 @@ type Context = { params: Promise<{ conversationId: string }> };
 export const GET = handle(async (request: Request, context: Context) => {
   const { conversationId } = await context.params;
   const actor = await requireMember(request, conversationId);
-  return respond(routes.conversations.get, await getRuntime().services.getSnapshot({ actor, conversationId }));
+  return respond(routes.conversations.get, await getRuntime().app.conversations.getSnapshot({ actor, conversationId }));
 });
 
 /**
@@ -23,10 +22,13 @@ export const PATCH = handle(async (request: Request, context: Context) => {
   // membership before the body: a non-member learns nothing, not even what the body lacks
   const actor = await requireMember(request, conversationId);
   const input = await readBody(routes.conversations.settings, request);
-  const manage = conversationManageServices();
+  const manage = getRuntime().app.conversations;
   const changed: ResponseBody<typeof routes.conversations.settings> = {};
   if (input.commanderReplies !== undefined) {
-    Object.assign(changed, await getRuntime().services.setCommanderReplies({ actor, conversationId, mode: input.commanderReplies }));
+    Object.assign(
+      changed,
+      await getRuntime().app.conversations.setCommanderReplies({ actor, conversationId, mode: input.commanderReplies }),
+    );
   }
   if (input.title !== undefined) changed.title = (await manage.rename({ actor, conversationId, title: input.title })).title;
   if (input.archived !== undefined) {
@@ -40,6 +42,6 @@ export const DELETE = handle(async (request: Request, context: Context) => {
   const { conversationId } = await context.params;
   const actor = await requireMember(request, conversationId);
   await readBody(routes.conversations.remove, request);
-  await conversationManageServices().remove({ actor, conversationId });
+  await getRuntime().app.conversations.remove({ actor, conversationId });
   return noContent(routes.conversations.remove);
 });

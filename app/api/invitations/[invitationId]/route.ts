@@ -1,7 +1,7 @@
 import { handle, requireUser } from "@/server/auth/guards.ts";
+import { getRuntime } from "@/server/runtime.ts";
 import { readBody, respond } from "@/server/http/route-spec.ts";
 import { routes } from "@/server/protocol/rest/index.ts";
-import { membershipServices } from "@/server/runtime-services.ts";
 
 type Context = { params: Promise<{ invitationId: string }> };
 const spec = routes.members.answerInvitation;
@@ -11,5 +11,5 @@ export const POST = handle(async (request: Request, context: Context) => {
   const { invitationId } = await context.params;
   const actor = await requireUser(request);
   const { accept } = await readBody(spec, request);
-  return respond(spec, await membershipServices().answerInvitation({ actor, invitationId, accept }));
+  return respond(spec, await getRuntime().app.members.answerInvitation({ actor, invitationId, accept }));
 });

@@ -1,5 +1,4 @@
 import { handle, requireUser } from "@/server/auth/guards.ts";
-import { revokeApiToken } from "@/server/auth/api-tokens.ts";
 import { respond } from "@/server/http/route-spec.ts";
 import { routes } from "@/server/protocol/rest/index.ts";
 import { getRuntime } from "@/server/runtime.ts";
@@ -10,5 +9,5 @@ type Context = { params: Promise<{ tokenId: string }> };
 export const DELETE = handle(async (request: Request, context: Context) => {
   const { tokenId } = await context.params;
   const actor = await requireUser(request);
-  return respond(routes.account.revokeToken, { token: await revokeApiToken(getRuntime().prisma, { actor, tokenId }) });
+  return respond(routes.account.revokeToken, { token: await getRuntime().app.tokens.revoke({ actor, tokenId }) });
 });

@@ -1,7 +1,7 @@
 import { handle, requireMember, requireUser } from "@/server/auth/guards.ts";
+import { getRuntime } from "@/server/runtime.ts";
 import { readBody, respond } from "@/server/http/route-spec.ts";
 import { routes } from "@/server/protocol/rest/index.ts";
-import { membershipServices } from "@/server/runtime-services.ts";
 
 type Context = { params: Promise<{ conversationId: string }> };
 
@@ -9,7 +9,7 @@ type Context = { params: Promise<{ conversationId: string }> };
 export const GET = handle(async (request: Request, context: Context) => {
   const { conversationId } = await context.params;
   const actor = await requireUser(request);
-  return respond(routes.members.list, await membershipServices().listMembers({ actor, conversationId }));
+  return respond(routes.members.list, await getRuntime().app.members.listMembers({ actor, conversationId }));
 });
 
 /**
@@ -21,5 +21,5 @@ export const POST = handle(async (request: Request, context: Context) => {
   // membership before the body: a non-member learns nothing, not even what the body lacks
   const actor = await requireMember(request, conversationId);
   const { email } = await readBody(routes.members.invite, request);
-  return respond(routes.members.invite, await membershipServices().invite({ actor, conversationId, email }));
+  return respond(routes.members.invite, await getRuntime().app.members.invite({ actor, conversationId, email }));
 });

@@ -70,8 +70,7 @@ function suite(kind: "embedded" | "postgres") {
       config: loadConfig({}),
       prisma: fixture.db.prisma,
       sql: fixture.db.sql,
-      executor: fixture.executor,
-      services: fixture.services,
+      app: fixture.app,
       apiUserId: apiUser.id,
     });
     ann = await signUp(fixture.db.prisma, { name: "Ann" });

@@ -13,7 +13,7 @@ export const GET = handle(async (request: Request, context: Context) => {
   const { conversationId } = await context.params;
   const user = await requireMember(request, conversationId);
   const query = readQuery(routes.conversations.earlierMessages, request);
-  const page = await getRuntime().services.getEarlierMessages({ actor: user, conversationId, ...query });
+  const page = await getRuntime().app.conversations.getEarlierMessages({ actor: user, conversationId, ...query });
   return respond(routes.conversations.earlierMessages, page);
 });
 
@@ -22,7 +22,7 @@ export const POST = handle(async (request: Request, context: Context) => {
   const user = await requireMember(request, conversationId);
   enforceRate(`message:${user.id}`, MESSAGE_RATE);
   const input = await readBody(spec, request);
-  const { notInConversation, ...message } = await getRuntime().executor.postMessage({
+  const { notInConversation, ...message } = await getRuntime().app.messages.postMessage({
     conversationId,
     author: { kind: "user", userId: user.id },
     body: input.body,

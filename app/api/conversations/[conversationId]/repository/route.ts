@@ -2,7 +2,6 @@ import { handle, requireMember } from "@/server/auth/guards.ts";
 import { readBody, respond } from "@/server/http/route-spec.ts";
 import { routes } from "@/server/protocol/rest/index.ts";
 import { getRuntime } from "@/server/runtime.ts";
-import { getConversationRepository, setConversationRepository } from "@/server/workspace/repositories.ts";
 
 type Context = { params: Promise<{ conversationId: string }> };
 
@@ -10,7 +9,10 @@ type Context = { params: Promise<{ conversationId: string }> };
 export const GET = handle(async (request: Request, context: Context) => {
   const { conversationId } = await context.params;
   const actor = await requireMember(request, conversationId);
-  return respond(routes.workspace.conversationRepository, await getConversationRepository(getRuntime().prisma, { actor, conversationId }));
+  return respond(
+    routes.workspace.conversationRepository,
+    await getRuntime().app.workspace.getConversationRepository({ actor, conversationId }),
+  );
 });
 
 /** Link (an admin who owns the conversation) or unlink (any owner) the repository. */
@@ -20,7 +22,7 @@ export const PUT = handle(async (request: Request, context: Context) => {
   const input = await readBody(routes.workspace.linkRepository, request);
   return respond(
     routes.workspace.linkRepository,
-    await setConversationRepository(getRuntime().prisma, {
+    await getRuntime().app.workspace.setConversationRepository({
       actor,
       conversationId,
       repositoryId: input.repositoryId,

@@ -23,7 +23,7 @@ export const POST = handle(async (request: Request, context: Context) => {
   const name = truncateText(file.name.replace(/[\\/\u0000-\u001f]/g, "_"), 200) || "file";
   const mediaType = /^[\w.+-]+\/[\w.+-]+$/.test(file.type) ? file.type : "application/octet-stream";
   const bytes = new Uint8Array(await file.arrayBuffer());
-  const artifact = await getRuntime().services.saveUpload({ actor: user, conversationId, name, mediaType, bytes });
+  const artifact = await getRuntime().app.conversations.saveUpload({ actor: user, conversationId, name, mediaType, bytes });
   return respond(routes.conversations.upload, { attachment: artifact });
 });
 

@@ -2,7 +2,6 @@ import { handle, requireAdmin } from "@/server/auth/guards.ts";
 import { respond } from "@/server/http/route-spec.ts";
 import { routes } from "@/server/protocol/rest/index.ts";
 import { getRuntime } from "@/server/runtime.ts";
-import { listRepositoryBranches } from "@/server/workspace/repositories.ts";
 
 type Context = { params: Promise<{ repositoryId: string }> };
 
@@ -10,5 +9,5 @@ type Context = { params: Promise<{ repositoryId: string }> };
 export const GET = handle(async (request: Request, context: Context) => {
   const { repositoryId } = await context.params;
   const actor = await requireAdmin(request);
-  return respond(routes.workspace.repositoryBranches, await listRepositoryBranches(getRuntime().prisma, { actor, repositoryId }));
+  return respond(routes.workspace.repositoryBranches, await getRuntime().app.workspace.listRepositoryBranches({ actor, repositoryId }));
 });

@@ -2,7 +2,6 @@ import { handle, requireUser } from "@/server/auth/guards.ts";
 import { noContent } from "@/server/http/route-spec.ts";
 import { routes } from "@/server/protocol/rest/index.ts";
 import { getRuntime } from "@/server/runtime.ts";
-import { membershipServices } from "@/server/runtime-services.ts";
 
 type Context = { params: Promise<{ conversationId: string; agentId: string }> };
 
@@ -10,7 +9,6 @@ type Context = { params: Promise<{ conversationId: string; agentId: string }> };
 export const DELETE = handle(async (request: Request, context: Context) => {
   const { conversationId, agentId } = await context.params;
   const actor = await requireUser(request);
-  await membershipServices().removeAgent({ actor, conversationId, agentId });
-  getRuntime().executor.agentsChanged();
+  await getRuntime().app.members.removeAgent({ actor, conversationId, agentId });
   return noContent(routes.members.removeAgent);
 });

@@ -9,7 +9,7 @@ const INLINE_TYPES = /^(image\/(png|jpeg|gif|webp)|text\/plain)$/;
 export const GET = handle(async (request: Request, context: Context) => {
   const { conversationId, artifactId } = await context.params;
   const actor = await requireMember(request, conversationId);
-  const artifact = await getRuntime().services.readArtifact({ actor, conversationId, artifactId });
+  const artifact = await getRuntime().app.conversations.readArtifact({ actor, conversationId, artifactId });
   const inline = INLINE_TYPES.test(artifact.mediaType) && new URL(request.url).searchParams.get("download") !== "1";
   const type = artifact.mediaType.startsWith("text/") ? "text/plain; charset=utf-8" : artifact.mediaType;
   return new Response(Buffer.from(artifact.content), {

@@ -12,6 +12,6 @@ export const POST = handle(async (request: Request, context: Context) => {
   const user = await requireMember(request, conversationId);
   await requireFormIn(conversationId, formId);
   const { values } = await readBody(spec, request);
-  const form = await getRuntime().executor.answerForm({ formId, userId: user.id, values });
+  const form = await getRuntime().app.forms.answerForm({ formId, userId: user.id, values });
   return respond(spec, { form });
 });

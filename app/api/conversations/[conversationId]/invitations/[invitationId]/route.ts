@@ -1,7 +1,7 @@
 import { handle, requireUser } from "@/server/auth/guards.ts";
+import { getRuntime } from "@/server/runtime.ts";
 import { noContent } from "@/server/http/route-spec.ts";
 import { routes } from "@/server/protocol/rest/index.ts";
-import { membershipServices } from "@/server/runtime-services.ts";
 
 type Context = { params: Promise<{ conversationId: string; invitationId: string }> };
 
@@ -9,6 +9,6 @@ type Context = { params: Promise<{ conversationId: string; invitationId: string 
 export const DELETE = handle(async (request: Request, context: Context) => {
   const { conversationId, invitationId } = await context.params;
   const actor = await requireUser(request);
-  await membershipServices().revokeInvitation({ actor, conversationId, invitationId });
+  await getRuntime().app.members.revokeInvitation({ actor, conversationId, invitationId });
   return noContent(routes.members.revokeInvitation);
 });

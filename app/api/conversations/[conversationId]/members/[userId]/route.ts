@@ -1,7 +1,7 @@
 import { handle, requireMember, requireUser } from "@/server/auth/guards.ts";
+import { getRuntime } from "@/server/runtime.ts";
 import { noContent, readBody, respond } from "@/server/http/route-spec.ts";
 import { routes } from "@/server/protocol/rest/index.ts";
-import { membershipServices } from "@/server/runtime-services.ts";
 
 type Context = { params: Promise<{ conversationId: string; userId: string }> };
 
@@ -9,7 +9,7 @@ type Context = { params: Promise<{ conversationId: string; userId: string }> };
 export const DELETE = handle(async (request: Request, context: Context) => {
   const { conversationId, userId } = await context.params;
   const actor = await requireUser(request);
-  await membershipServices().removeMember({ actor, conversationId, userId });
+  await getRuntime().app.members.removeMember({ actor, conversationId, userId });
   return noContent(routes.members.remove);
 });
 
@@ -19,6 +19,6 @@ export const PATCH = handle(async (request: Request, context: Context) => {
   // membership before the body: a non-member learns nothing, not even what the body lacks
   const actor = await requireMember(request, conversationId);
   const { role } = await readBody(routes.members.setRole, request);
-  await membershipServices().setRole({ actor, conversationId, userId, role });
+  await getRuntime().app.members.setRole({ actor, conversationId, userId, role });
   return respond(routes.members.setRole, { userId, role });
 });

@@ -2,11 +2,10 @@ import { handle, requireMember } from "@/server/auth/guards.ts";
 import { readBody, respond } from "@/server/http/route-spec.ts";
 import { routes } from "@/server/protocol/rest/index.ts";
 import { getRuntime } from "@/server/runtime.ts";
-import { createMessageServices } from "@/server/services/messages.ts";
 
 type Context = { params: Promise<{ conversationId: string; messageId: string }> };
 
-const services = () => createMessageServices(getRuntime().executor);
+const services = () => getRuntime().app.messages;
 
 /** Edits the author's own message (403 for anyone else); everyone in the conversation sees it live. */
 export const PATCH = handle(async (request: Request, context: Context) => {

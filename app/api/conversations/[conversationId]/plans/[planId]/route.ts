@@ -10,7 +10,7 @@ const spec = routes.conversations.controlPlan;
 export const GET = handle(async (request: Request, context: Context) => {
   const { conversationId, planId } = await context.params;
   const user = await requireMember(request, conversationId);
-  const plan = await getRuntime().services.getConversationPlan({ actor: user, conversationId, planId });
+  const plan = await getRuntime().app.conversations.getConversationPlan({ actor: user, conversationId, planId });
   return respond(routes.conversations.plan, { plan });
 });
 
@@ -24,13 +24,13 @@ export const POST = handle(async (request: Request, context: Context) => {
   const user = await requireMember(request, conversationId);
   await requirePlanIn(conversationId, planId);
   const control = await readBody(spec, request);
-  const { executor } = getRuntime();
+  const { plans } = getRuntime().app;
   const result =
     control.action === "cancel"
-      ? await executor.cancelPlan({ actor: user, planId, reason: control.reason || `cancelled by ${user.name}` })
+      ? await plans.cancelPlan({ actor: user, planId, reason: control.reason || `cancelled by ${user.name}` })
       : control.action === "retry"
-        ? await executor.retryStep({ actor: user, planId, stepIndex: control.stepIndex })
-        : await executor.skipStep({
+        ? await plans.retryStep({ actor: user, planId, stepIndex: control.stepIndex })
+        : await plans.skipStep({
             actor: user,
             planId,
             stepIndex: control.stepIndex,

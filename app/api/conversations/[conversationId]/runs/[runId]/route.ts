@@ -14,6 +14,6 @@ export const POST = handle(async (request: Request, context: Context) => {
   const { conversationId, runId } = await context.params;
   const user = await requireMember(request, conversationId);
   await readBody(routes.conversations.stopRun, request);
-  const result = await getRuntime().executor.stopRun({ actor: user, conversationId, runId, reason: `stopped by ${user.name}` });
+  const result = await getRuntime().app.plans.stopRun({ actor: user, conversationId, runId, reason: `stopped by ${user.name}` });
   return respond(routes.conversations.stopRun, result);
 });

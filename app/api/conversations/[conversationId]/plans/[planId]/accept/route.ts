@@ -2,7 +2,6 @@ import { handle, requireMember, requirePlanIn } from "@/server/auth/guards.ts";
 import { respond } from "@/server/http/route-spec.ts";
 import { routes } from "@/server/protocol/rest/index.ts";
 import { getRuntime } from "@/server/runtime.ts";
-import { acceptPlanResult } from "@/server/workspace/review.ts";
 
 type Context = { params: Promise<{ conversationId: string; planId: string }> };
 
@@ -11,5 +10,5 @@ export const POST = handle(async (request: Request, context: Context) => {
   const { conversationId, planId } = await context.params;
   const actor = await requireMember(request, conversationId);
   await requirePlanIn(conversationId, planId);
-  return respond(routes.workspace.accept, await acceptPlanResult(getRuntime().prisma, { actor, planId }));
+  return respond(routes.workspace.accept, await getRuntime().app.workspace.acceptPlanResult({ actor, planId }));
 });

@@ -2,8 +2,6 @@ import { handle, requireMember, requirePlanIn } from "@/server/auth/guards.ts";
 import { respond } from "@/server/http/route-spec.ts";
 import { routes } from "@/server/protocol/rest/index.ts";
 import { getRuntime } from "@/server/runtime.ts";
-import { mergePlanBranches } from "@/server/workspace/merge.ts";
-import { getPlanWorkspace } from "@/server/workspace/review.ts";
 
 type Context = { params: Promise<{ conversationId: string; planId: string }> };
 
@@ -12,7 +10,7 @@ export const GET = handle(async (request: Request, context: Context) => {
   const { conversationId, planId } = await context.params;
   const actor = await requireMember(request, conversationId);
   await requirePlanIn(conversationId, planId);
-  return respond(routes.workspace.plan, await getPlanWorkspace(getRuntime().prisma, { actor, planId }));
+  return respond(routes.workspace.plan, await getRuntime().app.workspace.getPlanWorkspace({ actor, planId }));
 });
 
 /**
@@ -23,5 +21,5 @@ export const POST = handle(async (request: Request, context: Context) => {
   const { conversationId, planId } = await context.params;
   const actor = await requireMember(request, conversationId);
   await requirePlanIn(conversationId, planId);
-  return respond(routes.workspace.merge, await mergePlanBranches(getRuntime().prisma, { actor, planId }));
+  return respond(routes.workspace.merge, await getRuntime().app.workspace.mergePlanBranches({ actor, planId }));
 });

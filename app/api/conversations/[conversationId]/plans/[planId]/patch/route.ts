@@ -1,6 +1,5 @@
 import { handle, requireMember, requirePlanIn } from "@/server/auth/guards.ts";
 import { getRuntime } from "@/server/runtime.ts";
-import { planPatch } from "@/server/workspace/review.ts";
 
 type Context = { params: Promise<{ conversationId: string; planId: string }> };
 
@@ -9,7 +8,7 @@ export const GET = handle(async (request: Request, context: Context) => {
   const { conversationId, planId } = await context.params;
   const actor = await requireMember(request, conversationId);
   await requirePlanIn(conversationId, planId);
-  const patch = await planPatch(getRuntime().prisma, { actor, planId });
+  const patch = await getRuntime().app.workspace.planPatch({ actor, planId });
   return new Response(patch.text, {
     headers: {
       "Content-Type": "text/x-patch; charset=utf-8",

@@ -12,5 +12,5 @@ export const GET = handle(async (request: Request, context: Context) => {
   const actor = await requireMember(request, conversationId);
   await requirePlanIn(conversationId, planId);
   const index = intParam(stepIndex, { name: "stepIndex", min: 1 });
-  return respond(routes.conversations.stepDetail, await getRuntime().services.getStepDetail({ actor, planId, stepIndex: index }));
+  return respond(routes.conversations.stepDetail, await getRuntime().app.conversations.getStepDetail({ actor, planId, stepIndex: index }));
 });

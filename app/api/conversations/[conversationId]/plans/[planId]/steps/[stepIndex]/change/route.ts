@@ -3,7 +3,6 @@ import { intParam } from "@/server/http/params.ts";
 import { respond } from "@/server/http/route-spec.ts";
 import { routes } from "@/server/protocol/rest/index.ts";
 import { getRuntime } from "@/server/runtime.ts";
-import { getStepChange } from "@/server/workspace/review.ts";
 
 type Context = { params: Promise<{ conversationId: string; planId: string; stepIndex: string }> };
 
@@ -13,5 +12,5 @@ export const GET = handle(async (request: Request, context: Context) => {
   const actor = await requireMember(request, conversationId);
   await requirePlanIn(conversationId, planId);
   const index = intParam(stepIndex, { name: "stepIndex", min: 1 });
-  return respond(routes.workspace.stepChange, await getStepChange(getRuntime().prisma, { actor, planId, stepIndex: index }));
+  return respond(routes.workspace.stepChange, await getRuntime().app.workspace.getStepChange({ actor, planId, stepIndex: index }));
 });

@@ -8,12 +8,10 @@ import { randomUUID } from "node:crypto";
 import { fenceUntrusted } from "../core/fence.ts";
 import { COMMANDER_ASSIGNEE, USER_ASSIGNEE } from "../core/types.ts";
 import type { MessageDTO } from "../protocol/dto.ts";
-import type { Executor } from "./executor.ts";
 import { conflict, invalidInput, notFound } from "../protocol/errors.ts";
 import type { Prisma } from "../generated/prisma/client.ts";
-import { insertMessage } from "./messages.ts";
-import { createRun } from "./run-records.ts";
 import { toStorableText } from "../core/text.ts";
+import type { Engine } from "./engine.ts";
 
 export const MAX_REACTION_PAYLOAD_CHARS = 64_000;
 
@@ -31,10 +29,7 @@ export interface Reaction {
   delivery?: { id: string; expiresAt: Date } | null;
 }
 
-export async function routeReaction(
-  executor: Executor,
-  reaction: Reaction,
-): Promise<{ message: MessageDTO; runId: string; agent: string }> {
+export async function routeReaction(engine: Engine, reaction: Reaction): Promise<{ message: MessageDTO; runId: string; agent: string }> {
   const source =
     reaction.source
       .toLowerCase()
@@ -46,10 +41,9 @@ export async function routeReaction(
   if (text === undefined || text.length > MAX_REACTION_PAYLOAD_CHARS) {
     throw invalidInput(`payload: must be JSON of at most ${MAX_REACTION_PAYLOAD_CHARS} characters`);
   }
-  const context = executor.context;
-  return executor.inConversation(reaction.conversationId, async (tx, uow) => {
-    if (reaction.delivery) await recordDelivery(tx, reaction.delivery, new Date(context.clock.now()));
-    const roster = await context.agents.roster(tx, reaction.conversationId);
+  return engine.inConversation(reaction.conversationId, async (tx, uow) => {
+    if (reaction.delivery) await recordDelivery(tx, reaction.delivery, engine.now());
+    const roster = await engine.agents.roster(tx, reaction.conversationId);
     if (roster.length === 0 && !(await tx.conversation.findUnique({ where: { id: reaction.conversationId }, select: { id: true } }))) {
       throw notFound("conversation");
     }
@@ -72,12 +66,12 @@ export async function routeReaction(
     }
     const agent = handle
       ? roster.find((candidate) => candidate.handle === handle)
-      : await context.agents.commanderFor(tx, reaction.conversationId);
+      : await engine.agents.commanderFor(tx, reaction.conversationId);
     if (!agent) throw invalidInput(`target: @${handle} is not an agent in this conversation`);
 
     const fenced = fenceUntrusted(text, `reaction:${source}`);
     const body = `@${agent.handle} Reaction from **${source}**${about}:\n\n${fenced}`;
-    const message = insertMessage(context, uow, {
+    const message = engine.queueMessage(uow, {
       conversationId: reaction.conversationId,
       author: { kind: "system" },
       kind: "text",
@@ -86,7 +80,7 @@ export async function routeReaction(
       ...(aboutStep ?? {}),
     });
     const runId = randomUUID();
-    await createRun(context, tx, uow, {
+    await engine.queueRun(tx, uow, {
       id: runId,
       conversationId: reaction.conversationId,
       agent,

@@ -1,0 +1,118 @@
+/**
+ * The application: everything a person (or an API client) can ask of Baton, built once
+ * at boot (boot.ts) and reached by every route handler, the automation API and the
+ * socket handlers the same way, `getRuntime().app.<area>.<command>(…)`. Each command
+ * takes the acting user and checks what they may do itself; the engine (executor/)
+ * underneath owns plans, runs and queues and knows nothing of people.
+ */
+import type { PrismaClient } from "../generated/prisma/client.ts";
+import { listConversationEvents } from "../adapters/prisma/event-log.ts";
+import { listAuditEvents } from "../access/audit.ts";
+import type { Actor } from "../access/actor.ts";
+import { createApiToken, listApiTokens, revokeApiToken } from "../auth/api-tokens.ts";
+import { createInvite } from "../auth/invites.ts";
+import type { AgentInput } from "../protocol/rest/admin.ts";
+import { mergePlanBranches } from "../workspace/merge.ts";
+import {
+  getConversationRepository,
+  listRepositories,
+  listRepositoryBranches,
+  registerRepository,
+  setConversationRepository,
+} from "../workspace/repositories.ts";
+import { acceptPlanResult, getPlanWorkspace, getStepChange, planPatch } from "../workspace/review.ts";
+import { slotsOverview } from "../workspace/slots-overview.ts";
+import { createAgent, listAgentsForAdmin, updateAgent, type AgentModels } from "./admin-agents.ts";
+import { createConversationManageServices, silentConversationNotifier, type ConversationChangeNotifier } from "./conversation-manage.ts";
+import { createConversationServices } from "./conversations.ts";
+import type { Engine } from "./engine.ts";
+import { routeReaction, type Reaction } from "./event-reactions.ts";
+import { createFormServices } from "./forms.ts";
+import { createLiveViewServices, type SessionReader } from "./live-view.ts";
+import { createMembershipServices, silentNotifier, type MembershipNotifier } from "./memberships.ts";
+import { searchMessages } from "./message-search.ts";
+import { createMessageServices } from "./messages.ts";
+import { createPlanControls } from "./plan-controls.ts";
+
+export interface ApplicationDeps {
+  prisma: PrismaClient;
+  engine: Engine;
+  /** the live side of membership and conversation changes (sockets); silent without one */
+  notifiers?: { memberships?: MembershipNotifier; conversations?: ConversationChangeNotifier };
+  /** the models and command-line agents an admin may give an agent (read when asked: configuration may change) */
+  agentModels: () => AgentModels;
+  /** the signed-in user behind a socket's cookie (auth/session.ts) */
+  readSession: SessionReader;
+}
+
+/** `fn(prisma, input)` as `fn(input)`: the workspace and account services take the client first. */
+function on<I, O>(prisma: PrismaClient, fn: (prisma: PrismaClient, input: I) => O): (input: I) => O {
+  return (input) => fn(prisma, input);
+}
+
+export function createApplication({ prisma, engine, notifiers = {}, agentModels, readSession }: ApplicationDeps) {
+  const members = createMembershipServices(prisma, notifiers.memberships ?? silentNotifier);
+  return {
+    conversations: {
+      ...createConversationServices(prisma),
+      ...createConversationManageServices(prisma, notifiers.conversations ?? silentConversationNotifier),
+      /** stored events after `afterSeq`, for a caller that checked membership (the API's token statement, a socket's join) */
+      events: on(prisma, listConversationEvents),
+    },
+    members: {
+      ...members,
+      // who is in a conversation decides who a plan may assign: the engine forgets its cached roster
+      async addAgent(input: Parameters<typeof members.addAgent>[0]) {
+        const agent = await members.addAgent(input);
+        engine.agentsChanged();
+        return agent;
+      },
+      async removeAgent(input: Parameters<typeof members.removeAgent>[0]) {
+        await members.removeAgent(input);
+        engine.agentsChanged();
+      },
+    },
+    messages: { ...createMessageServices(engine), search: on(prisma, searchMessages) },
+    forms: createFormServices({ prisma, engine }),
+    /** a browser's live connection: its session, the conversations it follows, a member's replay */
+    live: createLiveViewServices({ prisma, readSession }),
+    plans: createPlanControls({ prisma, engine }),
+    /** an outside event (CI, a review) routed to the agent that owns the work */
+    reactions: { route: (reaction: Reaction) => routeReaction(engine, reaction) },
+    admin: {
+      listAgents: on(prisma, listAgentsForAdmin),
+      async createAgent(input: { actor: Actor | null; input: AgentInput }) {
+        const agent = await createAgent(prisma, { ...input, ...agentModels() });
+        engine.agentsChanged();
+        return agent;
+      },
+      async updateAgent(input: { actor: Actor | null; agentId: string; input: AgentInput }) {
+        const agent = await updateAgent(prisma, { ...input, ...agentModels() });
+        engine.agentsChanged();
+        return agent;
+      },
+      createInvite: on(prisma, createInvite),
+      auditLog: on(prisma, listAuditEvents),
+    },
+    workspace: {
+      listRepositories: on(prisma, listRepositories),
+      registerRepository: on(prisma, registerRepository),
+      listRepositoryBranches: on(prisma, listRepositoryBranches),
+      getConversationRepository: on(prisma, getConversationRepository),
+      setConversationRepository: on(prisma, setConversationRepository),
+      slotsOverview: on(prisma, slotsOverview),
+      getPlanWorkspace: on(prisma, getPlanWorkspace),
+      getStepChange: on(prisma, getStepChange),
+      acceptPlanResult: on(prisma, acceptPlanResult),
+      planPatch: on(prisma, planPatch),
+      mergePlanBranches: on(prisma, mergePlanBranches),
+    },
+    tokens: {
+      create: on(prisma, createApiToken),
+      list: on(prisma, listApiTokens),
+      revoke: on(prisma, revokeApiToken),
+    },
+  };
+}
+
+export type Application = ReturnType<typeof createApplication>;
