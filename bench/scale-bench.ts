@@ -26,7 +26,7 @@ import { openPostgresBenchDatabase, withDatabase } from "./bench-database.ts";
 import { quantile } from "./server/workloads.ts";
 import { toPlan, type TimedStep } from "./dags.ts";
 import { apiClient, type ApiClient } from "./server/client.ts";
-import { createApiToken } from "../server/auth/api-tokens.ts";
+import { createApiToken } from "../server/services/api-tokens.ts";
 import { EVENTS_CHANNEL } from "../server/adapters/socket/event-bus.ts";
 import type { ClusterMessage } from "../server/adapters/socket/socket-publisher.ts";
 import type { ClientAssignment, Delivery, FromClients, ToClients } from "./scale/clients.ts";

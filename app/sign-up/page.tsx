@@ -2,7 +2,7 @@ import { redirect } from "next/navigation";
 import { AuthCard } from "@/components/auth/auth-card.tsx";
 import { SignUpForm } from "@/components/auth/sign-up-form.tsx";
 import { currentUser, hasAnyUser } from "@/server/auth/page-session.ts";
-import { isInviteUsable } from "@/server/auth/invites.ts";
+import { isInviteUsable } from "@/server/services/invites.ts";
 import { getRuntime } from "@/server/runtime.ts";
 
 export const metadata = { title: "Sign up" };

@@ -10,7 +10,7 @@ import { assertDeclaredLength, boundBody, readLimitedText, requestBodyLimit } fr
 import { errorResponse, HttpError } from "../http/errors.ts";
 import { assertIdParams, plausibleId } from "../http/params.ts";
 import type { Actor } from "../access/actor.ts";
-import { scopeAllows, TOKEN_PREFIX, verifyApiToken } from "../auth/api-tokens.ts";
+import { scopeAllows, TOKEN_PREFIX, verifyApiToken } from "../services/api-tokens.ts";
 import type { TokenScope } from "../protocol/rest/account.ts";
 import { enforceRateLimit, TOKEN_WRITE_RATE } from "../auth/rate-limit.ts";
 

@@ -11,7 +11,7 @@ import { betterAuth } from "better-auth";
 import { APIError } from "better-auth/api";
 import { prismaAdapter } from "better-auth/adapters/prisma";
 import type { PrismaClient } from "../generated/prisma/client.ts";
-import { claimInvite, recordInviteUse } from "./invites.ts";
+import { claimInvite, recordInviteUse } from "../services/invites.ts";
 import { createPersonalDemo } from "../services/seed.ts";
 import { CLIENT_IP_HEADER } from "../http/client-address.ts";
 import { logFor } from "../observability/log.ts";

@@ -9,8 +9,8 @@ import type { PrismaClient } from "../generated/prisma/client.ts";
 import { listConversationEvents } from "../adapters/prisma/event-log.ts";
 import { listAuditEvents } from "../access/audit.ts";
 import type { Actor } from "../access/actor.ts";
-import { createApiToken, listApiTokens, revokeApiToken } from "../auth/api-tokens.ts";
-import { createInvite } from "../auth/invites.ts";
+import { createApiToken, listApiTokens, revokeApiToken } from "./api-tokens.ts";
+import { createInvite } from "./invites.ts";
 import type { AgentInput } from "../protocol/rest/admin.ts";
 import { mergePlanBranches } from "../workspace/merge.ts";
 import {

@@ -15,7 +15,7 @@ import { API_USER_EMAIL } from "../../access/actor.ts";
 import { seedWorkspace } from "../../services/seed.ts";
 import type { PrismaClient } from "../../generated/prisma/client.ts";
 import { CLIENT_IP_HEADER } from "../auth.ts";
-import { createInvite } from "../invites.ts";
+import { createInvite } from "../../services/invites.ts";
 import { getAuth } from "../session.ts";
 
 process.env.BETTER_AUTH_SECRET ??= "test-secret-0123456789-0123456789-abcdef";

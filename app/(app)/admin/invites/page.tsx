@@ -1,5 +1,5 @@
 import { InvitesPanel } from "@/components/admin/invites-panel.tsx";
-import { listInvites } from "@/server/auth/invites.ts";
+import { listInvites } from "@/server/services/invites.ts";
 import { requirePageAdmin } from "@/server/auth/page-session.ts";
 import { getRuntime } from "@/server/runtime.ts";
 

@@ -1,6 +1,6 @@
 import { MobileMenuButton } from "@/components/app-shell.tsx";
 import { TokensPanel } from "@/components/settings/tokens-panel.tsx";
-import { listApiTokens } from "@/server/auth/api-tokens.ts";
+import { listApiTokens } from "@/server/services/api-tokens.ts";
 import { requirePageUser } from "@/server/auth/page-session.ts";
 import { getRuntime } from "@/server/runtime.ts";
 
