@@ -41,7 +41,16 @@ function useKeepFocusedFieldVisible(container: React.RefObject<HTMLElement | nul
  * Chat on the left, the plan panel beside it on wide screens. Below `lg` the chat is
  * full width and the plan is a bottom sheet opened from the header's Plan button.
  */
-export function ConversationView({ snapshot, currentUserId }: { snapshot: Snapshot; currentUserId: string }) {
+export function ConversationView({
+  snapshot,
+  currentUserId,
+  planHistoryHref = null,
+}: {
+  snapshot: Snapshot;
+  currentUserId: string;
+  /** admins only: the admin plan history filtered to this conversation */
+  planHistoryHref?: string | null;
+}) {
   const connection = useConversationSync(snapshot);
   const title = useConversationStore((s) => (s.conversationId === snapshot.conversation.id ? s.title : snapshot.conversation.title));
   const planCount = useConversationStore((s) => Object.keys(s.plans).length);
@@ -71,6 +80,7 @@ export function ConversationView({ snapshot, currentUserId }: { snapshot: Snapsh
           planCount={planCount}
           planOpen={planOpen}
           onOpenPlan={() => setPlanOpen(true)}
+          planHistoryHref={planHistoryHref}
         />
         <ConversationBanner fate={fate} />
         <MessageList currentUserId={currentUserId} />

@@ -24,5 +24,12 @@ export default async function ConversationPage({ params }: Params) {
   const { conversationId } = await params;
   const { user, snapshot } = await loadConversation(conversationId);
   // plain JSON across the server/client boundary
-  return <ConversationView snapshot={JSON.parse(JSON.stringify(snapshot)) as typeof snapshot} currentUserId={user.id} />;
+  return (
+    <ConversationView
+      snapshot={JSON.parse(JSON.stringify(snapshot)) as typeof snapshot}
+      currentUserId={user.id}
+      // admins reach this conversation's plans in the admin plan history from its header
+      planHistoryHref={user.role === "admin" ? `/admin/plans?conversation=${conversationId}` : null}
+    />
+  );
 }
