@@ -45,9 +45,12 @@ export function ConversationView({
   snapshot,
   currentUserId,
   planHistoryHref = null,
+  lastReadAt = null,
 }: {
   snapshot: Snapshot;
   currentUserId: string;
+  /** how far this person had read when the page opened: the "new messages" line goes after it */
+  lastReadAt?: string | null;
   /** admins only: the admin plan history filtered to this conversation */
   planHistoryHref?: string | null;
 }) {
@@ -83,7 +86,7 @@ export function ConversationView({
           planHistoryHref={planHistoryHref}
         />
         <ConversationBanner fate={fate} />
-        <MessageList currentUserId={currentUserId} />
+        <MessageList currentUserId={currentUserId} readMark={{ conversationId, lastReadAt }} />
         <ActivityBar />
         {/* a disabled fieldset disables every control of the composer at once */}
         <fieldset disabled={fate !== "open"} className="contents" aria-label={fate === "open" ? undefined : "Composer (read-only)"}>

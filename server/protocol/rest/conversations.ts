@@ -102,6 +102,13 @@ export const conversationRoutes = {
     response: z.object({ id: z.string(), title: z.string() }),
     status: 201,
   }),
+  /** the person has read up to `upTo` (the newest message they saw; now when absent): the "new messages" line moves past it */
+  markRead: defineRoute({
+    method: "POST",
+    path: "/api/conversations/:conversationId/read",
+    body: z.object({ upTo: z.iso.datetime().optional() }).strict(),
+    response: z.object({ lastReadAt: z.string().nullable() }),
+  }),
   /** the full snapshot: first load, and when a replay would be too long */
   get: defineRoute({ method: "GET", path: "/api/conversations/:conversationId", response: snapshotSchema }),
   /** owners: when the commander answers messages that address no agent, the title, archived or not; answers with what changed */
