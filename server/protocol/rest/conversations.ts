@@ -178,11 +178,17 @@ export const conversationRoutes = {
   postMessage: defineRoute({
     method: "POST",
     path: "/api/conversations/:conversationId/messages",
-    body: z.object({
-      body: messageText("Write something first."),
-      mentionHandles: z.array(handle).max(20).default([]),
-      attachmentIds: z.array(storableText().min(1).max(64)).max(10).default([]),
-    }),
+    body: z
+      .object({
+        // empty is fine when a file goes with it: a file can be sent on its own
+        body: storableText().max(MAX_MESSAGE_CHARS, `A message can hold at most ${MAX_MESSAGE_CHARS} characters.`).default(""),
+        mentionHandles: z.array(handle).max(20).default([]),
+        attachmentIds: z.array(storableText().min(1).max(64)).max(10).default([]),
+      })
+      .refine((message) => message.body.trim().length > 0 || message.attachmentIds.length > 0, {
+        message: "Write something first, or attach a file.",
+        path: ["body"],
+      }),
     /** notInConversation: handles mentioned that are not in the conversation (offer to add them) */
     response: z.object({ message: messageSchema, notInConversation: z.array(z.string()) }),
     status: 201,
