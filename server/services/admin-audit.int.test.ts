@@ -4,7 +4,7 @@
  * nobody in.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../db/test-database.ts";
+import { createTestDatabase, type TestDatabase } from "../db/testing/test-database.ts";
 import { claimInvite, createInvite, isInviteUsable } from "../auth/invites.ts";
 import { createAgent, updateAgent } from "./admin-agents.ts";
 import { inviteState, listInvitesForAdmin, revokeInvite } from "./admin-invites.ts";

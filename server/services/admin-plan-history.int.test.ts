@@ -3,7 +3,7 @@
  * two pages, filtered to one conversation; a plan's final answer and who answered its forms.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../db/test-database.ts";
+import { createTestDatabase, type TestDatabase } from "../db/testing/test-database.ts";
 import { listPlanHistory } from "./admin-plans.ts";
 import { getPlanAnswers } from "./admin-plan-answers.ts";
 

@@ -4,7 +4,7 @@
  * only moves forward and never past now.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../db/test-database.ts";
+import { createTestDatabase, type TestDatabase } from "../db/testing/test-database.ts";
 import { searchPeople } from "./people-search.ts";
 import { lastReadAt, markRead } from "./read-marks.ts";
 import { API_USER_EMAIL } from "./seed.ts";

@@ -7,7 +7,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { browserRequest, signUp, signUpInvited, type TestAccount } from "@/server/auth/testing/accounts.ts";
 import { loadConfig } from "@/server/config/config.ts";
-import { postgresAvailable } from "@/server/db/test-database.ts";
+import { postgresAvailable } from "@/server/db/testing/test-database.ts";
 import { createExecutorFixture, type ExecutorFixture } from "@/server/executor/testing/executor-fixture.ts";
 import type { MessageDTO } from "@/server/protocol/dto.ts";
 import { setRuntime } from "@/server/runtime.ts";
