@@ -9,6 +9,8 @@ import { unreadSince } from "./unread.ts";
 import { useReadMarker } from "./use-read-marker.ts";
 
 const NEAR_BOTTOM_PX = 80;
+
+const dividerLabel = (count: number) => (count > 0 ? `${count} new ${count === 1 ? "message" : "messages"}` : "New messages");
 /** `#message-<id>`: a search result (or a link) opening the conversation at one message */
 const MESSAGE_HASH = /^#message-([\w-]{1,128})$/;
 
@@ -46,6 +48,8 @@ export function MessageList({
   /** the open's divider: placed once, when this conversation's messages are in the store */
   const placedMark = useRef(false);
   const markDivider = useRef<string | null>(null);
+  /** what the open's divider says: how many were missed, even once the reader reached the bottom */
+  const [missed, setMissed] = useState<{ firstId: string | null; count: number }>({ firstId: null, count: 0 });
 
   useEffect(() => {
     if (!readMark || placedMark.current || storeConversation !== readMark.conversationId) return;
@@ -54,7 +58,10 @@ export function MessageList({
     if (since.count === 0) return;
     markDivider.current = since.firstId;
     // the divider is state of this render's data, set once the store holds it
-    const timer = setTimeout(() => setUnread(since), 0);
+    const timer = setTimeout(() => {
+      setUnread(since);
+      setMissed(since);
+    }, 0);
     return () => clearTimeout(timer);
   }, [readMark, storeConversation, messages, currentUserId]);
 
@@ -190,7 +197,7 @@ export function MessageList({
                 <li data-testid="unread-divider" className="my-1 flex items-center gap-2 px-4">
                   <span aria-hidden className="h-px flex-1 bg-red-400" />
                   <span className="text-xs font-medium text-red-700 dark:text-red-300">
-                    {unread.count > 0 ? `${unread.count} new ${unread.count === 1 ? "message" : "messages"}` : "New messages"}
+                    {dividerLabel(message.id === missed.firstId ? missed.count : unread.count)}
                   </span>
                   <span aria-hidden className="h-px flex-1 bg-red-400" />
                 </li>
