@@ -51,7 +51,7 @@ test("admin: edit an agent, filter plan history, open a plan timeline, see usage
   const stranger = await browser.newContext();
   const strangerPage = await stranger.newPage();
   await strangerPage.goto(address);
-  await expect(strangerPage.getByRole("alert")).toContainText("This invite link is used up, has expired or was revoked.");
+  await expect(strangerPage.getByText("This invite link is used up, has expired or was revoked.")).toBeVisible();
   await stranger.close();
 
   await page.goto("/admin/audit");
