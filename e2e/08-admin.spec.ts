@@ -55,6 +55,8 @@ test("admin: edit an agent, filter plan history, open a plan timeline, see usage
   await stranger.close();
 
   await page.goto("/admin/audit");
-  await expect(page.getByTestId("audit-sentence").filter({ hasText: "Ada Admin revoked an invite link for a member." }).first()).toBeVisible();
+  await expect(
+    page.getByTestId("audit-sentence").filter({ hasText: "Ada Admin revoked an invite link for a member." }).first(),
+  ).toBeVisible();
   await context.close();
 });

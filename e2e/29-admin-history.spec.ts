@@ -23,7 +23,9 @@ async function answerFormsUntilDone(conversation: ConversationPage) {
 
 const noSidewaysScroll = (page: Page) => page.evaluate(() => document.documentElement.scrollWidth <= window.innerWidth);
 
-test("29. admin plan history: searched by title, linked both ways with its conversation; the plan page tells the end", async ({ browser }) => {
+test("29. admin plan history: searched by title, linked both ways with its conversation; the plan page tells the end", async ({
+  browser,
+}) => {
   const { context, page } = await adminContext(browser);
   await page.setViewportSize({ width: 1280, height: 800 });
   const stamp = Date.now().toString(36);
@@ -52,7 +54,10 @@ test("29. admin plan history: searched by title, linked both ways with its conve
   await expect(rows).toHaveCount(1);
 
   // the plan page: phases in words, the final answer, who answered which form and when
-  await rows.first().getByRole("link", { name: new RegExp(`kiwi${stamp}`) }).click();
+  await rows
+    .first()
+    .getByRole("link", { name: new RegExp(`kiwi${stamp}`) })
+    .click();
   await expect(page.getByTestId("plan-timeline")).toBeVisible();
   const phases = page.getByTestId("timeline-phase");
   await expect(phases.first()).toBeVisible();
@@ -74,7 +79,10 @@ test("29. admin plan history: searched by title, linked both ways with its conve
   await page.goto(`/admin/plans?conversation=${conversationId}`);
   await expect(rows).toHaveCount(1);
   expect(await noSidewaysScroll(page)).toBe(true);
-  await rows.first().getByRole("link", { name: new RegExp(`kiwi${stamp}`) }).click();
+  await rows
+    .first()
+    .getByRole("link", { name: new RegExp(`kiwi${stamp}`) })
+    .click();
   await expect(page.getByTestId("final-answer")).toBeVisible();
   expect(await noSidewaysScroll(page)).toBe(true);
   await context.close();

@@ -33,7 +33,14 @@ export function InvitesPanel({ invites: initial }: { invites: AdminInvite[] }) {
     try {
       const { invite } = await api.admin.createInvite({ role });
       setInvites((list) => [
-        { id: invite.id, token: invite.token, role: invite.role, state: "open", createdAt: new Date().toISOString(), expiresAt: invite.expiresAt },
+        {
+          id: invite.id,
+          token: invite.token,
+          role: invite.role,
+          state: "open",
+          createdAt: new Date().toISOString(),
+          expiresAt: invite.expiresAt,
+        },
         ...list,
       ]);
     } catch (caught) {
@@ -56,8 +63,8 @@ export function InvitesPanel({ invites: initial }: { invites: AdminInvite[] }) {
     <div className="flex max-w-3xl flex-col gap-4">
       <h2 className="text-lg font-semibold">Invite links</h2>
       <p className="text-sm text-zinc-600 dark:text-zinc-400">
-        After the first account, people join only through an invite link. Each link works once and expires after 7 days; revoke one
-        you no longer want used.
+        After the first account, people join only through an invite link. Each link works once and expires after 7 days; revoke one you no
+        longer want used.
       </p>
       <div className="flex items-end gap-2">
         <label className="flex flex-col gap-1 text-sm">
@@ -78,7 +85,12 @@ export function InvitesPanel({ invites: initial }: { invites: AdminInvite[] }) {
         {invites.map((invite) => {
           const label = `invite link for a new ${invite.role} created ${invite.createdAt.slice(0, 16).replace("T", " ")}`;
           return (
-            <li key={invite.id} className="flex flex-wrap items-center gap-2 px-3 py-2 text-sm" data-testid="invite" data-state={invite.state}>
+            <li
+              key={invite.id}
+              className="flex flex-wrap items-center gap-2 px-3 py-2 text-sm"
+              data-testid="invite"
+              data-state={invite.state}
+            >
               {invite.state === "open" ? (
                 <input
                   readOnly
@@ -89,9 +101,7 @@ export function InvitesPanel({ invites: initial }: { invites: AdminInvite[] }) {
                   onFocus={(e) => e.currentTarget.select()}
                 />
               ) : (
-                <span className="min-w-0 flex-1 text-xs text-zinc-500">
-                  {label.replace(/^./, (first) => first.toUpperCase())}
-                </span>
+                <span className="min-w-0 flex-1 text-xs text-zinc-500">{label.replace(/^./, (first) => first.toUpperCase())}</span>
               )}
               <Badge tone={invite.role === "admin" ? "accent" : "neutral"}>{invite.role}</Badge>
               <Badge tone={STATE_TONE[invite.state]}>{invite.state}</Badge>

@@ -10,7 +10,11 @@ const when = (iso: string) => iso.slice(0, 16).replace("T", " ");
 export function PlanAnswersView({ answers }: { answers: PlanAnswers }) {
   return (
     <>
-      <section aria-label="Final answer" className="rounded-lg border border-zinc-200 p-3 text-sm dark:border-zinc-800" data-testid="final-answer">
+      <section
+        aria-label="Final answer"
+        className="rounded-lg border border-zinc-200 p-3 text-sm dark:border-zinc-800"
+        data-testid="final-answer"
+      >
         <h3 className="mb-2 font-semibold">Final answer</h3>
         {answers.finalAnswer.length === 0 ? <p className="text-zinc-500">No result was delivered (yet).</p> : null}
         {answers.finalAnswer.map((result) => (

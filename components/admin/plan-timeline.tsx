@@ -41,7 +41,7 @@ export const SEGMENT_STYLE: Record<SegmentKind, { bar: string; label: string }> 
 const KINDS: SegmentKind[] = ["queued", "running", "waiting", "deciding", "retry"];
 
 /** A step's phase in words: a failed step the commander still decides about is not "running". */
-export const PHASE_LABEL: Record<StepPhase, string> = {
+const PHASE_LABEL: Record<StepPhase, string> = {
   queued: "queued",
   running: "running",
   waiting: "waiting for a person",
@@ -142,8 +142,7 @@ export function PlanTimelineView({ timeline }: { timeline: PlanTimeline }) {
                   <span data-testid="timeline-phase" data-phase={step.phase}>
                     {PHASE_LABEL[step.phase]}
                   </span>{" "}
-                  ·{" "}
-                  {plural(step.attempts, "attempt")}
+                  · {plural(step.attempts, "attempt")}
                 </p>
               </div>
               <div

@@ -319,7 +319,11 @@ function ConversationComposer({ conversationId, currentUserId }: { conversationI
           aria-activedescendant={open && suggestions[highlight] ? mentionOptionId(suggestions[highlight]) : undefined}
           className="min-h-10 flex-1 resize-none rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm focus:border-accent focus:outline-none focus:ring-2 focus:ring-accent/30 dark:border-zinc-700 dark:bg-zinc-900"
         />
-        <Button onClick={() => void send()} disabled={sending || uploading || (text.trim().length === 0 && attachments.length === 0)} aria-label="Send message">
+        <Button
+          onClick={() => void send()}
+          disabled={sending || uploading || (text.trim().length === 0 && attachments.length === 0)}
+          aria-label="Send message"
+        >
           Send
         </Button>
       </div>

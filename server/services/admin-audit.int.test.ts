@@ -74,7 +74,14 @@ it("refuses to revoke a link already used, and names an unknown one", async () =
 
 it("filters the audit log by who, kind and dates, on the server", async () => {
   await db.prisma.auditEvent.create({
-    data: { actorId: "bo", actorKind: "user", action: "token.created", targetKind: "token", targetId: "t1", at: new Date("2025-03-10T12:00:00Z") },
+    data: {
+      actorId: "bo",
+      actorKind: "user",
+      action: "token.created",
+      targetKind: "token",
+      targetId: "t1",
+      at: new Date("2025-03-10T12:00:00Z"),
+    },
   });
   const bo = await listAuditEvents(db.prisma, { actor: admin, filter: { actorId: "bo" } });
   expect(bo.map((event) => event.action)).toEqual(["token.created"]);

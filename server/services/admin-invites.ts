@@ -48,7 +48,12 @@ export async function revokeInvite(
     if (invite.revokedAt) return { id: invite.id, state: "revoked" as const };
     const revoked = await tx.invite.updateMany({ where: { id: inviteId, usedAt: null, revokedAt: null }, data: { revokedAt: new Date() } });
     if (revoked.count !== 1) throw conflict("This invite link was already used: remove the person instead.");
-    await recordAudit(tx, { actor: admin, action: "invite.revoked", target: { kind: "invite", id: invite.id }, detail: { role: invite.role } });
+    await recordAudit(tx, {
+      actor: admin,
+      action: "invite.revoked",
+      target: { kind: "invite", id: invite.id },
+      detail: { role: invite.role },
+    });
     return { id: invite.id, state: "revoked" as const };
   });
 }

@@ -34,7 +34,7 @@ export interface PlanHistoryFilter {
   to?: Date;
 }
 
-export const PLAN_HISTORY_PAGE_SIZE = 50;
+const PLAN_HISTORY_PAGE_SIZE = 50;
 
 /**
  * One page of plans, newest first; `after` is the last plan id of the previous page

@@ -135,9 +135,17 @@ describe("a step's phase", () => {
   });
 
   it("notes what the plan waits for, or nothing", () => {
-    expect(planPhaseNote([{ index: 1, phase: "done" }, { index: 2, phase: "running" }])).toBeNull();
-    expect(planPhaseNote([{ index: 2, phase: "deciding" }, { index: 3, phase: "waiting" }])).toBe(
-      "waiting for a decision about step 2; waiting for a person on step 3",
-    );
+    expect(
+      planPhaseNote([
+        { index: 1, phase: "done" },
+        { index: 2, phase: "running" },
+      ]),
+    ).toBeNull();
+    expect(
+      planPhaseNote([
+        { index: 2, phase: "deciding" },
+        { index: 3, phase: "waiting" },
+      ]),
+    ).toBe("waiting for a decision about step 2; waiting for a person on step 3");
   });
 });

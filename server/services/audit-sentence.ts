@@ -47,7 +47,8 @@ const SENTENCES: Record<AuditAction, (event: AuditEventDTO, detail: Detail) => s
     `${who(event)} renamed ${quoted(text(detail.from, "a conversation"))} to ${quoted(text(detail.to, "?"))}`,
   "conversation.archived": (event) => `${who(event)} archived ${where(event)}`,
   "conversation.unarchived": (event) => `${who(event)} brought ${where(event)} back from the archive`,
-  "conversation.deleted": (event, detail) => `${who(event)} deleted ${quoted(text(detail.title, event.conversation?.title ?? "a conversation"))}`,
+  "conversation.deleted": (event, detail) =>
+    `${who(event)} deleted ${quoted(text(detail.title, event.conversation?.title ?? "a conversation"))}`,
   "plan.accepted": (event, detail) =>
     `${who(event)} accepted a plan's result: fast-forwarded ${text(detail.name, text(detail.branch, "the base branch"))}` +
     (typeof detail.to === "string" ? ` to ${detail.to.slice(0, 8)}` : "") +

@@ -9,7 +9,7 @@ import { BatonError } from "../executor/errors.ts";
 import type { PersonChoice } from "../protocol/rest/members.ts";
 import { API_USER_EMAIL } from "./seed.ts";
 
-export const PEOPLE_PICKER_LIMIT = 8;
+const PEOPLE_PICKER_LIMIT = 8;
 
 export async function searchPeople(
   prisma: PrismaClient,

@@ -61,7 +61,9 @@ export const adminRoutes = {
     method: "POST",
     path: "/api/admin/invites",
     body: z.object({ role: inviteRoleSchema.default("member") }),
-    response: z.object({ invite: z.object({ id: z.string(), token: z.string(), role: inviteRoleSchema, expiresAt: z.string(), url: z.string() }) }),
+    response: z.object({
+      invite: z.object({ id: z.string(), token: z.string(), role: inviteRoleSchema, expiresAt: z.string(), url: z.string() }),
+    }),
     status: 201,
   }),
   /** an unused invite link stops working at once (409 once used) */

@@ -85,7 +85,11 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
           Filter
         </button>
       </form>
-      {events.length === 0 ? <p className="text-sm text-zinc-500">Nothing recorded{search.actor || kind || search.from || search.to ? " that matches" : " yet"}.</p> : null}
+      {events.length === 0 ? (
+        <p className="text-sm text-zinc-500">
+          Nothing recorded{search.actor || kind || search.from || search.to ? " that matches" : " yet"}.
+        </p>
+      ) : null}
       <ol className="divide-y divide-zinc-200 text-sm dark:divide-zinc-800" aria-label="Audit log entries">
         {events.map((event) => (
           <li key={event.id} data-testid="audit-event" data-action={event.action} className="flex flex-col gap-0.5 py-2">

@@ -95,7 +95,10 @@ function suite(kind: "embedded" | "postgres") {
 
   it("a file goes on its own, without text; nothing at all is refused, naming the body", async () => {
     const send = (body: Record<string, unknown>) =>
-      messages.POST(browserRequest(`/api/conversations/${shared}/messages`, { cookie: ann.cookie, body }), params({ conversationId: shared }));
+      messages.POST(
+        browserRequest(`/api/conversations/${shared}/messages`, { cookie: ann.cookie, body }),
+        params({ conversationId: shared }),
+      );
     const file = await fixture.db.prisma.artifact.create({
       data: {
         conversationId: shared,
