@@ -35,8 +35,11 @@ export function ConversationSidebar({
   const router = useRouter();
   const noteActivity = useSidebarStore((s) => s.noteActivity);
   const noteMention = useSidebarStore((s) => s.noteMention);
-  const active = conversations.filter((conversation) => !conversation.archived);
-  const archived = conversations.filter((conversation) => conversation.archived);
+  /** deleted while open here: dropped from the list at once, the page itself stays (see below) */
+  const [deletedHere, setDeletedHere] = useState<ReadonlySet<string>>(new Set());
+  const listed = conversations.filter((conversation) => !deletedHere.has(conversation.id));
+  const active = listed.filter((conversation) => !conversation.archived);
+  const archived = listed.filter((conversation) => conversation.archived);
   const archivedHere = archived.some((conversation) => pathname === `/c/${conversation.id}`);
 
   useEffect(() => {
@@ -53,9 +56,15 @@ export function ConversationSidebar({
       router.refresh();
     };
     const onInvitations = () => router.refresh();
-    // renamed, archived or deleted by an owner: a deleted one we are looking at is left for home
+    // renamed, archived or deleted by an owner. A deleted one we are looking at stays on
+    // screen with its banner ("deleted … Back to your conversations") and a read-only
+    // composer: leaving for home, or refreshing (which renders this page as a 404),
+    // would pull it away mid-sentence. It only leaves the list.
     const onConversation = ({ conversationId, change }: { conversationId: string; change: "updated" | "deleted" }) => {
-      if (change === "deleted" && window.location.pathname === `/c/${conversationId}`) router.push("/");
+      if (change === "deleted" && window.location.pathname === `/c/${conversationId}`) {
+        setDeletedHere((current) => new Set(current).add(conversationId));
+        return;
+      }
       router.refresh();
     };
     const onMention = ({ conversationId }: { conversationId: string }) => noteMention(conversationId);

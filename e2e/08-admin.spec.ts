@@ -23,7 +23,7 @@ test("admin: edit an agent, filter plan history, open a plan timeline, see usage
   await expect(page.getByTestId("plan-history").getByText("failed", { exact: true })).toHaveCount(0);
   await page.screenshot({ path: screenshotPath("admin-plan-history") });
 
-  await rows.first().getByRole("link").click();
+  await rows.first().getByRole("link").first().click();
   const timeline = page.getByTestId("plan-timeline");
   await expect(timeline).toBeVisible();
   await expect(timeline.locator('[data-critical="true"]').first()).toBeVisible();
@@ -36,6 +36,27 @@ test("admin: edit an agent, filter plan history, open a plan timeline, see usage
 
   await page.goto("/admin/invites");
   await page.getByRole("button", { name: "Create invite link" }).click();
-  await expect(page.getByTestId("invite-link").first()).toHaveValue(/\/sign-up\?invite=/);
+  const link = page.getByTestId("invite-link").first();
+  await expect(link).toHaveValue(/\/sign-up\?invite=/);
+  const address = await link.inputValue();
+
+  // revoking asks once more; the link then says so, and signing up through it fails
+  const newest = page.getByTestId("invite").first();
+  await newest.getByRole("button", { name: /^Revoke the invite link/ }).click();
+  await newest.getByRole("group", { name: "Revoke this invite link for good?" }).getByRole("button", { name: "Revoke for good" }).click();
+  await expect(newest).toHaveAttribute("data-state", "revoked");
+  await expect(newest.getByTestId("invite-link")).toHaveCount(0);
+  await page.reload();
+  await expect(page.getByTestId("invite").first()).toHaveAttribute("data-state", "revoked");
+  const stranger = await browser.newContext();
+  const strangerPage = await stranger.newPage();
+  await strangerPage.goto(address);
+  await expect(strangerPage.getByText("This invite link is used up, has expired or was revoked.")).toBeVisible();
+  await stranger.close();
+
+  await page.goto("/admin/audit");
+  await expect(
+    page.getByTestId("audit-sentence").filter({ hasText: "Ada Admin revoked an invite link for a member." }).first(),
+  ).toBeVisible();
   await context.close();
 });

@@ -34,10 +34,27 @@ test("12. a person creates a personal API token (shown once), uses it, revokes i
   await expect(page.getByTestId("token").filter({ hasText: name })).toContainText("revoked");
   expect((await list(secret)).status()).toBe(401);
 
+  // the audit log reads as sentences, names not ids; the raw record is behind "details"
   await admin.page.goto("/admin/audit");
-  const rows = admin.page.getByTestId("audit-event").filter({ hasText: mia.person.email });
-  await expect(rows.filter({ hasText: "token.created" })).toHaveCount(1);
-  await expect(rows.filter({ hasText: "token.revoked" })).toHaveCount(1);
+  const sentences = admin.page.getByTestId("audit-sentence");
+  await expect(sentences.filter({ hasText: `${mia.person.name} created the API token “${name}”.` })).toHaveCount(1);
+  await expect(sentences.filter({ hasText: `${mia.person.name} revoked the API token “${name}”.` })).toHaveCount(1);
+  const created = admin.page.getByTestId("audit-event").filter({ hasText: `created the API token “${name}”` });
+  await expect(created.locator("pre")).toBeHidden();
+  await created.getByText("details").click();
+  await expect(created.locator("pre")).toContainText('"action": "token.created"');
+  await expect(created.locator("pre")).toContainText(mia.person.email);
+
+  // filters, applied by the server: by who, and by kind
+  await admin.page.getByLabel("Who").selectOption({ label: `${mia.person.name} (${mia.person.email})` });
+  await admin.page.getByLabel("About").selectOption("token");
+  await admin.page.getByRole("button", { name: "Filter" }).click();
+  await admin.page.waitForURL(/kind=token/);
+  await expect(admin.page.getByTestId("audit-event")).toHaveCount(2);
+  await admin.page.getByLabel("About").selectOption("agent");
+  await admin.page.getByRole("button", { name: "Filter" }).click();
+  await admin.page.waitForURL(/kind=agent/);
+  await expect(admin.page.getByText("Nothing recorded that matches.")).toBeVisible();
   await admin.context.close();
   await mia.context.close();
 });

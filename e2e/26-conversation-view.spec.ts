@@ -41,7 +41,7 @@ test("26a. the header keeps its title and every control from 390 to 2560 px; ren
     await expect(opener).toBeFocused();
     await page.getByRole("button", { name: "Members" }).click();
     const members = page.getByRole("dialog", { name: "People and agents" });
-    await expect(members.getByLabel("Add a person by email")).toBeFocused();
+    await expect(members.getByLabel("Add a person by name or email")).toBeFocused();
     await members.getByRole("button", { name: "Close" }).click();
     await expect(page.getByRole("button", { name: "Members" })).toBeFocused();
   }

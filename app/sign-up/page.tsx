@@ -22,7 +22,8 @@ export default async function SignUpPage({ searchParams }: { searchParams: Promi
         <SignUpForm inviteToken={firstUser ? undefined : token} />
       ) : (
         <p role="alert" className="text-sm text-zinc-700 dark:text-zinc-300">
-          {token ? "This invite link is used up or has expired." : "Sign-up is by invitation."} Ask an admin for an invite link, or{" "}
+          {token ? "This invite link is used up, has expired or was revoked." : "Sign-up is by invitation."} Ask an admin for an invite
+          link, or{" "}
           <a className="text-accent underline" href="/sign-in">
             sign in
           </a>

@@ -1,23 +1,24 @@
 "use client";
+/**
+ * Invite links: create one, copy it, and revoke an unused one (after a second, explicit
+ * click). Each link says what became of it: open, used, expired or revoked; only an open
+ * link shows its address.
+ */
 import { useState, useSyncExternalStore } from "react";
+import type { AdminInvite, InviteState } from "@/server/protocol/rest/admin.ts";
 import { api } from "../api-client.ts";
-import { Badge } from "../ui/badge.tsx";
+import { Badge, type Tone } from "../ui/badge.tsx";
 import { Button } from "../ui/button.tsx";
 import { ErrorText, inputClass } from "../ui/field.tsx";
 
-interface InviteRow {
-  id: string;
-  token: string;
-  role: string;
-  used: boolean;
-  expiresAt: string;
-}
-
 const noChanges = () => () => {};
 
-export function InvitesPanel({ invites: initial }: { invites: InviteRow[] }) {
+const STATE_TONE: Record<InviteState, Tone> = { open: "green", used: "zinc", expired: "zinc", revoked: "red" };
+
+export function InvitesPanel({ invites: initial }: { invites: AdminInvite[] }) {
   const [invites, setInvites] = useState(initial);
   const [role, setRole] = useState<"member" | "admin">("member");
+  const [confirming, setConfirming] = useState<string | null>(null);
   const [error, setError] = useState("");
   // the links show this site's address, known only in the browser
   const origin = useSyncExternalStore(
@@ -32,7 +33,14 @@ export function InvitesPanel({ invites: initial }: { invites: InviteRow[] }) {
     try {
       const { invite } = await api.admin.createInvite({ role });
       setInvites((list) => [
-        { id: invite.token, token: invite.token, role: invite.role, used: false, expiresAt: invite.expiresAt },
+        {
+          id: invite.id,
+          token: invite.token,
+          role: invite.role,
+          state: "open",
+          createdAt: new Date().toISOString(),
+          expiresAt: invite.expiresAt,
+        },
         ...list,
       ]);
     } catch (caught) {
@@ -40,11 +48,23 @@ export function InvitesPanel({ invites: initial }: { invites: InviteRow[] }) {
     }
   }
 
+  async function revoke(id: string) {
+    setError("");
+    try {
+      const { invite } = await api.admin.revokeInvite({ inviteId: id });
+      setInvites((list) => list.map((row) => (row.id === id ? { ...row, state: invite.state } : row)));
+      setConfirming(null);
+    } catch (caught) {
+      setError(caught instanceof Error ? caught.message : "Could not revoke the invite.");
+    }
+  }
+
   return (
     <div className="flex max-w-3xl flex-col gap-4">
       <h2 className="text-lg font-semibold">Invite links</h2>
       <p className="text-sm text-zinc-600 dark:text-zinc-400">
-        After the first account, people join only through an invite link. Each link works once and expires after 7 days.
+        After the first account, people join only through an invite link. Each link works once and expires after 7 days; revoke one you no
+        longer want used.
       </p>
       <div className="flex items-end gap-2">
         <label className="flex flex-col gap-1 text-sm">
@@ -61,23 +81,52 @@ export function InvitesPanel({ invites: initial }: { invites: InviteRow[] }) {
         className="divide-y divide-zinc-200 rounded-lg border border-zinc-200 dark:divide-zinc-800 dark:border-zinc-800"
         data-testid="invite-list"
       >
-        {invites.map((invite) => (
-          <li key={invite.id} className="flex flex-wrap items-center gap-2 px-3 py-2 text-sm">
-            <input
-              readOnly
-              value={link(invite.token)}
-              aria-label="Invite link"
-              className={`${inputClass} min-w-0 flex-1 font-mono text-xs`}
-              data-testid="invite-link"
-              onFocus={(e) => e.currentTarget.select()}
-            />
-            <Badge tone={invite.role === "admin" ? "accent" : "neutral"}>{invite.role}</Badge>
-            {invite.used ? <Badge tone="zinc">used</Badge> : <Badge tone="green">open</Badge>}
-            <Button size="sm" variant="secondary" onClick={() => navigator.clipboard?.writeText(link(invite.token))}>
-              Copy
-            </Button>
-          </li>
-        ))}
+        {invites.length === 0 ? <li className="px-3 py-2 text-sm text-zinc-500">No invite links yet.</li> : null}
+        {invites.map((invite) => {
+          const label = `invite link for a new ${invite.role} created ${invite.createdAt.slice(0, 16).replace("T", " ")}`;
+          return (
+            <li
+              key={invite.id}
+              className="flex flex-wrap items-center gap-2 px-3 py-2 text-sm"
+              data-testid="invite"
+              data-state={invite.state}
+            >
+              {invite.state === "open" ? (
+                <input
+                  readOnly
+                  value={link(invite.token)}
+                  aria-label="Invite link"
+                  className={`${inputClass} min-w-0 flex-1 font-mono text-xs`}
+                  data-testid="invite-link"
+                  onFocus={(e) => e.currentTarget.select()}
+                />
+              ) : (
+                <span className="min-w-0 flex-1 text-xs text-zinc-500">{label.replace(/^./, (first) => first.toUpperCase())}</span>
+              )}
+              <Badge tone={invite.role === "admin" ? "accent" : "neutral"}>{invite.role}</Badge>
+              <Badge tone={STATE_TONE[invite.state]}>{invite.state}</Badge>
+              {invite.state !== "open" ? null : confirming === invite.id ? (
+                <span className="flex items-center gap-1" role="group" aria-label="Revoke this invite link for good?">
+                  <Button size="sm" variant="danger" onClick={() => revoke(invite.id)}>
+                    Revoke for good
+                  </Button>
+                  <Button size="sm" variant="ghost" onClick={() => setConfirming(null)}>
+                    Keep
+                  </Button>
+                </span>
+              ) : (
+                <>
+                  <Button size="sm" variant="secondary" onClick={() => navigator.clipboard?.writeText(link(invite.token))}>
+                    Copy
+                  </Button>
+                  <Button size="sm" variant="secondary" onClick={() => setConfirming(invite.id)} aria-label={`Revoke the ${label}`}>
+                    Revoke
+                  </Button>
+                </>
+              )}
+            </li>
+          );
+        })}
       </ul>
     </div>
   );

@@ -1,9 +1,10 @@
-import type { PlanTimeline, SegmentKind } from "@/server/protocol/rest/admin-views.ts";
+import Link from "next/link";
+import type { PlanTimeline, SegmentKind, StepPhase } from "@/server/protocol/rest/admin-views.ts";
 import { formatTick, phoneHidesTick, timeTicks } from "./time-axis.ts";
 import { plural } from "@/server/protocol/words.ts";
 
 import { Badge } from "../ui/badge.tsx";
-import { PLAN_STATUS_HINT, PLAN_TONE, STEP_STYLE } from "../conversation/step-status.ts";
+import { PLAN_STATUS_HINT, PLAN_TONE } from "../conversation/step-status.ts";
 import { ESTIMATED_NOTE } from "../conversation/usage-totals.ts";
 
 /** "1,234 tokens · $0.0123", marked "≈" when a run's usage in it was estimated (cut mid-stream) */
@@ -27,13 +28,29 @@ export const SEGMENT_STYLE: Record<SegmentKind, { bar: string; label: string }> 
     bar: "bg-amber-400 [background-image:repeating-linear-gradient(90deg,transparent,transparent_4px,rgba(0,0,0,.2)_4px,rgba(0,0,0,.2)_6px)]",
     label: "waiting for a person",
   },
+  deciding: {
+    bar: "bg-violet-500 [background-image:repeating-linear-gradient(0deg,transparent,transparent_3px,rgba(255,255,255,.4)_3px,rgba(255,255,255,.4)_5px)]",
+    label: "waiting for a decision",
+  },
   retry: {
     bar: "bg-orange-500 [background-image:repeating-linear-gradient(-45deg,transparent,transparent_3px,rgba(255,255,255,.45)_3px,rgba(255,255,255,.45)_6px)]",
     label: "retry wait",
   },
 };
 
-const KINDS: SegmentKind[] = ["queued", "running", "waiting", "retry"];
+const KINDS: SegmentKind[] = ["queued", "running", "waiting", "deciding", "retry"];
+
+/** A step's phase in words: a failed step the commander still decides about is not "running". */
+const PHASE_LABEL: Record<StepPhase, string> = {
+  queued: "queued",
+  running: "running",
+  waiting: "waiting for a person",
+  deciding: "failed, waiting for a decision",
+  retrying: "retrying",
+  done: "done",
+  failed: "failed",
+  skipped: "skipped",
+};
 
 /** How a step ended, beside its bar: only a step that ended has a finished colour. */
 const END_MARK: Record<string, string> = { done: "✓", failed: "✕", skipped: "⤼" };
@@ -50,7 +67,17 @@ export function PlanTimelineView({ timeline }: { timeline: PlanTimeline }) {
         <span title={PLAN_STATUS_HINT[timeline.status]} data-testid="timeline-status">
           <Badge tone={PLAN_TONE[timeline.status]}>{timeline.status}</Badge>
         </span>
-        <span className="text-sm text-zinc-600 dark:text-zinc-400">in “{timeline.conversation.title}”</span>
+        {timeline.phaseNote ? (
+          <span className="text-sm font-medium text-amber-800 dark:text-amber-300" data-testid="timeline-phase-note">
+            {timeline.phaseNote}
+          </span>
+        ) : null}
+        <span className="text-sm text-zinc-600 dark:text-zinc-400">
+          in{" "}
+          <Link href={`/c/${timeline.conversation.id}`} className="text-accent hover:underline" data-testid="timeline-conversation">
+            “{timeline.conversation.title}”
+          </Link>
+        </span>
         <span className="text-sm text-zinc-600 dark:text-zinc-400" data-testid="timeline-usage">
           · <Usage {...timeline} />
         </span>
@@ -111,8 +138,11 @@ export function PlanTimelineView({ timeline }: { timeline: PlanTimeline }) {
                   {step.index}. {step.title}
                 </p>
                 <p className="truncate text-zinc-600 dark:text-zinc-400">
-                  {step.assignee} · <span>{STEP_STYLE[step.status as keyof typeof STEP_STYLE]?.label ?? step.status}</span> ·{" "}
-                  {plural(step.attempts, "attempt")}
+                  {step.assignee} ·{" "}
+                  <span data-testid="timeline-phase" data-phase={step.phase}>
+                    {PHASE_LABEL[step.phase]}
+                  </span>{" "}
+                  · {plural(step.attempts, "attempt")}
                 </p>
               </div>
               <div
@@ -156,7 +186,7 @@ export function PlanTimelineView({ timeline }: { timeline: PlanTimeline }) {
         {timeline.steps.map((step) => (
           <details key={step.index} className="rounded-lg border border-zinc-200 p-3 text-sm dark:border-zinc-800">
             <summary className="cursor-pointer font-medium">
-              {step.index}. {step.title} — {step.status} · <Usage {...step} />
+              {step.index}. {step.title} — {PHASE_LABEL[step.phase]} · <Usage {...step} />
             </summary>
             <div className="mt-2 space-y-2">
               {step.failureReason ? <p className="text-red-700 dark:text-red-400">Failure: {step.failureReason}</p> : null}

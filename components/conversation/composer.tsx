@@ -137,7 +137,8 @@ function ConversationComposer({ conversationId, currentUserId }: { conversationI
 
   async function send() {
     const body = text.trim();
-    if (!body || sending || uploading) return;
+    // a file may go alone; nothing at all is not a message
+    if ((!body && attachments.length === 0) || sending || uploading) return;
     if (body.length > MAX_MESSAGE_CHARS) return setError(`A message can hold at most ${MAX_MESSAGE_CHARS} characters.`);
     const typed = tokenizeMentions(body);
     const mentionHandles = [...new Set([...mentioned, ...conversationAgents])].filter((handle) => typed.includes(handle));
@@ -318,7 +319,11 @@ function ConversationComposer({ conversationId, currentUserId }: { conversationI
           aria-activedescendant={open && suggestions[highlight] ? mentionOptionId(suggestions[highlight]) : undefined}
           className="min-h-10 flex-1 resize-none rounded-md border border-zinc-300 bg-white px-3 py-2 text-sm focus:border-accent focus:outline-none focus:ring-2 focus:ring-accent/30 dark:border-zinc-700 dark:bg-zinc-900"
         />
-        <Button onClick={() => void send()} disabled={sending || uploading || text.trim().length === 0} aria-label="Send message">
+        <Button
+          onClick={() => void send()}
+          disabled={sending || uploading || (text.trim().length === 0 && attachments.length === 0)}
+          aria-label="Send message"
+        >
           Send
         </Button>
       </div>

@@ -11,6 +11,7 @@
  * - The repository badge of a conversation linked to a repository goes before the
  *   usage line.
  */
+import Link from "next/link";
 import { MobileMenuButton } from "../app-shell.tsx";
 import { Button } from "../ui/button.tsx";
 import { CommanderRepliesSelect, type CommanderReplies } from "./commander-replies-select.tsx";
@@ -31,6 +32,7 @@ export function ConversationHeader({
   planCount,
   planOpen,
   onOpenPlan,
+  planHistoryHref = null,
 }: {
   conversationId: string;
   currentUserId: string;
@@ -40,6 +42,8 @@ export function ConversationHeader({
   planCount: number;
   planOpen: boolean;
   onOpenPlan: () => void;
+  /** admins only: this conversation's plans in the admin plan history */
+  planHistoryHref?: string | null;
 }) {
   return (
     <header className="@container border-b border-zinc-200 dark:border-zinc-800" data-testid="conversation-header">
@@ -61,6 +65,16 @@ export function ConversationHeader({
         <RepositoryBadge conversationId={conversationId} />
         <UsageLine className="hidden shrink-0 whitespace-nowrap @3xl:inline" />
         <CommanderRepliesSelect id={`${conversationId}-replies-inline`} replies={replies} className="hidden shrink-0 @4xl:flex" />
+        {planHistoryHref ? (
+          <Link
+            href={planHistoryHref}
+            className="shrink-0 whitespace-nowrap rounded-md px-1.5 py-1 text-xs text-accent hover:underline"
+            title="This conversation's plans in the admin plan history"
+            data-testid="plan-history-link"
+          >
+            History
+          </Link>
+        ) : null}
         <MembersButton conversationId={conversationId} currentUserId={currentUserId} />
         <ConversationSettingsButton conversationId={conversationId} replies={replies} />
         <Button

@@ -41,7 +41,19 @@ function useKeepFocusedFieldVisible(container: React.RefObject<HTMLElement | nul
  * Chat on the left, the plan panel beside it on wide screens. Below `lg` the chat is
  * full width and the plan is a bottom sheet opened from the header's Plan button.
  */
-export function ConversationView({ snapshot, currentUserId }: { snapshot: Snapshot; currentUserId: string }) {
+export function ConversationView({
+  snapshot,
+  currentUserId,
+  planHistoryHref = null,
+  lastReadAt = null,
+}: {
+  snapshot: Snapshot;
+  currentUserId: string;
+  /** how far this person had read when the page opened: the "new messages" line goes after it */
+  lastReadAt?: string | null;
+  /** admins only: the admin plan history filtered to this conversation */
+  planHistoryHref?: string | null;
+}) {
   const connection = useConversationSync(snapshot);
   const title = useConversationStore((s) => (s.conversationId === snapshot.conversation.id ? s.title : snapshot.conversation.title));
   const planCount = useConversationStore((s) => Object.keys(s.plans).length);
@@ -71,9 +83,10 @@ export function ConversationView({ snapshot, currentUserId }: { snapshot: Snapsh
           planCount={planCount}
           planOpen={planOpen}
           onOpenPlan={() => setPlanOpen(true)}
+          planHistoryHref={planHistoryHref}
         />
         <ConversationBanner fate={fate} />
-        <MessageList currentUserId={currentUserId} />
+        <MessageList currentUserId={currentUserId} readMark={{ conversationId, lastReadAt }} />
         <ActivityBar />
         {/* a disabled fieldset disables every control of the composer at once */}
         <fieldset disabled={fate !== "open"} className="contents" aria-label={fate === "open" ? undefined : "Composer (read-only)"}>

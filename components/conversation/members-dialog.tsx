@@ -16,8 +16,9 @@ import { Avatar } from "../ui/avatar.tsx";
 import { Badge } from "../ui/badge.tsx";
 import { Button } from "../ui/button.tsx";
 import { UsersIcon } from "../ui/icons.tsx";
+import { PersonPicker } from "./person-picker.tsx";
 import { Dialog } from "../ui/dialog.tsx";
-import { ErrorText, TextField, inputClass } from "../ui/field.tsx";
+import { ErrorText, inputClass } from "../ui/field.tsx";
 
 export function MembersButton({ conversationId, currentUserId }: { conversationId: string; currentUserId: string }) {
   const [open, setOpen] = useState(false);
@@ -91,6 +92,8 @@ function MembersPanel({
   const router = useRouter();
   const [error, setError] = useState("");
   const [notice, setNotice] = useState("");
+  /** a new picker after each invitation: an empty field, no stale choices */
+  const [pickerKey, setPickerKey] = useState(0);
 
   async function act(run: () => Promise<unknown>, done?: string) {
     setError("");
@@ -111,6 +114,7 @@ function MembersPanel({
     await act(async () => {
       await api.members.invite({ conversationId }, { email });
       form.reset();
+      setPickerKey((key) => key + 1);
     }, `Invitation sent to ${email}. They join when they accept it.`);
   }
 
@@ -144,7 +148,7 @@ function MembersPanel({
     <div className="flex flex-col gap-4">
       {manage ? (
         <form onSubmit={invite} className="flex flex-col gap-2" aria-label="Invite a person">
-          <TextField label="Add a person by email" name="email" type="email" required placeholder="teammate@example.com" />
+          <PersonPicker key={pickerKey} conversationId={conversationId} />
           <div>
             <Button type="submit" size="sm">
               Invite

@@ -5,18 +5,31 @@ import { MessageItem, messageElementId, StreamingItem } from "./message-item.tsx
 import { useTabNotifications } from "./use-tab-notifications.ts";
 import { useEarlierMessages } from "./use-earlier-messages.ts";
 import { continuesGroup } from "./message-grouping.ts";
+import { unreadSince } from "./unread.ts";
+import { useReadMarker } from "./use-read-marker.ts";
 
 const NEAR_BOTTOM_PX = 80;
+
+const dividerLabel = (count: number) => (count > 0 ? `${count} new ${count === 1 ? "message" : "messages"}` : "New messages");
 /** `#message-<id>`: a search result (or a link) opening the conversation at one message */
 const MESSAGE_HASH = /^#message-([\w-]{1,128})$/;
 
 /**
  * Messages in order, then the live streams; sticks to the bottom unless the reader
- * scrolled up. Messages from others that arrive while scrolled up get a "new messages"
- * divider before the first of them and a "jump to latest" button with their count.
+ * scrolled up. On open, a "N new messages" divider goes above the first message since
+ * the reader's mark (`readMark`), scrolled into view; messages from others that arrive
+ * while scrolled up get the divider too. Either way a "jump to latest" button counts them.
  */
-export function MessageList({ currentUserId }: { currentUserId: string }) {
+export function MessageList({
+  currentUserId,
+  readMark,
+}: {
+  currentUserId: string;
+  /** how far the reader had read when the page opened (null: never) */
+  readMark?: { conversationId: string; lastReadAt: string | null };
+}) {
   const messages = useConversationStore((s) => s.messages);
+  const storeConversation = useConversationStore((s) => s.conversationId);
   const streams = useConversationStore((s) => s.streams);
   const runs = useConversationStore((s) => s.runs);
   const scroller = useRef<HTMLDivElement>(null);
@@ -31,6 +44,39 @@ export function MessageList({ currentUserId }: { currentUserId: string }) {
   const { hasEarlier, state: earlier, loadEarlier } = useEarlierMessages();
   const earlierPhase = earlier.phase;
   useTabNotifications(currentUserId);
+  useReadMarker({ conversationId: readMark?.conversationId ?? storeConversation ?? "", atBottom });
+  /** the open's divider: placed once, when this conversation's messages are in the store */
+  const placedMark = useRef(false);
+  const markDivider = useRef<string | null>(null);
+  /** what the open's divider says: how many were missed, even once the reader reached the bottom */
+  const [missed, setMissed] = useState<{ firstId: string | null; count: number }>({ firstId: null, count: 0 });
+
+  useEffect(() => {
+    if (!readMark || placedMark.current || storeConversation !== readMark.conversationId) return;
+    placedMark.current = true;
+    const since = unreadSince(messages, { lastReadAt: readMark.lastReadAt, currentUserId });
+    if (since.count === 0) return;
+    markDivider.current = since.firstId;
+    // the divider is state of this render's data, set once the store holds it
+    const timer = setTimeout(() => {
+      setUnread(since);
+      setMissed(since);
+    }, 0);
+    return () => clearTimeout(timer);
+  }, [readMark, storeConversation, messages, currentUserId]);
+
+  // the open's divider comes into view (at the top), unless everything fits anyway
+  useLayoutEffect(() => {
+    const element = scroller.current;
+    if (!element || !unread.firstId || unread.firstId !== markDivider.current) return;
+    markDivider.current = null;
+    const divider = element.querySelector<HTMLElement>('[data-testid="unread-divider"]');
+    if (!divider) return;
+    element.scrollTop += divider.getBoundingClientRect().top - element.getBoundingClientRect().top - 8;
+    const bottom = element.scrollHeight - element.scrollTop - element.clientHeight < NEAR_BOTTOM_PX;
+    pinned.current = bottom;
+    setAtBottom(bottom);
+  }, [unread.firstId]);
 
   const showEarlier = () => {
     if (earlierPhase === "loading") return;
@@ -150,7 +196,9 @@ export function MessageList({ currentUserId }: { currentUserId: string }) {
               {message.id === unread.firstId ? (
                 <li data-testid="unread-divider" className="my-1 flex items-center gap-2 px-4">
                   <span aria-hidden className="h-px flex-1 bg-red-400" />
-                  <span className="text-xs font-medium text-red-700 dark:text-red-300">New messages</span>
+                  <span className="text-xs font-medium text-red-700 dark:text-red-300">
+                    {dividerLabel(message.id === missed.firstId ? missed.count : unread.count)}
+                  </span>
                   <span aria-hidden className="h-px flex-1 bg-red-400" />
                 </li>
               ) : null}

@@ -48,4 +48,11 @@ describe("an agent answering your mention", () => {
     expect(answersMention(agent("researcher", "2026-01-01T00:00:00.500Z"), [mine], "u1")).toBe(false);
     expect(answersMention(answer, [{ ...mine, deletedAt: "2026-01-01T00:00:01.500Z" }, answer], "u1")).toBe(false);
   });
+
+  it("is not a form the agent asks you to fill in", () => {
+    const question = { ...agent("commander", "2026-01-01T00:00:02.000Z"), kind: "form" as const, formId: "f1" };
+    const asked = { ...mine, mentions: [{ agentId: "c", handle: "commander" }] };
+    expect(answersMention(question, [asked, question], "u1")).toBe(false);
+    expect(answersMention({ ...question, kind: "text", formId: null }, [asked, question], "u1")).toBe(true);
+  });
 });

@@ -21,6 +21,8 @@ export function tabTitle({ base, unread, formsWaiting }: { base: string; unread:
 /** An agent's message answering one of `userId`'s mentions of it in this conversation. */
 export function answersMention(message: MessageDTO, messages: MessageDTO[], userId: string): boolean {
   if (message.authorKind !== "agent" || !message.author?.handle || message.kind === "dispatch") return false;
+  // a question put to you (a form) is not an answer: "A form is waiting for you" says it
+  if (message.kind === "form" || message.formId !== null) return false;
   const handle = message.author.handle;
   return messages.some(
     (earlier) =>

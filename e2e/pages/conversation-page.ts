@@ -62,7 +62,7 @@ export class ConversationPage {
   async addMember(email: string) {
     await this.page.getByRole("button", { name: "Members" }).click();
     const dialog = this.page.getByRole("dialog", { name: "People and agents" });
-    await dialog.getByLabel("Add a person by email").fill(email);
+    await dialog.getByLabel("Add a person by name or email").fill(email);
     await dialog.getByRole("button", { name: "Invite", exact: true }).click();
     await expect(dialog.getByText(/Invitation sent/)).toBeVisible();
     await dialog.getByRole("button", { name: "Close" }).click();

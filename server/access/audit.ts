@@ -6,27 +6,39 @@
 import type { Prisma, PrismaClient } from "../generated/prisma/client.ts";
 import { BatonError } from "../protocol/errors.ts";
 
-export type AuditAction =
-  | "member.added"
-  | "member.removed"
-  | "member.left"
-  | "member.role_changed"
-  | "agent.added"
-  | "agent.removed"
-  | "invitation.created"
-  | "invitation.accepted"
-  | "invitation.declined"
-  | "invitation.revoked"
-  | "invite.created"
-  | "invite.used"
-  | "token.created"
-  | "token.revoked"
-  | "conversation.renamed"
-  | "conversation.archived"
-  | "conversation.unarchived"
-  | "conversation.deleted"
+export const AUDIT_ACTIONS = [
+  "member.added",
+  "member.removed",
+  "member.left",
+  "member.role_changed",
+  "agent.added",
+  "agent.removed",
+  /** an admin created or edited an agent itself (detail: handle, model) */
+  "agent.created",
+  "agent.updated",
+  "invitation.created",
+  "invitation.accepted",
+  "invitation.declined",
+  "invitation.revoked",
+  "invite.created",
+  "invite.used",
+  "invite.revoked",
+  "token.created",
+  "token.revoked",
+  "conversation.renamed",
+  "conversation.archived",
+  "conversation.unarchived",
+  "conversation.deleted",
   /** a plan's result fast-forwarded onto a repository's base branch (detail: branch, from, to) */
-  | "plan.accepted";
+  "plan.accepted",
+] as const;
+export type AuditAction = (typeof AUDIT_ACTIONS)[number];
+
+export const isAuditAction = (action: string): action is AuditAction => (AUDIT_ACTIONS as readonly string[]).includes(action);
+
+/** What the audit log's "kind" filter offers: the part of an action before its dot. */
+export const AUDIT_KINDS = ["member", "agent", "invitation", "invite", "token", "conversation", "plan"] as const;
+export type AuditKind = (typeof AUDIT_KINDS)[number];
 
 export interface AuditActor {
   id: string;
@@ -66,21 +78,44 @@ export interface AuditEventDTO {
   actorKind: string;
   action: string;
   conversation: { id: string; title: string } | null;
-  target: { kind: string; id: string; label: string | null };
+  /** label: an email, @handle or name; name: the person's or agent's name where there is one */
+  target: { kind: string; id: string; label: string | null; name: string | null };
   detail: unknown;
 }
 
 export const AUDIT_PAGE_SIZE = 100;
 
+export interface AuditFilter {
+  /** who did it (a user id) */
+  actorId?: string;
+  kind?: AuditKind;
+  /** from this instant (inclusive) to that one (exclusive) */
+  from?: Date;
+  to?: Date;
+}
+
 /** Newest first, `before` an id for the next page. Admins only: checked here, at the data. */
 export async function listAuditEvents(
   prisma: PrismaClient,
-  { actor, before, conversationId }: { actor: AuditActor | null; before?: string; conversationId?: string },
+  {
+    actor,
+    before,
+    conversationId,
+    filter = {},
+  }: { actor: AuditActor | null; before?: string; conversationId?: string; filter?: AuditFilter },
 ): Promise<AuditEventDTO[]> {
   if (actor?.role !== "admin") throw new BatonError("forbidden", "Admins only.");
   const cursor = before && /^\d{1,18}$/.test(before) ? BigInt(before) : undefined;
   const rows = await prisma.auditEvent.findMany({
-    where: { ...(cursor ? { id: { lt: cursor } } : {}), ...(conversationId ? { conversationId } : {}) },
+    where: {
+      ...(cursor ? { id: { lt: cursor } } : {}),
+      ...(conversationId ? { conversationId } : {}),
+      ...(filter.actorId ? { actorId: filter.actorId } : {}),
+      ...(filter.kind ? { action: { startsWith: `${filter.kind}.` } } : {}),
+      ...(filter.from || filter.to
+        ? { at: { ...(filter.from ? { gte: filter.from } : {}), ...(filter.to ? { lt: filter.to } : {}) } }
+        : {}),
+    },
     orderBy: { id: "desc" },
     take: AUDIT_PAGE_SIZE,
   });
@@ -95,7 +130,7 @@ export async function listAuditEvents(
   }
   const [users, agents, conversations] = await Promise.all([
     prisma.user.findMany({ where: { id: { in: [...userIds] } }, select: { id: true, name: true, email: true } }),
-    prisma.agent.findMany({ where: { id: { in: [...agentIds] } }, select: { id: true, handle: true } }),
+    prisma.agent.findMany({ where: { id: { in: [...agentIds] } }, select: { id: true, handle: true, name: true } }),
     prisma.conversation.findMany({ where: { id: { in: [...conversationIds] } }, select: { id: true, title: true } }),
   ]);
   const userById = new Map(users.map((user) => [user.id, user]));
@@ -124,7 +159,17 @@ export async function listAuditEvents(
       conversation: row.conversationId
         ? (conversationById.get(row.conversationId) ?? { id: row.conversationId, title: "(deleted)" })
         : null,
-      target: { kind: row.targetKind, id: row.targetId, label },
+      target: {
+        kind: row.targetKind,
+        id: row.targetId,
+        label,
+        name:
+          row.targetKind === "user"
+            ? (userById.get(row.targetId)?.name ?? null)
+            : row.targetKind === "agent"
+              ? (agentById.get(row.targetId)?.name ?? null)
+              : null,
+      },
       detail: row.detail,
     };
   });

@@ -7,6 +7,7 @@ import { modelProblem } from "../agents/model-check.ts";
 import { BatonError, conflict, invalidInput } from "../protocol/errors.ts";
 import { cliAgentName, type CliAgents } from "../workspace/cli-agent.ts";
 import { cliModelProblem } from "../workspace/cli-check.ts";
+import { recordAudit } from "../access/audit.ts";
 
 const agentSelect = {
   id: true,
@@ -50,23 +51,43 @@ export async function createAgent(
   prisma: PrismaClient,
   { actor, input, ...models }: { actor: Actor | null; input: AgentInput } & AgentModels,
 ): Promise<AdminAgent> {
-  assertAdmin(actor);
+  const admin = assertAdmin(actor);
   assertModelUsable(models, input.model);
   if (await prisma.agent.findUnique({ where: { handle: input.handle }, select: { id: true } })) {
     throw conflict(`@${input.handle} already exists.`);
   }
-  return toAdminAgent(await prisma.agent.create({ data: input, select: agentSelect }));
+  const agent = await prisma.$transaction(async (tx) => {
+    const created = await tx.agent.create({ data: input, select: agentSelect });
+    await recordAudit(tx, {
+      actor: admin,
+      action: "agent.created",
+      target: { kind: "agent", id: created.id },
+      detail: { handle: created.handle, model: created.model },
+    });
+    return created;
+  });
+  return toAdminAgent(agent);
 }
 
 export async function updateAgent(
   prisma: PrismaClient,
   { actor, agentId, input, ...models }: { actor: Actor | null; agentId: string; input: AgentInput } & AgentModels,
 ): Promise<AdminAgent> {
-  assertAdmin(actor);
+  const admin = assertAdmin(actor);
   assertModelUsable(models, input.model);
   const clash = await prisma.agent.findUnique({ where: { handle: input.handle }, select: { id: true } });
   if (clash && clash.id !== agentId) throw conflict(`@${input.handle} already exists.`);
   const found = await prisma.agent.findUnique({ where: { id: agentId }, select: { id: true } });
   if (!found) throw new BatonError("not_found", "No such agent.");
-  return toAdminAgent(await prisma.agent.update({ where: { id: agentId }, data: input, select: agentSelect }));
+  const agent = await prisma.$transaction(async (tx) => {
+    const updated = await tx.agent.update({ where: { id: agentId }, data: input, select: agentSelect });
+    await recordAudit(tx, {
+      actor: admin,
+      action: "agent.updated",
+      target: { kind: "agent", id: updated.id },
+      detail: { handle: updated.handle, model: updated.model },
+    });
+    return updated;
+  });
+  return toAdminAgent(agent);
 }

@@ -46,7 +46,7 @@ afterAll(async () => {
 });
 
 it("the plan history marks a plan estimated if any of its runs' usage is", async () => {
-  const plans = await listPlanHistory(db.prisma, { actor: admin, filter: {} });
+  const { plans } = await listPlanHistory(db.prisma, { actor: admin, filter: {} });
   const byId = new Map(plans.map((plan) => [plan.id, plan]));
   expect(byId.get(cut.planId)).toMatchObject({ tokens: 375, usageEstimated: true });
   expect(byId.get(cut.planId)?.cost).toBeCloseTo(0.031);

@@ -8,7 +8,7 @@
 import type { Prisma, PrismaClient } from "../generated/prisma/client.ts";
 import type { PlanStatus } from "../core/types.ts";
 import { assertAdmin, type Actor } from "../access/actor.ts";
-import { stepSegments } from "./admin-timeline.ts";
+import { planPhaseNote, stepPhase, stepSegments } from "./admin-timeline.ts";
 import type { PlanTimeline, TimelineStep } from "../protocol/rest/admin-views.ts";
 import { criticalPath, serviceMs } from "../core/critical-path.ts";
 
@@ -24,35 +24,57 @@ export function usageOf(runs: readonly RunUsage[]): { tokens: number; cost: numb
 }
 
 export interface PlanHistoryFilter {
+  /** words in the plan's title, case-insensitive */
+  title?: string;
+  /** only this conversation's plans (the conversation header links here) */
+  conversationId?: string;
   status?: PlanStatus;
   agent?: string;
   from?: Date;
   to?: Date;
 }
 
+const PLAN_HISTORY_PAGE_SIZE = 50;
+
+/**
+ * One page of plans, newest first; `after` is the last plan id of the previous page
+ * and `next` the one to pass for the page after this (null: no more).
+ */
 export async function listPlanHistory(
   prisma: PrismaClient,
-  { actor, filter, take = 100 }: { actor: Actor | null; filter: PlanHistoryFilter; take?: number },
+  {
+    actor,
+    filter,
+    after,
+    take = PLAN_HISTORY_PAGE_SIZE,
+  }: { actor: Actor | null; filter: PlanHistoryFilter; after?: string; take?: number },
 ) {
   assertAdmin(actor);
+  const title = filter.title?.trim();
   const where: Prisma.PlanWhereInput = {
+    ...(title ? { title: { contains: title, mode: "insensitive" } } : {}),
+    ...(filter.conversationId ? { conversationId: filter.conversationId } : {}),
     ...(filter.status ? { status: filter.status } : {}),
     ...(filter.agent ? { steps: { some: { assignee: filter.agent } } } : {}),
     ...(filter.from || filter.to
       ? { createdAt: { ...(filter.from ? { gte: filter.from } : {}), ...(filter.to ? { lt: filter.to } : {}) } }
       : {}),
   };
-  const plans = await prisma.plan.findMany({
+  const found = await prisma.plan.findMany({
     where,
-    orderBy: { createdAt: "desc" },
-    take,
+    // the id breaks ties between plans created in the same millisecond, so pages never overlap
+    orderBy: [{ createdAt: "desc" }, { id: "desc" }],
+    ...(after ? { cursor: { id: after }, skip: 1 } : {}),
+    take: take + 1,
     include: {
       conversation: { select: { id: true, title: true } },
       steps: { select: { status: true, assignee: true } },
       runs: { select: { tokensIn: true, tokensOut: true, cost: true, usageEstimated: true } },
     },
   });
-  return plans.map((plan) => ({
+  const plans = found.slice(0, take);
+  const next = found.length > take ? plans.at(-1)!.id : null;
+  const rows = plans.map((plan) => ({
     id: plan.id,
     title: plan.title,
     status: plan.status,
@@ -66,6 +88,7 @@ export async function listPlanHistory(
     assignees: [...new Set(plan.steps.map((s) => s.assignee))],
     ...usageOf(plan.runs),
   }));
+  return { plans: rows, next };
 }
 
 export async function getPlanTimeline(
@@ -88,6 +111,7 @@ export async function getPlanTimeline(
           startedAt: true,
           endedAt: true,
           status: true,
+          kind: true,
         },
       },
       events: { orderBy: { id: "asc" }, select: { stepIndex: true, at: true, phase: true, message: true } },
@@ -120,6 +144,7 @@ export async function getPlanTimeline(
       title: step.title,
       assignee: step.assignee,
       status: step.status,
+      phase: stepPhase(step),
       waitFor: step.waitFor,
       attempts: step.attempts,
       readyAt,
@@ -135,7 +160,13 @@ export async function getPlanTimeline(
         readyAt,
         endedAt: offset(step.endedAt),
         now: offset(plan.endedAt) ?? Date.now() - origin,
-        runs: runs.map((run) => ({ startedAt: offset(run.startedAt), endedAt: offset(run.endedAt), status: run.status })),
+        decisionPending: step.decisionPending && plan.endedAt === null,
+        runs: runs.map((run) => ({
+          startedAt: offset(run.startedAt),
+          endedAt: offset(run.endedAt),
+          status: run.status,
+          kind: run.kind,
+        })),
         forms: forms
           .filter((form) => form.stepId === step.id)
           .map((form) => ({ openedAt: form.createdAt.getTime() - origin, closedAt: offset(form.answer?.createdAt) })),
@@ -154,6 +185,7 @@ export async function getPlanTimeline(
     // every run of the plan, its planning call (no step) included, as the plan panel counts
     ...usageOf(plan.runs),
     steps,
+    phaseNote: plan.endedAt === null ? planPhaseNote(steps) : null,
     log: plan.events.map((event) => ({
       stepIndex: event.stepIndex,
       at: event.at.toISOString(),

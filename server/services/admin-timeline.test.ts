@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { stepSegments } from "./admin-timeline.ts";
+import { planPhaseNote, stepPhase, stepSegments } from "./admin-timeline.ts";
+import { STEP_STATUSES } from "../core/types.ts";
 
 describe("a step's timeline segments", () => {
   it("splits queued, running, waiting for a person and a retry wait", () => {
@@ -69,5 +70,82 @@ describe("a step's timeline segments", () => {
         },
       ),
     );
+  });
+
+  it("draws a failed step waiting for the commander as deciding until now, the decision run included", () => {
+    expect(
+      stepSegments({
+        readyAt: 0,
+        endedAt: 20,
+        now: 80,
+        decisionPending: true,
+        runs: [
+          { startedAt: 0, endedAt: 20, status: "failed", kind: "step" },
+          { startedAt: 25, endedAt: null, status: "running", kind: "decision" },
+        ],
+        forms: [],
+      }),
+    ).toEqual([
+      { kind: "running", start: 0, end: 20 },
+      { kind: "deciding", start: 20, end: 80 },
+    ]);
+  });
+
+  it("keeps a past decision that led to a retry apart from the runs", () => {
+    const kinds = stepSegments({
+      readyAt: 0,
+      endedAt: 100,
+      now: 200,
+      runs: [
+        { startedAt: 0, endedAt: 20, status: "failed", kind: "step" },
+        { startedAt: 30, endedAt: 40, status: "succeeded", kind: "decision" },
+        { startedAt: 50, endedAt: 100, status: "succeeded", kind: "step" },
+      ],
+      forms: [],
+    }).map((segment) => segment.kind);
+    expect(kinds).toEqual(["running", "deciding", "queued", "running"]);
+  });
+});
+
+describe("a step's phase", () => {
+  const step = (status: (typeof STEP_STATUSES)[number], more: Partial<Parameters<typeof stepPhase>[0]> = {}) =>
+    stepPhase({ status, decisionPending: false, retryAt: null, transientFailures: 0, ...more });
+
+  it("never calls a failed step that waits for a decision running", () => {
+    expect(step("failed", { decisionPending: true })).toBe("deciding");
+    expect(step("failed")).toBe("failed");
+  });
+
+  it("says retrying for a pending step in backoff, queued otherwise", () => {
+    expect(step("pending", { retryAt: new Date(1), transientFailures: 1 })).toBe("retrying");
+    expect(step("pending")).toBe("queued");
+    expect(step("pending", { retryAt: new Date(1), transientFailures: 0 })).toBe("queued");
+  });
+
+  it("says waiting for a blocked step (an open form), running for one in progress", () => {
+    expect(step("blocked")).toBe("waiting");
+    expect(step("in_progress")).toBe("running");
+    expect(step("in_progress", { decisionPending: true })).toBe("running");
+  });
+
+  it("has a phase for every status", () => {
+    for (const status of STEP_STATUSES) expect(step(status)).toMatch(/^[a-z]+$/);
+    expect(step("done")).toBe("done");
+    expect(step("skipped")).toBe("skipped");
+  });
+
+  it("notes what the plan waits for, or nothing", () => {
+    expect(
+      planPhaseNote([
+        { index: 1, phase: "done" },
+        { index: 2, phase: "running" },
+      ]),
+    ).toBeNull();
+    expect(
+      planPhaseNote([
+        { index: 2, phase: "deciding" },
+        { index: 3, phase: "waiting" },
+      ]),
+    ).toBe("waiting for a decision about step 2; waiting for a person on step 3");
   });
 });

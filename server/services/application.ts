@@ -11,6 +11,9 @@ import { listAuditEvents } from "../access/audit.ts";
 import type { Actor } from "../access/actor.ts";
 import { createApiToken, listApiTokens, revokeApiToken } from "./api-tokens.ts";
 import { createInvite } from "./invites.ts";
+import { revokeInvite } from "./admin-invites.ts";
+import { searchPeople } from "./people-search.ts";
+import { markRead } from "./read-marks.ts";
 import type { AgentInput } from "../protocol/rest/admin.ts";
 import { mergePlanBranches } from "../workspace/merge.ts";
 import {
@@ -58,9 +61,13 @@ export function createApplication({ prisma, engine, notifiers = {}, agentModels,
       ...createConversationManageServices(prisma, notifiers.conversations ?? silentConversationNotifier),
       /** stored events after `afterSeq`, for a caller that checked membership (the API's token statement, a socket's join) */
       events: on(prisma, listConversationEvents),
+      /** the reader's mark: the next visit's "new messages" line starts after it */
+      markRead: on(prisma, markRead),
     },
     members: {
       ...members,
+      /** the members dialog's picker: people of the workspace an owner may add */
+      searchPeople: on(prisma, searchPeople),
       // who is in a conversation decides who a plan may assign: the engine forgets its cached roster
       async addAgent(input: Parameters<typeof members.addAgent>[0]) {
         const agent = await members.addAgent(input);
@@ -92,6 +99,7 @@ export function createApplication({ prisma, engine, notifiers = {}, agentModels,
         return agent;
       },
       createInvite: on(prisma, createInvite),
+      revokeInvite: on(prisma, revokeInvite),
       auditLog: on(prisma, listAuditEvents),
     },
     workspace: {

@@ -13,11 +13,11 @@ export type InviteRole = "admin" | "member";
 export async function createInvite(
   prisma: PrismaClient,
   { actor, role }: { actor: Actor | null; role: InviteRole },
-): Promise<{ token: string; expiresAt: Date; role: InviteRole }> {
+): Promise<{ id: string; token: string; expiresAt: Date; role: InviteRole }> {
   const createdById = assertAdmin(actor).id;
   const token = crypto.randomBytes(24).toString("base64url");
   const expiresAt = new Date(Date.now() + INVITE_TTL_MS);
-  await prisma.$transaction(async (tx) => {
+  const id = await prisma.$transaction(async (tx) => {
     const invite = await tx.invite.create({ data: { token, role, createdById, expiresAt } });
     // only admins create invites (routes/guards); the audit names the role granted
     await recordAudit(tx, {
@@ -26,15 +26,16 @@ export async function createInvite(
       target: { kind: "invite", id: invite.id },
       detail: { role },
     });
+    return invite.id;
   });
-  return { token, expiresAt, role };
+  return { id, token, expiresAt, role };
 }
 
-/** Marks the invite as taken (usedAt) if it is unused and unexpired; null otherwise. */
+/** Marks the invite as taken (usedAt) if it is unused, unrevoked and unexpired; null otherwise. */
 export async function claimInvite(prisma: PrismaClient, token: string): Promise<{ role: InviteRole } | null> {
   const now = new Date();
   const claimed = await prisma.invite.updateMany({
-    where: { token, usedAt: null, expiresAt: { gt: now } },
+    where: { token, usedAt: null, revokedAt: null, expiresAt: { gt: now } },
     data: { usedAt: now },
   });
   if (claimed.count !== 1) return null;
@@ -57,16 +58,6 @@ export async function recordInviteUse(prisma: PrismaClient, { token, userId }: {
 
 /** Whether a token can still be used (the sign-up page says so before the form is filled). */
 export async function isInviteUsable(prisma: PrismaClient, token: string): Promise<boolean> {
-  const invite = await prisma.invite.findUnique({ where: { token }, select: { usedAt: true, expiresAt: true } });
-  return Boolean(invite && !invite.usedAt && invite.expiresAt > new Date());
-}
-
-/** Admins only: a live token is a way in (an admin invite, into the admin role). */
-export async function listInvites(prisma: PrismaClient, { actor }: { actor: Actor | null }) {
-  assertAdmin(actor);
-  return prisma.invite.findMany({
-    orderBy: { createdAt: "desc" },
-    take: 50,
-    select: { id: true, token: true, role: true, usedAt: true, expiresAt: true, createdAt: true },
-  });
+  const invite = await prisma.invite.findUnique({ where: { token }, select: { usedAt: true, revokedAt: true, expiresAt: true } });
+  return Boolean(invite && !invite.usedAt && !invite.revokedAt && invite.expiresAt > new Date());
 }

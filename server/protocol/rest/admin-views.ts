@@ -71,7 +71,11 @@ export interface Usage {
 
 // ─── A plan's timeline ───────────────────────────────────────────────────────
 
-export type SegmentKind = "queued" | "running" | "waiting" | "retry";
+/** waiting: for a person (an open form); deciding: for the commander's decision about a failure */
+export type SegmentKind = "queued" | "running" | "waiting" | "deciding" | "retry";
+
+/** What a step's row says: never "running" for a failed step that waits for a decision. */
+export type StepPhase = "queued" | "running" | "waiting" | "deciding" | "retrying" | "done" | "failed" | "skipped";
 
 export interface TimelineSegment {
   kind: SegmentKind;
@@ -84,6 +88,7 @@ export interface TimelineStep {
   title: string;
   assignee: string;
   status: string;
+  phase: StepPhase;
   waitFor: number[];
   attempts: number;
   /** ms since the plan was created */
@@ -118,5 +123,22 @@ export interface PlanTimeline {
   cost: number;
   usageEstimated: boolean;
   steps: TimelineStep[];
+  /** "waiting for a decision about step 2", or null when it waits for nobody */
+  phaseNote: string | null;
   log: { stepIndex: number | null; at: string; phase: string; message: string }[];
+}
+
+/** A plan's final answer and its forms, who answered each and when (admin plan page). */
+export interface PlanAnswers {
+  /** what each done result step posted; empty when no result was delivered */
+  finalAnswer: { stepIndex: number; title: string; body: string }[];
+  forms: {
+    id: string;
+    title: string;
+    stepIndex: number | null;
+    status: string;
+    openedAt: string;
+    answeredBy: { name: string; email: string } | null;
+    answeredAt: string | null;
+  }[];
 }

@@ -29,6 +29,19 @@ export type ModelTrial = z.infer<typeof modelTrialSchema>;
 
 export const inviteRoleSchema = z.enum(["admin", "member"]);
 
+/** what became of an invite link: used and revoked are for good; an unused one expires with time */
+export const inviteStateSchema = z.enum(["open", "used", "expired", "revoked"]);
+export type InviteState = z.infer<typeof inviteStateSchema>;
+
+export interface AdminInvite {
+  id: string;
+  token: string;
+  role: string;
+  state: InviteState;
+  createdAt: string;
+  expiresAt: string;
+}
+
 export const adminRoutes = {
   agents: defineRoute({ method: "GET", path: "/api/admin/agents", response: z.object({ agents: z.array(adminAgentSchema) }) }),
   createAgent: defineRoute({
@@ -48,8 +61,16 @@ export const adminRoutes = {
     method: "POST",
     path: "/api/admin/invites",
     body: z.object({ role: inviteRoleSchema.default("member") }),
-    response: z.object({ invite: z.object({ token: z.string(), role: inviteRoleSchema, expiresAt: z.string(), url: z.string() }) }),
+    response: z.object({
+      invite: z.object({ id: z.string(), token: z.string(), role: inviteRoleSchema, expiresAt: z.string(), url: z.string() }),
+    }),
     status: 201,
+  }),
+  /** an unused invite link stops working at once (409 once used) */
+  revokeInvite: defineRoute({
+    method: "DELETE",
+    path: "/api/admin/invites/:inviteId",
+    response: z.object({ invite: z.object({ id: z.string(), state: inviteStateSchema }) }),
   }),
   /** one small call to a model id, to see it work (or why not) before saving an agent with it */
   testModel: defineRoute({

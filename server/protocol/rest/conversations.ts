@@ -102,6 +102,13 @@ export const conversationRoutes = {
     response: z.object({ id: z.string(), title: z.string() }),
     status: 201,
   }),
+  /** the person has read up to `upTo` (the newest message they saw; now when absent): the "new messages" line moves past it */
+  markRead: defineRoute({
+    method: "POST",
+    path: "/api/conversations/:conversationId/read",
+    body: z.object({ upTo: z.iso.datetime().optional() }).strict(),
+    response: z.object({ lastReadAt: z.string().nullable() }),
+  }),
   /** the full snapshot: first load, and when a replay would be too long */
   get: defineRoute({ method: "GET", path: "/api/conversations/:conversationId", response: snapshotSchema }),
   /** owners: when the commander answers messages that address no agent, the title, archived or not; answers with what changed */
@@ -171,11 +178,17 @@ export const conversationRoutes = {
   postMessage: defineRoute({
     method: "POST",
     path: "/api/conversations/:conversationId/messages",
-    body: z.object({
-      body: messageText("Write something first."),
-      mentionHandles: z.array(handle).max(20).default([]),
-      attachmentIds: z.array(storableText().min(1).max(64)).max(10).default([]),
-    }),
+    body: z
+      .object({
+        // empty is fine when a file goes with it: a file can be sent on its own
+        body: storableText().max(MAX_MESSAGE_CHARS, `A message can hold at most ${MAX_MESSAGE_CHARS} characters.`).default(""),
+        mentionHandles: z.array(handle).max(20).default([]),
+        attachmentIds: z.array(storableText().min(1).max(64)).max(10).default([]),
+      })
+      .refine((message) => message.body.trim().length > 0 || message.attachmentIds.length > 0, {
+        message: "Write something first, or attach a file.",
+        path: ["body"],
+      }),
     /** notInConversation: handles mentioned that are not in the conversation (offer to add them) */
     response: z.object({ message: messageSchema, notInConversation: z.array(z.string()) }),
     status: 201,

@@ -23,7 +23,18 @@ export const myInvitationSchema = z.object({
   createdAt: z.string(),
 });
 
+/** a person the members dialog's picker offers: `member` ones are shown as already in */
+export const personChoiceSchema = z.object({ id: z.string(), name: z.string(), email: z.string(), member: z.boolean() });
+export type PersonChoice = z.infer<typeof personChoiceSchema>;
+
 export const memberRoutes = {
+  /** owners: the workspace's people whose name or email holds `q`, for the people picker */
+  people: defineRoute({
+    method: "GET",
+    path: "/api/conversations/:conversationId/people",
+    query: z.object({ q: z.string().max(200) }),
+    response: z.object({ people: z.array(personChoiceSchema) }),
+  }),
   /** people (with roles), agents, and — for owners — pending invitations */
   list: defineRoute({ method: "GET", path: "/api/conversations/:conversationId/members", response: membersViewSchema }),
   /** 202 with the same body whether or not an account with that email exists */

@@ -1,51 +1,126 @@
 import Link from "next/link";
+import { inputClass } from "@/components/ui/field.tsx";
 import { requirePageAdmin } from "@/server/auth/page-session.ts";
 import { getRuntime } from "@/server/runtime.ts";
-import { AUDIT_PAGE_SIZE, listAuditEvents } from "@/server/access/audit.ts";
+import { AUDIT_KINDS, AUDIT_PAGE_SIZE, listAuditEvents, type AuditKind } from "@/server/access/audit.ts";
+import { auditSentence } from "@/server/services/audit-sentence.ts";
 
 export const metadata = { title: "Audit log" };
 
-/** Who changed membership, roles, agents, invites and tokens. Admins only, checked here and in listAuditEvents. */
-export default async function AuditPage({ searchParams }: { searchParams: Promise<{ before?: string }> }) {
+type Search = { before?: string; actor?: string; kind?: string; from?: string; to?: string };
+
+const KIND_LABEL: Record<AuditKind, string> = {
+  member: "people in conversations",
+  agent: "agents",
+  invitation: "invitations to conversations",
+  invite: "invite links",
+  token: "API tokens",
+  conversation: "conversations",
+  plan: "accepted plans (fast-forwards)",
+};
+
+/** YYYY-MM-DD as the start of that day (UTC), or of the next day for an inclusive "to" */
+function parseDay(value: string | undefined, endOfDay = false): Date | undefined {
+  if (!value || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return undefined;
+  const date = new Date(`${value}T00:00:00Z`);
+  if (endOfDay) date.setUTCDate(date.getUTCDate() + 1);
+  return Number.isNaN(date.getTime()) ? undefined : date;
+}
+
+function olderHref(search: Search, before: string): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries({ ...search, before })) if (value) params.set(key, value);
+  return `/admin/audit?${params.toString()}`;
+}
+
+/** Every change to membership, roles, agents, invites, tokens and accepted plans, as sentences. Admins only, checked here and in listAuditEvents. */
+export default async function AuditPage({ searchParams }: { searchParams: Promise<Search> }) {
   const admin = await requirePageAdmin();
-  const { before } = await searchParams;
-  const events = await listAuditEvents(getRuntime().prisma, { actor: admin, before });
+  const search = await searchParams;
+  const kind = AUDIT_KINDS.find((candidate) => candidate === search.kind);
+  const { prisma } = getRuntime();
+  const [events, people] = await Promise.all([
+    listAuditEvents(prisma, {
+      actor: admin,
+      before: search.before,
+      filter: { actorId: search.actor || undefined, kind, from: parseDay(search.from), to: parseDay(search.to, true) },
+    }),
+    prisma.user.findMany({ orderBy: { name: "asc" }, select: { id: true, name: true, email: true } }),
+  ]);
   return (
     <section aria-label="Audit log" className="flex flex-col gap-3">
       <h2 className="text-sm font-semibold">Audit log</h2>
-      {events.length === 0 ? <p className="text-sm text-zinc-500">Nothing recorded yet.</p> : null}
-      {/* a wide table scrolls sideways; keyboard users reach the scroll with Tab */}
-      <div className="overflow-x-auto" tabIndex={0} role="region" aria-label="Audit log entries">
-        <table className="w-full text-left text-sm">
-          <thead className="text-xs uppercase text-zinc-500">
-            <tr>
-              <th className="py-1 pr-3">When</th>
-              <th className="py-1 pr-3">Who</th>
-              <th className="py-1 pr-3">What</th>
-              <th className="py-1 pr-3">Target</th>
-              <th className="py-1 pr-3">Conversation</th>
-              <th className="py-1">Detail</th>
-            </tr>
-          </thead>
-          <tbody className="divide-y divide-zinc-200 dark:divide-zinc-800">
-            {events.map((event) => (
-              <tr key={event.id} data-testid="audit-event" data-action={event.action}>
-                <td className="whitespace-nowrap py-1 pr-3">{new Date(event.at).toLocaleString()}</td>
-                <td className="py-1 pr-3">
-                  {event.actor ? `${event.actor.name} <${event.actor.email}>` : "system"}
-                  {event.actorKind === "token" ? <span className="text-zinc-500"> (API token)</span> : null}
-                </td>
-                <td className="py-1 pr-3 font-mono text-xs">{event.action}</td>
-                <td className="py-1 pr-3">{event.target.label ?? `${event.target.kind} ${event.target.id}`}</td>
-                <td className="py-1 pr-3">{event.conversation?.title ?? "—"}</td>
-                <td className="py-1 font-mono text-xs text-zinc-500">{JSON.stringify(event.detail)}</td>
-              </tr>
+      <form className="flex flex-wrap items-end gap-3" aria-label="Filter the audit log" role="search">
+        <label className="flex flex-col gap-1 text-sm">
+          Who
+          <select name="actor" defaultValue={search.actor ?? ""} className={inputClass}>
+            <option value="">anyone</option>
+            {people.map((person) => (
+              <option key={person.id} value={person.id}>
+                {person.name} ({person.email})
+              </option>
             ))}
-          </tbody>
-        </table>
-      </div>
+          </select>
+        </label>
+        <label className="flex flex-col gap-1 text-sm">
+          About
+          <select name="kind" defaultValue={kind ?? ""} className={inputClass}>
+            <option value="">everything</option>
+            {AUDIT_KINDS.map((value) => (
+              <option key={value} value={value}>
+                {KIND_LABEL[value]}
+              </option>
+            ))}
+          </select>
+        </label>
+        <label className="flex flex-col gap-1 text-sm">
+          From
+          <input type="date" name="from" defaultValue={search.from ?? ""} className={inputClass} />
+        </label>
+        <label className="flex flex-col gap-1 text-sm">
+          To
+          <input type="date" name="to" defaultValue={search.to ?? ""} className={inputClass} />
+        </label>
+        <button type="submit" className="h-10 rounded-md bg-accent px-4 text-sm font-medium text-white">
+          Filter
+        </button>
+      </form>
+      {events.length === 0 ? (
+        <p className="text-sm text-zinc-500">
+          Nothing recorded{search.actor || kind || search.from || search.to ? " that matches" : " yet"}.
+        </p>
+      ) : null}
+      <ol className="divide-y divide-zinc-200 text-sm dark:divide-zinc-800" aria-label="Audit log entries">
+        {events.map((event) => (
+          <li key={event.id} data-testid="audit-event" data-action={event.action} className="flex flex-col gap-0.5 py-2">
+            <p>
+              <time dateTime={event.at} className="mr-2 whitespace-nowrap text-xs text-zinc-500">
+                {event.at.slice(0, 16).replace("T", " ")}
+              </time>
+              <span data-testid="audit-sentence">{auditSentence(event)}</span>
+            </p>
+            <details className="text-xs text-zinc-600 dark:text-zinc-400">
+              <summary className="w-fit cursor-pointer">details</summary>
+              {/* the raw record, ids included, for whoever needs to trace it */}
+              <pre className="mt-1 overflow-x-auto whitespace-pre-wrap break-all rounded bg-zinc-100 p-2 font-mono dark:bg-zinc-900">
+                {JSON.stringify(
+                  {
+                    action: event.action,
+                    actor: event.actor ? { ...event.actor, kind: event.actorKind } : event.actorKind,
+                    target: event.target,
+                    conversation: event.conversation,
+                    detail: event.detail,
+                  },
+                  null,
+                  2,
+                )}
+              </pre>
+            </details>
+          </li>
+        ))}
+      </ol>
       {events.length === AUDIT_PAGE_SIZE ? (
-        <Link className="text-sm text-accent hover:underline" href={`/admin/audit?before=${events.at(-1)!.id}`}>
+        <Link className="text-sm text-accent hover:underline" href={olderHref(search, events.at(-1)!.id)}>
           Older entries
         </Link>
       ) : null}

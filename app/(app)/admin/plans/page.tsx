@@ -13,7 +13,14 @@ export const metadata = { title: "Plan history" };
 /** a plan's totals are estimated when any of its runs' usage is (a model call cut mid-stream) */
 const estimated = (plan: { usageEstimated: boolean }) => (plan.usageEstimated ? "true" : undefined);
 
-type Search = { status?: string; agent?: string; from?: string; to?: string };
+type Search = { q?: string; conversation?: string; status?: string; agent?: string; from?: string; to?: string; after?: string };
+
+/** the page's address with the same filters and another page cursor */
+function pageHref(search: Search, after: string): string {
+  const params = new URLSearchParams();
+  for (const [key, value] of Object.entries({ ...search, after })) if (value) params.set(key, value);
+  return `/admin/plans?${params.toString()}`;
+}
 
 function parseDate(value: string | undefined, endOfDay = false): Date | undefined {
   if (!value || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return undefined;
@@ -27,17 +34,35 @@ export default async function PlanHistoryPage({ searchParams }: { searchParams: 
   const search = await searchParams;
   const status = PLAN_STATUSES.includes(search.status as PlanStatus) ? (search.status as PlanStatus) : undefined;
   const { prisma, app } = getRuntime();
-  const [plans, agents] = await Promise.all([
+  const [{ plans, next }, agents] = await Promise.all([
     listPlanHistory(prisma, {
       actor,
-      filter: { status, agent: search.agent || undefined, from: parseDate(search.from), to: parseDate(search.to, true) },
+      filter: {
+        title: search.q || undefined,
+        conversationId: search.conversation || undefined,
+        status,
+        agent: search.agent || undefined,
+        from: parseDate(search.from),
+        to: parseDate(search.to, true),
+      },
+      after: search.after || undefined,
     }),
     app.conversations.listAgents(),
   ]);
   return (
     <div className="flex flex-col gap-4">
       <h2 className="text-lg font-semibold">Plan history</h2>
-      <form className="flex flex-wrap items-end gap-3" aria-label="Filter plans">
+      <form className="flex flex-wrap items-end gap-3" aria-label="Filter plans" role="search">
+        <label className="flex flex-col gap-1 text-sm">
+          Title
+          <input type="search" name="q" defaultValue={search.q ?? ""} placeholder="words in the title" className={inputClass} />
+        </label>
+        {search.conversation ? (
+          <label className="flex items-center gap-2 self-center text-sm">
+            <input type="checkbox" name="conversation" value={search.conversation} defaultChecked />
+            only {plans[0]?.conversation.title ? `“${plans[0].conversation.title}”` : "this conversation"}
+          </label>
+        ) : null}
         <label className="flex flex-col gap-1 text-sm">
           Status
           <select name="status" defaultValue={status ?? ""} className={inputClass}>
@@ -105,7 +130,11 @@ export default async function PlanHistoryPage({ searchParams }: { searchParams: 
                     {plan.title}
                   </Link>
                 </td>
-                <td className="px-3 py-2 text-zinc-600 dark:text-zinc-400">{plan.conversation.title}</td>
+                <td className="px-3 py-2">
+                  <Link href={`/c/${plan.conversation.id}`} className="text-zinc-700 hover:underline dark:text-zinc-300">
+                    {plan.conversation.title}
+                  </Link>
+                </td>
                 <td className="px-3 py-2">
                   <span title={PLAN_STATUS_HINT[plan.status]}>
                     <Badge tone={PLAN_TONE[plan.status]}>{plan.status}</Badge>
@@ -130,6 +159,11 @@ export default async function PlanHistoryPage({ searchParams }: { searchParams: 
           </tbody>
         </table>
       </div>
+      {next ? (
+        <Link href={pageHref(search, next)} className="self-start text-sm text-accent hover:underline" data-testid="older-plans">
+          Older plans
+        </Link>
+      ) : null}
     </div>
   );
 }

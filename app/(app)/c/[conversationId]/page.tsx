@@ -3,6 +3,7 @@ import type { Metadata } from "next";
 import { ConversationView } from "@/components/conversation/conversation-view.tsx";
 import { requirePageMember } from "@/server/auth/page-session.ts";
 import { getRuntime } from "@/server/runtime.ts";
+import { lastReadAt } from "@/server/services/read-marks.ts";
 
 type Params = { params: Promise<{ conversationId: string }> };
 
@@ -23,6 +24,15 @@ export async function generateMetadata({ params }: Params): Promise<Metadata> {
 export default async function ConversationPage({ params }: Params) {
   const { conversationId } = await params;
   const { user, snapshot } = await loadConversation(conversationId);
+  const readUpTo = await lastReadAt(getRuntime().prisma, { userId: user.id, conversationId });
   // plain JSON across the server/client boundary
-  return <ConversationView snapshot={JSON.parse(JSON.stringify(snapshot)) as typeof snapshot} currentUserId={user.id} />;
+  return (
+    <ConversationView
+      snapshot={JSON.parse(JSON.stringify(snapshot)) as typeof snapshot}
+      currentUserId={user.id}
+      lastReadAt={readUpTo?.toISOString() ?? null}
+      // admins reach this conversation's plans in the admin plan history from its header
+      planHistoryHref={user.role === "admin" ? `/admin/plans?conversation=${conversationId}` : null}
+    />
+  );
 }

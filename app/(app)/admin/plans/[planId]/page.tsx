@@ -1,23 +1,33 @@
 import { notFound } from "next/navigation";
 import Link from "next/link";
+import { PlanAnswersView } from "@/components/admin/plan-answers.tsx";
 import { PlanTimelineView } from "@/components/admin/plan-timeline.tsx";
 import { requirePageAdmin } from "@/server/auth/page-session.ts";
 import { getRuntime } from "@/server/runtime.ts";
 import { getPlanTimeline } from "@/server/services/admin-plans.ts";
+import { getPlanAnswers } from "@/server/services/admin-plan-answers.ts";
 
 export const metadata = { title: "Plan timeline" };
 
 export default async function PlanTimelinePage({ params }: { params: Promise<{ planId: string }> }) {
   const actor = await requirePageAdmin();
   const { planId } = await params;
-  const timeline = await getPlanTimeline(getRuntime().prisma, { actor, planId });
+  const { prisma } = getRuntime();
+  const timeline = await getPlanTimeline(prisma, { actor, planId });
   if (!timeline) notFound();
+  const answers = await getPlanAnswers(prisma, { actor, planId });
   return (
     <div className="flex flex-col gap-4">
-      <Link href="/admin/plans" className="text-sm text-accent hover:underline">
-        ← Plan history
-      </Link>
+      <nav aria-label="Back" className="flex flex-wrap gap-x-4 text-sm">
+        <Link href="/admin/plans" className="text-accent hover:underline">
+          ← Plan history
+        </Link>
+        <Link href={`/admin/plans?conversation=${timeline.conversation.id}`} className="text-accent hover:underline">
+          This conversation’s plans
+        </Link>
+      </nav>
       <PlanTimelineView timeline={timeline} />
+      <PlanAnswersView answers={answers} />
     </div>
   );
 }

@@ -92,6 +92,33 @@ function suite(kind: "embedded" | "postgres") {
     await fixture?.close();
   });
 
+  it("a file goes on its own, without text; nothing at all is refused, naming the body", async () => {
+    const send = (body: Record<string, unknown>) =>
+      messages.POST(
+        browserRequest(`/api/conversations/${shared}/messages`, { cookie: ann.cookie, body }),
+        params({ conversationId: shared }),
+      );
+    const file = await fixture.db.prisma.artifact.create({
+      data: {
+        conversationId: shared,
+        name: "notes.txt",
+        mediaType: "text/plain",
+        size: 2,
+        sha256: "0".repeat(64),
+        producerKind: "user",
+        producerUserId: ann.id,
+        content: Buffer.from("hi"),
+      },
+    });
+    const alone = await send({ body: "", attachmentIds: [file.id] });
+    expect(alone.status).toBe(201);
+    const sent = ((await alone.json()) as { message: MessageDTO }).message;
+    expect(sent).toMatchObject({ body: "", attachments: [expect.objectContaining({ id: file.id, name: "notes.txt" })] });
+    const empty = await send({ body: "  " });
+    expect(empty.status).toBe(400);
+    expect(JSON.stringify(await empty.json())).toContain("Write something first, or attach a file.");
+  });
+
   it("only the author edits: another member gets 403, a non-member 404, nobody signed in 401", async () => {
     const sent = await post(ann, shared, "Ship on Friday");
     expect((await edit(bob, shared, sent.id, { body: "Ship never" })).status).toBe(403);

@@ -1,0 +1,60 @@
+import { describe, expect, it } from "vitest";
+import { auditSentence } from "./audit-sentence.ts";
+import { AUDIT_ACTIONS, type AuditEventDTO } from "../access/audit.ts";
+
+const ana = { id: "u1", name: "Ana", email: "ana@example.test" };
+const event = (over: Partial<AuditEventDTO>): AuditEventDTO => ({
+  id: "1",
+  at: "2026-01-01T00:00:00.000Z",
+  actor: ana,
+  actorKind: "user",
+  action: "member.added",
+  conversation: { id: "c1", title: "launch" },
+  target: { kind: "user", id: "u2", label: "bo@example.test", name: "Bo" },
+  detail: {},
+  ...over,
+});
+
+describe("an audit event as a sentence", () => {
+  it("names people and conversations, not ids", () => {
+    expect(auditSentence(event({}))).toBe("Ana added Bo to “launch”.");
+    expect(auditSentence(event({ action: "member.role_changed", detail: { from: "member", to: "owner" } }))).toBe(
+      "Ana made Bo an owner of “launch” (was a member).",
+    );
+  });
+
+  it("says who acted through an API token, and Baton for the system", () => {
+    expect(auditSentence(event({ actorKind: "token", action: "member.removed" }))).toBe(
+      "Ana (through an API token) removed Bo from “launch”.",
+    );
+    expect(auditSentence(event({ actor: null, actorKind: "system", action: "member.left" }))).toBe("Baton left “launch”.");
+  });
+
+  it("reads agents by handle and a fast-forward by branch and commit", () => {
+    const agent = { kind: "agent", id: "a1", label: "@writer", name: "Writer" };
+    expect(auditSentence(event({ action: "agent.created", target: agent, detail: { handle: "writer" }, conversation: null }))).toBe(
+      "Ana created the agent @writer.",
+    );
+    expect(
+      auditSentence(
+        event({
+          action: "plan.accepted",
+          target: { kind: "repository", id: "r1", label: "site:main", name: null },
+          detail: { name: "site:main", branch: "main", from: "aaaa", to: "0123456789abcdef" },
+        }),
+      ),
+    ).toBe("Ana accepted a plan's result: fast-forwarded site:main to 01234567 from “launch”.");
+  });
+
+  it("has a sentence for every action, none of them leaking an id", () => {
+    for (const action of AUDIT_ACTIONS) {
+      const sentence = auditSentence(event({ action, detail: { email: "cy@example.test", role: "member", name: "ci", handle: "writer" } }));
+      expect(sentence).toMatch(/^[A-Z@“].*\.$/);
+      expect(sentence).not.toMatch(/u2|c1|undefined|null|\[object/);
+    }
+  });
+
+  it("still reads an action this version does not know", () => {
+    expect(auditSentence(event({ action: "repository.added" }))).toBe("Ana: repository.added");
+  });
+});
