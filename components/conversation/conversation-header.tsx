@@ -11,6 +11,7 @@
  * - The repository badge of a conversation linked to a repository goes before the
  *   usage line.
  */
+import { useTranslations } from "next-intl";
 import { MobileMenuButton } from "../app-shell.tsx";
 import { Button } from "../ui/button.tsx";
 import { CommanderRepliesSelect, type CommanderReplies } from "./commander-replies-select.tsx";
@@ -19,8 +20,6 @@ import { MembersButton } from "./members-dialog.tsx";
 import { RepositoryBadge } from "./repository-badge.tsx";
 import { UsageLine } from "./usage-line.tsx";
 import type { ConnectionState } from "./use-conversation-sync.ts";
-
-const CONNECTION_LABEL: Record<ConnectionState, string> = { connecting: "connecting…", live: "live", offline: "reconnecting…" };
 
 export function ConversationHeader({
   conversationId,
@@ -41,6 +40,8 @@ export function ConversationHeader({
   planOpen: boolean;
   onOpenPlan: () => void;
 }) {
+  const t = useTranslations("conversation");
+  const connectionLabel = t(`connection.${connection}`);
   return (
     <header className="@container border-b border-zinc-200 dark:border-zinc-800" data-testid="conversation-header">
       <div className="flex items-center gap-2 px-3 py-2">
@@ -52,11 +53,11 @@ export function ConversationHeader({
           data-testid="connection"
           data-state={connection}
           role="status"
-          aria-label={`Connection: ${CONNECTION_LABEL[connection]}`}
-          title={CONNECTION_LABEL[connection]}
+          aria-label={t("connectionLabel", { state: connectionLabel })}
+          title={connectionLabel}
           className={`shrink-0 whitespace-nowrap text-xs ${connection === "live" ? "text-emerald-700 dark:text-emerald-400" : "text-amber-700 dark:text-amber-400"}`}
         >
-          ● <span className={connection === "live" ? "hidden @md:inline" : ""}>{CONNECTION_LABEL[connection]}</span>
+          ● <span className={connection === "live" ? "hidden @md:inline" : ""}>{connectionLabel}</span>
         </span>
         <RepositoryBadge conversationId={conversationId} />
         <UsageLine className="hidden shrink-0 whitespace-nowrap @3xl:inline" />
@@ -68,11 +69,11 @@ export function ConversationHeader({
           size="sm"
           className="lg:hidden"
           onClick={onOpenPlan}
-          aria-label="Show plan"
+          aria-label={t("showPlan")}
           aria-expanded={planOpen}
           aria-controls="plan-sheet"
         >
-          Plan{planCount ? ` (${planCount})` : ""}
+          {planCount ? t("planCount", { count: planCount }) : t("plan")}
         </Button>
       </div>
     </header>
