@@ -7,19 +7,10 @@ import reactHooks from "eslint-plugin-react-hooks";
 import { importX } from "eslint-plugin-import-x";
 import { createTypeScriptImportResolver } from "eslint-import-resolver-typescript";
 
-// tests, benches and their scaffolding (every testing/ folder and the agents' fakes)
-const TEST_FILES = [
-  "**/*.test.ts",
-  "**/*.test.tsx",
-  "e2e/**",
-  "bench/**",
-  "**/testing/**",
-  "server/agents/test-support.ts",
-  "server/agents/fake-model-server.ts",
-  "server/agents/test-fixtures/**",
-];
+// tests, benches and their scaffolding (every testing/ folder)
+const TEST_FILES = ["**/*.test.ts", "**/*.test.tsx", "e2e/**", "bench/**", "**/testing/**"];
 const NO_TESTING = {
-  group: ["**/testing/*", "**/test-support.ts", "**/fake-model-server.ts", "**/test-fixtures/*"],
+  group: ["**/testing/*"],
   message: "test scaffolding is for tests only",
 };
 

@@ -12,11 +12,11 @@ import { createPrismaPlanStatusReader } from "./adapters/prisma/plan-status-read
 import { ProviderCircuits } from "./agents/circuit-breaker.ts";
 import { createModelRegistry } from "./agents/model-registry.ts";
 import { corePlanValidator } from "./agents/core-plan-validator.ts";
-import { log } from "./ops/log.ts";
+import { log } from "./observability/log.ts";
 import { createWorkspaceRuntime } from "./workspace/workspace-runner.ts";
 import { readWorkspaceSettings } from "./workspace/settings.ts";
 import { readCliAgents } from "./workspace/cli-agent.ts";
-import { routeConsoleToLog } from "./ops/console-log.ts";
+import { routeConsoleToLog } from "./observability/console-log.ts";
 import { defaultSandbox, sandboxStartupMessage, UNSANDBOXED_VARIABLE } from "./workspace/sandbox.ts";
 
 // Node 24 keeps async context without promise hooks; before it every promise pays the

@@ -28,9 +28,9 @@ import { createHealth } from "./ops/health.ts";
 import { createMetrics } from "./ops/metrics.ts";
 import { createOpsRoutes } from "./ops/ops-routes.ts";
 import type { ClientToServerEvents, ServerToClientEvents } from "./protocol/events.ts";
-import { log } from "./ops/log.ts";
+import { log } from "./observability/log.ts";
 import { withRequestLog } from "./ops/http-log.ts";
-import { startTracing, stopTracing } from "./ops/tracing.ts";
+import { startTracing, stopTracing } from "./observability/tracing.ts";
 
 export type RequestHandler = (request: IncomingMessage, response: ServerResponse) => void;
 
@@ -79,7 +79,7 @@ export async function serveBaton(input: {
   circuits?: ProviderCircuits;
 }): Promise<ServedBaton> {
   const { config } = input;
-  // OpenTelemetry traces, when OTEL_EXPORTER_OTLP_ENDPOINT is set (server/ops/tracing.ts)
+  // OpenTelemetry traces, when OTEL_EXPORTER_OTLP_ENDPOINT is set (server/observability/tracing.ts)
   await startTracing();
   const httpServer = createServer();
   const socketLimits = socketLimitsFromEnv(config.env);

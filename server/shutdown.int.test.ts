@@ -9,7 +9,7 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, expect, it } from "vitest";
-import { createScratchPostgresDatabase } from "./db/test-database.ts";
+import { createScratchPostgresDatabase } from "./db/testing/test-database.ts";
 import type { PlanDTO } from "./protocol/dto.ts";
 import { ServerProcess } from "./testing/server-handle.ts";
 

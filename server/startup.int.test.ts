@@ -11,7 +11,7 @@ import pg from "pg";
 import { afterAll, afterEach, beforeAll, expect, it } from "vitest";
 import { defaultMigrationsDir } from "./db/database.ts";
 import { readMigrationsFolder } from "./db/schema-engine.ts";
-import { createScratchPostgresDatabase, postgresAvailable } from "./db/test-database.ts";
+import { createScratchPostgresDatabase, postgresAvailable } from "./db/testing/test-database.ts";
 import { DEMO_CONVERSATION_TITLE } from "./services/seed.ts";
 import { READINESS_PATH } from "./serve.ts";
 import { ServerProcess } from "./testing/server-handle.ts";

@@ -8,8 +8,8 @@ import { afterAll, beforeAll, expect, it } from "vitest";
 import { createExecutorFixture, type ExecutorFixture } from "../executor/testing/executor-fixture.ts";
 import type { AgentRunner } from "../executor/ports.ts";
 import { ProviderCircuits } from "./circuit-breaker.ts";
-import { startFakeModelServer, type FakeModelServer } from "./fake-model-server.ts";
-import { testRuntime } from "./test-support.ts";
+import { startFakeModelServer, type FakeModelServer } from "./testing/fake-model-server.ts";
+import { testRuntime } from "./testing/agent-fixture.ts";
 
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
 

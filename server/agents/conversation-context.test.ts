@@ -3,7 +3,7 @@ import type { ModelMessage } from "ai";
 import { buildHistoryTurns, HISTORY_INTRO, seesConversation, SUMMARY_HEADING } from "./conversation-context.ts";
 import { MemoryConversationMemory } from "./memory-stores.ts";
 import type { Summarizer } from "./compaction.ts";
-import { agentProfile } from "./test-support.ts";
+import { agentProfile } from "./testing/agent-fixture.ts";
 
 const ada = { kind: "user" as const, name: "Ada" };
 const writer = { kind: "agent" as const, handle: "writer", name: "Writer" };

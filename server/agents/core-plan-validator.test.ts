@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { corePlanValidator } from "./core-plan-validator.ts";
-import { commanderProfile, recordingSink, runRequest, testRuntime } from "./test-support.ts";
+import { commanderProfile, recordingSink, runRequest, testRuntime } from "./testing/agent-fixture.ts";
 
 const limits = { maxSteps: 20, maxInputChars: 10_000, defaultMaxParallel: 4, defaultMaxRetries: 2 };
 

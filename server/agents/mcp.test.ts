@@ -3,12 +3,12 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFakeModelServer, type FakeModelServer } from "./fake-model-server.ts";
+import { startFakeModelServer, type FakeModelServer } from "./testing/fake-model-server.ts";
 import { parseMcpServers } from "./mcp.ts";
-import { startHttpMcpServer } from "./test-fixtures/mcp-http-server.ts";
-import { agentProfile, recordingSink, runRequest, testRuntime } from "./test-support.ts";
+import { startHttpMcpServer } from "./testing/mcp-http-server.ts";
+import { agentProfile, recordingSink, runRequest, testRuntime } from "./testing/agent-fixture.ts";
 
-const fixture = fileURLToPath(new URL("./test-fixtures/mcp-test-server.mjs", import.meta.url));
+const fixture = fileURLToPath(new URL("./testing/mcp-test-server.mjs", import.meta.url));
 
 describe("MCP tools", () => {
   let server: FakeModelServer;

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startFakeModelServer, type FakeModelServer } from "./fake-model-server.ts";
+import { startFakeModelServer, type FakeModelServer } from "./testing/fake-model-server.ts";
 import { createModelRegistry } from "./model-registry.ts";
 import { modelProblem, tryModel } from "./model-check.ts";
 

@@ -4,7 +4,7 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { deriveSummary, extractItems, parseDirective } from "./offline-directives.ts";
 import { formSpecSchema } from "../core/form-schema.ts";
 import { abortableSleep, TYPED_FORM_FIELDS } from "./offline-model.ts";
-import { commanderProfile, recordingSink, runRequest, testRuntime } from "./test-support.ts";
+import { commanderProfile, recordingSink, runRequest, testRuntime } from "./testing/agent-fixture.ts";
 import { corePlanValidator } from "./core-plan-validator.ts";
 
 describe("offline directives", () => {

@@ -3,10 +3,10 @@
  * summary, failure reason and (bounded) execution log, through both wire formats.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startFakeModelServer, type FakeModelServer, type RecordedRequest } from "./fake-model-server.ts";
+import { startFakeModelServer, type FakeModelServer, type RecordedRequest } from "./testing/fake-model-server.ts";
 import { MemoryPlanStatusReader } from "./memory-stores.ts";
 import { PLAN_STATUS_LOG_ENTRIES } from "./plan-status.ts";
-import { agentProfile, recordingSink, runRequest, testRuntime } from "./test-support.ts";
+import { agentProfile, recordingSink, runRequest, testRuntime } from "./testing/agent-fixture.ts";
 
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
 

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { containsFenceMarker, fenceUntrusted } from "../core/fence.ts";
 import { buildSystemPrompt, buildUserMessage, parseRoster } from "./prompt.ts";
-import { agentProfile, commanderProfile, recordingSink, runRequest, testRuntime } from "./test-support.ts";
+import { agentProfile, commanderProfile, recordingSink, runRequest, testRuntime } from "./testing/agent-fixture.ts";
 
 describe("fences in the agent runtime", () => {
   it("fences a failure reason with the core fence, so it cannot close early", () => {

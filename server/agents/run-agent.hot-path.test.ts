@@ -4,7 +4,7 @@
  * Baton's) and a session write that delays only the runs that need it stored.
  */
 import { describe, expect, it } from "vitest";
-import { agentProfile, recordingSink, runRequest, testRuntime } from "./test-support.ts";
+import { agentProfile, recordingSink, runRequest, testRuntime } from "./testing/agent-fixture.ts";
 
 type Timing = { calls: number; firstCallStartedAt: string; lastCallEndedAt: string | null };
 const timingOf = (sink: ReturnType<typeof recordingSink>) => {

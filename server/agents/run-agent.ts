@@ -25,9 +25,9 @@ import { buildToolSet, finishRun, MAX_MALFORMED_TOOL_CALLS } from "./run-finish.
 import { SecretRedactor } from "./secrets.ts";
 import { resumeSession } from "./session.ts";
 import { BUILTIN_TOOL_NAMES, createToolState, MAX_PLAN_REJECTIONS, ToolNotAllowedError } from "./tools.ts";
-import { recordProviderError } from "../ops/instruments.ts";
+import { recordProviderError } from "../observability/instruments.ts";
 import { unhandled } from "../protocol/exhaustive.ts";
-import { modelCallTelemetry } from "../ops/tracing.ts";
+import { modelCallTelemetry } from "../observability/tracing.ts";
 
 export const DEFAULT_MAX_STEPS = 24;
 /**

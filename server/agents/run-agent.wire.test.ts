@@ -3,8 +3,8 @@
  * that speaks OpenAI Chat Completions and Anthropic Messages over SSE.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startFakeModelServer, type FakeModelServer, type RecordedRequest, type WireFormat } from "./fake-model-server.ts";
-import { agentProfile, commanderProfile, recordingSink, runRequest, testRuntime } from "./test-support.ts";
+import { startFakeModelServer, type FakeModelServer, type RecordedRequest, type WireFormat } from "./testing/fake-model-server.ts";
+import { agentProfile, commanderProfile, recordingSink, runRequest, testRuntime } from "./testing/agent-fixture.ts";
 
 // the providers warn about unknown model names on every call
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;

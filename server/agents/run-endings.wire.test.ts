@@ -2,8 +2,8 @@
 import { simulateReadableStream } from "ai";
 import { MockLanguageModelV3 } from "ai/test";
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startFakeModelServer, type FakeModelServer } from "./fake-model-server.ts";
-import { agentProfile, recordingSink, runRequest, testRuntime } from "./test-support.ts";
+import { startFakeModelServer, type FakeModelServer } from "./testing/fake-model-server.ts";
+import { agentProfile, recordingSink, runRequest, testRuntime } from "./testing/agent-fixture.ts";
 
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
 

@@ -4,9 +4,9 @@
  * prompt-cache breakpoints and its cache reads are reported.
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
-import { startFakeModelServer, type FakeModelServer } from "./fake-model-server.ts";
+import { startFakeModelServer, type FakeModelServer } from "./testing/fake-model-server.ts";
 import { MemoryConversationMemory } from "./memory-stores.ts";
-import { agentProfile, recordingSink, runRequest, testRuntime } from "./test-support.ts";
+import { agentProfile, recordingSink, runRequest, testRuntime } from "./testing/agent-fixture.ts";
 
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
 

@@ -2,7 +2,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { SECRET_MASK } from "../core/form-schema.ts";
 import { SecretRedactor } from "./secrets.ts";
-import { recordingSink } from "./test-support.ts";
+import { recordingSink } from "./testing/agent-fixture.ts";
 
 describe("SecretRedactor", () => {
   it("masks secrets in text and in every string of a nested value", () => {

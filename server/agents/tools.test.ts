@@ -3,7 +3,7 @@ import { MemoryArtifactStore } from "./memory-stores.ts";
 import { fenceUntrusted } from "../core/fence.ts";
 import { corePlanValidator } from "./core-plan-validator.ts";
 import { createBuiltinTools, createToolState, isToolAllowed } from "./tools.ts";
-import { agentProfile, commanderProfile, runRequest } from "./test-support.ts";
+import { agentProfile, commanderProfile, runRequest } from "./testing/agent-fixture.ts";
 
 const callOptions = { toolCallId: "t1", messages: [] };
 

@@ -4,7 +4,7 @@
  * stored UTC stamps) and the membership it answers for a route's conversation.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, postgresAvailable, type TestDatabase } from "../db/test-database.ts";
+import { createTestDatabase, postgresAvailable, type TestDatabase } from "../db/testing/test-database.ts";
 import { createApiToken, verifyApiToken } from "./api-tokens.ts";
 
 const pgUp = await postgresAvailable();

@@ -15,7 +15,7 @@ import { claimInvite, recordInviteUse } from "./invites.ts";
 import { createPersonalDemo } from "../services/seed.ts";
 import { CLIENT_IP_HEADER } from "../http/client-address.ts";
 import { disconnectSession } from "../socket/rooms.ts";
-import { logFor } from "../ops/log.ts";
+import { logFor } from "../observability/log.ts";
 
 /** sign-up attempts per client address per minute */
 export const SIGN_UP_LIMIT = { window: 60, max: 20 };

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { addUsage, budgetRefusal, planUsage } from "./budget.ts";
-import { makePlan } from "./test-fixtures.ts";
+import { makePlan } from "./testing/fixtures.ts";
 
 describe("usage", () => {
   it("adds a run's report, and nothing when there is none", () => {

@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { checkDecision, decisionNeedsPlan } from "./commander-decision.ts";
-import { makePlan } from "./test-fixtures.ts";
+import { makePlan } from "./testing/fixtures.ts";
 import type { PlanLimits } from "./validate-plan.ts";
 
 const limits: PlanLimits = { maxSteps: 6, maxInputChars: 100, defaultMaxParallel: 2, defaultMaxRetries: 3 };

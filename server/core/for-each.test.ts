@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { collectedFiles, collectedSummary, forEachItems, liveChildCounts } from "./for-each.ts";
 import { renderTemplate, substituteItem } from "./templates.ts";
-import { makeStep } from "./test-fixtures.ts";
+import { makeStep } from "./testing/fixtures.ts";
 
 const source = (outputSummary: string | null, outputFiles: string[] = [], status: "done" | "skipped" | "failed" = "done") => ({
   status,

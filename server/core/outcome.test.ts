@@ -1,7 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { isReleasedByQuorum, notNeededReason, outcomeReport, planOutcome, resultSteps } from "./outcome.ts";
-import { makePlan } from "./test-fixtures.ts";
+import { makePlan } from "./testing/fixtures.ts";
 import { STEP_STATUSES, type StepState } from "./types.ts";
 
 const ENDED = ["done", "failed", "skipped"] as const;

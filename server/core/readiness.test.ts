@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { hasSettled, isDeadEnd, requirementMet, unreachableBecause } from "./dependencies.ts";
 import { nextRetryAt, readySteps } from "./readiness.ts";
 import { isLiveStep, isSuccessfulEnough, isTerminalPlan, isTerminalStep } from "./status.ts";
-import { done, live, makePlan, NOW } from "./test-fixtures.ts";
+import { done, live, makePlan, NOW } from "./testing/fixtures.ts";
 
 describe("status predicates", () => {
   it("classify step and plan statuses", () => {

@@ -6,7 +6,7 @@
 import { describe, expect, it } from "vitest";
 import { BUDGET_DECISION_LIMIT } from "./budget.ts";
 import { BUDGET_ABORT_REASON } from "./reconcile-dispatch.ts";
-import { done, live, makePlan, makeSpec, NOW, run, stepOf } from "./test-fixtures.ts";
+import { done, live, makePlan, makeSpec, NOW, run, stepOf } from "./testing/fixtures.ts";
 import type { CommanderDecision, PlanEvent, RunOutcome } from "./types.ts";
 
 const tokens = (maxTokens: number) => ({ maxTokens, maxCost: null });

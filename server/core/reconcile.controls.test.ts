@@ -1,6 +1,6 @@
 /** Reconcile: member controls (retry, skip), cancel, and steps that can never run. */
 import { describe, expect, it } from "vitest";
-import { done, live, makePlan, NOW, run, stepOf } from "./test-fixtures.ts";
+import { done, live, makePlan, NOW, run, stepOf } from "./testing/fixtures.ts";
 
 describe("reconcile: member controls and cancel", () => {
   it("retry-step resets a failed step", () => {

@@ -3,7 +3,7 @@
  * "can never run" cascade under both, and letting stragglers go once a quorum holds.
  */
 import { describe, expect, it } from "vitest";
-import { done, live, makePlan, NOW, run, stepOf } from "./test-fixtures.ts";
+import { done, live, makePlan, NOW, run, stepOf } from "./testing/fixtures.ts";
 import type { PlanCommand } from "./types.ts";
 
 function dispatched(commands: PlanCommand[]): number[] {

@@ -5,7 +5,7 @@
  * quorum releasing a collecting parent.
  */
 import { describe, expect, it } from "vitest";
-import { done, live, makePlan, NOW, run, runIds, stepOf } from "./test-fixtures.ts";
+import { done, live, makePlan, NOW, run, runIds, stepOf } from "./testing/fixtures.ts";
 import type { CommanderDecision, OnFailure, PlanState, RunOutcome } from "./types.ts";
 
 /**

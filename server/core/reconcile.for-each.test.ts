@@ -5,7 +5,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { MAX_FOR_EACH_ITEMS } from "./for-each.ts";
-import { done, live, makePlan, NOW, run, runIds, stepOf } from "./test-fixtures.ts";
+import { done, live, makePlan, NOW, run, runIds, stepOf } from "./testing/fixtures.ts";
 import type { ForEach, PlanCommand, PlanState, RunOutcome, StepState } from "./types.ts";
 
 const LINES: ForEach = { from: 1, field: "output_lines", maxParallel: null };

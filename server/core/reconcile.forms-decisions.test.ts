@@ -1,6 +1,6 @@
 /** Reconcile: form answers and the commander's decisions on a failed step. */
 import { describe, expect, it } from "vitest";
-import { live, makePlan, makeSpec, NOW, run, stepOf } from "./test-fixtures.ts";
+import { live, makePlan, makeSpec, NOW, run, stepOf } from "./testing/fixtures.ts";
 
 describe("reconcile: forms", () => {
   it("a user step is done with the answer", () => {

@@ -8,11 +8,11 @@
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { emptyCoverage, checkInvariants, type Coverage } from "./property-invariants.ts";
-import { buildCapacity, buildPlan, chooseEvent, makeDriver, scenarioArbitrary, type Scenario } from "./property-scenario.ts";
+import { emptyCoverage, checkInvariants, type Coverage } from "./testing/property-invariants.ts";
+import { buildCapacity, buildPlan, chooseEvent, makeDriver, scenarioArbitrary, type Scenario } from "./testing/property-scenario.ts";
 import { reconcile } from "./reconcile.ts";
 import { isTerminalPlan, isTerminalStep } from "./status.ts";
-import { deepFreeze } from "./test-fixtures.ts";
+import { deepFreeze } from "./testing/fixtures.ts";
 import type { PlanEvent, PlanState } from "./types.ts";
 
 const MAX_EVENTS = 600;

@@ -6,7 +6,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { liveTwin, normalizeInput, stepsSharingRun } from "./single-flight.ts";
-import { done, live, makePlan, NOW, run, stepOf } from "./test-fixtures.ts";
+import { done, live, makePlan, NOW, run, stepOf } from "./testing/fixtures.ts";
 import type { RunOutcome } from "./types.ts";
 
 /** Steps 1 and 2 both live on run-1 with the same input. */

@@ -2,7 +2,7 @@
 import { describe, expect, it } from "vitest";
 import { fenceUntrusted } from "./fence.ts";
 import { RUN_LOST_REASON } from "./reconcile-events.ts";
-import { done, live, makePlan, NOW, run, stepOf } from "./test-fixtures.ts";
+import { done, live, makePlan, NOW, run, stepOf } from "./testing/fixtures.ts";
 import type { CapacityView, PlanCommand, PlanEvent, RunOutcome } from "./types.ts";
 
 function commandTypes(commands: PlanCommand[]) {

@@ -12,7 +12,7 @@ import {
   type RunEffect,
   type RunReport,
 } from "./run-outcome.ts";
-import { makeStep } from "./test-fixtures.ts";
+import { makeStep } from "./testing/fixtures.ts";
 
 const validForm = { title: "Which city?", fields: [{ name: "city", label: "City", type: "text", required: true }] };
 

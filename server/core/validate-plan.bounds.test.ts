@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import fc from "fast-check";
 import { MAX_REPORTED_ISSUES, PlanValidationError, type PlanIssue } from "./errors.ts";
-import { makePlan } from "./test-fixtures.ts";
+import { makePlan } from "./testing/fixtures.ts";
 import { ancestors, validateAppendedSteps, validatePlan, type PlanLimits } from "./validate-plan.ts";
 import { MAX_INT32 } from "./text.ts";
 

@@ -5,7 +5,7 @@
 import { describe, expect, it } from "vitest";
 import { PlanValidationError, type PlanIssue } from "./errors.ts";
 import { createPlanState } from "./plan-state.ts";
-import { makePlan } from "./test-fixtures.ts";
+import { makePlan } from "./testing/fixtures.ts";
 import { validateAppendedSteps, validatePlan, type PlanLimits } from "./validate-plan.ts";
 
 const limits: PlanLimits = { maxSteps: 6, maxInputChars: 100, defaultMaxParallel: 2, defaultMaxRetries: 3 };

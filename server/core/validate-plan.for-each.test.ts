@@ -4,7 +4,7 @@
  */
 import { describe, expect, it } from "vitest";
 import { PlanValidationError, type PlanIssue } from "./errors.ts";
-import { makePlan } from "./test-fixtures.ts";
+import { makePlan } from "./testing/fixtures.ts";
 import { validateAppendedSteps, validatePlan, type PlanLimits } from "./validate-plan.ts";
 
 const limits: PlanLimits = { maxSteps: 5, maxInputChars: 200, defaultMaxParallel: 2, defaultMaxRetries: 3 };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { PlanValidationError, type PlanIssue } from "./errors.ts";
 import { validateAppendedSteps, validatePlan, type PlanLimits } from "./validate-plan.ts";
-import { makePlan } from "./test-fixtures.ts";
+import { makePlan } from "./testing/fixtures.ts";
 
 const limits: PlanLimits = { maxSteps: 5, maxInputChars: 100, defaultMaxParallel: 2, defaultMaxRetries: 3 };
 const assignees = new Set(["writer", "researcher"]);

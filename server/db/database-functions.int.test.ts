@@ -5,7 +5,7 @@
  */
 import fc from "fast-check";
 import { afterAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "./test-database.ts";
+import { createTestDatabase, type TestDatabase } from "./testing/test-database.ts";
 import { CONFLICT_MARKER, sqlWrites, WriteBatch } from "../adapters/prisma/write-batch.ts";
 import { prismaSql } from "./sql-runner.ts";
 import { enterConversation } from "../adapters/prisma/plan-repository.ts";

@@ -6,7 +6,7 @@ import pg from "pg";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type Database, defaultMigrationsDir, openDatabase, prismaAdapterFor } from "./database.ts";
 import { applyMigrations, readMigrationsFolder } from "./schema-engine.ts";
-import { TEST_ADMIN_URL, createScratchPostgresDatabase, createTestDatabase, postgresAvailable } from "./test-database.ts";
+import { TEST_ADMIN_URL, createScratchPostgresDatabase, createTestDatabase, postgresAvailable } from "./testing/test-database.ts";
 
 const pgUp = await postgresAvailable();
 if (!pgUp) console.warn("PostgreSQL at 127.0.0.1:5432 is unreachable: skipping the postgres tests");

@@ -8,7 +8,7 @@
 import { randomUUID } from "node:crypto";
 import type pg from "pg";
 import type { ClusterBus, ClusterMessage } from "../adapters/socket/socket-publisher.ts";
-import { log } from "../ops/log.ts";
+import { log } from "../observability/log.ts";
 import { listenResiliently, type ResilientListener } from "./pg-listener.ts";
 
 export const EVENTS_CHANNEL = "baton_events";

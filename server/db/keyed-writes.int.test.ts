@@ -8,7 +8,7 @@
  */
 import { afterAll, describe, expect, it } from "vitest";
 import type { Prisma, PrismaClient } from "../generated/prisma/client.ts";
-import { createTestDatabase, type TestDatabase } from "./test-database.ts";
+import { createTestDatabase, type TestDatabase } from "./testing/test-database.ts";
 import { createPrismaSessionStore } from "../adapters/prisma/agent-stores.ts";
 
 const opened: TestDatabase[] = [];

@@ -12,7 +12,7 @@
  * stops them here (executor/leases.ts).
  */
 import pg from "pg";
-import { log } from "../ops/log.ts";
+import { log } from "../observability/log.ts";
 import { reconnector } from "./pg-listener.ts";
 
 /** the advisory lock spaces (pg_advisory_lock(int4, int4)'s first key) of Baton's liveness locks: processes that run agents, and web nodes */

@@ -8,7 +8,7 @@
  * library's own re-connect does not leak one of the pool's slots each time.
  */
 import type pg from "pg";
-import { log } from "../ops/log.ts";
+import { log } from "../observability/log.ts";
 
 export function guardPool(pool: pg.Pool, options: { name: string; releaseBrokenClients?: boolean }): pg.Pool {
   const checkedOut = new Set<pg.PoolClient>();

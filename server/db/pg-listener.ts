@@ -8,7 +8,7 @@
  * was NOTIFYed while nobody listened is gone, and the caller reads it from the database.
  */
 import pg from "pg";
-import { log } from "../ops/log.ts";
+import { log } from "../observability/log.ts";
 
 export const RECONNECT_MIN_MS = 100;
 export const RECONNECT_MAX_MS = 5_000;

@@ -6,7 +6,7 @@
 import pg from "pg";
 import fc from "fast-check";
 import { afterAll, beforeAll, expect, it, vi } from "vitest";
-import { createTestDatabase, postgresAvailable, type TestDatabase } from "./test-database.ts";
+import { createTestDatabase, postgresAvailable, type TestDatabase } from "./testing/test-database.ts";
 import { listenResiliently, nextBackoff, RECONNECT_MAX_MS, RECONNECT_MIN_MS } from "./pg-listener.ts";
 import { postgresLiveness } from "./liveness.ts";
 

@@ -3,7 +3,7 @@
 // the database's error text), and on the embedded database's one connection it must never
 // run inside a Prisma transaction that is open at the time.
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, postgresAvailable, type TestDatabase } from "./test-database.ts";
+import { createTestDatabase, postgresAvailable, type TestDatabase } from "./testing/test-database.ts";
 import { prismaSql, type SqlRunner } from "./sql-runner.ts";
 
 const pgUp = await postgresAvailable();

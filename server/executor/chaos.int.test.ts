@@ -13,7 +13,7 @@ import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createTestDatabase, postgresAvailable, type TestDatabase } from "../db/test-database.ts";
+import { createTestDatabase, postgresAvailable, type TestDatabase } from "../db/testing/test-database.ts";
 import { seedWorkspace } from "../services/seed.ts";
 import { ServerProcess } from "../testing/server-handle.ts";
 import { signUpCookie, Viewer } from "../testing/live-viewers.ts";

@@ -4,7 +4,7 @@ import type { SqlRunner } from "../db/sql-runner.ts";
 import type { LoadedPlan } from "../adapters/prisma/plan-repository.ts";
 import type { AgentRunner, ArtifactRef, Clock, EventPublisher } from "./ports.ts";
 import { AgentDirectory } from "./agent-directory.ts";
-import { consoleLike, logFor } from "../ops/log.ts";
+import { consoleLike, logFor } from "../observability/log.ts";
 import type { Liveness } from "../db/liveness.ts";
 
 export interface ExecutorConfig {

@@ -9,7 +9,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createExecutorFixture, type ExecutorFixture } from "./testing/executor-fixture.ts";
 import { directiveScript } from "./testing/directive-script.ts";
 import { bumpPlan, interference } from "./testing/interference.ts";
-import { createTestDatabase } from "../db/test-database.ts";
+import { createTestDatabase } from "../db/testing/test-database.ts";
 import type { SqlRunner } from "../db/sql-runner.ts";
 
 let fixture: ExecutorFixture | undefined;

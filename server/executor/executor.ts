@@ -30,7 +30,7 @@ import { addressees, isCommanderReplyMode } from "../core/addressing.ts";
 import { plural } from "../core/plural.ts";
 import { personHandles, resolveMentions } from "../protocol/mentions.ts";
 import { API_USER_EMAIL } from "../services/seed.ts";
-import { traceEndedPlans } from "../ops/tracing.ts";
+import { traceEndedPlans } from "../observability/tracing.ts";
 import { isStorableText, UNSTORABLE_TEXT_MESSAGE } from "../core/text.ts";
 
 /** A posted message, and the agents it named that are not in the conversation (the UI offers to add them). */

@@ -8,7 +8,7 @@
  * run's write was refused, and the run stayed `running` holding the conversation.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { postgresAvailable } from "../db/test-database.ts";
+import { postgresAvailable } from "../db/testing/test-database.ts";
 import { routeReaction } from "./reactions.ts";
 import { truncateText } from "../core/text.ts";
 import { createExecutorFixture, type ExecutorFixture } from "./testing/executor-fixture.ts";

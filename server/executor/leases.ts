@@ -18,7 +18,7 @@
  * `running` lost itself, so their steps are retried right away.
  */
 import type { ExecutorContext } from "./context.ts";
-import { recordLeaseTakeover } from "../ops/instruments.ts";
+import { recordLeaseTakeover } from "../observability/instruments.ts";
 
 /** How often each process looks for runs of processes whose liveness lock is free. */
 export const DEAD_OWNER_CHECK_MS = 1_000;

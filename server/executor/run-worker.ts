@@ -18,7 +18,7 @@ import { reconcilePlan } from "./plan-effects.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
 import type { UnitPlan } from "./units.ts";
 import type { PendingEvent } from "../adapters/prisma/event-log.ts";
-import { instrumentRunner } from "../ops/run-telemetry.ts";
+import { instrumentRunner } from "./run-telemetry.ts";
 import { databaseErrorInfo, isRefusedWrite } from "../db/database-errors.ts";
 import { truncateText } from "../core/text.ts";
 

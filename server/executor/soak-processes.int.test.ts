@@ -9,7 +9,7 @@
  * BATON_SOAK_PLANS=500 runs a larger soak.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createTestDatabase, postgresAvailable, type TestDatabase } from "../db/test-database.ts";
+import { createTestDatabase, postgresAvailable, type TestDatabase } from "../db/testing/test-database.ts";
 import { seedWorkspace } from "../services/seed.ts";
 import type { PlanDTO } from "../protocol/dto.ts";
 import { ExecutorProcess } from "./testing/process-handle.ts";

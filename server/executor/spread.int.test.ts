@@ -6,7 +6,7 @@
  * only within its process's fair share, and both run agents.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createTestDatabase, postgresAvailable, type TestDatabase } from "../db/test-database.ts";
+import { createTestDatabase, postgresAvailable, type TestDatabase } from "../db/testing/test-database.ts";
 import { seedWorkspace } from "../services/seed.ts";
 import type { PlanDTO } from "../protocol/dto.ts";
 import { ExecutorProcess } from "./testing/process-handle.ts";

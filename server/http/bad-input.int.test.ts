@@ -8,7 +8,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createScratchPostgresDatabase, postgresAvailable } from "../db/test-database.ts";
+import { createScratchPostgresDatabase, postgresAvailable } from "../db/testing/test-database.ts";
 import { ServerProcess } from "../testing/server-handle.ts";
 
 let server: ServerProcess;

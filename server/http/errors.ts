@@ -7,7 +7,7 @@
  */
 import type { z } from "zod";
 import { IssueCollector, MAX_REPORTED_ISSUES } from "../core/errors.ts";
-import { log } from "../ops/log.ts";
+import { log } from "../observability/log.ts";
 import { ERROR_STATUS, isErrorCode, type ApiErrorBody, type ErrorCode } from "../protocol/rest/errors.ts";
 
 export class HttpError<C extends ErrorCode = ErrorCode> extends Error {

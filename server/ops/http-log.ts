@@ -5,8 +5,8 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { pinoHttp } from "pino-http";
-import { log } from "./log.ts";
-import { REQUEST_ID_HEADER, requestIdFrom, withRequestId } from "./request-id.ts";
+import { log } from "../observability/log.ts";
+import { REQUEST_ID_HEADER, requestIdFrom, withRequestId } from "../observability/request-id.ts";
 
 const QUIET_PATHS = new Set(["/healthz", "/readyz", "/metrics"]);
 

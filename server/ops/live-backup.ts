@@ -13,7 +13,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { backupPglite, type BackupResult, type BackupSource } from "./embedded-backup.ts";
-import { log } from "./log.ts";
+import { log } from "../observability/log.ts";
 
 const PID_FILE = "server.pid";
 const REQUESTS_DIR = "backup-requests";

@@ -3,8 +3,8 @@ import { createExecutorFixture, type ExecutorFixture } from "../executor/testing
 import { directiveScript } from "../executor/testing/directive-script.ts";
 import type { AgentRunner } from "../executor/ports.ts";
 import { ProviderCircuits } from "../agents/circuit-breaker.ts";
-import { startFakeModelServer, type FakeModelServer } from "../agents/fake-model-server.ts";
-import { testRuntime } from "../agents/test-support.ts";
+import { startFakeModelServer, type FakeModelServer } from "../agents/testing/fake-model-server.ts";
+import { testRuntime } from "../agents/testing/agent-fixture.ts";
 import { bearerMatches, createMetrics } from "./metrics.ts";
 
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;

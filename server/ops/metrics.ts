@@ -12,7 +12,7 @@ import type pg from "pg";
 import { collectDefaultMetrics, Gauge, Registry } from "prom-client";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { ProviderCircuits } from "../agents/circuit-breaker.ts";
-import { registerInstruments } from "./instruments.ts";
+import { registerInstruments } from "../observability/instruments.ts";
 import { registerEventLoopDelay } from "./event-loop-delay.ts";
 
 export interface MetricsSources {

@@ -12,7 +12,7 @@ import { promisify } from "node:util";
 import { PGlite } from "@electric-sql/pglite";
 import { PGLITE_EXTENSIONS } from "../db/pglite-extensions.ts";
 import { afterAll, describe, expect, it } from "vitest";
-import { createScratchPostgresDatabase } from "../db/test-database.ts";
+import { createScratchPostgresDatabase } from "../db/testing/test-database.ts";
 import { openDatabase } from "../db/database.ts";
 import type { PlanDTO } from "../protocol/dto.ts";
 import { ExecutorProcess } from "../executor/testing/process-handle.ts";

@@ -4,7 +4,7 @@
  * and leave a plan whose runs all reported usage unmarked.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../db/test-database.ts";
+import { createTestDatabase, type TestDatabase } from "../db/testing/test-database.ts";
 import { getPlanTimeline, listPlanHistory } from "./admin-plans.ts";
 import { getUsage } from "./admin-usage.ts";
 

@@ -8,7 +8,7 @@
  */
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../db/test-database.ts";
+import { createTestDatabase, type TestDatabase } from "../db/testing/test-database.ts";
 import { createConversationServices } from "./conversations.ts";
 
 let db: TestDatabase;

@@ -5,7 +5,7 @@
  * Only the searcher's conversations are searched.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../db/test-database.ts";
+import { createTestDatabase, type TestDatabase } from "../db/testing/test-database.ts";
 import { searchMessages } from "./message-search.ts";
 
 const searcher = { id: "searcher", role: "member" as const };

@@ -1,6 +1,6 @@
 /** Seeding is idempotent, also when several processes seed one database at the same moment. */
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../db/test-database.ts";
+import { createTestDatabase, type TestDatabase } from "../db/testing/test-database.ts";
 import { DEMO_CONVERSATION_TITLE, seedWorkspace } from "./seed.ts";
 
 let db: TestDatabase;

@@ -25,7 +25,7 @@ import {
   userHandshakeWait,
   type SocketLimits,
 } from "./limits.ts";
-import { log } from "../ops/log.ts";
+import { log } from "../observability/log.ts";
 
 /** a replay longer than this tells the client to reload the snapshot instead */
 export const MAX_REPLAY_EVENTS = 2_000;

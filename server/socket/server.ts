@@ -20,7 +20,7 @@ import { Server } from "socket.io";
 import { createAdapter } from "@socket.io/postgres-adapter";
 import type pg from "pg";
 import { poolBeside } from "../db/database.ts";
-import { log } from "../ops/log.ts";
+import { log } from "../observability/log.ts";
 import type { ClientToServerEvents, ServerToClientEvents } from "../protocol/events.ts";
 import { configuredOrigins } from "../auth/auth.ts";
 import { clientProtocol, stampClientHeaders } from "../http/client-address.ts";

@@ -7,7 +7,7 @@
  * next one tries again. The timer does not keep the process alive and stops on close.
  */
 import type { PrismaClient } from "../generated/prisma/client.ts";
-import { log } from "../ops/log.ts";
+import { log } from "../observability/log.ts";
 import { deleteUnmergedBranches, removeEndedSlots } from "./slot-store.ts";
 
 /** Runs `sweep` every `ms`; returns how to stop. */

@@ -7,8 +7,8 @@ import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from
 import { randomUUID } from "node:crypto";
 import { readFile, writeFile } from "node:fs/promises";
 import path from "node:path";
-import { createTestDatabase, type TestDatabase } from "../db/test-database.ts";
-import { agentProfile, recordingSink, runRequest } from "../agents/test-support.ts";
+import { createTestDatabase, type TestDatabase } from "../db/testing/test-database.ts";
+import { agentProfile, recordingSink, runRequest } from "../agents/testing/agent-fixture.ts";
 import type { AgentRunner } from "../executor/ports.ts";
 import { createGitFixture, showFile, type GitFixture } from "./testing/git-fixture.ts";
 import { fixtureRuntime, linkedConversation, workspacePlan } from "./testing/linked-conversation.ts";

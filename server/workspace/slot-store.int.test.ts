@@ -6,7 +6,7 @@ import { mkdir, readFile, writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import path from "node:path";
-import { createTestDatabase, type TestDatabase } from "../db/test-database.ts";
+import { createTestDatabase, type TestDatabase } from "../db/testing/test-database.ts";
 import type { Actor } from "../auth/actor.ts";
 import { createGitFixture, commitSubjects, type GitFixture } from "./testing/git-fixture.ts";
 import { git } from "./git.ts";

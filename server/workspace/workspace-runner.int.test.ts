@@ -7,10 +7,10 @@
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import { randomUUID } from "node:crypto";
 import path from "node:path";
-import { createTestDatabase, type TestDatabase } from "../db/test-database.ts";
+import { createTestDatabase, type TestDatabase } from "../db/testing/test-database.ts";
 import { MemoryArtifactStore } from "../agents/memory-stores.ts";
-import { agentProfile, recordingSink, runRequest, testRuntime } from "../agents/test-support.ts";
-import { startFakeModelServer } from "../agents/fake-model-server.ts";
+import { agentProfile, recordingSink, runRequest, testRuntime } from "../agents/testing/agent-fixture.ts";
+import { startFakeModelServer } from "../agents/testing/fake-model-server.ts";
 import { readFile } from "node:fs/promises";
 import type { AgentRunner, AgentRunResult, RunRequest } from "../executor/ports.ts";
 import { commitSubjects, createGitFixture, showFile, type GitFixture } from "./testing/git-fixture.ts";

@@ -16,7 +16,7 @@
  * on, and each `command:<words>` entry allows one command prefix (`command:npm test`).
  */
 import { createHash } from "node:crypto";
-import { log } from "../ops/log.ts";
+import { log } from "../observability/log.ts";
 import type { ToolSet } from "ai";
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { startConfirmed, type AgentProfile, type AgentRunner, type AgentRunResult, type RunRequest } from "../executor/ports.ts";

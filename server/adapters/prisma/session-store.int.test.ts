@@ -5,7 +5,7 @@
  */
 import type { ModelMessage } from "ai";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../../db/test-database.ts";
+import { createTestDatabase, type TestDatabase } from "../../db/testing/test-database.ts";
 import { createPrismaSessionStore } from "./agent-stores.ts";
 
 let db: TestDatabase;

@@ -11,7 +11,7 @@ import os from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { loadConfig } from "../../config/config.ts";
-import { createTestDatabase, postgresAvailable, type TestDatabase } from "../../db/test-database.ts";
+import { createTestDatabase, postgresAvailable, type TestDatabase } from "../../db/testing/test-database.ts";
 import { seedWorkspace } from "../../services/seed.ts";
 import { serveBaton, type ServedBaton } from "../../serve.ts";
 import { ScriptedRunner } from "../../executor/testing/scripted-runner.ts";

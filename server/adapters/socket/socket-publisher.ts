@@ -34,7 +34,7 @@ import type { Server } from "socket.io";
 import type { EventPublisher } from "../../executor/ports.ts";
 import type { ClientToServerEvents, ConversationEventDTO, RunDelta, ServerToClientEvents } from "../../protocol/events.ts";
 import { activityRoom, conversationRoom } from "../../protocol/rooms.ts";
-import { log } from "../../ops/log.ts";
+import { log } from "../../observability/log.ts";
 
 /** one message to the other processes carries at most this many UTF-16 units of a run's streamed text (a NOTIFY holds 8,000 bytes) */
 export const DELTA_CHUNK = 1_000;

@@ -4,7 +4,7 @@
  * hold, and a runtime with a fresh database for route-handler tests.
  */
 import { randomUUID } from "node:crypto";
-import { createTestDatabase, type TestDatabase } from "../../db/test-database.ts";
+import { createTestDatabase, type TestDatabase } from "../../db/testing/test-database.ts";
 import { loadConfig } from "../../config/config.ts";
 import { setRuntime, type Runtime } from "../../runtime.ts";
 import type { Executor } from "../../executor/executor.ts";

@@ -3,7 +3,7 @@
  * and an executor wired to a scripted runner and a recording publisher.
  */
 import { randomUUID } from "node:crypto";
-import { createTestDatabase } from "../../db/test-database.ts";
+import { createTestDatabase } from "../../db/testing/test-database.ts";
 import type { Database } from "../../db/database.ts";
 import { seedWorkspace } from "../../services/seed.ts";
 import { createConversationServices } from "../../services/conversations.ts";

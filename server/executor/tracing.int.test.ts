@@ -8,13 +8,13 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { InMemorySpanExporter, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
-import { createExecutorFixture, type ExecutorFixture } from "../executor/testing/executor-fixture.ts";
-import { offlineAgentRunner } from "../executor/testing/offline-runtime.ts";
-import { ok, NO_USAGE } from "../executor/testing/scripted-runner.ts";
-import { flushTracing, fromTraceparent, planSpanId, planTraceId, startTracing, stepSpanId, stopTracing } from "./tracing.ts";
-import { formatSpanTree } from "./span-tree.ts";
+import { createExecutorFixture, type ExecutorFixture } from "./testing/executor-fixture.ts";
+import { offlineAgentRunner } from "./testing/offline-runtime.ts";
+import { ok, NO_USAGE } from "./testing/scripted-runner.ts";
+import { flushTracing, fromTraceparent, planSpanId, planTraceId, startTracing, stepSpanId, stopTracing } from "../observability/tracing.ts";
+import { formatSpanTree } from "../observability/testing/span-tree.ts";
 import { Registry } from "prom-client";
-import { registerInstruments } from "./instruments.ts";
+import { registerInstruments } from "../observability/instruments.ts";
 
 const exporter = new InMemorySpanExporter();
 

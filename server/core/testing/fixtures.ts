@@ -3,9 +3,9 @@
  * code): plans from terse step lists, and a reconcile call with deterministic
  * time, randomness and run ids.
  */
-import { reconcile } from "./reconcile.ts";
-import { stepStateFromSpec } from "./plan-state.ts";
-import type { Budget, CapacityView, PlanEvent, PlanState, ReconcileResult, StepSpec, StepState } from "./types.ts";
+import { reconcile } from "../reconcile.ts";
+import { stepStateFromSpec } from "../plan-state.ts";
+import type { Budget, CapacityView, PlanEvent, PlanState, ReconcileResult, StepSpec, StepState } from "../types.ts";
 
 export const NOW = 1_000_000;
 

@@ -8,11 +8,11 @@
  */
 import { context } from "@opentelemetry/api";
 import type { PrismaClient } from "../generated/prisma/client.ts";
-import type { AgentRunner, AgentRunResult } from "../executor/ports.ts";
-import type { RunLaunch } from "../executor/run-launch.ts";
-import { recordRunDuration, recordRunStart } from "./instruments.ts";
-import { logFor } from "./log.ts";
-import { endRunSpan, startRunSpan, storeRunSpan } from "./tracing.ts";
+import type { AgentRunner, AgentRunResult } from "./ports.ts";
+import type { RunLaunch } from "./run-launch.ts";
+import { recordRunDuration, recordRunStart } from "../observability/instruments.ts";
+import { logFor } from "../observability/log.ts";
+import { endRunSpan, startRunSpan, storeRunSpan } from "../observability/tracing.ts";
 
 /**
  * `runner`, observed for this one launch. `claimed`, for a run started early: resolves

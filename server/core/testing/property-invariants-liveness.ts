@@ -6,10 +6,10 @@
  * model pool, or its for_each parent's bound; and a plan with nothing in progress
  * and no decision awaited is waiting for a retry time — durable state a sweep acts on.
  */
-import { isSuccessfulEnough, isTerminalPlan } from "./status.ts";
+import { isSuccessfulEnough, isTerminalPlan } from "../status.ts";
 import { isCollector } from "./property-invariants-for-each.ts";
 import type { Coverage } from "./property-coverage.ts";
-import type { CapacityView, PlanState, StepState } from "./types.ts";
+import type { CapacityView, PlanState, StepState } from "../types.ts";
 
 function ensure(condition: boolean, message: () => string): void {
   if (!condition) throw new Error(message());

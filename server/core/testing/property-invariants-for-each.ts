@@ -4,8 +4,8 @@
  * of for-each.ts (item parsing aside: the driver's items never contain line breaks).
  */
 import type { Coverage } from "./property-coverage.ts";
-import { isTerminalPlan, isTerminalStep } from "./status.ts";
-import type { PlanState, ReconcileResult, StepState } from "./types.ts";
+import { isTerminalPlan, isTerminalStep } from "../status.ts";
+import type { PlanState, ReconcileResult, StepState } from "../types.ts";
 
 function ensure(condition: boolean, message: () => string): void {
   if (!condition) throw new Error(message());

@@ -1,7 +1,7 @@
 /** The fake providers' prompt cache: what each provider would report for repeated prefixes. */
 import { describe, expect, it } from "vitest";
 import type { RecordedRequest, WireFormat } from "./fake-model-server.ts";
-import { createPromptCache } from "./test-fixtures/fake-responder.ts";
+import { createPromptCache } from "./fake-responder.ts";
 
 const request = (format: WireFormat, body: Record<string, unknown>): RecordedRequest => ({
   format,

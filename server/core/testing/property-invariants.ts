@@ -8,8 +8,8 @@ import { expect } from "vitest";
 import { checkForEachInvariants, isCollector } from "./property-invariants-for-each.ts";
 import { checkLiveness } from "./property-invariants-liveness.ts";
 import type { Coverage } from "./property-coverage.ts";
-import { isSuccessfulEnough, isTerminalPlan, isTerminalStep } from "./status.ts";
-import type { CapacityView, PlanEvent, PlanState, ReconcileResult, RunUsage, StepState } from "./types.ts";
+import { isSuccessfulEnough, isTerminalPlan, isTerminalStep } from "../status.ts";
+import type { CapacityView, PlanEvent, PlanState, ReconcileResult, RunUsage, StepState } from "../types.ts";
 
 export { emptyCoverage, type Coverage } from "./property-coverage.ts";
 

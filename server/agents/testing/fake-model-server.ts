@@ -6,7 +6,7 @@
  *
  * Each test scripts the turns the "model" takes, in order; every request takes
  * the next turn and is recorded for assertions. Past the script, a responder (if set)
- * computes each request's turn from the request itself (test-fixtures/fake-responder.ts).
+ * computes each request's turn from the request itself (fake-responder.ts).
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";

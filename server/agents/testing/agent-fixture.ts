@@ -2,10 +2,10 @@
  * One builder for the agent-runtime tests: a runner with in-memory stores,
  * instant retry delays, and a sink that records what the conversation would see.
  */
-import type { AgentProfile, RunRequest, RunSink } from "../executor/ports.ts";
-import { MemoryArtifactStore, MemorySessionStore } from "./memory-stores.ts";
-import { createModelRegistry, type ModelEnvironment, type ModelRegistryConfig } from "./model-registry.ts";
-import { createAgentRunner, type AgentRunnerDeps } from "./run-agent.ts";
+import type { AgentProfile, RunRequest, RunSink } from "../../executor/ports.ts";
+import { MemoryArtifactStore, MemorySessionStore } from "../memory-stores.ts";
+import { createModelRegistry, type ModelEnvironment, type ModelRegistryConfig } from "../model-registry.ts";
+import { createAgentRunner, type AgentRunnerDeps } from "../run-agent.ts";
 
 export function agentProfile(overrides: Partial<AgentProfile> = {}): AgentProfile {
   return {

@@ -6,9 +6,9 @@
  * outcomes and, for for_each to map over, summaries that are lists and file lists.
  */
 import fc from "fast-check";
-import { createPlanState } from "./plan-state.ts";
-import type { CapacityView, CommanderDecision, ForEach, PlanEvent, PlanState, RunUsage, StepSpec } from "./types.ts";
-import { validatePlan } from "./validate-plan.ts";
+import { createPlanState } from "../plan-state.ts";
+import type { CapacityView, CommanderDecision, ForEach, PlanEvent, PlanState, RunUsage, StepSpec } from "../types.ts";
+import { validatePlan } from "../validate-plan.ts";
 
 export const HANDLES = ["alpha", "beta", "gamma"] as const;
 export const MAX_STEPS = 40;

@@ -19,12 +19,12 @@ import { createRequire } from "node:module";
 import os from "node:os";
 import path from "node:path";
 import { PGlite } from "@electric-sql/pglite";
-import { PGLITE_EXTENSIONS } from "./pglite-extensions.ts";
+import { PGLITE_EXTENSIONS } from "../pglite-extensions.ts";
 import { PrismaPg } from "@prisma/adapter-pg";
 import pg from "pg";
 import { PrismaPGlite } from "pglite-prisma-adapter";
-import { type Database, type PrismaLogOption, databaseFromPGlite, databaseFromPool, defaultMigrationsDir } from "./database.ts";
-import { applyMigrations, hashMigrationsFolder } from "./schema-engine.ts";
+import { type Database, type PrismaLogOption, databaseFromPGlite, databaseFromPool, defaultMigrationsDir } from "../database.ts";
+import { applyMigrations, hashMigrationsFolder } from "../schema-engine.ts";
 
 export const TEST_ADMIN_URL = process.env.TEST_DATABASE_URL ?? "postgresql://postgres@127.0.0.1:5432/test";
 

@@ -24,7 +24,7 @@ import type {
   LanguageModelV3ToolCallPart,
 } from "@ai-sdk/provider";
 import { createOfflineModel } from "../offline-model.ts";
-import type { FakeResponder, RecordedRequest, ScriptedTurn, ScriptedUsage } from "../fake-model-server.ts";
+import type { FakeResponder, RecordedRequest, ScriptedTurn, ScriptedUsage } from "./fake-model-server.ts";
 
 const CHARS_PER_TOKEN = 4;
 const MIN_CACHED_TOKENS = 1_024;
