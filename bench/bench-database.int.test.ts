@@ -5,7 +5,7 @@
  */
 import pg from "pg";
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createScratchPostgresDatabase, postgresAvailable, TEST_ADMIN_URL } from "../server/db/test-database.ts";
+import { createScratchPostgresDatabase, postgresAvailable, TEST_ADMIN_URL } from "../server/db/testing/test-database.ts";
 import { openPostgresBenchDatabase, withDatabase } from "./bench-database.ts";
 
 let given: Awaited<ReturnType<typeof createScratchPostgresDatabase>>;

@@ -6,7 +6,9 @@
  *   makespan  — wall time / critical path on DAGs with known step times (1.00 is ideal)
  *   open      — the snapshot a browser reads to open a conversation with that history
  * Before these in-process figures it prints the server-level table (bench/server-bench.ts)
- * and the scale row (bench/scale-bench.ts; PostgreSQL only, BATON_BENCH_SCALE=0 skips it).
+ * and, when asked, the at-scale row and the takeover figure (bench/scale-bench.ts with
+ * BATON_BENCH_SCALE=1, bench/takeover-bench.ts with BATON_BENCH_TAKEOVER=1; PostgreSQL
+ * only): each starts several servers and takes minutes, too long for every run.
  */
 import "./quiet-logs.ts";
 import { openEmbeddedBenchDatabase, openPostgresBenchDatabase } from "./bench-database.ts";
@@ -19,6 +21,7 @@ import { createPrismaArtifactStore, createPrismaSessionStore } from "../server/a
 import { chain, criticalPathMs, diamondWithStraggler, randomDag, toPlan, type TimedStep } from "./dags.ts";
 import { benchServer } from "./server-bench.ts";
 import { benchScale } from "./scale-bench.ts";
+import { benchTakeover } from "./takeover-bench.ts";
 import { growHistory } from "./history.ts";
 import { conversationOpenFigure } from "./conversation-open.ts";
 
@@ -105,7 +108,8 @@ async function benchDatabase(label: string, open: () => Promise<Database>) {
 
 // first as users feel it (the production server, its API and Socket.IO); BATON_BENCH_SERVER=0 skips it
 if (process.env.BATON_BENCH_SERVER !== "0") await benchServer();
-if (process.env.BATON_BENCH_SCALE !== "0") console.log(await benchScale());
+if (process.env.BATON_BENCH_SCALE === "1") console.log(await benchScale());
+if (process.env.BATON_BENCH_TAKEOVER === "1") console.log(await benchTakeover());
 console.log("\nIn process (the executor in the benchmark's own process, no HTTP, silent publisher)\n");
 console.log("Baton benchmarks (offline model; parallelism unbounded for makespan)\n");
 await benchDatabase("embedded", openEmbeddedBenchDatabase);

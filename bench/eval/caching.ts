@@ -2,7 +2,7 @@
  * The "compare 4 × 3" request on both fake providers, with prompt caching and without:
  * calls, tokens, the cached share of input tokens and the cost at list prices.
  */
-import { startFakeModelServer, type WireFormat } from "../../server/agents/fake-model-server.ts";
+import { startFakeModelServer, type WireFormat } from "../../server/agents/testing/fake-model-server.ts";
 import { runEval, percent, usd, type EvalRecord } from "./harness.ts";
 import { COMPARE_4X3 } from "./requests.ts";
 import { fakeTarget, FAKE_MODELS } from "./targets.ts";

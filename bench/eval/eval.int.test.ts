@@ -4,7 +4,7 @@
  * prompt cache makes caching visible in the "compare 4 × 3" figures.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { startFakeModelServer, type FakeModelServer } from "../../server/agents/fake-model-server.ts";
+import { startFakeModelServer, type FakeModelServer } from "../../server/agents/testing/fake-model-server.ts";
 import { formatRecord, runEval } from "./harness.ts";
 import { COMPARE_4X3, EVAL_REQUESTS } from "./requests.ts";
 import { fakeTarget } from "./targets.ts";

@@ -5,7 +5,7 @@
  * Then the "compare 4 × 3" caching figures, always through the fakes.
  */
 import "../quiet-logs.ts";
-import { startFakeModelServer } from "../../server/agents/fake-model-server.ts";
+import { startFakeModelServer } from "../../server/agents/testing/fake-model-server.ts";
 import { formatRecord, runEval, totals, usd, type EvalRecord } from "./harness.ts";
 import { EVAL_REQUESTS } from "./requests.ts";
 import { fakeTarget, realTarget } from "./targets.ts";

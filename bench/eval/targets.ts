@@ -2,8 +2,8 @@
  * What the harness talks to: the fake provider servers (both wire formats, answering as
  * the offline model, prompt caching on or off), or a real provider when its key is set.
  */
-import type { FakeModelServer, WireFormat } from "../../server/agents/fake-model-server.ts";
-import { offlineResponder } from "../../server/agents/test-fixtures/fake-responder.ts";
+import type { FakeModelServer, WireFormat } from "../../server/agents/testing/fake-model-server.ts";
+import { offlineResponder } from "../../server/agents/testing/fake-responder.ts";
 import type { EvalTarget } from "./harness.ts";
 
 /** Priced models on each fake: the list prices of real models, reached through the fake's base URL. */

@@ -14,7 +14,12 @@ export interface ClientAssignment {
   cookie: string;
   conversationId: string;
   address: string;
+  /** which web node baseURL is (0, 1, …): latency is split by node */
+  node: number;
 }
+
+/** one delivery of a conversation event: [conversationId, seq, createdAt ms, received ms, the client's number in its process, its web node] */
+export type Delivery = [string, number, number, number, number, number];
 
 export type ToClients = { kind: "connect"; clients: ClientAssignment[] } | { kind: "report" } | { kind: "close" };
 export type FromClients =
@@ -22,13 +27,12 @@ export type FromClients =
   | { kind: "failed"; error: string }
   | {
       kind: "report";
-      /** one row per delivery: [conversationId, seq, createdAt ms, received ms, the client's number in this process] */
-      deliveries: [string, number, number, number, number][];
+      deliveries: Delivery[];
       loopDelayMs: { p50: number; p99: number; max: number };
     };
 
 const sockets: Socket[] = [];
-const deliveries: [string, number, number, number, number][] = [];
+const deliveries: Delivery[] = [];
 const loop = monitorEventLoopDelay({ resolution: 10 });
 const send = (message: FromClients) => process.send?.(message);
 
@@ -41,7 +45,7 @@ async function connectOne(client: ClientAssignment): Promise<{ conversationId: s
   const number = sockets.push(socket) - 1;
   socket.on("conversation-events", (events: ConversationEventDTO[]) => {
     const now = Date.now();
-    for (const event of events) deliveries.push([event.conversationId, event.seq, Date.parse(event.createdAt), now, number]);
+    for (const event of events) deliveries.push([event.conversationId, event.seq, Date.parse(event.createdAt), now, number, client.node]);
   });
   await new Promise<void>((resolve, reject) => {
     socket.once("connect", () => resolve());

@@ -2,7 +2,8 @@
  * One process of the scale benchmark: Baton's own server (serve.ts: the executor,
  * Socket.IO, the automation API and the probes, with the role BATON_ROLE gives it) on
  * the offline model through the real agent runtime, without the Next.js pages, which
- * the benchmark's clients never load (so it needs no `next build`).
+ * the benchmark's clients never load (so it needs no `next build`). BATON_INSTANCE_ID, when
+ * set, names it (the takeover benchmark finds a killed worker's runs by that name).
  */
 import { loadConfig } from "../../server/config/config.ts";
 import { closeOnSignals, serveBaton } from "../../server/serve.ts";
@@ -13,6 +14,7 @@ import { createPrismaArtifactStore, createPrismaSessionStore } from "../../serve
 const config = loadConfig();
 const served = await serveBaton({
   config,
+  instanceId: process.env.BATON_INSTANCE_ID,
   createRunner: (db) =>
     createAgentRunner({
       models: createModelRegistry({ env: {} }),

@@ -174,11 +174,16 @@ export async function startServer(input: {
     child,
     stop: () =>
       (stopped ??= new Promise<void>((resolve) => {
-        if (child.exitCode !== null) return resolve();
+        const removeDataDir = () => fs.rmSync(dataDir, { recursive: true, force: true });
+        // already gone (exited, or killed by a signal: then exitCode stays null)
+        if (child.exitCode !== null || child.signalCode !== null) {
+          removeDataDir();
+          return resolve();
+        }
         const kill = setTimeout(() => child.kill("SIGKILL"), 15_000);
         child.once("exit", () => {
           clearTimeout(kill);
-          fs.rmSync(dataDir, { recursive: true, force: true });
+          removeDataDir();
           resolve();
         });
         child.kill("SIGTERM");

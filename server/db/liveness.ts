@@ -18,6 +18,8 @@ import { reconnector } from "./pg-listener.ts";
 /** the advisory lock spaces (pg_advisory_lock(int4, int4)'s first key) of Baton's liveness locks: processes that run agents, and web nodes */
 export const LIVENESS_LOCK_CLASS = 0xba7;
 export const WEB_LIVENESS_LOCK_CLASS = 0xba8;
+/** the advisory lock space of takeovers: the process holding (TAKEOVER_LOCK_CLASS, hashtext(owner)) takes that dead owner's runs over */
+const TAKEOVER_LOCK_CLASS = 0xba9;
 const PING_MS = 1_000;
 /** a ping without an answer this long counts as a lost connection */
 const PING_TIMEOUT_MS = 2_000;
@@ -29,8 +31,18 @@ export interface Liveness {
   start(): Promise<void>;
   /** called with `false` when the lock may be lost, `true` when it is held again */
   onChange(listener: (held: boolean) => void): void;
-  /** of `owners` (instance ids), those no process holds the lock of */
+  /**
+   * Of `owners` (instance ids), those no process holds the lock of. Asked on this process's
+   * own lock connection while it is held, so the answer never waits for a busy pool.
+   */
   deadOwners(owners: string[]): Promise<string[]>;
+  /**
+   * Runs `work` unless another process is already taking `owner`'s runs over (then returns
+   * false): one process takes a dead owner's runs over, the others do not queue the same
+   * units behind it. The claim is a lock on this process's lock connection, so it dies
+   * with this process too, and the others take over what it did not finish.
+   */
+  takingOver(owner: string, work: () => Promise<void>): Promise<boolean>;
   /** how many live processes run agents (hold a LIVENESS_LOCK_CLASS lock) */
   liveWorkers(): Promise<number>;
   close(): Promise<void>;
@@ -113,6 +125,11 @@ export function postgresLiveness(input: { config: pg.ClientConfig; instanceId: s
     for (const listener of listeners) listener(value);
   };
   const reconnect = reconnector(() => void acquire());
+  /** the lock connection while held (its queries queue behind nothing but the ping), else the pool */
+  const lockConnectionOrPool = (): Query => {
+    const connection = client;
+    return connection ? (text, values) => connection.query(text, values) : (text, values) => input.pool.query(text, values);
+  };
   const retry = () => reconnect.schedule();
   const lose = (connection: pg.Client, error?: unknown) => {
     if (client !== connection) return;
@@ -174,7 +191,26 @@ export function postgresLiveness(input: { config: pg.ClientConfig; instanceId: s
     onChange(listener) {
       listeners.push(listener);
     },
-    deadOwners: (owners) => deadOwnersOf((text, values) => input.pool.query(text, values), owners),
+    deadOwners: (owners) => deadOwnersOf(lockConnectionOrPool(), owners),
+    async takingOver(owner, work) {
+      const connection = client;
+      // without the lock connection this process takes nothing over (leases.ts asks only while held)
+      if (!connection) return false;
+      const { rows } = await connection.query<{ claimed: boolean }>("SELECT pg_try_advisory_lock($1, hashtext($2)) AS claimed", [
+        TAKEOVER_LOCK_CLASS,
+        owner,
+      ]);
+      if (!rows[0]?.claimed) return false;
+      try {
+        await work();
+      } finally {
+        // a lost connection freed it already
+        if (client === connection) {
+          await connection.query("SELECT pg_advisory_unlock($1, hashtext($2))", [TAKEOVER_LOCK_CLASS, owner]).catch(() => undefined);
+        }
+      }
+      return true;
+    },
     liveWorkers: () => liveWorkersOf((text, values) => input.pool.query(text, values)),
     async close() {
       closed = true;

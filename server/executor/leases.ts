@@ -9,9 +9,12 @@
  * ticks running plans that have no live run at all.
  *
  * On PostgreSQL a dead process is found faster than its lease runs out: every process
- * holds a liveness lock (db/liveness.ts) that PostgreSQL frees when its session ends, and
- * every DEAD_OWNER_CHECK_MS each process takes over the running runs whose owner holds
- * none. A frozen process keeps its lock, so only its lease (still renewed, still checked)
+ * holds a liveness lock (db/liveness.ts) that PostgreSQL frees when its session ends.
+ * Every DEAD_OWNER_CHECK_MS each process reads which processes own running runs; every
+ * OWNER_WATCH_MS it asks, on its own lock connection (no pool to wait for), whether one
+ * of those owners lost its lock, and if so takes that owner's runs over at once. One
+ * process takes a given owner's runs over (Liveness.takingOver); the others do not
+ * queue the same units behind it on the conversation's lock. A frozen process keeps its lock, so only its lease (still renewed, still checked)
  * can hand its runs on. When this process's own liveness connection drops, others may
  * take its runs over at any moment, so it stops every live run at once and claims
  * nothing until the lock is back; then it declares whichever of its runs are still
@@ -20,8 +23,14 @@
 import type { ExecutorContext } from "./context.ts";
 import { recordLeaseTakeover } from "../observability/instruments.ts";
 
-/** How often each process looks for runs of processes whose liveness lock is free. */
+/** How often each process reads which processes own running runs (and the cluster's load). */
 export const DEAD_OWNER_CHECK_MS = 1_000;
+/**
+ * How often each process asks whether an owner it knows of lost its liveness lock: one
+ * read of pg_locks (memory, no table) on the lock connection, cheap enough to ask often,
+ * so that detection is a small part of the 3 s a takeover may take on a loaded machine.
+ */
+const OWNER_WATCH_MS = 250;
 
 interface LeaseHooks {
   liveRunIds(): string[];
@@ -40,6 +49,9 @@ export class LeaseKeeper {
   private heartbeat: ReturnType<typeof setInterval> | null = null;
   private sweeper: ReturnType<typeof setInterval> | null = null;
   private deadOwnerCheck: ReturnType<typeof setInterval> | null = null;
+  private ownerWatch: ReturnType<typeof setInterval> | null = null;
+  /** the other processes that owned running runs at the last check: those the watch asks about */
+  private knownOwners: string[] = [];
   private sweeping = false;
   private checkingOwners = false;
   /** the stop of this process's runs after its liveness lock was lost */
@@ -75,6 +87,8 @@ export class LeaseKeeper {
     if (!liveness) return;
     this.deadOwnerCheck = setInterval(() => void this.takeOverDeadOwners(), DEAD_OWNER_CHECK_MS);
     this.deadOwnerCheck.unref?.();
+    this.ownerWatch = setInterval(() => void this.watchOwners(), OWNER_WATCH_MS);
+    this.ownerWatch.unref?.();
     liveness.onChange((held) => {
       if (!held) this.stoppingRuns = this.hooks.abortAll();
       else void this.afterLivenessRegained();
@@ -85,7 +99,8 @@ export class LeaseKeeper {
     if (this.heartbeat) clearInterval(this.heartbeat);
     if (this.sweeper) clearInterval(this.sweeper);
     if (this.deadOwnerCheck) clearInterval(this.deadOwnerCheck);
-    this.heartbeat = this.sweeper = this.deadOwnerCheck = null;
+    if (this.ownerWatch) clearInterval(this.ownerWatch);
+    this.heartbeat = this.sweeper = this.deadOwnerCheck = this.ownerWatch = null;
   }
 
   /**
@@ -103,35 +118,59 @@ export class LeaseKeeper {
       ]);
       this.hooks.clusterLoad({ running: owners.reduce((sum, row) => sum + row._count._all, 0), workers });
       const others = owners.map((row) => row.leaseOwner!).filter((owner) => owner !== instanceId);
-      const dead = await liveness.deadOwners(others);
-      if (dead.length === 0) return;
-      const found = await prisma.run.findMany({
-        where: { status: "running", leaseOwner: { in: dead } },
-        select: { id: true, conversationId: true, leaseOwner: true },
-        orderBy: { createdAt: "asc" },
-      });
-      // Asked again after the runs were read: a process restarted under the same name
-      // takes its lock before it claims anything, so an owner whose lock is still free now
-      // claimed none of these runs since it died; one that took its lock meanwhile may
-      // have, and its runs are left alone.
-      const stillDead = new Set(await liveness.deadOwners([...new Set(found.map((run) => run.leaseOwner!))]));
-      const runs = found.filter((run) => stillDead.has(run.leaseOwner!));
-      // conversations at once (each conversation's units run one at a time anyway)
-      await Promise.all(
-        runs.map((run) => {
-          this.context.logger.info("[leases] taking over a run of a process whose liveness lock is free", {
-            runId: run.id,
-            owner: run.leaseOwner,
-          });
-          recordLeaseTakeover();
-          return this.hooks.runLost({ conversationId: run.conversationId, runId: run.id });
-        }),
-      );
+      this.knownOwners = others;
+      await this.takeOverRunsOfAll(await liveness.deadOwners(others));
     } catch (error) {
       this.context.logger.warn("[leases] could not check for dead processes", error);
     } finally {
       this.checkingOwners = false;
     }
+  }
+
+  /** Between checks: whether an owner known to own running runs lost its lock; if so, the takeover now. */
+  private async watchOwners(): Promise<void> {
+    const liveness = this.context.liveness;
+    if (!liveness?.held || this.checkingOwners || this.knownOwners.length === 0) return;
+    this.checkingOwners = true;
+    try {
+      await this.takeOverRunsOfAll(await liveness.deadOwners(this.knownOwners));
+    } catch (error) {
+      this.context.logger.warn("[leases] could not watch the owners of running runs", error);
+    } finally {
+      this.checkingOwners = false;
+    }
+  }
+
+  /** Dead owners at once; each owner's runs by the one process that claims that owner. */
+  private async takeOverRunsOfAll(dead: string[]): Promise<void> {
+    const liveness = this.context.liveness!;
+    await Promise.all(dead.map((owner) => liveness.takingOver(owner, () => this.takeOverRunsOf(owner))));
+  }
+
+  /** Declares lost the running runs of `owner`, whose liveness lock is free. */
+  private async takeOverRunsOf(owner: string): Promise<void> {
+    const { liveness, prisma } = this.context;
+    const found = await prisma.run.findMany({
+      where: { status: "running", leaseOwner: owner },
+      select: { id: true, conversationId: true },
+      orderBy: { createdAt: "asc" },
+    });
+    // Asked again after the runs were read: a process restarted under the same name takes
+    // its lock before it claims anything, so an owner whose lock is still free now claimed
+    // none of these runs since it died; one that took its lock meanwhile may have, and its
+    // runs are left alone.
+    if (found.length === 0 || (await liveness!.deadOwners([owner])).length === 0) return;
+    // conversations at once (each conversation's units run one at a time anyway); every
+    // unit settled before the owner's claim is let go, so no other process redoes one in flight
+    const settled = await Promise.allSettled(
+      found.map((run) => {
+        this.context.logger.info("[leases] taking over a run of a process whose liveness lock is free", { runId: run.id, owner });
+        recordLeaseTakeover();
+        return this.hooks.runLost({ conversationId: run.conversationId, runId: run.id });
+      }),
+    );
+    const failed = settled.find((result) => result.status === "rejected");
+    if (failed) throw failed.reason;
   }
 
   /**
