@@ -1,4 +1,5 @@
 import type { NextConfig } from "next";
+import createNextIntlPlugin from "next-intl/plugin";
 import { BASELINE_HEADERS } from "./server/http/security-headers.ts";
 
 const nextConfig: NextConfig = {
@@ -24,4 +25,7 @@ const nextConfig: NextConfig = {
   },
 };
 
-export default nextConfig;
+// finds i18n/request.ts, where each request picks its language (no locale in the URL)
+const withNextIntl = createNextIntlPlugin();
+
+export default withNextIntl(nextConfig);

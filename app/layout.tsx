@@ -1,11 +1,13 @@
 import type { Metadata, Viewport } from "next";
 import { headers } from "next/headers";
+import { NextIntlClientProvider } from "next-intl";
+import { getLocale, getTranslations } from "next-intl/server";
 import "./globals.css";
 
-export const metadata: Metadata = {
-  title: { default: "Baton", template: "%s · Baton" },
-  description: "Group chat where people work with a team of AI agents.",
-};
+export async function generateMetadata(): Promise<Metadata> {
+  const t = await getTranslations("metadata");
+  return { title: { default: "Baton", template: "%s · Baton" }, description: t("description") };
+}
 
 // resizes-content: the on-screen keyboard shrinks the layout viewport (and so 100dvh), so
 // the composer and an open form stay above it instead of under it
@@ -22,13 +24,17 @@ const themeScript = `(function(){try{var t=localStorage.getItem("baton-theme");v
 export default async function RootLayout({ children }: { children: React.ReactNode }) {
   // the Content-Security-Policy (proxy.ts) runs only scripts carrying this request's nonce
   const nonce = (await headers()).get("x-nonce") ?? undefined;
+  const locale = await getLocale();
   return (
-    <html lang="en" suppressHydrationWarning>
+    <html lang={locale} suppressHydrationWarning>
       <head>
         <script nonce={nonce} dangerouslySetInnerHTML={{ __html: zodScript }} />
         <script nonce={nonce} dangerouslySetInnerHTML={{ __html: themeScript }} />
       </head>
-      <body className="bg-white text-zinc-900 antialiased dark:bg-zinc-950 dark:text-zinc-100">{children}</body>
+      <body className="bg-white text-zinc-900 antialiased dark:bg-zinc-950 dark:text-zinc-100">
+        {/* hands the request's locale and messages to client components */}
+        <NextIntlClientProvider>{children}</NextIntlClientProvider>
+      </body>
     </html>
   );
 }

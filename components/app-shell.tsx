@@ -2,6 +2,7 @@
 import { api } from "./api-client.ts";
 import Link from "next/link";
 import { usePathname } from "next/navigation";
+import { useTranslations } from "next-intl";
 import { useEffect, type ReactNode } from "react";
 import { ADMIN_SECTIONS } from "./admin/admin-tabs.tsx";
 import { ConversationSidebar, type SidebarConversation, type SidebarInvitation } from "./conversation-sidebar.tsx";
@@ -38,13 +39,14 @@ export function AppShell({
   const mobileOpen = useSidebarStore((s) => s.mobileOpen);
   const setMobileOpen = useSidebarStore((s) => s.setMobileOpen);
   const pathname = usePathname();
+  const t = useTranslations("shell");
   // a new page (a conversation created or opened, an admin screen) closes the phone drawer
   useEffect(() => setMobileOpen(false), [pathname, setMobileOpen]);
   return (
     <div className="flex h-dvh overflow-hidden">
       {mobileOpen ? <div aria-hidden className="fixed inset-0 z-30 bg-black/40 md:hidden" onClick={() => setMobileOpen(false)} /> : null}
       <aside
-        aria-label="Conversations"
+        aria-label={t("conversations")}
         className={`fixed inset-y-0 left-0 z-40 flex w-72 flex-col border-r border-zinc-200 bg-zinc-50 transition-transform dark:border-zinc-800 dark:bg-zinc-900 md:static md:translate-x-0 ${mobileOpen ? "translate-x-0" : "-translate-x-full"}`}
       >
         <div className="flex items-center justify-between px-4 py-3">
@@ -74,13 +76,13 @@ export function AppShell({
                 {user.name}
               </p>
               <p className="truncate text-xs text-zinc-500">
-                {user.role} ·{" "}
+                {t("role", { role: user.role })} ·{" "}
                 <Link href="/profile" className="hover:underline">
-                  Profile
+                  {t("profile")}
                 </Link>{" "}
                 ·{" "}
                 <Link href="/settings/tokens" className="hover:underline">
-                  API tokens
+                  {t("apiTokens")}
                 </Link>
               </p>
             </div>
@@ -89,7 +91,7 @@ export function AppShell({
               onClick={signOut}
               className="rounded-md px-2 py-1 text-sm text-zinc-600 hover:bg-zinc-200 dark:text-zinc-300 dark:hover:bg-zinc-800"
             >
-              Sign out
+              {t("signOut")}
             </button>
           </div>
         </div>
@@ -102,10 +104,11 @@ export function AppShell({
 /** The ☰ button pages put in their header at phone width. */
 export function MobileMenuButton() {
   const setMobileOpen = useSidebarStore((s) => s.setMobileOpen);
+  const t = useTranslations("shell");
   return (
     <button
       type="button"
-      aria-label="Open conversations"
+      aria-label={t("openConversations")}
       onClick={() => setMobileOpen(true)}
       className="rounded-md p-2 hover:bg-zinc-100 dark:hover:bg-zinc-800 md:hidden"
     >

@@ -2,6 +2,7 @@
 import Link, { useLinkStatus } from "next/link";
 import { usePathname, useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
+import { useTranslations } from "next-intl";
 import { api } from "./api-client.ts";
 import { Button } from "./ui/button.tsx";
 import { NewConversationButton } from "./new-conversation-dialog.tsx";
@@ -33,6 +34,7 @@ export function ConversationSidebar({
 }) {
   const pathname = usePathname();
   const router = useRouter();
+  const t = useTranslations("sidebar");
   const noteActivity = useSidebarStore((s) => s.noteActivity);
   const noteMention = useSidebarStore((s) => s.noteMention);
   /** deleted while open here: dropped from the list at once, the page itself stays (see below) */
@@ -83,15 +85,15 @@ export function ConversationSidebar({
   }, [conversations, noteActivity, noteMention, router]);
 
   return (
-    <nav aria-label="Conversation list" className="flex min-h-0 flex-1 flex-col gap-2 px-2">
+    <nav aria-label={t("list")} data-conversation-list className="flex min-h-0 flex-1 flex-col gap-2 px-2">
       <div className="px-2">
-        <NewConversationButton label="New conversation" full />
+        <NewConversationButton label={t("newConversation")} full />
         <SearchButton />
       </div>
       {invitations.length > 0 ? <InvitationList invitations={invitations} /> : null}
       <div className="min-h-0 flex-1 overflow-y-auto">
         <ul className="space-y-0.5" data-testid="conversation-list">
-          {active.length === 0 ? <li className="px-3 py-2 text-sm text-zinc-500">No conversations yet.</li> : null}
+          {active.length === 0 ? <li className="px-3 py-2 text-sm text-zinc-500">{t("empty")}</li> : null}
           {active.map((conversation) => (
             <ConversationLink key={conversation.id} conversation={conversation} />
           ))}
@@ -99,7 +101,7 @@ export function ConversationSidebar({
         {archived.length > 0 ? (
           <details className="mt-3" data-testid="archived-conversations" open={archivedHere || undefined}>
             <summary className="cursor-pointer rounded-md px-3 py-1 text-xs font-semibold uppercase text-zinc-500 hover:bg-zinc-100 dark:hover:bg-zinc-800/60">
-              Archived ({archived.length})
+              {t("archived", { count: archived.length })}
             </summary>
             <ul className="mt-1 space-y-0.5" data-testid="archived-list">
               {archived.map((conversation) => (
@@ -120,17 +122,19 @@ export function ConversationSidebar({
  */
 function OpeningBar() {
   const { pending } = useLinkStatus();
+  const t = useTranslations("sidebar");
   if (!pending) return null;
   return (
     <span role="status" data-testid="page-loading" className="absolute inset-x-2 bottom-0 h-0.5 overflow-hidden bg-accent/20">
       <span aria-hidden className="block h-full w-1/3 animate-loading-bar bg-accent" />
-      <span className="sr-only">Opening…</span>
+      <span className="sr-only">{t("opening")}</span>
     </span>
   );
 }
 
 function ConversationLink({ conversation }: { conversation: SidebarConversation }) {
   const pathname = usePathname();
+  const t = useTranslations("sidebar");
   const unread = useSidebarStore((s) => s.unread);
   const mentions = useSidebarStore((s) => s.mentions[conversation.id] ?? 0);
   const setMobileOpen = useSidebarStore((s) => s.setMobileOpen);
@@ -152,7 +156,7 @@ function ConversationLink({ conversation }: { conversation: SidebarConversation 
             data-testid="demo-label"
             className="rounded border border-zinc-300 px-1 text-[11px] font-medium text-zinc-600 dark:border-zinc-700 dark:text-zinc-300"
           >
-            Demo
+            {t("demo")}
           </span>
         ) : null}
         {mentions > 0 && !active ? (
@@ -160,7 +164,7 @@ function ConversationLink({ conversation }: { conversation: SidebarConversation 
             <span data-testid="mention-badge" aria-hidden className="rounded-full bg-red-600 px-1.5 text-[11px] font-semibold text-white">
               @{mentions > 99 ? "99+" : mentions}
             </span>
-            <span className="sr-only">{`, ${mentions === 1 ? "you were mentioned" : `mentioned you ${mentions} times`}`}</span>
+            <span className="sr-only">{t("mentionedYou", { count: mentions })}</span>
           </>
         ) : null}
         {count > 0 && !active ? (
@@ -169,7 +173,7 @@ function ConversationLink({ conversation }: { conversation: SidebarConversation 
               {count > 99 ? "99+" : count}
             </span>
             {/* part of the link's name, "Title, 3 new updates": ARIA 1.2 does not allow aria-label on a plain span */}
-            <span className="sr-only">{`, ${count > 99 ? "99+" : count} new ${count === 1 ? "update" : "updates"}`}</span>
+            <span className="sr-only">{count > 99 ? t("manyUpdates") : t("newUpdates", { count })}</span>
           </>
         ) : null}
       </Link>
@@ -180,6 +184,7 @@ function ConversationLink({ conversation }: { conversation: SidebarConversation 
 /** Pending invitations into conversations: accept to join, or decline. */
 function InvitationList({ invitations }: { invitations: SidebarInvitation[] }) {
   const router = useRouter();
+  const t = useTranslations("sidebar");
   const [error, setError] = useState("");
   async function answer(invitation: SidebarInvitation, accept: boolean) {
     setError("");
@@ -188,34 +193,34 @@ function InvitationList({ invitations }: { invitations: SidebarInvitation[] }) {
       if (accept) router.push(`/c/${invitation.conversation.id}`);
       router.refresh();
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : "That did not work.");
+      setError(caught instanceof Error ? caught.message : t("answerFailed"));
     }
   }
   return (
-    <section aria-label="Invitations" className="mx-2 rounded-md border border-zinc-200 p-2 dark:border-zinc-800">
-      <h2 className="mb-1 px-1 text-xs font-semibold uppercase text-zinc-500">Invitations</h2>
+    <section aria-label={t("invitations")} className="mx-2 rounded-md border border-zinc-200 p-2 dark:border-zinc-800">
+      <h2 className="mb-1 px-1 text-xs font-semibold uppercase text-zinc-500">{t("invitations")}</h2>
       <ul className="space-y-2">
         {invitations.map((invitation) => (
           <li key={invitation.id} className="px-1 text-sm" data-testid="invitation">
             <p className="truncate">
               <span className="font-medium">{invitation.conversation.title}</span>
-              <span className="text-zinc-500"> from {invitation.invitedBy}</span>
+              <span className="text-zinc-500"> {t("invitedBy", { name: invitation.invitedBy })}</span>
             </p>
             <div className="mt-1 flex gap-1">
               <Button
                 size="sm"
                 onClick={() => answer(invitation, true)}
-                aria-label={`Accept the invitation to ${invitation.conversation.title}`}
+                aria-label={t("acceptInvitation", { title: invitation.conversation.title })}
               >
-                Accept
+                {t("accept")}
               </Button>
               <Button
                 size="sm"
                 variant="ghost"
                 onClick={() => answer(invitation, false)}
-                aria-label={`Decline the invitation to ${invitation.conversation.title}`}
+                aria-label={t("declineInvitation", { title: invitation.conversation.title })}
               >
-                Decline
+                {t("decline")}
               </Button>
             </div>
           </li>

@@ -1,16 +1,17 @@
 "use client";
 import { usePathname, useRouter } from "next/navigation";
 import { useEffect, useState } from "react";
+import { useTranslations } from "next-intl";
 import { Dialog } from "./ui/dialog.tsx";
 
-/** The app's keyboard shortcuts, as the help dialog lists them. */
-export const SHORTCUTS: { keys: string[]; action: string }[] = [
-  { keys: ["Alt", "↑"], action: "Previous conversation in the list" },
-  { keys: ["Alt", "↓"], action: "Next conversation in the list" },
-  { keys: ["/"], action: "Write a message (focus the composer)" },
-  { keys: ["?"], action: "Show these shortcuts" },
-  { keys: ["Esc"], action: "Close a dialog or the step details" },
-];
+/** The app's keyboard shortcuts, as the help dialog lists them (action: a key of messages' "shortcuts"). */
+const SHORTCUTS = [
+  { keys: ["Alt", "↑"], action: "previousConversation" },
+  { keys: ["Alt", "↓"], action: "nextConversation" },
+  { keys: ["/"], action: "focusComposer" },
+  { keys: ["?"], action: "showShortcuts" },
+  { keys: ["Esc"], action: "closeDialog" },
+] as const;
 
 /** Whether a key press is meant for a text field rather than for the app. */
 function typing(target: EventTarget | null): boolean {
@@ -29,12 +30,13 @@ export function KeyboardShortcuts() {
   const router = useRouter();
   const pathname = usePathname();
   const [helpOpen, setHelpOpen] = useState(false);
+  const t = useTranslations("shortcuts");
 
   useEffect(() => {
     const onKey = (event: KeyboardEvent) => {
       if (event.defaultPrevented || event.ctrlKey || event.metaKey) return;
       if (event.altKey && (event.key === "ArrowUp" || event.key === "ArrowDown")) {
-        const links = [...document.querySelectorAll<HTMLAnchorElement>('nav[aria-label="Conversation list"] a[href^="/c/"]')];
+        const links = [...document.querySelectorAll<HTMLAnchorElement>('nav[data-conversation-list] a[href^="/c/"]')];
         if (links.length === 0) return;
         const here = links.findIndex((link) => new URL(link.href).pathname === pathname);
         const next =
@@ -49,7 +51,7 @@ export function KeyboardShortcuts() {
       }
       if (event.altKey || typing(event.target) || document.querySelector("dialog[open]")) return;
       if (event.key === "/") {
-        const composer = document.querySelector<HTMLElement>('[aria-label="Message"]');
+        const composer = document.querySelector<HTMLElement>("[data-composer]");
         if (!composer) return;
         event.preventDefault();
         composer.focus();
@@ -63,12 +65,12 @@ export function KeyboardShortcuts() {
   }, [pathname, router]);
 
   return (
-    <Dialog open={helpOpen} onClose={() => setHelpOpen(false)} title="Keyboard shortcuts">
+    <Dialog open={helpOpen} onClose={() => setHelpOpen(false)} title={t("title")}>
       <table className="w-full text-sm" data-testid="keyboard-help">
         <thead className="sr-only">
           <tr>
-            <th scope="col">Keys</th>
-            <th scope="col">Action</th>
+            <th scope="col">{t("keys")}</th>
+            <th scope="col">{t("action")}</th>
           </tr>
         </thead>
         <tbody>
@@ -84,7 +86,7 @@ export function KeyboardShortcuts() {
                   </span>
                 ))}
               </td>
-              <td className="py-1.5">{shortcut.action}</td>
+              <td className="py-1.5">{t(shortcut.action)}</td>
             </tr>
           ))}
         </tbody>

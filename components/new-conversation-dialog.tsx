@@ -2,6 +2,7 @@
 import { formText } from "./form-text.ts";
 import { useRouter } from "next/navigation";
 import { useEffect, useState, type FormEvent } from "react";
+import { useTranslations } from "next-intl";
 import { api } from "./api-client.ts";
 import { Button } from "./ui/button.tsx";
 import { Dialog } from "./ui/dialog.tsx";
@@ -12,12 +13,13 @@ type AgentOption = Awaited<ReturnType<typeof api.account.agents>>["agents"][numb
 
 export function NewConversationButton({ label, full = false }: { label: string; full?: boolean }) {
   const [open, setOpen] = useState(false);
+  const t = useTranslations("newConversation");
   return (
     <>
       <Button onClick={() => setOpen(true)} className={full ? "w-full" : ""}>
         + {label}
       </Button>
-      <Dialog open={open} onClose={() => setOpen(false)} title="New conversation">
+      <Dialog open={open} onClose={() => setOpen(false)} title={t("title")}>
         <NewConversationForm onDone={() => setOpen(false)} />
       </Dialog>
     </>
@@ -26,6 +28,7 @@ export function NewConversationButton({ label, full = false }: { label: string; 
 
 function NewConversationForm({ onDone }: { onDone: () => void }) {
   const router = useRouter();
+  const t = useTranslations("newConversation");
   const [agents, setAgents] = useState<AgentOption[] | null>(null);
   const [chosen, setChosen] = useState<Set<string>>(new Set());
   const [error, setError] = useState("");
@@ -59,18 +62,18 @@ function NewConversationForm({ onDone }: { onDone: () => void }) {
       router.push(`/c/${id}`);
       router.refresh();
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : "Could not create the conversation.");
+      setError(caught instanceof Error ? caught.message : t("failed"));
     } finally {
       setBusy(false);
     }
   }
 
   return (
-    <form onSubmit={submit} className="flex flex-col gap-4" aria-label="New conversation">
-      <TextField label="Title" name="title" required maxLength={120} placeholder="e.g. Pick a database" autoFocus />
+    <form onSubmit={submit} className="flex flex-col gap-4" aria-label={t("title")}>
+      <TextField label={t("titleField")} name="title" required maxLength={120} placeholder={t("titlePlaceholder")} autoFocus />
       <fieldset className="flex flex-col gap-1">
-        <legend className="mb-1 text-sm font-medium">Agents in this conversation</legend>
-        {agents === null ? <p className="text-sm text-zinc-500">Loading agents…</p> : null}
+        <legend className="mb-1 text-sm font-medium">{t("agents")}</legend>
+        {agents === null ? <p className="text-sm text-zinc-500">{t("loadingAgents")}</p> : null}
         {agents?.map((agent) => (
           <label key={agent.id} className="flex items-center gap-2 rounded px-1 py-1 text-sm hover:bg-zinc-50 dark:hover:bg-zinc-800">
             <input
@@ -81,17 +84,17 @@ function NewConversationForm({ onDone }: { onDone: () => void }) {
             />
             <span className="font-medium">@{agent.handle}</span>
             <span className="text-zinc-500">{agent.name}</span>
-            {agent.role === "commander" ? <Badge tone="accent">commander</Badge> : null}
+            {agent.role === "commander" ? <Badge tone="accent">{t("commander")}</Badge> : null}
           </label>
         ))}
       </fieldset>
       <ErrorText>{error}</ErrorText>
       <div className="flex justify-end gap-2">
         <Button variant="secondary" onClick={onDone}>
-          Cancel
+          {t("cancel")}
         </Button>
         <Button type="submit" disabled={busy}>
-          {busy ? "Creating…" : "Create"}
+          {busy ? t("creating") : t("create")}
         </Button>
       </div>
     </form>

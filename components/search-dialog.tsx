@@ -6,9 +6,11 @@
  */
 import { useRouter } from "next/navigation";
 import { useEffect, useRef, useState, type KeyboardEvent } from "react";
+import { useFormatter, useTranslations } from "next-intl";
 import type { SearchResultDTO } from "@/server/protocol/rest/search.ts";
 import { api } from "./api-client.ts";
 import { Dialog } from "./ui/dialog.tsx";
+import { browserTimeZone } from "./time-zone.ts";
 
 const DEBOUNCE_MS = 200;
 
@@ -17,6 +19,8 @@ export function messageHref(result: Pick<SearchResultDTO, "conversationId" | "me
 }
 
 function SearchPanel({ onOpen }: { onOpen: (result: SearchResultDTO) => void }) {
+  const t = useTranslations("search");
+  const format = useFormatter();
   const [query, setQuery] = useState("");
   const [results, setResults] = useState<SearchResultDTO[] | null>(null);
   const [error, setError] = useState("");
@@ -41,11 +45,11 @@ function SearchPanel({ onOpen }: { onOpen: (result: SearchResultDTO) => void }) 
           setActive(0);
         })
         .catch((caught: unknown) => {
-          if (ticket === latest.current) setError(caught instanceof Error ? caught.message : "Search failed.");
+          if (ticket === latest.current) setError(caught instanceof Error ? caught.message : t("failed"));
         });
     }, DEBOUNCE_MS);
     return () => clearTimeout(timer);
-  }, [query]);
+  }, [query, t]);
 
   function onKeyDown(event: KeyboardEvent<HTMLInputElement>) {
     if (!results?.length) return;
@@ -68,8 +72,8 @@ function SearchPanel({ onOpen }: { onOpen: (result: SearchResultDTO) => void }) 
         onChange={(event) => setQuery(event.target.value)}
         onKeyDown={onKeyDown}
         maxLength={200}
-        placeholder="Words, “a phrase”, -not"
-        aria-label="Search messages"
+        placeholder={t("placeholder")}
+        aria-label={t("title")}
         aria-controls="search-results"
         className="h-10 rounded-md border border-zinc-300 bg-white px-3 text-sm focus:border-accent focus:outline-none focus:ring-2 focus:ring-accent/30 dark:border-zinc-700 dark:bg-zinc-900"
       />
@@ -78,9 +82,9 @@ function SearchPanel({ onOpen }: { onOpen: (result: SearchResultDTO) => void }) 
           {error}
         </p>
       ) : null}
-      {results && results.length === 0 ? <p className="text-sm text-zinc-600 dark:text-zinc-400">No messages match.</p> : null}
+      {results && results.length === 0 ? <p className="text-sm text-zinc-600 dark:text-zinc-400">{t("noMatch")}</p> : null}
       {results && results.length > 0 ? (
-        <ul id="search-results" aria-label="Search results" className="max-h-[60vh] space-y-1 overflow-y-auto" data-testid="search-results">
+        <ul id="search-results" aria-label={t("results")} className="max-h-[60vh] space-y-1 overflow-y-auto" data-testid="search-results">
           {results.map((result, index) => (
             <li key={result.messageId}>
               <a
@@ -97,7 +101,7 @@ function SearchPanel({ onOpen }: { onOpen: (result: SearchResultDTO) => void }) 
                     {result.conversationTitle} · {result.author}
                   </span>
                   <time dateTime={result.createdAt} suppressHydrationWarning>
-                    {new Date(result.createdAt).toLocaleDateString()}
+                    {format.dateTime(new Date(result.createdAt), { dateStyle: "medium", timeZone: browserTimeZone() })}
                   </time>
                 </span>
                 <span className="mt-0.5 block break-words">
@@ -124,6 +128,7 @@ function SearchPanel({ onOpen }: { onOpen: (result: SearchResultDTO) => void }) 
 export function SearchButton() {
   const [open, setOpen] = useState(false);
   const router = useRouter();
+  const t = useTranslations("search");
 
   useEffect(() => {
     const onKey = (event: globalThis.KeyboardEvent) => {
@@ -154,10 +159,10 @@ export function SearchButton() {
         aria-keyshortcuts="Control+K Meta+K"
         className="mt-2 flex h-9 w-full items-center justify-between rounded-md border border-zinc-300 px-3 text-sm text-zinc-600 hover:bg-zinc-50 focus-visible:outline-2 focus-visible:outline-accent dark:border-zinc-700 dark:text-zinc-300 dark:hover:bg-zinc-800"
       >
-        <span>Search messages</span>
+        <span>{t("title")}</span>
         <kbd className="text-xs text-zinc-500">Ctrl K</kbd>
       </button>
-      <Dialog open={open} onClose={() => setOpen(false)} title="Search messages">
+      <Dialog open={open} onClose={() => setOpen(false)} title={t("title")}>
         <SearchPanel onOpen={openResult} />
       </Dialog>
     </>

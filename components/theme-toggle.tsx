@@ -1,5 +1,6 @@
 "use client";
 import { useSyncExternalStore } from "react";
+import { useTranslations } from "next-intl";
 import { MoonIcon, SunIcon } from "./ui/icons.tsx";
 
 const themeListeners = new Set<() => void>();
@@ -10,6 +11,7 @@ function subscribeTheme(listener: () => void) {
 
 /** Light/dark switch; the choice is kept in localStorage and applied before paint by app/layout.tsx. */
 export function ThemeToggle() {
+  const t = useTranslations("shell");
   // the theme lives on <html> (set before paint); the server renders no choice yet
   const dark = useSyncExternalStore(
     subscribeTheme,
@@ -26,8 +28,8 @@ export function ThemeToggle() {
     <button
       type="button"
       onClick={toggle}
-      aria-label={dark ? "Switch to light theme" : "Switch to dark theme"}
-      title="Toggle theme"
+      aria-label={dark ? t("lightTheme") : t("darkTheme")}
+      title={t("toggleTheme")}
       className="rounded-md p-2 text-zinc-600 hover:bg-zinc-200 dark:text-zinc-300 dark:hover:bg-zinc-800"
     >
       {dark ? <SunIcon /> : <MoonIcon />}

@@ -1,11 +1,16 @@
+import { getTranslations } from "next-intl/server";
 import { MobileMenuButton } from "@/components/app-shell.tsx";
 import { NewConversationButton } from "@/components/new-conversation-dialog.tsx";
 import { requirePageUser } from "@/server/auth/page-session.ts";
 
-export const metadata = { title: "Conversations" };
+export async function generateMetadata() {
+  const t = await getTranslations("home");
+  return { title: t("title") };
+}
 
 export default async function HomePage() {
   await requirePageUser();
+  const t = await getTranslations("home");
   return (
     <>
       {/* at phone width the sidebar is a drawer: this is the way to it */}
@@ -14,12 +19,9 @@ export default async function HomePage() {
         <span className="font-semibold">Baton</span>
       </header>
       <main className="flex flex-1 flex-col items-center justify-center gap-4 p-8 text-center">
-        <h1 className="text-2xl font-semibold">Work with your agents</h1>
-        <p className="max-w-md text-sm text-zinc-600 dark:text-zinc-400">
-          Start a conversation, pick the agents who should be in it, and ask the commander for something. When it needs more than one step,
-          it writes a plan and you watch it run.
-        </p>
-        <NewConversationButton label="Start a conversation" />
+        <h1 className="text-2xl font-semibold">{t("heading")}</h1>
+        <p className="max-w-md text-sm text-zinc-600 dark:text-zinc-400">{t("intro")}</p>
+        <NewConversationButton label={t("start")} />
       </main>
     </>
   );

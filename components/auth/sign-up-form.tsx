@@ -1,4 +1,5 @@
 "use client";
+import { useTranslations } from "next-intl";
 import { Button } from "../ui/button.tsx";
 import { ErrorText, TextField } from "../ui/field.tsx";
 import { api } from "../api-client.ts";
@@ -6,8 +7,9 @@ import { formText } from "../form-text.ts";
 import { useAuthSubmit } from "./use-auth-submit.ts";
 
 export function SignUpForm({ inviteToken }: { inviteToken?: string }) {
+  const t = useTranslations("auth");
   const { error, busy, submit } = useAuthSubmit({
-    failure: "Could not sign up.",
+    failure: t("signUpFailed"),
     send: (data) =>
       api.account.signUp({
         name: formText(data.get("name")),
@@ -18,21 +20,21 @@ export function SignUpForm({ inviteToken }: { inviteToken?: string }) {
   });
 
   return (
-    <form onSubmit={submit} className="flex flex-col gap-4" aria-label="Sign up">
-      <TextField label="Name" name="name" autoComplete="name" required maxLength={80} />
-      <TextField label="Email" name="email" type="email" autoComplete="email" required />
+    <form onSubmit={submit} className="flex flex-col gap-4" aria-label={t("signUp")}>
+      <TextField label={t("name")} name="name" autoComplete="name" required maxLength={80} />
+      <TextField label={t("email")} name="email" type="email" autoComplete="email" required />
       <TextField
-        label="Password"
+        label={t("password")}
         name="password"
         type="password"
         autoComplete="new-password"
         required
         minLength={8}
-        hint="At least 8 characters."
+        hint={t("passwordHint", { min: 8 })}
       />
       <ErrorText>{error}</ErrorText>
       <Button type="submit" disabled={busy}>
-        {busy ? "Creating account…" : "Create account"}
+        {busy ? t("creatingAccount") : t("createAccount")}
       </Button>
     </form>
   );

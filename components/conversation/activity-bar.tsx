@@ -1,5 +1,6 @@
 "use client";
 import { useMemo, useState } from "react";
+import { useTranslations } from "next-intl";
 import { api } from "../api-client.ts";
 import type { RunDTO } from "@/server/protocol/dto.ts";
 import { unhandled } from "@/server/protocol/exhaustive.ts";
@@ -7,21 +8,24 @@ import { useConversationStore } from "../stores/conversation-store.ts";
 import { formatDuration } from "./step-status.ts";
 import { useNow } from "./use-now.ts";
 
-/** What a live run is doing, in the words a person would use. */
-export function describeRun(run: Pick<RunDTO, "kind" | "agentHandle" | "stepIndex">): string {
+type ActivityWords = ReturnType<typeof useTranslations<"activity">>;
+
+/** What a live run is doing, in the words a person would use (without the trailing "…"). */
+export function describeRun(run: Pick<RunDTO, "kind" | "agentHandle" | "stepIndex">, t: ActivityWords): string {
   const who = `@${run.agentHandle ?? "agent"}`;
+  const step = String(run.stepIndex ?? "?");
   switch (run.kind) {
     case "chat":
-      return `${who} is planning…`;
+      return t("planning", { who });
     case "decision":
-      return `${who} is deciding what to do about step ${run.stepIndex ?? "?"}…`;
+      return t("deciding", { who, step });
     case "step":
     case "commander-step":
-      return `${who} is working on step ${run.stepIndex ?? "?"}…`;
+      return t("working", { who, step });
     case "mention":
-      return `${who} is writing…`;
+      return t("writing", { who });
     default:
-      return unhandled(run.kind, `${who} is writing…`);
+      return unhandled(run.kind, t("writing", { who }));
   }
 }
 
@@ -33,6 +37,7 @@ const ENDED_PLAN: ReadonlySet<string> = new Set(["completed", "partial", "failed
  * "@commander is deciding…" under a finished plan would be a lie.
  */
 export function ActivityBar() {
+  const t = useTranslations("activity");
   const runs = useConversationStore((s) => s.runs);
   const plans = useConversationStore((s) => s.plans);
   const [stopping, setStopping] = useState<Record<string, boolean>>({});
@@ -48,13 +53,13 @@ export function ActivityBar() {
   const now = useNow(live.length > 0);
   if (live.length === 0) return null;
   const stop = async (run: RunDTO) => {
-    if (run.planId && run.kind !== "chat" && !window.confirm("This stops the whole plan. Stop it?")) return;
+    if (run.planId && run.kind !== "chat" && !window.confirm(t("confirmStopPlan"))) return;
     setStopping((current) => ({ ...current, [run.id]: true }));
     setError(null);
     try {
       await api.conversations.stopRun({ conversationId: run.conversationId, runId: run.id }, { action: "stop" });
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : "Could not stop.");
+      setError(caught instanceof Error ? caught.message : t("stopFailed"));
       setStopping((current) => ({ ...current, [run.id]: false }));
     }
   };
@@ -63,28 +68,28 @@ export function ActivityBar() {
     <div
       role="status"
       aria-live="polite"
-      aria-label="Agents at work"
+      aria-label={t("label")}
       data-testid="activity"
       className="flex flex-wrap gap-x-4 gap-y-1 px-3 pt-2 text-xs text-zinc-600 dark:text-zinc-400"
     >
       {shown.map((run) => (
         <span key={run.id} data-testid="activity-run" className="flex items-center gap-1.5">
           <span aria-hidden className="h-1.5 w-1.5 animate-pulse rounded-full bg-accent" />
-          {describeRun(run)}
+          {`${describeRun(run, t)}…`}
           <span className="tabular-nums">{formatDuration(run.startedAt, null, now)}</span>
           <button
             type="button"
             data-testid="stop-run"
-            aria-label={`Stop ${describeRun(run).replace(/…$/, "")}`}
+            aria-label={t("stopLabel", { what: describeRun(run, t) })}
             disabled={stopping[run.id] === true}
             onClick={() => void stop(run)}
             className="rounded border border-zinc-300 px-1.5 text-[11px] hover:bg-zinc-100 disabled:opacity-50 dark:border-zinc-700 dark:hover:bg-zinc-800"
           >
-            Stop
+            {t("stop")}
           </button>
         </span>
       ))}
-      {live.length > shown.length ? <span>and {live.length - shown.length} more</span> : null}
+      {live.length > shown.length ? <span>{t("more", { count: live.length - shown.length })}</span> : null}
       {error ? <span className="text-red-700 dark:text-red-400">{error}</span> : null}
     </div>
   );

@@ -1,5 +1,6 @@
 "use client";
 import { useState } from "react";
+import { useTranslations } from "next-intl";
 import type { AttachmentDTO } from "@/server/protocol/dto.ts";
 import { apiPath, routes } from "../api-client.ts";
 import { FileIcon } from "../ui/icons.tsx";
@@ -15,9 +16,10 @@ function formatSize(bytes: number) {
 }
 
 export function AttachmentList({ conversationId, attachments }: { conversationId: string; attachments: AttachmentDTO[] }) {
+  const t = useTranslations("attachments");
   if (attachments.length === 0) return null;
   return (
-    <ul className="mt-2 flex flex-col gap-2" aria-label="Attachments">
+    <ul className="mt-2 flex flex-col gap-2" aria-label={t("label")}>
       {attachments.map((attachment) => (
         <Attachment key={attachment.id} conversationId={conversationId} attachment={attachment} />
       ))}
@@ -27,6 +29,7 @@ export function AttachmentList({ conversationId, attachments }: { conversationId
 
 function Attachment({ conversationId, attachment }: { conversationId: string; attachment: AttachmentDTO }) {
   const url = apiPath(routes.conversations.artifact, { conversationId, artifactId: attachment.id });
+  const t = useTranslations("attachments");
   const [text, setText] = useState<string | null>(null);
   const previewText = async () => {
     if (text !== null) return setText(null);
@@ -43,7 +46,7 @@ function Attachment({ conversationId, attachment }: { conversationId: string; at
         <span className="text-xs text-zinc-500">{formatSize(attachment.size)}</span>
         {TEXT.test(attachment.mediaType) ? (
           <button type="button" onClick={previewText} className="text-xs text-accent underline">
-            {text === null ? "Preview" : "Hide"}
+            {text === null ? t("preview") : t("hide")}
           </button>
         ) : null}
         <a href={`${url}?download=1`} className="text-xs text-accent underline" download={attachment.name}>

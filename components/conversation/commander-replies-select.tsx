@@ -5,14 +5,12 @@
  * `@commander` must never vanish without a word.
  */
 import { useCallback, useState } from "react";
+import { useTranslations } from "next-intl";
 import type { CommanderReplyMode } from "@/server/protocol/forms.ts";
 import { api } from "../api-client.ts";
 
 /** `always` is the older name of `auto`: both answer every message that addresses nobody. */
-const CHOICES: { value: CommanderReplyMode; label: string }[] = [
-  { value: "auto", label: "Commander: every message" },
-  { value: "when_addressed", label: "Commander: only when @mentioned" },
-];
+const CHOICES = ["auto", "when_addressed"] as const satisfies readonly CommanderReplyMode[];
 
 const shown = (mode: CommanderReplyMode): CommanderReplyMode => (mode === "always" ? "auto" : mode);
 
@@ -24,6 +22,7 @@ export interface CommanderReplies {
 
 /** The setting as this tab knows it; the server answers a change with what it stored. */
 export function useCommanderReplies(conversationId: string, initial: CommanderReplyMode): CommanderReplies {
+  const t = useTranslations("commanderReplies");
   const [mode, setMode] = useState<CommanderReplyMode>(initial);
   const [error, setError] = useState("");
   const change = useCallback(
@@ -33,10 +32,10 @@ export function useCommanderReplies(conversationId: string, initial: CommanderRe
         const saved = await api.conversations.settings({ conversationId }, { commanderReplies: next });
         if (saved.commanderReplies) setMode(saved.commanderReplies);
       } catch (caught) {
-        setError(caught instanceof Error ? caught.message : "Could not change the setting.");
+        setError(caught instanceof Error ? caught.message : t("failed"));
       }
     },
-    [conversationId],
+    [conversationId, t],
   );
   return { mode, error, change };
 }
@@ -52,12 +51,11 @@ export function CommanderRepliesSelect({
   className?: string;
   visibleLabel?: boolean;
 }) {
+  const t = useTranslations("commanderReplies");
   const errorId = `${id}-error`;
   return (
     <label className={`items-center gap-1 text-xs text-zinc-600 dark:text-zinc-400 ${className}`}>
-      <span className={visibleLabel ? "text-sm font-semibold text-zinc-900 dark:text-zinc-100" : "sr-only"}>
-        When the commander answers
-      </span>
+      <span className={visibleLabel ? "text-sm font-semibold text-zinc-900 dark:text-zinc-100" : "sr-only"}>{t("label")}</span>
       <select
         id={id}
         value={shown(replies.mode)}
@@ -66,8 +64,8 @@ export function CommanderRepliesSelect({
         aria-describedby={replies.error ? errorId : undefined}
       >
         {CHOICES.map((choice) => (
-          <option key={choice.value} value={choice.value}>
-            {choice.label}
+          <option key={choice} value={choice}>
+            {t(`choice.${choice}`)}
           </option>
         ))}
       </select>
@@ -85,17 +83,18 @@ export function CommanderRepliesSelect({
  * ask it; where it will and several people are here, how to talk to a person alone.
  */
 export function CommanderHint({ mode, people }: { mode: CommanderReplyMode; people: number }) {
+  const t = useTranslations("commanderReplies");
   if (mode === "when_addressed") {
     return (
       <p data-testid="commander-hint" data-mode={mode} className="px-3 pt-1 text-xs text-zinc-600 dark:text-zinc-400">
-        The commander answers only when you mention <span className="font-medium">@commander</span>.
+        {t.rich("hintWhenAddressed", { handle: (chunks) => <span className="font-medium">{chunks}</span> })}
       </p>
     );
   }
   if (people < 2) return null;
   return (
     <p data-testid="commander-hint" data-mode={mode} className="px-3 pt-1 text-xs text-zinc-500">
-      The commander answers every message; @mention a person to talk to them without it.
+      {t("hintAlways")}
     </p>
   );
 }

@@ -1,5 +1,6 @@
 "use client";
 import { useEffect, useMemo, useRef, useState, type ChangeEvent, type KeyboardEvent } from "react";
+import { useTranslations } from "next-intl";
 import type { AttachmentDTO } from "@/server/protocol/dto.ts";
 import { api, ApiError } from "../api-client.ts";
 import { useConversationStore } from "../stores/conversation-store.ts";
@@ -17,15 +18,10 @@ import { TypingIndicator, useAnnounceTyping } from "./typing-indicator.tsx";
 const MENTION_QUERY = /(^|\s)@([a-z0-9_-]*)$/;
 
 /** What a person reads when a send failed: never the browser's raw "Failed to fetch". */
-function sendFailure(caught: unknown): { text: string; retry: boolean } {
+function sendFailure(caught: unknown, t: ReturnType<typeof useTranslations<"composer">>): { text: string; retry: boolean } {
   if (caught instanceof ApiError) return { text: caught.message, retry: caught.status >= 500 || caught.status === 429 };
   const offline = typeof navigator !== "undefined" && !navigator.onLine;
-  return {
-    text: offline
-      ? "Not sent: you are offline. Your message is kept here; retry once you are back online."
-      : "Not sent: the server could not be reached. Your message is kept here; retry in a moment.",
-    retry: true,
-  };
+  return { text: offline ? t("notSentOffline") : t("notSentUnreachable"), retry: true };
 }
 
 /**
@@ -41,6 +37,7 @@ export function Composer({ conversationId, currentUserId }: { conversationId: st
 }
 
 function ConversationComposer({ conversationId, currentUserId }: { conversationId: string; currentUserId: string }) {
+  const t = useTranslations("composer");
   const agents = useConversationStore((s) => s.agents);
   const members = useConversationStore((s) => s.members);
   const upsertMessage = useConversationStore((s) => s.upsertMessage);
@@ -75,10 +72,10 @@ function ConversationComposer({ conversationId, currentUserId }: { conversationI
   }, [conversationId, text]);
   // back online: say so beside the kept message
   useEffect(() => {
-    const onOnline = () => setError((current) => (current ? "Back online. Press Retry to send your message." : current));
+    const onOnline = () => setError((current) => (current ? t("backOnline") : current));
     window.addEventListener("online", onOnline);
     return () => window.removeEventListener("online", onOnline);
-  }, []);
+  }, [t]);
 
   const conversationAgents = useMemo(() => [...new Set([...agents.map((agent) => agent.handle), ...added])], [agents, added]);
   const needWorkspace = workspaceAgents === null && unknownHandles(text, { conversationAgents, people: members }).length > 0;
@@ -139,7 +136,7 @@ function ConversationComposer({ conversationId, currentUserId }: { conversationI
     const body = text.trim();
     // a file may go alone; nothing at all is not a message
     if ((!body && attachments.length === 0) || sending || uploading) return;
-    if (body.length > MAX_MESSAGE_CHARS) return setError(`A message can hold at most ${MAX_MESSAGE_CHARS} characters.`);
+    if (body.length > MAX_MESSAGE_CHARS) return setError(t("tooLong", { max: MAX_MESSAGE_CHARS }));
     const typed = tokenizeMentions(body);
     const mentionHandles = [...new Set([...mentioned, ...conversationAgents])].filter((handle) => typed.includes(handle));
     setSending(true);
@@ -157,7 +154,7 @@ function ConversationComposer({ conversationId, currentUserId }: { conversationI
       setMentioned([]);
       setAttachments([]);
     } catch (caught) {
-      const failure = sendFailure(caught);
+      const failure = sendFailure(caught, t);
       setError(failure.text);
       setCanRetry(failure.retry);
     } finally {
@@ -170,7 +167,7 @@ function ConversationComposer({ conversationId, currentUserId }: { conversationI
       await api.members.addAgent({ conversationId }, { handle });
       setAdded((list) => (list.includes(handle) ? list : [...list, handle]));
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : `Could not add @${handle}.`);
+      setError(caught instanceof Error ? caught.message : t("addFailed", { handle }));
     }
   }
 
@@ -205,7 +202,7 @@ function ConversationComposer({ conversationId, currentUserId }: { conversationI
     setError("");
     for (const file of files) {
       if (file.size > MAX_UPLOAD_BYTES) {
-        setError(`${file.name} is larger than ${MAX_UPLOAD_BYTES / 1024 / 1024} MB.`);
+        setError(t("fileTooLarge", { name: file.name, megabytes: MAX_UPLOAD_BYTES / 1024 / 1024 }));
         continue;
       }
       setUploading(true);
@@ -215,7 +212,7 @@ function ConversationComposer({ conversationId, currentUserId }: { conversationI
         const { attachment } = await api.conversations.upload({ conversationId }, data);
         setAttachments((list) => [...list, attachment]);
       } catch (caught) {
-        setError(caught instanceof Error ? caught.message : "Upload failed.");
+        setError(caught instanceof Error ? caught.message : t("uploadFailed"));
       } finally {
         setUploading(false);
       }
@@ -227,45 +224,45 @@ function ConversationComposer({ conversationId, currentUserId }: { conversationI
       {sentOutside.length > 0 || typedOutside.length > 0 ? (
         <div
           role="status"
-          aria-label="Agents not in this conversation"
+          aria-label={t("outsideAgents")}
           data-testid="mention-offer"
           className="mb-2 flex flex-wrap items-center gap-2 rounded-md bg-amber-50 px-3 py-2 text-sm text-amber-900 dark:bg-amber-950 dark:text-amber-100"
         >
           {sentOutside.map((handle) =>
             added.includes(handle) ? (
-              <span key={handle}>@{handle} was added: mention it again to ask.</span>
+              <span key={handle}>{t("agentAdded", { handle })}</span>
             ) : (
               <span key={handle} className="flex items-center gap-2">
-                @{handle} is not in this conversation, so nobody was asked.
+                {t("sentOutside", { handle })}
                 <Button type="button" variant="secondary" onClick={() => void addAgent(handle)}>
-                  Add @{handle} to this conversation
+                  {t("addAgent", { handle })}
                 </Button>
               </span>
             ),
           )}
           {typedOutside.map((handle) => (
             <span key={`typed-${handle}`} className="flex items-center gap-2">
-              @{handle} is not in this conversation: as written, nobody will be asked.
+              {t("typedOutside", { handle })}
               <Button type="button" variant="secondary" onClick={() => void addAgent(handle)}>
-                Add @{handle} to this conversation?
+                {t("addAgentQuestion", { handle })}
               </Button>
             </span>
           ))}
           {sentOutside.length > 0 ? (
-            <button type="button" aria-label="Dismiss" className="ml-auto" onClick={() => setSentOutside([])}>
+            <button type="button" aria-label={t("dismiss")} className="ml-auto" onClick={() => setSentOutside([])}>
               <CloseIcon size={12} />
             </button>
           ) : null}
         </div>
       ) : null}
       {attachments.length > 0 ? (
-        <ul className="mb-2 flex flex-wrap gap-2" aria-label="Files to send">
+        <ul className="mb-2 flex flex-wrap gap-2" aria-label={t("filesToSend")}>
           {attachments.map((attachment) => (
             <li key={attachment.id} className="flex items-center gap-1 rounded-md bg-zinc-100 px-2 py-1 text-xs dark:bg-zinc-800">
               <FileIcon size={14} /> {attachment.name}
               <button
                 type="button"
-                aria-label={`Remove ${attachment.name}`}
+                aria-label={t("removeFile", { name: attachment.name })}
                 onClick={() => setAttachments((l) => l.filter((a) => a.id !== attachment.id))}
                 className="ml-1 text-zinc-500"
               >
@@ -284,19 +281,19 @@ function ConversationComposer({ conversationId, currentUserId }: { conversationI
           <span>{error}</span>
           {canRetry ? (
             <Button variant="secondary" size="sm" onClick={() => void send()} disabled={sending}>
-              Retry
+              {t("retry")}
             </Button>
           ) : null}
         </div>
       ) : null}
       <div className="relative flex items-end gap-2">
         {open ? <MentionPicker candidates={suggestions} highlight={highlight} onPick={pick} /> : null}
-        <input ref={fileInput} type="file" multiple hidden onChange={onFiles} aria-label="Attach files" data-testid="file-input" />
+        <input ref={fileInput} type="file" multiple hidden onChange={onFiles} aria-label={t("attachFiles")} data-testid="file-input" />
         <Button
           variant="ghost"
           size="md"
-          aria-label="Attach a file"
-          title="Attach a file"
+          aria-label={t("attachFile")}
+          title={t("attachFile")}
           onClick={() => fileInput.current?.click()}
           disabled={uploading}
         >
@@ -310,8 +307,9 @@ function ConversationComposer({ conversationId, currentUserId }: { conversationI
           onBlur={() => setQuery(null)}
           rows={Math.min(8, Math.max(1, text.split("\n").length))}
           maxLength={MAX_MESSAGE_CHARS + 1}
-          placeholder="Message — type @ to mention someone"
-          aria-label="Message"
+          placeholder={t("placeholder")}
+          aria-label={t("message")}
+          data-composer
           role="combobox"
           aria-expanded={open}
           aria-controls={MENTION_LISTBOX_ID}
@@ -322,9 +320,9 @@ function ConversationComposer({ conversationId, currentUserId }: { conversationI
         <Button
           onClick={() => void send()}
           disabled={sending || uploading || (text.trim().length === 0 && attachments.length === 0)}
-          aria-label="Send message"
+          aria-label={t("sendMessage")}
         >
-          Send
+          {t("send")}
         </Button>
       </div>
       <div className="mt-1 flex items-center justify-between gap-2">

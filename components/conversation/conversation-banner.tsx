@@ -6,6 +6,7 @@
  */
 import Link from "next/link";
 import { useEffect, useState } from "react";
+import { useTranslations } from "next-intl";
 import { api } from "../api-client.ts";
 import { getSocket } from "../socket-client.ts";
 
@@ -42,6 +43,7 @@ export function useConversationFate(conversationId: string, initiallyArchived: b
 }
 
 export function ConversationBanner({ fate }: { fate: ConversationFate }) {
+  const t = useTranslations("conversation");
   if (fate === "open") return null;
   return (
     <div
@@ -56,13 +58,13 @@ export function ConversationBanner({ fate }: { fate: ConversationFate }) {
     >
       {fate === "deleted" ? (
         <>
-          This conversation was deleted by an owner. Nothing more can be sent here.{" "}
+          {t("deletedBanner")}{" "}
           <Link href="/" className="font-medium underline">
-            Back to your conversations
+            {t("backToConversations")}
           </Link>
         </>
       ) : (
-        <>This conversation is archived: it can be read, not written to, until an owner brings it back (⋯ → Unarchive).</>
+        <>{t("archivedBanner")}</>
       )}
     </div>
   );

@@ -12,6 +12,7 @@
  *   usage line.
  */
 import Link from "next/link";
+import { useTranslations } from "next-intl";
 import { MobileMenuButton } from "../app-shell.tsx";
 import { Button } from "../ui/button.tsx";
 import { CommanderRepliesSelect, type CommanderReplies } from "./commander-replies-select.tsx";
@@ -20,8 +21,6 @@ import { MembersButton } from "./members-dialog.tsx";
 import { RepositoryBadge } from "./repository-badge.tsx";
 import { UsageLine } from "./usage-line.tsx";
 import type { ConnectionState } from "./use-conversation-sync.ts";
-
-const CONNECTION_LABEL: Record<ConnectionState, string> = { connecting: "connecting…", live: "live", offline: "reconnecting…" };
 
 export function ConversationHeader({
   conversationId,
@@ -45,6 +44,8 @@ export function ConversationHeader({
   /** admins only: this conversation's plans in the admin plan history */
   planHistoryHref?: string | null;
 }) {
+  const t = useTranslations("conversation");
+  const connectionLabel = t(`connection.${connection}`);
   return (
     <header className="@container border-b border-zinc-200 dark:border-zinc-800" data-testid="conversation-header">
       <div className="flex items-center gap-2 px-3 py-2">
@@ -56,11 +57,11 @@ export function ConversationHeader({
           data-testid="connection"
           data-state={connection}
           role="status"
-          aria-label={`Connection: ${CONNECTION_LABEL[connection]}`}
-          title={CONNECTION_LABEL[connection]}
+          aria-label={t("connectionLabel", { state: connectionLabel })}
+          title={connectionLabel}
           className={`shrink-0 whitespace-nowrap text-xs ${connection === "live" ? "text-emerald-700 dark:text-emerald-400" : "text-amber-700 dark:text-amber-400"}`}
         >
-          ● <span className={connection === "live" ? "hidden @md:inline" : ""}>{CONNECTION_LABEL[connection]}</span>
+          ● <span className={connection === "live" ? "hidden @md:inline" : ""}>{connectionLabel}</span>
         </span>
         <RepositoryBadge conversationId={conversationId} />
         <UsageLine className="hidden shrink-0 whitespace-nowrap @3xl:inline" />
@@ -82,11 +83,11 @@ export function ConversationHeader({
           size="sm"
           className="lg:hidden"
           onClick={onOpenPlan}
-          aria-label="Show plan"
+          aria-label={t("showPlan")}
           aria-expanded={planOpen}
           aria-controls="plan-sheet"
         >
-          Plan{planCount ? ` (${planCount})` : ""}
+          {planCount ? t("planCount", { count: planCount }) : t("plan")}
         </Button>
       </div>
     </header>

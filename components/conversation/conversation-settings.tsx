@@ -6,6 +6,7 @@
  */
 import { useCallback, useEffect, useState, type FormEvent } from "react";
 import { useRouter } from "next/navigation";
+import { useTranslations } from "next-intl";
 import { api } from "../api-client.ts";
 import type { ConversationSummary } from "@/server/protocol/rest/conversations.ts";
 import { formText } from "../form-text.ts";
@@ -35,6 +36,7 @@ async function loadState(conversationId: string): Promise<State | null> {
  * commander's answering mode), with renaming, archiving and deleting.
  */
 export function ConversationSettingsButton({ conversationId, replies }: { conversationId: string; replies: CommanderReplies }) {
+  const t = useTranslations("settings");
   const [open, setOpen] = useState(false);
   const [state, setState] = useState<State | null>(null);
   const [error, setError] = useState("");
@@ -45,9 +47,9 @@ export function ConversationSettingsButton({ conversationId, replies }: { conver
       setState(next);
       if (next) useConversationStore.setState({ title: next.conversation.title });
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : "Could not load the conversation.");
+      setError(caught instanceof Error ? caught.message : t("loadFailed"));
     }
-  }, [conversationId]);
+  }, [conversationId, t]);
 
   useEffect(() => {
     const socket = getSocket();
@@ -67,17 +69,17 @@ export function ConversationSettingsButton({ conversationId, replies }: { conver
 
   return (
     <>
-      <Button variant="secondary" size="sm" onClick={() => setOpen(true)} aria-label="Conversation settings">
+      <Button variant="secondary" size="sm" onClick={() => setOpen(true)} aria-label={t("title")}>
         <span aria-hidden className="text-base leading-none">
           ⋯
         </span>
       </Button>
-      <Dialog open={open} onClose={() => setOpen(false)} title="Conversation settings">
+      <Dialog open={open} onClose={() => setOpen(false)} title={t("title")}>
         <ErrorText>{error}</ErrorText>
         {state ? (
           <SettingsPanel state={state} replies={replies} reload={load} onDone={() => setOpen(false)} />
         ) : (
-          <p className="text-sm text-zinc-500">Loading…</p>
+          <p className="text-sm text-zinc-500">{t("loading")}</p>
         )}
       </Dialog>
     </>
@@ -96,6 +98,7 @@ function SettingsPanel({
   onDone: () => void;
 }) {
   const router = useRouter();
+  const t = useTranslations("settings");
   const { conversation, canManage } = state;
   const conversationId = conversation.id;
   const [error, setError] = useState("");
@@ -110,7 +113,7 @@ function SettingsPanel({
     try {
       await run();
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : "That did not work.");
+      setError(caught instanceof Error ? caught.message : t("actionFailed"));
     } finally {
       setBusy(false);
     }
@@ -122,7 +125,7 @@ function SettingsPanel({
     void act(async () => {
       const saved = await api.conversations.settings({ conversationId }, { title });
       if (saved.title !== undefined) useConversationStore.setState({ title: saved.title });
-      setNotice("Renamed.");
+      setNotice(t("renamed"));
       await reload();
       router.refresh();
     });
@@ -133,7 +136,7 @@ function SettingsPanel({
       await api.conversations.settings({ conversationId }, { archived });
       await reload();
       router.refresh();
-      setNotice(archived ? "Archived: it is listed under Archived in the sidebar." : "Back in the main list.");
+      setNotice(archived ? t("archivedNotice") : t("unarchivedNotice"));
     });
 
   const remove = () =>
@@ -148,13 +151,9 @@ function SettingsPanel({
     return (
       <div className="flex flex-col gap-3 text-sm text-zinc-600 dark:text-zinc-400">
         <p data-testid="settings-commander-mode">
-          {replies.mode === "when_addressed"
-            ? "The commander answers only messages that mention @commander."
-            : "The commander answers every message, except one that mentions only people."}
+          {replies.mode === "when_addressed" ? t("commanderWhenAddressed") : t("commanderAlways")}
         </p>
-        <p data-testid="settings-owner-only">
-          Only the conversation&apos;s owners can change that, or rename, archive or delete it. You can leave it from People and agents.
-        </p>
+        <p data-testid="settings-owner-only">{t("ownersOnly")}</p>
       </div>
     );
   }
@@ -168,27 +167,23 @@ function SettingsPanel({
           className="flex flex-col !items-start"
           visibleLabel
         />
-        <p className="text-xs text-zinc-500">A message that mentions only people never wakes an agent.</p>
+        <p className="text-xs text-zinc-500">{t("peopleOnly")}</p>
       </section>
-      <form onSubmit={rename} className="flex flex-col gap-2" aria-label="Rename the conversation">
-        <TextField label="Title" name="title" defaultValue={conversation.title} required maxLength={120} />
+      <form onSubmit={rename} className="flex flex-col gap-2" aria-label={t("renameForm")}>
+        <TextField label={t("titleField")} name="title" defaultValue={conversation.title} required maxLength={120} />
         <div>
           <Button type="submit" size="sm" disabled={busy}>
-            Rename
+            {t("rename")}
           </Button>
         </div>
       </form>
 
       <section className="flex flex-col gap-1">
-        <h3 className="text-sm font-semibold">{conversation.archivedAt ? "Archived" : "Archive"}</h3>
-        <p className="text-xs text-zinc-500">
-          {conversation.archivedAt
-            ? "Hidden from everyone's main list; still readable. Bring it back to the list:"
-            : "Hide it from everyone's main list (it stays readable under Archived)."}
-        </p>
+        <h3 className="text-sm font-semibold">{conversation.archivedAt ? t("archived") : t("archive")}</h3>
+        <p className="text-xs text-zinc-500">{conversation.archivedAt ? t("archivedHint") : t("archiveHint")}</p>
         <div>
           <Button variant="secondary" size="sm" disabled={busy} onClick={() => void setArchived(!conversation.archivedAt)}>
-            {conversation.archivedAt ? "Unarchive" : "Archive"}
+            {conversation.archivedAt ? t("unarchive") : t("archive")}
           </Button>
         </div>
       </section>
@@ -196,25 +191,25 @@ function SettingsPanel({
       <RepositoryLink conversationId={conversationId} canManage={canManage} />
 
       <section className="flex flex-col gap-1 rounded-md border border-red-200 p-3 dark:border-red-900">
-        <h3 className="text-sm font-semibold text-red-700 dark:text-red-400">Delete</h3>
+        <h3 className="text-sm font-semibold text-red-700 dark:text-red-400">{t("delete")}</h3>
         {confirming ? (
           <>
             <p className="text-sm" role="alert">
-              Delete &ldquo;{conversation.title}&rdquo; for everyone, with all its messages, plans and files? This cannot be undone.
+              {t("deleteQuestion", { title: conversation.title })}
             </p>
             <div className="flex gap-2">
               <Button variant="danger" size="sm" disabled={busy} onClick={() => void remove()}>
-                Delete for everyone
+                {t("deleteForEveryone")}
               </Button>
               <Button variant="ghost" size="sm" onClick={() => setConfirming(false)}>
-                Keep it
+                {t("keep")}
               </Button>
             </div>
           </>
         ) : (
           <div>
             <Button variant="secondary" size="sm" onClick={() => setConfirming(true)}>
-              Delete conversation…
+              {t("deleteConversation")}
             </Button>
           </div>
         )}

@@ -1,5 +1,6 @@
 "use client";
 import { useEffect, useRef, useState } from "react";
+import { useTranslations } from "next-intl";
 import type { Snapshot } from "@/server/protocol/rest/conversations.ts";
 import { useConversationStore } from "../stores/conversation-store.ts";
 import { Button } from "../ui/button.tsx";
@@ -54,6 +55,7 @@ export function ConversationView({
   /** admins only: the admin plan history filtered to this conversation */
   planHistoryHref?: string | null;
 }) {
+  const t = useTranslations("conversation");
   const connection = useConversationSync(snapshot);
   const title = useConversationStore((s) => (s.conversationId === snapshot.conversation.id ? s.title : snapshot.conversation.title));
   const planCount = useConversationStore((s) => Object.keys(s.plans).length);
@@ -73,7 +75,7 @@ export function ConversationView({
 
   return (
     <div className="flex min-h-0 flex-1">
-      <section ref={chat} className="flex min-w-0 flex-1 flex-col" aria-label="Chat">
+      <section ref={chat} className="flex min-w-0 flex-1 flex-col" aria-label={t("chat")}>
         <ConversationHeader
           conversationId={conversationId}
           currentUserId={currentUserId}
@@ -89,7 +91,7 @@ export function ConversationView({
         <MessageList currentUserId={currentUserId} readMark={{ conversationId, lastReadAt }} />
         <ActivityBar />
         {/* a disabled fieldset disables every control of the composer at once */}
-        <fieldset disabled={fate !== "open"} className="contents" aria-label={fate === "open" ? undefined : "Composer (read-only)"}>
+        <fieldset disabled={fate !== "open"} className="contents" aria-label={fate === "open" ? undefined : t("composerReadOnly")}>
           {fate === "open" ? <CommanderHint mode={replies.mode} people={people} /> : null}
           <Composer conversationId={conversationId} currentUserId={currentUserId} />
         </fieldset>
@@ -97,14 +99,14 @@ export function ConversationView({
       {planOpen ? <div aria-hidden className="fixed inset-0 z-30 bg-black/40 lg:hidden" onClick={() => setPlanOpen(false)} /> : null}
       <aside
         id="plan-sheet"
-        aria-label="Plan"
+        aria-label={t("plan")}
         data-testid="plan-sheet"
         className={`${planOpen ? "fixed inset-x-0 bottom-0 z-40 flex h-[85dvh] rounded-t-2xl shadow-2xl" : "hidden"} flex-col border-l border-zinc-200 bg-white dark:border-zinc-800 dark:bg-zinc-950 lg:relative lg:inset-auto lg:z-auto lg:flex lg:h-auto lg:w-[26rem] lg:rounded-none lg:shadow-none xl:w-[30rem]`}
       >
         <div className="flex items-center justify-between border-b border-zinc-200 px-3 py-2 dark:border-zinc-800 lg:hidden">
           <span aria-hidden className="absolute left-1/2 top-1.5 h-1 w-10 -translate-x-1/2 rounded-full bg-zinc-300 dark:bg-zinc-700" />
-          <span className="text-sm font-semibold">Plan</span>
-          <Button variant="ghost" size="sm" onClick={() => setPlanOpen(false)} aria-label="Close plan">
+          <span className="text-sm font-semibold">{t("plan")}</span>
+          <Button variant="ghost" size="sm" onClick={() => setPlanOpen(false)} aria-label={t("closePlan")}>
             <CloseIcon size={16} />
           </Button>
         </div>

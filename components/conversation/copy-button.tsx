@@ -1,5 +1,6 @@
 "use client";
 import { useEffect, useState } from "react";
+import { useTranslations } from "next-intl";
 
 /** Writes text to the clipboard; falls back to a hidden textarea where the Clipboard API is unavailable (plain http). */
 export async function copyText(text: string): Promise<boolean> {
@@ -25,6 +26,7 @@ export async function copyText(text: string): Promise<boolean> {
 
 /** A small "Copy" button that says "Copied" for a moment. */
 export function CopyButton({ text, label, className = "" }: { text: () => string; label: string; className?: string }) {
+  const t = useTranslations("copy");
   const [state, setState] = useState<"idle" | "copied" | "failed">("idle");
   useEffect(() => {
     if (state === "idle") return;
@@ -39,7 +41,7 @@ export function CopyButton({ text, label, className = "" }: { text: () => string
       onClick={() => void copyText(text()).then((ok) => setState(ok ? "copied" : "failed"))}
       className={`rounded px-1.5 py-0.5 text-xs text-zinc-600 hover:bg-zinc-200 focus-visible:outline-2 focus-visible:outline-accent dark:text-zinc-300 dark:hover:bg-zinc-700 ${className}`}
     >
-      <span aria-live="polite">{state === "copied" ? "Copied" : state === "failed" ? "Copy failed" : "Copy"}</span>
+      <span aria-live="polite">{state === "copied" ? t("copied") : state === "failed" ? t("failed") : t("copy")}</span>
     </button>
   );
 }

@@ -1,5 +1,6 @@
 "use client";
 import { useState, type FormEvent } from "react";
+import { useTranslations } from "next-intl";
 import { SECRET_MASK, type FormField } from "@/server/protocol/forms.ts";
 import { api, ApiError } from "../api-client.ts";
 import { useConversationStore } from "../stores/conversation-store.ts";
@@ -11,6 +12,7 @@ import { answerProblems, readAnswer, serverProblems } from "./form-answer.ts";
 
 /** A blocked step's form, inline in the chat. Everyone sees it; the first valid answer wins. */
 export function FormCard({ formId }: { formId: string }) {
+  const t = useTranslations("form");
   const form = useConversationStore((s) => s.forms[formId]);
   // the server leaves a step's form open when its plan ends (cancelled, aborted): an
   // answer then resumes nothing, so the form is shown closed instead of inviting one
@@ -25,7 +27,11 @@ export function FormCard({ formId }: { formId: string }) {
   if (!form) return null;
   const planEnded = planStatus !== undefined && isTerminalPlan(planStatus);
   const open = form.status === "open" && !planEnded;
-  const askedBy = asker?.handle ? `@${asker.handle}` : step && step.assignee !== "user" ? `@${step.assignee}` : (asker?.name ?? "An agent");
+  const askedBy = asker?.handle
+    ? `@${asker.handle}`
+    : step && step.assignee !== "user"
+      ? `@${step.assignee}`
+      : (asker?.name ?? t("anAgent"));
 
   async function submit(event: FormEvent<HTMLFormElement>) {
     event.preventDefault();
@@ -51,7 +57,7 @@ export function FormCard({ formId }: { formId: string }) {
       const refused =
         caught instanceof ApiError && caught.code === "form_answer_invalid"
           ? serverProblems(form.spec, caught.message)
-          : { "": caught instanceof Error ? caught.message : "Could not send the answer." };
+          : { "": caught instanceof Error ? caught.message : t("sendFailed") };
       setProblems(refused);
       focusFirstProblem(element, form.id, refused);
     } finally {
@@ -68,11 +74,13 @@ export function FormCard({ formId }: { formId: string }) {
       className="mt-2 max-w-lg rounded-lg border border-amber-300 bg-amber-50/60 p-3 dark:border-amber-700/60 dark:bg-amber-950/20"
     >
       <p className="mb-1 text-xs text-zinc-600 dark:text-zinc-400" data-testid="form-asked-by">
-        <strong className="font-semibold text-zinc-800 dark:text-zinc-200">{askedBy}</strong> asks
+        {t.rich(form.stepIndex !== null ? "asksForStep" : "asks", {
+          who: askedBy,
+          step: form.stepIndex ?? 0,
+          strong: (chunks) => <strong className="font-semibold text-zinc-800 dark:text-zinc-200">{chunks}</strong>,
+        })}
         {form.stepIndex !== null ? (
           <>
-            {" "}
-            for step {form.stepIndex}
             {step ? (
               <>
                 : <span data-testid="form-step-title">{step.title}</span>
@@ -98,14 +106,14 @@ export function FormCard({ formId }: { formId: string }) {
           <ErrorText>{problems[""]}</ErrorText>
           <div>
             <Button type="submit" size="sm" disabled={busy}>
-              {busy ? "Sending…" : "Send answer"}
+              {busy ? t("sending") : t("send")}
             </Button>
           </div>
         </form>
       ) : form.answer ? (
         <div className="text-sm">
           <p data-testid="form-answered-by" className="mb-1 text-zinc-600 dark:text-zinc-400">
-            Answered by <strong>{form.answer.by.name}</strong>
+            {t.rich("answeredBy", { name: form.answer.by.name, strong: (chunks) => <strong>{chunks}</strong> })}
           </p>
           <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1">
             {form.spec.fields.map((field) => (
@@ -119,9 +127,7 @@ export function FormCard({ formId }: { formId: string }) {
           </dl>
         </div>
       ) : (
-        <p className="text-sm text-zinc-600 dark:text-zinc-400">
-          {planEnded ? `This form was closed: the plan is ${planStatus}.` : "This form was closed."}
-        </p>
+        <p className="text-sm text-zinc-600 dark:text-zinc-400">{planEnded ? t("closedPlanEnded", { status: planStatus }) : t("closed")}</p>
       )}
     </section>
   );
@@ -155,6 +161,7 @@ function FieldInput({
   problem: string | undefined;
   onEdit: () => void;
 }) {
+  const t = useTranslations("form");
   const id = `${formId}-${field.name}`;
   const problemId = `${id}-problem`;
   const hintId = `${id}-hint`;
@@ -190,7 +197,7 @@ function FieldInput({
           {(["yes", "no"] as const).map((choice, position) => (
             <label key={choice} className="flex items-center gap-1.5">
               <input id={position === 0 ? id : `${id}-${choice}`} type="radio" name={field.name} value={choice} />
-              {choice === "yes" ? "Yes" : "No"}
+              {choice === "yes" ? t("yes") : t("no")}
             </label>
           ))}
         </div>
@@ -206,14 +213,14 @@ function FieldInput({
       </label>
       {field.secret ? (
         <span id={hintId} className="text-xs text-zinc-600 dark:text-zinc-400">
-          Secret: only the agent that asked receives it; everyone else sees ••••.
+          {t("secretHint")}
         </span>
       ) : null}
       {field.type === "textarea" ? (
         <textarea {...shared} className={`${inputClass} ${invalid}`} rows={3} />
       ) : field.type === "select" ? (
         <select {...shared} className={`${inputClass} ${invalid}`} defaultValue="">
-          <option value="">Choose…</option>
+          <option value="">{t("choose")}</option>
           {(field.options ?? []).map((option) => (
             <option key={option} value={option}>
               {option}

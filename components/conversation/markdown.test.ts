@@ -1,9 +1,19 @@
 import { createElement } from "react";
 import { renderToStaticMarkup } from "react-dom/server";
 import { describe, expect, it } from "vitest";
+import { NextIntlClientProvider } from "next-intl";
+import en from "@/messages/en.json";
 import { Markdown } from "./markdown.tsx";
 
-const render = (text: string, mentions: string[] = []) => renderToStaticMarkup(createElement(Markdown, { text, mentions }));
+const render = (text: string, mentions: string[] = []) =>
+  renderToStaticMarkup(
+    createElement(NextIntlClientProvider, {
+      locale: "en",
+      messages: en,
+      timeZone: "UTC",
+      children: createElement(Markdown, { text, mentions }),
+    }),
+  );
 /** what a reader sees: tags gone, entities decoded */
 const visible = (html: string) =>
   html

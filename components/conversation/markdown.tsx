@@ -11,6 +11,7 @@ import rehypeHighlight from "rehype-highlight";
 import rehypeSanitize from "rehype-sanitize";
 import remarkBreaks from "remark-breaks";
 import remarkGfm from "remark-gfm";
+import { useTranslations } from "next-intl";
 import { CopyButton } from "./copy-button.tsx";
 import { codeText, remarkRawHtmlAsText } from "./markdown-plugins.ts";
 
@@ -57,6 +58,11 @@ function escape(text: string) {
   return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
+function CodeCopyButton(props: { text: () => string; className: string }) {
+  const t = useTranslations("copy");
+  return <CopyButton label={t("code")} {...props} />;
+}
+
 const components: Components = {
   a: ({ href, children }) => (
     <a href={href} target="_blank" rel="noopener noreferrer nofollow">
@@ -72,8 +78,7 @@ const components: Components = {
   pre: ({ node, children }) => (
     <div className="group/code relative" data-testid="code-block">
       <pre>{children}</pre>
-      <CopyButton
-        label="Copy code"
+      <CodeCopyButton
         text={() => codeText(node)}
         className="absolute top-1 right-1 bg-white/80 opacity-70 group-hover/code:opacity-100 dark:bg-zinc-900/80"
       />

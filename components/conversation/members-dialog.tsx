@@ -8,6 +8,7 @@
 import { formText } from "../form-text.ts";
 import { useCallback, useEffect, useId, useRef, useState, type FormEvent } from "react";
 import { useRouter } from "next/navigation";
+import { useTranslations } from "next-intl";
 import type { MembersView } from "@/server/protocol/rest/members.ts";
 import { api } from "../api-client.ts";
 import { getSocket } from "../socket-client.ts";
@@ -21,6 +22,7 @@ import { Dialog } from "../ui/dialog.tsx";
 import { ErrorText, inputClass } from "../ui/field.tsx";
 
 export function MembersButton({ conversationId, currentUserId }: { conversationId: string; currentUserId: string }) {
+  const t = useTranslations("members");
   const [open, setOpen] = useState(false);
   const [view, setView] = useState<MembersView | null>(null);
   const [error, setError] = useState("");
@@ -37,9 +39,9 @@ export function MembersButton({ conversationId, currentUserId }: { conversationI
       // the composer's autocomplete and the header count follow the same list, for everyone in the conversation
       useConversationStore.getState().setRoster({ conversationId, agents: next.agents, members: next.people });
     } catch (caught) {
-      if (request === latest.current) setError(caught instanceof Error ? caught.message : "Could not load the members.");
+      if (request === latest.current) setError(caught instanceof Error ? caught.message : t("loadFailed"));
     }
-  }, [conversationId]);
+  }, [conversationId, t]);
 
   useEffect(() => {
     const socket = getSocket();
@@ -63,15 +65,15 @@ export function MembersButton({ conversationId, currentUserId }: { conversationI
 
   return (
     <>
-      <Button variant="secondary" size="sm" onClick={() => setOpen(true)} aria-label="Members">
+      <Button variant="secondary" size="sm" onClick={() => setOpen(true)} aria-label={t("button")}>
         <UsersIcon size={16} /> {memberCount}
       </Button>
-      <Dialog open={open} onClose={() => setOpen(false)} title="People and agents">
+      <Dialog open={open} onClose={() => setOpen(false)} title={t("title")}>
         <ErrorText>{error}</ErrorText>
         {view ? (
           <MembersPanel conversationId={conversationId} currentUserId={currentUserId} view={view} reload={load} />
         ) : (
-          <p className="text-sm text-zinc-500">Loading…</p>
+          <p className="text-sm text-zinc-500">{t("loading")}</p>
         )}
       </Dialog>
     </>
@@ -90,6 +92,7 @@ function MembersPanel({
   reload: () => Promise<void>;
 }) {
   const router = useRouter();
+  const t = useTranslations("members");
   const [error, setError] = useState("");
   const [notice, setNotice] = useState("");
   /** a new picker after each invitation: an empty field, no stale choices */
@@ -103,7 +106,7 @@ function MembersPanel({
       if (done) setNotice(done);
       await reload();
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : "That did not work.");
+      setError(caught instanceof Error ? caught.message : t("actionFailed"));
     }
   }
 
@@ -111,11 +114,14 @@ function MembersPanel({
     event.preventDefault();
     const form = event.currentTarget;
     const email = formText(new FormData(form).get("email"));
-    await act(async () => {
-      await api.members.invite({ conversationId }, { email });
-      form.reset();
-      setPickerKey((key) => key + 1);
-    }, `Invitation sent to ${email}. They join when they accept it.`);
+    await act(
+      async () => {
+        await api.members.invite({ conversationId }, { email });
+        form.reset();
+        setPickerKey((key) => key + 1);
+      },
+      t("invited", { email }),
+    );
   }
 
   async function addAgent(event: FormEvent<HTMLFormElement>) {
@@ -127,7 +133,7 @@ function MembersPanel({
         await api.members.addAgent({ conversationId }, { handle });
         form.reset();
       },
-      `@${handle.replace(/^@/, "")} was added.`,
+      t("agentAdded", { handle: handle.replace(/^@/, "") }),
     );
   }
 
@@ -138,7 +144,7 @@ function MembersPanel({
       router.push("/");
       router.refresh();
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : "Could not leave.");
+      setError(caught instanceof Error ? caught.message : t("leaveFailed"));
     }
   }
 
@@ -147,11 +153,11 @@ function MembersPanel({
   return (
     <div className="flex flex-col gap-4">
       {manage ? (
-        <form onSubmit={invite} className="flex flex-col gap-2" aria-label="Invite a person">
+        <form onSubmit={invite} className="flex flex-col gap-2" aria-label={t("invitePerson")}>
           <PersonPicker key={pickerKey} conversationId={conversationId} />
           <div>
             <Button type="submit" size="sm">
-              Invite
+              {t("invite")}
             </Button>
           </div>
         </form>
@@ -163,38 +169,42 @@ function MembersPanel({
         </p>
       ) : null}
 
-      <section aria-label="People">
-        <h3 className="mb-1 text-sm font-semibold">People</h3>
+      <section aria-label={t("people")}>
+        <h3 className="mb-1 text-sm font-semibold">{t("people")}</h3>
         <ul className="space-y-1">
           {view.people.map((person) => (
             <li key={person.id} className="flex items-center gap-2 text-sm" data-testid="member" data-role={person.role}>
               <Avatar name={person.name} size={24} />
               <span className="min-w-0 flex-1 truncate">
                 {person.name}
-                {person.id === currentUserId ? <span className="text-zinc-500"> (you)</span> : null}
+                {person.id === currentUserId ? <span className="text-zinc-500"> {t("you")}</span> : null}
               </span>
-              <Badge tone={person.role === "owner" ? "accent" : "neutral"}>{person.role}</Badge>
+              <Badge tone={person.role === "owner" ? "accent" : "neutral"}>{t("role", { role: person.role })}</Badge>
               {manage && person.id !== currentUserId ? (
                 <>
                   <Button
                     size="sm"
                     variant="ghost"
-                    aria-label={person.role === "owner" ? `Make ${person.name} a member` : `Make ${person.name} an owner`}
+                    aria-label={
+                      person.role === "owner" ? t("makeMemberLabel", { name: person.name }) : t("makeOwnerLabel", { name: person.name })
+                    }
                     onClick={() =>
                       act(() =>
                         api.members.setRole({ conversationId, userId: person.id }, { role: person.role === "owner" ? "member" : "owner" }),
                       )
                     }
                   >
-                    {person.role === "owner" ? "Make member" : "Make owner"}
+                    {person.role === "owner" ? t("makeMember") : t("makeOwner")}
                   </Button>
                   <Button
                     size="sm"
                     variant="ghost"
-                    aria-label={`Remove ${person.name}`}
-                    onClick={() => act(() => api.members.remove({ conversationId, userId: person.id }), `${person.name} was removed.`)}
+                    aria-label={t("removeLabel", { name: person.name })}
+                    onClick={() =>
+                      act(() => api.members.remove({ conversationId, userId: person.id }), t("removed", { name: person.name }))
+                    }
                   >
-                    Remove
+                    {t("remove")}
                   </Button>
                 </>
               ) : null}
@@ -204,8 +214,8 @@ function MembersPanel({
       </section>
 
       {manage && view.invitations.length > 0 ? (
-        <section aria-label="Pending invitations">
-          <h3 className="mb-1 text-sm font-semibold">Pending invitations</h3>
+        <section aria-label={t("pending")}>
+          <h3 className="mb-1 text-sm font-semibold">{t("pending")}</h3>
           <ul className="space-y-1">
             {view.invitations.map((invitation) => (
               <li key={invitation.id} className="flex items-center gap-2 text-sm" data-testid="pending-invitation">
@@ -213,10 +223,10 @@ function MembersPanel({
                 <Button
                   size="sm"
                   variant="ghost"
-                  aria-label={`Withdraw the invitation to ${invitation.email}`}
+                  aria-label={t("withdrawLabel", { email: invitation.email })}
                   onClick={() => act(() => api.members.revokeInvitation({ conversationId, invitationId: invitation.id }))}
                 >
-                  Withdraw
+                  {t("withdraw")}
                 </Button>
               </li>
             ))}
@@ -224,32 +234,34 @@ function MembersPanel({
         </section>
       ) : null}
 
-      <section aria-label="Agents">
-        <h3 className="mb-1 text-sm font-semibold">Agents</h3>
+      <section aria-label={t("agents")}>
+        <h3 className="mb-1 text-sm font-semibold">{t("agents")}</h3>
         <ul className="space-y-1">
           {view.agents.map((agent) => (
             <li key={agent.id} className="flex items-center gap-2 text-sm">
               <Avatar name={agent.handle} kind="agent" size={24} />
               <span className="min-w-0 flex-1 truncate">
-                @{agent.handle} <span className="text-zinc-500">{agent.role === "commander" ? "commander" : agent.name}</span>
+                @{agent.handle} <span className="text-zinc-500">{agent.role === "commander" ? t("commander") : agent.name}</span>
               </span>
               {manage && agent.role !== "commander" ? (
                 <Button
                   size="sm"
                   variant="ghost"
-                  aria-label={`Remove @${agent.handle}`}
-                  onClick={() => act(() => api.members.removeAgent({ conversationId, agentId: agent.id }), `@${agent.handle} was removed.`)}
+                  aria-label={t("removeLabel", { name: `@${agent.handle}` })}
+                  onClick={() =>
+                    act(() => api.members.removeAgent({ conversationId, agentId: agent.id }), t("removed", { name: `@${agent.handle}` }))
+                  }
                 >
-                  Remove
+                  {t("remove")}
                 </Button>
               ) : null}
             </li>
           ))}
         </ul>
         {manage ? (
-          <form onSubmit={addAgent} className="mt-2 flex items-end gap-2" aria-label="Add an agent">
+          <form onSubmit={addAgent} className="mt-2 flex items-end gap-2" aria-label={t("addAgentForm")}>
             <label className="flex min-w-0 flex-1 flex-col gap-1 text-sm">
-              <span className="font-medium">Add an agent by handle</span>
+              <span className="font-medium">{t("addAgentByHandle")}</span>
               <input
                 name="handle"
                 required
@@ -262,7 +274,7 @@ function MembersPanel({
               <AgentChoices id={agentChoicesId} present={view.agents.map((agent) => agent.handle)} />
             </label>
             <Button type="submit" size="sm" variant="secondary">
-              Add agent
+              {t("addAgent")}
             </Button>
           </form>
         ) : null}
@@ -270,7 +282,7 @@ function MembersPanel({
 
       <div className="border-t border-zinc-200 pt-3 dark:border-zinc-800">
         <Button variant="danger" size="sm" onClick={leave}>
-          Leave conversation
+          {t("leave")}
         </Button>
       </div>
     </div>

@@ -1,4 +1,5 @@
 "use client";
+import { useTranslations } from "next-intl";
 import type { MentionCandidate } from "./mention-candidates.ts";
 
 export const MENTION_LISTBOX_ID = "mention-listbox";
@@ -22,11 +23,12 @@ export function MentionPicker({
   highlight: number;
   onPick: (candidate: MentionCandidate) => void;
 }) {
+  const t = useTranslations("mentions");
   return (
     <ul
       id={MENTION_LISTBOX_ID}
       role="listbox"
-      aria-label="People and agents"
+      aria-label={t("label")}
       className="absolute bottom-full left-10 z-20 mb-1 w-72 overflow-hidden rounded-md border border-zinc-200 bg-white shadow-lg dark:border-zinc-700 dark:bg-zinc-900"
     >
       {candidates.map((candidate, index) => (
@@ -43,7 +45,7 @@ export function MentionPicker({
         >
           <span className="font-medium">@{candidate.handle}</span>
           <span className="min-w-0 flex-1 truncate text-zinc-500">{candidate.name}</span>
-          <span className="text-xs text-zinc-500">{candidate.kind === "agent" ? "agent" : "person"}</span>
+          <span className="text-xs text-zinc-500">{candidate.kind === "agent" ? t("agent") : t("person")}</span>
         </li>
       ))}
     </ul>

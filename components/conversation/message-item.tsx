@@ -1,5 +1,6 @@
 "use client";
 import { memo, useState, type KeyboardEvent } from "react";
+import { useFormatter, useTranslations } from "next-intl";
 import type { MessageDTO } from "@/server/protocol/dto.ts";
 import { MAX_MESSAGE_CHARS } from "@/server/protocol/limits.ts";
 import { api } from "../api-client.ts";
@@ -13,35 +14,47 @@ import { PLAN_TONE } from "./step-status.ts";
 import { useConversationStore } from "../stores/conversation-store.ts";
 import { CopyButton } from "./copy-button.tsx";
 import { OutcomeAnswerLink } from "./outcome-answer-link.tsx";
+import { browserTimeZone } from "../time-zone.ts";
 
-const KIND_LABEL: Partial<Record<MessageDTO["kind"], { label: string; tone: Tone }>> = {
-  dispatch: { label: "step", tone: "blue" },
-  result: { label: "result", tone: "green" },
-  decision: { label: "decision", tone: "amber" },
-  plan: { label: "plan", tone: "accent" },
-  error: { label: "error", tone: "red" },
-  form: { label: "needs input", tone: "amber" },
-};
+// the badge's words are messages.kind.<kind>
+const KIND_TONE = {
+  dispatch: "blue",
+  result: "green",
+  decision: "amber",
+  plan: "accent",
+  error: "red",
+  form: "amber",
+} as const satisfies Partial<Record<MessageDTO["kind"], Tone>>;
+type LabelledKind = keyof typeof KIND_TONE;
+const isLabelled = (kind: MessageDTO["kind"]): kind is LabelledKind => kind in KIND_TONE;
 
 /**
  * The commander's closing message wears the plan's outcome (completed, partial, failed,
  * cancelled) in its colour; a note about one step that recovered is an update.
  */
 function OutcomeBadge({ message }: { message: MessageDTO }) {
+  const t = useTranslations("messages");
   const status = useConversationStore((state) => (message.planId ? state.plans[message.planId]?.status : undefined));
-  if (message.stepId !== null || !status) return <Badge tone="green">update</Badge>;
+  if (message.stepId !== null || !status) return <Badge tone="green">{t("update")}</Badge>;
   return (
     <span data-testid="plan-outcome" data-outcome={status}>
-      <Badge tone={PLAN_TONE[status]}>plan {status}</Badge>
+      <Badge tone={PLAN_TONE[status]}>{t("planOutcome", { status })}</Badge>
     </span>
   );
 }
 
 export function Timestamp({ iso }: { iso: string }) {
+  const format = useFormatter();
   const date = new Date(iso);
+  const timeZone = browserTimeZone();
   return (
-    <time dateTime={iso} title={date.toLocaleString()} suppressHydrationWarning className="text-xs text-zinc-500">
-      {date.toLocaleTimeString([], { hour: "2-digit", minute: "2-digit" })}
+    <time
+      dateTime={iso}
+      title={format.dateTime(date, { dateStyle: "medium", timeStyle: "medium", timeZone })}
+      suppressHydrationWarning
+      className="text-xs text-zinc-500"
+    >
+      {format.dateTime(date, { hour: "2-digit", minute: "2-digit", timeZone })}
     </time>
   );
 }
@@ -52,6 +65,7 @@ const ACTION_CLASS =
 
 /** Edit and delete, for the author's own messages. The server checks the author again; its answer updates the list. */
 function OwnMessageActions({ message, onEdit }: { message: MessageDTO; onEdit: () => void }) {
+  const t = useTranslations("messages");
   const upsertMessage = useConversationStore((state) => state.upsertMessage);
   const [confirming, setConfirming] = useState(false);
   const [error, setError] = useState("");
@@ -63,30 +77,30 @@ function OwnMessageActions({ message, onEdit }: { message: MessageDTO; onEdit: (
       });
       upsertMessage(tombstone);
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : "Could not delete.");
+      setError(caught instanceof Error ? caught.message : t("deleteFailed"));
       setConfirming(false);
     }
   }
   if (confirming) {
     return (
-      <span className="flex items-center gap-1 text-xs" role="group" aria-label="Confirm deletion">
-        Delete this message?
+      <span className="flex items-center gap-1 text-xs" role="group" aria-label={t("confirmDeletion")}>
+        {t("deleteQuestion")}
         <button type="button" className={`${ACTION_CLASS} text-red-700 dark:text-red-300`} onClick={() => void remove()}>
-          Delete
+          {t("delete")}
         </button>
         <button type="button" className={ACTION_CLASS} onClick={() => setConfirming(false)}>
-          Keep
+          {t("keep")}
         </button>
       </span>
     );
   }
   return (
     <>
-      <button type="button" className={ACTION_CLASS} onClick={onEdit} aria-label="Edit message">
-        Edit
+      <button type="button" className={ACTION_CLASS} onClick={onEdit} aria-label={t("editMessage")}>
+        {t("edit")}
       </button>
-      <button type="button" className={ACTION_CLASS} onClick={() => setConfirming(true)} aria-label="Delete message">
-        Delete
+      <button type="button" className={ACTION_CLASS} onClick={() => setConfirming(true)} aria-label={t("deleteMessage")}>
+        {t("delete")}
       </button>
       {error ? (
         <span role="alert" className="text-xs text-red-700 dark:text-red-400">
@@ -98,13 +112,14 @@ function OwnMessageActions({ message, onEdit }: { message: MessageDTO; onEdit: (
 }
 
 function EditBox({ message, onDone }: { message: MessageDTO; onDone: () => void }) {
+  const t = useTranslations("messages");
   const upsertMessage = useConversationStore((state) => state.upsertMessage);
   const [text, setText] = useState(message.body);
   const [saving, setSaving] = useState(false);
   const [error, setError] = useState("");
   async function save() {
     const body = text.trim();
-    if (!body) return setError("Write something, or delete the message.");
+    if (!body) return setError(t("emptyEdit"));
     if (body === message.body) return onDone();
     setSaving(true);
     try {
@@ -115,7 +130,7 @@ function EditBox({ message, onDone }: { message: MessageDTO; onDone: () => void 
       upsertMessage(edited);
       onDone();
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : "Could not save.");
+      setError(caught instanceof Error ? caught.message : t("saveFailed"));
     } finally {
       setSaving(false);
     }
@@ -133,7 +148,7 @@ function EditBox({ message, onDone }: { message: MessageDTO; onDone: () => void 
     <div className="mt-1">
       <textarea
         autoFocus
-        aria-label="Edit message"
+        aria-label={t("editMessage")}
         value={text}
         maxLength={MAX_MESSAGE_CHARS}
         onChange={(event) => {
@@ -151,12 +166,12 @@ function EditBox({ message, onDone }: { message: MessageDTO; onDone: () => void 
       ) : null}
       <div className="mt-1 flex items-center gap-2 text-xs">
         <button type="button" className={`${ACTION_CLASS} font-medium`} disabled={saving} onClick={() => void save()}>
-          Save
+          {t("save")}
         </button>
         <button type="button" className={ACTION_CLASS} onClick={onDone}>
-          Cancel
+          {t("cancel")}
         </button>
-        <span className="text-zinc-500">Enter saves, Esc cancels</span>
+        <span className="text-zinc-500">{t("editKeys")}</span>
       </div>
     </div>
   );
@@ -178,9 +193,11 @@ export const MessageItem = memo(function MessageItem({
   /** it continues the previous message's block (message-grouping.ts): name and avatar are not repeated */
   continued?: boolean;
 }) {
+  const t = useTranslations("messages");
+  const format = useFormatter();
   const [editing, setEditing] = useState(false);
-  const name = message.author?.name ?? (message.authorKind === "system" ? "Baton" : "Unknown");
-  const kind = KIND_LABEL[message.kind];
+  const name = message.author?.name ?? (message.authorKind === "system" ? "Baton" : t("unknownAuthor"));
+
   const isAgent = message.authorKind === "agent";
   const mine = message.authorKind === "user" && message.author?.id === currentUserId;
   const deleted = message.deletedAt !== null;
@@ -210,36 +227,42 @@ export const MessageItem = memo(function MessageItem({
           {isAgent && message.author?.handle && !continued ? <span className="text-xs text-zinc-500">@{message.author.handle}</span> : null}
           {isAgent && !continued ? (
             <Badge tone={message.author?.role === "commander" ? "accent" : "neutral"}>
-              {message.author?.role === "commander" ? "commander" : "agent"}
+              {message.author?.role === "commander" ? t("commander") : t("agent")}
             </Badge>
           ) : null}
-          {mine && !continued ? <Badge tone="zinc">you</Badge> : null}
-          {kind ? <Badge tone={kind.tone}>{kind.label}</Badge> : null}
+          {mine && !continued ? <Badge tone="zinc">{t("you")}</Badge> : null}
+          {isLabelled(message.kind) ? <Badge tone={KIND_TONE[message.kind]}>{t(`kind.${message.kind}`)}</Badge> : null}
           {message.kind === "outcome" ? <OutcomeBadge message={message} /> : null}
           <Timestamp iso={message.createdAt} />
           {message.editedAt && !deleted ? (
-            <span className="text-xs text-zinc-500" data-testid="edited" title={new Date(message.editedAt).toLocaleString()}>
-              (edited)
+            <span
+              className="text-xs text-zinc-500"
+              data-testid="edited"
+              title={format.dateTime(new Date(message.editedAt), { dateStyle: "medium", timeStyle: "medium", timeZone: browserTimeZone() })}
+            >
+              {t("edited")}
             </span>
           ) : null}
           {!deleted && !editing ? (
             <span className="ml-auto flex items-center gap-1">
               <AddReactionButton message={message} currentUserId={currentUserId} className={ACTION_CLASS} />
-              <CopyButton label="Copy message" text={() => message.body} className={ACTION_CLASS} />
+              <CopyButton label={t("copyMessage")} text={() => message.body} className={ACTION_CLASS} />
               {mine ? <OwnMessageActions message={message} onEdit={() => setEditing(true)} /> : null}
             </span>
           ) : null}
         </div>
         {deleted ? (
           <p className="text-sm text-zinc-500 italic" data-testid="tombstone">
-            message deleted
+            {t("deleted")}
           </p>
         ) : editing ? (
           <EditBox message={message} onDone={() => setEditing(false)} />
         ) : (
           <>
             {message.kind === "dispatch" && message.mentions.length > 0 ? (
-              <p className="mt-0.5 text-xs text-zinc-500">handing a step to {message.mentions.map((m) => `@${m.handle}`).join(", ")}</p>
+              <p className="mt-0.5 text-xs text-zinc-500">
+                {t("handingStep", { handles: message.mentions.map((m) => `@${m.handle}`).join(", ") })}
+              </p>
             ) : null}
             <Markdown text={message.body} mentions={message.mentions.map((m) => m.handle)} />
             {message.kind === "outcome" ? <OutcomeAnswerLink message={message} /> : null}
@@ -255,13 +278,14 @@ export const MessageItem = memo(function MessageItem({
 
 /** Text of a live run as it streams in; replaced by the stored message when the run ends. */
 export function StreamingItem({ handle, text }: { handle: string; text: string }) {
+  const t = useTranslations("messages");
   return (
     <li data-testid="streaming" className="flex gap-3 px-4 py-2" aria-live="off">
       <Avatar name={handle} kind="agent" />
       <div className="min-w-0 flex-1">
         <div className="flex items-baseline gap-2">
           <span className="text-sm font-semibold">@{handle}</span>
-          <span className="animate-soft-pulse text-xs text-zinc-500">writing…</span>
+          <span className="animate-soft-pulse text-xs text-zinc-500">{t("writing")}</span>
         </div>
         <Markdown text={text} />
       </div>

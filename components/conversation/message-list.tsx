@@ -1,5 +1,6 @@
 "use client";
 import { Fragment, useEffect, useLayoutEffect, useRef, useState } from "react";
+import { useTranslations } from "next-intl";
 import { useConversationStore } from "../stores/conversation-store.ts";
 import { MessageItem, messageElementId, StreamingItem } from "./message-item.tsx";
 import { useTabNotifications } from "./use-tab-notifications.ts";
@@ -10,7 +11,6 @@ import { useReadMarker } from "./use-read-marker.ts";
 
 const NEAR_BOTTOM_PX = 80;
 
-const dividerLabel = (count: number) => (count > 0 ? `${count} new ${count === 1 ? "message" : "messages"}` : "New messages");
 /** `#message-<id>`: a search result (or a link) opening the conversation at one message */
 const MESSAGE_HASH = /^#message-([\w-]{1,128})$/;
 
@@ -28,6 +28,7 @@ export function MessageList({
   /** how far the reader had read when the page opened (null: never) */
   readMark?: { conversationId: string; lastReadAt: string | null };
 }) {
+  const t = useTranslations("messages");
   const messages = useConversationStore((s) => s.messages);
   const storeConversation = useConversationStore((s) => s.conversationId);
   const streams = useConversationStore((s) => s.streams);
@@ -169,9 +170,7 @@ export function MessageList({
   return (
     <div className="relative flex min-h-0 flex-1 flex-col">
       <div ref={scroller} onScroll={onScroll} tabIndex={0} className="min-h-0 flex-1 overflow-y-auto" data-testid="message-scroller">
-        {messages.length === 0 && live.length === 0 ? (
-          <p className="p-8 text-center text-sm text-zinc-500">No messages yet. Ask the commander for something, or @-mention an agent.</p>
-        ) : null}
+        {messages.length === 0 && live.length === 0 ? <p className="p-8 text-center text-sm text-zinc-500">{t("empty")}</p> : null}
         {hasEarlier ? (
           <div className="flex flex-col items-center gap-1 pt-3" data-testid="earlier-messages">
             <button
@@ -181,23 +180,23 @@ export function MessageList({
               aria-disabled={earlierPhase === "loading"}
               className="rounded-full border border-zinc-300 px-3 py-1 text-xs text-zinc-700 hover:bg-zinc-100 focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-accent aria-disabled:opacity-60 dark:border-zinc-700 dark:text-zinc-300 dark:hover:bg-zinc-800"
             >
-              {earlierPhase === "loading" ? "Loading earlier messages…" : "Show earlier messages"}
+              {earlierPhase === "loading" ? t("loadingEarlier") : t("showEarlier")}
             </button>
             {earlier.phase === "failed" ? (
               <p role="alert" className="text-xs text-red-700 dark:text-red-300">
-                Could not load earlier messages: {earlier.reason}
+                {t("earlierFailed", { reason: earlier.reason })}
               </p>
             ) : null}
           </div>
         ) : null}
-        <ol aria-label="Messages" aria-live="polite" className="py-2" data-testid="message-list">
+        <ol aria-label={t("messages")} aria-live="polite" className="py-2" data-testid="message-list">
           {messages.map((message, index) => (
             <Fragment key={message.id}>
               {message.id === unread.firstId ? (
                 <li data-testid="unread-divider" className="my-1 flex items-center gap-2 px-4">
                   <span aria-hidden className="h-px flex-1 bg-red-400" />
                   <span className="text-xs font-medium text-red-700 dark:text-red-300">
-                    {dividerLabel(message.id === missed.firstId ? missed.count : unread.count)}
+                    {t("newMessagesCount", { count: message.id === missed.firstId ? missed.count : unread.count })}
                   </span>
                   <span aria-hidden className="h-px flex-1 bg-red-400" />
                 </li>
@@ -221,7 +220,7 @@ export function MessageList({
           onClick={jumpToLatest}
           className="absolute right-4 bottom-3 rounded-full bg-accent px-3 py-1.5 text-xs font-medium text-white shadow-lg hover:bg-accent-strong focus-visible:outline-2 focus-visible:outline-offset-2 focus-visible:outline-accent"
         >
-          Jump to latest{unread.count > 0 ? ` (${unread.count} new)` : ""}
+          {unread.count > 0 ? t("jumpToLatestNew", { count: unread.count }) : t("jumpToLatest")}
         </button>
       ) : null}
     </div>

@@ -1,14 +1,15 @@
 "use client";
 import { useEffect, useRef, useState } from "react";
+import { useTranslations } from "next-intl";
 import type { MessageDTO } from "@/server/protocol/dto.ts";
 import { isReactionEmoji, REACTION_EMOJI, type ReactionDTO, type ReactionEmoji } from "@/server/protocol/reactions.ts";
 import { api } from "../api-client.ts";
 
 /** "Ada, Bo and 3 others": who reacted, for the chip's tooltip and accessible name. */
-function who(reaction: ReactionDTO, currentUserId: string): string {
-  const names = reaction.people.map((person) => (person.id === currentUserId ? "you" : person.name));
-  if (names.length <= 3) return names.join(", ");
-  return `${names.slice(0, 2).join(", ")} and ${names.length - 2} others`;
+function who(reaction: ReactionDTO, currentUserId: string, t: ReturnType<typeof useTranslations<"reactions">>): string {
+  const names = reaction.people.map((person) => (person.id === currentUserId ? t("you") : person.name));
+  if (names.length <= 3) return names.join(t("separator"));
+  return t("andOthers", { names: names.slice(0, 2).join(t("separator")), count: names.length - 2 });
 }
 
 /**
@@ -22,12 +23,13 @@ async function setReaction(message: MessageDTO, emoji: ReactionEmoji, on: boolea
 
 /** The message's reactions: one chip per emoji with its count; pressing one's own takes it back. */
 export function ReactionChips({ message, currentUserId }: { message: MessageDTO; currentUserId: string }) {
+  const t = useTranslations("reactions");
   if (message.reactions.length === 0) return null;
   return (
-    <ul className="mt-1 flex flex-wrap gap-1" aria-label="Reactions" data-testid="reactions">
+    <ul className="mt-1 flex flex-wrap gap-1" aria-label={t("label")} data-testid="reactions">
       {message.reactions.map((reaction) => {
         const mine = reaction.people.some((person) => person.id === currentUserId);
-        const people = who(reaction, currentUserId);
+        const people = who(reaction, currentUserId, t);
         return (
           <li key={reaction.emoji}>
             <button
@@ -59,6 +61,7 @@ export function AddReactionButton({
   currentUserId: string;
   className: string;
 }) {
+  const t = useTranslations("reactions");
   const [open, setOpen] = useState(false);
   const box = useRef<HTMLSpanElement>(null);
   useEffect(() => {
@@ -75,20 +78,20 @@ export function AddReactionButton({
   const mine = new Set(message.reactions.filter((r) => r.people.some((p) => p.id === currentUserId)).map((r) => r.emoji));
   return (
     <span ref={box} className="relative">
-      <button type="button" className={className} aria-label="Add reaction" aria-expanded={open} onClick={() => setOpen((value) => !value)}>
+      <button type="button" className={className} aria-label={t("add")} aria-expanded={open} onClick={() => setOpen((value) => !value)}>
         ☺+
       </button>
       {open ? (
         <span
           role="group"
-          aria-label="Pick a reaction"
+          aria-label={t("pick")}
           className="absolute right-0 bottom-full z-20 mb-1 flex gap-0.5 rounded-md border border-zinc-200 bg-white p-1 shadow-lg dark:border-zinc-700 dark:bg-zinc-900"
         >
           {REACTION_EMOJI.map((emoji) => (
             <button
               key={emoji}
               type="button"
-              aria-label={`React with ${emoji}`}
+              aria-label={t("reactWith", { emoji })}
               aria-pressed={mine.has(emoji)}
               className="rounded px-1 text-base hover:bg-zinc-100 dark:hover:bg-zinc-800"
               onClick={() => {

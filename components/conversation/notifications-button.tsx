@@ -1,8 +1,10 @@
 "use client";
 import { useEffect, useState } from "react";
+import { useTranslations } from "next-intl";
 
 /** Offers browser notifications; permission is asked only on this click. */
 export function NotificationsButton({ className = "" }: { className?: string }) {
+  const t = useTranslations("conversation");
   const [permission, setPermission] = useState<NotificationPermission | "unsupported" | null>(null);
   useEffect(() => {
     // read after mount: the server render knows nothing of the browser's permission
@@ -17,7 +19,7 @@ export function NotificationsButton({ className = "" }: { className?: string }) 
       className={`text-xs text-zinc-600 underline-offset-2 hover:underline dark:text-zinc-400 ${className}`}
       onClick={() => void Notification.requestPermission().then(setPermission)}
     >
-      Notify me about forms and answers
+      {t("notifyMe")}
     </button>
   );
 }

@@ -4,6 +4,7 @@
  * says where the result is instead of repeating it (server/executor/closing-message.ts);
  * this finds the last result the plan posted before it and scrolls there.
  */
+import { useTranslations } from "next-intl";
 import type { MessageDTO } from "@/server/protocol/dto.ts";
 import { useConversationStore } from "../stores/conversation-store.ts";
 
@@ -19,6 +20,7 @@ export function answerOf(messages: readonly MessageDTO[], outcome: Pick<MessageD
 }
 
 export function OutcomeAnswerLink({ message }: { message: MessageDTO }) {
+  const t = useTranslations("messages");
   const answer = useConversationStore((state) => answerOf(state.messages, message));
   if (!answer) return null;
   const go = () => {
@@ -35,7 +37,7 @@ export function OutcomeAnswerLink({ message }: { message: MessageDTO }) {
       data-testid="go-to-answer"
       className="mt-1 rounded text-sm font-medium text-accent underline-offset-2 hover:underline focus-visible:outline-2 focus-visible:outline-accent"
     >
-      ↑ Go to the answer
+      ↑ {t("goToAnswer")}
     </button>
   );
 }

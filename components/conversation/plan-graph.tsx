@@ -24,11 +24,11 @@ import {
   READABLE_ZOOM,
 } from "./plan-layout.ts";
 import { PlanLegend } from "./plan-legend.tsx";
-import { STEP_STYLE, VISUAL_STYLE, formatDuration, retryStatusLine, stepVisualState, type StepVisualState } from "./step-status.ts";
+import { VISUAL_STYLE, formatDuration, retryStatus, stepVisualState, type StepVisualState } from "./step-status.ts";
 import { useNow } from "./use-now.ts";
 import { useStepRunStatus } from "./use-run-status.ts";
 import { plainText } from "./plain-text.ts";
-import { plural } from "@/server/protocol/words.ts";
+import { useTranslations } from "next-intl";
 
 type StepNodeData = { step: StepDTO; planId: string; vertical: boolean; onOpen: (index: number) => void };
 type StepNode = Node<StepNodeData, "step">;
@@ -46,6 +46,7 @@ const MINIMAP_FILL: Record<StepVisualState, string> = {
 
 const StepNodeView = memo(function StepNodeView({ id, data }: NodeProps<StepNode>) {
   const { step, planId, vertical, onOpen } = data;
+  const t = useTranslations("plan");
   const flow = useReactFlow();
   const runStatus = useStepRunStatus(planId, step.index);
   const state = stepVisualState(step);
@@ -54,7 +55,8 @@ const StepNodeView = memo(function StepNodeView({ id, data }: NodeProps<StepNode
   const live = ((step.status === "in_progress" || step.status === "blocked") && !step.endedAt) || state === "retrying";
   const now = useNow(live);
   const duration = formatDuration(step.startedAt, step.endedAt, now);
-  const retrying = retryStatusLine(step, now);
+  const retry = retryStatus(step, now);
+  const retrying = retry ? t("retryLine", { ...retry }) : null;
 
   // a step reached with Tab may be outside the view: bring it in, at the current zoom
   const reveal = (event: FocusEvent<HTMLButtonElement>) => {
@@ -65,7 +67,7 @@ const StepNodeView = memo(function StepNodeView({ id, data }: NodeProps<StepNode
     void flow.fitView({ nodes: [{ id }], minZoom: zoom, maxZoom: zoom, duration: 150 });
   };
 
-  const who = step.assignee === "user" ? "a person" : step.assignee === "commander" ? "the commander" : `@${step.assignee}`;
+  const who = step.assignee === "user" ? t("aPerson") : step.assignee === "commander" ? t("theCommander") : `@${step.assignee}`;
   const note = runStatus && step.status === "in_progress" ? runStatus : retrying ? retrying : (step.failureReason ?? null);
   const summary = step.outputSummary ? plainText(step.outputSummary) : "";
   // compact, every line fits its node; on hover or focus the card grows over its neighbours to show all of it
@@ -91,7 +93,7 @@ const StepNodeView = memo(function StepNodeView({ id, data }: NodeProps<StepNode
         type="button"
         onClick={() => onOpen(step.index)}
         onFocus={reveal}
-        aria-label={`Step ${step.index}: ${step.title}, ${who}, ${STEP_STYLE[step.status].label}. Open details`}
+        aria-label={t("stepButton", { index: step.index, title: step.title, who, status: step.status })}
         className={`nodrag pointer-events-auto absolute inset-x-0 top-0 flex min-h-full max-h-full w-full flex-col overflow-hidden rounded-lg border-2 px-2.5 py-1.5 text-left shadow-sm group-hover:max-h-none group-hover:shadow-lg group-focus-within:max-h-none group-focus-within:shadow-lg ${look.node} ${state === "running" ? "animate-soft-pulse" : ""}`}
       >
         <span className="flex items-start gap-1.5">
@@ -120,21 +122,18 @@ const StepNodeView = memo(function StepNodeView({ id, data }: NodeProps<StepNode
         </span>
         <span data-testid="step-state" className="font-medium text-zinc-800 dark:text-zinc-200">
           <span aria-hidden="true">{look.mark} </span>
-          {look.label}
+          {t(`stepState.${state}`)}
         </span>
         <span className="hidden flex-wrap gap-x-2 text-zinc-600 group-hover:flex group-focus-within:flex dark:text-zinc-400">
-          {step.quorum ? (
-            <span title="starts once this many inputs succeeded">
-              any {step.quorum} of {step.waitFor.length}
-            </span>
-          ) : null}
+          {step.quorum ? <span title={t("quorumHint")}>{t("quorum", { quorum: step.quorum, total: step.waitFor.length })}</span> : null}
           {step.forEach ? (
-            <span title={`runs once per item of step ${step.forEach.from}`}>
-              for each{step.forEach.children.length ? ` · ${step.forEach.children.length}` : ""}
+            <span title={t("forEachHint", { step: step.forEach.from })}>
+              {t("forEach")}
+              {step.forEach.children.length ? ` · ${step.forEach.children.length}` : ""}
             </span>
           ) : null}
-          {step.attempts > 1 ? <span>try {step.attempts}</span> : null}
-          {step.outputFiles.length ? <span>{plural(step.outputFiles.length, "file")}</span> : null}
+          {step.attempts > 1 ? <span>{t("attempt", { count: step.attempts })}</span> : null}
+          {step.outputFiles.length ? <span>{t("files", { count: step.outputFiles.length })}</span> : null}
         </span>
         {note ? (
           <span
@@ -196,6 +195,7 @@ function useSize(ref: React.RefObject<HTMLElement | null>): { width: number; hei
 }
 
 export function PlanGraph({ plan, onOpenStep }: { plan: PlanDTO; onOpenStep: (index: number) => void }) {
+  const t = useTranslations("plan");
   const box = useRef<HTMLDivElement>(null);
   const size = useSize(box);
   const dark = useDarkTheme();
@@ -236,11 +236,11 @@ export function PlanGraph({ plan, onOpenStep }: { plan: PlanDTO; onOpenStep: (in
           animated: live,
           focusable: false,
           selectable: false,
-          ariaLabel: collects ? `Step ${from} is collected by step ${to}` : `Step ${to} waits for step ${from}`,
+          ariaLabel: collects ? t("edgeCollects", { from, to }) : t("edgeWaits", { from, to }),
           style: dash ? { strokeWidth: 1.5, strokeDasharray: dash } : { strokeWidth: 1.5 },
         };
       }),
-    [plan.steps],
+    [plan.steps, t],
   );
 
   // open at a readable zoom whenever the plan's shape or the panel's size changes
@@ -253,7 +253,7 @@ export function PlanGraph({ plan, onOpenStep }: { plan: PlanDTO; onOpenStep: (in
   return (
     <div className="flex h-full min-h-[22rem] w-full flex-col" data-testid="plan-graph" data-direction={layout.direction}>
       <PlanLegend />
-      <div ref={box} className="relative min-h-0 flex-1" role="group" aria-label={`Plan graph: ${plan.title}`}>
+      <div ref={box} className="relative min-h-0 flex-1" role="group" aria-label={t("graphLabel", { title: plan.title })}>
         <ReactFlow
           nodes={nodes}
           edges={edges}
@@ -281,7 +281,7 @@ export function PlanGraph({ plan, onOpenStep }: { plan: PlanDTO; onOpenStep: (in
               pannable
               zoomable
               position="bottom-right"
-              ariaLabel="Plan overview: drag to move the view"
+              ariaLabel={t("minimap")}
               nodeColor={(node) => MINIMAP_FILL[stepVisualState((node.data as StepNodeData).step)]}
               nodeStrokeWidth={0}
               className="!h-[120px] !w-[150px]"

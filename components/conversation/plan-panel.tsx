@@ -1,5 +1,6 @@
 "use client";
 import { useCallback, useMemo, useRef, useState } from "react";
+import { useTranslations } from "next-intl";
 import type { PlanDTO } from "@/server/protocol/dto.ts";
 import type { SnapshotPlan } from "@/server/protocol/rest/conversations.ts";
 import { api } from "../api-client.ts";
@@ -10,15 +11,15 @@ import { PlanGraph } from "./plan-graph.tsx";
 import { PlanWorkspace } from "./plan-workspace.tsx";
 import { StepDrawer } from "./step-drawer.tsx";
 import { UsageLine } from "./usage-line.tsx";
-import { PLAN_STATUS_HINT, PLAN_TONE, stepTally } from "./step-status.ts";
+import { PLAN_TONE, stepTally } from "./step-status.ts";
 import { usePlanSteps } from "./use-plan-steps.ts";
-import { plural } from "@/server/protocol/words.ts";
 
 /** The plan's steps are here (the snapshot leaves an ended plan's out until someone opens it). */
 const hasSteps = (plan: SnapshotPlan): plan is PlanDTO => plan.steps !== null;
 
 /** The conversation's plans, newest first by default; the chosen one drawn as a live DAG. */
 export function PlanPanel({ conversationId }: { conversationId: string }) {
+  const t = useTranslations("plan");
   const plansById = useConversationStore((s) => s.plans);
   const plans = useMemo(() => Object.values(plansById).sort((a, b) => (a.createdAt < b.createdAt ? 1 : -1)), [plansById]);
   const [chosenId, setChosenId] = useState<string | null>(null);
@@ -39,7 +40,7 @@ export function PlanPanel({ conversationId }: { conversationId: string }) {
   if (!plan) {
     return (
       <div className="p-4 text-sm text-zinc-500" data-testid="plan-panel-empty">
-        No plan yet. When a request needs several steps, the commander writes a plan and it shows here.
+        {t("empty")}
       </div>
     );
   }
@@ -49,7 +50,7 @@ export function PlanPanel({ conversationId }: { conversationId: string }) {
       <div className="flex flex-wrap items-center gap-2 border-b border-zinc-200 px-3 py-2 dark:border-zinc-800">
         {plans.length > 1 ? (
           <select
-            aria-label="Choose a plan"
+            aria-label={t("choose")}
             value={plan.id}
             onChange={(event) => {
               setChosenId(event.target.value);
@@ -67,8 +68,8 @@ export function PlanPanel({ conversationId }: { conversationId: string }) {
           <h2 className="min-w-0 flex-1 break-words text-sm font-semibold">{plan.title}</h2>
         )}
         <Badge tone={PLAN_TONE[plan.status] ?? "neutral"}>
-          <span data-testid="plan-status" role="status" aria-label="Plan status" title={PLAN_STATUS_HINT[plan.status]}>
-            {plan.status}
+          <span data-testid="plan-status" role="status" aria-label={t("statusLabel")} title={t(`statusHint.${plan.status}`)}>
+            {t(`status.${plan.status}`)}
           </span>
         </Badge>
         <UsageLine planId={plan.id} />
@@ -85,14 +86,14 @@ export function PlanPanel({ conversationId }: { conversationId: string }) {
         </>
       ) : steps.failed ? (
         <p role="alert" className="px-3 py-2 text-sm text-red-700 dark:text-red-400" data-testid="plan-steps-failed">
-          Could not read this plan&apos;s steps: {steps.failed}.{" "}
+          {t("stepsFailed", { reason: steps.failed })}{" "}
           <button type="button" onClick={steps.retry} className="underline">
-            Try again
+            {t("tryAgain")}
           </button>
         </p>
       ) : (
         <p role="status" className="px-3 py-2 text-sm text-zinc-500" data-testid="plan-steps-loading">
-          Loading the plan&apos;s steps…
+          {t("stepsLoading")}
         </p>
       )}
     </div>
@@ -104,23 +105,29 @@ export function PlanPanel({ conversationId }: { conversationId: string }) {
  * are shown as such, so a plan of skipped steps never looks like a full green bar.
  */
 function PlanProgress({ plan }: { plan: PlanDTO }) {
+  const t = useTranslations("plan");
   const tally = stepTally(plan.steps);
   const ended = tally.done + tally.skipped + tally.failed;
   const width = (count: number) => `${(count / Math.max(1, tally.total)) * 100}%`;
-  const missing = [tally.skipped ? `${tally.skipped} skipped` : "", tally.failed ? `${tally.failed} failed` : ""]
+  const missing = [tally.skipped ? t("skipped", { count: tally.skipped }) : "", tally.failed ? t("failed", { count: tally.failed }) : ""]
     .filter(Boolean)
-    .join(", ");
+    .join(t("listSeparator"));
   return (
     <div className="px-3 py-1.5 text-xs text-zinc-500" data-testid="plan-progress">
-      {tally.done} of {plural(tally.total, "step")} done{missing ? ` · ${missing}` : ""} · up to {plan.maxParallel} in parallel
+      {t("progress", { done: tally.done, total: tally.total })}
+      {missing ? ` · ${missing}` : ""} · {t("parallel", { count: plan.maxParallel })}
       <div
         className="mt-1 flex h-1 w-full overflow-hidden rounded bg-zinc-200 dark:bg-zinc-800"
         role="progressbar"
-        aria-label="Plan progress"
+        aria-label={t("progressLabel")}
         aria-valuemin={0}
         aria-valuemax={tally.total}
         aria-valuenow={ended}
-        aria-valuetext={`${tally.done} done${missing ? `, ${missing}` : ""} of ${tally.total}`}
+        aria-valuetext={
+          missing
+            ? t("progressValueMissing", { done: tally.done, total: tally.total, missing })
+            : t("progressValue", { done: tally.done, total: tally.total })
+        }
       >
         <div className="h-full bg-emerald-500 transition-all" style={{ width: width(tally.done) }} />
         <div
@@ -135,17 +142,18 @@ function PlanProgress({ plan }: { plan: PlanDTO }) {
 }
 
 function PlanControls({ conversationId, plan }: { conversationId: string; plan: Pick<PlanDTO, "id" | "title" | "status"> }) {
+  const t = useTranslations("plan");
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState("");
   if (plan.status !== "running" && plan.status !== "paused") return null;
   const cancel = async () => {
-    if (!window.confirm(`Cancel the plan "${plan.title}"? Running steps are stopped.`)) return;
+    if (!window.confirm(t("confirmCancel", { title: plan.title }))) return;
     setBusy(true);
     setError("");
     try {
       await api.conversations.controlPlan({ conversationId, planId: plan.id }, { action: "cancel" });
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : "Could not cancel.");
+      setError(caught instanceof Error ? caught.message : t("cancelFailed"));
     } finally {
       setBusy(false);
     }
@@ -153,7 +161,7 @@ function PlanControls({ conversationId, plan }: { conversationId: string; plan: 
   return (
     <>
       <Button variant="secondary" size="sm" onClick={cancel} disabled={busy}>
-        Cancel plan
+        {t("cancel")}
       </Button>
       {error ? (
         <p role="alert" className="w-full text-xs text-red-700 dark:text-red-400">

@@ -6,6 +6,7 @@
  * fast-forward the base branch, anyone downloads the patch.
  */
 import { useCallback, useEffect, useRef, useState } from "react";
+import { useTranslations } from "next-intl";
 import type { PlanDTO } from "@/server/protocol/dto.ts";
 import type { MergeResult, PlanWorkspace as Workspace } from "@/server/protocol/rest/workspace.ts";
 import { api, apiPath, routes } from "../api-client.ts";
@@ -15,6 +16,7 @@ import { Dialog } from "../ui/dialog.tsx";
 export function PlanWorkspace({ conversationId, plan }: { conversationId: string; plan: PlanDTO }) {
   // what the branches depend on: a step starting or ending (not every event of the conversation, each a few git reads)
   const progress = `${plan.status}:${plan.steps.map((step) => step.status).join(",")}`;
+  const t = useTranslations("workspace");
   const [workspace, setWorkspace] = useState<Workspace | null>(null);
   const [merge, setMerge] = useState<MergeResult | null>(null);
   const [accepted, setAccepted] = useState<string | null>(null);
@@ -52,11 +54,11 @@ export function PlanWorkspace({ conversationId, plan }: { conversationId: string
         setAccepted(null);
       } else {
         const done = await api.workspace.accept({ conversationId, planId: plan.id });
-        setAccepted(`${done.baseBranch} is now at ${done.to.slice(0, 10)}.`);
+        setAccepted(t("acceptedAt", { branch: done.baseBranch, commit: done.to.slice(0, 10) }));
       }
       await load();
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : `Could not ${what}.`);
+      setError(caught instanceof Error ? caught.message : t("failed", { what }));
     } finally {
       setBusy(false);
     }
@@ -67,30 +69,23 @@ export function PlanWorkspace({ conversationId, plan }: { conversationId: string
     <section
       className="space-y-1.5 border-b border-zinc-200 px-3 py-2 text-xs dark:border-zinc-800"
       data-testid="plan-workspace"
-      aria-label="Code"
+      aria-label={t("label")}
     >
       <div className="flex flex-wrap items-center gap-2">
-        <span className="text-zinc-500">
-          {workspace.branches.length} branch{workspace.branches.length === 1 ? "" : "es"} from {workspace.baseBranch}:
-        </span>
+        <span className="text-zinc-500">{t("branches", { count: workspace.branches.length, base: workspace.baseBranch })}</span>
         {workspace.branches.map((entry) => (
-          <code key={entry.branch} className="rounded bg-zinc-100 px-1 dark:bg-zinc-900" title={`step ${entry.stepIndex}`}>
+          <code key={entry.branch} className="rounded bg-zinc-100 px-1 dark:bg-zinc-900" title={t("step", { index: entry.stepIndex })}>
             {entry.branch}
           </code>
         ))}
       </div>
       <div className="flex flex-wrap items-center gap-2">
-        <Button
-          size="sm"
-          onClick={() => act("merge")}
-          disabled={busy || !planEnded}
-          title={planEnded ? undefined : "When the plan has ended"}
-        >
-          Merge branches
+        <Button size="sm" onClick={() => act("merge")} disabled={busy || !planEnded} title={planEnded ? undefined : t("whenEnded")}>
+          {t("merge")}
         </Button>
         {result && workspace.canAccept && result.canFastForward ? (
           <Button size="sm" variant="secondary" onClick={() => setConfirming(true)} disabled={busy}>
-            Fast-forward {workspace.baseBranch}…
+            {t("fastForwardEllipsis", { branch: workspace.baseBranch })}
           </Button>
         ) : null}
         {result ? (
@@ -100,15 +95,24 @@ export function PlanWorkspace({ conversationId, plan }: { conversationId: string
             download
             data-testid="download-patch"
           >
-            Download patch
+            {t("downloadPatch")}
           </a>
         ) : null}
-        {result?.accepted ? <span className="text-emerald-700 dark:text-emerald-400">Accepted into {workspace.baseBranch}.</span> : null}
+        {result?.accepted ? (
+          <span className="text-emerald-700 dark:text-emerald-400">{t("acceptedInto", { branch: workspace.baseBranch })}</span>
+        ) : null}
       </div>
       {merge?.ok ? (
         <div role="status" data-testid="merge-result" className="text-emerald-800 dark:text-emerald-300">
-          Merged {merge.merged.length} branch{merge.merged.length === 1 ? "" : "es"} into <code>{merge.branch}</code> at{" "}
-          <code>{merge.commit.slice(0, 10)}</code>: {merge.stats.files.length} file(s), +{merge.stats.added} −{merge.stats.deleted}
+          {t.rich("merged", {
+            count: merge.merged.length,
+            branch: merge.branch,
+            commit: merge.commit.slice(0, 10),
+            files: merge.stats.files.length,
+            added: merge.stats.added,
+            deleted: merge.stats.deleted,
+            code: (chunks) => <code>{chunks}</code>,
+          })}
           <ul className="list-inside list-disc">
             {merge.stats.files.map((file) => (
               <li key={file.path} className="font-mono">
@@ -120,12 +124,14 @@ export function PlanWorkspace({ conversationId, plan }: { conversationId: string
       ) : null}
       {merge && !merge.ok ? (
         <div role="alert" data-testid="merge-result" className="text-red-700 dark:text-red-400">
-          Conflict: nothing was merged. The branches change the same lines in
+          {t("conflict")}
           <ul className="list-inside list-disc">
             {merge.conflicts.map((file) => (
               <li key={file.path}>
                 <span className="font-mono">{file.path}</span>
-                {file.hunks.length ? ` (lines ${file.hunks.map((hunk) => hunk.line).join(", ")})` : " (added or deleted on one side)"}
+                {file.hunks.length
+                  ? ` ${t("conflictLines", { lines: file.hunks.map((hunk) => hunk.line).join(", ") })}`
+                  : ` ${t("conflictSide")}`}
               </li>
             ))}
           </ul>
@@ -141,20 +147,22 @@ export function PlanWorkspace({ conversationId, plan }: { conversationId: string
           {error}
         </p>
       ) : null}
-      <Dialog open={confirming} onClose={() => setConfirming(false)} title={`Fast-forward ${workspace.baseBranch}?`}>
+      <Dialog open={confirming} onClose={() => setConfirming(false)} title={t("fastForwardQuestion", { branch: workspace.baseBranch })}>
         {result ? (
           <div className="flex flex-col gap-3 text-sm">
             <p>
-              <code>{workspace.baseBranch}</code> moves to <code>{result.commit.slice(0, 10)}</code>, the merged result of this plan&apos;s
-              branches, for everyone working on the repository. Where <code>{workspace.baseBranch}</code> is checked out on the server, its
-              files are updated too (refused if they have uncommitted changes). This is written to the audit log.
+              {t.rich("fastForwardExplained", {
+                branch: workspace.baseBranch,
+                commit: result.commit.slice(0, 10),
+                code: (chunks) => <code>{chunks}</code>,
+              })}
             </p>
             <div className="flex gap-2" ref={confirmActions}>
               <Button size="sm" onClick={() => void act("accept")} disabled={busy}>
-                Fast-forward {workspace.baseBranch}
+                {t("fastForward", { branch: workspace.baseBranch })}
               </Button>
               <Button size="sm" variant="ghost" onClick={() => setConfirming(false)}>
-                Cancel
+                {t("cancel")}
               </Button>
             </div>
           </div>

@@ -1,11 +1,13 @@
 "use client";
 /** The header's badge: the repository and base branch the conversation's code steps work on, when it is linked. */
 import { useCallback, useEffect, useState } from "react";
+import { useTranslations } from "next-intl";
 import { api } from "../api-client.ts";
 import { getSocket } from "../socket-client.ts";
 import { REPOSITORY_LINK_EVENT } from "./repository-link.tsx";
 
 export function RepositoryBadge({ conversationId }: { conversationId: string }) {
+  const t = useTranslations("repository");
   const [linked, setLinked] = useState<{ name: string; baseBranch: string } | null>(null);
 
   const load = useCallback(
@@ -38,7 +40,7 @@ export function RepositoryBadge({ conversationId }: { conversationId: string }) 
   return (
     <span
       className="hidden max-w-48 truncate rounded-full border border-zinc-300 px-2 py-0.5 font-mono text-xs text-zinc-700 sm:inline dark:border-zinc-700 dark:text-zinc-300"
-      title={`Code steps work on ${linked.name}, from ${linked.baseBranch}`}
+      title={t("badgeTitle", { name: linked.name, branch: linked.baseBranch })}
       data-testid="repository-badge"
     >
       {linked.name}:{linked.baseBranch}

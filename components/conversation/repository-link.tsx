@@ -6,6 +6,7 @@
  * any owner may unlink it; everyone else sees the link only.
  */
 import { useEffect, useState } from "react";
+import { useTranslations } from "next-intl";
 import { api, ApiError } from "../api-client.ts";
 import { Button } from "../ui/button.tsx";
 import { ErrorText, inputClass } from "../ui/field.tsx";
@@ -16,6 +17,7 @@ export const REPOSITORY_LINK_EVENT = "baton:repository-link";
 type Linked = { id: string; name: string; baseBranch: string } | null;
 
 export function RepositoryLink({ conversationId, canManage }: { conversationId: string; canManage: boolean }) {
+  const t = useTranslations("repository");
   const [linked, setLinked] = useState<Linked | undefined>(undefined);
   const [repositories, setRepositories] = useState<{ id: string; name: string }[] | null>(null);
   const [repositoryId, setRepositoryId] = useState("");
@@ -32,7 +34,7 @@ export function RepositoryLink({ conversationId, canManage }: { conversationId: 
         setLinked(answer.repository);
         if (answer.repository) setRepositoryId(answer.repository.id);
       },
-      (caught: unknown) => live && setError(caught instanceof Error ? caught.message : "Could not load the repository."),
+      (caught: unknown) => live && setError(caught instanceof Error ? caught.message : t("loadFailed")),
     );
     if (canManage)
       // admins only: anyone else is answered 403 and sees the link without the choice
@@ -45,7 +47,7 @@ export function RepositoryLink({ conversationId, canManage }: { conversationId: 
     return () => {
       live = false;
     };
-  }, [conversationId, canManage]);
+  }, [conversationId, canManage, t]);
 
   useEffect(() => {
     if (!repositoryId || !repositories) return;
@@ -58,12 +60,12 @@ export function RepositoryLink({ conversationId, canManage }: { conversationId: 
           answer.branches.includes(current) ? current : linked?.id === repositoryId ? linked.baseBranch : answer.baseBranch,
         );
       },
-      (caught: unknown) => live && setError(caught instanceof Error ? caught.message : "Could not load the branches."),
+      (caught: unknown) => live && setError(caught instanceof Error ? caught.message : t("branchesFailed")),
     );
     return () => {
       live = false;
     };
-  }, [repositoryId, repositories, linked]);
+  }, [repositoryId, repositories, linked, t]);
 
   async function save(next: { repositoryId: string | null; baseBranch?: string }) {
     setBusy(true);
@@ -74,7 +76,7 @@ export function RepositoryLink({ conversationId, canManage }: { conversationId: 
       if (!answer.repository) setRepositoryId("");
       window.dispatchEvent(new CustomEvent(REPOSITORY_LINK_EVENT, { detail: conversationId }));
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : "Could not change the repository.");
+      setError(caught instanceof Error ? caught.message : t("changeFailed"));
     } finally {
       setBusy(false);
     }
@@ -84,24 +86,22 @@ export function RepositoryLink({ conversationId, canManage }: { conversationId: 
   return (
     <section className="flex flex-col gap-2" aria-labelledby="repository-link-heading" data-testid="repository-link">
       <h3 id="repository-link-heading" className="text-sm font-semibold">
-        Repository
+        {t("title")}
       </h3>
       <p className="text-xs text-zinc-500" data-testid="repository-linked">
-        {linked
-          ? `Code steps work on ${linked.name}, from ${linked.baseBranch}.`
-          : "Not linked: agents with the workspace capability work without a repository."}
+        {linked ? t("linked", { name: linked.name, branch: linked.baseBranch }) : t("notLinked")}
       </p>
       {repositories ? (
         <div className="flex flex-wrap items-end gap-2">
           <label className="flex flex-col gap-1 text-sm">
-            Repository
+            {t("title")}
             <select
-              aria-label="Repository"
+              aria-label={t("title")}
               className={inputClass}
               value={repositoryId}
               onChange={(event) => setRepositoryId(event.target.value)}
             >
-              <option value="">(none)</option>
+              <option value="">{t("none")}</option>
               {repositories.map((repository) => (
                 <option key={repository.id} value={repository.id}>
                   {repository.name}
@@ -111,8 +111,13 @@ export function RepositoryLink({ conversationId, canManage }: { conversationId: 
           </label>
           {repositoryId ? (
             <label className="flex flex-col gap-1 text-sm">
-              Base branch
-              <select aria-label="Base branch" className={inputClass} value={branch} onChange={(event) => setBranch(event.target.value)}>
+              {t("baseBranch")}
+              <select
+                aria-label={t("baseBranch")}
+                className={inputClass}
+                value={branch}
+                onChange={(event) => setBranch(event.target.value)}
+              >
                 {branches.map((name) => (
                   <option key={name} value={name}>
                     {name}
@@ -122,16 +127,16 @@ export function RepositoryLink({ conversationId, canManage }: { conversationId: 
             </label>
           ) : null}
           <Button size="sm" disabled={busy || !repositoryId || !branch} onClick={() => void save({ repositoryId, baseBranch: branch })}>
-            Link
+            {t("link")}
           </Button>
         </div>
       ) : repositories === null && canManage && !linked ? (
-        <p className="text-xs text-zinc-500">An admin who owns the conversation can link a repository.</p>
+        <p className="text-xs text-zinc-500">{t("adminOnly")}</p>
       ) : null}
       {linked && canManage ? (
         <div>
           <Button size="sm" variant="secondary" disabled={busy} onClick={() => void save({ repositoryId: null })}>
-            Unlink
+            {t("unlink")}
           </Button>
         </div>
       ) : null}

@@ -1,5 +1,6 @@
 "use client";
 import { Fragment, useEffect, useState } from "react";
+import { useTranslations } from "next-intl";
 import type { PlanDTO } from "@/server/protocol/dto.ts";
 import type { StepDetail } from "@/server/protocol/rest/conversations.ts";
 import { api } from "../api-client.ts";
@@ -10,11 +11,11 @@ import { CloseIcon } from "../ui/icons.tsx";
 import { Markdown } from "./markdown.tsx";
 import { StepChange } from "./step-change.tsx";
 import { Timestamp } from "./message-item.tsx";
-import { VISUAL_STYLE, formatDuration, retryStatusLine, stepVisualState } from "./step-status.ts";
+import { VISUAL_STYLE, formatDuration, retryStatus, stepVisualState } from "./step-status.ts";
 import { useNow } from "./use-now.ts";
 import { useStepRunStatus } from "./use-run-status.ts";
 import { ESTIMATED_NOTE } from "./usage-totals.ts";
-import { ON_FAILURE_WORDS, phaseWords } from "./step-words.ts";
+import { phaseWord } from "./step-words.ts";
 
 /**
  * Everything about one step: what it was asked, what happened, its runs; token counts,
@@ -31,6 +32,8 @@ export function StepDrawer({
   stepIndex: number;
   onClose: () => void;
 }) {
+  const t = useTranslations("stepDrawer");
+  const tPlan = useTranslations("plan");
   const step = plan.steps.find((s) => s.index === stepIndex);
   const lastSeq = useConversationStore((s) => s.lastSeq);
   const [detail, setDetail] = useState<StepDetail | null>(null);
@@ -62,9 +65,11 @@ export function StepDrawer({
   }, [onClose]);
 
   if (!step) return null;
-  const style = VISUAL_STYLE[stepVisualState(step)];
+  const state = stepVisualState(step);
+  const style = VISUAL_STYLE[state];
   const planLive = plan.status === "running" || plan.status === "paused";
-  const retrying = retryStatusLine(step, retryNow);
+  const retry = retryStatus(step, retryNow);
+  const retrying = retry ? tPlan("retryLine", { ...retry }) : null;
 
   async function control(action: "retry" | "skip") {
     setBusy(true);
@@ -72,7 +77,7 @@ export function StepDrawer({
     try {
       await api.conversations.controlPlan({ conversationId, planId: plan.id }, { action, stepIndex });
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : `Could not ${action}.`);
+      setError(caught instanceof Error ? caught.message : t("controlFailed", { action }));
     } finally {
       setBusy(false);
     }
@@ -91,7 +96,7 @@ export function StepDrawer({
   return (
     <section
       role="dialog"
-      aria-label={`Step ${step.index} details`}
+      aria-label={t("label", { index: step.index })}
       data-testid="step-drawer"
       className="absolute inset-0 z-20 flex flex-col overflow-hidden bg-white dark:bg-zinc-950"
     >
@@ -101,31 +106,33 @@ export function StepDrawer({
         </h2>
         <Badge tone={style.tone}>
           <span aria-hidden="true">{style.mark} </span>
-          {style.label}
+          {tPlan(`stepState.${state}`)}
         </Badge>
-        <Button variant="ghost" size="sm" onClick={onClose} aria-label="Close step details" autoFocus>
+        <Button variant="ghost" size="sm" onClick={onClose} aria-label={t("close")} autoFocus>
           <CloseIcon size={16} />
         </Button>
       </header>
       <div className="min-h-0 flex-1 space-y-4 overflow-y-auto p-3 text-sm">
         <dl className="grid grid-cols-[auto_1fr] gap-x-3 gap-y-1 text-xs">
-          <dt className="text-zinc-600 dark:text-zinc-400">Who</dt>
-          <dd>{step.assignee === "user" ? "a person" : step.assignee === "commander" ? "the commander" : `@${step.assignee}`}</dd>
-          <dt className="text-zinc-600 dark:text-zinc-400">Waits for</dt>
-          <dd>{step.waitFor.length ? step.waitFor.map((i) => `step ${i}`).join(", ") : "nothing"}</dd>
-          <dt className="text-zinc-600 dark:text-zinc-400">If it fails</dt>
-          <dd>{ON_FAILURE_WORDS[step.onFailure]}</dd>
+          <dt className="text-zinc-600 dark:text-zinc-400">{t("who")}</dt>
+          <dd>
+            {step.assignee === "user" ? tPlan("aPerson") : step.assignee === "commander" ? tPlan("theCommander") : `@${step.assignee}`}
+          </dd>
+          <dt className="text-zinc-600 dark:text-zinc-400">{t("waitsFor")}</dt>
+          <dd>{step.waitFor.length ? step.waitFor.map((i) => t("stepRef", { index: i })).join(tPlan("listSeparator")) : t("nothing")}</dd>
+          <dt className="text-zinc-600 dark:text-zinc-400">{t("ifItFails")}</dt>
+          <dd>{t(`onFailure.${step.onFailure}`)}</dd>
           {step.attempts > 1 ? (
             <>
-              <dt className="text-zinc-600 dark:text-zinc-400">Tries</dt>
+              <dt className="text-zinc-600 dark:text-zinc-400">{t("tries")}</dt>
               <dd>{step.attempts}</dd>
             </>
           ) : null}
-          <dt className="text-zinc-600 dark:text-zinc-400">Time</dt>
-          <dd className="tabular-nums">{formatDuration(step.startedAt, step.endedAt, retryNow) ?? "not started"}</dd>
+          <dt className="text-zinc-600 dark:text-zinc-400">{t("time")}</dt>
+          <dd className="tabular-nums">{formatDuration(step.startedAt, step.endedAt, retryNow) ?? t("notStarted")}</dd>
           {tokens.cost > 0 ? (
             <>
-              <dt className="text-zinc-600 dark:text-zinc-400">Cost</dt>
+              <dt className="text-zinc-600 dark:text-zinc-400">{t("cost")}</dt>
               <dd title={tokens.estimated ? ESTIMATED_NOTE : undefined}>
                 {tokens.estimated ? "≈ " : ""}${tokens.cost.toFixed(4)}
               </dd>
@@ -140,16 +147,16 @@ export function StepDrawer({
         {retrying ? (
           <p role="status" className="text-xs text-amber-700 dark:text-amber-400" data-testid="step-retry-status">
             {retrying}
-            {step.failureReason ? ` · last error: ${step.failureReason}` : ""}
+            {step.failureReason ? ` · ${t("lastError", { reason: step.failureReason })}` : ""}
           </p>
         ) : null}
         {step.status === "failed" && planLive ? (
           <div className="flex gap-2">
             <Button size="sm" onClick={() => control("retry")} disabled={busy}>
-              Retry step
+              {t("retryStep")}
             </Button>
             <Button size="sm" variant="secondary" onClick={() => control("skip")} disabled={busy}>
-              Skip step
+              {t("skipStep")}
             </Button>
           </div>
         ) : null}
@@ -159,17 +166,17 @@ export function StepDrawer({
           </p>
         ) : null}
         {step.failureReason && !retrying ? (
-          <Section title="Failure reason">
+          <Section title={t("failureReason")}>
             <p className="text-red-700 dark:text-red-400">{step.failureReason}</p>
           </Section>
         ) : null}
         {step.outputSummary ? (
-          <Section title="Summary">
+          <Section title={t("summary")}>
             <Markdown text={step.outputSummary} />
           </Section>
         ) : null}
         {step.outputFiles.length ? (
-          <Section title="Files">
+          <Section title={t("files")}>
             <ul className="list-inside list-disc text-xs">
               {step.outputFiles.map((file) => (
                 <li key={file}>{file}</li>
@@ -178,23 +185,23 @@ export function StepDrawer({
           </Section>
         ) : null}
         <StepChange conversationId={conversationId} planId={plan.id} stepIndex={stepIndex} />
-        <Section title="What it was asked">
+        <Section title={t("asked")}>
           <pre
             className="max-h-60 overflow-auto whitespace-pre-wrap rounded bg-zinc-100 p-2 text-xs dark:bg-zinc-900"
             data-testid="rendered-input"
           >
-            {step.renderedInput ?? `(not started yet)\n\ntemplate:\n${step.input}`}
+            {step.renderedInput ?? t("notStartedInput", { template: step.input })}
           </pre>
         </Section>
-        <Section title="Runs">
+        <Section title={t("runs")}>
           {detail?.runs.length ? (
-            <table aria-label="Runs" className="w-full text-left text-xs">
+            <table aria-label={t("runs")} className="w-full text-left text-xs">
               <thead className="text-zinc-500">
                 <tr>
                   <th className="py-1 font-medium">#</th>
-                  <th className="font-medium">Agent</th>
-                  <th className="font-medium">Status</th>
-                  <th className="font-medium">Cost</th>
+                  <th className="font-medium">{t("agent")}</th>
+                  <th className="font-medium">{t("status")}</th>
+                  <th className="font-medium">{t("cost")}</th>
                 </tr>
               </thead>
               <tbody>
@@ -211,43 +218,47 @@ export function StepDrawer({
               </tbody>
             </table>
           ) : (
-            <p className="text-xs text-zinc-600 dark:text-zinc-400">{detail ? "No runs yet." : "Loading…"}</p>
+            <p className="text-xs text-zinc-600 dark:text-zinc-400">{detail ? t("noRuns") : t("loading")}</p>
           )}
         </Section>
-        <Section title="What happened">
+        <Section title={t("happened")}>
           {detail?.log.length ? (
             <ol className="space-y-1 text-xs" data-testid="execution-log">
               {detail.log
-                .filter((entry) => phaseWords(entry.phase) !== null)
-                .map((entry) => (
+                .flatMap((entry) => {
+                  const word = phaseWord(entry.phase);
+                  return word ? [{ entry, word }] : [];
+                })
+                .map(({ entry, word }) => (
                   <li key={entry.id} className="flex gap-2">
                     <Timestamp iso={entry.at} />
-                    <Badge tone="neutral">{phaseWords(entry.phase)}</Badge>
+                    <Badge tone="neutral">{t(`phase.${word}`)}</Badge>
                     <span className="min-w-0 flex-1 break-words">{entry.message}</span>
                   </li>
                 ))}
             </ol>
           ) : (
-            <p className="text-xs text-zinc-600 dark:text-zinc-400">{detail ? "Nothing happened yet." : "Loading…"}</p>
+            <p className="text-xs text-zinc-600 dark:text-zinc-400">{detail ? t("nothingYet") : t("loading")}</p>
           )}
         </Section>
         <details className="text-xs" data-testid="step-details">
-          <summary className="cursor-pointer font-semibold text-zinc-600 dark:text-zinc-400">Details: tokens, ids, full log</summary>
+          <summary className="cursor-pointer font-semibold text-zinc-600 dark:text-zinc-400">{t("details")}</summary>
           <dl className="mt-2 grid grid-cols-[auto_1fr] gap-x-3 gap-y-1">
-            <dt className="text-zinc-600 dark:text-zinc-400">Tokens</dt>
+            <dt className="text-zinc-600 dark:text-zinc-400">{t("tokens")}</dt>
             <dd title={tokens.estimated ? ESTIMATED_NOTE : undefined}>
               {tokens.estimated ? "≈ " : ""}
-              {tokens.in} in · {tokens.out} out{tokens.estimated ? " (estimated)" : ""}
+              {t("tokensInOut", { in: tokens.in, out: tokens.out })}
+              {tokens.estimated ? ` ${t("estimated")}` : ""}
             </dd>
-            <dt className="text-zinc-600 dark:text-zinc-400">On failure</dt>
+            <dt className="text-zinc-600 dark:text-zinc-400">{t("onFailureRaw")}</dt>
             <dd className="font-mono">{step.onFailure}</dd>
-            <dt className="text-zinc-600 dark:text-zinc-400">Plan id</dt>
+            <dt className="text-zinc-600 dark:text-zinc-400">{t("planId")}</dt>
             <dd className="break-all font-mono">{plan.id}</dd>
             {(detail?.runs ?? []).map((run) => (
               <Fragment key={run.id}>
-                <dt className="text-zinc-600 dark:text-zinc-400">Run {run.attempt}</dt>
+                <dt className="text-zinc-600 dark:text-zinc-400">{t("run", { attempt: run.attempt })}</dt>
                 <dd className="break-all font-mono">
-                  {run.id} · {run.tokensIn}/{run.tokensOut} tokens
+                  {run.id} · {t("runTokens", { in: run.tokensIn, out: run.tokensOut })}
                 </dd>
               </Fragment>
             ))}

@@ -1,26 +1,32 @@
 import { describe, expect, it } from "vitest";
-import { VISUAL_STATES, VISUAL_STYLE, retryStatusLine, stepTally, stepVisualState } from "./step-status.ts";
+import { VISUAL_STATES, VISUAL_STYLE, retryStatus, stepTally, stepVisualState } from "./step-status.ts";
 
 describe("a step's retry status line", () => {
   const now = Date.parse("2026-01-01T00:00:00Z");
   const at = (ms: number) => new Date(now + ms).toISOString();
 
-  it("reads 'attempt N of M, retrying in S s' while a retry waits", () => {
-    expect(retryStatusLine({ status: "pending", retryAt: at(1_200), transientFailures: 1, maxRetries: 3 }, now)).toBe(
-      "attempt 2 of 4, retrying in 2 s",
-    );
-    expect(retryStatusLine({ status: "pending", retryAt: at(-5), transientFailures: 3, maxRetries: 3 }, now)).toBe(
-      "attempt 4 of 4, retrying now",
-    );
+  it("says attempt N of M and the seconds until the next while a retry waits", () => {
+    expect(retryStatus({ status: "pending", retryAt: at(1_200), transientFailures: 1, maxRetries: 3 }, now)).toEqual({
+      attempt: 2,
+      total: 4,
+      seconds: 2,
+    });
+    expect(retryStatus({ status: "pending", retryAt: at(-5), transientFailures: 3, maxRetries: 3 }, now)).toEqual({
+      attempt: 4,
+      total: 4,
+      seconds: 0,
+    });
     // the hard cap applies, whatever a plan asked for
-    expect(retryStatusLine({ status: "pending", retryAt: at(1_000), transientFailures: 1, maxRetries: 50 }, now)).toBe(
-      "attempt 2 of 11, retrying in 1 s",
-    );
+    expect(retryStatus({ status: "pending", retryAt: at(1_000), transientFailures: 1, maxRetries: 50 }, now)).toEqual({
+      attempt: 2,
+      total: 11,
+      seconds: 1,
+    });
   });
 
   it("is absent when the step is not in backoff", () => {
-    expect(retryStatusLine({ status: "in_progress", retryAt: null, transientFailures: 1, maxRetries: 3 }, now)).toBeNull();
-    expect(retryStatusLine({ status: "pending", retryAt: null, transientFailures: 0, maxRetries: 3 }, now)).toBeNull();
+    expect(retryStatus({ status: "in_progress", retryAt: null, transientFailures: 1, maxRetries: 3 }, now)).toBeNull();
+    expect(retryStatus({ status: "pending", retryAt: null, transientFailures: 0, maxRetries: 3 }, now)).toBeNull();
   });
 
   it("tallies steps by how they ended", () => {
@@ -45,9 +51,10 @@ describe("a step's visual state", () => {
     }
   });
 
-  it("gives every state its own colours, mark and words", () => {
+  // its words are distinct too: i18n/messages.test.ts checks them in every language
+  it("gives every state its own colours and mark", () => {
     expect(VISUAL_STATES).toHaveLength(7);
-    for (const key of ["node", "mark", "label"] as const) {
+    for (const key of ["node", "mark"] as const) {
       expect(new Set(VISUAL_STATES.map((state) => VISUAL_STYLE[state][key])).size).toBe(7);
     }
     // waiting for a person is never drawn in running's colour

@@ -2,16 +2,6 @@ import type { PlanDTO, StepDTO } from "@/server/protocol/dto.ts";
 import { HARD_MAX_RETRIES } from "@/server/protocol/limits.ts";
 import type { Tone } from "../ui/badge.tsx";
 
-/** Node colours by step status (border, fill) and the badge tone that goes with them. */
-export const STEP_STYLE: Record<StepDTO["status"], { node: string; tone: Tone; label: string }> = {
-  pending: { node: "border-zinc-300 bg-white dark:border-zinc-600 dark:bg-zinc-900", tone: "zinc", label: "pending" },
-  in_progress: { node: "border-sky-500 bg-sky-50 dark:border-sky-400 dark:bg-sky-950/60", tone: "blue", label: "in progress" },
-  done: { node: "border-emerald-500 bg-emerald-50 dark:border-emerald-500 dark:bg-emerald-950/50", tone: "green", label: "done" },
-  failed: { node: "border-red-500 bg-red-50 dark:border-red-500 dark:bg-red-950/50", tone: "red", label: "failed" },
-  skipped: { node: "border-dashed border-zinc-400 bg-zinc-100 opacity-70 dark:bg-zinc-800", tone: "zinc", label: "skipped" },
-  blocked: { node: "border-amber-500 bg-amber-50 dark:border-amber-500 dark:bg-amber-950/50", tone: "amber", label: "blocked" },
-};
-
 export const PLAN_TONE: Record<PlanDTO["status"], Tone> = {
   running: "blue",
   paused: "amber",
@@ -22,7 +12,7 @@ export const PLAN_TONE: Record<PlanDTO["status"], Tone> = {
   cancelled: "zinc",
 };
 
-/** How a plan's status reads to people (the status itself stays the data-testid text). */
+/** How a plan's status reads to people, in English for the admin pages (the chat's words: messages plan.statusHint). */
 export const PLAN_STATUS_HINT: Record<PlanDTO["status"], string> = {
   running: "steps are running",
   paused: "waiting for a form answer",
@@ -32,18 +22,25 @@ export const PLAN_STATUS_HINT: Record<PlanDTO["status"], string> = {
   cancelled: "cancelled by a member",
 };
 
+/** Where a step waiting out a retry stands: attempt N of M, the next in S seconds (0: now). */
+export interface RetryStatus {
+  attempt: number;
+  total: number;
+  seconds: number;
+}
+
 /**
- * The one status line of a step waiting to retry after a transient failure:
- * "attempt 2 of 4, retrying in 2 s". Null when the step is not in backoff.
+ * The status of a step waiting to retry after a transient failure, which the graph and
+ * the drawer read as "attempt 2 of 4, retrying in 2 s". Null when the step is not in backoff.
  */
-export function retryStatusLine(
+export function retryStatus(
   step: Pick<StepDTO, "status" | "retryAt" | "transientFailures" | "maxRetries">,
   now = Date.now(),
-): string | null {
+): RetryStatus | null {
   if (step.status !== "pending" || step.retryAt === null || step.transientFailures === 0) return null;
   const total = Math.min(step.maxRetries, HARD_MAX_RETRIES) + 1;
   const seconds = Math.max(0, Math.ceil((Date.parse(step.retryAt) - now) / 1000));
-  return `attempt ${step.transientFailures + 1} of ${total}, ${seconds > 0 ? `retrying in ${seconds} s` : "retrying now"}`;
+  return { attempt: step.transientFailures + 1, total, seconds };
 }
 
 /** Steps by how they ended, for the progress bar: a skipped or failed step is not progress towards a full result. */
@@ -81,64 +78,53 @@ export function stepVisualState(step: Pick<StepDTO, "status" | "retryAt" | "tran
   }
 }
 
-/** The look of each visual state: node border and fill, badge tone, a mark that does not rely on colour, the legend's words. */
-export const VISUAL_STYLE: Record<StepVisualState, { node: string; swatch: string; tone: Tone; mark: string; label: string }> = {
+/** The look of each visual state: node border and fill, badge tone, a mark that does not rely on colour (its words: messages stepState.*). */
+export const VISUAL_STYLE: Record<StepVisualState, { node: string; swatch: string; tone: Tone; mark: string }> = {
   queued: {
     node: "border-zinc-300 bg-white dark:border-zinc-600 dark:bg-zinc-900",
     swatch: "border-zinc-400 bg-white dark:bg-zinc-900",
     tone: "zinc",
     mark: "○",
-    label: "queued",
   },
   running: {
     node: "border-sky-500 bg-sky-50 dark:border-sky-400 dark:bg-sky-950/60",
     swatch: "border-sky-500 bg-sky-100 dark:bg-sky-900",
     tone: "blue",
     mark: "▶",
-    label: "running",
   },
   waiting: {
     node: "border-amber-500 bg-amber-50 dark:border-amber-500 dark:bg-amber-950/50",
     swatch: "border-amber-500 bg-amber-100 dark:bg-amber-900",
     tone: "amber",
     mark: "✎",
-    label: "waiting for a person",
   },
   retrying: {
     node: "border-dashed border-orange-500 bg-orange-50 dark:border-orange-400 dark:bg-orange-950/50",
     swatch: "border-dashed border-orange-500 bg-orange-100 dark:bg-orange-900",
     tone: "amber",
     mark: "↻",
-    label: "retrying",
   },
   done: {
     node: "border-emerald-500 bg-emerald-50 dark:border-emerald-500 dark:bg-emerald-950/50",
     swatch: "border-emerald-500 bg-emerald-100 dark:bg-emerald-900",
     tone: "green",
     mark: "✓",
-    label: "done",
   },
   failed: {
     node: "border-red-500 bg-red-50 dark:border-red-500 dark:bg-red-950/50",
     swatch: "border-red-500 bg-red-100 dark:bg-red-900",
     tone: "red",
     mark: "✕",
-    label: "failed",
   },
   skipped: {
     node: "border-dashed border-zinc-400 bg-zinc-100 dark:bg-zinc-800",
     swatch: "border-dashed border-zinc-400 bg-zinc-100 dark:bg-zinc-800",
     tone: "zinc",
     mark: "⤼",
-    label: "skipped",
   },
 };
 
 export const VISUAL_STATES = Object.keys(VISUAL_STYLE) as StepVisualState[];
 
-/** How a finished plan ended, for the legend: the three outcomes a result can have. */
-export const PLAN_OUTCOMES: { status: "completed" | "partial" | "failed"; tone: Tone; label: string }[] = [
-  { status: "completed", tone: PLAN_TONE.completed, label: "every step done" },
-  { status: "partial", tone: PLAN_TONE.partial, label: "a result, some steps failed or skipped" },
-  { status: "failed", tone: PLAN_TONE.failed, label: "no result" },
-];
+/** How a finished plan ended, for the legend: the three outcomes a result can have (words: messages plan.outcome.*). */
+export const PLAN_OUTCOMES = ["completed", "partial", "failed"] as const satisfies readonly PlanDTO["status"][];

@@ -1,33 +1,41 @@
 /**
  * A step's machinery in the words a person would use (the drawer's default view). The
- * stored names (`ask_commander`, `dispatch`, `model-timing`) stay in its Details.
+ * stored names (`ask_commander`, `dispatch`, `model-timing`) stay in its Details; the
+ * words themselves are messages (stepDrawer.onFailure.*, stepDrawer.phase.*).
  */
-import type { StepDTO } from "@/server/protocol/dto.ts";
 
-export const ON_FAILURE_WORDS: Record<StepDTO["onFailure"], string> = {
-  abort_plan: "stop the plan",
-  continue: "carry on without it",
-  ask_commander: "ask the commander what to do",
-};
-
-/** Log phases shown by default, in plain words; the others are kept for Details. */
-const PHASE_WORDS: Record<string, string> = {
+/** Log phases shown by default, by the message that names them; the others are kept for Details. */
+const PHASE_WORD: Record<string, PhaseWord> = {
   dispatch: "started",
   retry: "retry",
   resume: "resumed",
-  blocked: "asked a person",
+  blocked: "askedPerson",
   "run-end": "finished",
   "run-failed": "failed",
-  "plan-ended": "plan ended",
+  "plan-ended": "planEnded",
   "tool-call": "tool",
   "tool-result": "tool",
-  "tool-error": "tool failed",
-  "tool-refused": "tool refused",
-  "tool-malformed": "tool failed",
-  "provider-wait": "waiting for the model",
+  "tool-error": "toolFailed",
+  "tool-refused": "toolRefused",
+  "tool-malformed": "toolFailed",
+  "provider-wait": "waitingForModel",
   workspace: "files",
 };
 
-export function phaseWords(phase: string): string | null {
-  return PHASE_WORDS[phase] ?? null;
+export type PhaseWord =
+  | "started"
+  | "retry"
+  | "resumed"
+  | "askedPerson"
+  | "finished"
+  | "failed"
+  | "planEnded"
+  | "tool"
+  | "toolFailed"
+  | "toolRefused"
+  | "waitingForModel"
+  | "files";
+
+export function phaseWord(phase: string): PhaseWord | null {
+  return PHASE_WORD[phase] ?? null;
 }

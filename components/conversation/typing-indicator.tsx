@@ -1,7 +1,8 @@
 "use client";
 import { useCallback, useEffect, useRef, useState } from "react";
+import { useTranslations } from "next-intl";
 import { getSocket } from "../socket-client.ts";
-import { stillTyping, TYPING_ANNOUNCE_MS, TYPING_EXPIRES_MS, typingLine, type Typist } from "./typing.ts";
+import { stillTyping, TYPING_ANNOUNCE_MS, TYPING_EXPIRES_MS, type Typist } from "./typing.ts";
 
 /** A callback for every keystroke that tells the conversation "I am typing" at most every few seconds. */
 export function useAnnounceTyping(conversationId: string): () => void {
@@ -16,6 +17,7 @@ export function useAnnounceTyping(conversationId: string): () => void {
 
 /** Who else is typing in this conversation (never oneself, also not from one's other tabs). */
 export function TypingIndicator({ conversationId, currentUserId }: { conversationId: string; currentUserId: string }) {
+  const t = useTranslations("conversation");
   const [typists, setTypists] = useState<Record<string, Typist>>({});
   useEffect(() => {
     const socket = getSocket();
@@ -34,9 +36,10 @@ export function TypingIndicator({ conversationId, currentUserId }: { conversatio
     const timer = setInterval(() => setTypists((current) => stillTyping(current, Date.now())), 1_000);
     return () => clearInterval(timer);
   }, [anyone]);
+  const names = Object.values(typists).map((typist) => typist.name);
   return (
     <p aria-live="polite" data-testid="typing-indicator" className="min-h-4 truncate text-xs text-zinc-500">
-      {typingLine(Object.values(typists).map((typist) => typist.name))}
+      {names.length > 0 ? t("typing", { count: names.length, first: names[0], second: names[1] ?? "" }) : ""}
     </p>
   );
 }

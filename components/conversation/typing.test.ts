@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { stillTyping, typingLine } from "./typing.ts";
+import { stillTyping } from "./typing.ts";
 
 describe("typing", () => {
   it("forgets a typist once their notice expires", () => {
@@ -7,12 +7,5 @@ describe("typing", () => {
     expect(Object.keys(stillTyping(typists, 999))).toEqual(["a", "b"]);
     expect(Object.keys(stillTyping(typists, 1_000))).toEqual(["b"]);
     expect(stillTyping(typists, 2_000)).toEqual({});
-  });
-
-  it("names one or two typists and counts more", () => {
-    expect(typingLine([])).toBe("");
-    expect(typingLine(["Alice"])).toBe("Alice is typing…");
-    expect(typingLine(["Alice", "Bob"])).toBe("Alice and Bob are typing…");
-    expect(typingLine(["Alice", "Bob", "Chen"])).toBe("3 people are typing…");
   });
 });

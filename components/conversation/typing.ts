@@ -17,10 +17,5 @@ export function stillTyping(typists: Record<string, Typist>, now: number): Recor
   return Object.fromEntries(Object.entries(typists).filter(([, typist]) => typist.until > now));
 }
 
-/** The line under the composer: one name, two names, or a count. */
-export function typingLine(names: readonly string[]): string {
-  if (names.length === 0) return "";
-  if (names.length === 1) return `${names[0]} is typing…`;
-  if (names.length === 2) return `${names[0]} and ${names[1]} are typing…`;
-  return `${names.length} people are typing…`;
-}
+// The line under the composer (one name, two names, or a count) is the message
+// conversation.typing, an ICU plural in messages/*.json.

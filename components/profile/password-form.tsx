@@ -1,5 +1,6 @@
 "use client";
 import { useState, type FormEvent } from "react";
+import { useTranslations } from "next-intl";
 import { Button } from "../ui/button.tsx";
 import { ErrorText, TextField } from "../ui/field.tsx";
 import { api } from "../api-client.ts";
@@ -13,6 +14,7 @@ const MIN_PASSWORD_LENGTH = 8;
  * password; the person's other sessions (other browsers, a lost laptop) are signed out.
  */
 export function PasswordForm() {
+  const t = useTranslations("profile.password");
   const [error, setError] = useState("");
   const [done, setDone] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -23,8 +25,8 @@ export function PasswordForm() {
     const data = new FormData(form);
     const newPassword = formText(data.get("newPassword"));
     setDone(false);
-    if (newPassword.length < MIN_PASSWORD_LENGTH) return setError(`The new password needs at least ${MIN_PASSWORD_LENGTH} characters.`);
-    if (newPassword !== formText(data.get("confirmPassword"))) return setError("The two new passwords differ.");
+    if (newPassword.length < MIN_PASSWORD_LENGTH) return setError(t("tooShort", { min: MIN_PASSWORD_LENGTH }));
+    if (newPassword !== formText(data.get("confirmPassword"))) return setError(t("differ"));
     setBusy(true);
     setError("");
     try {
@@ -32,7 +34,7 @@ export function PasswordForm() {
       form.reset();
       setDone(true);
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : "Could not change the password.");
+      setError(caught instanceof Error ? caught.message : t("failed"));
     } finally {
       setBusy(false);
     }
@@ -41,19 +43,19 @@ export function PasswordForm() {
   return (
     <form onSubmit={submit} className="flex flex-col gap-4" aria-labelledby="password-heading">
       <h2 id="password-heading" className="text-sm font-semibold">
-        Change password
+        {t("title")}
       </h2>
-      <TextField label="Current password" name="currentPassword" type="password" autoComplete="current-password" required />
-      <TextField label="New password" name="newPassword" type="password" autoComplete="new-password" required />
-      <TextField label="New password, again" name="confirmPassword" type="password" autoComplete="new-password" required />
+      <TextField label={t("current")} name="currentPassword" type="password" autoComplete="current-password" required />
+      <TextField label={t("new")} name="newPassword" type="password" autoComplete="new-password" required />
+      <TextField label={t("again")} name="confirmPassword" type="password" autoComplete="new-password" required />
       <ErrorText>{error}</ErrorText>
       {done ? (
         <p role="status" className="text-sm text-emerald-700 dark:text-emerald-400">
-          Password changed. Your other sessions were signed out.
+          {t("changed")}
         </p>
       ) : null}
       <Button type="submit" disabled={busy} className="self-start">
-        {busy ? "Changing…" : "Change password"}
+        {busy ? t("changing") : t("title")}
       </Button>
     </form>
   );

@@ -1,5 +1,6 @@
 "use client";
 import { useEffect, useRef, type ReactNode } from "react";
+import { useTranslations } from "next-intl";
 import { CloseIcon } from "./icons.tsx";
 
 /** The first field of a dialog's body: what a person opening it means to type into. */
@@ -12,6 +13,7 @@ const FIRST_FIELD = "input:not([type=hidden]):not([disabled]), select:not([disab
  * appears. On closing, focus goes back to whatever opened it.
  */
 export function Dialog({ open, onClose, title, children }: { open: boolean; onClose: () => void; title: string; children: ReactNode }) {
+  const t = useTranslations("common");
   const ref = useRef<HTMLDialogElement>(null);
   const body = useRef<HTMLDivElement>(null);
   useEffect(() => {
@@ -24,7 +26,7 @@ export function Dialog({ open, onClose, title, children }: { open: boolean; onCl
       const field = body.current?.querySelector<HTMLElement>(FIRST_FIELD);
       if (!field || moved) return;
       // once someone has moved focus themselves, a late field does not take it away
-      const untouched = document.activeElement === dialog || dialog.querySelector("[aria-label=Close]") === document.activeElement;
+      const untouched = document.activeElement === dialog || dialog.querySelector("[data-dialog-close]") === document.activeElement;
       if (!untouched) return;
       moved = true;
       field.focus();
@@ -50,7 +52,8 @@ export function Dialog({ open, onClose, title, children }: { open: boolean; onCl
         <h2 className="text-base font-semibold">{title}</h2>
         <button
           type="button"
-          aria-label="Close"
+          aria-label={t("close")}
+          data-dialog-close
           onClick={onClose}
           className="rounded p-1 text-zinc-500 hover:bg-zinc-100 dark:hover:bg-zinc-800"
         >

@@ -1,0 +1,105 @@
+/**
+ * The interface in Simplified Chinese: a browser whose language is zh-CN gets it without
+ * asking, at laptop and phone width; the profile's switch picks English for good (a
+ * cookie, so it outlasts a reload) and "Follow browser" hands the choice back.
+ */
+import { expect, test, type Browser, type Page } from "@playwright/test";
+import { adminContext, invitedContext } from "./support/accounts.ts";
+import { screenshotPath } from "./support/screenshots.ts";
+
+const LAPTOP = { width: 1280, height: 800 };
+const PHONE = { width: 390, height: 844 };
+
+/** A new person, signed in, in a browser whose language is Simplified Chinese. */
+async function chineseBrowser(browser: Browser) {
+  const admin = await adminContext(browser);
+  const person = await invitedContext(browser, admin.page, "Lin");
+  const storageState = await person.context.storageState();
+  await person.context.close();
+  await admin.context.close();
+  const context = await browser.newContext({ storageState, locale: "zh-CN", viewport: LAPTOP });
+  return { context, page: await context.newPage() };
+}
+
+async function createConversation(page: Page, title: string) {
+  await page.getByRole("navigation", { name: "会话列表" }).getByRole("button", { name: "新建会话" }).click();
+  const dialog = page.getByRole("dialog", { name: "新建会话" });
+  await dialog.getByLabel("标题").fill(title);
+  await expect(dialog.getByText("指挥官", { exact: true })).toBeVisible();
+  await dialog.getByRole("button", { name: "创建" }).click();
+  await page.waitForURL(/\/c\/[^/]+$/);
+  await expect(page.getByTestId("connection")).toHaveAttribute("data-state", "live");
+}
+
+test("28a. a zh-CN browser gets the chat in Chinese at 1280×800 and 390×844", async ({ browser }) => {
+  test.setTimeout(180_000);
+  const { context, page } = await chineseBrowser(browser);
+  await page.goto("/");
+  await expect(page.locator("html")).toHaveAttribute("lang", "zh-CN");
+  await expect(page.getByRole("heading", { name: "与你的智能体一起工作" })).toBeVisible();
+  await expect(page.getByRole("button", { name: "退出登录" })).toBeVisible();
+
+  await createConversation(page, "发布计划");
+  await expect(page.getByTestId("conversation-title")).toHaveText("发布计划");
+  await expect(page.getByTestId("connection")).toHaveAccessibleName("连接状态：已连接");
+  await expect(page.getByText("还没有消息。向指挥官提出需求，或用 @ 提及一个智能体。")).toBeVisible();
+  await expect(page.getByTestId("plan-panel-empty")).toContainText("还没有计划");
+  const composer = page.getByRole("combobox", { name: "消息" });
+  await expect(composer).toHaveAttribute("placeholder", "消息 — 输入 @ 提及某人");
+
+  // the commander is asked only when addressed, so the check below is about our own message
+  await page.getByRole("button", { name: "会话设置" }).click();
+  const settings = page.getByRole("dialog", { name: "会话设置" });
+  await settings.getByLabel("指挥官何时回复").selectOption("when_addressed");
+  await expect(settings.getByLabel("指挥官何时回复")).toHaveValue("when_addressed");
+  await settings.getByRole("button", { name: "关闭" }).click();
+  await expect(page.getByTestId("commander-hint")).toHaveText("只有提及 @commander 时指挥官才会回复。");
+
+  await composer.fill("大家好，明天上午十点开会。");
+  await page.getByRole("button", { name: "发送消息" }).click();
+  const mine = page.getByTestId("message").filter({ hasText: "大家好，明天上午十点开会。" });
+  await expect(mine).toBeVisible();
+  await expect(mine.getByText("你", { exact: true })).toBeVisible();
+  await expect(mine.getByRole("button", { name: "编辑消息" })).toBeVisible();
+  await page.screenshot({ path: screenshotPath("chinese-conversation-1280") });
+
+  // phone: the sidebar is a drawer and the plan a sheet, both named in Chinese
+  await page.setViewportSize(PHONE);
+  await expect(page.getByRole("button", { name: "打开会话列表" })).toBeVisible();
+  await page.getByRole("button", { name: "显示计划" }).click();
+  const sheet = page.getByRole("complementary", { name: "计划" });
+  await expect(sheet.getByTestId("plan-panel-empty")).toBeVisible();
+  await sheet.getByRole("button", { name: "关闭计划" }).click();
+  await expect(mine).toBeVisible();
+  await page.screenshot({ path: screenshotPath("chinese-conversation-phone") });
+  await page.getByRole("button", { name: "打开会话列表" }).click();
+  await expect(page.getByRole("link", { name: "个人资料" })).toBeVisible();
+  await context.close();
+});
+
+test("28b. the profile's switch picks English over the browser's Chinese, and it holds across a reload", async ({ browser }) => {
+  const { context, page } = await chineseBrowser(browser);
+  await page.goto("/profile");
+  await expect(page.getByRole("heading", { name: "个人资料", level: 1 })).toBeVisible();
+  const language = page.getByTestId("language-switch");
+  await expect(language).toHaveValue("browser");
+
+  await language.selectOption("en");
+  await expect(page.getByRole("heading", { name: "Profile", level: 1 })).toBeVisible();
+  await expect(page.getByRole("button", { name: "Change password" })).toBeVisible();
+  await expect(page.locator("html")).toHaveAttribute("lang", "en");
+
+  await page.reload();
+  await expect(page.getByRole("heading", { name: "Profile", level: 1 })).toBeVisible();
+  await expect(page.getByTestId("language-switch")).toHaveValue("en");
+  await page.goto("/");
+  await expect(page.getByRole("heading", { name: "Work with your agents" })).toBeVisible();
+
+  // following the browser again: back to Chinese
+  await page.goto("/profile");
+  await page.getByTestId("language-switch").selectOption("browser");
+  await expect(page.getByRole("heading", { name: "个人资料", level: 1 })).toBeVisible();
+  await page.reload();
+  await expect(page.locator("html")).toHaveAttribute("lang", "zh-CN");
+  await context.close();
+});
