@@ -124,7 +124,9 @@ test("17. an owner renames, archives, adds and removes people, someone leaves, t
   await expect(dialog.getByRole("alert")).toContainText("cannot be undone");
   await dialog.getByRole("button", { name: "Delete for everyone" }).click();
   await admin.page.waitForURL((url) => url.pathname === "/");
-  await bob.page.waitForURL((url) => url.pathname === "/");
+  // Bob had it open: he stays where he was, told it is gone, and can write nothing more
+  await expect(bob.page.getByTestId("conversation-banner")).toHaveAttribute("data-fate", "deleted");
+  await expect(bob.page.getByRole("combobox", { name: "Message" })).toBeDisabled();
   await expect(adaSidebar.link(first)).toHaveCount(0);
   await expect(bobSidebar.link(first)).toHaveCount(0);
   // Bob's own demo is untouched

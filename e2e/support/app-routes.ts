@@ -90,6 +90,7 @@ function fill(segment: string, previous: string | undefined, ids: Ids): string {
     case "runId":
     case "messageId": // editing or deleting a real message would change what later requests see
     case "repositoryId": // the access test registers no repository
+    case "inviteId": // revoking a real invite link would change what later requests see
       return `absent-${name}`;
     case "all":
       return "get-session"; // better-auth's catch-all: the one read it serves
@@ -107,7 +108,7 @@ export function usesAbsentId(target: AppTarget): boolean {
   return (
     conversationAgent ||
     target.segments.some((segment) =>
-      ["[userId]", "[invitationId]", "[tokenId]", "[runId]", "[messageId]", "[repositoryId]"].includes(segment),
+      ["[userId]", "[invitationId]", "[tokenId]", "[runId]", "[messageId]", "[repositoryId]", "[inviteId]"].includes(segment),
     )
   );
 }
