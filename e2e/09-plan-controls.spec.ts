@@ -102,7 +102,10 @@ test("9d. members retry one failed step and skip another while the commander del
   const conversation = new ConversationPage(page);
   const plan = new PlanPanel(page);
   await conversation.create("Hands on");
-  await conversation.send("Compare maps, compasses and stars for hikers.", "@offline fail=fatal fail_attempts=1 sleep=12000 decision=retry");
+  await conversation.send(
+    "Compare maps, compasses and stars for hikers.",
+    "@offline fail=fatal fail_attempts=1 sleep=12000 decision=retry",
+  );
 
   await plan.expectStep(1, "failed", { timeout: 30_000 });
   await plan.expectStep(2, "failed", { timeout: 30_000 });
