@@ -61,7 +61,7 @@ export class Executor {
       liveRunIds: () => this.worker.liveRunIds,
       abortRun: (runId) => this.worker.abort(runId),
       abortAll: () => this.worker.stopAll({ timeoutMs: 10_000 }),
-      runLost: (input) => this.worker.runLost(input),
+      runsLost: (input) => this.worker.runsLost(input),
       tickPlan: (input) => this.tick(input),
       claim: () => this.claimSoon(),
       clusterLoad: (load) => this.worker.setClusterLoad(load),

@@ -12,7 +12,7 @@ import type { AgentRunResult } from "../ports/executor.ts";
 import { runDTO, type RunLaunch } from "./run-records.ts";
 import { finishRun, type RunLogEntry } from "./run-lifecycle.ts";
 import { claimRuns, loadLaunch } from "./run-queue.ts";
-import { recordLostRun, recordRefusedResult } from "./refused-and-lost-runs.ts";
+import { recordLostRuns, recordRefusedResult, runIdsByConversation } from "./refused-and-lost-runs.ts";
 import { liveRunSink } from "./run-sink.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
 import type { UnitPlan } from "./units.ts";
@@ -357,19 +357,23 @@ export class RunWorker {
     // stop them here first: a run still live on this process is never declared lost
     for (const runId of remaining) this.liveRuns.get(runId)?.abort();
     while (this.liveRuns.size > 0) await new Promise((resolve) => setTimeout(resolve, 10));
-    for (const run of owned)
-      await this.recordLost({ conversationId: run.conversationId, runId: run.id, reason: "handed back: its process shut down" });
+    for (const [conversationId, runIds] of runIdsByConversation(owned))
+      await this.recordLost({ conversationId, runIds, reason: "handed back: its process shut down" });
     return { finished: live - remaining.length, handedBack: owned.length };
   }
 
-  /** A run whose process died: a transient failure of its step, decided under the lock. */
-  async runLost(input: { conversationId: string; runId: string }): Promise<void> {
-    await this.recordLost(input);
-    // the lost run's slot is free now: hand it to whoever waits in its pool
-    this.claimSoon();
+  /**
+   * Runs of one conversation whose process died: a transient failure of each one's
+   * step, decided in one unit under the lock. Resolves to the ids declared lost.
+   */
+  async runsLost(input: { conversationId: string; runIds: string[] }): Promise<string[]> {
+    const lost = await this.recordLost(input);
+    // the lost runs' slots are free now: hand them to whoever waits in their pools
+    if (lost.length > 0) this.claimSoon();
+    return lost;
   }
 
-  private recordLost(input: { conversationId: string; runId: string; reason?: string }): Promise<void> {
-    return recordLostRun(this.context, this.host, { ...input, liveHere: (runId) => this.liveRuns.has(runId) });
+  private recordLost(input: { conversationId: string; runIds: string[]; reason?: string }): Promise<string[]> {
+    return recordLostRuns(this.context, this.host, { ...input, liveHere: (runId) => this.liveRuns.has(runId) });
   }
 }
