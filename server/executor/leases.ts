@@ -12,9 +12,10 @@
  * holds a liveness lock (db/liveness.ts) that PostgreSQL frees when its session ends.
  * Every DEAD_OWNER_CHECK_MS each process reads which processes own running runs; every
  * OWNER_WATCH_MS it asks, on its own lock connection (no pool to wait for), whether one
- * of those owners lost its lock, and if so takes that owner's runs over at once. One
- * process takes a given owner's runs over (Liveness.takingOver); the others do not
- * queue the same units behind it on the conversation's lock. A frozen process keeps its lock, so only its lease (still renewed, still checked)
+ * of those owners lost its lock, and if so takes that owner's runs over at once, in one
+ * unit per conversation. One process takes a given owner's runs over
+ * (Liveness.takingOver); the others do not queue the same units behind it on the
+ * conversation's lock. A frozen process keeps its lock, so only its lease (still renewed, still checked)
  * can hand its runs on. When this process's own liveness connection drops, others may
  * take its runs over at any moment, so it stops every live run at once and claims
  * nothing until the lock is back; then it declares whichever of its runs are still
