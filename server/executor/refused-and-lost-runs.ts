@@ -99,6 +99,32 @@ export function recordLostRuns(
   });
 }
 
+/**
+ * recordLostRuns, and should that fail with several runs, each in a unit of its own: one
+ * run whose write fails holds back none of the others (one left `running` is tried again
+ * by the next pass that finds it). Resolves to the ids declared lost.
+ */
+export async function recordLostRunsEachIfNeeded(
+  context: ExecutorContext,
+  lock: ConversationLock,
+  input: { conversationId: string; runIds: string[]; reason?: string; liveHere: (runId: string) => boolean },
+): Promise<string[]> {
+  try {
+    return await recordLostRuns(context, lock, input);
+  } catch (error) {
+    if (input.runIds.length <= 1) throw error;
+    context.logger.warn("[lost-runs] could not declare a conversation's runs lost at once; one at a time", error);
+    const lost: string[] = [];
+    for (const runId of input.runIds) {
+      await recordLostRuns(context, lock, { ...input, runIds: [runId] }).then(
+        (declared) => lost.push(...declared),
+        (failed: unknown) => context.logger.warn("[lost-runs] could not declare a run lost", { runId, error: failed }),
+      );
+    }
+    return lost;
+  }
+}
+
 /** Run ids grouped by their conversation, in the order given. */
 export function runIdsByConversation(runs: { id: string; conversationId: string }[]): Map<string, string[]> {
   const grouped = new Map<string, string[]>();

@@ -12,7 +12,7 @@ import type { AgentRunResult } from "../ports/executor.ts";
 import { runDTO, type RunLaunch } from "./run-records.ts";
 import { finishRun, type RunLogEntry } from "./run-lifecycle.ts";
 import { claimRuns, loadLaunch } from "./run-queue.ts";
-import { recordLostRuns, recordRefusedResult, runIdsByConversation } from "./refused-and-lost-runs.ts";
+import { recordLostRunsEachIfNeeded, recordRefusedResult, runIdsByConversation } from "./refused-and-lost-runs.ts";
 import { liveRunSink } from "./run-sink.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
 import type { UnitPlan } from "./units.ts";
@@ -410,6 +410,6 @@ export class RunWorker {
   }
 
   private recordLost(input: { conversationId: string; runIds: string[]; reason?: string }): Promise<string[]> {
-    return recordLostRuns(this.context, this.host, { ...input, liveHere: (runId) => this.liveRuns.has(runId) });
+    return recordLostRunsEachIfNeeded(this.context, this.host, { ...input, liveHere: (runId) => this.liveRuns.has(runId) });
   }
 }
