@@ -20,7 +20,7 @@ test("2. two users in two browser contexts see the same messages and step update
   ).toHaveCount(1);
 
   // a typed @commander (in full, not picked) is a mention like one from the autocomplete
-  await ada.send("@commander Compare Rust, Go and Zig for a CLI tool.", "@offline sleep=1200");
+  await ada.send("@commander Compare Rust, Go and Zig for a CLI tool.", "@offline sleep=3000");
   await expect(
     bob.page.locator('[data-testid="message"][data-author="Ada Admin"]').filter({ hasText: "Compare Rust, Go and Zig" }),
   ).toHaveCount(1);

@@ -102,7 +102,7 @@ test("9d. members retry one failed step and skip another while the commander del
   const conversation = new ConversationPage(page);
   const plan = new PlanPanel(page);
   await conversation.create("Hands on");
-  await conversation.send("Compare maps, compasses and stars for hikers.", "@offline fail=fatal fail_attempts=1 sleep=6000 decision=retry");
+  await conversation.send("Compare maps, compasses and stars for hikers.", "@offline fail=fatal fail_attempts=1 sleep=12000 decision=retry");
 
   await plan.expectStep(1, "failed", { timeout: 30_000 });
   await plan.expectStep(2, "failed", { timeout: 30_000 });
@@ -118,7 +118,7 @@ test("9d. members retry one failed step and skip another while the commander del
 
   // step 1's second attempt succeeds; the commander's late decision does not undo it
   await plan.expectStep(1, "done", { timeout: 40_000 });
-  await expect(plan.status).toHaveText("partial", { timeout: 75_000 });
+  await expect(plan.status).toHaveText("partial", { timeout: 90_000 });
   expect(await plan.stepLabels()).toEqual({ "1": "done", "2": "skipped", "3": "done", "4": "done" });
   // the chat says what happened: step 1's decision was not applied, and its retry worked
   const messages = page.locator('[data-testid="message"]');

@@ -329,9 +329,13 @@ describe("abortableSleep", () => {
     const asked: { at: number; ms: number }[] = [];
     const realSetImmediate = globalThis.setImmediate;
     let turns = 0;
+    let firstTimerFiredAt = Infinity;
     vi.stubGlobal("setTimeout", (callback: () => void, ms: number) => {
       asked.push({ at: performance.now(), ms });
-      return realSetTimeout(callback, ms);
+      return realSetTimeout(() => {
+        firstTimerFiredAt = Math.min(firstTimerFiredAt, performance.now());
+        callback();
+      }, ms);
     });
     vi.stubGlobal("setImmediate", (callback: () => void) => {
       turns++;
@@ -343,7 +347,8 @@ describe("abortableSleep", () => {
     expect(asked[0].ms).toBe(39);
     // no timer is asked to end past the time: the last stretch is the loop's turns
     expect(asked.every(({ at, ms }) => at + ms <= started + 40.5)).toBe(true);
-    expect(turns).toBeGreaterThan(0);
+    // a loaded machine may wake the timer past the deadline: then there is no rest to wait out
+    if (firstTimerFiredAt < started + 40.5) expect(turns).toBeGreaterThan(0);
   });
 
   it("is aborted while it waits out the rest of an early timer", async () => {
