@@ -34,6 +34,8 @@ export class Executor {
   readonly context: ExecutorContext;
   private readonly timers = new Map<string, { at: number; cancel(): void }>();
   private readonly inFlight = new Set<Promise<unknown>>();
+  /** RunWorker.livenessEpoch when each unit began its write: its claim's runs start only if no loss came after */
+  private readonly epochAtWrite = new WeakMap<UnitOfWork, number>();
   private readonly leases: LeaseKeeper;
   private stopped = false;
   private readonly units: UnitRunner;
@@ -45,7 +47,10 @@ export class Executor {
     this.units = new UnitRunner(
       this.context,
       {
-        writing: (uow) => this.worker.startEarly(uow.runsCreated),
+        writing: (uow) => {
+          this.epochAtWrite.set(uow, this.worker.livenessEpoch);
+          this.worker.startEarly(uow.runsCreated);
+        },
         committed: (uow, committed) => this.afterCommit(uow, committed),
         abandoned: (uow) => this.worker.abandonEarly(uow.runsCreated),
       },
@@ -60,8 +65,8 @@ export class Executor {
     this.leases = new LeaseKeeper(this.context, {
       liveRunIds: () => this.worker.liveRunIds,
       abortRun: (runId) => this.worker.abort(runId),
-      abortAll: () => this.worker.stopAll({ timeoutMs: 10_000 }),
-      runLost: (input) => this.worker.runLost(input),
+      abortAll: () => this.worker.livenessLost({ timeoutMs: 10_000 }),
+      runsLost: (input) => this.worker.runsLost(input),
       tickPlan: (input) => this.tick(input),
       claim: () => this.claimSoon(),
       clusterLoad: (load) => this.worker.setClusterLoad(load),
@@ -218,7 +223,8 @@ export class Executor {
     traceEndedPlans(this.context.prisma, committed.published);
     for (const runId of uow.runsToCancel) this.worker.abort(runId);
     for (const tick of uow.ticks) this.scheduleTick(tick);
-    this.worker.afterCommit(uow.runsCreated, committed.claimed);
+    // a unit that wrote without the writing hook (events alone) claimed nothing
+    this.worker.afterCommit(uow.runsCreated, committed.claimed, this.epochAtWrite.get(uow) ?? this.worker.livenessEpoch);
   }
 
   /**

@@ -12,9 +12,10 @@
  * holds a liveness lock (db/liveness.ts) that PostgreSQL frees when its session ends.
  * Every DEAD_OWNER_CHECK_MS each process reads which processes own running runs; every
  * OWNER_WATCH_MS it asks, on its own lock connection (no pool to wait for), whether one
- * of those owners lost its lock, and if so takes that owner's runs over at once. One
- * process takes a given owner's runs over (Liveness.takingOver); the others do not
- * queue the same units behind it on the conversation's lock. A frozen process keeps its lock, so only its lease (still renewed, still checked)
+ * of those owners lost its lock, and if so takes that owner's runs over at once, in one
+ * unit per conversation. One process takes a given owner's runs over
+ * (Liveness.takingOver); the others do not queue the same units behind it on the
+ * conversation's lock. A frozen process keeps its lock, so only its lease (still renewed, still checked)
  * can hand its runs on. When this process's own liveness connection drops, others may
  * take its runs over at any moment, so it stops every live run at once and claims
  * nothing until the lock is back; then it declares whichever of its runs are still
@@ -22,6 +23,7 @@
  */
 import type { ExecutorContext } from "./context.ts";
 import { recordLeaseTakeover } from "../observability/instruments.ts";
+import { runIdsByConversation } from "./refused-and-lost-runs.ts";
 
 /** How often each process reads which processes own running runs (and the cluster's load). */
 export const DEAD_OWNER_CHECK_MS = 1_000;
@@ -37,7 +39,8 @@ interface LeaseHooks {
   abortRun(runId: string): void;
   /** stops every live run of this process (its liveness lock may be lost); resolves once they have ended */
   abortAll(): Promise<void>;
-  runLost(input: { conversationId: string; runId: string }): Promise<void>;
+  /** declares lost, in one unit, running runs of one conversation; resolves to the ids it declared lost */
+  runsLost(input: { conversationId: string; runIds: string[] }): Promise<string[]>;
   tickPlan(input: { conversationId: string; planId: string }): Promise<void>;
   /** claim queued runs this process has room for */
   claim(): void;
@@ -160,17 +163,23 @@ export class LeaseKeeper {
     // none of these runs since it died; one that took its lock meanwhile may have, and its
     // runs are left alone.
     if (found.length === 0 || (await liveness!.deadOwners([owner])).length === 0) return;
-    // conversations at once (each conversation's units run one at a time anyway); every
-    // unit settled before the owner's claim is let go, so no other process redoes one in flight
+    // one unit per conversation (not per run: a conversation's units wait for its lock one
+    // at a time), conversations at once; every unit settled before the owner's claim is
+    // let go, so no other process redoes one in flight
     const settled = await Promise.allSettled(
-      found.map((run) => {
-        this.context.logger.info("[leases] taking over a run of a process whose liveness lock is free", { runId: run.id, owner });
-        recordLeaseTakeover();
-        return this.hooks.runLost({ conversationId: run.conversationId, runId: run.id });
-      }),
+      [...runIdsByConversation(found)].map(([conversationId, runIds]) => this.declareLost({ conversationId, runIds, owner })),
     );
     const failed = settled.find((result) => result.status === "rejected");
     if (failed) throw failed.reason;
+  }
+
+  /** Declares a conversation's runs lost, and counts the takeovers: only those it declared (not one already ended, or live). */
+  private async declareLost(input: { conversationId: string; runIds: string[]; owner: string | null }): Promise<void> {
+    const lost = await this.hooks.runsLost(input);
+    for (const runId of lost) {
+      this.context.logger.info("[leases] took over a run whose owner is gone", { runId, owner: input.owner });
+      recordLeaseTakeover();
+    }
   }
 
   /**
@@ -187,9 +196,8 @@ export class LeaseKeeper {
         where: { status: "running", leaseOwner: instanceId },
         select: { id: true, conversationId: true },
       });
-      await Promise.all(
-        own.filter((run) => !live.has(run.id)).map((run) => this.hooks.runLost({ conversationId: run.conversationId, runId: run.id })),
-      );
+      const stopped = runIdsByConversation(own.filter((run) => !live.has(run.id)));
+      await Promise.all([...stopped].map(([conversationId, runIds]) => this.hooks.runsLost({ conversationId, runIds })));
     } catch (error) {
       this.context.logger.warn("[leases] could not hand back the runs stopped while the liveness lock was lost", error);
     }
@@ -268,10 +276,7 @@ export class LeaseKeeper {
       select: { id: true, conversationId: true, leaseOwner: true },
       orderBy: { createdAt: "asc" },
     });
-    for (const run of candidates) {
-      if (run.leaseOwner === instanceId && live.has(run.id)) continue;
-      recordLeaseTakeover();
-      await this.hooks.runLost({ conversationId: run.conversationId, runId: run.id });
-    }
+    const orphans = candidates.filter((run) => !(run.leaseOwner === instanceId && live.has(run.id)));
+    for (const [conversationId, runIds] of runIdsByConversation(orphans)) await this.declareLost({ conversationId, runIds, owner: null });
   }
 }

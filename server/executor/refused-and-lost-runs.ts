@@ -66,58 +66,106 @@ export async function recordRefusedResult(
 }
 
 /**
- * Declares a running run lost (its process died, or this one handed it back at a stop)
- * and tells its plan, or runs it again, as the core's verdict says. `liveHere`: whether
- * the run is still live on this process, which is then never declared lost.
+ * Declares lost the running runs `runIds` of one conversation (their process died, or
+ * this one handed them back at a stop) and tells each one's plan, or runs it again, as
+ * the core's verdict says: all in ONE unit, so a dead process's many runs in a
+ * conversation wait for its lock once, not once each. `liveHere`: whether a run is
+ * still live on this process, which is then never declared lost. Resolves to the ids
+ * declared lost (a run already ended, or live here, is left alone).
  */
-export function recordLostRun(
+export function recordLostRuns(
   context: ExecutorContext,
   lock: ConversationLock,
-  input: { conversationId: string; runId: string; reason?: string; liveHere: (runId: string) => boolean },
-): Promise<void> {
+  input: { conversationId: string; runIds: string[]; reason?: string; liveHere: (runId: string) => boolean },
+): Promise<string[]> {
+  if (input.runIds.length === 0) return Promise.resolve([]);
   return lock.inConversation(input.conversationId, async (tx, uow) => {
-    const run = await tx.run.findUnique({ where: { id: input.runId }, include: { step: true, agent: true } });
-    // a queued run has no owner to lose: it waits to be claimed
-    if (!run || run.status !== "running") return;
-    const now = new Date(context.clock.now());
+    const running = await tx.run.findMany({
+      // a queued run has no owner to lose: it waits to be claimed
+      where: { id: { in: input.runIds }, conversationId: input.conversationId, status: "running" },
+      include: { step: true, agent: true },
+      orderBy: { createdAt: "asc" },
+    });
     // Re-checked under the lock: only a lease that is really gone is taken over.
-    if (run.leaseOwner === context.instanceId && input.liveHere(run.id)) return;
-    await tx.run.update({
-      where: { id: run.id },
-      data: { status: "lost", endedAt: now, error: input.reason ?? LOST_RUN_ERROR, leaseOwner: null },
+    const lost = running.filter((run) => !(run.leaseOwner === context.instanceId && input.liveHere(run.id)));
+    if (lost.length === 0) return [];
+    await tx.run.updateMany({
+      where: { id: { in: lost.map((run) => run.id) } },
+      data: { status: "lost", endedAt: new Date(context.clock.now()), error: input.reason ?? LOST_RUN_ERROR, leaseOwner: null },
     });
-    const kind = runKindOf(run);
-    const verdict = lostRunVerdict({
-      kind,
-      stepIndex: run.planId && run.step ? run.step.index : null,
-      attempt: run.attempt,
-      hasAgent: run.agent !== null,
-    });
-    switch (verdict.kind) {
-      case "tell-plan":
-        await reconcilePlan(context, tx, uow, {
-          planId: run.planId!,
-          event: { type: "run-lost", stepIndex: verdict.stepIndex, runId: run.id },
-        });
-        return;
-      case "redispatch": {
-        await createRun(context, tx, uow, {
-          id: randomUUID(),
-          conversationId: run.conversationId,
-          agent: run.agent!,
-          kind,
-          input: run.input,
-          request: await storedRequest(tx, run),
-          ...runContextOf(run),
-          attempt: verdict.attempt,
-          triggerMessageId: run.triggerMessageId,
-        });
-        return;
-      }
-      case "none":
-        return;
-      default:
-        return verdict satisfies never;
-    }
+    // one after another: a plan with several lost runs reads this unit's own copy of it
+    for (const run of lost) await actOnLostRun(context, tx, uow, run);
+    return lost.map((run) => run.id);
   });
+}
+
+/**
+ * recordLostRuns, and should that fail with several runs, each in a unit of its own: one
+ * run whose write fails holds back none of the others (one left `running` is tried again
+ * by the next pass that finds it). Resolves to the ids declared lost.
+ */
+export async function recordLostRunsEachIfNeeded(
+  context: ExecutorContext,
+  lock: ConversationLock,
+  input: { conversationId: string; runIds: string[]; reason?: string; liveHere: (runId: string) => boolean },
+): Promise<string[]> {
+  try {
+    return await recordLostRuns(context, lock, input);
+  } catch (error) {
+    if (input.runIds.length <= 1) throw error;
+    context.logger.warn("[lost-runs] could not declare a conversation's runs lost at once; one at a time", error);
+    const lost: string[] = [];
+    for (const runId of input.runIds) {
+      await recordLostRuns(context, lock, { ...input, runIds: [runId] }).then(
+        (declared) => lost.push(...declared),
+        (failed: unknown) => context.logger.warn("[lost-runs] could not declare a run lost", { runId, error: failed }),
+      );
+    }
+    return lost;
+  }
+}
+
+/** Run ids grouped by their conversation, in the order given. */
+export function runIdsByConversation(runs: { id: string; conversationId: string }[]): Map<string, string[]> {
+  const grouped = new Map<string, string[]>();
+  for (const run of runs) grouped.set(run.conversationId, [...(grouped.get(run.conversationId) ?? []), run.id]);
+  return grouped;
+}
+
+type LostRunRow = Prisma.RunGetPayload<{ include: { step: true; agent: true } }>;
+
+/** What a run's loss means for its step, as the core's verdict says, written in the unit. */
+async function actOnLostRun(context: ExecutorContext, tx: Tx, uow: UnitOfWork, run: LostRunRow): Promise<void> {
+  const kind = runKindOf(run);
+  const verdict = lostRunVerdict({
+    kind,
+    stepIndex: run.planId && run.step ? run.step.index : null,
+    attempt: run.attempt,
+    hasAgent: run.agent !== null,
+  });
+  switch (verdict.kind) {
+    case "tell-plan":
+      await reconcilePlan(context, tx, uow, {
+        planId: run.planId!,
+        event: { type: "run-lost", stepIndex: verdict.stepIndex, runId: run.id },
+      });
+      return;
+    case "redispatch":
+      await createRun(context, tx, uow, {
+        id: randomUUID(),
+        conversationId: run.conversationId,
+        agent: run.agent!,
+        kind,
+        input: run.input,
+        request: await storedRequest(tx, run),
+        ...runContextOf(run),
+        attempt: verdict.attempt,
+        triggerMessageId: run.triggerMessageId,
+      });
+      return;
+    case "none":
+      return;
+    default:
+      return verdict satisfies never;
+  }
 }

@@ -12,7 +12,7 @@ import type { AgentRunResult } from "../ports/executor.ts";
 import { runDTO, type RunLaunch } from "./run-records.ts";
 import { finishRun, type RunLogEntry } from "./run-lifecycle.ts";
 import { claimRuns, loadLaunch } from "./run-queue.ts";
-import { recordLostRun, recordRefusedResult } from "./refused-and-lost-runs.ts";
+import { recordLostRunsEachIfNeeded, recordRefusedResult, runIdsByConversation } from "./refused-and-lost-runs.ts";
 import { liveRunSink } from "./run-sink.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
 import type { UnitPlan } from "./units.ts";
@@ -68,6 +68,12 @@ export class RunWorker {
    * ones: every run ran there while the others idled.
    */
   private fairShare = Number.POSITIVE_INFINITY;
+  /**
+   * How often this process lost its liveness lock. A claim asked for before a loss may
+   * commit after it, when others may already have taken this process's runs over: its
+   * runs are not started then (startClaimed), or a run could run twice at once.
+   */
+  private livenessLosses = 0;
 
   constructor(
     private readonly context: ExecutorContext,
@@ -85,6 +91,17 @@ export class RunWorker {
   abortAll(): void {
     for (const controller of this.liveRuns.values()) controller.abort();
     for (const run of this.early.values()) run.controller.abort();
+  }
+
+  /** The mark a claim is asked under: runs it claims start only if no liveness loss came after it. */
+  get livenessEpoch(): number {
+    return this.livenessLosses;
+  }
+
+  /** This process's liveness lock may be lost: stops every live run, and no claim asked before now starts its runs. */
+  livenessLost({ timeoutMs }: { timeoutMs: number }): Promise<void> {
+    this.livenessLosses += 1;
+    return this.stopAll({ timeoutMs });
   }
 
   /** Stops every live run and resolves once they have all ended here (or after `timeoutMs`). */
@@ -173,8 +190,11 @@ export class RunWorker {
     return true;
   }
 
-  /** Runs a committed unit created (kept so claiming them here costs no reads) and the ones it claimed. */
-  afterCommit(created: RunLaunch[], claimed: ClaimedRun[]): void {
+  /**
+   * Runs a committed unit created (kept so claiming them here costs no reads) and the ones
+   * it claimed; `epoch`: livenessEpoch when the unit began its write (and asked its claim).
+   */
+  afterCommit(created: RunLaunch[], claimed: ClaimedRun[], epoch: number): void {
     // runs started early that this statement claimed run on; the rest start now
     const confirmed = new Set<string>();
     const toStart = claimed.filter((run) => {
@@ -192,7 +212,7 @@ export class RunWorker {
       if (launch.notBefore) this.context.clock.setTimer(launch.notBefore.getTime() + NOT_BEFORE_MARGIN_MS, () => this.claimSoon());
     }
     const announced = new Set(created.map((launch) => launch.request.runId));
-    this.startClaimed(toStart, announced);
+    this.startClaimed(toStart, announced, epoch);
   }
 
   private rememberLaunch(launch: RunLaunch): void {
@@ -230,11 +250,12 @@ export class RunWorker {
     const pass = async () => {
       do {
         this.claimAgain = false;
+        const epoch = this.livenessLosses;
         const request = this.claimRequest();
         if (!request) return;
         const claimed = await claimRuns(this.context.prisma, request);
         this.slotBound = claimed.length === request.max;
-        this.startClaimed(claimed, new Set());
+        this.startClaimed(claimed, new Set(), epoch);
       } while (this.claimAgain && !this.host.stopped());
     };
     this.claiming = pass()
@@ -245,8 +266,23 @@ export class RunWorker {
     this.host.track(this.claiming);
   }
 
-  /** Starts runs claimed for this process; those no unit announced get their `running` event. */
-  private startClaimed(claimed: ClaimedRun[], announced: ReadonlySet<string>): void {
+  /**
+   * Starts runs claimed for this process; those no unit announced get their `running`
+   * event. Claimed under `epoch`: if the liveness lock was lost since, none starts (others
+   * may have taken them over meanwhile); they are declared lost instead, so their steps
+   * retry at once, wherever a process may claim them.
+   */
+  private startClaimed(claimed: ClaimedRun[], announced: ReadonlySet<string>, epoch: number): void {
+    if (claimed.length > 0 && epoch !== this.livenessLosses) {
+      for (const [conversationId, runIds] of runIdsByConversation(claimed)) {
+        this.host.track(
+          this.runsLost({ conversationId, runIds }).catch((error) =>
+            this.context.logger.warn("[run-queue] could not hand back runs claimed across a liveness loss", error),
+          ),
+        );
+      }
+      return;
+    }
     for (const run of claimed) {
       const known = this.launches.get(run.id);
       this.launches.delete(run.id);
@@ -357,19 +393,23 @@ export class RunWorker {
     // stop them here first: a run still live on this process is never declared lost
     for (const runId of remaining) this.liveRuns.get(runId)?.abort();
     while (this.liveRuns.size > 0) await new Promise((resolve) => setTimeout(resolve, 10));
-    for (const run of owned)
-      await this.recordLost({ conversationId: run.conversationId, runId: run.id, reason: "handed back: its process shut down" });
+    for (const [conversationId, runIds] of runIdsByConversation(owned))
+      await this.recordLost({ conversationId, runIds, reason: "handed back: its process shut down" });
     return { finished: live - remaining.length, handedBack: owned.length };
   }
 
-  /** A run whose process died: a transient failure of its step, decided under the lock. */
-  async runLost(input: { conversationId: string; runId: string }): Promise<void> {
-    await this.recordLost(input);
-    // the lost run's slot is free now: hand it to whoever waits in its pool
-    this.claimSoon();
+  /**
+   * Runs of one conversation whose process died: a transient failure of each one's
+   * step, decided in one unit under the lock. Resolves to the ids declared lost.
+   */
+  async runsLost(input: { conversationId: string; runIds: string[] }): Promise<string[]> {
+    const lost = await this.recordLost(input);
+    // the lost runs' slots are free now: hand them to whoever waits in their pools
+    if (lost.length > 0) this.claimSoon();
+    return lost;
   }
 
-  private recordLost(input: { conversationId: string; runId: string; reason?: string }): Promise<void> {
-    return recordLostRun(this.context, this.host, { ...input, liveHere: (runId) => this.liveRuns.has(runId) });
+  private recordLost(input: { conversationId: string; runIds: string[]; reason?: string }): Promise<string[]> {
+    return recordLostRunsEachIfNeeded(this.context, this.host, { ...input, liveHere: (runId) => this.liveRuns.has(runId) });
   }
 }

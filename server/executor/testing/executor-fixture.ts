@@ -65,6 +65,8 @@ export async function createExecutorFixture(
     earlyStart?: boolean;
     /** a clock of the test's own (e.g. one whose timers never fire) */
     clock?: ExecutorDeps["clock"];
+    /** a liveness lock of the test's own (the first executor's only) */
+    liveness?: ExecutorDeps["liveness"];
   } = {},
 ): Promise<ExecutorFixture> {
   const db = options.db ?? (await createTestDatabase({ kind: options.kind ?? "embedded" }));
@@ -74,7 +76,7 @@ export async function createExecutorFixture(
   const deltas: string[] = [];
   const runner = new ScriptedRunner(options.script ?? ((request) => ok(`done: ${request.input.slice(0, 40)}`)));
   const config = { ...TEST_EXECUTOR_CONFIG, ...options.config };
-  const build = (agentRunner: AgentRunner, overrides: Partial<ExecutorConfig> = {}) =>
+  const build = (agentRunner: AgentRunner, overrides: Partial<ExecutorConfig> = {}, liveness?: ExecutorDeps["liveness"]) =>
     new Executor({
       prisma: db.prisma,
       sql: db.sql,
@@ -87,9 +89,10 @@ export async function createExecutorFixture(
       config: { ...config, ...overrides },
       logger: { info() {}, warn: console.warn, error: console.error },
       hooks: options.hooks,
+      ...(liveness ? { liveness } : {}),
     });
   const initialRunner = options.createRunner ? options.createRunner(db) : runner;
-  let executor = build(initialRunner);
+  let executor = build(initialRunner, {}, options.liveness);
   await executor.start();
   const buildApp = () =>
     createApplication({

@@ -1,0 +1,52 @@
+import { expect, it } from "vitest";
+import type { ExecutorContext } from "./context.ts";
+import { recordLostRunsEachIfNeeded, runIdsByConversation, type ConversationLock } from "./refused-and-lost-runs.ts";
+
+it("groups run ids by conversation, keeping their order", () => {
+  const grouped = runIdsByConversation([
+    { id: "r1", conversationId: "c1" },
+    { id: "r2", conversationId: "c2" },
+    { id: "r3", conversationId: "c1" },
+  ]);
+  expect([...grouped]).toEqual([
+    ["c1", ["r1", "r3"]],
+    ["c2", ["r2"]],
+  ]);
+});
+
+it("declares a conversation's runs one unit at a time when the unit for all of them fails", async () => {
+  const warnings: unknown[] = [];
+  const context = { logger: { info() {}, warn: (...args: unknown[]) => warnings.push(args), error() {} } } as Pick<
+    ExecutorContext,
+    "logger"
+  >;
+  // the unit for several runs fails; of the units for one run, the second fails too
+  let units = 0;
+  const lock: ConversationLock = {
+    inConversation: async <T>() => {
+      units += 1;
+      if (units === 1 || units === 3) throw new Error(`unit ${units} failed`);
+      return [`declared by unit ${units}`] as T;
+    },
+  };
+  const lost = await recordLostRunsEachIfNeeded(context as ExecutorContext, lock, {
+    conversationId: "c1",
+    runIds: ["r1", "r2", "r3"],
+    liveHere: () => false,
+  });
+  expect(units).toBe(4);
+  expect(lost).toEqual(["declared by unit 2", "declared by unit 4"]);
+  expect(warnings).toHaveLength(2);
+});
+
+it("rethrows when a single run's unit fails: there is nothing to split", async () => {
+  const lock: ConversationLock = {
+    inConversation: async () => {
+      throw new Error("refused");
+    },
+  };
+  const context = { logger: console } as Pick<ExecutorContext, "logger">;
+  await expect(
+    recordLostRunsEachIfNeeded(context as ExecutorContext, lock, { conversationId: "c1", runIds: ["r1"], liveHere: () => false }),
+  ).rejects.toThrow("refused");
+});
