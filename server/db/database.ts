@@ -199,45 +199,10 @@ export async function openDatabase(opts: OpenDatabaseOptions = {}): Promise<Data
   await ensurePrivateDir(dataDir);
   await makeTreePrivate(dataDir);
   const database = opts.thread
-    ? await databaseFromThread(await PGliteThread.open({ dataDir }), opts)
+    ? await databaseFromPGlite(await PGliteThread.open({ dataDir }), opts)
     : await databaseFromPGlite(await PGlite.create({ dataDir, extensions: PGLITE_EXTENSIONS }), opts);
   await makeTreePrivate(dataDir);
   return database;
-}
-
-/**
- * Wraps an open database thread (owned by the result from now on: `close()` ends it),
- * applying migrations unless `migrate: false`. Its statements run off the server's
- * thread, but not elsewhere: on a crowded machine the runs' early start measured slower
- * there, not faster (docs/decisions/2026-12-01-server-latency.md).
- */
-export async function databaseFromThread(
-  thread: PGliteThread,
-  opts: Pick<OpenDatabaseOptions, "log" | "migrationsDir" | "migrate"> = {},
-): Promise<Database> {
-  const adapter = prismaAdapterFor(thread);
-  try {
-    const applied = await migrate(adapter, opts);
-    const prisma = new PrismaClient({ adapter, log: opts.log }) as PrismaClient;
-    return {
-      prisma,
-      kind: "embedded",
-      pglite: thread,
-      sql: pgliteSql(thread),
-      sqlElsewhere: false,
-      appliedMigrations: applied,
-      close: once(async () => {
-        try {
-          await prisma.$disconnect();
-        } finally {
-          await thread.close();
-        }
-      }),
-    };
-  } catch (e) {
-    await thread.close().catch(() => {});
-    throw e;
-  }
 }
 
 /** Prisma's adapter for an in-thread PGlite or for the database's thread. */
@@ -246,11 +211,13 @@ export function prismaAdapterFor(pglite: PGlite | PGliteThread): SqlMigrationAwa
 }
 
 /**
- * Wraps an open PGlite instance (owned by the result from now on: `close()` closes it),
- * applying migrations unless `migrate: false`.
+ * Wraps an open PGlite instance or database thread (owned by the result from now on:
+ * `close()` closes it), applying migrations unless `migrate: false`. A thread's statements
+ * run off the server's thread, but not elsewhere: on a crowded machine the runs' early
+ * start measured slower there, not faster (docs/decisions/2026-12-01-server-latency.md).
  */
 export async function databaseFromPGlite(
-  pglite: PGlite,
+  pglite: PGlite | PGliteThread,
   opts: Pick<OpenDatabaseOptions, "log" | "migrationsDir" | "migrate"> = {},
 ): Promise<Database> {
   const adapter = prismaAdapterFor(pglite);

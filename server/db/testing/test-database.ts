@@ -27,7 +27,6 @@ import {
   type PrismaLogOption,
   databaseFromPGlite,
   databaseFromPool,
-  databaseFromThread,
   defaultMigrationsDir,
   migrationAdapterFor,
 } from "../database.ts";
@@ -111,7 +110,7 @@ async function pgliteVersion(): Promise<string> {
 
 async function createEmbeddedTestDatabase(migrationsDir: string, log: PrismaLogOption | undefined, thread: boolean): Promise<TestDatabase> {
   const template = await pgliteTemplate(migrationsDir);
-  if (thread) return databaseFromThread(await PGliteThread.open({ loadDataDir: template }), { log, migrate: false });
+  if (thread) return databaseFromPGlite(await PGliteThread.open({ loadDataDir: template }), { log, migrate: false });
   const pglite = await PGlite.create({ loadDataDir: template, extensions: PGLITE_EXTENSIONS });
   return databaseFromPGlite(pglite, { log, migrate: false });
 }
