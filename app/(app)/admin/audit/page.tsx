@@ -4,6 +4,7 @@ import { requirePageAdmin } from "@/server/auth/page-session.ts";
 import { getRuntime } from "@/server/runtime.ts";
 import { AUDIT_KINDS, AUDIT_PAGE_SIZE, listAuditEvents, type AuditKind } from "@/server/access/audit.ts";
 import { auditSentence } from "@/server/services/audit-sentence.ts";
+import { DateRangeFilter, filteredHref, parseFilterDay } from "@/components/admin/date-range-filter.tsx";
 
 export const metadata = { title: "Audit log" };
 
@@ -20,19 +21,6 @@ const KIND_LABEL: Record<AuditKind, string> = {
 };
 
 /** YYYY-MM-DD as the start of that day (UTC), or of the next day for an inclusive "to" */
-function parseDay(value: string | undefined, endOfDay = false): Date | undefined {
-  if (!value || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return undefined;
-  const date = new Date(`${value}T00:00:00Z`);
-  if (endOfDay) date.setUTCDate(date.getUTCDate() + 1);
-  return Number.isNaN(date.getTime()) ? undefined : date;
-}
-
-function olderHref(search: Search, before: string): string {
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries({ ...search, before })) if (value) params.set(key, value);
-  return `/admin/audit?${params.toString()}`;
-}
-
 /** Every change to membership, roles, agents, invites, tokens and accepted plans, as sentences. Admins only, checked here and in listAuditEvents. */
 export default async function AuditPage({ searchParams }: { searchParams: Promise<Search> }) {
   const admin = await requirePageAdmin();
@@ -43,7 +31,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
     listAuditEvents(prisma, {
       actor: admin,
       before: search.before,
-      filter: { actorId: search.actor || undefined, kind, from: parseDay(search.from), to: parseDay(search.to, true) },
+      filter: { actorId: search.actor || undefined, kind, from: parseFilterDay(search.from), to: parseFilterDay(search.to, true) },
     }),
     prisma.user.findMany({ orderBy: { name: "asc" }, select: { id: true, name: true, email: true } }),
   ]);
@@ -73,17 +61,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
             ))}
           </select>
         </label>
-        <label className="flex flex-col gap-1 text-sm">
-          From
-          <input type="date" name="from" defaultValue={search.from ?? ""} className={inputClass} />
-        </label>
-        <label className="flex flex-col gap-1 text-sm">
-          To
-          <input type="date" name="to" defaultValue={search.to ?? ""} className={inputClass} />
-        </label>
-        <button type="submit" className="h-10 rounded-md bg-accent px-4 text-sm font-medium text-white">
-          Filter
-        </button>
+        <DateRangeFilter from={search.from} to={search.to} />
       </form>
       {events.length === 0 ? (
         <p className="text-sm text-zinc-500">
@@ -120,7 +98,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
         ))}
       </ol>
       {events.length === AUDIT_PAGE_SIZE ? (
-        <Link className="text-sm text-accent hover:underline" href={olderHref(search, events.at(-1)!.id)}>
+        <Link className="text-sm text-accent hover:underline" href={filteredHref("/admin/audit", { ...search, before: events.at(-1)!.id })}>
           Older entries
         </Link>
       ) : null}

@@ -7,6 +7,7 @@ import { PLAN_STATUSES, type PlanStatus } from "@/server/core/types.ts";
 import { requirePageAdmin } from "@/server/auth/page-session.ts";
 import { getRuntime } from "@/server/runtime.ts";
 import { listPlanHistory } from "@/server/services/admin-plans.ts";
+import { DateRangeFilter, filteredHref, parseFilterDay } from "@/components/admin/date-range-filter.tsx";
 
 export const metadata = { title: "Plan history" };
 
@@ -16,19 +17,6 @@ const estimated = (plan: { usageEstimated: boolean }) => (plan.usageEstimated ? 
 type Search = { q?: string; conversation?: string; status?: string; agent?: string; from?: string; to?: string; after?: string };
 
 /** the page's address with the same filters and another page cursor */
-function pageHref(search: Search, after: string): string {
-  const params = new URLSearchParams();
-  for (const [key, value] of Object.entries({ ...search, after })) if (value) params.set(key, value);
-  return `/admin/plans?${params.toString()}`;
-}
-
-function parseDate(value: string | undefined, endOfDay = false): Date | undefined {
-  if (!value || !/^\d{4}-\d{2}-\d{2}$/.test(value)) return undefined;
-  const date = new Date(`${value}T00:00:00Z`);
-  if (endOfDay) date.setUTCDate(date.getUTCDate() + 1);
-  return Number.isNaN(date.getTime()) ? undefined : date;
-}
-
 export default async function PlanHistoryPage({ searchParams }: { searchParams: Promise<Search> }) {
   const actor = await requirePageAdmin();
   const search = await searchParams;
@@ -42,8 +30,8 @@ export default async function PlanHistoryPage({ searchParams }: { searchParams: 
         conversationId: search.conversation || undefined,
         status,
         agent: search.agent || undefined,
-        from: parseDate(search.from),
-        to: parseDate(search.to, true),
+        from: parseFilterDay(search.from),
+        to: parseFilterDay(search.to, true),
       },
       after: search.after || undefined,
     }),
@@ -89,17 +77,7 @@ export default async function PlanHistoryPage({ searchParams }: { searchParams: 
               ))}
           </select>
         </label>
-        <label className="flex flex-col gap-1 text-sm">
-          From
-          <input type="date" name="from" defaultValue={search.from ?? ""} className={inputClass} />
-        </label>
-        <label className="flex flex-col gap-1 text-sm">
-          To
-          <input type="date" name="to" defaultValue={search.to ?? ""} className={inputClass} />
-        </label>
-        <button type="submit" className="h-10 rounded-md bg-accent px-4 text-sm font-medium text-white">
-          Filter
-        </button>
+        <DateRangeFilter from={search.from} to={search.to} />
       </form>
       <div className="overflow-x-auto rounded-lg border border-zinc-200 dark:border-zinc-800">
         <table className="w-full text-left text-sm" data-testid="plan-history">
@@ -160,7 +138,11 @@ export default async function PlanHistoryPage({ searchParams }: { searchParams: 
         </table>
       </div>
       {next ? (
-        <Link href={pageHref(search, next)} className="self-start text-sm text-accent hover:underline" data-testid="older-plans">
+        <Link
+          href={filteredHref("/admin/plans", { ...search, after: next })}
+          className="self-start text-sm text-accent hover:underline"
+          data-testid="older-plans"
+        >
           Older plans
         </Link>
       ) : null}
