@@ -8,9 +8,8 @@
  * exactly once, seq must stay gap-free, and the web process must never run an agent.
  * BATON_SOAK_PLANS=500 runs a larger soak.
  */
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { createTestDatabase, postgresAvailable, type TestDatabase } from "./db/testing/test-database.ts";
-import { seedWorkspace } from "./services/seed.ts";
+import { expect, it } from "vitest";
+import { postgresWithProcesses } from "./testing/postgres-processes.ts";
 import type { PlanDTO } from "./protocol/dto.ts";
 import { ExecutorProcess } from "./executor/testing/process-handle.ts";
 import { describeFigures, seededRandom, soakFigures, soakPlan } from "./executor/testing/soak.ts";
@@ -21,19 +20,8 @@ const SEED = Number(process.env.BATON_SOAK_SEED ?? 7);
 /** a liveness bound, not a speed assertion: stalled plans never end at all */
 const BOUND_MS = 200_000 * Math.max(1, PLANS / 50);
 
-let db: TestDatabase;
-const processes: ExecutorProcess[] = [];
-
-beforeAll(async () => {
-  if (!(await postgresAvailable())) throw new Error("PostgreSQL at 127.0.0.1:5432 is required for this test");
-  db = await createTestDatabase({ kind: "postgres" });
-  await seedWorkspace(db.prisma, { defaultModel: "offline", demoConversation: false });
-});
-
-afterAll(async () => {
-  for (const child of processes) await child.kill();
-  await db?.close();
-});
+const setup = postgresWithProcesses();
+const { processes } = setup;
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
@@ -44,7 +32,7 @@ it(`ends ${PLANS} plans on two processes and a web node, one process SIGKILLed m
   // which left B with nothing live to kill (seen: B ran 9 runs, A 730).
   const start = (instance: string, role: string) =>
     ExecutorProcess.start({
-      DATABASE_URL: db.url!,
+      DATABASE_URL: setup.db.url!,
       BATON_INSTANCE_ID: instance,
       BATON_ROLE: role,
       BATON_TEST_RUNNER: "offline",
@@ -79,16 +67,16 @@ it(`ends ${PLANS} plans on two processes and a web node, one process SIGKILLed m
   let seenLive: string[];
   for (;;) {
     const [live, ended] = await Promise.all([
-      db.prisma.run.findMany({ where: { status: "running", leaseOwner: "process-b" }, select: { id: true } }),
-      db.prisma.run.count({ where: { status: { notIn: ["queued", "running"] } } }),
+      setup.db.prisma.run.findMany({ where: { status: "running", leaseOwner: "process-b" }, select: { id: true } }),
+      setup.db.prisma.run.count({ where: { status: { notIn: ["queued", "running"] } } }),
     ]);
     if (live.length >= 3 && ended >= 60) {
       seenLive = live.map((run) => run.id);
       break;
     }
     if (Date.now() - started > BOUND_MS) {
-      const runs = await db.prisma.run.groupBy({ by: ["leaseOwner", "status"], _count: { _all: true } });
-      const plansNow = await db.prisma.plan.groupBy({ by: ["status"], _count: { _all: true } });
+      const runs = await setup.db.prisma.run.groupBy({ by: ["leaseOwner", "status"], _count: { _all: true } });
+      const plansNow = await setup.db.prisma.plan.groupBy({ by: ["status"], _count: { _all: true } });
       throw new Error(
         `process B never had runs live: runs ${JSON.stringify(runs.map((r) => [r.leaseOwner, r.status, r._count._all]))}, plans ${JSON.stringify(plansNow.map((p) => [p.status, p._count._all]))}`,
       );
@@ -103,7 +91,7 @@ it(`ends ${PLANS} plans on two processes and a web node, one process SIGKILLed m
   // with it, so they may within a second: a lost run's owner is cleared)
   await sleep(500);
   const heldAtKill = (
-    await db.prisma.run.findMany({
+    await setup.db.prisma.run.findMany({
       where: {
         OR: [
           { status: "running", leaseOwner: "process-b" },
@@ -118,13 +106,13 @@ it(`ends ${PLANS} plans on two processes and a web node, one process SIGKILLed m
   // a person answers every form as it appears
   let open = planIds.length;
   while (open > 0 && Date.now() - started < BOUND_MS) {
-    const forms = await db.prisma.form.findMany({ where: { planId: { in: planIds }, status: "open" }, select: { id: true } });
+    const forms = await setup.db.prisma.form.findMany({ where: { planId: { in: planIds }, status: "open" }, select: { id: true } });
     for (const form of forms) await a.request({ type: "answer", formId: form.id, values: { answer: "blue" } }).catch(() => undefined);
-    open = await db.prisma.plan.count({ where: { id: { in: planIds }, status: { in: ["running", "paused"] } } });
+    open = await setup.db.prisma.plan.count({ where: { id: { in: planIds }, status: { in: ["running", "paused"] } } });
     await sleep(200);
   }
   const wall = Date.now() - started;
-  const figures = await soakFigures(db.prisma, planIds);
+  const figures = await soakFigures(setup.db.prisma, planIds);
   console.log(describeFigures(`postgres, 3 processes, 1 SIGKILL, seed=${SEED}`, figures, wall));
   for (const [name, child] of [
     ["A", a],
@@ -150,21 +138,21 @@ it(`ends ${PLANS} plans on two processes and a web node, one process SIGKILLed m
 
   // the runs B held when it died were declared lost (or cancelled, when their plan ended
   // meanwhile), and no other run was
-  const lost = await db.prisma.run.findMany({
+  const lost = await setup.db.prisma.run.findMany({
     where: { status: "lost" },
     select: { id: true, startedAt: true, endedAt: true, error: true },
   });
   const describe = (run: (typeof lost)[number]) =>
     `${run.id} started ${run.startedAt?.toISOString()} lost ${run.endedAt?.toISOString()}: ${run.error}`;
   expect(lost.filter((run) => !heldAtKill.includes(run.id)).map(describe)).toEqual([]);
-  const heldNotLost = await db.prisma.run.findMany({
+  const heldNotLost = await setup.db.prisma.run.findMany({
     where: { id: { in: heldAtKill.filter((id) => !lost.some((run) => run.id === id)) } },
     select: { id: true, status: true },
   });
   expect(heldNotLost.filter((run) => run.status !== "cancelled")).toEqual([]);
   expect(lost.length).toBeGreaterThan(0);
   // work went where capacity was: both full processes ran agents, the web node none
-  const owners = await db.prisma.run.groupBy({ by: ["leaseOwner"], where: { planId: { in: planIds } }, _count: { _all: true } });
+  const owners = await setup.db.prisma.run.groupBy({ by: ["leaseOwner"], where: { planId: { in: planIds } }, _count: { _all: true } });
   const ranBy = new Set(owners.map((row) => row.leaseOwner));
   // (B's share is the runs it had live before it was killed, at least 3; a run's owner is
   // cleared when it is lost, and the restarted B may find nothing left to claim)
@@ -173,7 +161,7 @@ it(`ends ${PLANS} plans on two processes and a web node, one process SIGKILLed m
   expect(ranBy.has("process-web")).toBe(false);
   // plans submitted to the web node ran all the same
   const viaWeb = planIds.filter((_, p) => p % targets.length === 2);
-  expect(await db.prisma.plan.count({ where: { id: { in: viaWeb }, status: { in: ["completed", "partial", "failed"] } } })).toBe(
+  expect(await setup.db.prisma.plan.count({ where: { id: { in: viaWeb }, status: { in: ["completed", "partial", "failed"] } } })).toBe(
     viaWeb.length,
   );
   await Promise.all([a.stop(), restarted.stop(), web.stop()]);

@@ -5,35 +5,23 @@
  * ended) in its own statements, and the second never ran one; now a statement claims
  * only within its process's fair share, and both run agents.
  */
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { createTestDatabase, postgresAvailable, type TestDatabase } from "./db/testing/test-database.ts";
-import { seedWorkspace } from "./services/seed.ts";
+import { expect, it } from "vitest";
+import { postgresWithProcesses } from "./testing/postgres-processes.ts";
 import type { PlanDTO } from "./protocol/dto.ts";
 import { ExecutorProcess } from "./executor/testing/process-handle.ts";
 
 const PLANS = 8;
 const STEPS_PER_PLAN = 6;
 
-let db: TestDatabase;
-const processes: ExecutorProcess[] = [];
-
-beforeAll(async () => {
-  if (!(await postgresAvailable())) throw new Error("PostgreSQL at 127.0.0.1:5432 is required for this test");
-  db = await createTestDatabase({ kind: "postgres" });
-  await seedWorkspace(db.prisma, { defaultModel: "offline", demoConversation: false });
-});
-
-afterAll(async () => {
-  for (const child of processes) await child.kill();
-  await db?.close();
-});
+const setup = postgresWithProcesses();
+const { processes } = setup;
 
 it("runs plans submitted to one `all` process on both", { timeout: 120_000 }, async () => {
-  const env = { DATABASE_URL: db.url!, BATON_ROLE: "all" };
+  const env = { DATABASE_URL: setup.db.url!, BATON_ROLE: "all" };
   const a = await ExecutorProcess.start({ ...env, BATON_INSTANCE_ID: "spread-a" });
   const b = await ExecutorProcess.start({ ...env, BATON_INSTANCE_ID: "spread-b" });
   processes.push(a, b);
-  await db.prisma.agent.updateMany({ data: { concurrency: 1000 } });
+  await setup.db.prisma.agent.updateMany({ data: { concurrency: 1000 } });
   const conversation = await a.request<{ id: string }>({
     type: "conversation",
     title: "spread",
@@ -61,14 +49,14 @@ it("runs plans submitted to one `all` process on both", { timeout: 120_000 }, as
   );
   const planIds = plans.map((plan) => plan.id);
   const deadline = Date.now() + 90_000;
-  while ((await db.prisma.plan.count({ where: { id: { in: planIds }, status: "running" } })) > 0) {
+  while ((await setup.db.prisma.plan.count({ where: { id: { in: planIds }, status: "running" } })) > 0) {
     if (Date.now() > deadline) throw new Error("plans did not end");
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
-  const owners = await db.prisma.run.groupBy({ by: ["leaseOwner"], where: { planId: { in: planIds } }, _count: { _all: true } });
+  const owners = await setup.db.prisma.run.groupBy({ by: ["leaseOwner"], where: { planId: { in: planIds } }, _count: { _all: true } });
   const ranBy = Object.fromEntries(owners.map((row) => [row.leaseOwner ?? "(none)", row._count._all]));
   console.log(`[spread] ${PLANS * STEPS_PER_PLAN} steps submitted to spread-a ran: ${JSON.stringify(ranBy)}`);
-  expect(await db.prisma.plan.count({ where: { id: { in: planIds }, status: "completed" } })).toBe(PLANS);
+  expect(await setup.db.prisma.plan.count({ where: { id: { in: planIds }, status: "completed" } })).toBe(PLANS);
   expect(ranBy["spread-a"]).toBeGreaterThan(0);
   expect(ranBy["spread-b"]).toBeGreaterThan(0);
 });

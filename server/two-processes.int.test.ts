@@ -3,9 +3,8 @@
  * half of the plans of the same conversations, complete thousands of steps with
  * heavy lock contention. Every step must be dispatched exactly once.
  */
-import { afterAll, beforeAll, expect, it } from "vitest";
-import { createTestDatabase, postgresAvailable, type TestDatabase } from "./db/testing/test-database.ts";
-import { seedWorkspace } from "./services/seed.ts";
+import { expect, it } from "vitest";
+import { postgresWithProcesses } from "./testing/postgres-processes.ts";
 import type { PlanDTO } from "./protocol/dto.ts";
 import { ExecutorProcess } from "./executor/testing/process-handle.ts";
 
@@ -13,19 +12,8 @@ const CONVERSATIONS = 4;
 const PLANS_PER_CONVERSATION = 12;
 const STEPS_PER_PLAN = 45; // 4 × 12 × 45 = 2,160 steps
 
-let db: TestDatabase;
-const processes: ExecutorProcess[] = [];
-
-beforeAll(async () => {
-  if (!(await postgresAvailable())) throw new Error("PostgreSQL at 127.0.0.1:5432 is required for this test");
-  db = await createTestDatabase({ kind: "postgres" });
-  await seedWorkspace(db.prisma, { defaultModel: "offline", demoConversation: false });
-});
-
-afterAll(async () => {
-  for (const child of processes) await child.kill();
-  await db?.close();
-});
+const setup = postgresWithProcesses();
+const { processes } = setup;
 
 /** A random DAG: each step waits for up to three earlier steps, so branches run in parallel. */
 function randomPlan(seed: number) {
@@ -52,12 +40,12 @@ function randomPlan(seed: number) {
 }
 
 it("never double-dispatches with two processes completing steps of the same conversations", async () => {
-  const env = { DATABASE_URL: db.url!, BATON_MAX_PARALLEL: "6" };
+  const env = { DATABASE_URL: setup.db.url!, BATON_MAX_PARALLEL: "6" };
   const a = await ExecutorProcess.start({ ...env, BATON_INSTANCE_ID: "process-a" });
   const b = await ExecutorProcess.start({ ...env, BATON_INSTANCE_ID: "process-b" });
   processes.push(a, b);
   // agents' pools must not be the bottleneck here
-  await db.prisma.agent.updateMany({ data: { concurrency: 1000 } });
+  await setup.db.prisma.agent.updateMany({ data: { concurrency: 1000 } });
 
   const conversationIds: string[] = [];
   for (let c = 0; c < CONVERSATIONS; c++) {
@@ -75,20 +63,20 @@ it("never double-dispatches with two processes completing steps of the same conv
 
   const deadline = Date.now() + 600_000;
   for (;;) {
-    const open = await db.prisma.plan.count({ where: { id: { in: plans.map((p) => p.id) }, status: { in: ["running", "paused"] } } });
+    const open = await setup.db.prisma.plan.count({ where: { id: { in: plans.map((p) => p.id) }, status: { in: ["running", "paused"] } } });
     if (open === 0) break;
     if (Date.now() > deadline) throw new Error(`${open} plans still open`);
     await new Promise((resolve) => setTimeout(resolve, 200));
   }
 
-  const steps = await db.prisma.planStep.findMany({
+  const steps = await setup.db.prisma.planStep.findMany({
     where: { planId: { in: plans.map((p) => p.id) } },
     select: { id: true, status: true },
   });
   expect(steps.length).toBe(CONVERSATIONS * PLANS_PER_CONVERSATION * STEPS_PER_PLAN);
   expect(steps.every((step) => step.status === "done")).toBe(true);
 
-  const runsPerStep = await db.prisma.run.groupBy({
+  const runsPerStep = await setup.db.prisma.run.groupBy({
     by: ["stepId"],
     where: { planId: { in: plans.map((p) => p.id) } },
     _count: { _all: true },
@@ -98,13 +86,13 @@ it("never double-dispatches with two processes completing steps of the same conv
   expect(runsPerStep.length).toBe(steps.length);
 
   // both processes really did the work
-  const owners = await db.prisma.run.groupBy({
+  const owners = await setup.db.prisma.run.groupBy({
     by: ["leaseOwner"],
     where: { planId: { in: plans.map((p) => p.id) } },
     _count: { _all: true },
   });
   expect(owners.map((row) => row.leaseOwner).sort()).toEqual(["process-a", "process-b"]);
-  const dispatchMessages = await db.prisma.message.count({ where: { kind: "dispatch", planId: { in: plans.map((p) => p.id) } } });
+  const dispatchMessages = await setup.db.prisma.message.count({ where: { kind: "dispatch", planId: { in: plans.map((p) => p.id) } } });
   expect(dispatchMessages).toBe(steps.length);
 
   // most units ran optimistically (one read, one write), the rest in the locked transaction
