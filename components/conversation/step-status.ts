@@ -1,5 +1,6 @@
 import type { PlanDTO, StepDTO } from "@/server/protocol/dto.ts";
 import { HARD_MAX_RETRIES } from "@/server/protocol/limits.ts";
+import { stepActivity, type StepActivity } from "@/server/protocol/statuses.ts";
 import type { Tone } from "../ui/badge.tsx";
 
 export const PLAN_TONE: Record<PlanDTO["status"], Tone> = {
@@ -59,24 +60,12 @@ export function formatDuration(startedAt: string | null, endedAt: string | null,
 }
 
 /**
- * What a step looks like in the graph and the legend: its stored status read the way a
- * person thinks of it. A pending step waiting out a retry backoff is "retrying", a
- * blocked one is "waiting for a person"; every state has its own colour and mark.
+ * What a step looks like in the graph and the legend: the core's reading of its status
+ * (retrying, waiting for a person…), the same one the admin timeline starts from; every
+ * state has its own colour and mark.
  */
-export type StepVisualState = "queued" | "running" | "waiting" | "retrying" | "done" | "failed" | "skipped";
-
-export function stepVisualState(step: Pick<StepDTO, "status" | "retryAt" | "transientFailures">): StepVisualState {
-  switch (step.status) {
-    case "pending":
-      return step.retryAt !== null && step.transientFailures > 0 ? "retrying" : "queued";
-    case "in_progress":
-      return "running";
-    case "blocked":
-      return "waiting";
-    default:
-      return step.status;
-  }
-}
+export type StepVisualState = StepActivity;
+export const stepVisualState = stepActivity;
 
 /** The look of each visual state: node border and fill, badge tone, a mark that does not rely on colour (its words: messages stepState.*). */
 export const VISUAL_STYLE: Record<StepVisualState, { node: string; swatch: string; tone: Tone; mark: string }> = {

@@ -19,6 +19,27 @@ export function isLiveStep(status: StepStatus): boolean {
   return status === "in_progress";
 }
 
+/**
+ * What a step is doing, read the way a person thinks of it: a pending step waiting out a
+ * retry backoff is "retrying", a blocked one (an open form) is "waiting" for a person.
+ */
+export type StepActivity = "queued" | "running" | "waiting" | "retrying" | "done" | "failed" | "skipped";
+
+export function stepActivity(step: { status: StepStatus; retryAt: Date | string | null; transientFailures: number }): StepActivity {
+  switch (step.status) {
+    case "pending":
+      return step.retryAt !== null && step.transientFailures > 0 ? "retrying" : "queued";
+    case "in_progress":
+      return "running";
+    case "blocked":
+      return "waiting";
+    case "done":
+    case "failed":
+    case "skipped":
+      return step.status;
+  }
+}
+
 /** The plan has ended; events for it are ignored. */
 export function isTerminalPlan(status: PlanStatus): boolean {
   return status === "completed" || status === "partial" || status === "failed" || status === "cancelled";

@@ -3,4 +3,4 @@
  * from protocol/): a component asks whether a plan has ended rather than keeping its
  * own list of end states that drifts when the union grows.
  */
-export { isTerminalPlan } from "../core/status.ts";
+export { isTerminalPlan, stepActivity, type StepActivity } from "../core/status.ts";

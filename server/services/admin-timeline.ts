@@ -5,6 +5,7 @@
  * the plan was created. The time axis is drawn by components/admin/time-axis.ts.
  */
 import type { SegmentKind, StepPhase, TimelineSegment } from "../protocol/rest/admin-views.ts";
+import { stepActivity } from "../core/status.ts";
 import type { StepStatus } from "../core/types.ts";
 
 export interface SegmentInput {
@@ -85,23 +86,7 @@ export function stepPhase(step: {
   retryAt: Date | null;
   transientFailures: number;
 }): StepPhase {
-  switch (step.status) {
-    case "pending":
-      return step.retryAt !== null && step.transientFailures > 0 ? "retrying" : "queued";
-    case "in_progress":
-      return "running";
-    case "blocked":
-      return "waiting";
-    case "failed":
-      return step.decisionPending ? "deciding" : "failed";
-    case "done":
-    case "skipped":
-      return step.status;
-    default: {
-      const unknown: never = step.status;
-      throw new Error(`unknown step status ${String(unknown)}`);
-    }
-  }
+  return step.status === "failed" && step.decisionPending ? "deciding" : stepActivity(step);
 }
 
 /** The plan's phase, for the page's header: a decision or a person it waits for says so. */
