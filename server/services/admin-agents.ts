@@ -58,15 +58,25 @@ export async function createAgent(
   }
   const agent = await prisma.$transaction(async (tx) => {
     const created = await tx.agent.create({ data: input, select: agentSelect });
-    await recordAudit(tx, {
-      actor: admin,
-      action: "agent.created",
-      target: { kind: "agent", id: created.id },
-      detail: { handle: created.handle, model: created.model },
-    });
+    await auditAgent(tx, admin, "agent.created", created);
     return created;
   });
   return toAdminAgent(agent);
+}
+
+/** An agent's creation or edit in the audit log, with the handle and model it now has. */
+function auditAgent(
+  tx: Parameters<typeof recordAudit>[0],
+  admin: Parameters<typeof recordAudit>[1]["actor"],
+  action: "agent.created" | "agent.updated",
+  agent: { id: string; handle: string; model: string },
+) {
+  return recordAudit(tx, {
+    actor: admin,
+    action,
+    target: { kind: "agent", id: agent.id },
+    detail: { handle: agent.handle, model: agent.model },
+  });
 }
 
 export async function updateAgent(
@@ -81,12 +91,7 @@ export async function updateAgent(
   if (!found) throw new BatonError("not_found", "No such agent.");
   const agent = await prisma.$transaction(async (tx) => {
     const updated = await tx.agent.update({ where: { id: agentId }, data: input, select: agentSelect });
-    await recordAudit(tx, {
-      actor: admin,
-      action: "agent.updated",
-      target: { kind: "agent", id: updated.id },
-      detail: { handle: updated.handle, model: updated.model },
-    });
+    await auditAgent(tx, admin, "agent.updated", updated);
     return updated;
   });
   return toAdminAgent(agent);
