@@ -17,6 +17,13 @@ import { sleep } from "./testing/scripted-runner.ts";
 
 const MODEL = "openai:gpt-test";
 const ALWAYS_500: ScriptedTurn = { kind: "error", status: 500, message: "internal error", errorType: "server_error" };
+const RATE_LIMITED_FOR_2_MIN: ScriptedTurn = {
+  kind: "error",
+  status: 429,
+  message: "rate limited",
+  errorType: "rate_limit_error",
+  headers: { "retry-after": "120" },
+};
 const ALWAYS_CUT: ScriptedTurn = { kind: "drop", text: "an answer cut off somewhere in the middle" };
 
 /** Real time, plus an offset the test moves forward: timers due by then fire at once. */
@@ -128,13 +135,7 @@ it("a chat reply whose provider always answers 500 makes at most 1 + 2 + 1 calls
 }, 90_000);
 
 it("a Retry-After of 120 s is a durable wait: the step waits it out and goes on, not failed for good", async () => {
-  server.script({
-    kind: "error",
-    status: 429,
-    message: "rate limited",
-    errorType: "rate_limit_error",
-    headers: { "retry-after": "120" },
-  });
+  server.script(RATE_LIMITED_FOR_2_MIN);
   server.whenEmpty({ kind: "text", text: "Answered after the wait." });
   const plan = await fixture.executor.submitPlan({
     conversationId: fixture.conversationId,
@@ -157,13 +158,7 @@ it("a Retry-After of 120 s is a durable wait: the step waits it out and goes on,
 }, 90_000);
 
 it("a Retry-After of 120 s on a mention queues the next attempt for then instead of failing it", async () => {
-  server.script({
-    kind: "error",
-    status: 429,
-    message: "rate limited",
-    errorType: "rate_limit_error",
-    headers: { "retry-after": "120" },
-  });
+  server.script(RATE_LIMITED_FOR_2_MIN);
   server.whenEmpty({ kind: "text", text: "never reached in this test" });
   const message = await fixture.say("@analyst a quick question");
   let runs = await fixture.db.prisma.run.findMany({ where: { triggerMessageId: message.id }, orderBy: { attempt: "asc" } });
