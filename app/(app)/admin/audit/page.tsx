@@ -2,7 +2,7 @@ import Link from "next/link";
 import { inputClass } from "@/components/ui/field.tsx";
 import { requirePageAdmin } from "@/server/auth/page-session.ts";
 import { getRuntime } from "@/server/runtime.ts";
-import { AUDIT_KINDS, AUDIT_PAGE_SIZE, listAuditEvents, type AuditKind } from "@/server/access/audit.ts";
+import { AUDIT_KINDS, AUDIT_PAGE_SIZE, type AuditKind } from "@/server/access/audit.ts";
 import { auditSentence } from "@/server/services/audit-sentence.ts";
 import { DateRangeFilter, filteredHref, parseFilterDay } from "@/components/admin/date-range-filter.tsx";
 
@@ -26,14 +26,14 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
   const admin = await requirePageAdmin();
   const search = await searchParams;
   const kind = AUDIT_KINDS.find((candidate) => candidate === search.kind);
-  const { prisma } = getRuntime();
+  const { admin: reads } = getRuntime().app;
   const [events, people] = await Promise.all([
-    listAuditEvents(prisma, {
+    reads.auditLog({
       actor: admin,
       before: search.before,
       filter: { actorId: search.actor || undefined, kind, from: parseFilterDay(search.from), to: parseFilterDay(search.to, true) },
     }),
-    prisma.user.findMany({ orderBy: { name: "asc" }, select: { id: true, name: true, email: true } }),
+    reads.listPeople({ actor: admin }),
   ]);
   return (
     <section aria-label="Audit log" className="flex flex-col gap-3">

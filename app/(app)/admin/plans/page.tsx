@@ -6,7 +6,6 @@ import { ESTIMATED_NOTE } from "@/components/conversation/usage-totals.ts";
 import { PLAN_STATUSES, type PlanStatus } from "@/server/core/types.ts";
 import { requirePageAdmin } from "@/server/auth/page-session.ts";
 import { getRuntime } from "@/server/runtime.ts";
-import { listPlanHistory } from "@/server/services/admin-plans.ts";
 import { DateRangeFilter, filteredHref, parseFilterDay } from "@/components/admin/date-range-filter.tsx";
 
 export const metadata = { title: "Plan history" };
@@ -21,9 +20,9 @@ export default async function PlanHistoryPage({ searchParams }: { searchParams: 
   const actor = await requirePageAdmin();
   const search = await searchParams;
   const status = PLAN_STATUSES.includes(search.status as PlanStatus) ? (search.status as PlanStatus) : undefined;
-  const { prisma, app } = getRuntime();
+  const { app } = getRuntime();
   const [{ plans, next }, agents] = await Promise.all([
-    listPlanHistory(prisma, {
+    app.admin.planHistory({
       actor,
       filter: {
         title: search.q || undefined,

@@ -4,18 +4,16 @@ import { PlanAnswersView } from "@/components/admin/plan-answers.tsx";
 import { PlanTimelineView } from "@/components/admin/plan-timeline.tsx";
 import { requirePageAdmin } from "@/server/auth/page-session.ts";
 import { getRuntime } from "@/server/runtime.ts";
-import { getPlanTimeline } from "@/server/services/admin-plans.ts";
-import { getPlanAnswers } from "@/server/services/admin-plan-answers.ts";
 
 export const metadata = { title: "Plan timeline" };
 
 export default async function PlanTimelinePage({ params }: { params: Promise<{ planId: string }> }) {
   const actor = await requirePageAdmin();
   const { planId } = await params;
-  const { prisma } = getRuntime();
-  const timeline = await getPlanTimeline(prisma, { actor, planId });
+  const { admin } = getRuntime().app;
+  const timeline = await admin.planTimeline({ actor, planId });
   if (!timeline) notFound();
-  const answers = await getPlanAnswers(prisma, { actor, planId });
+  const answers = await admin.planAnswers({ actor, planId });
   return (
     <div className="flex flex-col gap-4">
       <nav aria-label="Back" className="flex flex-wrap gap-x-4 text-sm">
