@@ -1,3 +1,4 @@
+import { getTranslations } from "next-intl/server";
 import { RepositoriesPanel } from "@/components/admin/repositories-panel.tsx";
 import { SlotsPanel } from "@/components/admin/slots-panel.tsx";
 import { requirePageAdmin } from "@/server/auth/page-session.ts";
@@ -6,7 +7,9 @@ import { listRepositories } from "@/server/workspace/repositories.ts";
 import { readWorkspaceSettings } from "@/server/workspace/settings.ts";
 import { slotsOverview } from "@/server/workspace/slots-overview.ts";
 
-export const metadata = { title: "Repositories" };
+export async function generateMetadata() {
+  return { title: (await getTranslations("admin.sections"))("repositories") };
+}
 
 export default async function RepositoriesPage() {
   // checked here and in the services: the admin layout does not run for every request
