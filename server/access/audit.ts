@@ -16,6 +16,10 @@ export const AUDIT_ACTIONS = [
   /** an admin created or edited an agent itself (detail: handle, model) */
   "agent.created",
   "agent.updated",
+  /** an admin disabled, enabled again or deleted an agent (detail: handle; deleted: name, model) */
+  "agent.disabled",
+  "agent.enabled",
+  "agent.deleted",
   "invitation.created",
   "invitation.accepted",
   "invitation.declined",

@@ -6,8 +6,9 @@
 import { BUDGET_DECISION_LIMIT, budgetRefusal } from "./budget.ts";
 import { liveChildCounts } from "./for-each.ts";
 import { readySteps } from "./readiness.ts";
-import { abortPlan, note, type Working } from "./reconcile-context.ts";
+import { abortPlan, handleFailure, note, type Working } from "./reconcile-context.ts";
 import { liveTwin } from "./single-flight.ts";
+import { isTerminalPlan } from "./status.ts";
 import { renderTemplate } from "./templates.ts";
 import { USER_ASSIGNEE, type CapacityView, type PlanState, type StepState } from "./types.ts";
 
@@ -91,6 +92,26 @@ export function refuseOverBudget(working: Working): void {
     step.endedAt = working.now;
     working.commands.push({ type: "ask-commander", stepIndex: step.index, failureReason: reason });
     note(working, step.index, `not dispatched: ${reason}; asking the commander to decide`);
+  }
+}
+
+/**
+ * Ready steps whose agent cannot take work (`input.unavailable`: disabled or deleted by
+ * an admin) fail with the reason given, under their own on_failure. A real failure, not
+ * a transient one: waiting would not bring the agent back, and the commander (asked by
+ * default) can retry the step with another assignee. A for_each step is left to its
+ * children, which fail one by one. Runs before dispatch, like budget refusals.
+ */
+export function refuseUnavailable(working: Working): void {
+  const unavailable = working.input.unavailable;
+  if (!unavailable || unavailable.size === 0) return;
+  for (const step of readySteps(working.plan, working.now)) {
+    // an abort_plan failure ended the plan: the other ready steps were skipped with it
+    if (isTerminalPlan(working.plan.status)) return;
+    const reason = unavailable.get(step.assignee);
+    if (reason === undefined || step.forEach !== null) continue;
+    note(working, step.index, `not dispatched: ${reason}`);
+    handleFailure(working, step, { transient: false, reason });
   }
 }
 

@@ -30,6 +30,8 @@
  * - Once a quorum step is ready, dependencies it no longer needs that nobody else
  *   waits for are skipped ("not needed: quorum of step M reached") and their runs
  *   cancelled, so a straggler does not hold the plan.
+ * - A ready step whose agent is unavailable (input.unavailable: disabled or deleted)
+ *   fails with the reason given, under its on_failure, instead of being dispatched.
  * - A ready for_each step is expanded into child steps instead of dispatched, and
  *   completes when they have all ended (see reconcile-for-each.ts). Children are
  *   ordinary steps for dispatch, single-flight, budgets and cascades, plus a bound
@@ -37,7 +39,7 @@
  */
 import { note, startWorking, type Working } from "./reconcile-context.ts";
 import { releaseStragglers, skipDoomedSteps } from "./reconcile-dependencies.ts";
-import { dispatchReady, refuseOverBudget } from "./reconcile-dispatch.ts";
+import { dispatchReady, refuseOverBudget, refuseUnavailable } from "./reconcile-dispatch.ts";
 import { handlers } from "./reconcile-events.ts";
 import { closeSkippedExpansions, collectExpansions, expandReady } from "./reconcile-for-each.ts";
 import { planOutcome } from "./outcome.ts";
@@ -108,6 +110,8 @@ function settle(working: Working): void {
   if (!isPaused(working)) {
     // budget refusals before dispatch: an abort there must not cancel a run dispatched just before
     refuseOverBudget(working);
+    if (isTerminalPlan(working.plan.status)) return;
+    refuseUnavailable(working);
     if (isTerminalPlan(working.plan.status)) return;
     dispatchReady(working);
   }

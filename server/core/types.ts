@@ -282,6 +282,12 @@ export interface ReconcileInput {
    */
   newRunId: () => string;
   capacity: CapacityView;
+  /**
+   * Agents that cannot take work now, by handle, with the reason a person reads (an admin
+   * disabled or deleted the agent). A ready step assigned to one fails with that reason
+   * instead of being dispatched. Absent: every assignee is available.
+   */
+  unavailable?: ReadonlyMap<string, string>;
 }
 
 export interface ReconcileResult {

@@ -23,6 +23,7 @@ import { UnitRunner, type CommittedUnit, type UnitPlan } from "./units.ts";
 import { RunWorker } from "./run-worker.ts";
 import { storedRequest } from "./run-queue.ts";
 import { createPlan } from "./plan-creation.ts";
+import { withdrawQueuedRuns } from "./agent-withdrawal.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
 import { LeaseKeeper } from "./leases.ts";
 import { plural } from "../core/plural.ts";
@@ -185,6 +186,14 @@ export class Executor {
     await announceCancelledRun(tx, uow, runId, endedAt);
     uow.batch.add(sqlWrites.cancelRun({ id: runId, endedAt }));
     uow.runsToCancel.push(runId);
+  }
+
+  /**
+   * An admin disabled an agent: its runs waiting in the queue never start; a step's run
+   * fails its step with `reason` (agent-withdrawal.ts). Returns how many were withdrawn.
+   */
+  withdrawQueuedRuns(input: { agentId: string; handle: string; reason: string }): Promise<number> {
+    return withdrawQueuedRuns(this.context, (conversationId, work) => this.inConversation(conversationId, work), input);
   }
 
   /** The request a blocked run was started with, to resume its session with. */

@@ -7,10 +7,10 @@
 import { randomUUID } from "node:crypto";
 import type { Agent, Prisma } from "../generated/prisma/client.ts";
 import { reconcile } from "../core/reconcile.ts";
-import { isTerminalPlan } from "../core/status.ts";
+import { isTerminalPlan, isTerminalStep } from "../core/status.ts";
 import { outcomeReport, recoveredAfterRetry } from "../core/outcome.ts";
 import { closingMessage, recoveryMessage } from "./closing-message.ts";
-import { COMMANDER_ASSIGNEE, type CapacityView, type PlanCommand, type PlanEvent, type StepState } from "../core/types.ts";
+import { COMMANDER_ASSIGNEE, USER_ASSIGNEE, type CapacityView, type PlanCommand, type PlanEvent, type StepState } from "../core/types.ts";
 import { prismaSql } from "../db/sql-runner.ts";
 import { loadPlan, readPlanContext, savePlan, type LoadedPlan, type PlanContext } from "../adapters/prisma/plan-repository.ts";
 import { sqlWrites } from "../adapters/prisma/write-batch.ts";
@@ -28,6 +28,18 @@ type Tx = Prisma.TransactionClient;
  * where a run is claimed (run-queue.ts), exactly and across processes.
  */
 const NO_POOLS: CapacityView = { agents: {}, models: {}, agentModel: {} };
+
+/**
+ * The agents an admin disabled, and those of the plan's open steps deleted since: the
+ * core fails such a step when it becomes ready instead of dispatching it. From the agent
+ * directory's copy (seconds stale at most on another process), so it costs no read.
+ */
+function unavailableAssignees(context: ExecutorContext, tx: Tx, steps: readonly StepState[]): Promise<Map<string, string>> {
+  const handles = steps
+    .filter((step) => !isTerminalStep(step.status) && step.assignee !== USER_ASSIGNEE && step.assignee !== COMMANDER_ASSIGNEE)
+    .map((step) => step.assignee);
+  return context.agents.unavailable(tx, handles);
+}
 
 /**
  * The plan context for this reconcile: what was read together with the lock when the
@@ -115,6 +127,7 @@ export async function applyPlanEvent(
     random: context.random,
     // pools are the run queue's: a dispatched run waits there for a slot (run-queue.ts)
     capacity: NO_POOLS,
+    unavailable: await unavailableAssignees(context, tx, loaded.state.steps),
     newRunId: randomUUID,
   });
   for (const line of result.log) {

@@ -28,7 +28,8 @@ import {
 } from "../workspace/repositories.ts";
 import { acceptPlanResult, getPlanWorkspace, getStepChange, planPatch } from "../workspace/review.ts";
 import { slotsOverview } from "../workspace/slots-overview.ts";
-import { createAgent, listAgentsForAdmin, updateAgent, type AgentModels } from "./admin-agents.ts";
+import { createAgent, deleteAgent, listAgentsForAdmin, setAgentEnabled, updateAgent, type AgentModels } from "./admin-agents.ts";
+import { disabledReason } from "../executor/agent-directory.ts";
 import { createConversationManageServices, silentConversationNotifier, type ConversationChangeNotifier } from "./conversation-manage.ts";
 import { createConversationScope } from "./conversation-scope.ts";
 import { createConversationServices } from "./conversations.ts";
@@ -58,7 +59,11 @@ function on<I, O>(prisma: PrismaClient, fn: (prisma: PrismaClient, input: I) => 
 }
 
 export function createApplication({ prisma, engine, notifiers = {}, agentModels, readSession }: ApplicationDeps) {
-  const members = createMembershipServices(prisma, notifiers.memberships ?? silentNotifier);
+  const membershipNotifier = notifiers.memberships ?? silentNotifier;
+  const members = createMembershipServices(prisma, membershipNotifier);
+  /** the conversations an agent is in: their open tabs refresh their @-lists when it is disabled, enabled or deleted */
+  const conversationsOfAgent = async (agentId: string) =>
+    (await prisma.conversationAgent.findMany({ where: { agentId }, select: { conversationId: true } })).map((row) => row.conversationId);
   return {
     conversations: {
       ...createConversationServices(prisma),
@@ -112,6 +117,25 @@ export function createApplication({ prisma, engine, notifiers = {}, agentModels,
         const agent = await updateAgent(prisma, { ...input, ...agentModels() });
         engine.agentsChanged();
         return agent;
+      },
+      /** disabling withdraws the agent's queued runs (their steps fail with the reason); running ones finish */
+      async setAgentEnabled(input: { actor: Actor | null; agentId: string; enabled: boolean }) {
+        const { agent, changed } = await setAgentEnabled(prisma, input);
+        engine.agentsChanged();
+        if (!changed) return agent;
+        if (!input.enabled) {
+          await engine.withdrawQueuedRuns({ agentId: agent.id, handle: agent.handle, reason: disabledReason(agent.handle) });
+        }
+        for (const conversationId of await conversationsOfAgent(agent.id)) membershipNotifier.membersChanged({ conversationId });
+        return agent;
+      },
+      async deleteAgent(input: { actor: Actor | null; agentId: string }) {
+        // read before: deleting the agent takes it out of them
+        const conversations = await conversationsOfAgent(input.agentId);
+        const deleted = await deleteAgent(prisma, input);
+        engine.agentsChanged();
+        for (const conversationId of conversations) membershipNotifier.membersChanged({ conversationId });
+        return deleted;
       },
       createInvite: on(prisma, createInvite),
       revokeInvite: on(prisma, revokeInvite),

@@ -35,6 +35,17 @@ describe("an audit event as a sentence", () => {
     expect(auditSentence(event({ action: "agent.created", target: agent, detail: { handle: "writer" }, conversation: null }))).toBe(
       "Ana created the agent @writer.",
     );
+    expect(auditSentence(event({ action: "agent.disabled", target: agent, detail: { handle: "writer" }, conversation: null }))).toBe(
+      "Ana disabled the agent @writer.",
+    );
+    expect(auditSentence(event({ action: "agent.enabled", target: agent, detail: { handle: "writer" }, conversation: null }))).toBe(
+      "Ana enabled the agent @writer again.",
+    );
+    // a deleted agent has no row to name it: the handle recorded with the event does
+    const gone = { kind: "agent", id: "a1", label: null, name: null };
+    expect(auditSentence(event({ action: "agent.deleted", target: gone, detail: { handle: "writer" }, conversation: null }))).toBe(
+      "Ana deleted the agent @writer.",
+    );
     expect(
       auditSentence(
         event({

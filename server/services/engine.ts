@@ -17,4 +17,5 @@ export type Engine = Pick<
   | "now"
   | "submitPlan"
   | "agentsChanged"
+  | "withdrawQueuedRuns"
 >;

@@ -18,7 +18,13 @@ export const agentInputSchema = z.object({
 });
 export type AgentInput = z.infer<typeof agentInputSchema>;
 
-export const adminAgentSchema = agentInputSchema.extend({ id: z.string(), description: z.string(), updatedAt: z.string() });
+export const adminAgentSchema = agentInputSchema.extend({
+  id: z.string(),
+  description: z.string(),
+  updatedAt: z.string(),
+  /** when an admin disabled it; null: enabled */
+  disabledAt: z.string().nullable(),
+});
 export type AdminAgent = z.infer<typeof adminAgentSchema>;
 
 export const modelTrialSchema = z.discriminatedUnion("ok", [
@@ -56,6 +62,19 @@ export const adminRoutes = {
     path: "/api/admin/agents/:agentId",
     body: agentInputSchema,
     response: z.object({ agent: adminAgentSchema }),
+  }),
+  /** disable (nothing new of it starts; running runs finish) or enable again; never the commander */
+  setAgentEnabled: defineRoute({
+    method: "PUT",
+    path: "/api/admin/agents/:agentId/enabled",
+    body: z.object({ enabled: z.boolean() }),
+    response: z.object({ agent: adminAgentSchema }),
+  }),
+  /** refused (409) for the commander and while runs of the agent are live (queued, running, blocked on a form) */
+  deleteAgent: defineRoute({
+    method: "DELETE",
+    path: "/api/admin/agents/:agentId",
+    response: z.object({ deleted: z.object({ id: z.string(), handle: z.string() }) }),
   }),
   createInvite: defineRoute({
     method: "POST",

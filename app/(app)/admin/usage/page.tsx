@@ -1,8 +1,11 @@
+import { getTranslations } from "next-intl/server";
 import { UsageCharts } from "@/components/admin/usage-charts.tsx";
 import { requirePageAdmin } from "@/server/auth/page-session.ts";
 import { getRuntime } from "@/server/runtime.ts";
 
-export const metadata = { title: "Usage" };
+export async function generateMetadata() {
+  return { title: (await getTranslations("admin.sections"))("usage") };
+}
 
 export default async function UsagePage() {
   const actor = await requirePageAdmin();

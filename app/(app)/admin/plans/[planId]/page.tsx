@@ -1,11 +1,14 @@
 import { notFound } from "next/navigation";
 import Link from "next/link";
+import { getTranslations } from "next-intl/server";
 import { PlanAnswersView } from "@/components/admin/plan-answers.tsx";
 import { PlanTimelineView } from "@/components/admin/plan-timeline.tsx";
 import { requirePageAdmin } from "@/server/auth/page-session.ts";
 import { getRuntime } from "@/server/runtime.ts";
 
-export const metadata = { title: "Plan timeline" };
+export async function generateMetadata() {
+  return { title: (await getTranslations("admin.sections"))("planTimeline") };
+}
 
 export default async function PlanTimelinePage({ params }: { params: Promise<{ planId: string }> }) {
   const actor = await requirePageAdmin();
@@ -14,14 +17,15 @@ export default async function PlanTimelinePage({ params }: { params: Promise<{ p
   const timeline = await admin.planTimeline({ actor, planId });
   if (!timeline) notFound();
   const answers = await admin.planAnswers({ actor, planId });
+  const t = await getTranslations("admin.plans");
   return (
     <div className="flex flex-col gap-4">
-      <nav aria-label="Back" className="flex flex-wrap gap-x-4 text-sm">
+      <nav aria-label={t("back")} className="flex flex-wrap gap-x-4 text-sm">
         <Link href="/admin/plans" className="text-accent hover:underline">
-          ← Plan history
+          {t("backToHistory")}
         </Link>
         <Link href={`/admin/plans?conversation=${timeline.conversation.id}`} className="text-accent hover:underline">
-          This conversation’s plans
+          {t("conversationPlans")}
         </Link>
       </nav>
       <PlanTimelineView timeline={timeline} />
