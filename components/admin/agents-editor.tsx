@@ -19,6 +19,7 @@ const BLANK: AdminAgent = {
   allowedTools: [],
   skills: [],
   concurrency: 4,
+  hedgeModel: null,
   updatedAt: "",
 };
 
@@ -124,6 +125,7 @@ function AgentForm({ agent, onSaved, modelChoices }: { agent: AdminAgent; onSave
       allowedTools: splitList(data.get("allowedTools")),
       skills: splitList(data.get("skills")),
       concurrency: Number(data.get("concurrency")),
+      hedgeModel: formText(data.get("hedgeModel")).trim() || null,
     };
     setBusy(true);
     setError("");
@@ -217,6 +219,12 @@ function AgentForm({ agent, onSaved, modelChoices }: { agent: AdminAgent; onSave
         <TextField label="Allowed tools" name="allowedTools" defaultValue={agent.allowedTools.join(", ")} hint="Comma-separated." />
         <TextField label="Skills" name="skills" defaultValue={agent.skills.join(", ")} hint="Comma-separated." />
         <TextField label="Concurrency limit" name="concurrency" type="number" min={1} max={256} defaultValue={agent.concurrency} required />
+        <TextField
+          label="Hedge model"
+          name="hedgeModel"
+          defaultValue={agent.hedgeModel ?? ""}
+          hint="Optional. A step that runs longer than this agent usually takes races a twin on this model; the first to finish counts."
+        />
       </div>
       <TextAreaField
         label="Description"
