@@ -157,6 +157,8 @@ export function addLoserUsage(working: Working, event: Extract<PlanEvent, { type
  * or cancelled. `before` is the plan the event was applied to.
  */
 export function releaseOrphanedHedges(working: Working, before: PlanState): void {
+  // the common case, no twin anywhere, costs one scan and allocates nothing (this runs after every event)
+  if (!before.steps.some((step) => step.hedgeRunId !== null) && !working.commands.some((command) => command.type === "hedge")) return;
   for (const step of working.plan.steps) {
     if (step.status !== "in_progress" && step.hedgeRunId !== null) step.hedgeRunId = null;
   }
