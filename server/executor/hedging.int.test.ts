@@ -12,10 +12,15 @@ import { MIN_SAMPLES } from "./hedging.ts";
 const ALTERNATE = "offline-alternate";
 const SLOW_MS = 20_000;
 
-/** `slow` inputs take SLOW_MS on the agent's own model; everything else takes 15 ms. Usage grows with the time spent. */
-const script: Script = async (request) => {
+/**
+ * `slow` inputs take SLOW_MS on the agent's own model, `crawl` ones on both models for
+ * the step's first two runs (then as `slow`); everything else takes 15 ms. Usage grows
+ * with the time spent.
+ */
+const script: Script = async (request, call) => {
   const started = performance.now();
-  const slow = request.input.includes("slow") && request.agent.model !== ALTERNATE;
+  const crawling = request.input.includes("crawl") && call.attempt <= 2;
+  const slow = crawling || (/slow|crawl/.test(request.input) && request.agent.model !== ALTERNATE);
   await sleep(slow ? SLOW_MS : 15, request.signal);
   const spent = Math.round(performance.now() - started);
   return ok(`${request.agent.model} answered`, { usage: { tokensIn: 100 + spent, tokensOut: 10, cost: 0.001 } });
@@ -67,5 +72,26 @@ describe("hedging", () => {
       (event) => event.type === "step-updated" && event.payload.planId === plan.id && event.payload.step.hedge?.racing === true,
     );
     expect(hedgeEvent).toBeDefined();
+  });
+
+  it("survives a restart mid-race: both runs are lost, the step is retried and hedged again", async () => {
+    const plan = await fixture.executor.submitPlan({
+      conversationId: fixture.conversationId,
+      raw: { title: "Crash mid-race", steps: [step(1, "researcher", "crawl")] },
+    });
+    const live = () => fixture.db.prisma.run.count({ where: { planId: plan.id, status: "running" } });
+    await expect.poll(live, { timeout: 15_000 }).toBe(2);
+    await fixture.restart();
+    expect(await fixture.waitForPlan(plan.id)).toBe("completed");
+
+    const stored = await fixture.db.prisma.planStep.findFirstOrThrow({ where: { planId: plan.id, index: 1 } });
+    expect(stored).toMatchObject({ status: "done", attempts: 2, hedgeModel: ALTERNATE, outputSummary: `${ALTERNATE} answered` });
+    const runs = await fixture.db.prisma.run.findMany({ where: { planId: plan.id }, orderBy: { createdAt: "asc" } });
+    expect(runs.map((run) => [run.model, run.status])).toEqual([
+      ["offline", "lost"],
+      [ALTERNATE, "lost"],
+      ["offline", "cancelled"],
+      [ALTERNATE, "succeeded"],
+    ]);
   });
 });
