@@ -21,6 +21,7 @@ const BLANK: AdminAgent = {
   allowedTools: [],
   skills: [],
   concurrency: 4,
+  hedgeModel: null,
   updatedAt: "",
   disabledAt: null,
 };
@@ -141,6 +142,7 @@ function AgentForm({ agent, onSaved, modelChoices }: { agent: AdminAgent; onSave
       allowedTools: splitList(data.get("allowedTools")),
       skills: splitList(data.get("skills")),
       concurrency: Number(data.get("concurrency")),
+      hedgeModel: formText(data.get("hedgeModel")).trim() || null,
     };
     setBusy(true);
     setError("");
@@ -234,6 +236,7 @@ function AgentForm({ agent, onSaved, modelChoices }: { agent: AdminAgent; onSave
         <TextField label={t("allowedTools")} name="allowedTools" defaultValue={agent.allowedTools.join(", ")} hint={t("commaSeparated")} />
         <TextField label={t("skills")} name="skills" defaultValue={agent.skills.join(", ")} hint={t("commaSeparated")} />
         <TextField label={t("concurrency")} name="concurrency" type="number" min={1} max={256} defaultValue={agent.concurrency} required />
+        <TextField label={t("hedgeModel")} name="hedgeModel" defaultValue={agent.hedgeModel ?? ""} hint={t("hedgeModelHint")} />
       </div>
       <TextAreaField
         label={t("description")}

@@ -208,7 +208,10 @@ export function StepDrawer({
                 {detail.runs.map((run) => (
                   <tr key={run.id} className="border-t border-zinc-200 dark:border-zinc-800" title={run.error ?? undefined}>
                     <td className="py-1">{run.attempt}</td>
-                    <td>{run.agentHandle ? `@${run.agentHandle}` : "—"}</td>
+                    <td>
+                      {run.agentHandle ? `@${run.agentHandle}` : "—"}
+                      <span className="text-zinc-500 dark:text-zinc-400"> · {run.model}</span>
+                    </td>
                     <td>{run.status}</td>
                     <td title={run.usageEstimated ? ESTIMATED_NOTE : undefined}>
                       {run.usageEstimated ? "≈ " : ""}${run.cost.toFixed(4)}

@@ -8,7 +8,7 @@ import { plural } from "./plural.ts";
 import { decideDurable, describeWait } from "./retry-policy.ts";
 import { stepsSharingRun } from "./single-flight.ts";
 import { isTerminalStep } from "./status.ts";
-import type { PlanCommand, PlanState, ReconcileInput, ReconcileResult, StepState } from "./types.ts";
+import type { CancelReason, PlanCommand, PlanState, ReconcileInput, ReconcileResult, StepState } from "./types.ts";
 
 export interface Working {
   readonly input: ReconcileInput;
@@ -46,7 +46,7 @@ export function startWorking(input: ReconcileInput): Working {
  * run this event reports is already over, each run is cancelled once, and a run
  * started in this very reconcile is withdrawn (its start command dropped) instead.
  */
-export function releaseRuns(working: Working, runIds: Iterable<string>): void {
+export function releaseRuns(working: Working, runIds: Iterable<string>, reason?: CancelReason): void {
   for (const runId of new Set(runIds)) {
     if (runId === working.finishedRun) continue;
     const sharers = stepsSharingRun(working.plan.steps, runId);
@@ -57,12 +57,12 @@ export function releaseRuns(working: Working, runIds: Iterable<string>): void {
     if (working.startedRuns.has(runId)) {
       working.startedRuns.delete(runId);
       working.commands = working.commands.filter(
-        (command) => !((command.type === "dispatch" || command.type === "resume") && command.runId === runId),
+        (command) => !((command.type === "dispatch" || command.type === "resume" || command.type === "hedge") && command.runId === runId),
       );
       continue;
     }
     if (working.commands.some((command) => command.type === "cancel-run" && command.runId === runId)) continue;
-    working.commands.push({ type: "cancel-run", runId });
+    working.commands.push(reason ? { type: "cancel-run", runId, reason } : { type: "cancel-run", runId });
   }
 }
 

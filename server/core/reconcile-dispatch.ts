@@ -188,5 +188,8 @@ function startStep(working: Working, step: StepState, runId: string, renderedInp
   step.startedAt ??= working.now;
   step.retryAt = null;
   step.liveRunId = runId;
+  // a new attempt may be hedged again
+  step.hedgeRunId = null;
+  step.hedgeModel = null;
   step.renderedInput = renderedInput;
 }

@@ -5,6 +5,7 @@
  */
 import { addUsage } from "./budget.ts";
 import { containsFenceMarker } from "./fence.ts";
+import { addLoserUsage, fallBackToHedge, finishHedgeRun, loseHedgeRun, startHedge, stepHedgedOn } from "./hedge.ts";
 import { findStep, stepStateFromSpec } from "./plan-state.ts";
 import { abortPlan, cancelPlan, decidedSkipReason, handleFailure, note, skipStep, type Working } from "./reconcile-context.ts";
 import { retryStep } from "./reconcile-for-each.ts";
@@ -96,30 +97,42 @@ export const handlers: Handlers = {
   },
 
   "run-finished": (working, event) => {
+    const hedged = stepHedgedOn(working.plan.steps, event.runId);
+    if (hedged) return finishHedgeRun(working, hedged, { runId: event.runId, outcome: event.outcome, applyOutcome });
     const sharers = liveStepsOrIgnore(working, event.stepIndex, event.runId);
     if (!sharers) return "ignored";
     working.finishedRun = event.runId;
     // once, on the lowest-index step: the run was paid for once, however many steps it served
     const first = sharers[0];
     first.usage = addUsage(first.usage, event.outcome.usage);
+    const { outcome } = event;
     for (const step of sharers) {
       // an earlier sharer's abort_plan ended the plan and already skipped the rest
       if (isTerminalPlan(working.plan.status)) break;
-      applyOutcome(working, step, event.runId, event.outcome, sharedNote(sharers, step));
+      // a failure while the step's hedge twin still runs is not the step's failure
+      if (outcome.kind === "failed" && fallBackToHedge(working, step, event.runId, outcome.reason)) continue;
+      applyOutcome(working, step, event.runId, outcome, sharedNote(sharers, step));
     }
     return "applied";
   },
 
   "run-lost": (working, event) => {
+    const hedged = stepHedgedOn(working.plan.steps, event.runId);
+    if (hedged) return loseHedgeRun(working, hedged, event.runId);
     const sharers = liveStepsOrIgnore(working, event.stepIndex, event.runId);
     if (!sharers) return "ignored";
     working.finishedRun = event.runId;
     for (const step of sharers) {
       if (isTerminalPlan(working.plan.status)) break;
+      if (fallBackToHedge(working, step, event.runId, RUN_LOST_REASON)) continue;
       handleFailure(working, step, { transient: true, reason: RUN_LOST_REASON });
     }
     return "applied";
   },
+
+  hedge: (working, event) => startHedge(working, event),
+
+  "run-usage": (working, event) => addLoserUsage(working, event),
 
   "form-answered": (working, event) => {
     const step = stepOrIgnore(working, event.stepIndex);

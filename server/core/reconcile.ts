@@ -36,11 +36,15 @@
  *   completes when they have all ended (see reconcile-for-each.ts). Children are
  *   ordinary steps for dispatch, single-flight, budgets and cascades, plus a bound
  *   of their own: at most the step's for_each max_parallel in progress at once.
+ * - A straggler may race a twin on its agent's alternate model (`hedge`, see
+ *   hedge.ts): first to finish wins, the loser is cancelled, a twin's failure is not
+ *   the step's.
  */
 import { note, startWorking, type Working } from "./reconcile-context.ts";
 import { releaseStragglers, skipDoomedSteps } from "./reconcile-dependencies.ts";
 import { dispatchReady, refuseOverBudget, refuseUnavailable } from "./reconcile-dispatch.ts";
 import { handlers } from "./reconcile-events.ts";
+import { releaseOrphanedHedges } from "./hedge.ts";
 import { closeSkippedExpansions, collectExpansions, expandReady } from "./reconcile-for-each.ts";
 import { planOutcome } from "./outcome.ts";
 import { isTerminalPlan } from "./status.ts";
@@ -64,6 +68,7 @@ export function reconcile(input: ReconcileInput): ReconcileResult {
     return { plan: input.plan, commands: [], changedSteps: [], log: working.log, ignored: why };
   }
   if (!isTerminalPlan(working.plan.status)) settle(working);
+  releaseOrphanedHedges(working, input.plan);
   return {
     plan: working.plan,
     commands: working.commands,

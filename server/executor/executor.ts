@@ -21,6 +21,7 @@ import { createExecutorContext, type ExecutorContext, type ExecutorDeps } from "
 import { isRowNotFound } from "../db/database-errors.ts";
 import { UnitRunner, type CommittedUnit, type UnitPlan } from "./units.ts";
 import { RunWorker } from "./run-worker.ts";
+import { Hedging } from "./hedging.ts";
 import { storedRequest } from "./run-queue.ts";
 import { createPlan } from "./plan-creation.ts";
 import { withdrawQueuedRuns } from "./agent-withdrawal.ts";
@@ -42,6 +43,8 @@ export class Executor {
   private readonly units: UnitRunner;
   /** this process's side of the run queue: claims, live runs, lost runs (run-worker.ts) */
   private readonly worker: RunWorker;
+  /** when a straggling step run gets a twin (hedging.ts) */
+  private readonly hedging: Hedging;
 
   constructor(deps: ExecutorDeps) {
     this.context = createExecutorContext(deps);
@@ -57,11 +60,17 @@ export class Executor {
       },
       () => this.worker.claimRequest({ inStatement: true }),
     );
-    this.worker = new RunWorker(this.context, {
-      inConversation: (conversationId, work, plan) => this.inConversation(conversationId, work, plan),
-      appendEvents: (conversationId, events) => this.units.appendEvents(conversationId, events),
-      track: (promise) => this.track(promise),
+    const host = {
+      inConversation: <T>(conversationId: string, work: (tx: Tx, uow: UnitOfWork) => Promise<T>, plan?: UnitPlan) =>
+        this.inConversation(conversationId, work, plan),
+      track: (promise: Promise<unknown>) => this.track(promise),
       stopped: () => this.stopped,
+    };
+    this.hedging = new Hedging(this.context, host);
+    this.worker = new RunWorker(this.context, {
+      ...host,
+      appendEvents: (conversationId, events) => this.units.appendEvents(conversationId, events),
+      hedging: this.hedging,
     });
     this.leases = new LeaseKeeper(this.context, {
       liveRunIds: () => this.worker.liveRunIds,
@@ -230,6 +239,11 @@ export class Executor {
     for (const plan of uow.plans.values()) this.context.plans.set(plan);
     if (committed.published.length > 0) this.context.publisher.publish(committed.published, { othersTold: committed.othersTold });
     traceEndedPlans(this.context.prisma, committed.published);
+    // losers running here first: their abort reports what they spent
+    if (uow.hedgeLosers.length > 0) {
+      const live = new Set(this.worker.liveRunIds);
+      this.hedging.lost(uow.hedgeLosers.filter((loser) => live.has(loser.runId)));
+    }
     for (const runId of uow.runsToCancel) this.worker.abort(runId);
     for (const tick of uow.ticks) this.scheduleTick(tick);
     // a unit that wrote without the writing hook (events alone) claimed nothing

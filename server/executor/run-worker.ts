@@ -18,6 +18,7 @@ import type { UnitOfWork } from "./unit-of-work.ts";
 import type { UnitPlan } from "./units.ts";
 import type { PendingEvent } from "../adapters/prisma/event-log.ts";
 import { instrumentRunner } from "./run-telemetry.ts";
+import type { Hedging } from "./hedging.ts";
 
 type Tx = Prisma.TransactionClient;
 
@@ -33,6 +34,8 @@ export interface RunWorkerHost {
   /** keeps a promise in the executor's in-flight set (stop and idle wait for it) */
   track(promise: Promise<unknown>): void;
   stopped(): boolean;
+  /** races straggling step runs (hedging.ts): told when a run goes live, is recorded, or is aborted */
+  hedging?: Pick<Hedging, "watch" | "recorded" | "aborted">;
 }
 
 /** A run started early (see startEarly): running its preparation until its unit commits. */
@@ -332,6 +335,7 @@ export class RunWorker {
     const logs: RunLogEntry[] = [];
     const sink = liveRunSink({ publisher: this.context.publisher, conversationId, runId, confirmed, logs });
     const runner = instrumentRunner(this.context.runner, this.context.prisma, launch, claimed);
+    const unwatch = this.host.hedging?.watch(launch, confirmed);
     try {
       let result: AgentRunResult;
       try {
@@ -349,6 +353,7 @@ export class RunWorker {
       if (controller.signal.aborted || this.host.stopped()) {
         // nothing more of it is stored here (a stop records it elsewhere): its line says how it ended
         runner.recorded({ stored: "as-reported" });
+        this.host.hedging?.aborted(launch, result);
         return;
       }
       // runs of a conversation that end while it is busy share one statement (units.ts)
@@ -359,11 +364,15 @@ export class RunWorker {
           launch.planId ? { planId: launch.planId, runId, batch: true } : undefined,
         )
         .then(
-          () => runner.recorded({ stored: "as-reported" }),
+          () => {
+            runner.recorded({ stored: "as-reported" });
+            this.host.hedging?.recorded(launch, result);
+          },
           async (error: unknown) =>
             runner.recorded({ stored: "failed-instead", error: await recordRefusedResult(this.context, this.host, { launch, error }) }),
         );
     } finally {
+      unwatch?.();
       this.liveRuns.delete(runId);
       // a slot of this process freed up while runs may wait for one (the pools' own
       // slots were handed on by the unit that recorded the end)

@@ -108,6 +108,11 @@ export const stepSchema = z.object({
   retryAt: z.string().nullable(),
   startedAt: z.string().nullable(),
   endedAt: z.string().nullable(),
+  /**
+   * the current attempt was hedged: a twin run on `model` raced (`racing`: still races)
+   * the step's run because it ran long (core/hedge.ts); absent or null: not hedged
+   */
+  hedge: z.object({ model: z.string(), racing: z.boolean() }).nullable().optional(),
   /** summed over the step's runs; present where the server computed it (plan reads) */
   usage: usageSchema.optional(),
 });

@@ -25,6 +25,7 @@ const agentSelect = {
   allowedTools: true,
   skills: true,
   concurrency: true,
+  hedgeModel: true,
   updatedAt: true,
   disabledAt: true,
 } as const;
@@ -60,11 +61,12 @@ export async function createAgent(
 ): Promise<AdminAgent> {
   const admin = assertAdmin(actor);
   assertModelUsable(models, input.model);
+  if (input.hedgeModel) assertModelUsable(models, input.hedgeModel);
   if (await prisma.agent.findUnique({ where: { handle: input.handle }, select: { id: true } })) {
     throw conflict(`@${input.handle} already exists.`);
   }
   const agent = await prisma.$transaction(async (tx) => {
-    const created = await tx.agent.create({ data: input, select: agentSelect });
+    const created = await tx.agent.create({ data: { ...input, hedgeModel: input.hedgeModel || null }, select: agentSelect });
     await auditAgent(tx, admin, "agent.created", created);
     return created;
   });
@@ -92,12 +94,18 @@ export async function updateAgent(
 ): Promise<AdminAgent> {
   const admin = assertAdmin(actor);
   assertModelUsable(models, input.model);
+  if (input.hedgeModel) assertModelUsable(models, input.hedgeModel);
   const clash = await prisma.agent.findUnique({ where: { handle: input.handle }, select: { id: true } });
   if (clash && clash.id !== agentId) throw conflict(`@${input.handle} already exists.`);
   const found = await prisma.agent.findUnique({ where: { id: agentId }, select: { id: true } });
   if (!found) throw new BatonError("not_found", "No such agent.");
   const agent = await prisma.$transaction(async (tx) => {
-    const updated = await tx.agent.update({ where: { id: agentId }, data: input, select: agentSelect });
+    const updated = await tx.agent.update({
+      where: { id: agentId },
+      // an edit that leaves the field out keeps the agent's alternate; an empty one removes it
+      data: { ...input, hedgeModel: input.hedgeModel === undefined ? undefined : input.hedgeModel || null },
+      select: agentSelect,
+    });
     await auditAgent(tx, admin, "agent.updated", updated);
     return updated;
   });

@@ -66,6 +66,7 @@ export function stepStateDTO(step: StepState, id: string): StepDTO {
     retryAt: at(step.retryAt),
     startedAt: at(step.startedAt),
     endedAt: at(step.endedAt),
+    hedge: step.hedgeModel === null ? null : { model: step.hedgeModel, racing: step.hedgeRunId !== null },
   };
 }
 

@@ -15,6 +15,8 @@ export const agentInputSchema = z.object({
   allowedTools: z.array(storableText().trim().min(1).max(80)).max(50),
   skills: z.array(storableText().trim().min(1).max(80)).max(50),
   concurrency: z.number().int().min(1).max(256),
+  /** the model a step of this agent that runs long races on (hedging, core/hedge.ts); null or empty: none */
+  hedgeModel: storableText().trim().max(120).nullable().optional(),
 });
 export type AgentInput = z.infer<typeof agentInputSchema>;
 
