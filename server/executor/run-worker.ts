@@ -14,6 +14,7 @@ import { finishRun, type RunLogEntry } from "./run-lifecycle.ts";
 import { claimRuns, loadLaunch } from "./run-queue.ts";
 import { recordLostRunsEachIfNeeded, recordRefusedResult, runIdsByConversation } from "./refused-and-lost-runs.ts";
 import { liveRunSink } from "./run-sink.ts";
+import { postStoppedText } from "./stopped-text.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
 import type { UnitPlan } from "./units.ts";
 import type { PendingEvent } from "../adapters/prisma/event-log.ts";
@@ -349,6 +350,12 @@ export class RunWorker {
       if (controller.signal.aborted || this.host.stopped()) {
         // nothing more of it is stored here (a stop records it elsewhere): its line says how it ended
         runner.recorded({ stored: "as-reported" });
+        // what a stopped run had written stays in the chat, marked stopped (not on shutdown: it is handed back)
+        if (!this.host.stopped() && sink.text().trim() !== "" && (!confirmed || (await confirmed))) {
+          await this.host.inConversation(conversationId, (tx, uow) =>
+            postStoppedText(this.context, tx, uow, { launch, text: sink.text() }),
+          );
+        }
         return;
       }
       // runs of a conversation that end while it is busy share one statement (units.ts)
