@@ -138,7 +138,12 @@ export async function connectSocket(baseURL: string, cookie: string, conversatio
     socket.once("connect", () => resolve());
     socket.once("connect_error", (error) => reject(error));
   });
-  const ack = await new Promise<JoinAck>((resolve) => socket.emit("conversation-join", { conversationId, afterSeq: 0 }, resolve));
+  // as a browser does: the snapshot first, then live events after its seq (a long
+  // conversation's whole history is more than a join replays)
+  const snapshot = await fetch(`${baseURL}/api/conversations/${conversationId}`, { headers: { cookie, "x-forwarded-for": address } });
+  if (!snapshot.ok) throw new Error(`conversation snapshot: ${snapshot.status}`);
+  const { lastSeq } = (await snapshot.json()) as { lastSeq: number };
+  const ack = await new Promise<JoinAck>((resolve) => socket.emit("conversation-join", { conversationId, afterSeq: lastSeq }, resolve));
   if (!ack.ok) throw new Error(`conversation-join: ${ack.error}`);
   return socket;
 }

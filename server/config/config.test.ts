@@ -59,9 +59,9 @@ describe("loadConfig", () => {
     expect(() => loadConfig({ BATON_MAX_BODY_BYTES: "10" })).toThrow(/BATON_MAX_BODY_BYTES/);
   });
 
-  it("runs the embedded database on its own thread only with BATON_PGLITE_THREAD=1, and refuses another value", () => {
-    expect(loadConfig({}).pgliteThread).toBe(false);
-    expect(loadConfig({ BATON_PGLITE_THREAD: "1" }).pgliteThread).toBe(true);
+  it("runs the embedded database on its own thread unless BATON_PGLITE_THREAD=0, and refuses another value", () => {
+    expect(loadConfig({}).pgliteThread).toBe(true);
+    expect(loadConfig({ BATON_PGLITE_THREAD: "0" }).pgliteThread).toBe(false);
     expect(() => loadConfig({ BATON_PGLITE_THREAD: "yes" })).toThrow(/BATON_PGLITE_THREAD/);
   });
 

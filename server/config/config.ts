@@ -58,7 +58,7 @@ const envSchema = z.object({
   BATON_SOCKET_EVENTS_PER_SECOND: positiveInt(20),
   BATON_SEED_DEMO: z.enum(["0", "1"]).default("1"),
   /** 1: the embedded database on a thread of its own (db/pglite-thread.ts) */
-  BATON_PGLITE_THREAD: z.enum(["0", "1"]).default("0"),
+  BATON_PGLITE_THREAD: z.enum(["0", "1"]).default("1"),
   /** all: pages, sockets and agent runs; web: pages and sockets only; worker: agent runs only */
   BATON_ROLE: z.enum(["all", "web", "worker"]).default("all"),
   /** most agent runs one process runs at once */

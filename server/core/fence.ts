@@ -68,26 +68,41 @@ function fromCodePoint(code: number): string | null {
   return Number.isInteger(code) && code >= 0 && code <= 0x10ffff ? String.fromCodePoint(code) : null;
 }
 
-/** One round of each decoder a reader might apply: HTML entities, percent-encoding, JavaScript escapes. */
-function decodeOnce(text: string): string {
-  const html = text.replace(/&(?:#(\d{1,8})|#x([0-9a-f]{1,7})|([a-z]+));?/gi, (whole, decimal?: string, hex?: string, name?: string) => {
+/** HTML character references and the named entities a reader may decode, one round. */
+function decodeHtmlOnce(text: string): string {
+  return text.replace(/&(?:#(\d{1,8})|#x([0-9a-f]{1,7})|([a-z]+));?/gi, (whole, decimal?: string, hex?: string, name?: string) => {
     if (decimal !== undefined) return fromCodePoint(Number(decimal)) ?? whole;
     if (hex !== undefined) return fromCodePoint(parseInt(hex, 16)) ?? whole;
     return NAMED_ENTITIES[name!.toLowerCase()] ?? whole;
   });
-  const url = html.replace(/(?:%[0-9a-f]{2})+/gi, (run) => {
+}
+
+/** Percent-encoding, one round (a run that is not valid UTF-8 decodes byte by byte). */
+function decodeUrlOnce(text: string): string {
+  return text.replace(/(?:%[0-9a-f]{2})+/gi, (run) => {
     try {
       return decodeURIComponent(run);
     } catch {
       return run.replace(/%([0-7][0-9a-f])/gi, (_, byte: string) => String.fromCharCode(parseInt(byte, 16)));
     }
   });
-  return url.replace(
+}
+
+/** JavaScript escapes, one round. */
+function decodeJsOnce(text: string): string {
+  return text.replace(
     /\\u\{([0-9a-f]{1,6})\}|\\u([0-9a-f]{4})|\\x([0-9a-f]{2})/gi,
     (whole, braced?: string, four?: string, two?: string) => {
       return fromCodePoint(parseInt(braced ?? four ?? two!, 16)) ?? whole;
     },
   );
+}
+
+const DECODERS = [decodeHtmlOnce, decodeUrlOnce, decodeJsOnce];
+
+/** One round of each decoder a reader might apply: HTML entities, percent-encoding, JavaScript escapes. */
+function decodeOnce(text: string): string {
+  return decodeJsOnce(decodeUrlOnce(decodeHtmlOnce(text)));
 }
 
 /** The text as a reader who decodes everything, again and again, would read it. */
@@ -100,6 +115,36 @@ export function decodeEncodedForms(text: string): string {
     current = next;
   }
   return current;
+}
+
+/**
+ * How many different decodings of one text are looked at before it counts as a marker
+ * anyway: ordinary text has one to a handful; only text built to nest encodings has more.
+ */
+const MAX_DECODINGS = 64;
+
+/**
+ * Whether some reader, applying the decoders in any order and any number of times, reads
+ * a marker in the text. One fixed order is not enough: `&#060` then `%33` reads "<<3" when
+ * entities are decoded first, and `&#0603` (ɛ, then "untrusted") when percent-encoding
+ * is. Every decoding reachable one decoder at a time is checked; a text with more than
+ * MAX_DECODINGS of them is treated as a marker.
+ */
+function decodesToMarker(text: string): boolean {
+  if (!/[&%\\]/.test(text)) return false;
+  const seen = new Set([text]);
+  const pending = [text];
+  while (pending.length > 0) {
+    const current = pending.pop()!;
+    for (const decode of DECODERS) {
+      const next = decode(current);
+      if (seen.has(next)) continue;
+      if (markerBrackets(next).length > 0 || seen.size >= MAX_DECODINGS) return true;
+      seen.add(next);
+      pending.push(next);
+    }
+  }
+  return false;
 }
 
 /** Characters a reader may see as `<` (NFKC already folds the fullwidth and small forms). */
@@ -199,7 +244,7 @@ function markerBrackets(text: string): { start: number; length: number }[] {
 
 /** True when the text holds a fence, or anything a reader could take for one, decoded or not. */
 export function containsFenceMarker(text: string): boolean {
-  return markerBrackets(text).length > 0 || markerBrackets(decodeEncodedForms(text)).length > 0;
+  return markerBrackets(text).length > 0 || decodesToMarker(text);
 }
 
 /**
@@ -219,7 +264,7 @@ export function neutraliseFenceMarkers(text: string): string {
     from = bracket.start + bracket.length;
   }
   result += text.slice(from);
-  if (markerBrackets(decodeEncodedForms(result)).length === 0) return result;
+  if (!decodesToMarker(result)) return result;
   return result.replace(/[&%\\]/g, (char) => ESCAPE_STARTERS[char]);
 }
 

@@ -2,11 +2,11 @@
 // directory) when no URL is configured, else PostgreSQL through a pg Pool. Either way the
 // pending migrations of prisma/migrations are applied before the client is handed out.
 //
-// The embedded database runs on the server's own thread, through PGlite's public API: its
-// statements are synchronous WebAssembly, so a burst of them delays the event loop
-// (`npm run bench` prints by how much). With BATON_PGLITE_THREAD=1 it runs on a thread of
-// its own instead (pglite-thread.ts): the event loop stays free, and each statement pays a
-// hand-over between threads. One connection either way.
+// The embedded database runs on a thread of its own (pglite-thread.ts), through PGlite's
+// public API: its statements are synchronous WebAssembly, and on the server's thread a
+// burst of them delays every socket and request (`npm run bench` prints by how much).
+// Each statement pays a hand-over between threads; BATON_PGLITE_THREAD=0 keeps PGlite on
+// the server's thread instead. One connection either way.
 //
 // PGlite is ONE connection: inside an interactive `prisma.$transaction(async (tx) => …)`
 // use only `tx`; touching `prisma` (or the PGlite instance) there waits for the
