@@ -50,6 +50,10 @@ const upward = BELOW_TOP.map((layer, index) => ({
   to: { path: LAYERS.slice(index + 1).map((higher) => higher.path) },
 }));
 
+// the database, its generated client and the adapters over it: what only services (and
+// the layers under them) touch
+const DATA = ["^server/db/", "^server/generated/", "^server/adapters/", "(^|/)node_modules/@prisma/", "^@prisma/"];
+
 const upwardFromTests = BELOW_TOP.map((layer, index) => ({
   name: `layer-${layer.name}-tests`,
   comment: `tests of ${layer.name} import their layer, lower layers and testing/ folders`,
@@ -68,6 +72,22 @@ export default {
       severity: "error",
       from: {},
       to: { circular: true },
+    },
+    {
+      name: "app-through-the-facade",
+      comment:
+        "pages, layouts and route handlers reach data through getRuntime().app (services/application.ts), whose services check the actor where they read",
+      severity: "error",
+      from: { path: "^(app/|proxy[.]ts$)", pathNot: TESTS },
+      to: { path: DATA },
+    },
+    {
+      name: "auth-asks-the-application",
+      comment:
+        "auth hands better-auth its client (auth.ts, session.ts) and owns no other query: guards and page sessions ask getRuntime().app",
+      severity: "error",
+      from: { path: "^server/auth/", pathNot: `^server/auth/(auth|session)[.]ts$|${TESTS}` },
+      to: { path: DATA },
     },
     {
       name: "no-scaffolding-in-product",
@@ -96,7 +116,9 @@ export default {
   ],
   options: {
     doNotFollow: { path: ["node_modules", "^server/generated/"] },
-    exclude: { path: ["^server/generated/", "^[.]next/", "^build/"] },
+    // Prisma's generated client is not followed but stays in the graph, so that the rules
+    // see who imports it (excluded, an import of it was invisible to every rule)
+    exclude: { path: ["^[.]next/", "^build/"] },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: "tsconfig.json" },
     enhancedResolveOptions: { exportsFields: ["exports"], conditionNames: ["import", "require", "node", "default"] },

@@ -77,6 +77,27 @@ export default tseslint.config(
     },
   },
   {
+    // pages, route handlers and auth ask the application (getRuntime().app), whose services
+    // check the actor where they read; the raw client would skip that check. The module
+    // rules (.dependency-cruiser.mjs) cannot see a property read, so this one does.
+    // session.ts hands better-auth the client.
+    files: ["app/**/*.ts", "app/**/*.tsx", "server/auth/**/*.ts", "proxy.ts"],
+    ignores: [...TEST_FILES, "server/auth/session.ts"],
+    rules: {
+      "no-restricted-syntax": [
+        "error",
+        {
+          selector: "MemberExpression[object.type='CallExpression'][object.callee.name='getRuntime'][property.name='prisma']",
+          message: "read data through getRuntime().app (services/application.ts): its services check the actor",
+        },
+        {
+          selector: "VariableDeclarator[init.callee.name='getRuntime'] > ObjectPattern > Property[key.name='prisma']",
+          message: "read data through getRuntime().app (services/application.ts): its services check the actor",
+        },
+      ],
+    },
+  },
+  {
     // tests, fixtures and benches read untyped JSON answers (response.json(), wire bodies) on purpose
     files: TEST_FILES,
     rules: {

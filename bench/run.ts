@@ -5,6 +5,8 @@
  *   overhead  — ms of orchestration per step on a 200-step chain whose steps take 0 ms
  *   makespan  — wall time / critical path on DAGs with known step times (1.00 is ideal)
  *   open      — the snapshot a browser reads to open a conversation with that history
+ *   hedging   — makespan, p95 step time and extra cost on a long-tailed model, with and
+ *               without hedged stragglers (bench/hedging.ts)
  * Before these in-process figures it prints the server-level table (bench/server-bench.ts)
  * and, when asked, the at-scale row and the takeover figure (bench/scale-bench.ts with
  * BATON_BENCH_SCALE=1, bench/takeover-bench.ts with BATON_BENCH_TAKEOVER=1; PostgreSQL
@@ -23,6 +25,7 @@ import { benchServer } from "./server-bench.ts";
 import { benchScale } from "./scale-bench.ts";
 import { benchTakeover } from "./takeover-bench.ts";
 import { growHistory } from "./history.ts";
+import { benchHedging, TAIL_SHARES } from "./hedging.ts";
 import { conversationOpenFigure } from "./conversation-open.ts";
 
 const UNBOUNDED = 1000;
@@ -100,6 +103,15 @@ async function benchDatabase(label: string, open: () => Promise<Database>) {
     console.log(
       `${label.padEnd(10)} makespan   mean of random DAGs: ${mean.toFixed(3)} (goal ≤ ${SHORT_STEP_MAKESPAN_GOAL.toFixed(2)}: ${verdict})`,
     );
+    // each on a database of its own: the agents' p95 is read from its history
+    for (const tailShare of TAIL_SHARES) {
+      const fresh = await open();
+      try {
+        for (const line of await benchHedging(label, fresh, tailShare)) console.log(line);
+      } finally {
+        await fresh.close();
+      }
+    }
   } finally {
     await fixture.close();
     await db.close();

@@ -40,6 +40,7 @@ export function AppShell({
   const setMobileOpen = useSidebarStore((s) => s.setMobileOpen);
   const pathname = usePathname();
   const t = useTranslations("shell");
+  const tAdmin = useTranslations("admin.sections");
   // a new page (a conversation created or opened, an admin screen) closes the phone drawer
   useEffect(() => setMobileOpen(false), [pathname, setMobileOpen]);
   return (
@@ -61,10 +62,10 @@ export function AppShell({
         <ConversationSidebar conversations={conversations} invitations={invitations} />
         <div className="border-t border-zinc-200 p-3 dark:border-zinc-800">
           {user.role === "admin" ? (
-            <nav aria-label="Admin" className="mb-2 flex flex-wrap gap-x-3 gap-y-1 text-sm">
+            <nav aria-label={tAdmin("title")} className="mb-2 flex flex-wrap gap-x-3 gap-y-1 text-sm">
               {ADMIN_SECTIONS.map((section) => (
                 <Link key={section.href} className="text-zinc-600 hover:underline dark:text-zinc-400" href={section.href}>
-                  {section.label}
+                  {tAdmin(section.key)}
                 </Link>
               ))}
             </nav>

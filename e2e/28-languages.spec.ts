@@ -103,3 +103,25 @@ test("28b. the profile's switch picks English over the browser's Chinese, and it
   await expect(page.locator("html")).toHaveAttribute("lang", "zh-CN");
   await context.close();
 });
+
+test("28c. an admin page in Chinese: Admin → Agents for a zh-CN browser", async ({ browser }) => {
+  const admin = await adminContext(browser);
+  const storageState = await admin.context.storageState();
+  await admin.context.close();
+  const context = await browser.newContext({ storageState, locale: "zh-CN", viewport: LAPTOP });
+  const page = await context.newPage();
+  await page.goto("/admin/agents");
+  await expect(page.getByRole("heading", { name: "管理", level: 1 })).toBeVisible();
+  const tabs = page.getByRole("navigation", { name: "管理分区" });
+  await expect(tabs.getByRole("link", { name: "智能体" })).toHaveAttribute("aria-current", "page");
+  await expect(tabs.getByRole("link", { name: "审计日志" })).toBeVisible();
+  await expect(page.getByText("选择要编辑的智能体，或新建一个。")).toBeVisible();
+  await page.getByRole("button", { name: /@commander/ }).click();
+  const form = page.getByRole("form", { name: "编辑 @commander" });
+  await expect(form.getByLabel("并发上限")).toBeVisible();
+  await expect(form.getByRole("button", { name: "保存修改" })).toBeVisible();
+  await expect(page.getByTestId("agent-state")).toHaveText("指挥官负责回复每个对话、执行每个计划，因此不能停用或删除。");
+  await expect(page).toHaveTitle(/智能体/);
+  await page.screenshot({ path: screenshotPath("chinese-admin-agents") });
+  await context.close();
+});

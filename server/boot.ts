@@ -74,6 +74,7 @@ export async function bootCore(input: {
       role: config.role,
       workerSlots: config.workerSlots,
       sweepMs: config.sweepMs,
+      hedging: config.hedging,
     },
     notifications: db.pool ? postgresNotifications(db.pool) : undefined,
     liveness,

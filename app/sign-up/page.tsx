@@ -3,7 +3,6 @@ import { getTranslations } from "next-intl/server";
 import { AuthCard } from "@/components/auth/auth-card.tsx";
 import { SignUpForm } from "@/components/auth/sign-up-form.tsx";
 import { currentUser, hasAnyUser } from "@/server/auth/page-session.ts";
-import { isInviteUsable } from "@/server/services/invites.ts";
 import { getRuntime } from "@/server/runtime.ts";
 
 export async function generateMetadata() {
@@ -17,7 +16,7 @@ export default async function SignUpPage({ searchParams }: { searchParams: Promi
   const t = await getTranslations("auth");
   const token = typeof invite === "string" ? invite : undefined;
   const firstUser = !(await hasAnyUser());
-  const inviteOk = token ? await isInviteUsable(getRuntime().prisma, token) : false;
+  const inviteOk = token ? await getRuntime().app.signUp.isInviteUsable(token) : false;
   return (
     <AuthCard title={firstUser ? t("firstAccountTitle") : t("joinTitle")}>
       {firstUser ? <p className="mb-4 text-sm text-zinc-600 dark:text-zinc-400">{t("firstAccountNote")}</p> : null}

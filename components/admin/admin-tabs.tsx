@@ -5,21 +5,24 @@
  */
 import Link from "next/link";
 import { usePathname } from "next/navigation";
+import { useTranslations } from "next-intl";
 
+/** `key`: the section's name in messages/*.json, under admin.sections */
 export const ADMIN_SECTIONS = [
-  { href: "/admin/agents", label: "Agents" },
-  { href: "/admin/plans", label: "Plan history" },
-  { href: "/admin/usage", label: "Usage" },
-  { href: "/admin/providers", label: "Providers" },
-  { href: "/admin/repositories", label: "Repositories" },
-  { href: "/admin/invites", label: "Invites" },
-  { href: "/admin/audit", label: "Audit log" },
+  { href: "/admin/agents", key: "agents" },
+  { href: "/admin/plans", key: "plans" },
+  { href: "/admin/usage", key: "usage" },
+  { href: "/admin/providers", key: "providers" },
+  { href: "/admin/repositories", key: "repositories" },
+  { href: "/admin/invites", key: "invites" },
+  { href: "/admin/audit", key: "audit" },
 ] as const;
 
 export function AdminTabs() {
+  const t = useTranslations("admin.sections");
   const pathname = usePathname();
   return (
-    <nav aria-label="Admin sections" className="-mb-2 flex min-w-0 flex-1 gap-1 overflow-x-auto pb-2 text-sm" data-testid="admin-tabs">
+    <nav aria-label={t("label")} className="-mb-2 flex min-w-0 flex-1 gap-1 overflow-x-auto pb-2 text-sm" data-testid="admin-tabs">
       {ADMIN_SECTIONS.map((tab) => {
         const current = pathname === tab.href || pathname.startsWith(`${tab.href}/`);
         return (
@@ -33,7 +36,7 @@ export function AdminTabs() {
                 : "text-zinc-700 hover:bg-zinc-100 dark:text-zinc-300 dark:hover:bg-zinc-800"
             }`}
           >
-            {tab.label}
+            {t(tab.key)}
           </Link>
         );
       })}

@@ -1,12 +1,14 @@
 "use client";
 import { formText } from "./../form-text.ts";
 import { useState, type FormEvent } from "react";
+import { useTranslations } from "next-intl";
 import type { AdminAgent, AgentInput } from "@/server/protocol/rest/admin.ts";
 import { api } from "../api-client.ts";
 import { Avatar } from "../ui/avatar.tsx";
 import { Badge } from "../ui/badge.tsx";
 import { Button } from "../ui/button.tsx";
 import { ErrorText, TextAreaField, TextField, inputClass } from "../ui/field.tsx";
+import { AgentStateControls } from "./agent-state-controls.tsx";
 
 const BLANK: AdminAgent = {
   id: "",
@@ -19,7 +21,9 @@ const BLANK: AdminAgent = {
   allowedTools: [],
   skills: [],
   concurrency: 4,
+  hedgeModel: null,
   updatedAt: "",
+  disabledAt: null,
 };
 
 const splitList = (value: FormDataEntryValue | null) =>
@@ -30,16 +34,21 @@ const splitList = (value: FormDataEntryValue | null) =>
 
 /** `modelChoices`: the ids offered in the model field (offline and the configured `cli:` agents); any other id may be typed. */
 export function AgentsEditor({ initialAgents, modelChoices = [] }: { initialAgents: AdminAgent[]; modelChoices?: string[] }) {
+  const t = useTranslations("admin.agents");
   const [agents, setAgents] = useState(initialAgents);
   const [editing, setEditing] = useState<AdminAgent | null>(null);
+  const saved = (agent: AdminAgent) => {
+    setAgents((list) => (list.some((a) => a.id === agent.id) ? list.map((a) => (a.id === agent.id ? agent : a)) : [...list, agent]));
+    setEditing(agent);
+  };
 
   return (
     <div className="grid gap-6 lg:grid-cols-[20rem_1fr]">
-      <section aria-label="Agents">
+      <section aria-label={t("title")}>
         <div className="mb-2 flex items-center justify-between">
-          <h2 className="text-lg font-semibold">Agents</h2>
+          <h2 className="text-lg font-semibold">{t("title")}</h2>
           <Button size="sm" onClick={() => setEditing({ ...BLANK })}>
-            + New agent
+            {t("new")}
           </Button>
         </div>
         <ul className="divide-y divide-zinc-200 rounded-lg border border-zinc-200 dark:divide-zinc-800 dark:border-zinc-800">
@@ -49,41 +58,50 @@ export function AgentsEditor({ initialAgents, modelChoices = [] }: { initialAgen
                 type="button"
                 onClick={() => setEditing(agent)}
                 aria-current={editing?.id === agent.id ? "true" : undefined}
-                className={`flex w-full items-center gap-2 px-3 py-2 text-left text-sm hover:bg-zinc-50 dark:hover:bg-zinc-900 ${editing?.id === agent.id ? "bg-zinc-100 dark:bg-zinc-900" : ""}`}
+                data-disabled={agent.disabledAt ? "true" : undefined}
+                className={`flex w-full items-center gap-2 px-3 py-2 text-left text-sm hover:bg-zinc-50 dark:hover:bg-zinc-900 ${editing?.id === agent.id ? "bg-zinc-100 dark:bg-zinc-900" : ""} ${agent.disabledAt ? "text-zinc-500 dark:text-zinc-400" : ""}`}
               >
-                <Avatar name={agent.handle} kind="agent" size={28} />
+                {/* greyed, not faded: a faded label would fail contrast */}
+                <span className={agent.disabledAt ? "grayscale" : undefined}>
+                  <Avatar name={agent.handle} kind="agent" size={28} />
+                </span>
                 <span className="min-w-0 flex-1">
                   <span className="block font-medium">@{agent.handle}</span>
                   <span className="block truncate text-xs text-zinc-500">
                     {agent.name} · {agent.model}
                   </span>
                 </span>
-                {agent.role === "commander" ? <Badge tone="accent">commander</Badge> : null}
+                {agent.role === "commander" ? <Badge tone="accent">{t("commander")}</Badge> : null}
+                {agent.disabledAt ? <Badge tone="zinc">{t("disabled")}</Badge> : null}
               </button>
             </li>
           ))}
         </ul>
       </section>
       {editing ? (
-        <AgentForm
-          modelChoices={modelChoices}
-          key={editing.id || "new"}
-          agent={editing}
-          onSaved={(saved) => {
-            setAgents((list) =>
-              list.some((a) => a.id === saved.id) ? list.map((a) => (a.id === saved.id ? saved : a)) : [...list, saved],
-            );
-            setEditing(saved);
-          }}
-        />
+        <div className="flex max-w-2xl flex-col gap-4">
+          {editing.id ? (
+            <AgentStateControls
+              key={`state-${editing.id}`}
+              agent={editing}
+              onChanged={saved}
+              onDeleted={(id) => {
+                setAgents((list) => list.filter((a) => a.id !== id));
+                setEditing(null);
+              }}
+            />
+          ) : null}
+          <AgentForm modelChoices={modelChoices} key={editing.id || "new"} agent={editing} onSaved={saved} />
+        </div>
       ) : (
-        <p className="text-sm text-zinc-500">Choose an agent to edit, or create a new one.</p>
+        <p className="text-sm text-zinc-500">{t("choose")}</p>
       )}
     </div>
   );
 }
 
 function AgentForm({ agent, onSaved, modelChoices }: { agent: AdminAgent; onSaved: (agent: AdminAgent) => void; modelChoices: string[] }) {
+  const t = useTranslations("admin.agents");
   const [error, setError] = useState("");
   const [saved, setSaved] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -101,13 +119,13 @@ function AgentForm({ agent, onSaved, modelChoices }: { agent: AdminAgent; onSave
               state: "done",
               ok: true,
               text: model.startsWith("cli:")
-                ? `${model}: the program starts (${result.latencyMs} ms) and printed “${result.reply}”`
-                : `${model} answered in ${result.latencyMs} ms: “${result.reply}”`,
+                ? t("cliStarted", { model, ms: result.latencyMs, reply: result.reply })
+                : t("modelAnswered", { model, ms: result.latencyMs, reply: result.reply }),
             }
           : { state: "done", ok: false, text: result.error },
       );
     } catch (caught) {
-      setTrial({ state: "done", ok: false, text: caught instanceof Error ? caught.message : "Could not test the model." });
+      setTrial({ state: "done", ok: false, text: caught instanceof Error ? caught.message : t("testFailed") });
     }
   }
 
@@ -124,6 +142,7 @@ function AgentForm({ agent, onSaved, modelChoices }: { agent: AdminAgent; onSave
       allowedTools: splitList(data.get("allowedTools")),
       skills: splitList(data.get("skills")),
       concurrency: Number(data.get("concurrency")),
+      hedgeModel: formText(data.get("hedgeModel")).trim() || null,
     };
     setBusy(true);
     setError("");
@@ -133,42 +152,42 @@ function AgentForm({ agent, onSaved, modelChoices }: { agent: AdminAgent; onSave
       onSaved(result);
       setSaved(true);
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : "Could not save.");
+      setError(caught instanceof Error ? caught.message : t("saveFailed"));
     } finally {
       setBusy(false);
     }
   }
 
   return (
-    <form onSubmit={submit} aria-label={agent.id ? `Edit @${agent.handle}` : "New agent"} className="flex max-w-2xl flex-col gap-4">
-      <h2 className="text-lg font-semibold">{agent.id ? `Edit @${agent.handle}` : "New agent"}</h2>
+    <form onSubmit={submit} aria-label={agent.id ? t("edit", { handle: agent.handle }) : t("newTitle")} className="flex flex-col gap-4">
+      <h2 className="text-lg font-semibold">{agent.id ? t("edit", { handle: agent.handle }) : t("newTitle")}</h2>
       <div className="grid gap-4 sm:grid-cols-2">
         <TextField
-          label="Handle"
+          label={t("handle")}
           name="handle"
           defaultValue={agent.handle}
           required
           pattern="[a-z0-9_\-]{1,40}"
-          hint="What people type after @."
+          hint={t("handleHint")}
         />
-        <TextField label="Name" name="name" defaultValue={agent.name} required maxLength={80} />
+        <TextField label={t("name")} name="name" defaultValue={agent.name} required maxLength={80} />
         <div className="flex flex-col gap-1">
           <label htmlFor="agent-role" className="text-sm font-medium">
-            Role
+            {t("role")}
           </label>
           <select id="agent-role" name="role" defaultValue={agent.role} className={inputClass}>
-            <option value="sub_agent">sub-agent</option>
-            <option value="commander">commander</option>
+            <option value="sub_agent">{t("subAgent")}</option>
+            <option value="commander">{t("commander")}</option>
           </select>
         </div>
         <div className="flex flex-col gap-1">
           <TextField
-            label="Model"
+            label={t("model")}
             name="model"
             defaultValue={agent.model}
             required
             list="agent-model-choices"
-            hint={`offline, anthropic:…, openai:…, local:…${modelChoices.some((id) => id.startsWith("cli:")) ? ", or a command-line agent (cli:…)" : ""}`}
+            hint={modelChoices.some((id) => id.startsWith("cli:")) ? t("modelHintCli") : t("modelHint")}
           />
           <datalist id="agent-model-choices">
             {modelChoices.map((id) => (
@@ -177,7 +196,7 @@ function AgentForm({ agent, onSaved, modelChoices }: { agent: AdminAgent; onSave
           </datalist>
           {modelChoices.length > 1 ? (
             <select
-              aria-label="Choose a configured model"
+              aria-label={t("chooseModel")}
               className={`${inputClass} w-auto`}
               value=""
               onChange={(event) => {
@@ -185,7 +204,7 @@ function AgentForm({ agent, onSaved, modelChoices }: { agent: AdminAgent; onSave
                 if (field instanceof HTMLInputElement && event.currentTarget.value) field.value = event.currentTarget.value;
               }}
             >
-              <option value="">Choose a configured model…</option>
+              <option value="">{t("chooseModelOption")}</option>
               {modelChoices.map((id) => (
                 <option key={id} value={id}>
                   {id}
@@ -201,7 +220,7 @@ function AgentForm({ agent, onSaved, modelChoices }: { agent: AdminAgent; onSave
               disabled={trial.state === "testing"}
               onClick={(event) => void testModel(event.currentTarget.form)}
             >
-              {trial.state === "testing" ? "Testing…" : "Test model"}
+              {trial.state === "testing" ? t("testing") : t("testModel")}
             </Button>
             {trial.state === "done" ? (
               <span
@@ -214,27 +233,28 @@ function AgentForm({ agent, onSaved, modelChoices }: { agent: AdminAgent; onSave
             ) : null}
           </div>
         </div>
-        <TextField label="Allowed tools" name="allowedTools" defaultValue={agent.allowedTools.join(", ")} hint="Comma-separated." />
-        <TextField label="Skills" name="skills" defaultValue={agent.skills.join(", ")} hint="Comma-separated." />
-        <TextField label="Concurrency limit" name="concurrency" type="number" min={1} max={256} defaultValue={agent.concurrency} required />
+        <TextField label={t("allowedTools")} name="allowedTools" defaultValue={agent.allowedTools.join(", ")} hint={t("commaSeparated")} />
+        <TextField label={t("skills")} name="skills" defaultValue={agent.skills.join(", ")} hint={t("commaSeparated")} />
+        <TextField label={t("concurrency")} name="concurrency" type="number" min={1} max={256} defaultValue={agent.concurrency} required />
+        <TextField label={t("hedgeModel")} name="hedgeModel" defaultValue={agent.hedgeModel ?? ""} hint={t("hedgeModelHint")} />
       </div>
       <TextAreaField
-        label="Description"
+        label={t("description")}
         name="description"
         defaultValue={agent.description}
         rows={2}
-        placeholder="What this agent is good for, in a sentence or two. The commander reads it when it assigns steps."
+        placeholder={t("descriptionPlaceholder")}
       />
-      <TextAreaField label="System prompt" name="systemPrompt" defaultValue={agent.systemPrompt} rows={10} />
+      <TextAreaField label={t("systemPrompt")} name="systemPrompt" defaultValue={agent.systemPrompt} rows={10} />
       <ErrorText>{error}</ErrorText>
       {saved ? (
         <p role="status" className="text-sm text-emerald-600">
-          Saved.
+          {t("saved")}
         </p>
       ) : null}
       <div>
         <Button type="submit" disabled={busy}>
-          {busy ? "Saving…" : agent.id ? "Save changes" : "Create agent"}
+          {busy ? t("saving") : agent.id ? t("save") : t("create")}
         </Button>
       </div>
     </form>

@@ -1,19 +1,21 @@
+import { useTranslations } from "next-intl";
 import { inputClass } from "@/components/ui/field.tsx";
 
 /** The end of an admin filter form: a From–To date range (`from`, `to` in the query) and its submit. */
 export function DateRangeFilter({ from, to }: { from?: string; to?: string }) {
+  const t = useTranslations("admin.dateRange");
   return (
     <>
       <label className="flex flex-col gap-1 text-sm">
-        From
+        {t("from")}
         <input type="date" name="from" defaultValue={from ?? ""} className={inputClass} />
       </label>
       <label className="flex flex-col gap-1 text-sm">
-        To
+        {t("to")}
         <input type="date" name="to" defaultValue={to ?? ""} className={inputClass} />
       </label>
       <button type="submit" className="h-10 rounded-md bg-accent px-4 text-sm font-medium text-white">
-        Filter
+        {t("filter")}
       </button>
     </>
   );

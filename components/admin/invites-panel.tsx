@@ -5,6 +5,7 @@
  * link shows its address.
  */
 import { useState, useSyncExternalStore } from "react";
+import { useTranslations } from "next-intl";
 import type { AdminInvite, InviteState } from "@/server/protocol/rest/admin.ts";
 import { api } from "../api-client.ts";
 import { Badge, type Tone } from "../ui/badge.tsx";
@@ -16,6 +17,7 @@ const noChanges = () => () => {};
 const STATE_TONE: Record<InviteState, Tone> = { open: "green", used: "zinc", expired: "zinc", revoked: "red" };
 
 export function InvitesPanel({ invites: initial }: { invites: AdminInvite[] }) {
+  const t = useTranslations("admin.invites");
   const [invites, setInvites] = useState(initial);
   const [role, setRole] = useState<"member" | "admin">("member");
   const [confirming, setConfirming] = useState<string | null>(null);
@@ -44,7 +46,7 @@ export function InvitesPanel({ invites: initial }: { invites: AdminInvite[] }) {
         ...list,
       ]);
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : "Could not create an invite.");
+      setError(caught instanceof Error ? caught.message : t("createFailed"));
     }
   }
 
@@ -55,35 +57,32 @@ export function InvitesPanel({ invites: initial }: { invites: AdminInvite[] }) {
       setInvites((list) => list.map((row) => (row.id === id ? { ...row, state: invite.state } : row)));
       setConfirming(null);
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : "Could not revoke the invite.");
+      setError(caught instanceof Error ? caught.message : t("revokeFailed"));
     }
   }
 
   return (
     <div className="flex max-w-3xl flex-col gap-4">
-      <h2 className="text-lg font-semibold">Invite links</h2>
-      <p className="text-sm text-zinc-600 dark:text-zinc-400">
-        After the first account, people join only through an invite link. Each link works once and expires after 7 days; revoke one you no
-        longer want used.
-      </p>
+      <h2 className="text-lg font-semibold">{t("title")}</h2>
+      <p className="text-sm text-zinc-600 dark:text-zinc-400">{t("intro")}</p>
       <div className="flex items-end gap-2">
         <label className="flex flex-col gap-1 text-sm">
-          Role
+          {t("role")}
           <select value={role} onChange={(event) => setRole(event.target.value === "admin" ? "admin" : "member")} className={inputClass}>
-            <option value="member">member</option>
-            <option value="admin">admin</option>
+            <option value="member">{t("roleName", { role: "member" })}</option>
+            <option value="admin">{t("roleName", { role: "admin" })}</option>
           </select>
         </label>
-        <Button onClick={create}>Create invite link</Button>
+        <Button onClick={create}>{t("create")}</Button>
       </div>
       <ErrorText>{error}</ErrorText>
       <ul
         className="divide-y divide-zinc-200 rounded-lg border border-zinc-200 dark:divide-zinc-800 dark:border-zinc-800"
         data-testid="invite-list"
       >
-        {invites.length === 0 ? <li className="px-3 py-2 text-sm text-zinc-500">No invite links yet.</li> : null}
+        {invites.length === 0 ? <li className="px-3 py-2 text-sm text-zinc-500">{t("none")}</li> : null}
         {invites.map((invite) => {
-          const label = `invite link for a new ${invite.role} created ${invite.createdAt.slice(0, 16).replace("T", " ")}`;
+          const about = { role: invite.role, created: invite.createdAt.slice(0, 16).replace("T", " ") };
           return (
             <li
               key={invite.id}
@@ -95,32 +94,32 @@ export function InvitesPanel({ invites: initial }: { invites: AdminInvite[] }) {
                 <input
                   readOnly
                   value={link(invite.token)}
-                  aria-label="Invite link"
+                  aria-label={t("linkField")}
                   className={`${inputClass} min-w-0 flex-1 font-mono text-xs`}
                   data-testid="invite-link"
                   onFocus={(e) => e.currentTarget.select()}
                 />
               ) : (
-                <span className="min-w-0 flex-1 text-xs text-zinc-500">{label.replace(/^./, (first) => first.toUpperCase())}</span>
+                <span className="min-w-0 flex-1 text-xs text-zinc-500">{t("label", about)}</span>
               )}
-              <Badge tone={invite.role === "admin" ? "accent" : "neutral"}>{invite.role}</Badge>
-              <Badge tone={STATE_TONE[invite.state]}>{invite.state}</Badge>
+              <Badge tone={invite.role === "admin" ? "accent" : "neutral"}>{t("roleName", { role: invite.role })}</Badge>
+              <Badge tone={STATE_TONE[invite.state]}>{t("state", { state: invite.state })}</Badge>
               {invite.state !== "open" ? null : confirming === invite.id ? (
-                <span className="flex items-center gap-1" role="group" aria-label="Revoke this invite link for good?">
+                <span className="flex items-center gap-1" role="group" aria-label={t("revokeQuestion")}>
                   <Button size="sm" variant="danger" onClick={() => revoke(invite.id)}>
-                    Revoke for good
+                    {t("revokeForGood")}
                   </Button>
                   <Button size="sm" variant="ghost" onClick={() => setConfirming(null)}>
-                    Keep
+                    {t("keep")}
                   </Button>
                 </span>
               ) : (
                 <>
                   <Button size="sm" variant="secondary" onClick={() => navigator.clipboard?.writeText(link(invite.token))}>
-                    Copy
+                    {t("copy")}
                   </Button>
-                  <Button size="sm" variant="secondary" onClick={() => setConfirming(invite.id)} aria-label={`Revoke the ${label}`}>
-                    Revoke
+                  <Button size="sm" variant="secondary" onClick={() => setConfirming(invite.id)} aria-label={t("revokeLabel", about)}>
+                    {t("revoke")}
                   </Button>
                 </>
               )}

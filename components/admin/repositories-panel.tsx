@@ -5,6 +5,7 @@
  * (its credentials are kept on the server and never shown back).
  */
 import { useState, type FormEvent } from "react";
+import { useTranslations } from "next-intl";
 import type { z } from "zod";
 import type { workspaceRoutes } from "@/server/protocol/rest/workspace.ts";
 import { api } from "../api-client.ts";
@@ -15,6 +16,7 @@ import { ErrorText, TextField } from "../ui/field.tsx";
 type Repository = z.infer<(typeof workspaceRoutes)["repositories"]["response"]>["repositories"][number];
 
 export function RepositoriesPanel({ initialRepositories }: { initialRepositories: Repository[] }) {
+  const t = useTranslations("admin.repositories");
   const [repositories, setRepositories] = useState(initialRepositories);
   const [source, setSource] = useState<"path" | "clone">("path");
   const [busy, setBusy] = useState(false);
@@ -36,10 +38,10 @@ export function RepositoriesPanel({ initialRepositories }: { initialRepositories
         ...(source === "path" ? { path: location } : { cloneUrl: location }),
       });
       setRepositories((list) => [...list, repository].sort((a, b) => a.name.localeCompare(b.name)));
-      setNotice(`Registered ${repository.name}.`);
+      setNotice(t("registered", { name: repository.name }));
       form.reset();
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : "Could not register the repository.");
+      setError(caught instanceof Error ? caught.message : t("registerFailed"));
     } finally {
       setBusy(false);
     }
@@ -48,17 +50,17 @@ export function RepositoriesPanel({ initialRepositories }: { initialRepositories
   return (
     <section className="flex flex-col gap-3" aria-labelledby="repositories-heading">
       <h2 id="repositories-heading" className="text-lg font-semibold">
-        Repositories
+        {t("title")}
       </h2>
       {repositories.length === 0 ? (
-        <p className="text-sm text-zinc-500">No repository yet: register one below, then link a conversation to it from its settings.</p>
+        <p className="text-sm text-zinc-500">{t("none")}</p>
       ) : (
         <table className="w-full text-left text-sm" data-testid="repositories">
           <thead className="text-xs text-zinc-500">
             <tr>
-              <th className="py-1 pr-3 font-medium">Name</th>
-              <th className="py-1 pr-3 font-medium">Base branch</th>
-              <th className="py-1 pr-3 font-medium">Where</th>
+              <th className="py-1 pr-3 font-medium">{t("name")}</th>
+              <th className="py-1 pr-3 font-medium">{t("baseBranch")}</th>
+              <th className="py-1 pr-3 font-medium">{t("where")}</th>
             </tr>
           </thead>
           <tbody>
@@ -68,7 +70,7 @@ export function RepositoriesPanel({ initialRepositories }: { initialRepositories
                 <td className="py-1 pr-3 font-mono">{repository.baseBranch}</td>
                 <td className="py-1 pr-3 font-mono text-xs break-all">
                   {repository.path}
-                  {repository.remote ? <span className="block text-zinc-500">cloned from {repository.remote}</span> : null}
+                  {repository.remote ? <span className="block text-zinc-500">{t("clonedFrom", { remote: repository.remote })}</span> : null}
                 </td>
               </tr>
             ))}
@@ -79,34 +81,31 @@ export function RepositoriesPanel({ initialRepositories }: { initialRepositories
       <form
         onSubmit={(event) => void register(event)}
         className="flex flex-col gap-3 rounded-md border border-zinc-200 p-3 dark:border-zinc-800"
-        aria-label="Register a repository"
+        aria-label={t("register")}
       >
-        <h3 className="text-sm font-semibold">Register a repository</h3>
+        <h3 className="text-sm font-semibold">{t("register")}</h3>
         <fieldset className="flex gap-4 text-sm">
-          <legend className="sr-only">Where the repository is</legend>
+          <legend className="sr-only">{t("whereIs")}</legend>
           <label className="flex items-center gap-1">
-            <input type="radio" name="source" checked={source === "path"} onChange={() => setSource("path")} />A folder on the server
+            <input type="radio" name="source" checked={source === "path"} onChange={() => setSource("path")} />
+            {t("folder")}
           </label>
           <label className="flex items-center gap-1">
             <input type="radio" name="source" checked={source === "clone"} onChange={() => setSource("clone")} />
-            Clone from a URL
+            {t("clone")}
           </label>
         </fieldset>
-        <TextField label="Name" name="name" required pattern="[a-z0-9_-]{1,40}" hint="lowercase letters, digits, - and _" />
+        <TextField label={t("name")} name="name" required pattern="[a-z0-9_-]{1,40}" hint={t("nameHint")} />
         <TextField
-          label={source === "path" ? "Path on the server" : "Clone URL"}
+          label={source === "path" ? t("path") : t("cloneUrl")}
           name="location"
           required
-          hint={
-            source === "path"
-              ? "The repository's root folder (or a bare repository), as an absolute path."
-              : "https://…, ssh://… or git@host:path. Credentials in the URL stay on the server."
-          }
+          hint={source === "path" ? t("pathHint") : t("cloneHint")}
         />
-        <TextField label="Base branch" name="baseBranch" defaultValue="main" required />
+        <TextField label={t("baseBranch")} name="baseBranch" defaultValue="main" required />
         <div>
           <Button type="submit" size="sm" disabled={busy}>
-            {busy ? (source === "clone" ? "Cloning…" : "Registering…") : "Register"}
+            {busy ? (source === "clone" ? t("cloning") : t("registering")) : t("submit")}
           </Button>
         </div>
         {notice ? (

@@ -5,12 +5,14 @@
  */
 import Link from "next/link";
 import { useState } from "react";
+import { useTranslations } from "next-intl";
 import type { SlotsOverview } from "@/server/protocol/rest/workspace.ts";
 import { api } from "../api-client.ts";
 import { Button } from "../ui/button.tsx";
 import { ErrorText } from "../ui/field.tsx";
 
 export function SlotsPanel({ initial }: { initial: SlotsOverview }) {
+  const t = useTranslations("admin.slots");
   const [overview, setOverview] = useState(initial);
   const [error, setError] = useState("");
 
@@ -19,7 +21,7 @@ export function SlotsPanel({ initial }: { initial: SlotsOverview }) {
     try {
       setOverview(await api.workspace.slots());
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : "Could not load the slots.");
+      setError(caught instanceof Error ? caught.message : t("loadFailed"));
     }
   }
 
@@ -27,35 +29,31 @@ export function SlotsPanel({ initial }: { initial: SlotsOverview }) {
     <section className="flex flex-col gap-3" aria-labelledby="slots-heading" data-testid="slots-view">
       <div className="flex items-center gap-3">
         <h2 id="slots-heading" className="text-lg font-semibold">
-          Slots
+          {t("title")}
         </h2>
         <Button size="sm" variant="secondary" onClick={() => void refresh()}>
-          Refresh
+          {t("refresh")}
         </Button>
       </div>
-      <p className="text-xs text-zinc-500">
-        A slot takes a place in its repository&apos;s pool only while its step runs; its worktree is removed once the plan has ended.
-      </p>
+      <p className="text-xs text-zinc-500">{t("intro")}</p>
       <ErrorText>{error}</ErrorText>
-      {overview.repositories.length === 0 ? <p className="text-sm text-zinc-500">No repositories.</p> : null}
+      {overview.repositories.length === 0 ? <p className="text-sm text-zinc-500">{t("noRepositories")}</p> : null}
       {overview.repositories.map((repository) => (
         <div key={repository.id} className="flex flex-col gap-1" data-testid={`pool-${repository.name}`}>
           <h3 className="text-sm font-semibold">
             {repository.name}{" "}
             <span className="font-normal text-zinc-600 dark:text-zinc-400" data-testid="pool-use">
-              {repository.inUse}/{repository.limit} in use
+              {t("inUse", { inUse: repository.inUse, limit: repository.limit })}
             </span>
           </h3>
           {repository.active.length === 0 ? (
-            <p className="text-xs text-zinc-500">No worktree on disk.</p>
+            <p className="text-xs text-zinc-500">{t("noWorktree")}</p>
           ) : (
             <ul className="text-xs">
               {repository.active.map((slot) => (
                 <li key={slot.branch} className="flex flex-wrap gap-2">
                   <code>{slot.branch}</code>
-                  <span>
-                    step {slot.stepIndex} ({slot.stepStatus.replace("_", " ")})
-                  </span>
+                  <span>{t("step", { index: slot.stepIndex, status: slot.stepStatus })}</span>
                   {slot.conversationId ? (
                     <Link className="text-accent underline" href={`/c/${slot.conversationId}`}>
                       {slot.planTitle}

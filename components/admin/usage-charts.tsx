@@ -1,4 +1,5 @@
 "use client";
+import { useTranslations } from "next-intl";
 import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAxis, YAxis } from "recharts";
 import type { Usage, UsageRow } from "@/server/protocol/rest/admin-views.ts";
 import { formatUsage } from "../conversation/usage-totals.ts";
@@ -9,6 +10,7 @@ const COST_EPSILON = 0.01;
 const TOKEN_EPSILON = 10;
 
 function Chart({ title, rows }: { title: string; rows: UsageRow[] }) {
+  const t = useTranslations("admin.usage");
   const tokenDomain = zeroBasedDomain(
     rows.map((row) => row.tokensIn + row.tokensOut),
     TOKEN_EPSILON,
@@ -21,7 +23,7 @@ function Chart({ title, rows }: { title: string; rows: UsageRow[] }) {
     <section aria-label={title} className="rounded-lg border border-zinc-200 p-3 dark:border-zinc-800" data-testid="usage-chart">
       <h3 className="mb-2 text-sm font-semibold">{title}</h3>
       {rows.length === 0 ? (
-        <p className="py-8 text-center text-sm text-zinc-600 dark:text-zinc-400">No runs yet.</p>
+        <p className="py-8 text-center text-sm text-zinc-600 dark:text-zinc-400">{t("noRuns")}</p>
       ) : (
         <div className="h-64" data-cost-max={costDomain[1]} data-token-max={tokenDomain[1]}>
           <ResponsiveContainer width="100%" height="100%">
@@ -35,7 +37,7 @@ function Chart({ title, rows }: { title: string; rows: UsageRow[] }) {
                 ticks={axisTicks(tokenDomain)}
                 allowDataOverflow={false}
                 tickFormatter={formatCount}
-                label={{ value: "tokens", angle: -90, position: "insideLeft", fontSize: 12 }}
+                label={{ value: t("tokens"), angle: -90, position: "insideLeft", fontSize: 12 }}
               />
               <YAxis
                 yAxisId="cost"
@@ -48,9 +50,9 @@ function Chart({ title, rows }: { title: string; rows: UsageRow[] }) {
               />
               <Tooltip />
               <Legend />
-              <Bar yAxisId="tokens" dataKey="tokensIn" name="tokens in" stackId="t" fill="#6366f1" />
-              <Bar yAxisId="tokens" dataKey="tokensOut" name="tokens out" stackId="t" fill="#a5b4fc" />
-              <Bar yAxisId="cost" dataKey="cost" name="cost ($)" fill="#10b981" />
+              <Bar yAxisId="tokens" dataKey="tokensIn" name={t("tokensIn")} stackId="t" fill="#6366f1" />
+              <Bar yAxisId="tokens" dataKey="tokensOut" name={t("tokensOut")} stackId="t" fill="#a5b4fc" />
+              <Bar yAxisId="cost" dataKey="cost" name={t("cost")} fill="#10b981" />
             </BarChart>
           </ResponsiveContainer>
         </div>
@@ -60,20 +62,21 @@ function Chart({ title, rows }: { title: string; rows: UsageRow[] }) {
 }
 
 export function UsageCharts({ usage }: { usage: Usage }) {
+  const t = useTranslations("admin.usage");
   return (
     <div className="flex flex-col gap-4">
       <div className="flex flex-wrap items-baseline gap-4">
-        <h2 className="text-lg font-semibold">Usage, last 30 days</h2>
+        <h2 className="text-lg font-semibold">{t("title")}</h2>
         <span className="text-sm text-zinc-600 dark:text-zinc-400">
-          {usage.totals.runs} runs · {formatUsage(usage.totals)}
-          {usage.totals.cacheReadTokens > 0 ? ` · ${usage.totals.cacheReadTokens.toLocaleString("en")} input tokens read from cache` : ""}
-          {usage.totals.estimated ? " (≈: some model calls were cut mid-stream, their usage is estimated)" : ""}
+          {t("runs", { count: usage.totals.runs })} · {formatUsage(usage.totals)}
+          {usage.totals.cacheReadTokens > 0 ? ` · ${t("cached", { count: usage.totals.cacheReadTokens })}` : ""}
+          {usage.totals.estimated ? ` ${t("estimated")}` : ""}
         </span>
       </div>
-      <Chart title="By day" rows={usage.byDay} />
+      <Chart title={t("byDay")} rows={usage.byDay} />
       <div className="grid gap-4 xl:grid-cols-2">
-        <Chart title="By model" rows={usage.byModel} />
-        <Chart title="By agent" rows={usage.byAgent} />
+        <Chart title={t("byModel")} rows={usage.byModel} />
+        <Chart title={t("byAgent")} rows={usage.byAgent} />
       </div>
     </div>
   );

@@ -6,6 +6,7 @@
  * An ARIA combobox with a listbox popup; the options come from the server, debounced.
  */
 import { useEffect, useId, useState, type KeyboardEvent } from "react";
+import { useTranslations } from "next-intl";
 import type { PersonChoice } from "@/server/protocol/rest/members.ts";
 import { api } from "../api-client.ts";
 import { inputClass } from "../ui/field.tsx";
@@ -13,6 +14,7 @@ import { inputClass } from "../ui/field.tsx";
 const SEARCH_DELAY_MS = 150;
 
 export function PersonPicker({ conversationId }: { conversationId: string }) {
+  const t = useTranslations("people");
   const id = useId();
   const [text, setText] = useState("");
   const [people, setPeople] = useState<PersonChoice[]>([]);
@@ -75,14 +77,14 @@ export function PersonPicker({ conversationId }: { conversationId: string }) {
   return (
     <div className="relative flex flex-col gap-1">
       <label htmlFor={id} className="text-sm font-medium">
-        Add a person by name or email
+        {t("label")}
       </label>
       <input
         id={id}
         name="email"
         required
         autoComplete="off"
-        placeholder="a name, or teammate@example.com"
+        placeholder={t("placeholder")}
         className={inputClass}
         role="combobox"
         aria-expanded={showing}
@@ -100,7 +102,7 @@ export function PersonPicker({ conversationId }: { conversationId: string }) {
       <ul
         id={listId}
         role="listbox"
-        aria-label="People in the workspace"
+        aria-label={t("list")}
         hidden={!showing}
         className="absolute top-full z-10 mt-1 max-h-64 w-full overflow-y-auto rounded-md border border-zinc-200 bg-white py-1 text-sm shadow-lg dark:border-zinc-700 dark:bg-zinc-900"
       >
@@ -120,7 +122,7 @@ export function PersonPicker({ conversationId }: { conversationId: string }) {
           >
             <span className="font-medium">
               {person.name}
-              {person.member ? <span className="font-normal text-zinc-500"> · already in</span> : null}
+              {person.member ? <span className="font-normal text-zinc-500">{t("alreadyIn")}</span> : null}
             </span>
             <span className="text-xs text-zinc-500">{person.email}</span>
           </li>

@@ -120,9 +120,21 @@ const StepNodeView = memo(function StepNodeView({ id, data }: NodeProps<StepNode
             </span>
           ) : null}
         </span>
-        <span data-testid="step-state" className="font-medium text-zinc-800 dark:text-zinc-200">
+        <span data-testid="step-state" className="truncate font-medium text-zinc-800 dark:text-zinc-200">
           <span aria-hidden="true">{look.mark} </span>
           {t(`stepState.${state}`)}
+          {/* on the state's line, so the node keeps its height */}
+          {step.hedge ? (
+            <span
+              className="font-normal text-violet-800 dark:text-violet-300"
+              data-testid="step-hedge"
+              data-racing={step.hedge.racing ? "true" : undefined}
+              title={t("hedgeHint")}
+            >
+              {" · "}
+              {t(step.hedge.racing ? "hedgeRacing" : "hedged", { model: step.hedge.model })}
+            </span>
+          ) : null}
         </span>
         <span className="hidden flex-wrap gap-x-2 text-zinc-600 group-hover:flex group-focus-within:flex dark:text-zinc-400">
           {step.quorum ? <span title={t("quorumHint")}>{t("quorum", { quorum: step.quorum, total: step.waitFor.length })}</span> : null}

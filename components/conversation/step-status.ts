@@ -13,16 +13,6 @@ export const PLAN_TONE: Record<PlanDTO["status"], Tone> = {
   cancelled: "zinc",
 };
 
-/** How a plan's status reads to people, in English for the admin pages (the chat's words: messages plan.statusHint). */
-export const PLAN_STATUS_HINT: Record<PlanDTO["status"], string> = {
-  running: "steps are running",
-  paused: "waiting for a form answer",
-  completed: "every step done",
-  partial: "some steps failed or were skipped; a result was still delivered",
-  failed: "no result: the plan was aborted or every result step is missing",
-  cancelled: "cancelled by a member",
-};
-
 /** Where a step waiting out a retry stands: attempt N of M, the next in S seconds (0: now). */
 export interface RetryStatus {
   attempt: number;

@@ -20,6 +20,8 @@ const PHASE_WORD: Record<string, PhaseWord> = {
   "tool-malformed": "toolFailed",
   "provider-wait": "waitingForModel",
   workspace: "files",
+  hedge: "hedged",
+  cancel: "cancelled",
 };
 
 export type PhaseWord =
@@ -34,7 +36,9 @@ export type PhaseWord =
   | "toolFailed"
   | "toolRefused"
   | "waitingForModel"
-  | "files";
+  | "files"
+  | "hedged"
+  | "cancelled";
 
 export function phaseWord(phase: string): PhaseWord | null {
   return PHASE_WORD[phase] ?? null;

@@ -6,6 +6,8 @@
 import { formText } from "../form-text.ts";
 import { useState, type FormEvent } from "react";
 import { useRouter } from "next/navigation";
+import { useFormatter, useTranslations } from "next-intl";
+import { browserTimeZone } from "../time-zone.ts";
 import { isTokenScope } from "@/server/protocol/rest/account.ts";
 import { api } from "../api-client.ts";
 import { Badge } from "../ui/badge.tsx";
@@ -33,6 +35,9 @@ function state(token: TokenRow): "revoked" | "expired" | "active" {
 
 export function TokensPanel({ tokens, canAdmin }: { tokens: TokenRow[]; canAdmin: boolean }) {
   const router = useRouter();
+  const t = useTranslations("tokens");
+  const format = useFormatter();
+  const timeZone = browserTimeZone();
   const [error, setError] = useState("");
   const [secret, setSecret] = useState<{ tokenId: string; token: string } | null>(null);
   const [confirming, setConfirming] = useState<string | null>(null);
@@ -53,7 +58,7 @@ export function TokensPanel({ tokens, canAdmin }: { tokens: TokenRow[]; canAdmin
       form.reset();
       router.refresh();
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : "Could not create the token.");
+      setError(caught instanceof Error ? caught.message : t("createFailed"));
     }
   }
 
@@ -65,24 +70,27 @@ export function TokensPanel({ tokens, canAdmin }: { tokens: TokenRow[]; canAdmin
       setSecret((shown) => (shown?.tokenId === token.id ? null : shown));
       router.refresh();
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : "Could not revoke the token.");
+      setError(caught instanceof Error ? caught.message : t("revokeFailed"));
     }
   }
 
   return (
     <div className="flex max-w-2xl flex-col gap-6">
       <p className="text-sm text-zinc-600 dark:text-zinc-400">
-        A token lets scripts use Baton&apos;s automation API (<code>/api/v1</code>) as you: <b>read</b> reads, <b>write</b> also posts,{" "}
-        <b>admin</b> also reads admin data such as the audit log. Send it as <code>Authorization: Bearer &lt;token&gt;</code>.
+        {t.rich("intro", {
+          code: (chunks) => <code>{chunks}</code>,
+          b: (chunks) => <b>{chunks}</b>,
+          header: "Authorization: Bearer <token>",
+        })}
       </p>
       <form
         onSubmit={create}
-        aria-label="Create a token"
+        aria-label={t("createForm")}
         className="flex flex-col gap-3 rounded-lg border border-zinc-200 p-4 dark:border-zinc-800"
       >
-        <TextField label="Name" name="name" required maxLength={100} placeholder="CI pipeline" />
+        <TextField label={t("name")} name="name" required maxLength={100} placeholder={t("namePlaceholder")} />
         <fieldset className="flex gap-4 text-sm">
-          <legend className="mb-1 font-medium">Scopes</legend>
+          <legend className="mb-1 font-medium">{t("scopes")}</legend>
           <label className="flex items-center gap-1">
             <input type="checkbox" name="scopes" value="read" defaultChecked /> read
           </label>
@@ -96,38 +104,38 @@ export function TokensPanel({ tokens, canAdmin }: { tokens: TokenRow[]; canAdmin
           ) : null}
         </fieldset>
         <label className="flex flex-col gap-1 text-sm">
-          <span className="font-medium">Expires after</span>
+          <span className="font-medium">{t("expiresAfter")}</span>
           <select name="expiresInDays" defaultValue="30" className={inputClass}>
             {EXPIRY_CHOICES.map((days) => (
               <option key={days} value={days}>
-                {days} days
+                {t("days", { days })}
               </option>
             ))}
           </select>
         </label>
         <ErrorText>{error}</ErrorText>
         <div>
-          <Button type="submit">Create token</Button>
+          <Button type="submit">{t("create")}</Button>
         </div>
       </form>
       {secret ? (
         <div role="status" className="rounded-lg border border-amber-300 bg-amber-50 p-4 text-sm dark:border-amber-700 dark:bg-amber-950">
-          <p className="mb-2 font-medium">Copy this token now: it will not be shown again.</p>
+          <p className="mb-2 font-medium">{t("copyNow")}</p>
           <div className="flex items-start gap-2">
             <code data-testid="new-token" className="block min-w-0 flex-1 break-all rounded bg-white p-2 dark:bg-zinc-900">
               {secret.token}
             </code>
             <CopyButton
-              label="Copy the token"
+              label={t("copy")}
               text={() => secret.token}
               className="rounded-md border border-zinc-300 px-2 py-1 text-sm hover:bg-white dark:border-zinc-700 dark:hover:bg-zinc-900"
             />
           </div>
         </div>
       ) : null}
-      <section aria-label="Your tokens">
-        <h2 className="mb-2 text-sm font-semibold">Your tokens</h2>
-        {tokens.length === 0 ? <p className="text-sm text-zinc-500">No tokens yet.</p> : null}
+      <section aria-label={t("yours")}>
+        <h2 className="mb-2 text-sm font-semibold">{t("yours")}</h2>
+        {tokens.length === 0 ? <p className="text-sm text-zinc-500">{t("none")}</p> : null}
         <ul className="divide-y divide-zinc-200 dark:divide-zinc-800">
           {tokens.map((token) => {
             const status = state(token);
@@ -137,24 +145,34 @@ export function TokensPanel({ tokens, canAdmin }: { tokens: TokenRow[]; canAdmin
                   <p className="font-medium">
                     {token.name} <code className="text-xs text-zinc-500">{token.prefix}…</code>
                   </p>
-                  <p className="text-xs text-zinc-500">
-                    {token.scopes.join(", ")} · expires {new Date(token.expiresAt).toLocaleDateString()} ·{" "}
-                    {token.lastUsedAt ? `last used ${new Date(token.lastUsedAt).toLocaleString()}` : "never used"}
+                  <p className="text-xs text-zinc-500" suppressHydrationWarning>
+                    {token.scopes.join(", ")} ·{" "}
+                    {t("expires", { date: format.dateTime(new Date(token.expiresAt), { dateStyle: "medium", timeZone }) })} ·{" "}
+                    {token.lastUsedAt
+                      ? t("lastUsed", {
+                          at: format.dateTime(new Date(token.lastUsedAt), { dateStyle: "medium", timeStyle: "short", timeZone }),
+                        })
+                      : t("neverUsed")}
                   </p>
                 </div>
-                <Badge tone={status === "active" ? "green" : "zinc"}>{status}</Badge>
+                <Badge tone={status === "active" ? "green" : "zinc"}>{t("state", { state: status })}</Badge>
                 {status === "active" && confirming === token.id ? (
-                  <span className="flex items-center gap-1" role="group" aria-label={`Revoke ${token.name} for good?`}>
+                  <span className="flex items-center gap-1" role="group" aria-label={t("revokeQuestion", { name: token.name })}>
                     <Button size="sm" variant="danger" onClick={() => revoke(token)}>
-                      Revoke for good
+                      {t("revokeForGood")}
                     </Button>
                     <Button size="sm" variant="ghost" onClick={() => setConfirming(null)}>
-                      Keep
+                      {t("keep")}
                     </Button>
                   </span>
                 ) : status === "active" ? (
-                  <Button size="sm" variant="secondary" onClick={() => setConfirming(token.id)} aria-label={`Revoke ${token.name}`}>
-                    Revoke
+                  <Button
+                    size="sm"
+                    variant="secondary"
+                    onClick={() => setConfirming(token.id)}
+                    aria-label={t("revokeLabel", { name: token.name })}
+                  >
+                    {t("revoke")}
                   </Button>
                 ) : null}
               </li>

@@ -1,6 +1,6 @@
 /**
- * In-memory SessionStore, ArtifactStore and ConversationMemory, for tests and the demo's
- * fakes. They pass the same conformance suite as the Prisma stores
+ * In-memory SessionStore, ArtifactStore, ConversationMemory and PlanStatusReader, for
+ * tests and the demo's fakes. They pass the same conformance suite as the Prisma stores
  * (testing/store-conformance.ts), so they behave as the database does.
  */
 import type { PlanStatusReader, PlanStatusView } from "../ports/agents.ts";
@@ -162,6 +162,10 @@ export class MemoryPlanStatusReader implements PlanStatusReader {
     const plan = input.planId ? mine.find((candidate) => candidate.id === input.planId) : mine.at(-1);
     if (!plan) return null;
     const { conversationId: _, ...view } = plan;
-    return { ...view, steps: view.steps.map((step) => ({ ...step, log: step.log.slice(-input.logLimit) })) };
+    // as the database answers: the step asked for only, in index order, copies
+    const steps = view.steps
+      .filter((step) => input.stepIndex === undefined || step.index === input.stepIndex)
+      .sort((a, b) => a.index - b.index);
+    return { ...view, steps: steps.map((step) => ({ ...step, log: step.log.slice(-input.logLimit).map((entry) => ({ ...entry })) })) };
   }
 }

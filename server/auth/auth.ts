@@ -11,7 +11,7 @@ import { betterAuth } from "better-auth";
 import { APIError } from "better-auth/api";
 import { prismaAdapter } from "better-auth/adapters/prisma";
 import type { PrismaClient } from "../generated/prisma/client.ts";
-import { claimInvite, recordInviteUse } from "../services/invites.ts";
+import { claimInvite, hasHumanUser, recordInviteUse } from "../services/invites.ts";
 import { createPersonalDemo } from "../services/seed.ts";
 import { CLIENT_IP_HEADER } from "../http/client-address.ts";
 import { logFor } from "../observability/log.ts";
@@ -72,11 +72,6 @@ function readInviteToken(context: unknown): string | undefined {
   const body = (context as { body?: Record<string, unknown> } | null)?.body;
   const token = body?.inviteToken;
   return typeof token === "string" && token.length > 0 && token.length < 200 ? token : undefined;
-}
-
-/** People have a credential account; the seeded automation user (API token) does not count. */
-export async function hasHumanUser(prisma: PrismaClient): Promise<boolean> {
-  return (await prisma.user.count({ where: { accounts: { some: {} } } })) > 0;
 }
 
 const authLog = logFor({ component: "better-auth" });

@@ -81,13 +81,15 @@ export function handle<A extends unknown[]>(fn: (request: Request, ...rest: A) =
 
 /** Forms and plans are addressed by id; make sure the id belongs to the conversation in the URL. */
 export async function requireFormIn(conversationId: string, formId: string) {
-  const form = await getRuntime().prisma.form.findUnique({ where: { id: formId }, select: { conversationId: true } });
-  if (form?.conversationId !== conversationId) throw new HttpError(404, "not_found", "No such form.");
+  if (!(await getRuntime().app.conversations.holdsForm({ conversationId, formId }))) {
+    throw new HttpError(404, "not_found", "No such form.");
+  }
 }
 
 export async function requirePlanIn(conversationId: string, planId: string) {
-  const plan = await getRuntime().prisma.plan.findUnique({ where: { id: planId }, select: { conversationId: true } });
-  if (plan?.conversationId !== conversationId) throw new HttpError(404, "not_found", "No such plan.");
+  if (!(await getRuntime().app.conversations.holdsPlan({ conversationId, planId }))) {
+    throw new HttpError(404, "not_found", "No such plan.");
+  }
 }
 
 export { HttpError } from "../http/errors.ts";

@@ -2,7 +2,6 @@
 import { headers } from "next/headers";
 import { notFound, redirect } from "next/navigation";
 import { getSessionUser, type SessionUser } from "./session.ts";
-import { hasHumanUser } from "./auth.ts";
 import { getRuntime } from "../runtime.ts";
 
 export async function currentUser(): Promise<SessionUser | null> {
@@ -28,6 +27,7 @@ export async function requirePageMember(conversationId: string): Promise<Session
   return user;
 }
 
+/** Whether anyone has signed up yet: the first person becomes the admin without an invite. */
 export async function hasAnyUser(): Promise<boolean> {
-  return hasHumanUser(getRuntime().prisma);
+  return getRuntime().app.signUp.hasAnyone();
 }

@@ -65,6 +65,8 @@ const envSchema = z.object({
   BATON_WORKER_SLOTS: positiveInt(64),
   /** the liveness sweep's interval (claims, due retries, idle plans, expired leases) */
   BATON_SWEEP_MS: z.coerce.number().int().min(100).max(600_000).default(2_000),
+  /** 0: never race a straggling step on its agent's alternate model (Agent.hedgeModel); 1: do, for agents that have one */
+  BATON_HEDGING: z.enum(["0", "1"]).default("1"),
   /** on SIGTERM, how long live runs may go on before they are handed back to other processes */
   BATON_SHUTDOWN_GRACE_MS: z.coerce.number().int().min(0).max(600_000).default(10_000),
   BETTER_AUTH_SECRET: z.string().optional(),
@@ -92,6 +94,8 @@ export interface Config {
   role: "all" | "web" | "worker";
   workerSlots: number;
   sweepMs: number;
+  /** race straggling steps on their agent's alternate model (BATON_HEDGING) */
+  hedging: boolean;
   shutdownGraceMs: number;
   seedDemo: boolean;
   /** the embedded database runs on a thread of its own (db/pglite-thread.ts) */
@@ -163,6 +167,7 @@ export function loadConfig(source: Record<string, string | undefined> = process.
     role: env.BATON_ROLE,
     workerSlots: env.BATON_WORKER_SLOTS,
     sweepMs: env.BATON_SWEEP_MS,
+    hedging: env.BATON_HEDGING === "1",
     shutdownGraceMs: env.BATON_SHUTDOWN_GRACE_MS,
     seedDemo: env.BATON_SEED_DEMO === "1",
     pgliteThread: env.BATON_PGLITE_THREAD === "1",

@@ -20,6 +20,8 @@ export function stepStateFromSpec(spec: StepSpec): StepState {
     outputUntrusted: false,
     failureReason: null,
     liveRunId: null,
+    hedgeRunId: null,
+    hedgeModel: null,
     decisionPending: false,
     decisionCount: 0,
     renderedInput: null,

@@ -8,7 +8,7 @@ import { plural } from "./plural.ts";
 import { decideDurable, describeWait } from "./retry-policy.ts";
 import { stepsSharingRun } from "./single-flight.ts";
 import { isTerminalStep } from "./status.ts";
-import type { PlanCommand, PlanState, ReconcileInput, ReconcileResult, StepState } from "./types.ts";
+import type { CancelReason, PlanCommand, PlanState, ReconcileInput, ReconcileResult, StepState } from "./types.ts";
 
 export interface Working {
   readonly input: ReconcileInput;
@@ -46,7 +46,7 @@ export function startWorking(input: ReconcileInput): Working {
  * run this event reports is already over, each run is cancelled once, and a run
  * started in this very reconcile is withdrawn (its start command dropped) instead.
  */
-export function releaseRuns(working: Working, runIds: Iterable<string>): void {
+export function releaseRuns(working: Working, runIds: Iterable<string>, reason?: CancelReason): void {
   for (const runId of new Set(runIds)) {
     if (runId === working.finishedRun) continue;
     const sharers = stepsSharingRun(working.plan.steps, runId);
@@ -57,12 +57,12 @@ export function releaseRuns(working: Working, runIds: Iterable<string>): void {
     if (working.startedRuns.has(runId)) {
       working.startedRuns.delete(runId);
       working.commands = working.commands.filter(
-        (command) => !((command.type === "dispatch" || command.type === "resume") && command.runId === runId),
+        (command) => !((command.type === "dispatch" || command.type === "resume" || command.type === "hedge") && command.runId === runId),
       );
       continue;
     }
     if (working.commands.some((command) => command.type === "cancel-run" && command.runId === runId)) continue;
-    working.commands.push({ type: "cancel-run", runId });
+    working.commands.push(reason ? { type: "cancel-run", runId, reason } : { type: "cancel-run", runId });
   }
 }
 
@@ -149,17 +149,14 @@ export function handleFailure(working: Working, step: StepState, failure: StepFa
       abortPlan(working, step, finalReason, `plan aborted: step ${step.index} failed`);
       return;
     case "continue":
-      skipStep(working, step, finalReason);
-      note(working, step.index, `failed (${finalReason}); on_failure continue: skipped, downstream proceeds`);
+      // it stays failed, so it looks failed; dependants proceed past it (isContinuedFailure)
+      failStep(working, step, finalReason);
+      note(working, step.index, `failed (${finalReason}); on_failure continue: downstream proceeds without its output`);
       return;
     case "ask_commander":
       if (step.parentIndex !== null) {
         // one decision for the whole list: the for_each step asks once its children have all ended
-        step.status = "failed";
-        step.failureReason = finalReason;
-        step.decisionPending = false;
-        step.retryAt = null;
-        step.endedAt = working.now;
+        failStep(working, step, finalReason);
         note(
           working,
           step.index,
@@ -167,17 +164,24 @@ export function handleFailure(working: Working, step: StepState, failure: StepFa
         );
         return;
       }
-      step.status = "failed";
-      step.failureReason = finalReason;
+      failStep(working, step, finalReason);
       step.decisionPending = true;
-      step.retryAt = null;
-      step.endedAt = working.now;
       working.commands.push({ type: "ask-commander", stepIndex: step.index, failureReason: finalReason });
       note(working, step.index, `failed (${finalReason}); asking the commander to decide`);
       return;
     default:
       throw new Error(`step ${step.index}: unknown on_failure policy ${String(step.onFailure satisfies never)}`);
   }
+}
+
+/** Failed for good, no decision pending (a caller that asks sets it after). */
+function failStep(working: Working, step: StepState, reason: string): void {
+  step.status = "failed";
+  step.failureReason = reason;
+  step.decisionPending = false;
+  step.retryAt = null;
+  step.liveRunId = null;
+  step.endedAt = working.now;
 }
 
 /** Why a transient failure stuck, with the retries spent and the time they took. */

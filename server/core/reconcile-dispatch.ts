@@ -6,8 +6,9 @@
 import { BUDGET_DECISION_LIMIT, budgetRefusal } from "./budget.ts";
 import { liveChildCounts } from "./for-each.ts";
 import { readySteps } from "./readiness.ts";
-import { abortPlan, note, type Working } from "./reconcile-context.ts";
+import { abortPlan, handleFailure, note, type Working } from "./reconcile-context.ts";
 import { liveTwin } from "./single-flight.ts";
+import { isTerminalPlan } from "./status.ts";
 import { renderTemplate } from "./templates.ts";
 import { USER_ASSIGNEE, type CapacityView, type PlanState, type StepState } from "./types.ts";
 
@@ -95,6 +96,26 @@ export function refuseOverBudget(working: Working): void {
 }
 
 /**
+ * Ready steps whose agent cannot take work (`input.unavailable`: disabled or deleted by
+ * an admin) fail with the reason given, under their own on_failure. A real failure, not
+ * a transient one: waiting would not bring the agent back, and the commander (asked by
+ * default) can retry the step with another assignee. A for_each step is left to its
+ * children, which fail one by one. Runs before dispatch, like budget refusals.
+ */
+export function refuseUnavailable(working: Working): void {
+  const unavailable = working.input.unavailable;
+  if (!unavailable || unavailable.size === 0) return;
+  for (const step of readySteps(working.plan, working.now)) {
+    // an abort_plan failure ended the plan: the other ready steps were skipped with it
+    if (isTerminalPlan(working.plan.status)) return;
+    const reason = unavailable.get(step.assignee);
+    if (reason === undefined || step.forEach !== null) continue;
+    note(working, step.index, `not dispatched: ${reason}`);
+    handleFailure(working, step, { transient: false, reason });
+  }
+}
+
+/**
  * Start ready steps in index order. A `user` step opens a form instead (no parallel
  * slot) and pauses the plan, so nothing after it is dispatched in this pass. A step
  * whose twin (same assignee, same normalized input) is running joins the twin's run
@@ -167,5 +188,8 @@ function startStep(working: Working, step: StepState, runId: string, renderedInp
   step.startedAt ??= working.now;
   step.retryAt = null;
   step.liveRunId = runId;
+  // a new attempt may be hedged again
+  step.hedgeRunId = null;
+  step.hedgeModel = null;
   step.renderedInput = renderedInput;
 }

@@ -5,8 +5,10 @@
  */
 import { addUsage } from "./budget.ts";
 import { containsFenceMarker } from "./fence.ts";
+import { addLoserUsage, fallBackToHedge, finishHedgeRun, loseHedgeRun, startHedge, stepHedgedOn } from "./hedge.ts";
 import { findStep, stepStateFromSpec } from "./plan-state.ts";
-import { abortPlan, cancelPlan, decidedSkipReason, handleFailure, note, skipStep, type Working } from "./reconcile-context.ts";
+import { abortPlan, cancelPlan, decidedSkipReason, handleFailure, note, releaseRuns, skipStep, type Working } from "./reconcile-context.ts";
+import { reopenStep } from "./reconcile-reopen.ts";
 import { retryStep } from "./reconcile-for-each.ts";
 import { stepsSharingRun } from "./single-flight.ts";
 import { isTerminalPlan } from "./status.ts";
@@ -23,6 +25,11 @@ import {
 export type HandlerOutcome = "applied" | "ignored";
 
 type Handlers = { [K in PlanEventType]: (working: Working, event: Extract<PlanEvent, { type: K }>) => HandlerOutcome };
+
+/** The reason a step fails with when a member stops it. */
+function stoppedReason(by: string): string {
+  return `stopped by ${by}`;
+}
 
 /** The reason recorded when a run's process died under it. */
 export const RUN_LOST_REASON = "the run was lost (its process stopped)";
@@ -96,30 +103,42 @@ export const handlers: Handlers = {
   },
 
   "run-finished": (working, event) => {
+    const hedged = stepHedgedOn(working.plan.steps, event.runId);
+    if (hedged) return finishHedgeRun(working, hedged, { runId: event.runId, outcome: event.outcome, applyOutcome });
     const sharers = liveStepsOrIgnore(working, event.stepIndex, event.runId);
     if (!sharers) return "ignored";
     working.finishedRun = event.runId;
     // once, on the lowest-index step: the run was paid for once, however many steps it served
     const first = sharers[0];
     first.usage = addUsage(first.usage, event.outcome.usage);
+    const { outcome } = event;
     for (const step of sharers) {
       // an earlier sharer's abort_plan ended the plan and already skipped the rest
       if (isTerminalPlan(working.plan.status)) break;
-      applyOutcome(working, step, event.runId, event.outcome, sharedNote(sharers, step));
+      // a failure while the step's hedge twin still runs is not the step's failure
+      if (outcome.kind === "failed" && fallBackToHedge(working, step, event.runId, outcome.reason)) continue;
+      applyOutcome(working, step, event.runId, outcome, sharedNote(sharers, step));
     }
     return "applied";
   },
 
   "run-lost": (working, event) => {
+    const hedged = stepHedgedOn(working.plan.steps, event.runId);
+    if (hedged) return loseHedgeRun(working, hedged, event.runId);
     const sharers = liveStepsOrIgnore(working, event.stepIndex, event.runId);
     if (!sharers) return "ignored";
     working.finishedRun = event.runId;
     for (const step of sharers) {
       if (isTerminalPlan(working.plan.status)) break;
+      if (fallBackToHedge(working, step, event.runId, RUN_LOST_REASON)) continue;
       handleFailure(working, step, { transient: true, reason: RUN_LOST_REASON });
     }
     return "applied";
   },
+
+  hedge: (working, event) => startHedge(working, event),
+
+  "run-usage": (working, event) => addLoserUsage(working, event),
 
   "form-answered": (working, event) => {
     const step = stepOrIgnore(working, event.stepIndex);
@@ -185,6 +204,16 @@ export const handlers: Handlers = {
       note(working, step.index, `step ${step.index} is ${statusWords(step.status)}; only a failed step can be retried`);
       return "ignored";
     }
+    // an item is retried while its for_each step still collects; after that, only with it
+    const parent = step.parentIndex === null ? undefined : findStep(working.plan, step.parentIndex);
+    if (parent && parent.status !== "in_progress") {
+      note(
+        working,
+        step.index,
+        `step ${step.index} is an item of for_each step ${parent.index}, which is ${statusWords(parent.status)}; retry step ${parent.index}`,
+      );
+      return "ignored";
+    }
     retryStep(working, step);
     note(working, step.index, "retry requested by a member");
     return "applied";
@@ -210,6 +239,27 @@ export const handlers: Handlers = {
     cancelPlan(working, event.reason);
     return "applied";
   },
+
+  "stop-step": (working, event) => {
+    const step = stepOrIgnore(working, event.stepIndex);
+    if (!step) return "ignored";
+    if (step.status !== "in_progress" || step.liveRunId === null) {
+      // a collecting for_each step has no run of its own: its items are stopped one by one
+      const what = step.status === "in_progress" ? "collecting its items" : statusWords(step.status);
+      note(working, step.index, `step ${step.index} is ${what}; only a step with a live run can be stopped`);
+      return "ignored";
+    }
+    const runId = step.liveRunId;
+    // off the run first, so it is cancelled before anything the policy decides (an abort's
+    // plan-ended comes last); a twin still on it keeps it going (single-flight)
+    step.liveRunId = null;
+    releaseRuns(working, [runId]);
+    // not transient: a person asked for it to stop, so no retry brings it back on its own
+    handleFailure(working, step, { transient: false, reason: stoppedReason(event.by) });
+    return "applied";
+  },
+
+  reopen: (working, event) => reopenStep(working, event.stepIndex),
 };
 
 function applyDecision(working: Working, step: StepState, decision: CommanderDecision): HandlerOutcome {

@@ -30,15 +30,25 @@
  * - Once a quorum step is ready, dependencies it no longer needs that nobody else
  *   waits for are skipped ("not needed: quorum of step M reached") and their runs
  *   cancelled, so a straggler does not hold the plan.
+ * - A ready step whose agent is unavailable (input.unavailable: disabled or deleted)
+ *   fails with the reason given, under its on_failure, instead of being dispatched.
+ * - A member's stop-step fails that step alone for good ("stopped by <name>", never
+ *   retried on its own) under its on_failure; its run is cancelled unless a twin shares it.
+ * - reopen is the one event an ended plan accepts: a failed or skipped step, and the
+ *   steps skipped because of it, go back to pending and the plan runs again.
  * - A ready for_each step is expanded into child steps instead of dispatched, and
  *   completes when they have all ended (see reconcile-for-each.ts). Children are
  *   ordinary steps for dispatch, single-flight, budgets and cascades, plus a bound
  *   of their own: at most the step's for_each max_parallel in progress at once.
+ * - A straggler may race a twin on its agent's alternate model (`hedge`, see
+ *   hedge.ts): first to finish wins, the loser is cancelled, a twin's failure is not
+ *   the step's.
  */
 import { note, startWorking, type Working } from "./reconcile-context.ts";
 import { releaseStragglers, skipDoomedSteps } from "./reconcile-dependencies.ts";
-import { dispatchReady, refuseOverBudget } from "./reconcile-dispatch.ts";
+import { dispatchReady, refuseOverBudget, refuseUnavailable } from "./reconcile-dispatch.ts";
 import { handlers } from "./reconcile-events.ts";
+import { releaseOrphanedHedges } from "./hedge.ts";
 import { closeSkippedExpansions, collectExpansions, expandReady } from "./reconcile-for-each.ts";
 import { planOutcome } from "./outcome.ts";
 import { isTerminalPlan } from "./status.ts";
@@ -52,7 +62,8 @@ import type { PlanEvent, PlanState, ReconcileInput, ReconcileResult, StepState }
  * why in `ignored` (a handler that ignores an event notes why as its last line).
  */
 export function reconcile(input: ReconcileInput): ReconcileResult {
-  if (isTerminalPlan(input.plan.status)) {
+  // reopen is the one event an ended plan accepts (its handler refuses a plan still open)
+  if (isTerminalPlan(input.plan.status) && input.event.type !== "reopen") {
     return ignored(input, `the plan is ${input.plan.status}; ${input.event.type} no longer applies`);
   }
   const working = startWorking(input);
@@ -62,6 +73,7 @@ export function reconcile(input: ReconcileInput): ReconcileResult {
     return { plan: input.plan, commands: [], changedSteps: [], log: working.log, ignored: why };
   }
   if (!isTerminalPlan(working.plan.status)) settle(working);
+  releaseOrphanedHedges(working, input.plan);
   return {
     plan: working.plan,
     commands: working.commands,
@@ -108,6 +120,8 @@ function settle(working: Working): void {
   if (!isPaused(working)) {
     // budget refusals before dispatch: an abort there must not cancel a run dispatched just before
     refuseOverBudget(working);
+    if (isTerminalPlan(working.plan.status)) return;
+    refuseUnavailable(working);
     if (isTerminalPlan(working.plan.status)) return;
     dispatchReady(working);
   }

@@ -185,7 +185,9 @@ export function stepsStuckAfter(before: readonly StepState[], after: readonly St
     if (was.status !== "in_progress" || was.liveRunId !== runId) continue;
     const now = after.find((step) => step.index === was.index);
     const retried = now?.status === "pending" && now.transientFailures > was.transientFailures;
-    if (now && !retried) stuck.push(now);
+    // still in progress: its hedge twin took over (core/hedge.ts), nothing failed yet
+    const goesOn = now?.status === "in_progress";
+    if (now && !retried && !goesOn) stuck.push(now);
   }
   return stuck;
 }

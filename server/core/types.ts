@@ -136,6 +136,13 @@ export interface StepState extends StepSpec {
   failureReason: string | null;
   /** the run currently executing this step; results from any other run are stale */
   liveRunId: string | null;
+  /**
+   * a twin of `liveRunId` on the agent's alternate model, racing it because the step
+   * ran long (core/hedge.ts); its results count as the step's too. Null when none is live
+   */
+  hedgeRunId: string | null;
+  /** the model this attempt was hedged on; set once per attempt (at most one hedge each), null when not hedged */
+  hedgeModel: string | null;
   /** a failed ask_commander step waiting for the commander's decision */
   decisionPending: boolean;
   /** commander decisions applied to this step so far; bounds the budget ask loop */
@@ -221,6 +228,14 @@ export type PlanEvent =
   | { type: "run-finished"; stepIndex: number; runId: string; outcome: RunOutcome }
   /** a live run's process died (lease expired, or found at start-up): a transient failure of every step sharing it */
   | { type: "run-lost"; stepIndex: number; runId: string }
+  /**
+   * run `runId` of the step has run past its agent's usual time (the executor's p95):
+   * race it with a twin on `model`. `estimate` is what a run of the agent usually costs,
+   * which the budget must still have room for (core/hedge.ts)
+   */
+  | { type: "hedge"; stepIndex: number; runId: string; model: string; estimate: RunUsage }
+  /** what a run cancelled after it lost a hedge had spent: it counts toward the budgets */
+  | { type: "run-usage"; stepIndex: number; runId: string; usage: RunUsage }
   /** a person answered the form of a blocked step (user step: done; agent step: resumes) */
   | {
       type: "form-answered";
@@ -236,7 +251,17 @@ export type PlanEvent =
   | { type: "cancel"; reason: string }
   /** member controls on a failed step */
   | { type: "retry-step"; stepIndex: number }
-  | { type: "skip-step"; stepIndex: number; reason: string };
+  | { type: "skip-step"; stepIndex: number; reason: string }
+  /**
+   * a member stopped one step's run: the step fails for good ("stopped by <by>", never
+   * retried on its own) and its on_failure applies; the plan's other steps go on
+   */
+  | { type: "stop-step"; stepIndex: number; by: string }
+  /**
+   * the one event an ended plan accepts: a failed or skipped step (and the steps
+   * skipped because of it) goes back to pending and the plan runs again
+   */
+  | { type: "reopen"; stepIndex: number };
 
 export type PlanEventType = PlanEvent["type"];
 
@@ -251,13 +276,27 @@ export type PlanCommand =
    * `previousRunId` is the run that blocked (whose session to continue)
    */
   | { type: "resume"; stepIndex: number; answer: string; attempt: number; runId: string; previousRunId: string | null; secrets?: string[] }
+  /** start `runId`, a twin of the step's live run `primaryRunId` on the alternate `model` (core/hedge.ts) */
+  | {
+      type: "hedge";
+      stepIndex: number;
+      assignee: string;
+      renderedInput: string;
+      attempt: number;
+      runId: string;
+      primaryRunId: string;
+      model: string;
+    }
   /** wake the commander to decide about a failed ask_commander step (or one refused for its budget) */
   | { type: "ask-commander"; stepIndex: number; failureReason: string }
   /** arrange a `tick` at this time (retry backoff) */
   | { type: "schedule-tick"; at: number }
   /** abort a live run (plan cancelled or aborted, or a straggler a quorum no longer needs); never one another live step still shares */
-  | { type: "cancel-run"; runId: string }
+  | { type: "cancel-run"; runId: string; reason?: CancelReason }
   | { type: "plan-ended"; status: Extract<PlanStatus, "completed" | "partial" | "failed" | "cancelled"> };
+
+/** Why reconcile cancels a run, when it is more than "no step needs it any more". */
+export type CancelReason = "lost-hedge";
 
 /** Live run counts outside this plan, so pooled limits hold across plans. */
 export interface CapacityView {
@@ -282,6 +321,12 @@ export interface ReconcileInput {
    */
   newRunId: () => string;
   capacity: CapacityView;
+  /**
+   * Agents that cannot take work now, by handle, with the reason a person reads (an admin
+   * disabled or deleted the agent). A ready step assigned to one fails with that reason
+   * instead of being dispatched. Absent: every assignee is available.
+   */
+  unavailable?: ReadonlyMap<string, string>;
 }
 
 export interface ReconcileResult {

@@ -9,6 +9,9 @@ type Tx = Prisma.TransactionClient;
 
 export const AGENT_CACHE_TTL_MS = 2_000;
 
+/** Why a disabled agent does not answer or take a step: one sentence wherever it is said. */
+export const disabledReason = (handle: string) => `@${handle} is disabled`;
+
 interface Entry<T> {
   value: T;
   expires: number;
@@ -61,6 +64,33 @@ export class AgentDirectory {
     }
     const all = [...known.values()];
     return ids.map((id) => all.find((agent) => agent.id === id)).filter((agent): agent is Agent => Boolean(agent));
+  }
+
+  /**
+   * The agents that cannot take work, with the reason a person reads: every agent an
+   * admin disabled, and those of `handles` (a plan's assignees) deleted since the plan
+   * was made. Every disabled one, not only the plan's: a commander's decision may move a
+   * step to another agent in the same reconcile. A handle this copy does not know is read
+   * again first: it may be an agent created since the copy was made.
+   */
+  async unavailable(tx: Tx, handles: Iterable<string>): Promise<Map<string, string>> {
+    let known = await this.all(tx);
+    const wanted = [...new Set(handles)];
+    if (wanted.some((handle) => !known.has(handle))) {
+      this.agents = null;
+      known = await this.all(tx);
+    }
+    const reasons = new Map<string, string>();
+    for (const agent of known.values()) {
+      if (agent.disabledAt !== null) reasons.set(agent.handle, disabledReason(agent.handle));
+    }
+    for (const handle of wanted) if (!known.has(handle)) reasons.set(handle, `@${handle} was deleted by an admin`);
+    return reasons;
+  }
+
+  /** The enabled agents of a conversation: whom the commander is shown and may assign. */
+  async available(tx: Tx, conversationId: string): Promise<Agent[]> {
+    return (await this.roster(tx, conversationId)).filter((agent) => agent.disabledAt === null);
   }
 
   /** The conversation's commander, or the workspace's first one if none joined. */

@@ -19,6 +19,11 @@ export interface ExecutorConfig {
   workerSlots: number;
   /** how often the sweep looks for work nobody woke (claims, due retries, idle plans, expired leases) */
   sweepMs: number;
+  /**
+   * race a step that runs past its agent's p95 with a twin on the agent's hedgeModel
+   * (executor/hedging.ts); absent: on. Agents without a hedgeModel are never hedged
+   */
+  hedging?: boolean;
 }
 
 export type ExecutorRole = "all" | "web" | "worker";

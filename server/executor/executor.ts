@@ -21,8 +21,11 @@ import { createExecutorContext, type ExecutorContext, type ExecutorDeps } from "
 import { isRowNotFound } from "../db/database-errors.ts";
 import { UnitRunner, type CommittedUnit, type UnitPlan } from "./units.ts";
 import { RunWorker } from "./run-worker.ts";
+import { Hedging } from "./hedging.ts";
 import { storedRequest } from "./run-queue.ts";
 import { createPlan } from "./plan-creation.ts";
+import { withdrawQueuedRuns } from "./agent-withdrawal.ts";
+import { rerunPlan } from "./plan-rerun.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
 import { LeaseKeeper } from "./leases.ts";
 import { plural } from "../core/plural.ts";
@@ -41,6 +44,8 @@ export class Executor {
   private readonly units: UnitRunner;
   /** this process's side of the run queue: claims, live runs, lost runs (run-worker.ts) */
   private readonly worker: RunWorker;
+  /** when a straggling step run gets a twin (hedging.ts) */
+  private readonly hedging: Hedging;
 
   constructor(deps: ExecutorDeps) {
     this.context = createExecutorContext(deps);
@@ -56,11 +61,17 @@ export class Executor {
       },
       (uow) => this.worker.claimRequest({ unit: { ending: uow.batch.endingRunIds, created: uow.runsCreated } }),
     );
-    this.worker = new RunWorker(this.context, {
-      inConversation: (conversationId, work, plan) => this.inConversation(conversationId, work, plan),
-      appendEvents: (conversationId, events) => this.units.appendEvents(conversationId, events),
-      track: (promise) => this.track(promise),
+    const host = {
+      inConversation: <T>(conversationId: string, work: (tx: Tx, uow: UnitOfWork) => Promise<T>, plan?: UnitPlan) =>
+        this.inConversation(conversationId, work, plan),
+      track: (promise: Promise<unknown>) => this.track(promise),
       stopped: () => this.stopped,
+    };
+    this.hedging = new Hedging(this.context, host);
+    this.worker = new RunWorker(this.context, {
+      ...host,
+      appendEvents: (conversationId, events) => this.units.appendEvents(conversationId, events),
+      hedging: this.hedging,
     });
     this.leases = new LeaseKeeper(this.context, {
       liveRunIds: () => this.worker.liveRunIds,
@@ -179,12 +190,25 @@ export class Executor {
     return applyPlanEvent(this.context, tx, uow, input);
   }
 
+  /** A member's re-run of an ended plan: a new plan from its spec, linked to it (plan-rerun.ts). */
+  rerunPlan(tx: Tx, uow: UnitOfWork, input: { planId: string; userId: string; byName: string }): Promise<PlanDTO> {
+    return rerunPlan(this.context, tx, uow, input);
+  }
+
   /** Cancels a queued or running run of no plan; its final state goes out as a run update. */
   async cancelLoneRun(tx: Tx, uow: UnitOfWork, runId: string): Promise<void> {
     const endedAt = new Date(this.context.clock.now());
     await announceCancelledRun(tx, uow, runId, endedAt);
     uow.batch.add(sqlWrites.cancelRun({ id: runId, endedAt }));
     uow.runsToCancel.push(runId);
+  }
+
+  /**
+   * An admin disabled an agent: its runs waiting in the queue never start; a step's run
+   * fails its step with `reason` (agent-withdrawal.ts). Returns how many were withdrawn.
+   */
+  withdrawQueuedRuns(input: { agentId: string; handle: string; reason: string }): Promise<number> {
+    return withdrawQueuedRuns(this.context, (conversationId, work) => this.inConversation(conversationId, work), input);
   }
 
   /** The request a blocked run was started with, to resume its session with. */
@@ -221,6 +245,11 @@ export class Executor {
     for (const plan of uow.plans.values()) this.context.plans.set(plan);
     if (committed.published.length > 0) this.context.publisher.publish(committed.published, { othersTold: committed.othersTold });
     traceEndedPlans(this.context.prisma, committed.published);
+    // losers running here first: their abort reports what they spent
+    if (uow.hedgeLosers.length > 0) {
+      const live = new Set(this.worker.liveRunIds);
+      this.hedging.lost(uow.hedgeLosers.filter((loser) => live.has(loser.runId)));
+    }
     for (const runId of uow.runsToCancel) this.worker.abort(runId);
     for (const tick of uow.ticks) this.scheduleTick(tick);
     // a unit that wrote without the writing hook (events alone) claimed nothing

@@ -7,10 +7,10 @@
 import { randomUUID } from "node:crypto";
 import type { Agent, Prisma } from "../generated/prisma/client.ts";
 import { reconcile } from "../core/reconcile.ts";
-import { isTerminalPlan } from "../core/status.ts";
+import { isTerminalPlan, isTerminalStep } from "../core/status.ts";
 import { outcomeReport, recoveredAfterRetry } from "../core/outcome.ts";
 import { closingMessage, recoveryMessage } from "./closing-message.ts";
-import { COMMANDER_ASSIGNEE, type CapacityView, type PlanCommand, type PlanEvent, type StepState } from "../core/types.ts";
+import { COMMANDER_ASSIGNEE, USER_ASSIGNEE, type CapacityView, type PlanCommand, type PlanEvent, type StepState } from "../core/types.ts";
 import { prismaSql } from "../db/sql-runner.ts";
 import { loadPlan, readPlanContext, savePlan, type LoadedPlan, type PlanContext } from "../adapters/prisma/plan-repository.ts";
 import { sqlWrites } from "../adapters/prisma/write-batch.ts";
@@ -18,6 +18,8 @@ import { formInclude, stepStateDTO, toFormDTO, toRunDTO } from "../adapters/pris
 import type { StepDTO } from "../protocol/dto.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
 import { createRun } from "./run-records.ts";
+import { noteHedgeLoser, startHedgeRun } from "./hedge-runs.ts";
+import { LOST_HEDGE } from "../core/hedge.ts";
 import { insertMessage } from "./messages.ts";
 import type { ExecutorContext } from "./context.ts";
 
@@ -28,6 +30,18 @@ type Tx = Prisma.TransactionClient;
  * where a run is claimed (run-queue.ts), exactly and across processes.
  */
 const NO_POOLS: CapacityView = { agents: {}, models: {}, agentModel: {} };
+
+/**
+ * The agents an admin disabled, and those of the plan's open steps deleted since: the
+ * core fails such a step when it becomes ready instead of dispatching it. From the agent
+ * directory's copy (seconds stale at most on another process), so it costs no read.
+ */
+function unavailableAssignees(context: ExecutorContext, tx: Tx, steps: readonly StepState[]): Promise<Map<string, string>> {
+  const handles = steps
+    .filter((step) => !isTerminalStep(step.status) && step.assignee !== USER_ASSIGNEE && step.assignee !== COMMANDER_ASSIGNEE)
+    .map((step) => step.assignee);
+  return context.agents.unavailable(tx, handles);
+}
 
 /**
  * The plan context for this reconcile: what was read together with the lock when the
@@ -115,6 +129,7 @@ export async function applyPlanEvent(
     random: context.random,
     // pools are the run queue's: a dispatched run waits there for a slot (run-queue.ts)
     capacity: NO_POOLS,
+    unavailable: await unavailableAssignees(context, tx, loaded.state.steps),
     newRunId: randomUUID,
   });
   for (const line of result.log) {
@@ -349,13 +364,18 @@ async function applyCommand(context: ExecutorContext, tx: Tx, uow: UnitOfWork, p
     case "schedule-tick":
       uow.ticks.push({ conversationId: plan.conversationId, planId, at: command.at });
       return;
+    case "hedge":
+      await startHedgeRun(context, tx, uow, { plan, command });
+      return;
     case "cancel-run": {
       // Runs are cancelled only in transactions after the one that created them,
       // so the batched update always finds the row (see write-batch.ts).
       const endedAt = new Date(context.clock.now());
       uow.batch.add(sqlWrites.cancelRun({ id: command.runId, endedAt }));
       uow.runsToCancel.push(command.runId);
-      await announceCancelledRun(tx, uow, command.runId, endedAt);
+      const lostHedge = command.reason === "lost-hedge";
+      const stepIndex = await announceCancelledRun(tx, uow, command.runId, endedAt, lostHedge ? LOST_HEDGE : undefined);
+      if (lostHedge) noteHedgeLoser(uow, { planId, runId: command.runId, stepIndex });
       return;
     }
     case "plan-ended": {
@@ -422,13 +442,19 @@ export async function openForm(
   });
 }
 
-/** A cancelled run's final state goes to the conversation like any other run's end. */
-export async function announceCancelledRun(tx: Tx, uow: UnitOfWork, runId: string, endedAt: Date): Promise<void> {
+/**
+ * A cancelled run's final state goes to the conversation like any other run's end
+ * (`why`, when there is more to say than "cancelled"). Resolves to its step's index.
+ */
+export async function announceCancelledRun(tx: Tx, uow: UnitOfWork, runId: string, endedAt: Date, why?: string): Promise<number | null> {
   const run = await tx.run.findUnique({
     where: { id: runId },
     include: { agent: { select: { handle: true } }, step: { select: { index: true } } },
   });
-  if (!run || (run.status !== "queued" && run.status !== "running")) return;
+  if (!run || (run.status !== "queued" && run.status !== "running")) return run?.step?.index ?? null;
   const dto = toRunDTO(run, { agentHandle: run.agent?.handle ?? null, stepIndex: run.step?.index ?? null });
-  uow.emit("run-updated", { run: { ...dto, status: "cancelled", endedAt: endedAt.toISOString() } });
+  uow.emit("run-updated", {
+    run: { ...dto, status: "cancelled", endedAt: endedAt.toISOString(), ...(why ? { error: `cancelled: ${why}` } : {}) },
+  });
+  return run.step?.index ?? null;
 }

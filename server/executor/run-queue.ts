@@ -103,7 +103,8 @@ export async function loadLaunch(context: ExecutorContext, runId: string): Promi
     {
       id: run.id,
       conversationId: run.conversationId,
-      agent: run.agent,
+      // the model the run was queued for: a hedge twin runs on the agent's alternate
+      agent: { ...run.agent, model: run.model },
       kind,
       input: run.input,
       request: run.plan

@@ -115,7 +115,8 @@ export async function createRun(context: ExecutorContext, tx: Tx, uow: UnitOfWor
 /** What the agent runtime needs to start a run (startedAt is the claim's, set when claimed). */
 export async function buildLaunch(context: ExecutorContext, tx: Tx, input: NewRun, createdAt: Date): Promise<RunLaunch> {
   const attachments = await requestAttachments(context, tx, input.request.messageId);
-  const roster = await context.agents.roster(tx, input.conversationId);
+  // the roster an agent is shown (the commander assigns from it): disabled agents are left out
+  const roster = await context.agents.available(tx, input.conversationId);
   return {
     kind: input.kind,
     agent: input.agent,

@@ -14,10 +14,12 @@ import { finishRun, type RunLogEntry } from "./run-lifecycle.ts";
 import { claimRuns, loadLaunch } from "./run-queue.ts";
 import { recordLostRunsEachIfNeeded, recordRefusedResult, runIdsByConversation } from "./refused-and-lost-runs.ts";
 import { liveRunSink } from "./run-sink.ts";
+import { postStoppedText } from "./stopped-text.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
 import type { UnitPlan } from "./units.ts";
 import type { PendingEvent } from "../adapters/prisma/event-log.ts";
 import { instrumentRunner } from "./run-telemetry.ts";
+import type { Hedging } from "./hedging.ts";
 
 type Tx = Prisma.TransactionClient;
 
@@ -33,6 +35,8 @@ export interface RunWorkerHost {
   /** keeps a promise in the executor's in-flight set (stop and idle wait for it) */
   track(promise: Promise<unknown>): void;
   stopped(): boolean;
+  /** races straggling step runs (hedging.ts): told when a run goes live, is recorded, or is aborted */
+  hedging?: Pick<Hedging, "watch" | "recorded" | "aborted" | "isLoser">;
 }
 
 /** A run started early (see startEarly): running its preparation until its unit commits. */
@@ -340,6 +344,7 @@ export class RunWorker {
     const logs: RunLogEntry[] = [];
     const sink = liveRunSink({ publisher: this.context.publisher, conversationId, runId, confirmed, logs });
     const runner = instrumentRunner(this.context.runner, this.context.prisma, launch, claimed);
+    const unwatch = this.host.hedging?.watch(launch, confirmed);
     try {
       let result: AgentRunResult;
       try {
@@ -357,6 +362,15 @@ export class RunWorker {
       if (controller.signal.aborted || this.host.stopped()) {
         // nothing more of it is stored here (a stop records it elsewhere): its line says how it ended
         runner.recorded({ stored: "as-reported" });
+        const lostHedge = this.host.hedging?.isLoser(launch.request.runId) ?? false;
+        this.host.hedging?.aborted(launch, result);
+        // what a stopped run had written stays in the chat, marked stopped (not on shutdown:
+        // it is handed back; not a hedge's loser: its twin's answer is the step's)
+        if (!lostHedge && !this.host.stopped() && sink.text().trim() !== "" && (!confirmed || (await confirmed))) {
+          await this.host.inConversation(conversationId, (tx, uow) =>
+            postStoppedText(this.context, tx, uow, { launch, text: sink.text() }),
+          );
+        }
         return;
       }
       // runs of a conversation that end while it is busy share one statement (units.ts)
@@ -367,11 +381,15 @@ export class RunWorker {
           launch.planId ? { planId: launch.planId, runId, batch: true } : undefined,
         )
         .then(
-          () => runner.recorded({ stored: "as-reported" }),
+          () => {
+            runner.recorded({ stored: "as-reported" });
+            this.host.hedging?.recorded(launch, result);
+          },
           async (error: unknown) =>
             runner.recorded({ stored: "failed-instead", error: await recordRefusedResult(this.context, this.host, { launch, error }) }),
         );
     } finally {
+      unwatch?.();
       this.liveRuns.delete(runId);
       // a slot of this process freed up while runs may wait for one (the pools' own
       // slots were handed on by the unit that recorded the end)

@@ -39,7 +39,7 @@ export const attachmentSchema = z.object({
 });
 export type AttachmentDTO = z.infer<typeof attachmentSchema>;
 
-export const MESSAGE_KINDS = ["text", "dispatch", "result", "form", "decision", "plan", "error", "outcome"] as const;
+export const MESSAGE_KINDS = ["text", "dispatch", "result", "form", "decision", "plan", "error", "outcome", "stopped"] as const;
 
 export const messageSchema = z.object({
   id: z.string(),
@@ -108,6 +108,11 @@ export const stepSchema = z.object({
   retryAt: z.string().nullable(),
   startedAt: z.string().nullable(),
   endedAt: z.string().nullable(),
+  /**
+   * the current attempt was hedged: a twin run on `model` raced (`racing`: still races)
+   * the step's run because it ran long (core/hedge.ts); absent or null: not hedged
+   */
+  hedge: z.object({ model: z.string(), racing: z.boolean() }).nullable().optional(),
   /** summed over the step's runs; present where the server computed it (plan reads) */
   usage: usageSchema.optional(),
 });
@@ -120,6 +125,8 @@ export const planSchema = z.object({
   status: z.enum(PLAN_STATUSES),
   maxParallel: z.number(),
   request: z.string(),
+  /** a re-run of an ended plan: that plan's id (the other way round, the UI looks among the plans) */
+  rerunOfId: z.string().nullable(),
   createdAt: z.string(),
   endedAt: z.string().nullable(),
   steps: z.array(stepSchema),

@@ -10,10 +10,13 @@ import { listConversationEvents } from "../adapters/prisma/event-log.ts";
 import { listAuditEvents } from "../access/audit.ts";
 import type { Actor } from "../access/actor.ts";
 import { createApiToken, listApiTokens, revokeApiToken } from "./api-tokens.ts";
-import { createInvite } from "./invites.ts";
-import { revokeInvite } from "./admin-invites.ts";
-import { searchPeople } from "./people-search.ts";
-import { markRead } from "./read-marks.ts";
+import { createInvite, hasHumanUser, isInviteUsable } from "./invites.ts";
+import { listInvitesForAdmin, revokeInvite } from "./admin-invites.ts";
+import { getPlanAnswers } from "./admin-plan-answers.ts";
+import { getPlanTimeline, listPlanHistory } from "./admin-plans.ts";
+import { getUsage } from "./admin-usage.ts";
+import { listPeopleForAdmin, searchPeople } from "./people-search.ts";
+import { lastReadAt, markRead } from "./read-marks.ts";
 import type { AgentInput } from "../protocol/rest/admin.ts";
 import { mergePlanBranches } from "../workspace/merge.ts";
 import {
@@ -25,8 +28,10 @@ import {
 } from "../workspace/repositories.ts";
 import { acceptPlanResult, getPlanWorkspace, getStepChange, planPatch } from "../workspace/review.ts";
 import { slotsOverview } from "../workspace/slots-overview.ts";
-import { createAgent, listAgentsForAdmin, updateAgent, type AgentModels } from "./admin-agents.ts";
+import { createAgent, deleteAgent, listAgentsForAdmin, setAgentEnabled, updateAgent, type AgentModels } from "./admin-agents.ts";
+import { disabledReason } from "../executor/agent-directory.ts";
 import { createConversationManageServices, silentConversationNotifier, type ConversationChangeNotifier } from "./conversation-manage.ts";
+import { createConversationScope } from "./conversation-scope.ts";
 import { createConversationServices } from "./conversations.ts";
 import type { Engine } from "./engine.ts";
 import { routeReaction, type Reaction } from "./event-reactions.ts";
@@ -54,15 +59,23 @@ function on<I, O>(prisma: PrismaClient, fn: (prisma: PrismaClient, input: I) => 
 }
 
 export function createApplication({ prisma, engine, notifiers = {}, agentModels, readSession }: ApplicationDeps) {
-  const members = createMembershipServices(prisma, notifiers.memberships ?? silentNotifier);
+  const membershipNotifier = notifiers.memberships ?? silentNotifier;
+  const members = createMembershipServices(prisma, membershipNotifier);
+  /** the conversations an agent is in: their open tabs refresh their @-lists when it is disabled, enabled or deleted */
+  const conversationsOfAgent = async (agentId: string) =>
+    (await prisma.conversationAgent.findMany({ where: { agentId }, select: { conversationId: true } })).map((row) => row.conversationId);
   return {
     conversations: {
       ...createConversationServices(prisma),
       ...createConversationManageServices(prisma, notifiers.conversations ?? silentConversationNotifier),
+      /** whether a plan or form addressed under a conversation's URL is that conversation's */
+      ...createConversationScope(prisma),
       /** stored events after `afterSeq`, for a caller that checked membership (the API's token statement, a socket's join) */
       events: on(prisma, listConversationEvents),
       /** the reader's mark: the next visit's "new messages" line starts after it */
       markRead: on(prisma, markRead),
+      /** the actor's own mark, where the page opens its "new messages" line */
+      lastReadAt: on(prisma, lastReadAt),
     },
     members: {
       ...members,
@@ -86,6 +99,13 @@ export function createApplication({ prisma, engine, notifiers = {}, agentModels,
     plans: createPlanControls({ prisma, engine }),
     /** an outside event (CI, a review) routed to the agent that owns the work */
     reactions: { route: (reaction: Reaction) => routeReaction(engine, reaction) },
+    /** before anyone is signed in: the sign-up and sign-in pages */
+    signUp: {
+      /** the first person to sign up needs no invite and becomes the admin */
+      hasAnyone: () => hasHumanUser(prisma),
+      isInviteUsable: on(prisma, isInviteUsable),
+    },
+    // admins' commands and the admin pages' reads: each checks the actor is an admin itself
     admin: {
       listAgents: on(prisma, listAgentsForAdmin),
       async createAgent(input: { actor: Actor | null; input: AgentInput }) {
@@ -98,9 +118,35 @@ export function createApplication({ prisma, engine, notifiers = {}, agentModels,
         engine.agentsChanged();
         return agent;
       },
+      /** disabling withdraws the agent's queued runs (their steps fail with the reason); running ones finish */
+      async setAgentEnabled(input: { actor: Actor | null; agentId: string; enabled: boolean }) {
+        const { agent, changed } = await setAgentEnabled(prisma, input);
+        engine.agentsChanged();
+        if (!changed) return agent;
+        if (!input.enabled) {
+          await engine.withdrawQueuedRuns({ agentId: agent.id, handle: agent.handle, reason: disabledReason(agent.handle) });
+        }
+        for (const conversationId of await conversationsOfAgent(agent.id)) membershipNotifier.membersChanged({ conversationId });
+        return agent;
+      },
+      async deleteAgent(input: { actor: Actor | null; agentId: string }) {
+        // read before: deleting the agent takes it out of them
+        const conversations = await conversationsOfAgent(input.agentId);
+        const deleted = await deleteAgent(prisma, input);
+        engine.agentsChanged();
+        for (const conversationId of conversations) membershipNotifier.membersChanged({ conversationId });
+        return deleted;
+      },
       createInvite: on(prisma, createInvite),
       revokeInvite: on(prisma, revokeInvite),
+      listInvites: on(prisma, listInvitesForAdmin),
       auditLog: on(prisma, listAuditEvents),
+      /** everyone, for the audit log's "who" filter */
+      listPeople: on(prisma, listPeopleForAdmin),
+      usage: on(prisma, getUsage),
+      planHistory: on(prisma, listPlanHistory),
+      planTimeline: on(prisma, getPlanTimeline),
+      planAnswers: on(prisma, getPlanAnswers),
     },
     workspace: {
       listRepositories: on(prisma, listRepositories),

@@ -20,6 +20,8 @@ function whom(event: AuditEventDTO, detail: Detail): string {
   return event.target.name ?? event.target.label ?? "someone";
 }
 
+const stepOf = (detail: Detail) => (typeof detail.stepIndex === "number" ? `step ${detail.stepIndex}` : "a step");
+
 const where = (event: AuditEventDTO) => (event.conversation ? quoted(event.conversation.title) : "a conversation");
 
 /** One required sentence per action: a new action is a compile error here until it reads well. */
@@ -34,6 +36,9 @@ const SENTENCES: Record<AuditAction, (event: AuditEventDTO, detail: Detail) => s
   "agent.removed": (event, detail) => `${who(event)} removed ${whom(event, detail)} from ${where(event)}`,
   "agent.created": (event, detail) => `${who(event)} created the agent ${whom(event, detail)}`,
   "agent.updated": (event, detail) => `${who(event)} edited the agent ${whom(event, detail)}`,
+  "agent.disabled": (event, detail) => `${who(event)} disabled the agent ${whom(event, detail)}`,
+  "agent.enabled": (event, detail) => `${who(event)} enabled the agent ${whom(event, detail)} again`,
+  "agent.deleted": (event, detail) => `${who(event)} deleted the agent ${whom(event, detail)}`,
   "invitation.created": (event, detail) => `${who(event)} invited ${text(detail.email, "someone")} to ${where(event)}`,
   "invitation.accepted": (event, detail) => `${whom(event, detail)} joined ${where(event)} through an invitation`,
   "invitation.declined": (event) => `${who(event)} declined the invitation to ${where(event)}`,
@@ -53,6 +58,11 @@ const SENTENCES: Record<AuditAction, (event: AuditEventDTO, detail: Detail) => s
     `${who(event)} accepted a plan's result: fast-forwarded ${text(detail.name, text(detail.branch, "the base branch"))}` +
     (typeof detail.to === "string" ? ` to ${detail.to.slice(0, 8)}` : "") +
     (event.conversation ? ` from ${where(event)}` : ""),
+  "plan.step_stopped": (event, detail) =>
+    `${who(event)} stopped ${stepOf(detail)} of the plan ${quoted(text(detail.title, "untitled"))} in ${where(event)}`,
+  "plan.reopened": (event, detail) =>
+    `${who(event)} reopened the ended plan ${quoted(text(detail.title, "untitled"))} in ${where(event)} to retry ${stepOf(detail)}`,
+  "plan.rerun": (event, detail) => `${who(event)} re-ran the ended plan ${quoted(text(detail.title, "untitled"))} in ${where(event)}`,
 };
 
 export function auditSentence(event: AuditEventDTO): string {

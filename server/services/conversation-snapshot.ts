@@ -27,7 +27,11 @@ async function readSnapshotIn(tx: Prisma.TransactionClient, conversationId: stri
   const conversation = await tx.conversation.findUnique({
     where: { id: conversationId },
     include: {
-      agents: { include: { agent: { select: { id: true, handle: true, name: true, role: true, model: true } } } },
+      // a disabled agent is not offered in the composer's @-list
+      agents: {
+        where: { agent: { disabledAt: null } },
+        include: { agent: { select: { id: true, handle: true, name: true, role: true, model: true } } },
+      },
       memberships: { include: { user: { select: { id: true, name: true, email: true } } } },
     },
   });

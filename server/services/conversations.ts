@@ -72,6 +72,8 @@ export function createConversationServices(prisma: PrismaClient) {
 
     async listAgents() {
       return prisma.agent.findMany({
+        // a disabled agent is not offered for new conversations
+        where: { disabledAt: null },
         orderBy: [{ role: "asc" }, { handle: "asc" }],
         select: { id: true, handle: true, name: true, role: true, model: true, concurrency: true },
       });

@@ -12,6 +12,7 @@ import { conflict, invalidInput, notFound } from "../protocol/errors.ts";
 import type { Prisma } from "../generated/prisma/client.ts";
 import { toStorableText } from "../core/text.ts";
 import type { Engine } from "./engine.ts";
+import { disabledReason } from "../executor/agent-directory.ts";
 
 export const MAX_REACTION_PAYLOAD_CHARS = 64_000;
 
@@ -68,6 +69,7 @@ export async function routeReaction(engine: Engine, reaction: Reaction): Promise
       ? roster.find((candidate) => candidate.handle === handle)
       : await engine.agents.commanderFor(tx, reaction.conversationId);
     if (!agent) throw invalidInput(`target: @${handle} is not an agent in this conversation`);
+    if (agent.disabledAt !== null) throw conflict(`target: ${disabledReason(agent.handle)}`);
 
     const fenced = fenceUntrusted(text, `reaction:${source}`);
     const body = `@${agent.handle} Reaction from **${source}**${about}:\n\n${fenced}`;

@@ -1,6 +1,7 @@
 /**
  * Invite links: an admin creates one, a newcomer signs up through it once.
  * Claiming is a single conditional update, so two sign-ups cannot share a token.
+ * The first person needs none: they become the admin (auth/auth.ts).
  */
 import crypto from "node:crypto";
 import type { PrismaClient } from "../generated/prisma/client.ts";
@@ -60,4 +61,9 @@ export async function recordInviteUse(prisma: PrismaClient, { token, userId }: {
 export async function isInviteUsable(prisma: PrismaClient, token: string): Promise<boolean> {
   const invite = await prisma.invite.findUnique({ where: { token }, select: { usedAt: true, revokedAt: true, expiresAt: true } });
   return Boolean(invite && !invite.usedAt && !invite.revokedAt && invite.expiresAt > new Date());
+}
+
+/** People have a credential account; the seeded automation user (API token) does not count. */
+export async function hasHumanUser(prisma: PrismaClient): Promise<boolean> {
+  return (await prisma.user.count({ where: { accounts: { some: {} } } })) > 0;
 }

@@ -67,7 +67,8 @@ export function createMembershipServices(prisma: PrismaClient, notifier: Members
           select: { role: true, user: { select: { id: true, name: true, email: true } } },
         }),
         prisma.conversationAgent.findMany({
-          where: { conversationId },
+          // a disabled agent is not offered (the composer's @-list follows this roster)
+          where: { conversationId, agent: { disabledAt: null } },
           orderBy: { createdAt: "asc" },
           select: { agent: { select: { id: true, handle: true, name: true, role: true } } },
         }),

@@ -82,7 +82,7 @@ export async function searchMessages(
   // Word matches (English stemming, ranked by ts_rank) come first, as before; messages that
   // hold the terms only inside longer runs of text (CJK) follow, newest first.
   const rows = await prisma.$queryRaw<Row[]>`
-    SELECT m."id", m."conversationId", c."title", COALESCE(u."name", a."name") AS "author", m."createdAt", m."body",
+    SELECT m."id", m."conversationId", c."title", COALESCE(u."name", a."name", m."authorAgentName") AS "author", m."createdAt", m."body",
            (to_tsvector('english', m."body") @@ q.query) AS "wordMatch",
            ts_headline('english', translate(m."body", ${START + STOP}, ''), q.query, ${options}) AS "headline"
     FROM "Message" m

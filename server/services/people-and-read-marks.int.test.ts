@@ -1,11 +1,11 @@
 /**
  * The people picker finds the workspace's people by name or email for a conversation's
- * owners, marks who is already in and never offers the automation user; a reader's mark
- * only moves forward and never past now.
+ * owners, marks who is already in and never offers the automation user; admins list
+ * everyone; a reader's mark only moves forward and never past now.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../db/testing/test-database.ts";
-import { searchPeople } from "./people-search.ts";
+import { listPeopleForAdmin, searchPeople } from "./people-search.ts";
 import { lastReadAt, markRead } from "./read-marks.ts";
 import { API_USER_EMAIL } from "../access/actor.ts";
 
@@ -52,17 +52,25 @@ it("is for the conversation's owners, who add people", async () => {
   await expect(searchPeople(db.prisma, { actor: bo, conversationId, query: "cy" })).rejects.toMatchObject({ code: "forbidden" });
 });
 
+it("lists everyone, the automation user too, by name, for admins only", async () => {
+  const everyone = await listPeopleForAdmin(db.prisma, { actor: { id: "admin", role: "admin" } });
+  expect(everyone.map((person) => person.id)).toEqual(["ana", "auto", "bo", "cy"]);
+  expect(everyone[0]).toEqual({ id: "ana", name: "Ana Lima", email: "ana@example.test" });
+  await expect(listPeopleForAdmin(db.prisma, { actor: ana })).rejects.toMatchObject({ code: "forbidden" });
+  await expect(listPeopleForAdmin(db.prisma, { actor: null })).rejects.toMatchObject({ code: "unauthenticated" });
+});
+
 it("moves a reader's mark forward only, and never past now", async () => {
-  expect(await lastReadAt(db.prisma, { userId: "bo", conversationId })).toBeNull();
+  expect(await lastReadAt(db.prisma, { actor: bo, conversationId })).toBeNull();
   const noon = new Date("2026-01-01T12:00:00Z");
   await markRead(db.prisma, { actor: bo, conversationId, upTo: noon });
-  expect(await lastReadAt(db.prisma, { userId: "bo", conversationId })).toEqual(noon);
+  expect(await lastReadAt(db.prisma, { actor: bo, conversationId })).toEqual(noon);
   await markRead(db.prisma, { actor: bo, conversationId, upTo: new Date("2026-01-01T11:00:00Z") });
-  expect(await lastReadAt(db.prisma, { userId: "bo", conversationId })).toEqual(noon);
+  expect(await lastReadAt(db.prisma, { actor: bo, conversationId })).toEqual(noon);
   const before = Date.now();
   const { lastReadAt: capped } = await markRead(db.prisma, { actor: bo, conversationId, upTo: new Date(Date.now() + 86_400_000) });
   expect(capped!.getTime()).toBeGreaterThanOrEqual(before);
   expect(capped!.getTime()).toBeLessThanOrEqual(Date.now());
   // someone else's mark is their own
-  expect(await lastReadAt(db.prisma, { userId: "ana", conversationId })).toBeNull();
+  expect(await lastReadAt(db.prisma, { actor: ana, conversationId })).toBeNull();
 });

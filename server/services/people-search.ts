@@ -1,15 +1,22 @@
 /**
- * The members dialog's people picker: the workspace's people whose name or email holds
+ * Who the workspace's people are, for the admin pages (the audit log's "who" filter), and
+ * the members dialog's people picker: the workspace's people whose name or email holds
  * the typed words, for a conversation's owners (they are the ones who add people). Only
  * people with an account appear; adding a typed email still reveals nothing (memberships.ts).
  */
 import type { PrismaClient } from "../generated/prisma/client.ts";
-import { conversationRoleOf, type Actor } from "../access/actor.ts";
+import { assertAdmin, conversationRoleOf, type Actor } from "../access/actor.ts";
 import { BatonError } from "../protocol/errors.ts";
 import type { PersonChoice } from "../protocol/rest/members.ts";
 import { API_USER_EMAIL } from "../access/actor.ts";
 
 const PEOPLE_PICKER_LIMIT = 8;
+
+interface PersonSummary {
+  id: string;
+  name: string;
+  email: string;
+}
 
 export async function searchPeople(
   prisma: PrismaClient,
@@ -31,4 +38,13 @@ export async function searchPeople(
     select: { id: true, name: true, email: true, memberships: { where: { conversationId }, select: { id: true } } },
   });
   return people.map((person) => ({ id: person.id, name: person.name, email: person.email, member: person.memberships.length > 0 }));
+}
+
+/**
+ * Everyone with a row in the user table, the automation user included (the audit log
+ * records what it did), by name. Admins only: it lists every email address.
+ */
+export async function listPeopleForAdmin(prisma: PrismaClient, { actor }: { actor: Actor | null }): Promise<PersonSummary[]> {
+  assertAdmin(actor);
+  return prisma.user.findMany({ orderBy: { name: "asc" }, select: { id: true, name: true, email: true } });
 }

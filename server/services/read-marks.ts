@@ -6,10 +6,10 @@
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import type { Actor } from "../access/actor.ts";
 
-/** When `userId` last read the conversation; null: never (or not a member). */
-export async function lastReadAt(prisma: PrismaClient, { userId, conversationId }: { userId: string; conversationId: string }) {
+/** When the actor last read the conversation; null: never (or not a member). Only ever one's own mark. */
+export async function lastReadAt(prisma: PrismaClient, { actor, conversationId }: { actor: Actor; conversationId: string }) {
   const membership = await prisma.membership.findUnique({
-    where: { conversationId_userId: { conversationId, userId } },
+    where: { conversationId_userId: { conversationId, userId: actor.id } },
     select: { lastReadAt: true },
   });
   return membership?.lastReadAt ?? null;
@@ -29,5 +29,5 @@ export async function markRead(
     where: { conversationId, userId: actor.id, OR: [{ lastReadAt: null }, { lastReadAt: { lt: at } }] },
     data: { lastReadAt: at },
   });
-  return { lastReadAt: await lastReadAt(prisma, { userId: actor.id, conversationId }) };
+  return { lastReadAt: await lastReadAt(prisma, { actor, conversationId }) };
 }

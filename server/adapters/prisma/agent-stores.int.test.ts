@@ -3,6 +3,8 @@ import { afterAll, beforeAll } from "vitest";
 import { createTestDatabase, type TestDatabase } from "../../db/testing/test-database.ts";
 import { describeStoreConformance } from "../../agents/testing/store-conformance.ts";
 import { createPrismaArtifactStore, createPrismaConversationMemory, createPrismaSessionStore } from "./agent-stores.ts";
+import { createPrismaPlanStatusReader } from "./plan-status-reader.ts";
+import type { PlanStatus, StepStatus } from "../../generated/prisma/enums.ts";
 
 let db: TestDatabase;
 beforeAll(async () => {
@@ -40,5 +42,35 @@ describeStoreConformance("Prisma stores", async () => {
       return { id: message.id, author, body, createdAt: message.createdAt.toISOString() };
     },
     agentHandle: agent.handle,
+    plans: createPrismaPlanStatusReader(prisma),
+    plan: async (conversationId, { title, status, steps }) => {
+      // a second after the plan before it: "newest" is by createdAt
+      const plan = await prisma.plan.create({
+        data: { conversationId, title, status: status as PlanStatus, maxParallel: 2, request: title, createdAt: new Date((clock += 1000)) },
+      });
+      for (const step of steps) {
+        await prisma.planStep.create({
+          data: {
+            planId: plan.id,
+            index: step.index,
+            title: step.title,
+            assignee: step.assignee,
+            input: step.title,
+            maxRetries: 2,
+            status: step.status as StepStatus,
+            attempts: step.attempts,
+            outputSummary: step.summary,
+            failureReason: step.failureReason,
+          },
+        });
+        // one by one: the log's order is the order its rows were written
+        for (const entry of step.log) {
+          await prisma.stepEvent.create({
+            data: { planId: plan.id, stepIndex: step.index, at: new Date(entry.at), phase: entry.phase, message: entry.message },
+          });
+        }
+      }
+      return plan.id;
+    },
   };
 });

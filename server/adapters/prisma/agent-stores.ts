@@ -156,6 +156,8 @@ const HISTORY_SELECT = {
   createdAt: true,
   authorUser: { select: { name: true } },
   authorAgent: { select: { handle: true, name: true } },
+  authorAgentName: true,
+  authorAgentHandle: true,
 } as const;
 
 type HistoryRow = Prisma.MessageGetPayload<{ select: typeof HISTORY_SELECT }>;
@@ -166,7 +168,10 @@ function toHistoryMessage(row: HistoryRow): HistoryMessage {
       ? { kind: "user", name: row.authorUser?.name ?? "someone" }
       : row.authorKind === "agent" && row.authorAgent
         ? { kind: "agent", handle: row.authorAgent.handle, name: row.authorAgent.name }
-        : { kind: "system" };
+        : row.authorKind === "agent" && row.authorAgentHandle !== null
+          ? // an agent an admin deleted since: the name and handle it had
+            { kind: "agent", handle: row.authorAgentHandle, name: row.authorAgentName ?? row.authorAgentHandle }
+          : { kind: "system" };
   return { id: row.id, author, body: row.body, createdAt: row.createdAt.toISOString() };
 }
 

@@ -6,7 +6,7 @@ import type { Prisma } from "../../generated/prisma/client.ts";
 import type { FormDTO, MessageDTO, PlanDTO, RunDTO, StepDTO, MentionDTO } from "../../protocol/dto.ts";
 import type { FormSpec, StepState } from "../../core/types.ts";
 import { toStepState } from "./tables.ts";
-import { messageDTO, runDTO } from "../../protocol/dto-builders.ts";
+import { messageDTO, runDTO, type MessageFacts } from "../../protocol/dto-builders.ts";
 import { summarizeReactions } from "../../protocol/reactions.ts";
 
 const iso = (date: Date | null | undefined) => (date ? date.toISOString() : null);
@@ -23,9 +23,20 @@ export type MessageRow = Prisma.MessageGetPayload<{ include: typeof messageInclu
 export function toMessageDTO(row: MessageRow): MessageDTO {
   return messageDTO({
     ...row,
+    authorAgent: row.authorAgent ?? deletedAuthorAgent(row),
     mentions: (row.mentions as unknown as MentionDTO[]) ?? [],
     reactions: summarizeReactions(row.reactions.map((reaction) => ({ ...reaction, userName: reaction.user.name }))),
   });
+}
+
+/**
+ * The author of an agent's message whose agent an admin deleted: the name and handle
+ * written at deletion (services/admin-agents.ts). The id only has to keep that author's
+ * messages grouped together; the commander cannot be deleted, so it was a sub-agent.
+ */
+function deletedAuthorAgent(row: Pick<MessageRow, "authorAgentName" | "authorAgentHandle">): MessageFacts["authorAgent"] {
+  if (row.authorAgentName === null || row.authorAgentHandle === null) return null;
+  return { id: `deleted-agent:${row.authorAgentHandle}`, name: row.authorAgentName, handle: row.authorAgentHandle, role: "sub_agent" };
 }
 
 /** A step as the core holds it → the wire; the one place a StepDTO is built. */
@@ -55,6 +66,7 @@ export function stepStateDTO(step: StepState, id: string): StepDTO {
     retryAt: at(step.retryAt),
     startedAt: at(step.startedAt),
     endedAt: at(step.endedAt),
+    hedge: step.hedgeModel === null ? null : { model: step.hedgeModel, racing: step.hedgeRunId !== null },
   };
 }
 
@@ -70,6 +82,7 @@ export function toPlanDTO(row: Prisma.PlanGetPayload<{ include: { steps: true } 
     status: row.status,
     maxParallel: row.maxParallel,
     request: row.request,
+    rerunOfId: row.rerunOfId,
     createdAt: row.createdAt.toISOString(),
     endedAt: iso(row.endedAt),
     steps: [...row.steps].sort((a, b) => a.index - b.index).map(toStepDTO),

@@ -3,11 +3,19 @@
  * the memory stores the tests and the demo use, the Prisma stores the server uses —
  * must pass it, so a test that passes on memory says something about the database.
  * Run from memory-stores.test.ts and adapters/prisma/agent-stores.int.test.ts.
+ * The plan_status reader is one of them: the memory one answers the tool's tests.
  */
 import { createHash } from "node:crypto";
 import type { ModelMessage } from "ai";
 import { describe, expect, it } from "vitest";
-import type { ArtifactStore, ConversationMemory, HistoryMessage, SessionStore } from "../../ports/agents.ts";
+import type {
+  ArtifactStore,
+  ConversationMemory,
+  HistoryMessage,
+  PlanStatusReader,
+  PlanStatusView,
+  SessionStore,
+} from "../../ports/agents.ts";
 
 export interface StoreFixture {
   sessions: SessionStore;
@@ -21,6 +29,9 @@ export interface StoreFixture {
   post(conversationId: string, author: HistoryMessage["author"], body: string): Promise<HistoryMessage>;
   /** the handle of an agent that exists, to produce files */
   agentHandle: string;
+  plans: PlanStatusReader;
+  /** stores a plan of the conversation, newer than every plan stored before it, steps and log as given; its id */
+  plan(conversationId: string, plan: Omit<PlanStatusView, "id">): Promise<string>;
 }
 
 const said = (text: string): ModelMessage[] => [{ role: "user", content: text }];
@@ -161,6 +172,82 @@ export function describeStoreConformance(name: string, setUp: () => Promise<Stor
       // two runs summarising at once: the one that covers less comes second and is not kept
       await stores.memory.saveSummary(conversationId, { text: "up to s1", upToMessageId: first.id, upToCreatedAt: first.createdAt });
       expect(await stores.memory.loadSummary(conversationId)).toEqual(later);
+    });
+  });
+
+  describe(`${name}: PlanStatusReader`, () => {
+    const entry = (second: number, message: string) => ({
+      at: `2026-01-01T00:00:${String(second).padStart(2, "0")}.000Z`,
+      phase: "dispatch",
+      message,
+    });
+    // steps stored out of order, to show that they come back by index
+    const launch: Omit<PlanStatusView, "id"> = {
+      title: "Launch",
+      status: "running",
+      steps: [
+        {
+          index: 2,
+          title: "Tell",
+          assignee: "writer",
+          status: "failed",
+          attempts: 3,
+          summary: null,
+          failureReason: "rate limited",
+          log: [],
+        },
+        {
+          index: 1,
+          title: "Look",
+          assignee: "researcher",
+          status: "done",
+          attempts: 1,
+          summary: "found three",
+          failureReason: null,
+          log: [entry(1, "first"), entry(2, "second"), entry(3, "third")],
+        },
+      ],
+    };
+    const byIndex = [...launch.steps].sort((a, b) => a.index - b.index);
+
+    it("reads a plan of the conversation by id, its steps by index with their facts and log, oldest first", async () => {
+      const stores = await setUp();
+      const [conversationId, other] = [await stores.conversation(), await stores.conversation()];
+      const planId = await stores.plan(conversationId, launch);
+      expect(await stores.plans.read({ conversationId, planId, logLimit: 10 })).toEqual({ id: planId, ...launch, steps: byIndex });
+      // a plan is found in its own conversation only
+      expect(await stores.plans.read({ conversationId: other, planId, logLimit: 10 })).toBeNull();
+      expect(await stores.plans.read({ conversationId, planId: "no-such-plan", logLimit: 10 })).toBeNull();
+    });
+
+    it("without an id, reads the conversation's newest plan; a conversation without plans has none", async () => {
+      const stores = await setUp();
+      const [conversationId, other] = [await stores.conversation(), await stores.conversation()];
+      expect(await stores.plans.read({ conversationId, logLimit: 10 })).toBeNull();
+      await stores.plan(conversationId, launch);
+      const newer = await stores.plan(conversationId, { title: "Follow up", status: "completed", steps: [] });
+      await stores.plan(other, { title: "Elsewhere", status: "running", steps: [] });
+      expect(await stores.plans.read({ conversationId, logLimit: 10 })).toEqual({
+        id: newer,
+        title: "Follow up",
+        status: "completed",
+        steps: [],
+      });
+    });
+
+    it("reads only the step asked for, and only the newest log entries, oldest first", async () => {
+      const stores = await setUp();
+      const conversationId = await stores.conversation();
+      const planId = await stores.plan(conversationId, launch);
+      const one = await stores.plans.read({ conversationId, planId, stepIndex: 1, logLimit: 2 });
+      expect(one?.steps.map((step) => [step.index, step.log.map((logged) => logged.message)])).toEqual([[1, ["second", "third"]]]);
+      // a step the plan does not have: the plan, without steps
+      expect(await stores.plans.read({ conversationId, planId, stepIndex: 9, logLimit: 2 })).toEqual({
+        id: planId,
+        title: "Launch",
+        status: "running",
+        steps: [],
+      });
     });
   });
 }

@@ -81,7 +81,13 @@ export function runIds(prefix = "new-run"): () => string {
 export function run(
   plan: PlanState,
   event: PlanEvent,
-  options: { now?: number; random?: () => number; capacity?: CapacityView; newRunId?: () => string } = {},
+  options: {
+    now?: number;
+    random?: () => number;
+    capacity?: CapacityView;
+    newRunId?: () => string;
+    unavailable?: ReadonlyMap<string, string>;
+  } = {},
 ): ReconcileResult {
   return reconcile({
     plan: deepFreeze(structuredClone(plan)),
@@ -90,6 +96,7 @@ export function run(
     random: options.random ?? (() => 0.5),
     newRunId: options.newRunId ?? runIds(),
     capacity: options.capacity ?? EMPTY_CAPACITY,
+    ...(options.unavailable ? { unavailable: options.unavailable } : {}),
   });
 }
 

@@ -15,10 +15,18 @@ export const agentInputSchema = z.object({
   allowedTools: z.array(storableText().trim().min(1).max(80)).max(50),
   skills: z.array(storableText().trim().min(1).max(80)).max(50),
   concurrency: z.number().int().min(1).max(256),
+  /** the model a step of this agent that runs long races on (hedging, core/hedge.ts); null or empty: none */
+  hedgeModel: storableText().trim().max(120).nullable().optional(),
 });
 export type AgentInput = z.infer<typeof agentInputSchema>;
 
-export const adminAgentSchema = agentInputSchema.extend({ id: z.string(), description: z.string(), updatedAt: z.string() });
+export const adminAgentSchema = agentInputSchema.extend({
+  id: z.string(),
+  description: z.string(),
+  updatedAt: z.string(),
+  /** when an admin disabled it; null: enabled */
+  disabledAt: z.string().nullable(),
+});
 export type AdminAgent = z.infer<typeof adminAgentSchema>;
 
 export const modelTrialSchema = z.discriminatedUnion("ok", [
@@ -56,6 +64,19 @@ export const adminRoutes = {
     path: "/api/admin/agents/:agentId",
     body: agentInputSchema,
     response: z.object({ agent: adminAgentSchema }),
+  }),
+  /** disable (nothing new of it starts; running runs finish) or enable again; never the commander */
+  setAgentEnabled: defineRoute({
+    method: "PUT",
+    path: "/api/admin/agents/:agentId/enabled",
+    body: z.object({ enabled: z.boolean() }),
+    response: z.object({ agent: adminAgentSchema }),
+  }),
+  /** refused (409) for the commander and while runs of the agent are live (queued, running, blocked on a form) */
+  deleteAgent: defineRoute({
+    method: "DELETE",
+    path: "/api/admin/agents/:agentId",
+    response: z.object({ deleted: z.object({ id: z.string(), handle: z.string() }) }),
   }),
   createInvite: defineRoute({
     method: "POST",

@@ -1,11 +1,13 @@
+import { getTranslations } from "next-intl/server";
 import { InvitesPanel } from "@/components/admin/invites-panel.tsx";
 import { requirePageAdmin } from "@/server/auth/page-session.ts";
 import { getRuntime } from "@/server/runtime.ts";
-import { listInvitesForAdmin } from "@/server/services/admin-invites.ts";
 
-export const metadata = { title: "Invites" };
+export async function generateMetadata() {
+  return { title: (await getTranslations("admin.sections"))("invites") };
+}
 
 export default async function InvitesPage() {
   const actor = await requirePageAdmin();
-  return <InvitesPanel invites={await listInvitesForAdmin(getRuntime().prisma, { actor })} />;
+  return <InvitesPanel invites={await getRuntime().app.admin.listInvites({ actor })} />;
 }

@@ -1,15 +1,16 @@
 import Link from "next/link";
+import { getTranslations } from "next-intl/server";
 import { Badge } from "@/components/ui/badge.tsx";
 import { inputClass } from "@/components/ui/field.tsx";
-import { PLAN_STATUS_HINT, PLAN_TONE } from "@/components/conversation/step-status.ts";
-import { ESTIMATED_NOTE } from "@/components/conversation/usage-totals.ts";
+import { PLAN_TONE } from "@/components/conversation/step-status.ts";
 import { PLAN_STATUSES, type PlanStatus } from "@/server/core/types.ts";
 import { requirePageAdmin } from "@/server/auth/page-session.ts";
 import { getRuntime } from "@/server/runtime.ts";
-import { listPlanHistory } from "@/server/services/admin-plans.ts";
 import { DateRangeFilter, filteredHref, parseFilterDay } from "@/components/admin/date-range-filter.tsx";
 
-export const metadata = { title: "Plan history" };
+export async function generateMetadata() {
+  return { title: (await getTranslations("admin.sections"))("plans") };
+}
 
 /** a plan's totals are estimated when any of its runs' usage is (a model call cut mid-stream) */
 const estimated = (plan: { usageEstimated: boolean }) => (plan.usageEstimated ? "true" : undefined);
@@ -21,9 +22,12 @@ export default async function PlanHistoryPage({ searchParams }: { searchParams: 
   const actor = await requirePageAdmin();
   const search = await searchParams;
   const status = PLAN_STATUSES.includes(search.status as PlanStatus) ? (search.status as PlanStatus) : undefined;
-  const { prisma, app } = getRuntime();
+  const { app } = getRuntime();
+  const t = await getTranslations("admin.plans");
+  const tPlan = await getTranslations("plan");
+  const tSections = await getTranslations("admin.sections");
   const [{ plans, next }, agents] = await Promise.all([
-    listPlanHistory(prisma, {
+    app.admin.planHistory({
       actor,
       filter: {
         title: search.q || undefined,
@@ -35,39 +39,40 @@ export default async function PlanHistoryPage({ searchParams }: { searchParams: 
       },
       after: search.after || undefined,
     }),
-    app.conversations.listAgents(),
+    // every agent, disabled ones too: their plans are history like any other
+    app.admin.listAgents({ actor }),
   ]);
   return (
     <div className="flex flex-col gap-4">
-      <h2 className="text-lg font-semibold">Plan history</h2>
-      <form className="flex flex-wrap items-end gap-3" aria-label="Filter plans" role="search">
+      <h2 className="text-lg font-semibold">{tSections("plans")}</h2>
+      <form className="flex flex-wrap items-end gap-3" aria-label={t("filter")} role="search">
         <label className="flex flex-col gap-1 text-sm">
-          Title
-          <input type="search" name="q" defaultValue={search.q ?? ""} placeholder="words in the title" className={inputClass} />
+          {t("titleField")}
+          <input type="search" name="q" defaultValue={search.q ?? ""} placeholder={t("titlePlaceholder")} className={inputClass} />
         </label>
         {search.conversation ? (
           <label className="flex items-center gap-2 self-center text-sm">
             <input type="checkbox" name="conversation" value={search.conversation} defaultChecked />
-            only {plans[0]?.conversation.title ? `“${plans[0].conversation.title}”` : "this conversation"}
+            {plans[0]?.conversation.title ? t("onlyConversation", { title: plans[0].conversation.title }) : t("onlyThisConversation")}
           </label>
         ) : null}
         <label className="flex flex-col gap-1 text-sm">
-          Status
+          {t("status")}
           <select name="status" defaultValue={status ?? ""} className={inputClass}>
-            <option value="">any</option>
+            <option value="">{t("any")}</option>
             {PLAN_STATUSES.map((s) => (
               <option key={s} value={s}>
-                {s}
+                {tPlan(`status.${s}`)}
               </option>
             ))}
           </select>
         </label>
         <label className="flex flex-col gap-1 text-sm">
-          Agent
+          {t("agent")}
           <select name="agent" defaultValue={search.agent ?? ""} className={inputClass}>
-            <option value="">any</option>
-            <option value="user">user</option>
-            <option value="commander">commander</option>
+            <option value="">{t("any")}</option>
+            <option value="user">{t("user")}</option>
+            <option value="commander">{t("commander")}</option>
             {agents
               .filter((a) => a.role !== "commander")
               .map((a) => (
@@ -83,21 +88,21 @@ export default async function PlanHistoryPage({ searchParams }: { searchParams: 
         <table className="w-full text-left text-sm" data-testid="plan-history">
           <thead className="bg-zinc-50 text-xs text-zinc-500 dark:bg-zinc-900">
             <tr>
-              <th className="px-3 py-2 font-medium">Plan</th>
-              <th className="px-3 py-2 font-medium">Conversation</th>
-              <th className="px-3 py-2 font-medium">Status</th>
-              <th className="px-3 py-2 font-medium">Steps</th>
-              <th className="px-3 py-2 font-medium">Agents</th>
-              <th className="px-3 py-2 font-medium">Tokens</th>
-              <th className="px-3 py-2 font-medium">Cost</th>
-              <th className="px-3 py-2 font-medium">Created</th>
+              <th className="px-3 py-2 font-medium">{t("plan")}</th>
+              <th className="px-3 py-2 font-medium">{t("conversation")}</th>
+              <th className="px-3 py-2 font-medium">{t("status")}</th>
+              <th className="px-3 py-2 font-medium">{t("steps")}</th>
+              <th className="px-3 py-2 font-medium">{t("agents")}</th>
+              <th className="px-3 py-2 font-medium">{t("tokens")}</th>
+              <th className="px-3 py-2 font-medium">{t("cost")}</th>
+              <th className="px-3 py-2 font-medium">{t("created")}</th>
             </tr>
           </thead>
           <tbody>
             {plans.length === 0 ? (
               <tr>
                 <td colSpan={8} className="px-3 py-6 text-center text-zinc-500">
-                  No plans match.
+                  {t("none")}
                 </td>
               </tr>
             ) : null}
@@ -114,21 +119,23 @@ export default async function PlanHistoryPage({ searchParams }: { searchParams: 
                   </Link>
                 </td>
                 <td className="px-3 py-2">
-                  <span title={PLAN_STATUS_HINT[plan.status]}>
-                    <Badge tone={PLAN_TONE[plan.status]}>{plan.status}</Badge>
+                  <span title={tPlan(`statusHint.${plan.status}`)}>
+                    <Badge tone={PLAN_TONE[plan.status]}>{tPlan(`status.${plan.status}`)}</Badge>
                   </span>
                 </td>
                 <td className="px-3 py-2">
-                  {plan.doneSteps} of {plan.steps} done
-                  {plan.skippedSteps ? <span className="text-zinc-500"> · {plan.skippedSteps} skipped</span> : null}
-                  {plan.failedSteps ? <span className="text-red-700 dark:text-red-400"> · {plan.failedSteps} failed</span> : null}
+                  {t("stepsDone", { done: plan.doneSteps, total: plan.steps })}
+                  {plan.skippedSteps ? <span className="text-zinc-500"> · {t("skipped", { count: plan.skippedSteps })}</span> : null}
+                  {plan.failedSteps ? (
+                    <span className="text-red-700 dark:text-red-400"> · {t("failed", { count: plan.failedSteps })}</span>
+                  ) : null}
                 </td>
                 <td className="px-3 py-2 text-xs">{plan.assignees.join(", ")}</td>
-                <td className="px-3 py-2" data-estimated={estimated(plan)} title={plan.usageEstimated ? ESTIMATED_NOTE : undefined}>
+                <td className="px-3 py-2" data-estimated={estimated(plan)} title={plan.usageEstimated ? t("estimatedNote") : undefined}>
                   {plan.usageEstimated ? "≈ " : ""}
                   {plan.tokens.toLocaleString("en")}
                 </td>
-                <td className="px-3 py-2" data-estimated={estimated(plan)} title={plan.usageEstimated ? ESTIMATED_NOTE : undefined}>
+                <td className="px-3 py-2" data-estimated={estimated(plan)} title={plan.usageEstimated ? t("estimatedNote") : undefined}>
                   {plan.usageEstimated ? "≈ " : ""}${plan.cost.toFixed(4)}
                 </td>
                 <td className="px-3 py-2 text-xs text-zinc-500">{plan.createdAt.slice(0, 16).replace("T", " ")}</td>
@@ -143,7 +150,7 @@ export default async function PlanHistoryPage({ searchParams }: { searchParams: 
           className="self-start text-sm text-accent hover:underline"
           data-testid="older-plans"
         >
-          Older plans
+          {t("older")}
         </Link>
       ) : null}
     </div>

@@ -1,3 +1,4 @@
+import { getTranslations } from "next-intl/server";
 import { requirePageAdmin } from "@/server/auth/page-session.ts";
 import { getRuntime } from "@/server/runtime.ts";
 import { getProviderHealth, getSandboxState } from "@/server/services/admin-providers.ts";
@@ -5,7 +6,9 @@ import { defaultSandbox } from "@/server/workspace/sandbox.ts";
 import { ProviderHealthTable } from "@/components/admin/provider-health.tsx";
 import { SandboxState } from "@/components/admin/sandbox-state.tsx";
 
-export const metadata = { title: "Providers" };
+export async function generateMetadata() {
+  return { title: (await getTranslations("admin.sections"))("providers") };
+}
 // the breakers' state changes from second to second: never a cached render
 export const dynamic = "force-dynamic";
 

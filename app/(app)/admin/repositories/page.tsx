@@ -1,20 +1,21 @@
+import { getTranslations } from "next-intl/server";
 import { RepositoriesPanel } from "@/components/admin/repositories-panel.tsx";
 import { SlotsPanel } from "@/components/admin/slots-panel.tsx";
 import { requirePageAdmin } from "@/server/auth/page-session.ts";
 import { getRuntime } from "@/server/runtime.ts";
-import { listRepositories } from "@/server/workspace/repositories.ts";
 import { readWorkspaceSettings } from "@/server/workspace/settings.ts";
-import { slotsOverview } from "@/server/workspace/slots-overview.ts";
 
-export const metadata = { title: "Repositories" };
+export async function generateMetadata() {
+  return { title: (await getTranslations("admin.sections"))("repositories") };
+}
 
 export default async function RepositoriesPage() {
   // checked here and in the services: the admin layout does not run for every request
   const actor = await requirePageAdmin();
-  const prisma = getRuntime().prisma;
+  const { workspace } = getRuntime().app;
   const [repositories, slots] = await Promise.all([
-    listRepositories(prisma, { actor }),
-    slotsOverview(prisma, { actor, limit: readWorkspaceSettings().slotsPerRepository }),
+    workspace.listRepositories({ actor }),
+    workspace.slotsOverview({ actor, limit: readWorkspaceSettings().slotsPerRepository }),
   ]);
   return (
     <div className="flex max-w-4xl flex-col gap-8">

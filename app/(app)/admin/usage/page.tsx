@@ -1,12 +1,14 @@
+import { getTranslations } from "next-intl/server";
 import { UsageCharts } from "@/components/admin/usage-charts.tsx";
 import { requirePageAdmin } from "@/server/auth/page-session.ts";
 import { getRuntime } from "@/server/runtime.ts";
-import { getUsage } from "@/server/services/admin-usage.ts";
 
-export const metadata = { title: "Usage" };
+export async function generateMetadata() {
+  return { title: (await getTranslations("admin.sections"))("usage") };
+}
 
 export default async function UsagePage() {
   const actor = await requirePageAdmin();
-  const usage = await getUsage(getRuntime().prisma, { actor, days: 30 });
+  const usage = await getRuntime().app.admin.usage({ actor, days: 30 });
   return <UsageCharts usage={usage} />;
 }

@@ -3,7 +3,6 @@ import type { Metadata } from "next";
 import { ConversationView } from "@/components/conversation/conversation-view.tsx";
 import { requirePageMember } from "@/server/auth/page-session.ts";
 import { getRuntime } from "@/server/runtime.ts";
-import { lastReadAt } from "@/server/services/read-marks.ts";
 
 type Params = { params: Promise<{ conversationId: string }> };
 
@@ -24,7 +23,7 @@ export async function generateMetadata({ params }: Params): Promise<Metadata> {
 export default async function ConversationPage({ params }: Params) {
   const { conversationId } = await params;
   const { user, snapshot } = await loadConversation(conversationId);
-  const readUpTo = await lastReadAt(getRuntime().prisma, { userId: user.id, conversationId });
+  const readUpTo = await getRuntime().app.conversations.lastReadAt({ actor: user, conversationId });
   // plain JSON across the server/client boundary
   return (
     <ConversationView

@@ -1,7 +1,6 @@
 import { getTranslations } from "next-intl/server";
 import { MobileMenuButton } from "@/components/app-shell.tsx";
 import { TokensPanel } from "@/components/settings/tokens-panel.tsx";
-import { listApiTokens } from "@/server/services/api-tokens.ts";
 import { requirePageUser } from "@/server/auth/page-session.ts";
 import { getRuntime } from "@/server/runtime.ts";
 
@@ -14,7 +13,7 @@ export default async function TokensPage() {
   // checked here, not only in a layout: a partial render can skip layouts
   const user = await requirePageUser();
   const t = await getTranslations("shell");
-  const tokens = await listApiTokens(getRuntime().prisma, { actor: user });
+  const tokens = await getRuntime().app.tokens.list({ actor: user });
   return (
     <div className="flex min-h-0 flex-1 flex-col">
       <header className="flex items-center gap-3 border-b border-zinc-200 px-3 py-2 dark:border-zinc-800">

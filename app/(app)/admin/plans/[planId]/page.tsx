@@ -1,29 +1,31 @@
 import { notFound } from "next/navigation";
 import Link from "next/link";
+import { getTranslations } from "next-intl/server";
 import { PlanAnswersView } from "@/components/admin/plan-answers.tsx";
 import { PlanTimelineView } from "@/components/admin/plan-timeline.tsx";
 import { requirePageAdmin } from "@/server/auth/page-session.ts";
 import { getRuntime } from "@/server/runtime.ts";
-import { getPlanTimeline } from "@/server/services/admin-plans.ts";
-import { getPlanAnswers } from "@/server/services/admin-plan-answers.ts";
 
-export const metadata = { title: "Plan timeline" };
+export async function generateMetadata() {
+  return { title: (await getTranslations("admin.sections"))("planTimeline") };
+}
 
 export default async function PlanTimelinePage({ params }: { params: Promise<{ planId: string }> }) {
   const actor = await requirePageAdmin();
   const { planId } = await params;
-  const { prisma } = getRuntime();
-  const timeline = await getPlanTimeline(prisma, { actor, planId });
+  const { admin } = getRuntime().app;
+  const timeline = await admin.planTimeline({ actor, planId });
   if (!timeline) notFound();
-  const answers = await getPlanAnswers(prisma, { actor, planId });
+  const answers = await admin.planAnswers({ actor, planId });
+  const t = await getTranslations("admin.plans");
   return (
     <div className="flex flex-col gap-4">
-      <nav aria-label="Back" className="flex flex-wrap gap-x-4 text-sm">
+      <nav aria-label={t("back")} className="flex flex-wrap gap-x-4 text-sm">
         <Link href="/admin/plans" className="text-accent hover:underline">
-          ← Plan history
+          {t("backToHistory")}
         </Link>
         <Link href={`/admin/plans?conversation=${timeline.conversation.id}`} className="text-accent hover:underline">
-          This conversation’s plans
+          {t("conversationPlans")}
         </Link>
       </nav>
       <PlanTimelineView timeline={timeline} />

@@ -13,3 +13,10 @@ export const PUT = handle(async (request: Request, context: Context) => {
   const agent = await getRuntime().app.admin.updateAgent({ actor, agentId, input });
   return respond(spec, { agent });
 });
+
+export const DELETE = handle(async (request: Request, context: Context) => {
+  const actor = await requireAdmin(request);
+  const { agentId } = await context.params;
+  const deleted = await getRuntime().app.admin.deleteAgent({ actor, agentId });
+  return respond(routes.admin.deleteAgent, { deleted });
+});
