@@ -1,7 +1,7 @@
 import type { Metadata, Viewport } from "next";
 import { headers } from "next/headers";
 import { NextIntlClientProvider } from "next-intl";
-import { getLocale, getTranslations } from "next-intl/server";
+import { getLocale, getMessages, getTranslations } from "next-intl/server";
 import "./globals.css";
 
 export async function generateMetadata(): Promise<Metadata> {
@@ -25,6 +25,10 @@ export default async function RootLayout({ children }: { children: React.ReactNo
   // the Content-Security-Policy (proxy.ts) runs only scripts carrying this request's nonce
   const nonce = (await headers()).get("x-nonce") ?? undefined;
   const locale = await getLocale();
+  // the admin pages' words reach the browser on admin pages only (admin/layout.tsx); the
+  // shell's menu needs just the sections' names
+  const { admin, ...messages } = await getMessages();
+  const shared = { ...messages, admin: { sections: (admin as Record<string, unknown>).sections } } as typeof messages;
   return (
     <html lang={locale} suppressHydrationWarning>
       <head>
@@ -33,7 +37,7 @@ export default async function RootLayout({ children }: { children: React.ReactNo
       </head>
       <body className="bg-white text-zinc-900 antialiased dark:bg-zinc-950 dark:text-zinc-100">
         {/* hands the request's locale and messages to client components */}
-        <NextIntlClientProvider>{children}</NextIntlClientProvider>
+        <NextIntlClientProvider messages={shared}>{children}</NextIntlClientProvider>
       </body>
     </html>
   );

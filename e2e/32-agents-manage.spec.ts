@@ -17,7 +17,7 @@ async function createAgent(page: Page, handle: string) {
   const form = page.getByRole("form", { name: "New agent" });
   await form.getByLabel("Handle").fill(handle);
   await form.getByLabel("Name").fill("Scribe");
-  await form.getByLabel("Model").fill("offline");
+  await form.getByLabel("Model", { exact: true }).fill("offline");
   await form.getByRole("button", { name: "Create agent" }).click();
   await expect(page.getByRole("form", { name: `Edit @${handle}` })).toBeVisible();
 }
