@@ -1,17 +1,16 @@
 /**
  * What a step needs from the steps it waits for. Three kinds of edge:
- * - required (default): the dependency must be done or skipped, or have failed under
- *   on_failure `continue` (which lets its dependants proceed without its output);
+ * - required (default): the dependency must be done or skipped;
  * - optional: the dependency must merely have ended — done, skipped, or failed with
  *   no decision coming — so a failed side branch does not hold its consumer;
  * - quorum k ("any k of these"): k dependencies done or skipped are enough, whatever
  *   the others are doing; the optional marks do not matter then, every entry counts.
  */
-import { isContinuedFailure, isSuccessfulEnough } from "./status.ts";
+import { isSuccessfulEnough } from "./status.ts";
 import type { StepState } from "./types.ts";
 
 /** The fields of a dependency that the rules read. */
-export type DependencyView = Pick<StepState, "status" | "decisionPending" | "onFailure">;
+export type DependencyView = Pick<StepState, "status" | "decisionPending">;
 /** The fields of a dependent step that the rules read. */
 export type DependentView = Pick<StepState, "waitFor" | "optionalWaitFor" | "quorum">;
 
@@ -24,17 +23,9 @@ export function hasSettled(dependency: DependencyView): boolean {
   return isSuccessfulEnough(dependency.status) || (dependency.status === "failed" && !dependency.decisionPending);
 }
 
-/**
- * Its dependants may proceed past it: it is done, skipped, or failed under
- * `continue` (before that policy left the step "skipped", and these counted alike).
- */
-function letsDependantsProceed(dependency: DependencyView): boolean {
-  return isSuccessfulEnough(dependency.status) || isContinuedFailure(dependency);
-}
-
-/** The dependency has failed, nothing will revive it, and its policy holds its dependants. */
+/** The dependency has failed and nothing will revive it: it can never succeed. */
 export function isDeadEnd(dependency: DependencyView): boolean {
-  return dependency.status === "failed" && !dependency.decisionPending && dependency.onFailure !== "continue";
+  return dependency.status === "failed" && !dependency.decisionPending;
 }
 
 /**
@@ -47,7 +38,7 @@ export function requirementMet(step: DependentView, lookup: (index: number) => D
     let succeeded = 0;
     for (const index of step.waitFor) {
       const dependency = lookup(index);
-      if (dependency && letsDependantsProceed(dependency)) succeeded += 1;
+      if (dependency && isSuccessfulEnough(dependency.status)) succeeded += 1;
     }
     return succeeded >= step.quorum;
   }
@@ -55,7 +46,7 @@ export function requirementMet(step: DependentView, lookup: (index: number) => D
   return step.waitFor.every((index) => {
     const dependency = lookup(index);
     if (!dependency) return false;
-    return optional.has(index) ? hasSettled(dependency) : letsDependantsProceed(dependency);
+    return optional.has(index) ? hasSettled(dependency) : isSuccessfulEnough(dependency.status);
   });
 }
 

@@ -16,7 +16,6 @@ export type Engine = Pick<
   | "resumeRequest"
   | "now"
   | "submitPlan"
-  | "rerunPlan"
   | "agentsChanged"
   | "withdrawQueuedRuns"
 >;
