@@ -1,16 +1,17 @@
 /**
  * What a step needs from the steps it waits for. Three kinds of edge:
- * - required (default): the dependency must be done or skipped;
+ * - required (default): the dependency must be done or skipped, or have failed under
+ *   on_failure `continue` (which lets its dependants proceed without its output);
  * - optional: the dependency must merely have ended — done, skipped, or failed with
  *   no decision coming — so a failed side branch does not hold its consumer;
  * - quorum k ("any k of these"): k dependencies done or skipped are enough, whatever
  *   the others are doing; the optional marks do not matter then, every entry counts.
  */
-import { isSuccessfulEnough } from "./status.ts";
+import { isContinuedFailure, isSuccessfulEnough } from "./status.ts";
 import type { StepState } from "./types.ts";
 
 /** The fields of a dependency that the rules read. */
-export type DependencyView = Pick<StepState, "status" | "decisionPending">;
+export type DependencyView = Pick<StepState, "status" | "decisionPending" | "onFailure">;
 /** The fields of a dependent step that the rules read. */
 export type DependentView = Pick<StepState, "waitFor" | "optionalWaitFor" | "quorum">;
 
@@ -23,9 +24,17 @@ export function hasSettled(dependency: DependencyView): boolean {
   return isSuccessfulEnough(dependency.status) || (dependency.status === "failed" && !dependency.decisionPending);
 }
 
-/** The dependency has failed and nothing will revive it: it can never succeed. */
+/**
+ * Its dependants may proceed past it: it is done, skipped, or failed under
+ * `continue` (before that policy left the step "skipped", and these counted alike).
+ */
+function letsDependantsProceed(dependency: DependencyView): boolean {
+  return isSuccessfulEnough(dependency.status) || isContinuedFailure(dependency);
+}
+
+/** The dependency has failed, nothing will revive it, and its policy holds its dependants. */
 export function isDeadEnd(dependency: DependencyView): boolean {
-  return dependency.status === "failed" && !dependency.decisionPending;
+  return dependency.status === "failed" && !dependency.decisionPending && dependency.onFailure !== "continue";
 }
 
 /**
@@ -38,7 +47,7 @@ export function requirementMet(step: DependentView, lookup: (index: number) => D
     let succeeded = 0;
     for (const index of step.waitFor) {
       const dependency = lookup(index);
-      if (dependency && isSuccessfulEnough(dependency.status)) succeeded += 1;
+      if (dependency && letsDependantsProceed(dependency)) succeeded += 1;
     }
     return succeeded >= step.quorum;
   }
@@ -46,7 +55,7 @@ export function requirementMet(step: DependentView, lookup: (index: number) => D
   return step.waitFor.every((index) => {
     const dependency = lookup(index);
     if (!dependency) return false;
-    return optional.has(index) ? hasSettled(dependency) : isSuccessfulEnough(dependency.status);
+    return optional.has(index) ? hasSettled(dependency) : letsDependantsProceed(dependency);
   });
 }
 

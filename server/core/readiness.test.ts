@@ -129,13 +129,25 @@ describe("readySteps: quorum", () => {
 
 describe("dependency rules", () => {
   it("hasSettled and isDeadEnd", () => {
-    expect(hasSettled({ status: "failed", decisionPending: false })).toBe(true);
-    expect(hasSettled({ status: "failed", decisionPending: true })).toBe(false);
-    expect(hasSettled({ status: "skipped", decisionPending: false })).toBe(true);
-    expect(hasSettled({ status: "blocked", decisionPending: false })).toBe(false);
-    expect(isDeadEnd({ status: "failed", decisionPending: false })).toBe(true);
-    expect(isDeadEnd({ status: "failed", decisionPending: true })).toBe(false);
-    expect(isDeadEnd({ status: "skipped", decisionPending: false })).toBe(false);
+    const ask = "ask_commander" as const;
+    expect(hasSettled({ status: "failed", decisionPending: false, onFailure: ask })).toBe(true);
+    expect(hasSettled({ status: "failed", decisionPending: true, onFailure: ask })).toBe(false);
+    expect(hasSettled({ status: "skipped", decisionPending: false, onFailure: ask })).toBe(true);
+    expect(hasSettled({ status: "blocked", decisionPending: false, onFailure: ask })).toBe(false);
+    expect(isDeadEnd({ status: "failed", decisionPending: false, onFailure: ask })).toBe(true);
+    expect(isDeadEnd({ status: "failed", decisionPending: true, onFailure: ask })).toBe(false);
+    expect(isDeadEnd({ status: "skipped", decisionPending: false, onFailure: ask })).toBe(false);
+    // failed under continue: its dependants go on past it, as past a skipped step
+    expect(isDeadEnd({ status: "failed", decisionPending: false, onFailure: "continue" })).toBe(false);
+  });
+
+  it("a required dependency that failed under continue lets its dependant start, and counts toward a quorum", () => {
+    const continued = { status: "failed" as const, decisionPending: false, onFailure: "continue" as const };
+    const asked = { status: "failed" as const, decisionPending: true, onFailure: "continue" as const };
+    expect(requirementMet({ waitFor: [1], optionalWaitFor: [], quorum: null }, () => continued)).toBe(true);
+    expect(requirementMet({ waitFor: [1], optionalWaitFor: [], quorum: 1 }, () => continued)).toBe(true);
+    // a budget refusal asks whatever the policy: until the decision it holds its dependants
+    expect(requirementMet({ waitFor: [1], optionalWaitFor: [], quorum: null }, () => asked)).toBe(false);
   });
 
   it("requirementMet never counts a dependency that does not resolve", () => {

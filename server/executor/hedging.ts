@@ -161,6 +161,11 @@ export class Hedging {
     for (const loser of losers) this.losers.set(loser.runId, { planId: loser.planId, stepIndex: loser.stepIndex });
   }
 
+  /** Whether the run was cancelled because its twin finished first (and its abort is not yet handled). */
+  isLoser(runId: string): boolean {
+    return this.losers.has(runId);
+  }
+
   /**
    * A run of this process was aborted. A hedge loser's spending is stored on its row and
    * told to its plan (`run-usage`), so the bill and the budgets count it.

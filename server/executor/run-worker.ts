@@ -14,6 +14,7 @@ import { finishRun, type RunLogEntry } from "./run-lifecycle.ts";
 import { claimRuns, loadLaunch } from "./run-queue.ts";
 import { recordLostRunsEachIfNeeded, recordRefusedResult, runIdsByConversation } from "./refused-and-lost-runs.ts";
 import { liveRunSink } from "./run-sink.ts";
+import { postStoppedText } from "./stopped-text.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
 import type { UnitPlan } from "./units.ts";
 import type { PendingEvent } from "../adapters/prisma/event-log.ts";
@@ -35,7 +36,7 @@ export interface RunWorkerHost {
   track(promise: Promise<unknown>): void;
   stopped(): boolean;
   /** races straggling step runs (hedging.ts): told when a run goes live, is recorded, or is aborted */
-  hedging?: Pick<Hedging, "watch" | "recorded" | "aborted">;
+  hedging?: Pick<Hedging, "watch" | "recorded" | "aborted" | "isLoser">;
 }
 
 /** A run started early (see startEarly): running its preparation until its unit commits. */
@@ -353,7 +354,15 @@ export class RunWorker {
       if (controller.signal.aborted || this.host.stopped()) {
         // nothing more of it is stored here (a stop records it elsewhere): its line says how it ended
         runner.recorded({ stored: "as-reported" });
+        const lostHedge = this.host.hedging?.isLoser(launch.request.runId) ?? false;
         this.host.hedging?.aborted(launch, result);
+        // what a stopped run had written stays in the chat, marked stopped (not on shutdown:
+        // it is handed back; not a hedge's loser: its twin's answer is the step's)
+        if (!lostHedge && !this.host.stopped() && sink.text().trim() !== "" && (!confirmed || (await confirmed))) {
+          await this.host.inConversation(conversationId, (tx, uow) =>
+            postStoppedText(this.context, tx, uow, { launch, text: sink.text() }),
+          );
+        }
         return;
       }
       // runs of a conversation that end while it is busy share one statement (units.ts)

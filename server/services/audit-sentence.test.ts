@@ -57,6 +57,19 @@ describe("an audit event as a sentence", () => {
     ).toBe("Ana accepted a plan's result: fast-forwarded site:main to 01234567 from “launch”.");
   });
 
+  it("reads a member's recovery controls on a plan by its title and step", () => {
+    const plan = { kind: "plan", id: "p1", label: null, name: null };
+    expect(auditSentence(event({ action: "plan.step_stopped", target: plan, detail: { title: "Shelf", stepIndex: 2 } }))).toBe(
+      "Ana stopped step 2 of the plan “Shelf” in “launch”.",
+    );
+    expect(auditSentence(event({ action: "plan.reopened", target: plan, detail: { title: "Shelf", stepIndex: 1 } }))).toBe(
+      "Ana reopened the ended plan “Shelf” in “launch” to retry step 1.",
+    );
+    expect(auditSentence(event({ action: "plan.rerun", target: plan, detail: { title: "Shelf", rerunId: "p2" } }))).toBe(
+      "Ana re-ran the ended plan “Shelf” in “launch”.",
+    );
+  });
+
   it("has a sentence for every action, none of them leaking an id", () => {
     for (const action of AUDIT_ACTIONS) {
       const sentence = auditSentence(event({ action, detail: { email: "cy@example.test", role: "member", name: "ci", handle: "writer" } }));

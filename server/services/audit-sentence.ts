@@ -20,6 +20,8 @@ function whom(event: AuditEventDTO, detail: Detail): string {
   return event.target.name ?? event.target.label ?? "someone";
 }
 
+const stepOf = (detail: Detail) => (typeof detail.stepIndex === "number" ? `step ${detail.stepIndex}` : "a step");
+
 const where = (event: AuditEventDTO) => (event.conversation ? quoted(event.conversation.title) : "a conversation");
 
 /** One required sentence per action: a new action is a compile error here until it reads well. */
@@ -56,6 +58,11 @@ const SENTENCES: Record<AuditAction, (event: AuditEventDTO, detail: Detail) => s
     `${who(event)} accepted a plan's result: fast-forwarded ${text(detail.name, text(detail.branch, "the base branch"))}` +
     (typeof detail.to === "string" ? ` to ${detail.to.slice(0, 8)}` : "") +
     (event.conversation ? ` from ${where(event)}` : ""),
+  "plan.step_stopped": (event, detail) =>
+    `${who(event)} stopped ${stepOf(detail)} of the plan ${quoted(text(detail.title, "untitled"))} in ${where(event)}`,
+  "plan.reopened": (event, detail) =>
+    `${who(event)} reopened the ended plan ${quoted(text(detail.title, "untitled"))} in ${where(event)} to retry ${stepOf(detail)}`,
+  "plan.rerun": (event, detail) => `${who(event)} re-ran the ended plan ${quoted(text(detail.title, "untitled"))} in ${where(event)}`,
 };
 
 export function auditSentence(event: AuditEventDTO): string {
