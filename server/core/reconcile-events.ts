@@ -8,7 +8,7 @@ import { containsFenceMarker } from "./fence.ts";
 import { addLoserUsage, fallBackToHedge, finishHedgeRun, loseHedgeRun, startHedge, stepHedgedOn } from "./hedge.ts";
 import { findStep, stepStateFromSpec } from "./plan-state.ts";
 import { abortPlan, cancelPlan, decidedSkipReason, handleFailure, note, releaseRuns, skipStep, type Working } from "./reconcile-context.ts";
-import { reopenStep } from "./reconcile-reopen.ts";
+import { collectorPast, collectorRefusal, reopenStep } from "./reconcile-reopen.ts";
 import { retryStep } from "./reconcile-for-each.ts";
 import { stepsSharingRun } from "./single-flight.ts";
 import { isTerminalPlan } from "./status.ts";
@@ -212,6 +212,11 @@ export const handlers: Handlers = {
         step.index,
         `step ${step.index} is an item of for_each step ${parent.index}, which is ${statusWords(parent.status)}; retry step ${parent.index}`,
       );
+      return "ignored";
+    }
+    const collector = collectorPast(working.plan, step);
+    if (collector) {
+      note(working, step.index, collectorRefusal(step, collector));
       return "ignored";
     }
     retryStep(working, step);

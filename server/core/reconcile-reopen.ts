@@ -12,7 +12,21 @@ import { findStep } from "./plan-state.ts";
 import { note, resetForRetry, type Working } from "./reconcile-context.ts";
 import { retryStep } from "./reconcile-for-each.ts";
 import { isTerminalPlan } from "./status.ts";
-import { USER_ASSIGNEE, type StepState } from "./types.ts";
+import { USER_ASSIGNEE, type PlanState, type StepState } from "./types.ts";
+
+/**
+ * A for_each step that made its items while `step` had ended (failed under continue,
+ * failed on an optional edge, or counted towards its quorum) and that may still collect
+ * again: a retry of it re-runs its items at once, without waiting. Were `step` running
+ * again by then, those items would start before their step's requirement held, so
+ * `step` is not retried while such a dependant exists (retry that one, or re-run the plan).
+ * Ordinary dependants need no guard: they restart through pending and wait again.
+ */
+export function collectorPast(plan: PlanState, step: StepState): StepState | undefined {
+  return plan.steps.find(
+    (other) => other.waitFor.includes(step.index) && other.expansion !== null && other.status !== "done" && other.status !== "skipped",
+  );
+}
 
 export function reopenStep(working: Working, stepIndex: number): "applied" | "ignored" {
   const refusal = (step: StepState | undefined): string | null => {
@@ -26,6 +40,8 @@ export function reopenStep(working: Working, stepIndex: number): "applied" | "ig
     // its items were closed with it; making them again is a re-run of the plan
     if (step.status === "skipped" && step.expansion !== null)
       return `step ${step.index} was skipped after its items were made; re-run the plan`;
+    const collector = collectorPast(working.plan, step);
+    if (collector) return collectorRefusal(step, collector);
     const blame = unreachableBecause(step, (index) => {
       const upstream = findStep(working.plan, index);
       return upstream !== undefined && isDeadEnd(upstream);
@@ -52,6 +68,11 @@ export function reopenStep(working: Working, stepIndex: number): "applied" | "ig
     `plan reopened (it was ${ended}): step${reopened.length > 1 ? "s" : ""} ${reopened.join(", ")} back to pending`,
   );
   return "applied";
+}
+
+/** Why `step` is not retried while `collector` went on past it. */
+export function collectorRefusal(step: StepState, collector: StepState): string {
+  return `for_each step ${collector.index} made its items without step ${step.index}; retry step ${collector.index} or re-run the plan`;
 }
 
 /**
