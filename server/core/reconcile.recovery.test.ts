@@ -219,3 +219,47 @@ describe("reconcile: reopening past a spent budget", () => {
     expect(run(plan, { type: "reopen", stepIndex: 2 }).ignored).toMatch(/^step 2 cannot run again: .*; re-run the plan instead$/);
   });
 });
+
+describe("reconcile: a member retries a continue failure that others went past", () => {
+  it("a quorum step waiting again does not count the stragglers it let go: it waits for the retried step", () => {
+    // step 4 started on 1 done and 2 failed under continue, let 3 go, then failed transiently
+    const plan = makePlan({
+      steps: [
+        done(1, { waitFor: [] }),
+        { index: 2, waitFor: [], status: "failed", onFailure: "continue", failureReason: "stopped by Ada" },
+        { index: 3, waitFor: [], status: "skipped", failureReason: "not needed: quorum of step 4 reached" },
+        { index: 4, waitFor: [1, 2, 3], quorum: 2, transientFailures: 1, attempts: 1 },
+      ],
+    });
+    const result = run(plan, { type: "retry-step", stepIndex: 2 }, { newRunId: () => "again" });
+    expect(stepOf(result, 2)).toMatchObject({ status: "in_progress", liveRunId: "again" });
+    expect(stepOf(result, 3).status).toBe("skipped");
+    expect(stepOf(result, 4).status).toBe("pending");
+    expect(result.commands).toEqual([expect.objectContaining({ type: "dispatch", stepIndex: 2 })]);
+  });
+
+  it("is refused while a for_each step that made its items without it can still collect again", () => {
+    const plan = makePlan({
+      steps: [
+        done(1, { waitFor: [], outputSummary: "a" }),
+        { index: 2, waitFor: [], status: "failed", onFailure: "continue", failureReason: "x" },
+        {
+          index: 3,
+          waitFor: [1, 2],
+          status: "failed",
+          failureReason: "1 of 1 items failed (steps 4)",
+          forEach: { from: 1, field: "output_lines", maxParallel: null },
+          expansion: { children: [4], items: ["a"] },
+        },
+        { index: 4, waitFor: [1], parentIndex: 3, status: "failed", failureReason: "broken" },
+        live(5, { waitFor: [] }),
+      ],
+    });
+    const refusal = "for_each step 3 made its items without step 2; retry step 3 or re-run the plan";
+    expect(run(plan, { type: "retry-step", stepIndex: 2 }).ignored).toBe(refusal);
+    // the for_each step itself can be retried: its items read no step 2 output
+    expect(stepOf(run(plan, { type: "retry-step", stepIndex: 3 }), 4).status).toBe("in_progress");
+    const ended = makePlan({ status: "partial", steps: plan.steps.filter((step) => step.index !== 5) });
+    expect(run(ended, { type: "reopen", stepIndex: 2 }).ignored).toBe(refusal);
+  });
+});
