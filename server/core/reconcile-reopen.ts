@@ -23,9 +23,12 @@ import { USER_ASSIGNEE, type PlanState, type StepState } from "./types.ts";
  * Ordinary dependants need no guard: they restart through pending and wait again.
  */
 export function collectorPast(plan: PlanState, step: StepState): StepState | undefined {
-  return plan.steps.find(
-    (other) => other.waitFor.includes(step.index) && other.expansion !== null && other.status !== "done" && other.status !== "skipped",
-  );
+  return plan.steps.find((other) => other.waitFor.includes(step.index) && isOpenCollector(other));
+}
+
+/** A for_each step that made its items and has not ended for good (done or skipped). */
+function isOpenCollector(step: StepState): boolean {
+  return step.expansion !== null && step.status !== "done" && step.status !== "skipped";
 }
 
 export function reopenStep(working: Working, stepIndex: number): "applied" | "ignored" {
@@ -40,8 +43,6 @@ export function reopenStep(working: Working, stepIndex: number): "applied" | "ig
     // its items were closed with it; making them again is a re-run of the plan
     if (step.status === "skipped" && step.expansion !== null)
       return `step ${step.index} was skipped after its items were made; re-run the plan`;
-    const collector = collectorPast(working.plan, step);
-    if (collector) return collectorRefusal(step, collector);
     const blame = unreachableBecause(step, (index) => {
       const upstream = findStep(working.plan, index);
       return upstream !== undefined && isDeadEnd(upstream);
@@ -52,15 +53,17 @@ export function reopenStep(working: Working, stepIndex: number): "applied" | "ig
     return spent === null ? null : `step ${step.index} cannot run again: ${spent}; re-run the plan instead`;
   };
   const step = findStep(working.plan, stepIndex);
-  const refused = refusal(step);
-  if (refused !== null || !step) {
+  const reopening = step ? stepsToReopen(working.plan, step) : null;
+  const refused = refusal(step) ?? (reopening && "refusal" in reopening ? reopening.refusal : null);
+  if (refused !== null || !step || !reopening || "refusal" in reopening) {
     note(working, step ? step.index : stepIndex, refused ?? `step ${stepIndex} does not exist in this plan`);
     return "ignored";
   }
   const ended = working.plan.status;
   if (step.status === "failed") retryStep(working, step);
   else resetForRetry(step);
-  const reopened = [step.index, ...reopenSkippedDependants(working, step.index)];
+  for (const other of reopening.others) resetForRetry(other);
+  const reopened = [step.index, ...reopening.others.map((other) => other.index)];
   working.plan.status = "running";
   note(
     working,
@@ -76,29 +79,43 @@ export function collectorRefusal(step: StepState, collector: StepState): string 
 }
 
 /**
- * The steps that were skipped because of `root`: skipped, waiting (directly or through
- * another such step) for it, top-level and never expanded. Index order visits upstream
- * first (wait_for only names earlier steps), so one pass covers whole chains.
+ * What reopening `root` brings back besides it, or why it cannot:
+ * - the steps skipped because of it: skipped, waiting (directly or through another such
+ *   step) for it, top-level and never expanded. Index order visits upstream first
+ *   (wait_for only names earlier steps), so one pass covers whole chains;
+ * - for each of these that is a quorum step going back to pending, the stragglers it let
+ *   go: it must reach its quorum again by work done (they do not count for it, and left
+ *   skipped they would never come back). A straggler that had made its items cannot be
+ *   made again: that is a re-run. A for_each step retried with its items keeps its
+ *   quorum (what it counted is unchanged), so its stragglers stay skipped;
+ * - refused when a for_each step outside these made its items past one of them: retried,
+ *   it would re-run them while that step is running again (see collectorPast).
  */
-function reopenSkippedDependants(working: Working, root: number): number[] {
-  const reopened = new Set([root]);
-  for (const step of [...working.plan.steps].sort((a, b) => a.index - b.index)) {
+function stepsToReopen(plan: PlanState, root: StepState): { others: StepState[] } | { refusal: string } {
+  const reopened = new Map([[root.index, root]]);
+  for (const step of [...plan.steps].sort((a, b) => a.index - b.index)) {
     if (step.status !== "skipped" || step.parentIndex !== null || step.expansion !== null) continue;
     if (!step.waitFor.some((index) => reopened.has(index))) continue;
-    resetForRetry(step);
-    reopened.add(step.index);
+    reopened.set(step.index, step);
   }
-  // a reopened quorum step must reach its quorum again: the stragglers it let go come back
-  // too (left skipped, they would count towards it without having done anything)
-  for (const consumer of working.plan.steps) {
-    if (!reopened.has(consumer.index) || consumer.quorum === null) continue;
+  const consumers = [...reopened.values()].filter((step) => step.quorum !== null && step.expansion === null);
+  for (let consumer = consumers.pop(); consumer !== undefined; consumer = consumers.pop()) {
     for (const index of consumer.waitFor) {
-      const dependency = findStep(working.plan, index);
-      if (dependency?.status !== "skipped" || dependency.failureReason !== notNeededReason(consumer.index)) continue;
-      resetForRetry(dependency);
-      reopened.add(dependency.index);
+      const straggler = findStep(plan, index);
+      if (!straggler || reopened.has(index) || straggler.status !== "skipped") continue;
+      if (straggler.failureReason !== notNeededReason(consumer.index)) continue;
+      if (straggler.expansion !== null)
+        return { refusal: `step ${index}, which step ${consumer.index} let go, had made its items; re-run the plan` };
+      reopened.set(index, straggler);
+      if (straggler.quorum !== null) consumers.push(straggler);
     }
   }
-  reopened.delete(root);
-  return [...reopened].sort((a, b) => a - b);
+  for (const step of reopened.values()) {
+    const collector = plan.steps.find(
+      (other) => !reopened.has(other.index) && other.waitFor.includes(step.index) && isOpenCollector(other),
+    );
+    if (collector) return { refusal: collectorRefusal(step, collector) };
+  }
+  reopened.delete(root.index);
+  return { others: [...reopened.values()].sort((a, b) => a.index - b.index) };
 }

@@ -263,3 +263,58 @@ describe("reconcile: a member retries a continue failure that others went past",
     expect(run(ended, { type: "reopen", stepIndex: 2 }).ignored).toBe(refusal);
   });
 });
+
+describe("reconcile: reopening what a for_each step went past", () => {
+  const forEach = { from: 1, field: "output_lines" as const, maxParallel: null };
+
+  it("is refused when a straggler to bring back had made its items (making them again is a re-run)", () => {
+    const plan = makePlan({
+      status: "failed",
+      steps: [
+        done(1, { waitFor: [], outputSummary: "a" }),
+        {
+          index: 2,
+          waitFor: [1],
+          status: "skipped",
+          failureReason: "not needed: quorum of step 4 reached",
+          forEach,
+          expansion: { children: [6], items: ["a"] },
+        },
+        done(3, { waitFor: [] }),
+        { index: 4, waitFor: [2, 3], quorum: 1, status: "failed", failureReason: "broken" },
+        { index: 5, waitFor: [4], status: "skipped", failureReason: "upstream step 4 failed" },
+        { index: 6, waitFor: [1], parentIndex: 2, status: "skipped", failureReason: "for_each step 2 was skipped" },
+      ],
+    });
+    expect(run(plan, { type: "reopen", stepIndex: 4 }).ignored).toBe("step 2, which step 4 let go, had made its items; re-run the plan");
+  });
+
+  it("is refused when a step it brings back was gone past by a for_each step that can collect again", () => {
+    // step 3 was skipped because step 2 failed; step 4 read step 3 as optional and made its items
+    const plan = makePlan({
+      status: "failed",
+      steps: [
+        done(1, { waitFor: [], outputSummary: "a" }),
+        { index: 2, waitFor: [], status: "failed", failureReason: "broken" },
+        { index: 3, waitFor: [2], status: "skipped", failureReason: "upstream step 2 failed" },
+        {
+          index: 4,
+          waitFor: [1, 3],
+          optionalWaitFor: [3],
+          status: "failed",
+          failureReason: "1 of 1 items failed (steps 5)",
+          forEach,
+          expansion: { children: [5], items: ["a"] },
+        },
+        { index: 5, waitFor: [1], parentIndex: 4, status: "failed", failureReason: "broken" },
+      ],
+    });
+    expect(run(plan, { type: "reopen", stepIndex: 2 }).ignored).toBe(
+      "for_each step 4 made its items without step 3; retry step 4 or re-run the plan",
+    );
+    // the for_each step itself reopens: what it read has not changed
+    const result = run(plan, { type: "reopen", stepIndex: 4 });
+    expect(result.ignored).toBeUndefined();
+    expect(stepOf(result, 5).status).toBe("in_progress");
+  });
+});
