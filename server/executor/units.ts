@@ -71,8 +71,8 @@ export class UnitRunner {
   constructor(
     private readonly context: ExecutorContext,
     private readonly hooks: UnitHooks,
-    /** what this process may claim in a unit's own statement (null: nothing) */
-    private readonly claim: () => ClaimRequest | null,
+    /** what this process may claim in this unit's own statement (null: nothing) */
+    private readonly claim: (uow: UnitOfWork) => ClaimRequest | null,
   ) {}
 
   /**
@@ -311,7 +311,7 @@ export class UnitRunner {
       events: uow.events,
       now,
       expect,
-      claim: uow.runsCreated.length > 0 || uow.batch.freesSlots ? this.claim() : null,
+      claim: uow.runsCreated.length > 0 || uow.batch.freesSlots ? this.claim(uow) : null,
       notice,
     });
     if (lastSeq === null) return { published: [], claimed, waiting, othersTold: false };
