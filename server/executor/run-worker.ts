@@ -12,7 +12,7 @@ import type { AgentRunResult } from "../ports/executor.ts";
 import { runDTO, type RunLaunch } from "./run-records.ts";
 import { finishRun, type RunLogEntry } from "./run-lifecycle.ts";
 import { claimRuns, loadLaunch } from "./run-queue.ts";
-import { recordLostRunsEachIfNeeded, recordRefusedResult, runIdsByConversation } from "./refused-and-lost-runs.ts";
+import { recordLostRunsEachIfNeeded, runIdsByConversation, storeRunResult } from "./refused-and-lost-runs.ts";
 import { liveRunSink } from "./run-sink.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
 import type { UnitPlan } from "./units.ts";
@@ -365,20 +365,15 @@ export class RunWorker {
         return;
       }
       // runs of a conversation that end while it is busy share one statement (units.ts)
-      await this.host
-        .inConversation(
+      const record = () =>
+        this.host.inConversation(
           conversationId,
           (tx, uow) => finishRun(this.context, tx, uow, { launch, result, logs }),
           launch.planId ? { planId: launch.planId, runId, batch: true } : undefined,
-        )
-        .then(
-          () => {
-            runner.recorded({ stored: "as-reported" });
-            this.host.hedging?.recorded(launch, result);
-          },
-          async (error: unknown) =>
-            runner.recorded({ stored: "failed-instead", error: await recordRefusedResult(this.context, this.host, { launch, error }) }),
         );
+      const stored = await storeRunResult(this.context, this.host, { launch, record, stopped: () => this.host.stopped() });
+      runner.recorded(stored);
+      if (stored.stored === "as-reported") this.host.hedging?.recorded(launch, result);
     } finally {
       unwatch?.();
       this.liveRuns.delete(runId);
