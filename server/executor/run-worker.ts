@@ -12,7 +12,7 @@ import type { AgentRunResult } from "../ports/executor.ts";
 import { runDTO, type RunLaunch } from "./run-records.ts";
 import { finishRun, type RunLogEntry } from "./run-lifecycle.ts";
 import { claimRuns, loadLaunch } from "./run-queue.ts";
-import { recordLostRunsEachIfNeeded, recordRefusedResult, runIdsByConversation } from "./refused-and-lost-runs.ts";
+import { recordLostRunsEachIfNeeded, runIdsByConversation, storeRunResult } from "./refused-and-lost-runs.ts";
 import { liveRunSink } from "./run-sink.ts";
 import { postStoppedText } from "./stopped-text.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
@@ -35,8 +35,10 @@ export interface RunWorkerHost {
   /** keeps a promise in the executor's in-flight set (stop and idle wait for it) */
   track(promise: Promise<unknown>): void;
   stopped(): boolean;
-  /** races straggling step runs (hedging.ts): told when a run goes live, is recorded, or is aborted */
-  hedging?: Pick<Hedging, "watch" | "recorded" | "aborted" | "isLoser">;
+  /** races straggling step runs (hedging.ts): told when a run goes live or is recorded; knows the runs that lost */
+  hedging?: Pick<Hedging, "watch" | "recorded" | "isLoser">;
+  /** a run was stopped before its end (aborted, or cancelled before its result was stored): what it spent is billed */
+  runStopped(launch: RunLaunch, result: AgentRunResult): void;
 }
 
 /** A run started early (see startEarly): running its preparation until its unit commits. */
@@ -135,14 +137,20 @@ export class RunWorker {
 
   /**
    * What this process may claim now: a worker's free slots (a web node claims nothing).
-   * `inStatement`: for a unit's own statement, which claims only within the fair share.
+   * `unit`: for a unit's own statement, which claims only within the fair share. The runs
+   * whose end it records hold nothing once it commits, and its own early starts are what
+   * it claims for: counting them as held made a chain's next run wait for a NOTIFY and
+   * another process's claim (14 + 22 ms a hop on PostgreSQL) instead of riding the statement.
    */
-  claimRequest(options: { inStatement?: boolean } = {}): ClaimRequest | null {
+  claimRequest(options: { unit?: { ending: readonly string[]; created: readonly RunLaunch[] } } = {}): ClaimRequest | null {
     const { workerSlots, leaseMs, modelConcurrency } = this.context.config;
     if (!this.mayClaim()) return null;
-    const live = this.liveRuns.size + this.starting;
+    const unit = options.unit;
+    const ending = unit ? unit.ending.filter((runId) => this.liveRuns.has(runId)).length : 0;
+    const live = this.liveRuns.size + this.starting - ending;
     const free = workerSlots - live;
-    const max = options.inStatement ? Math.min(free, this.fairShare - live - this.early.size) : free;
+    const ownEarly = unit ? unit.created.filter((launch) => this.early.has(launch.request.runId)).length : 0;
+    const max = unit ? Math.min(free, this.fairShare - live - (this.early.size - ownEarly)) : free;
     if (max <= 0) this.slotBound = true;
     return max > 0 ? { owner: this.context.instanceId, leaseMs, max, modelLimits: modelConcurrency } : null;
   }
@@ -154,14 +162,16 @@ export class RunWorker {
    * was claimed here (RunRequest.confirmed). Only runs this process may claim at once: not
    * a retry in backoff, not on a node that claims nothing, never past this worker's slots.
    */
-  startEarly(created: RunLaunch[]): void {
+  startEarly(created: RunLaunch[], ending: readonly string[] = []): void {
     const { workerSlots } = this.context.config;
     if (!this.context.earlyStart || !this.mayClaim()) return;
     // one run's preparation per turn of the event loop: a unit that dispatched many (a
     // plan's roots, a batch of results) must not hold sockets and requests for all of them
     let turn = Promise.resolve();
     for (const launch of created) {
-      if (this.liveRuns.size + this.starting + this.early.size >= workerSlots || this.atFairShare()) return;
+      // the runs this unit ends hold no slot once it commits
+      const held = this.liveRuns.size + this.starting + this.early.size - ending.filter((runId) => this.liveRuns.has(runId)).length;
+      if (held >= workerSlots || held >= this.fairShare) return;
       if (launch.notBefore) continue;
       const controller = new AbortController();
       let settle!: EarlyRun["settle"];
@@ -354,32 +364,24 @@ export class RunWorker {
       if (controller.signal.aborted || this.host.stopped()) {
         // nothing more of it is stored here (a stop records it elsewhere): its line says how it ended
         runner.recorded({ stored: "as-reported" });
-        const lostHedge = this.host.hedging?.isLoser(launch.request.runId) ?? false;
-        this.host.hedging?.aborted(launch, result);
-        // what a stopped run had written stays in the chat, marked stopped (not on shutdown:
-        // it is handed back; not a hedge's loser: its twin's answer is the step's)
-        if (!lostHedge && !this.host.stopped() && sink.text().trim() !== "" && (!confirmed || (await confirmed))) {
-          await this.host.inConversation(conversationId, (tx, uow) =>
-            postStoppedText(this.context, tx, uow, { launch, text: sink.text() }),
-          );
-        }
+        await this.afterStop(launch, result, { text: sink.text(), shown: !confirmed || (await confirmed) });
         return;
       }
       // runs of a conversation that end while it is busy share one statement (units.ts)
-      await this.host
-        .inConversation(
+      let settledElsewhere = false;
+      const record = async () => {
+        const written = await this.host.inConversation(
           conversationId,
           (tx, uow) => finishRun(this.context, tx, uow, { launch, result, logs }),
           launch.planId ? { planId: launch.planId, runId, batch: true } : undefined,
-        )
-        .then(
-          () => {
-            runner.recorded({ stored: "as-reported" });
-            this.host.hedging?.recorded(launch, result);
-          },
-          async (error: unknown) =>
-            runner.recorded({ stored: "failed-instead", error: await recordRefusedResult(this.context, this.host, { launch, error }) }),
         );
+        settledElsewhere = !written;
+      };
+      const stored = await storeRunResult(this.context, this.host, { launch, record, stopped: () => this.host.stopped() });
+      runner.recorded(stored);
+      // cancelled while its answer was on its way (a Stop, a hedge it lost): billed as stopped
+      if (stored.stored === "as-reported" && settledElsewhere) await this.afterStop(launch, result, { text: sink.text(), shown: true });
+      else if (stored.stored === "as-reported") this.host.hedging?.recorded(launch, result);
     } finally {
       unwatch?.();
       this.liveRuns.delete(runId);
@@ -394,6 +396,21 @@ export class RunWorker {
    * the rest back — each is declared lost now, under the lock, so its step is re-queued
    * at once and another process claims it (instead of waiting for the lease to expire).
    */
+  /**
+   * A run stopped before its end is billed (runStopped), and what it had written stays in
+   * the chat, marked stopped — not on shutdown (it is handed back), not for a run its
+   * viewers never saw (started early, not confirmed), and not for a hedge's loser: nobody
+   * stopped it, and its twin's answer is the step's.
+   */
+  private async afterStop(launch: RunLaunch, result: AgentRunResult, written: { text: string; shown: boolean }): Promise<void> {
+    const lostHedge = this.host.hedging?.isLoser(launch.request.runId) ?? false;
+    this.host.runStopped(launch, result);
+    if (lostHedge || this.host.stopped() || !written.shown || written.text.trim() === "") return;
+    await this.host.inConversation(launch.request.conversationId, (tx, uow) =>
+      postStoppedText(this.context, tx, uow, { launch, text: written.text }),
+    );
+  }
+
   async drain({ graceMs }: { graceMs: number }): Promise<{ finished: number; handedBack: number }> {
     this.draining = true;
     const live = this.liveRuns.size;
