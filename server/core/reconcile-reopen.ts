@@ -85,8 +85,9 @@ export function collectorRefusal(step: StepState, collector: StepState): string 
  *   (wait_for only names earlier steps), so one pass covers whole chains;
  * - for each of these that is a quorum step going back to pending, the stragglers it let
  *   go: it must reach its quorum again by work done (they do not count for it, and left
- *   skipped they would never come back). A straggler that had made its items cannot be
- *   made again: that is a re-run. A for_each step retried with its items keeps its
+ *   skipped they would never come back). A straggler that had made its items, or is an
+ *   item itself (a step the commander appended may wait for one), cannot come back
+ *   alone: that is a re-run. A for_each step retried with its items keeps its
  *   quorum (what it counted is unchanged), so its stragglers stay skipped;
  * - refused when a for_each step outside these made its items past one of them: retried,
  *   it would re-run them while that step is running again (see collectorPast).
@@ -104,8 +105,11 @@ function stepsToReopen(plan: PlanState, root: StepState): { others: StepState[] 
       const straggler = findStep(plan, index);
       if (!straggler || reopened.has(index) || straggler.status !== "skipped") continue;
       if (straggler.failureReason !== notNeededReason(consumer.index)) continue;
-      if (straggler.expansion !== null)
-        return { refusal: `step ${index}, which step ${consumer.index} let go, had made its items; re-run the plan` };
+      // an item comes back only with its list, and a list's items cannot be made again
+      if (straggler.parentIndex !== null || straggler.expansion !== null) {
+        const what = straggler.parentIndex !== null ? `is an item of for_each step ${straggler.parentIndex}` : "had made its items";
+        return { refusal: `step ${index}, which step ${consumer.index} let go, ${what}; re-run the plan` };
+      }
       reopened.set(index, straggler);
       if (straggler.quorum !== null) consumers.push(straggler);
     }

@@ -289,6 +289,22 @@ describe("reconcile: reopening what a for_each step went past", () => {
     expect(run(plan, { type: "reopen", stepIndex: 4 }).ignored).toBe("step 2, which step 4 let go, had made its items; re-run the plan");
   });
 
+  it("is refused when a straggler to bring back is an item of a for_each step (it comes back only with its list)", () => {
+    // step 4 was appended by the commander, waiting for item 3 of for_each step 2
+    const plan = makePlan({
+      status: "failed",
+      steps: [
+        done(1, { waitFor: [], outputSummary: "a" }),
+        { index: 2, waitFor: [1], status: "done", forEach, expansion: { children: [3], items: ["a"] } },
+        { index: 3, waitFor: [1], parentIndex: 2, status: "skipped", failureReason: "not needed: quorum of step 4 reached" },
+        { index: 4, waitFor: [1, 3], quorum: 1, status: "failed", failureReason: "broken" },
+      ],
+    });
+    expect(run(plan, { type: "reopen", stepIndex: 4 }).ignored).toBe(
+      "step 3, which step 4 let go, is an item of for_each step 2; re-run the plan",
+    );
+  });
+
   it("is refused when a step it brings back was gone past by a for_each step that can collect again", () => {
     // step 3 was skipped because step 2 failed; step 4 read step 3 as optional and made its items
     const plan = makePlan({
