@@ -125,3 +125,24 @@ test("28c. an admin page in Chinese: Admin → Agents for a zh-CN browser", asyn
   await page.screenshot({ path: screenshotPath("chinese-admin-agents") });
   await context.close();
 });
+
+test("28d. the audit log reads in Chinese for a zh-CN browser", async ({ browser }) => {
+  const admin = await adminContext(browser);
+  // signing up through an invite link is recorded: the admin's link, the person's use of it
+  const person = await invitedContext(browser, admin.page, "Wu");
+  await person.context.close();
+  const storageState = await admin.context.storageState();
+  await admin.context.close();
+  const context = await browser.newContext({ storageState, locale: "zh-CN", viewport: LAPTOP });
+  const page = await context.newPage();
+  await page.goto("/admin/audit?kind=invite");
+  const filter = page.getByRole("search", { name: "筛选审计日志" });
+  await expect(filter.getByLabel("操作人")).toBeVisible();
+  await expect(filter.getByLabel("类别")).toHaveValue("invite");
+  const sentences = page.getByTestId("audit-sentence");
+  await expect(sentences.filter({ hasText: `${person.person.name} 通过邀请链接注册为成员。` })).toHaveCount(1);
+  await expect(sentences.filter({ hasText: "创建了一个成员邀请链接。" }).first()).toBeVisible();
+  // no English sentence left: every one ends with a Chinese full stop
+  for (const sentence of await sentences.allTextContents()) expect(sentence).toMatch(/。$/);
+  await context.close();
+});
