@@ -27,10 +27,17 @@ describe("a refusal in the reader's language", () => {
     expect(errorText(chinese, new ApiError(409, "conflict", "the title is taken"), "")).toBe("与当前状态冲突：the title is taken");
   });
 
-  it("leaves a code it does not know, a thrown Error and anything else as they were", () => {
-    expect(errorText(chinese, new ApiError(401, "INVALID_EMAIL_OR_PASSWORD", "Invalid email or password"), "x")).toBe(
-      "Invalid email or password",
+  it("reads better-auth's sign-in refusals whole in each language", () => {
+    const wrong = new ApiError(401, "INVALID_EMAIL_OR_PASSWORD", "Invalid email or password");
+    expect(errorText(english, wrong, "x")).toBe("Invalid email or password");
+    expect(errorText(chinese, wrong, "x")).toBe("邮箱或密码不正确");
+    expect(errorText(chinese, new ApiError(403, "INVITE_REQUIRED", "Sign-up is by invitation."), "x")).toBe(
+      "仅限受邀注册。请向管理员索取邀请链接。",
     );
+  });
+
+  it("leaves a code it does not know, a thrown Error and anything else as they were", () => {
+    expect(errorText(chinese, new ApiError(403, "FORBIDDEN", "Forbidden"), "x")).toBe("Forbidden");
     expect(errorText(chinese, new Error("boom"), "x")).toBe("boom");
     expect(errorText(chinese, "??", "无法保存。")).toBe("无法保存。");
   });
