@@ -36,6 +36,8 @@ describe("an audit event as a sentence", () => {
     );
     expect(inEnglish(event({ action: "member.role_changed", detail: { to: "member" } }))).toBe("Ana made Bo a member of “launch”.");
     expect(inEnglish(event({ action: "invite.created", detail: { role: "admin" } }))).toBe("Ana created an invite link for an admin.");
+    // the sentence e2e/08-admin.spec.ts looks for
+    expect(inEnglish(event({ action: "invite.revoked", detail: { role: "member" } }))).toBe("Ana revoked an invite link for a member.");
   });
 
   it("says who acted through an API token, and Baton for the system", () => {
