@@ -146,3 +146,17 @@ test("28d. the audit log reads in Chinese for a zh-CN browser", async ({ browser
   for (const sentence of await sentences.allTextContents()) expect(sentence).toMatch(/。$/);
   await context.close();
 });
+
+test("28e. a refused sign-in reads in Chinese for a zh-CN browser", async ({ browser }) => {
+  // an account exists, so /sign-in is the sign-in form and not the first sign-up
+  const admin = await adminContext(browser);
+  await admin.context.close();
+  const context = await browser.newContext({ locale: "zh-CN", viewport: LAPTOP });
+  const page = await context.newPage();
+  await page.goto("/sign-in");
+  await page.getByLabel("邮箱").fill("nobody@example.test");
+  await page.getByLabel("密码").fill("not the password");
+  await page.getByRole("button", { name: "登录" }).click();
+  await expect(page.getByText("邮箱或密码不正确")).toBeVisible();
+  await context.close();
+});
