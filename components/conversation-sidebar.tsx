@@ -9,7 +9,7 @@ import { NewConversationButton } from "./new-conversation-dialog.tsx";
 import { SearchButton } from "./search-dialog.tsx";
 import { getSocket } from "./socket-client.ts";
 import { useSidebarStore } from "./stores/sidebar-store.ts";
-import { useErrorText } from "@/components/error-text.ts";
+import { useErrorText } from "./error-text.ts";
 
 export interface SidebarConversation {
   id: string;

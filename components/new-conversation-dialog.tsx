@@ -8,7 +8,7 @@ import { Button } from "./ui/button.tsx";
 import { Dialog } from "./ui/dialog.tsx";
 import { ErrorText, TextField } from "./ui/field.tsx";
 import { Badge } from "./ui/badge.tsx";
-import { useErrorText } from "@/components/error-text.ts";
+import { useErrorText } from "./error-text.ts";
 
 type AgentOption = Awaited<ReturnType<typeof api.account.agents>>["agents"][number];
 

@@ -11,7 +11,7 @@ import { api } from "../api-client.ts";
 import { Badge, type Tone } from "../ui/badge.tsx";
 import { Button } from "../ui/button.tsx";
 import { ErrorText, inputClass } from "../ui/field.tsx";
-import { useErrorText } from "@/components/error-text.ts";
+import { useErrorText } from "../error-text.ts";
 
 const noChanges = () => () => {};
 

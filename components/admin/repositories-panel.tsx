@@ -12,7 +12,7 @@ import { api } from "../api-client.ts";
 import { formText } from "../form-text.ts";
 import { Button } from "../ui/button.tsx";
 import { ErrorText, TextField } from "../ui/field.tsx";
-import { useErrorText } from "@/components/error-text.ts";
+import { useErrorText } from "../error-text.ts";
 
 type Repository = z.infer<(typeof workspaceRoutes)["repositories"]["response"]>["repositories"][number];
 

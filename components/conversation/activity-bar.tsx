@@ -7,7 +7,7 @@ import { unhandled } from "@/server/protocol/exhaustive.ts";
 import { useConversationStore } from "../stores/conversation-store.ts";
 import { formatDuration } from "./step-status.ts";
 import { useNow } from "./use-now.ts";
-import { useErrorText } from "@/components/error-text.ts";
+import { useErrorText } from "../error-text.ts";
 
 type ActivityWords = ReturnType<typeof useTranslations<"activity">>;
 

@@ -8,7 +8,7 @@ import { useCallback, useState } from "react";
 import { useTranslations } from "next-intl";
 import type { CommanderReplyMode } from "@/server/protocol/forms.ts";
 import { api } from "../api-client.ts";
-import { useErrorText } from "@/components/error-text.ts";
+import { useErrorText } from "../error-text.ts";
 
 /** `always` is the older name of `auto`: both answer every message that addresses nobody. */
 const CHOICES = ["auto", "when_addressed"] as const satisfies readonly CommanderReplyMode[];

@@ -14,7 +14,7 @@ import { mentionCandidates, type MentionCandidate } from "./mention-candidates.t
 import { MENTION_LISTBOX_ID, MentionPicker, mentionOptionId } from "./mention-picker.tsx";
 import { NotificationsButton } from "./notifications-button.tsx";
 import { TypingIndicator, useAnnounceTyping } from "./typing-indicator.tsx";
-import { useErrorText } from "@/components/error-text.ts";
+import { useErrorText } from "../error-text.ts";
 
 const MENTION_QUERY = /(^|\s)@([a-z0-9_-]*)$/;
 

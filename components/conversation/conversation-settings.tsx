@@ -17,7 +17,7 @@ import { Dialog } from "../ui/dialog.tsx";
 import { ErrorText, TextField } from "../ui/field.tsx";
 import { RepositoryLink } from "./repository-link.tsx";
 import { CommanderRepliesSelect, type CommanderReplies } from "./commander-replies-select.tsx";
-import { useErrorText } from "@/components/error-text.ts";
+import { useErrorText } from "../error-text.ts";
 
 type Listed = ConversationSummary;
 

@@ -9,7 +9,7 @@ import { ErrorText, inputClass } from "../ui/field.tsx";
 import type { FormDTO } from "@/server/protocol/dto.ts";
 import { isTerminalPlan } from "@/server/protocol/statuses.ts";
 import { answerProblems, readAnswer, serverProblems } from "./form-answer.ts";
-import { useErrorText } from "@/components/error-text.ts";
+import { useErrorText } from "../error-text.ts";
 
 /** A blocked step's form, inline in the chat. Everyone sees it; the first valid answer wins. */
 export function FormCard({ formId }: { formId: string }) {

@@ -20,7 +20,7 @@ import { UsersIcon } from "../ui/icons.tsx";
 import { PersonPicker } from "./person-picker.tsx";
 import { Dialog } from "../ui/dialog.tsx";
 import { ErrorText, inputClass } from "../ui/field.tsx";
-import { useErrorText } from "@/components/error-text.ts";
+import { useErrorText } from "../error-text.ts";
 
 export function MembersButton({ conversationId, currentUserId }: { conversationId: string; currentUserId: string }) {
   const t = useTranslations("members");

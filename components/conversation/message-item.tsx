@@ -15,7 +15,7 @@ import { useConversationStore } from "../stores/conversation-store.ts";
 import { CopyButton } from "./copy-button.tsx";
 import { OutcomeAnswerLink } from "./outcome-answer-link.tsx";
 import { browserTimeZone } from "../time-zone.ts";
-import { useErrorText } from "@/components/error-text.ts";
+import { useErrorText } from "../error-text.ts";
 
 // the badge's words are messages.kind.<kind>
 const KIND_TONE = {

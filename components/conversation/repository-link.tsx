@@ -10,7 +10,7 @@ import { useTranslations } from "next-intl";
 import { api, ApiError } from "../api-client.ts";
 import { Button } from "../ui/button.tsx";
 import { ErrorText, inputClass } from "../ui/field.tsx";
-import { useErrorText } from "@/components/error-text.ts";
+import { useErrorText } from "../error-text.ts";
 
 /** Said by the settings when the link changed, so the header's badge reloads in this tab. */
 export const REPOSITORY_LINK_EVENT = "baton:repository-link";

@@ -5,7 +5,7 @@ import { Button } from "../ui/button.tsx";
 import { ErrorText, TextField } from "../ui/field.tsx";
 import { api } from "../api-client.ts";
 import { formText } from "../form-text.ts";
-import { useErrorText } from "@/components/error-text.ts";
+import { useErrorText } from "../error-text.ts";
 
 /** Matches the server's rule (server/auth/auth.ts MIN_PASSWORD_LENGTH); the server checks again. */
 const MIN_PASSWORD_LENGTH = 8;

@@ -14,7 +14,7 @@ import { Badge } from "../ui/badge.tsx";
 import { Button } from "../ui/button.tsx";
 import { ErrorText, TextField, inputClass } from "../ui/field.tsx";
 import { CopyButton } from "../conversation/copy-button.tsx";
-import { useErrorText } from "@/components/error-text.ts";
+import { useErrorText } from "../error-text.ts";
 
 interface TokenRow {
   id: string;
