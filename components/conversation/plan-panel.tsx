@@ -13,6 +13,7 @@ import { StepDrawer } from "./step-drawer.tsx";
 import { UsageLine } from "./usage-line.tsx";
 import { PLAN_TONE, stepTally } from "./step-status.ts";
 import { usePlanSteps } from "./use-plan-steps.ts";
+import { useErrorText } from "../error-text.ts";
 
 /** The plan's steps are here (the snapshot leaves an ended plan's out until someone opens it). */
 const hasSteps = (plan: SnapshotPlan): plan is PlanDTO => plan.steps !== null;
@@ -157,6 +158,7 @@ function PlanControls({
   onRerun: (planId: string) => void;
 }) {
   const t = useTranslations("plan");
+  const errorText = useErrorText();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState("");
   const live = plan.status === "running" || plan.status === "paused";
@@ -167,7 +169,7 @@ function PlanControls({
       const result = await api.conversations.controlPlan({ conversationId, planId: plan.id }, { action: "rerun" });
       onRerun(result.plan.id);
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : t("rerunFailed"));
+      setError(errorText(caught, t("rerunFailed")));
     } finally {
       setBusy(false);
     }
@@ -193,7 +195,7 @@ function PlanControls({
     try {
       await api.conversations.controlPlan({ conversationId, planId: plan.id }, { action: "cancel" });
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : t("cancelFailed"));
+      setError(errorText(caught, t("cancelFailed")));
     } finally {
       setBusy(false);
     }

@@ -4,6 +4,7 @@ import { useTranslations } from "next-intl";
 import type { PlanDTO } from "@/server/protocol/dto.ts";
 import type { StepDetail } from "@/server/protocol/rest/conversations.ts";
 import { api } from "../api-client.ts";
+import { useErrorText } from "../error-text.ts";
 import { useConversationStore } from "../stores/conversation-store.ts";
 import { Badge } from "../ui/badge.tsx";
 import { Button } from "../ui/button.tsx";
@@ -34,6 +35,7 @@ export function StepDrawer({
 }) {
   const t = useTranslations("stepDrawer");
   const tPlan = useTranslations("plan");
+  const errorText = useErrorText();
   const step = plan.steps.find((s) => s.index === stepIndex);
   const lastSeq = useConversationStore((s) => s.lastSeq);
   const [detail, setDetail] = useState<StepDetail | null>(null);
@@ -82,7 +84,7 @@ export function StepDrawer({
     try {
       await api.conversations.controlPlan({ conversationId, planId: plan.id }, { action, stepIndex });
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : t("controlFailed", { action }));
+      setError(errorText(caught, t("controlFailed", { action })));
     } finally {
       setBusy(false);
     }
