@@ -17,6 +17,11 @@ export const agentInputSchema = z.object({
   concurrency: z.number().int().min(1).max(256),
   /** the model a step of this agent that runs long races on (hedging, core/hedge.ts); null or empty: none */
   hedgeModel: storableText().trim().max(120).nullable().optional(),
+  /**
+   * the model one attempt of a step moves to after a failure a stronger model could fix
+   * (core/run-model.ts), once per step; null or empty: none
+   */
+  escalationModel: storableText().trim().max(120).nullable().optional(),
 });
 export type AgentInput = z.infer<typeof agentInputSchema>;
 
