@@ -41,7 +41,9 @@ export async function stepRunModel(
   });
   if (chosen.reason !== "agent") {
     const why =
-      chosen.reason === "escalation" ? `escalated after ${CAUSE_WORDS[step.escalationCause ?? "malformed-tool-calls"]}` : `${effort} effort`;
+      chosen.reason === "escalation"
+        ? `escalated after ${CAUSE_WORDS[step.escalationCause ?? "malformed-tool-calls"]}`
+        : `${effort} effort`;
     uow.log({
       planId: input.planId,
       stepIndex: step.index,

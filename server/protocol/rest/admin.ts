@@ -3,6 +3,7 @@ import { z } from "zod";
 import { storableText } from "../../core/text.ts";
 import { agentRoleSchema } from "../dto.ts";
 import { defineRoute } from "./define.ts";
+import { effortModelsSchema } from "../../core/run-model.ts";
 
 export const agentInputSchema = z.object({
   handle: z.string().regex(/^[a-z0-9_-]{1,40}$/, "lowercase letters, digits, - and _ (max 40)"),
@@ -97,6 +98,19 @@ export const adminRoutes = {
     method: "DELETE",
     path: "/api/admin/invites/:inviteId",
     response: z.object({ invite: z.object({ id: z.string(), state: inviteStateSchema }) }),
+  }),
+  /** the model each effort level runs on (core/run-model.ts); an unmapped level: the agent's own */
+  effortModels: defineRoute({
+    method: "GET",
+    path: "/api/admin/effort-models",
+    response: z.object({ effortModels: effortModelsSchema }),
+  }),
+  /** replaces the mapping; 400 for a model this server cannot run */
+  setEffortModels: defineRoute({
+    method: "PUT",
+    path: "/api/admin/effort-models",
+    body: effortModelsSchema,
+    response: z.object({ effortModels: effortModelsSchema }),
   }),
   /** one small call to a model id, to see it work (or why not) before saving an agent with it */
   testModel: defineRoute({
