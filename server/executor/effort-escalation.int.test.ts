@@ -119,3 +119,41 @@ it("without an escalation model a malformed run fails the step as before", async
   expect(runs).toHaveLength(1);
   expect(step.escalatedAttempt).toBeNull();
 }, 90_000);
+
+it("a refusal by the content filter escalates too, a step's and a reply's alike", async () => {
+  await fixture.db.prisma.agent.updateMany({ where: { handle: "analyst" }, data: { escalationModel: STRONG_MODEL } });
+  fixture.executor.agentsChanged();
+  server.respond((request) =>
+    request.body.model === "gpt-strong" ? finished("answered by the stronger model") : { kind: "text", text: "", refused: true },
+  );
+  const { status, step, runs } = await runStep("Refused", { max_retries: 0 });
+  expect(status).toBe("completed");
+  expect(runs.map((run) => [run.model, run.modelReason, run.status])).toEqual([
+    [AGENT_MODEL, "agent", "failed"],
+    [STRONG_MODEL, "escalation", "succeeded"],
+  ]);
+  expect(runs[0].error).toBe("the provider's content filter refused the model's output");
+  expect(step.escalationCause).toBe("refused");
+
+  // a mention is a reply: its one escalated run answers the message
+  const message = await fixture.say("@analyst hello");
+  let replies: { model: string; modelReason: string; status: string }[] = [];
+  for (let i = 0; i < 1_500 && !replies.some((run) => run.status === "succeeded"); i++) {
+    replies = await fixture.db.prisma.run.findMany({ where: { triggerMessageId: message.id }, orderBy: { attempt: "asc" } });
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+  expect(replies.map((run) => [run.model, run.modelReason, run.status])).toEqual([
+    [AGENT_MODEL, "agent", "failed"],
+    [STRONG_MODEL, "escalation", "succeeded"],
+  ]);
+}, 90_000);
+
+it("the bill breaks usage down by why each run was on its model", async () => {
+  const usage = await fixture.app.admin.usage({ actor: { id: fixture.userId, role: "admin" } });
+  const reasons = usage.byReason.map((row) => row.key).sort();
+  expect(reasons).toEqual(["agent", "effort:deep", "escalation"]);
+  const runsByReason = await fixture.db.prisma.run.groupBy({ by: ["modelReason"], _count: true });
+  for (const row of usage.byReason) {
+    expect(row.runs).toBe(runsByReason.find((group) => group.modelReason === row.key)?._count);
+  }
+});
