@@ -1,6 +1,13 @@
 import { describe, expect, it } from "vitest";
 import { DriverAdapterError } from "@prisma/driver-adapter-utils";
-import { databaseErrorInfo, isRefusedWrite, isRowNotFound, isWriteConflict } from "./database-errors.ts";
+import {
+  databaseErrorInfo,
+  isRefusedWrite,
+  isRolledBackForConflict,
+  isRowNotFound,
+  isTransientDatabaseError,
+  isWriteConflict,
+} from "./database-errors.ts";
 
 const pgError = (code: string, message = "refused") => Object.assign(new Error(message), { severity: "ERROR", code });
 
@@ -47,5 +54,33 @@ describe("isWriteConflict and isRowNotFound", () => {
     expect(isWriteConflict(pgError("P0001", "baton_conflict: the plan changed since it was read"))).toBe(false);
     expect(isRowNotFound(pgError("22P02", "invalid input: ZB404"))).toBe(false);
     expect(isWriteConflict(new Error("ZB409"))).toBe(false);
+  });
+});
+
+describe("isRolledBackForConflict and isTransientDatabaseError", () => {
+  it("a deadlock or a serialization failure was rolled back: run it again", () => {
+    for (const code of ["40P01", "40001"]) {
+      expect(isRolledBackForConflict(pgError(code))).toBe(true);
+      expect(isTransientDatabaseError(pgError(code))).toBe(true);
+    }
+  });
+
+  it("a dropped connection or a shutdown may pass later, but is no rolled-back conflict", () => {
+    for (const code of ["08006", "57P01", "53300"]) {
+      expect(isRolledBackForConflict(pgError(code))).toBe(false);
+      expect(isTransientDatabaseError(pgError(code))).toBe(true);
+    }
+  });
+
+  it("neither for a refused write, Baton's own conflict, or an error without a SQLSTATE", () => {
+    for (const error of [
+      pgError("23505"),
+      pgError("ZB409"),
+      new Error("deadlock detected 40P01"),
+      Object.assign(new Error("x"), { code: "40P01" }),
+    ]) {
+      expect(isRolledBackForConflict(error)).toBe(false);
+      expect(isTransientDatabaseError(error)).toBe(false);
+    }
   });
 });

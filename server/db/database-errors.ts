@@ -45,6 +45,24 @@ export function databaseErrorInfo(error: unknown): DatabaseErrorInfo | null {
   return null;
 }
 
+/**
+ * Whether the database rolled the transaction back to resolve a conflict with another
+ * (class 40: a deadlock, 40P01, or a serialization failure, 40001). Nothing of it was
+ * written, and PostgreSQL's own advice is to run it again: the other transaction won.
+ */
+export function isRolledBackForConflict(error: unknown): boolean {
+  return databaseErrorInfo(error)?.sqlState.startsWith("40") ?? false;
+}
+
+/**
+ * Whether the error may pass if the same work is tried again later: the connection went,
+ * the server is starting or stopping, it ran out of resources, or it rolled back a conflict.
+ */
+export function isTransientDatabaseError(error: unknown): boolean {
+  const info = databaseErrorInfo(error);
+  return info !== null && TRANSIENT_CLASSES.has(info.sqlState.slice(0, 2));
+}
+
 /** Whether the database refused the statement for what it was, so trying again cannot help. */
 export function isRefusedWrite(error: unknown): boolean {
   const info = databaseErrorInfo(error);

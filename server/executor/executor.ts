@@ -53,12 +53,12 @@ export class Executor {
       {
         writing: (uow) => {
           this.epochAtWrite.set(uow, this.worker.livenessEpoch);
-          this.worker.startEarly(uow.runsCreated);
+          this.worker.startEarly(uow.runsCreated, uow.batch.endingRunIds);
         },
         committed: (uow, committed) => this.afterCommit(uow, committed),
         abandoned: (uow) => this.worker.abandonEarly(uow.runsCreated),
       },
-      () => this.worker.claimRequest({ inStatement: true }),
+      (uow) => this.worker.claimRequest({ unit: { ending: uow.batch.endingRunIds, created: uow.runsCreated } }),
     );
     const host = {
       inConversation: <T>(conversationId: string, work: (tx: Tx, uow: UnitOfWork) => Promise<T>, plan?: UnitPlan) =>

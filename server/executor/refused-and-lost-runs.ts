@@ -1,7 +1,8 @@
 /**
- * The ends of a run other than recording its agent's result: a result the database
- * refused (the run ends failed instead) and a run lost with its process (declared lost
- * under the lock; what that means for its step is the core's, core/run-outcome.ts).
+ * The ends of a run other than recording its agent's result as it came: a result the
+ * database could not take for a while (tried again), one it refused (the run ends failed
+ * instead) and a run lost with its process (declared lost under the lock; what that
+ * means for its step is the core's, core/run-outcome.ts).
  * RunWorker (run-worker.ts) calls these; each writes under the conversation's lock.
  */
 import { randomUUID } from "node:crypto";
@@ -24,6 +25,43 @@ type Tx = Prisma.TransactionClient;
 /** Work under a conversation's lock (Executor.inConversation). */
 export interface ConversationLock {
   inConversation<T>(conversationId: string, work: (tx: Tx, uow: UnitOfWork) => Promise<T>, plan?: UnitPlan): Promise<T>;
+}
+
+/** Waits between tries to store a run's result while the database cannot take it. */
+const RESULT_RETRY_DELAYS_MS = [50, 100, 200, 400, 800, 1_600, 2_000];
+
+/**
+ * Stores a run's result (`record`, the unit that does it), trying again while the error
+ * may pass — a connection that went, a failover, a conflict the units did not settle —
+ * for up to half a lease: the run stays live on this process meanwhile and its lease is
+ * renewed, so nobody takes it over and its answer is not thrown away. A result the
+ * database refuses ends the run failed (recordRefusedResult). Past half a lease, or when
+ * this process stops, the error is thrown and the lease sweep takes the run over.
+ */
+export async function storeRunResult(
+  context: ExecutorContext,
+  lock: ConversationLock,
+  input: { launch: RunLaunch; record: () => Promise<void>; stopped: () => boolean },
+): Promise<{ stored: "as-reported" } | { stored: "failed-instead"; error: string }> {
+  const deadline = performance.now() + context.config.leaseMs / 2;
+  for (let attempt = 0; ; attempt++) {
+    try {
+      await input.record();
+      return { stored: "as-reported" };
+    } catch (error) {
+      if (isRefusedWrite(error))
+        return { stored: "failed-instead", error: await recordRefusedResult(context, lock, { launch: input.launch, error }) };
+      const delayMs = RESULT_RETRY_DELAYS_MS[Math.min(attempt, RESULT_RETRY_DELAYS_MS.length - 1)];
+      if (input.stopped() || performance.now() + delayMs > deadline) throw error;
+      context.logger.warn("[runs] could not store a run's result; trying again", {
+        runId: input.launch.request.runId,
+        attempt: attempt + 1,
+        sqlState: databaseErrorInfo(error)?.sqlState,
+        error: error instanceof Error ? error.message : String(error),
+      });
+      await new Promise((resolve) => setTimeout(resolve, delayMs));
+    }
+  }
 }
 
 /**

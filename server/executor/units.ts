@@ -10,7 +10,7 @@ import { PROTOCOL_VERSION, type ConversationEventDTO, type ConversationEventPayl
 import type { ExecutorContext } from "./context.ts";
 import { KeyedMutex } from "./keyed-mutex.ts";
 import { prismaSql, type SqlRunner } from "../db/sql-runner.ts";
-import { isWriteConflict } from "../db/database-errors.ts";
+import { databaseErrorInfo, isRolledBackForConflict, isWriteConflict } from "../db/database-errors.ts";
 import type { PendingEvent } from "../adapters/prisma/event-log.ts";
 import { transactionRequired, UnitOfWork } from "./unit-of-work.ts";
 
@@ -49,6 +49,13 @@ interface BatchedUnit {
 const MAX_BATCH = 8;
 /** how long a batch decides before it lets the event loop turn */
 const BATCH_SLICE_MS = 4;
+/**
+ * How often a unit the database rolled back for a conflict (a deadlock, a serialization
+ * failure) is run again, after 5, 10, 20, 40 ms and a jitter: the other transaction won,
+ * nothing of this one was written. Left to its caller, a run's result would be dropped
+ * and its run, still `running`, recorded lost when its lease ran out.
+ */
+const CONFLICT_RETRIES = 4;
 
 /** What the executor does around a unit's write. */
 export interface UnitHooks {
@@ -66,13 +73,13 @@ export class UnitRunner {
    * how units ran: optimistic writes, and fallbacks to the locked transaction; `batches`
    * statements that carried several units, `batched` the units they carried
    */
-  readonly stats = { optimistic: 0, fromCache: 0, conflicts: 0, neededTransaction: 0, locked: 0, batches: 0, batched: 0 };
+  readonly stats = { optimistic: 0, fromCache: 0, conflicts: 0, neededTransaction: 0, locked: 0, batches: 0, batched: 0, rolledBack: 0 };
 
   constructor(
     private readonly context: ExecutorContext,
     private readonly hooks: UnitHooks,
-    /** what this process may claim in a unit's own statement (null: nothing) */
-    private readonly claim: () => ClaimRequest | null,
+    /** what this process may claim in this unit's own statement (null: nothing) */
+    private readonly claim: (uow: UnitOfWork) => ClaimRequest | null,
   ) {}
 
   /**
@@ -96,7 +103,27 @@ export class UnitRunner {
     return this.mutex.run(conversationId, () => this.runUnit(conversationId, work, plan));
   }
 
+  /** A unit, run again while the database rolls it back for a conflict (CONFLICT_RETRIES). */
   private async runUnit<T>(conversationId: string, work: (tx: Tx, uow: UnitOfWork) => Promise<T>, plan?: UnitPlan): Promise<T> {
+    for (let retry = 0; ; retry++) {
+      try {
+        return await this.runUnitOnce(conversationId, work, plan);
+      } catch (error) {
+        if (retry >= CONFLICT_RETRIES || !isRolledBackForConflict(error)) throw error;
+        this.stats.rolledBack++;
+        const delayMs = 5 * 2 ** retry * (1 + Math.random());
+        this.context.logger.warn("[units] the database rolled a unit back for a conflict; running it again", {
+          conversationId,
+          sqlState: databaseErrorInfo(error)?.sqlState,
+          retry: retry + 1,
+          delayMs: Math.round(delayMs),
+        });
+        await new Promise((resolve) => setTimeout(resolve, delayMs));
+      }
+    }
+  }
+
+  private async runUnitOnce<T>(conversationId: string, work: (tx: Tx, uow: UnitOfWork) => Promise<T>, plan?: UnitPlan): Promise<T> {
     if (plan) {
       let attempt = await this.optimisticUnit(conversationId, work, plan, this.cachedContext(plan));
       // decided from the cache that there was nothing to do: no write checked that, so ask the database
@@ -311,7 +338,7 @@ export class UnitRunner {
       events: uow.events,
       now,
       expect,
-      claim: uow.runsCreated.length > 0 || uow.batch.freesSlots ? this.claim() : null,
+      claim: uow.runsCreated.length > 0 || uow.batch.freesSlots ? this.claim(uow) : null,
       notice,
     });
     if (lastSeq === null) return { published: [], claimed, waiting, othersTold: false };

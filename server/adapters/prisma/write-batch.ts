@@ -98,6 +98,11 @@ export class WriteBatch {
     return this.appended.some((write) => write.kind === "finishedRun" || write.kind === "cancelledRun");
   }
 
+  /** the runs whose end the batch records: once it commits, they hold no slot of their process or pool */
+  get endingRunIds(): string[] {
+    return this.appended.flatMap((write) => (write.kind === "finishedRun" ? [write.row.id] : []));
+  }
+
   get isEmpty(): boolean {
     return this.keyed.size === 0 && this.appended.length === 0;
   }
