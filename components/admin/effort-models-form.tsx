@@ -1,7 +1,7 @@
 "use client";
 import { useState, type FormEvent } from "react";
 import { useTranslations } from "next-intl";
-import type { EffortModels } from "@/server/core/run-model.ts";
+import type { EffortModelsInput as EffortModels } from "@/server/protocol/rest/admin.ts";
 import { formText } from "../form-text.ts";
 import { api } from "../api-client.ts";
 import { Button } from "../ui/button.tsx";

@@ -213,8 +213,7 @@ async function applyCommand(context: ExecutorContext, tx: Tx, uow: UnitOfWork, p
   switch (command.type) {
     case "dispatch": {
       const { step, ref } = stepOf(command.stepIndex);
-      const chooseModel = (agent: Agent) =>
-        stepRunModel(tx, uow, { planId, step, attempt: command.attempt, runId: command.runId, agent });
+      const chooseModel = (agent: Agent) => stepRunModel(tx, uow, { planId, step, attempt: command.attempt, runId: command.runId, agent });
       uow.log({
         planId,
         stepIndex: command.stepIndex,

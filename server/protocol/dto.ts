@@ -119,7 +119,10 @@ export const stepSchema = z.object({
   /** the effort the commander asked for; absent: standard */
   effort: z.enum(EFFORT_LEVELS).optional(),
   /** attempt `attempt` ran on the agent's escalation model because of `cause` (core/run-model.ts) */
-  escalation: z.object({ attempt: z.number(), cause: z.enum(ESCALATION_CAUSES) }).nullable().optional(),
+  escalation: z
+    .object({ attempt: z.number(), cause: z.enum(ESCALATION_CAUSES) })
+    .nullable()
+    .optional(),
   /** summed over the step's runs; present where the server computed it (plan reads) */
   usage: usageSchema.optional(),
 });

@@ -68,7 +68,10 @@ export async function createAgent(
     throw conflict(`@${input.handle} already exists.`);
   }
   const agent = await prisma.$transaction(async (tx) => {
-    const created = await tx.agent.create({ data: { ...input, hedgeModel: input.hedgeModel || null, escalationModel: input.escalationModel || null }, select: agentSelect });
+    const created = await tx.agent.create({
+      data: { ...input, hedgeModel: input.hedgeModel || null, escalationModel: input.escalationModel || null },
+      select: agentSelect,
+    });
     await auditAgent(tx, admin, "agent.created", created);
     return created;
   });

@@ -55,7 +55,7 @@ it("is for admins only", async () => {
 });
 
 it("the route's body takes only the two levels, each a non-empty model id", () => {
-  const body = routes.admin.setEffortModels.body!;
+  const body = routes.admin.setEffortModels.body;
   expect(body.safeParse({ light: "offline:a" }).success).toBe(true);
   expect(body.safeParse({ standard: "offline:a" }).success).toBe(false);
   expect(body.safeParse({ deep: " " }).success).toBe(false);

@@ -41,6 +41,9 @@ export const modelTrialSchema = z.discriminatedUnion("ok", [
 ]);
 export type ModelTrial = z.infer<typeof modelTrialSchema>;
 
+/** the admin's effort level → model mapping, as the browser sends and reads it */
+export type EffortModelsInput = z.infer<typeof effortModelsSchema>;
+
 export const inviteRoleSchema = z.enum(["admin", "member"]);
 
 /** what became of an invite link: used and revoked are for good; an unused one expires with time */
