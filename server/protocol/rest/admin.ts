@@ -4,6 +4,7 @@ import { storableText } from "../../core/text.ts";
 import { agentRoleSchema } from "../dto.ts";
 import { defineRoute } from "./define.ts";
 import { effortModelsSchema } from "../../core/run-model.ts";
+import type { Usage } from "./admin-views.ts";
 
 export const agentInputSchema = z.object({
   handle: z.string().regex(/^[a-z0-9_-]{1,40}$/, "lowercase letters, digits, - and _ (max 40)"),
@@ -102,6 +103,11 @@ export const adminRoutes = {
     path: "/api/admin/invites/:inviteId",
     response: z.object({ invite: z.object({ id: z.string(), state: inviteStateSchema }) }),
   }),
+  /**
+   * the bill over the last `?days=` (1..366, default 30): by model, agent, model reason
+   * (core/run-model.ts: agent, effort:light, effort:deep, escalation, hedge) and day
+   */
+  usage: defineRoute({ method: "GET", path: "/api/admin/usage", response: z.object({ usage: z.custom<Usage>() }) }),
   /** the model each effort level runs on (core/run-model.ts); an unmapped level: the agent's own */
   effortModels: defineRoute({
     method: "GET",
