@@ -6,6 +6,7 @@ import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { chooseRunModel, MODEL_REASONS, modelReasonOf, type RunModelInput } from "./run-model.ts";
 import { EFFORT_LEVELS, ESCALATION_CAUSES } from "./types.ts";
+import { rawStepSchema } from "./plan-schema.ts";
 
 const base: RunModelInput = {
   agentModel: "openai:gpt-agent",
@@ -99,5 +100,13 @@ describe("chooseRunModel", () => {
         expect(chooseRunModel(plain)).toEqual({ model: input.agentModel, reason: "agent" });
       }),
     );
+  });
+});
+
+describe("the commander is told about effort", () => {
+  it("the plan schema's steps offer light, standard and deep, with when to use each", () => {
+    const effort = rawStepSchema.shape.effort;
+    expect(effort.unwrap().options).toEqual(["light", "standard", "deep"]);
+    expect(effort.description).toMatch(/light for routine work.*deep for hard reasoning/);
   });
 });
