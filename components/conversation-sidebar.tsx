@@ -9,6 +9,7 @@ import { NewConversationButton } from "./new-conversation-dialog.tsx";
 import { SearchButton } from "./search-dialog.tsx";
 import { getSocket } from "./socket-client.ts";
 import { useSidebarStore } from "./stores/sidebar-store.ts";
+import { useErrorText } from "./error-text.ts";
 
 export interface SidebarConversation {
   id: string;
@@ -185,6 +186,7 @@ function ConversationLink({ conversation }: { conversation: SidebarConversation 
 function InvitationList({ invitations }: { invitations: SidebarInvitation[] }) {
   const router = useRouter();
   const t = useTranslations("sidebar");
+  const errorText = useErrorText();
   const [error, setError] = useState("");
   async function answer(invitation: SidebarInvitation, accept: boolean) {
     setError("");
@@ -193,7 +195,7 @@ function InvitationList({ invitations }: { invitations: SidebarInvitation[] }) {
       if (accept) router.push(`/c/${invitation.conversation.id}`);
       router.refresh();
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : t("answerFailed"));
+      setError(errorText(caught, t("answerFailed")));
     }
   }
   return (

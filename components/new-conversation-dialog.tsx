@@ -8,6 +8,7 @@ import { Button } from "./ui/button.tsx";
 import { Dialog } from "./ui/dialog.tsx";
 import { ErrorText, TextField } from "./ui/field.tsx";
 import { Badge } from "./ui/badge.tsx";
+import { useErrorText } from "./error-text.ts";
 
 type AgentOption = Awaited<ReturnType<typeof api.account.agents>>["agents"][number];
 
@@ -29,6 +30,7 @@ export function NewConversationButton({ label, full = false }: { label: string; 
 function NewConversationForm({ onDone }: { onDone: () => void }) {
   const router = useRouter();
   const t = useTranslations("newConversation");
+  const errorText = useErrorText();
   const [agents, setAgents] = useState<AgentOption[] | null>(null);
   const [chosen, setChosen] = useState<Set<string>>(new Set());
   const [error, setError] = useState("");
@@ -41,8 +43,8 @@ function NewConversationForm({ onDone }: { onDone: () => void }) {
         setAgents(agents);
         setChosen(new Set(agents.map((a) => a.handle)));
       })
-      .catch((caught: unknown) => setError(caught instanceof Error ? caught.message : String(caught)));
-  }, []);
+      .catch((caught: unknown) => setError(errorText(caught, String(caught))));
+  }, [errorText]);
 
   function toggle(handle: string) {
     const next = new Set(chosen);
@@ -62,7 +64,7 @@ function NewConversationForm({ onDone }: { onDone: () => void }) {
       router.push(`/c/${id}`);
       router.refresh();
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : t("failed"));
+      setError(errorText(caught, t("failed")));
     } finally {
       setBusy(false);
     }

@@ -125,3 +125,38 @@ test("28c. an admin page in Chinese: Admin → Agents for a zh-CN browser", asyn
   await page.screenshot({ path: screenshotPath("chinese-admin-agents") });
   await context.close();
 });
+
+test("28d. the audit log reads in Chinese for a zh-CN browser", async ({ browser }) => {
+  const admin = await adminContext(browser);
+  // signing up through an invite link is recorded: the admin's link, the person's use of it
+  const person = await invitedContext(browser, admin.page, "Wu");
+  await person.context.close();
+  const storageState = await admin.context.storageState();
+  await admin.context.close();
+  const context = await browser.newContext({ storageState, locale: "zh-CN", viewport: LAPTOP });
+  const page = await context.newPage();
+  await page.goto("/admin/audit?kind=invite");
+  const filter = page.getByRole("search", { name: "筛选审计日志" });
+  await expect(filter.getByLabel("操作人")).toBeVisible();
+  await expect(filter.getByLabel("类别")).toHaveValue("invite");
+  const sentences = page.getByTestId("audit-sentence");
+  await expect(sentences.filter({ hasText: `${person.person.name} 通过邀请链接注册为成员。` })).toHaveCount(1);
+  await expect(sentences.filter({ hasText: "创建了一个成员邀请链接。" }).first()).toBeVisible();
+  // no English sentence left: every one ends with a Chinese full stop
+  for (const sentence of await sentences.allTextContents()) expect(sentence).toMatch(/。$/);
+  await context.close();
+});
+
+test("28e. a refused sign-in reads in Chinese for a zh-CN browser", async ({ browser }) => {
+  // an account exists, so /sign-in is the sign-in form and not the first sign-up
+  const admin = await adminContext(browser);
+  await admin.context.close();
+  const context = await browser.newContext({ locale: "zh-CN", viewport: LAPTOP });
+  const page = await context.newPage();
+  await page.goto("/sign-in");
+  await page.getByLabel("邮箱").fill("nobody@example.test");
+  await page.getByLabel("密码").fill("not the password");
+  await page.getByRole("button", { name: "登录" }).click();
+  await expect(page.getByText("邮箱或密码不正确")).toBeVisible();
+  await context.close();
+});

@@ -11,6 +11,7 @@ import { api } from "../api-client.ts";
 import { Badge, type Tone } from "../ui/badge.tsx";
 import { Button } from "../ui/button.tsx";
 import { ErrorText, inputClass } from "../ui/field.tsx";
+import { useErrorText } from "../error-text.ts";
 
 const noChanges = () => () => {};
 
@@ -18,6 +19,7 @@ const STATE_TONE: Record<InviteState, Tone> = { open: "green", used: "zinc", exp
 
 export function InvitesPanel({ invites: initial }: { invites: AdminInvite[] }) {
   const t = useTranslations("admin.invites");
+  const errorText = useErrorText();
   const [invites, setInvites] = useState(initial);
   const [role, setRole] = useState<"member" | "admin">("member");
   const [confirming, setConfirming] = useState<string | null>(null);
@@ -46,7 +48,7 @@ export function InvitesPanel({ invites: initial }: { invites: AdminInvite[] }) {
         ...list,
       ]);
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : t("createFailed"));
+      setError(errorText(caught, t("createFailed")));
     }
   }
 
@@ -57,7 +59,7 @@ export function InvitesPanel({ invites: initial }: { invites: AdminInvite[] }) {
       setInvites((list) => list.map((row) => (row.id === id ? { ...row, state: invite.state } : row)));
       setConfirming(null);
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : t("revokeFailed"));
+      setError(errorText(caught, t("revokeFailed")));
     }
   }
 

@@ -12,11 +12,13 @@ import { api } from "../api-client.ts";
 import { formText } from "../form-text.ts";
 import { Button } from "../ui/button.tsx";
 import { ErrorText, TextField } from "../ui/field.tsx";
+import { useErrorText } from "../error-text.ts";
 
 type Repository = z.infer<(typeof workspaceRoutes)["repositories"]["response"]>["repositories"][number];
 
 export function RepositoriesPanel({ initialRepositories }: { initialRepositories: Repository[] }) {
   const t = useTranslations("admin.repositories");
+  const errorText = useErrorText();
   const [repositories, setRepositories] = useState(initialRepositories);
   const [source, setSource] = useState<"path" | "clone">("path");
   const [busy, setBusy] = useState(false);
@@ -41,7 +43,7 @@ export function RepositoriesPanel({ initialRepositories }: { initialRepositories
       setNotice(t("registered", { name: repository.name }));
       form.reset();
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : t("registerFailed"));
+      setError(errorText(caught, t("registerFailed")));
     } finally {
       setBusy(false);
     }

@@ -10,9 +10,11 @@ import type { SlotsOverview } from "@/server/protocol/rest/workspace.ts";
 import { api } from "../api-client.ts";
 import { Button } from "../ui/button.tsx";
 import { ErrorText } from "../ui/field.tsx";
+import { useErrorText } from "../error-text.ts";
 
 export function SlotsPanel({ initial }: { initial: SlotsOverview }) {
   const t = useTranslations("admin.slots");
+  const errorText = useErrorText();
   const [overview, setOverview] = useState(initial);
   const [error, setError] = useState("");
 
@@ -21,7 +23,7 @@ export function SlotsPanel({ initial }: { initial: SlotsOverview }) {
     try {
       setOverview(await api.workspace.slots());
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : t("loadFailed"));
+      setError(errorText(caught, t("loadFailed")));
     }
   }
 

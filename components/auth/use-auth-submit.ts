@@ -1,11 +1,13 @@
 "use client";
 import { useState, type FormEvent } from "react";
+import { useErrorText } from "../error-text.ts";
 
 /**
  * Submitting an account form: send the fields (through `api.account.*`), go home on
- * success, show the server's message (or a fallback) on failure.
+ * success, show the server's refusal in the reader's language (or a fallback) on failure.
  */
 export function useAuthSubmit(input: { failure: string; send: (data: FormData) => Promise<unknown> }) {
+  const errorText = useErrorText();
   const [error, setError] = useState("");
   const [busy, setBusy] = useState(false);
 
@@ -18,7 +20,7 @@ export function useAuthSubmit(input: { failure: string; send: (data: FormData) =
       await input.send(data);
       window.location.assign("/");
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : input.failure);
+      setError(errorText(caught, input.failure));
       setBusy(false);
     }
   }

@@ -7,6 +7,7 @@ import { unhandled } from "@/server/protocol/exhaustive.ts";
 import { useConversationStore } from "../stores/conversation-store.ts";
 import { formatDuration } from "./step-status.ts";
 import { useNow } from "./use-now.ts";
+import { useErrorText } from "../error-text.ts";
 
 type ActivityWords = ReturnType<typeof useTranslations<"activity">>;
 
@@ -38,6 +39,7 @@ const ENDED_PLAN: ReadonlySet<string> = new Set(["completed", "partial", "failed
  */
 export function ActivityBar() {
   const t = useTranslations("activity");
+  const errorText = useErrorText();
   const runs = useConversationStore((s) => s.runs);
   const plans = useConversationStore((s) => s.plans);
   const [stopping, setStopping] = useState<Record<string, boolean>>({});
@@ -59,7 +61,7 @@ export function ActivityBar() {
     try {
       await api.conversations.stopRun({ conversationId: run.conversationId, runId: run.id }, { action: "stop" });
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : t("stopFailed"));
+      setError(errorText(caught, t("stopFailed")));
       setStopping((current) => ({ ...current, [run.id]: false }));
     }
   };

@@ -8,6 +8,7 @@ import { useCallback, useState } from "react";
 import { useTranslations } from "next-intl";
 import type { CommanderReplyMode } from "@/server/protocol/forms.ts";
 import { api } from "../api-client.ts";
+import { useErrorText } from "../error-text.ts";
 
 /** `always` is the older name of `auto`: both answer every message that addresses nobody. */
 const CHOICES = ["auto", "when_addressed"] as const satisfies readonly CommanderReplyMode[];
@@ -23,6 +24,7 @@ export interface CommanderReplies {
 /** The setting as this tab knows it; the server answers a change with what it stored. */
 export function useCommanderReplies(conversationId: string, initial: CommanderReplyMode): CommanderReplies {
   const t = useTranslations("commanderReplies");
+  const errorText = useErrorText();
   const [mode, setMode] = useState<CommanderReplyMode>(initial);
   const [error, setError] = useState("");
   const change = useCallback(
@@ -32,10 +34,10 @@ export function useCommanderReplies(conversationId: string, initial: CommanderRe
         const saved = await api.conversations.settings({ conversationId }, { commanderReplies: next });
         if (saved.commanderReplies) setMode(saved.commanderReplies);
       } catch (caught) {
-        setError(caught instanceof Error ? caught.message : t("failed"));
+        setError(errorText(caught, t("failed")));
       }
     },
-    [conversationId, t],
+    [conversationId, t, errorText],
   );
   return { mode, error, change };
 }

@@ -14,12 +14,17 @@ import { mentionCandidates, type MentionCandidate } from "./mention-candidates.t
 import { MENTION_LISTBOX_ID, MentionPicker, mentionOptionId } from "./mention-picker.tsx";
 import { NotificationsButton } from "./notifications-button.tsx";
 import { TypingIndicator, useAnnounceTyping } from "./typing-indicator.tsx";
+import { useErrorText } from "../error-text.ts";
 
 const MENTION_QUERY = /(^|\s)@([a-z0-9_-]*)$/;
 
 /** What a person reads when a send failed: never the browser's raw "Failed to fetch". */
-function sendFailure(caught: unknown, t: ReturnType<typeof useTranslations<"composer">>): { text: string; retry: boolean } {
-  if (caught instanceof ApiError) return { text: caught.message, retry: caught.status >= 500 || caught.status === 429 };
+function sendFailure(
+  caught: unknown,
+  t: ReturnType<typeof useTranslations<"composer">>,
+  errorText: (caught: unknown, fallback: string) => string,
+): { text: string; retry: boolean } {
+  if (caught instanceof ApiError) return { text: errorText(caught, caught.message), retry: caught.status >= 500 || caught.status === 429 };
   const offline = typeof navigator !== "undefined" && !navigator.onLine;
   return { text: offline ? t("notSentOffline") : t("notSentUnreachable"), retry: true };
 }
@@ -38,6 +43,7 @@ export function Composer({ conversationId, currentUserId }: { conversationId: st
 
 function ConversationComposer({ conversationId, currentUserId }: { conversationId: string; currentUserId: string }) {
   const t = useTranslations("composer");
+  const errorText = useErrorText();
   const agents = useConversationStore((s) => s.agents);
   const members = useConversationStore((s) => s.members);
   const upsertMessage = useConversationStore((s) => s.upsertMessage);
@@ -154,7 +160,7 @@ function ConversationComposer({ conversationId, currentUserId }: { conversationI
       setMentioned([]);
       setAttachments([]);
     } catch (caught) {
-      const failure = sendFailure(caught, t);
+      const failure = sendFailure(caught, t, errorText);
       setError(failure.text);
       setCanRetry(failure.retry);
     } finally {
@@ -167,7 +173,7 @@ function ConversationComposer({ conversationId, currentUserId }: { conversationI
       await api.members.addAgent({ conversationId }, { handle });
       setAdded((list) => (list.includes(handle) ? list : [...list, handle]));
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : t("addFailed", { handle }));
+      setError(errorText(caught, t("addFailed", { handle })));
     }
   }
 
@@ -212,7 +218,7 @@ function ConversationComposer({ conversationId, currentUserId }: { conversationI
         const { attachment } = await api.conversations.upload({ conversationId }, data);
         setAttachments((list) => [...list, attachment]);
       } catch (caught) {
-        setError(caught instanceof Error ? caught.message : t("uploadFailed"));
+        setError(errorText(caught, t("uploadFailed")));
       } finally {
         setUploading(false);
       }

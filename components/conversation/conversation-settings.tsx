@@ -17,6 +17,7 @@ import { Dialog } from "../ui/dialog.tsx";
 import { ErrorText, TextField } from "../ui/field.tsx";
 import { RepositoryLink } from "./repository-link.tsx";
 import { CommanderRepliesSelect, type CommanderReplies } from "./commander-replies-select.tsx";
+import { useErrorText } from "../error-text.ts";
 
 type Listed = ConversationSummary;
 
@@ -37,6 +38,7 @@ async function loadState(conversationId: string): Promise<State | null> {
  */
 export function ConversationSettingsButton({ conversationId, replies }: { conversationId: string; replies: CommanderReplies }) {
   const t = useTranslations("settings");
+  const errorText = useErrorText();
   const [open, setOpen] = useState(false);
   const [state, setState] = useState<State | null>(null);
   const [error, setError] = useState("");
@@ -47,9 +49,9 @@ export function ConversationSettingsButton({ conversationId, replies }: { conver
       setState(next);
       if (next) useConversationStore.setState({ title: next.conversation.title });
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : t("loadFailed"));
+      setError(errorText(caught, t("loadFailed")));
     }
-  }, [conversationId, t]);
+  }, [conversationId, t, errorText]);
 
   useEffect(() => {
     const socket = getSocket();
@@ -99,6 +101,7 @@ function SettingsPanel({
 }) {
   const router = useRouter();
   const t = useTranslations("settings");
+  const errorText = useErrorText();
   const { conversation, canManage } = state;
   const conversationId = conversation.id;
   const [error, setError] = useState("");
@@ -113,7 +116,7 @@ function SettingsPanel({
     try {
       await run();
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : t("actionFailed"));
+      setError(errorText(caught, t("actionFailed")));
     } finally {
       setBusy(false);
     }

@@ -9,10 +9,12 @@ import { ErrorText, inputClass } from "../ui/field.tsx";
 import type { FormDTO } from "@/server/protocol/dto.ts";
 import { isTerminalPlan } from "@/server/protocol/statuses.ts";
 import { answerProblems, readAnswer, serverProblems } from "./form-answer.ts";
+import { useErrorText } from "../error-text.ts";
 
 /** A blocked step's form, inline in the chat. Everyone sees it; the first valid answer wins. */
 export function FormCard({ formId }: { formId: string }) {
   const t = useTranslations("form");
+  const errorText = useErrorText();
   const form = useConversationStore((s) => s.forms[formId]);
   // the server leaves a step's form open when its plan ends (cancelled, aborted): an
   // answer then resumes nothing, so the form is shown closed instead of inviting one
@@ -57,7 +59,7 @@ export function FormCard({ formId }: { formId: string }) {
       const refused =
         caught instanceof ApiError && caught.code === "form_answer_invalid"
           ? serverProblems(form.spec, caught.message)
-          : { "": caught instanceof Error ? caught.message : t("sendFailed") };
+          : { "": errorText(caught, t("sendFailed")) };
       setProblems(refused);
       focusFirstProblem(element, form.id, refused);
     } finally {

@@ -20,9 +20,11 @@ import { UsersIcon } from "../ui/icons.tsx";
 import { PersonPicker } from "./person-picker.tsx";
 import { Dialog } from "../ui/dialog.tsx";
 import { ErrorText, inputClass } from "../ui/field.tsx";
+import { useErrorText } from "../error-text.ts";
 
 export function MembersButton({ conversationId, currentUserId }: { conversationId: string; currentUserId: string }) {
   const t = useTranslations("members");
+  const errorText = useErrorText();
   const [open, setOpen] = useState(false);
   const [view, setView] = useState<MembersView | null>(null);
   const [error, setError] = useState("");
@@ -39,9 +41,9 @@ export function MembersButton({ conversationId, currentUserId }: { conversationI
       // the composer's autocomplete and the header count follow the same list, for everyone in the conversation
       useConversationStore.getState().setRoster({ conversationId, agents: next.agents, members: next.people });
     } catch (caught) {
-      if (request === latest.current) setError(caught instanceof Error ? caught.message : t("loadFailed"));
+      if (request === latest.current) setError(errorText(caught, t("loadFailed")));
     }
-  }, [conversationId, t]);
+  }, [conversationId, t, errorText]);
 
   useEffect(() => {
     const socket = getSocket();
@@ -93,6 +95,7 @@ function MembersPanel({
 }) {
   const router = useRouter();
   const t = useTranslations("members");
+  const errorText = useErrorText();
   const [error, setError] = useState("");
   const [notice, setNotice] = useState("");
   /** a new picker after each invitation: an empty field, no stale choices */
@@ -106,7 +109,7 @@ function MembersPanel({
       if (done) setNotice(done);
       await reload();
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : t("actionFailed"));
+      setError(errorText(caught, t("actionFailed")));
     }
   }
 
@@ -144,7 +147,7 @@ function MembersPanel({
       router.push("/");
       router.refresh();
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : t("leaveFailed"));
+      setError(errorText(caught, t("leaveFailed")));
     }
   }
 

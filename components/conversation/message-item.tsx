@@ -15,6 +15,7 @@ import { useConversationStore } from "../stores/conversation-store.ts";
 import { CopyButton } from "./copy-button.tsx";
 import { OutcomeAnswerLink } from "./outcome-answer-link.tsx";
 import { browserTimeZone } from "../time-zone.ts";
+import { useErrorText } from "../error-text.ts";
 
 // the badge's words are messages.kind.<kind>
 const KIND_TONE = {
@@ -66,6 +67,7 @@ const ACTION_CLASS =
 /** Edit and delete, for the author's own messages. The server checks the author again; its answer updates the list. */
 function OwnMessageActions({ message, onEdit }: { message: MessageDTO; onEdit: () => void }) {
   const t = useTranslations("messages");
+  const errorText = useErrorText();
   const upsertMessage = useConversationStore((state) => state.upsertMessage);
   const [confirming, setConfirming] = useState(false);
   const [error, setError] = useState("");
@@ -77,7 +79,7 @@ function OwnMessageActions({ message, onEdit }: { message: MessageDTO; onEdit: (
       });
       upsertMessage(tombstone);
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : t("deleteFailed"));
+      setError(errorText(caught, t("deleteFailed")));
       setConfirming(false);
     }
   }
@@ -113,6 +115,7 @@ function OwnMessageActions({ message, onEdit }: { message: MessageDTO; onEdit: (
 
 function EditBox({ message, onDone }: { message: MessageDTO; onDone: () => void }) {
   const t = useTranslations("messages");
+  const errorText = useErrorText();
   const upsertMessage = useConversationStore((state) => state.upsertMessage);
   const [text, setText] = useState(message.body);
   const [saving, setSaving] = useState(false);
@@ -130,7 +133,7 @@ function EditBox({ message, onDone }: { message: MessageDTO; onDone: () => void 
       upsertMessage(edited);
       onDone();
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : t("saveFailed"));
+      setError(errorText(caught, t("saveFailed")));
     } finally {
       setSaving(false);
     }

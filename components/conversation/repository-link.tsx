@@ -10,6 +10,7 @@ import { useTranslations } from "next-intl";
 import { api, ApiError } from "../api-client.ts";
 import { Button } from "../ui/button.tsx";
 import { ErrorText, inputClass } from "../ui/field.tsx";
+import { useErrorText } from "../error-text.ts";
 
 /** Said by the settings when the link changed, so the header's badge reloads in this tab. */
 export const REPOSITORY_LINK_EVENT = "baton:repository-link";
@@ -18,6 +19,7 @@ type Linked = { id: string; name: string; baseBranch: string } | null;
 
 export function RepositoryLink({ conversationId, canManage }: { conversationId: string; canManage: boolean }) {
   const t = useTranslations("repository");
+  const errorText = useErrorText();
   const [linked, setLinked] = useState<Linked | undefined>(undefined);
   const [repositories, setRepositories] = useState<{ id: string; name: string }[] | null>(null);
   const [repositoryId, setRepositoryId] = useState("");
@@ -34,20 +36,20 @@ export function RepositoryLink({ conversationId, canManage }: { conversationId: 
         setLinked(answer.repository);
         if (answer.repository) setRepositoryId(answer.repository.id);
       },
-      (caught: unknown) => live && setError(caught instanceof Error ? caught.message : t("loadFailed")),
+      (caught: unknown) => live && setError(errorText(caught, t("loadFailed"))),
     );
     if (canManage)
       // admins only: anyone else is answered 403 and sees the link without the choice
       void api.workspace.repositories().then(
         (answer) => live && setRepositories(answer.repositories.map(({ id, name }) => ({ id, name }))),
         (caught: unknown) => {
-          if (live && !(caught instanceof ApiError && caught.code === "forbidden")) setError(caught instanceof Error ? caught.message : "");
+          if (live && !(caught instanceof ApiError && caught.code === "forbidden")) setError(errorText(caught, ""));
         },
       );
     return () => {
       live = false;
     };
-  }, [conversationId, canManage, t]);
+  }, [conversationId, canManage, t, errorText]);
 
   useEffect(() => {
     if (!repositoryId || !repositories) return;
@@ -60,12 +62,12 @@ export function RepositoryLink({ conversationId, canManage }: { conversationId: 
           answer.branches.includes(current) ? current : linked?.id === repositoryId ? linked.baseBranch : answer.baseBranch,
         );
       },
-      (caught: unknown) => live && setError(caught instanceof Error ? caught.message : t("branchesFailed")),
+      (caught: unknown) => live && setError(errorText(caught, t("branchesFailed"))),
     );
     return () => {
       live = false;
     };
-  }, [repositoryId, repositories, linked, t]);
+  }, [repositoryId, repositories, linked, t, errorText]);
 
   async function save(next: { repositoryId: string | null; baseBranch?: string }) {
     setBusy(true);
@@ -76,7 +78,7 @@ export function RepositoryLink({ conversationId, canManage }: { conversationId: 
       if (!answer.repository) setRepositoryId("");
       window.dispatchEvent(new CustomEvent(REPOSITORY_LINK_EVENT, { detail: conversationId }));
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : t("changeFailed"));
+      setError(errorText(caught, t("changeFailed")));
     } finally {
       setBusy(false);
     }

@@ -1,7 +1,9 @@
 "use client";
 import { useCallback, useRef, useState } from "react";
+import { useTranslations } from "next-intl";
 import { api, ApiError } from "../api-client.ts";
 import { useConversationStore } from "../stores/conversation-store.ts";
+import { useErrorText } from "../error-text.ts";
 
 export type EarlierState = { phase: "idle" } | { phase: "loading" } | { phase: "failed"; reason: string };
 
@@ -14,6 +16,8 @@ export function useEarlierMessages() {
   const hasEarlier = useConversationStore((s) => s.hasEarlierMessages);
   const [state, setState] = useState<EarlierState>({ phase: "idle" });
   const inFlight = useRef(false);
+  const t = useTranslations("errors");
+  const errorText = useErrorText();
 
   const loadEarlier = useCallback(async () => {
     const { conversationId, messages, prependMessages } = useConversationStore.getState();
@@ -26,11 +30,11 @@ export function useEarlierMessages() {
       prependMessages({ conversationId, ...page });
       setState({ phase: "idle" });
     } catch (caught) {
-      setState({ phase: "failed", reason: caught instanceof ApiError ? caught.message : "the server did not answer" });
+      setState({ phase: "failed", reason: caught instanceof ApiError ? errorText(caught, caught.message) : t("noAnswer") });
     } finally {
       inFlight.current = false;
     }
-  }, []);
+  }, [errorText, t]);
 
   return { hasEarlier, state, loadEarlier };
 }

@@ -5,6 +5,7 @@ import { Button } from "../ui/button.tsx";
 import { ErrorText, TextField } from "../ui/field.tsx";
 import { api } from "../api-client.ts";
 import { formText } from "../form-text.ts";
+import { useErrorText } from "../error-text.ts";
 
 /** Matches the server's rule (server/auth/auth.ts MIN_PASSWORD_LENGTH); the server checks again. */
 const MIN_PASSWORD_LENGTH = 8;
@@ -15,6 +16,7 @@ const MIN_PASSWORD_LENGTH = 8;
  */
 export function PasswordForm() {
   const t = useTranslations("profile.password");
+  const errorText = useErrorText();
   const [error, setError] = useState("");
   const [done, setDone] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -34,7 +36,7 @@ export function PasswordForm() {
       form.reset();
       setDone(true);
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : t("failed"));
+      setError(errorText(caught, t("failed")));
     } finally {
       setBusy(false);
     }

@@ -14,6 +14,7 @@ import { Badge } from "../ui/badge.tsx";
 import { Button } from "../ui/button.tsx";
 import { ErrorText, TextField, inputClass } from "../ui/field.tsx";
 import { CopyButton } from "../conversation/copy-button.tsx";
+import { useErrorText } from "../error-text.ts";
 
 interface TokenRow {
   id: string;
@@ -36,6 +37,7 @@ function state(token: TokenRow): "revoked" | "expired" | "active" {
 export function TokensPanel({ tokens, canAdmin }: { tokens: TokenRow[]; canAdmin: boolean }) {
   const router = useRouter();
   const t = useTranslations("tokens");
+  const errorText = useErrorText();
   const format = useFormatter();
   const timeZone = browserTimeZone();
   const [error, setError] = useState("");
@@ -58,7 +60,7 @@ export function TokensPanel({ tokens, canAdmin }: { tokens: TokenRow[]; canAdmin
       form.reset();
       router.refresh();
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : t("createFailed"));
+      setError(errorText(caught, t("createFailed")));
     }
   }
 
@@ -70,7 +72,7 @@ export function TokensPanel({ tokens, canAdmin }: { tokens: TokenRow[]; canAdmin
       setSecret((shown) => (shown?.tokenId === token.id ? null : shown));
       router.refresh();
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : t("revokeFailed"));
+      setError(errorText(caught, t("revokeFailed")));
     }
   }
 

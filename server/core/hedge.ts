@@ -137,7 +137,7 @@ export function fallBackToHedge(working: Working, step: StepState, runId: string
   return true;
 }
 
-/** The `run-usage` event: what a stopped loser spent counts toward the budgets, once. */
+/** The `run-usage` event: what a run stopped before its end (a hedge's loser, a Stop) spent counts toward the budgets, once. */
 export function addLoserUsage(working: Working, event: Extract<PlanEvent, { type: "run-usage" }>): Outcome {
   const step = working.plan.steps.find((candidate) => candidate.index === event.stepIndex);
   const live = working.plan.steps.some((other) => other.liveRunId === event.runId || other.hedgeRunId === event.runId);
@@ -146,7 +146,7 @@ export function addLoserUsage(working: Working, event: Extract<PlanEvent, { type
     return "ignored";
   }
   step.usage = addUsage(step.usage, event.usage);
-  note(working, step.index, `run ${event.runId} (${LOST_HEDGE}) used ${event.usage.tokens} tokens`);
+  note(working, step.index, `run ${event.runId}, stopped before its end, used ${event.usage.tokens} tokens`);
   return "applied";
 }
 

@@ -270,7 +270,7 @@ export type PlanEvent =
    * which the budget must still have room for (core/hedge.ts)
    */
   | { type: "hedge"; stepIndex: number; runId: string; model: string; estimate: RunUsage }
-  /** what a run cancelled after it lost a hedge had spent: it counts toward the budgets */
+  /** what a run cancelled before its end (it lost a hedge, a Stop) had spent: it counts toward the budgets */
   | { type: "run-usage"; stepIndex: number; runId: string; usage: RunUsage }
   /** a person answered the form of a blocked step (user step: done; agent step: resumes) */
   | {

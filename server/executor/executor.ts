@@ -22,6 +22,7 @@ import { isRowNotFound } from "../db/database-errors.ts";
 import { UnitRunner, type CommittedUnit, type UnitPlan } from "./units.ts";
 import { RunWorker } from "./run-worker.ts";
 import { Hedging } from "./hedging.ts";
+import { storeStoppedRunUsage } from "./stopped-run-usage.ts";
 import { storedRequest } from "./run-queue.ts";
 import { createPlan } from "./plan-creation.ts";
 import { withdrawQueuedRuns } from "./agent-withdrawal.ts";
@@ -71,6 +72,9 @@ export class Executor {
       ...host,
       appendEvents: (conversationId, events) => this.units.appendEvents(conversationId, events),
       hedging: this.hedging,
+      runStopped: (launch, result) => {
+        if (!this.hedging.aborted(launch, result)) this.track(storeStoppedRunUsage(this.context, host, { launch, usage: result.usage }));
+      },
     });
     this.leases = new LeaseKeeper(this.context, {
       liveRunIds: () => this.worker.liveRunIds,

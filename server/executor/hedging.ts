@@ -18,6 +18,7 @@ import type { RunUsage } from "../core/types.ts";
 import type { AgentRunResult } from "../ports/executor.ts";
 import type { ExecutorContext } from "./context.ts";
 import { applyPlanEvent } from "./plan-effects.ts";
+import { storeStoppedRunUsage } from "./stopped-run-usage.ts";
 import type { RunLaunch } from "./run-launch.ts";
 import type { Prisma } from "../generated/prisma/client.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
@@ -86,7 +87,7 @@ interface Host {
 export class Hedging {
   private readonly windows = new Map<string, Promise<AgentWindow>>();
   /** runs cancelled here because their twin won: their usage is reported when they stop */
-  private readonly losers = new Map<string, { planId: string; stepIndex: number | null }>();
+  private readonly losers = new Set<string>();
 
   constructor(
     private readonly context: ExecutorContext,
@@ -133,11 +134,9 @@ export class Hedging {
     };
   }
 
-  /** A run of this process ended and was recorded: a success on the agent's own model joins its window. */
+  /** A run of this process ended and its result was stored: a success on the agent's own model joins its window. */
   recorded(launch: RunLaunch, result: AgentRunResult): void {
-    // a loser that finished before its abort reached it: its result was not stored
-    if (this.losers.has(launch.request.runId)) this.aborted(launch, result);
-    else if (result.kind === "ok") this.sample(launch, result);
+    if (result.kind === "ok") this.sample(launch, result);
   }
 
   /**
@@ -158,42 +157,19 @@ export class Hedging {
 
   /** Runs a committed unit cancelled as hedge losers (before they are aborted). */
   lost(losers: readonly { runId: string; planId: string; stepIndex: number | null }[]): void {
-    for (const loser of losers) this.losers.set(loser.runId, { planId: loser.planId, stepIndex: loser.stepIndex });
+    for (const loser of losers) this.losers.add(loser.runId);
   }
 
   /**
-   * A run of this process was aborted. A hedge loser's spending is stored on its row and
-   * told to its plan (`run-usage`), so the bill and the budgets count it.
+   * A run of this process was aborted: when it was a hedge loser cancelled here, its
+   * spending is stored with the row saying it lost the hedge, and true is returned;
+   * otherwise false (its spending is the caller's: stopped-run-usage.ts).
    */
-  aborted(launch: RunLaunch, result: AgentRunResult): void {
-    const loser = this.losers.get(launch.request.runId);
-    if (!loser) return;
-    this.losers.delete(launch.request.runId);
+  aborted(launch: RunLaunch, result: AgentRunResult): boolean {
+    if (!this.losers.delete(launch.request.runId)) return false;
     this.sample(launch, result);
-    const { usage } = result;
-    const tokens = usage.tokensIn + usage.tokensOut;
-    const spent = tokens > 0 || usage.cost > 0;
-    const runId = launch.request.runId;
-    this.host.track(
-      this.host.inConversation(launch.request.conversationId, async (tx, uow) => {
-        await tx.run.updateMany({
-          where: { id: runId, status: "cancelled" },
-          data: {
-            tokensIn: usage.tokensIn,
-            tokensOut: usage.tokensOut,
-            cost: usage.cost,
-            usageEstimated: usage.estimated === true,
-            error: LOST_HEDGE_ERROR,
-          },
-        });
-        if (spent && loser.stepIndex !== null) {
-          await applyPlanEvent(this.context, tx, uow, {
-            planId: loser.planId,
-            event: { type: "run-usage", stepIndex: loser.stepIndex, runId, usage: { tokens, cost: usage.cost } },
-          });
-        }
-      }),
-    );
+    this.host.track(storeStoppedRunUsage(this.context, this.host, { launch, usage: result.usage, error: LOST_HEDGE_ERROR }));
+    return true;
   }
 
   private hedge(launch: RunLaunch & { planId: string; stepIndex: number; agent: { hedgeModel: string } }, estimate: RunUsage) {

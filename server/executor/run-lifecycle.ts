@@ -29,13 +29,17 @@ export interface RunLogEntry {
   data?: unknown;
 }
 
-/** Records a finished run and lets its plan (if any) react, all in one locked transaction. */
+/**
+ * Records a finished run and lets its plan (if any) react, all in one locked transaction.
+ * Resolves to false when the run was no longer running (cancelled, lost, recorded): its
+ * end was settled elsewhere and nothing was written.
+ */
 export async function finishRun(
   context: ExecutorContext,
   tx: Tx,
   uow: UnitOfWork,
   input: { launch: RunLaunch; result: AgentRunResult; logs: RunLogEntry[] },
-): Promise<void> {
+): Promise<boolean> {
   const { launch } = input;
   const runId = launch.request.runId;
   const now = context.stamp();
@@ -44,7 +48,7 @@ export async function finishRun(
   // check rides on the read the reconcile needs anyway.
   const read = launch.planId ? await planContext(tx, uow, { planId: launch.planId, runId }) : null;
   const runStatus = read ? read.runStatus : (await tx.run.findUnique({ where: { id: runId }, select: { status: true } }))?.status;
-  if (runStatus !== "running") return;
+  if (runStatus !== "running") return false;
   const result = await withReplyHistory(context, tx, launch, input.result);
   const verdict = runVerdict(
     {
@@ -103,9 +107,10 @@ export async function finishRun(
     },
   };
   // a transient failure of a reply (chat, mention) is retried, like a step's, before it is news
-  if (result.kind === "failed" && (await retryReply(context, tx, uow, { launch, result }))) return;
+  if (result.kind === "failed" && (await retryReply(context, tx, uow, { launch, result }))) return true;
   const recorded = { status, endedAt: now, error };
   for (const effect of verdict.effects) await applyEffect(context, tx, uow, { launch, result, recorded, applier }, effect);
+  return true;
 }
 
 interface EffectApplier {

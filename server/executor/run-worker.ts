@@ -34,8 +34,10 @@ export interface RunWorkerHost {
   /** keeps a promise in the executor's in-flight set (stop and idle wait for it) */
   track(promise: Promise<unknown>): void;
   stopped(): boolean;
-  /** races straggling step runs (hedging.ts): told when a run goes live, is recorded, or is aborted */
-  hedging?: Pick<Hedging, "watch" | "recorded" | "aborted">;
+  /** races straggling step runs (hedging.ts): told when a run goes live or is recorded */
+  hedging?: Pick<Hedging, "watch" | "recorded">;
+  /** a run was stopped before its end (aborted, or cancelled before its result was stored): what it spent is billed */
+  runStopped(launch: RunLaunch, result: AgentRunResult): void;
 }
 
 /** A run started early (see startEarly): running its preparation until its unit commits. */
@@ -361,19 +363,24 @@ export class RunWorker {
       if (controller.signal.aborted || this.host.stopped()) {
         // nothing more of it is stored here (a stop records it elsewhere): its line says how it ended
         runner.recorded({ stored: "as-reported" });
-        this.host.hedging?.aborted(launch, result);
+        this.host.runStopped(launch, result);
         return;
       }
       // runs of a conversation that end while it is busy share one statement (units.ts)
-      const record = () =>
-        this.host.inConversation(
+      let settledElsewhere = false;
+      const record = async () => {
+        const written = await this.host.inConversation(
           conversationId,
           (tx, uow) => finishRun(this.context, tx, uow, { launch, result, logs }),
           launch.planId ? { planId: launch.planId, runId, batch: true } : undefined,
         );
+        settledElsewhere = !written;
+      };
       const stored = await storeRunResult(this.context, this.host, { launch, record, stopped: () => this.host.stopped() });
       runner.recorded(stored);
-      if (stored.stored === "as-reported") this.host.hedging?.recorded(launch, result);
+      // cancelled while its answer was on its way (a Stop, a hedge it lost): billed as stopped
+      if (stored.stored === "as-reported" && settledElsewhere) this.host.runStopped(launch, result);
+      else if (stored.stored === "as-reported") this.host.hedging?.recorded(launch, result);
     } finally {
       unwatch?.();
       this.liveRuns.delete(runId);

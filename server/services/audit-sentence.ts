@@ -1,66 +1,151 @@
 /**
  * An audit event as one plain sentence ("Ana added Bo to “launch”"): names, not ids.
  * The raw record stays one click away, under the row's "details".
+ *
+ * The server decides what a sentence says (a message key per action and its values);
+ * the page words it in the reader's language (messages/*.json, `admin.audit.sentence.*`),
+ * so an admin reading Baton in Chinese reads the log in Chinese.
  */
 import { isAuditAction, type AuditAction, type AuditEventDTO } from "../access/audit.ts";
 
 type Detail = Record<string, unknown>;
 
-const text = (value: unknown, fallback: string) => (typeof value === "string" && value !== "" ? value : fallback);
-const quoted = (value: string) => `“${value}”`;
-const article = (role: string) => (/^[aeiou]/i.test(role) ? `an ${role}` : `a ${role}`);
+/** The roles a sentence names: a conversation's (owner, member) or Baton's (admin, member). */
+const ROLES = ["owner", "admin", "member"] as const;
+type AuditRole = (typeof ROLES)[number];
 
-function who(event: AuditEventDTO): string {
+/** Words the reader's language supplies where the record has no name (`admin.audit.fallback.*`). */
+export type AuditFallback = "someone" | "anAgent" | "aConversation" | "unnamed" | "baseBranch";
+
+/**
+ * One value of a sentence: a plain string goes in as written (a name, an email, a commit,
+ * or a select's case such as "yes"); the tagged ones are worded by the reader's language.
+ */
+export type AuditValue =
+  | string
+  /** a title or token name, in the reader's quotation marks */
+  | { quoted: string }
+  /** a role, with the article English needs ("an owner") */
+  | { role: AuditRole }
+  /** a person acting through one of their API tokens */
+  | { throughToken: string }
+  | { fallback: AuditFallback };
+
+export type AuditSentenceKey = AuditAction | "unknown";
+
+export interface AuditSentence {
+  key: AuditSentenceKey;
+  values: Record<string, AuditValue>;
+}
+
+const text = (value: unknown): string | undefined => (typeof value === "string" && value !== "" ? value : undefined);
+const role = (value: unknown): AuditValue => {
+  const known = ROLES.find((candidate) => candidate === value);
+  return known ? { role: known } : { role: "member" };
+};
+const yes = (condition: boolean) => (condition ? "yes" : "no");
+
+function who(event: AuditEventDTO): AuditValue {
   if (!event.actor) return "Baton";
-  return event.actorKind === "token" ? `${event.actor.name} (through an API token)` : event.actor.name;
+  return event.actorKind === "token" ? { throughToken: event.actor.name } : event.actor.name;
 }
 
-function whom(event: AuditEventDTO, detail: Detail): string {
-  if (event.target.kind === "agent") return `@${text(detail.handle, event.target.label?.replace(/^@/, "") ?? "an agent")}`;
-  return event.target.name ?? event.target.label ?? "someone";
+function whom(event: AuditEventDTO, detail: Detail): AuditValue {
+  if (event.target.kind === "agent") {
+    const handle = text(detail.handle) ?? text(event.target.label?.replace(/^@/, ""));
+    return handle ? `@${handle}` : { fallback: "anAgent" };
+  }
+  return text(event.target.name) ?? text(event.target.label) ?? { fallback: "someone" };
 }
 
-const where = (event: AuditEventDTO) => (event.conversation ? quoted(event.conversation.title) : "a conversation");
-
-/** One required sentence per action: a new action is a compile error here until it reads well. */
-const SENTENCES: Record<AuditAction, (event: AuditEventDTO, detail: Detail) => string> = {
-  "member.added": (event, detail) => `${who(event)} added ${whom(event, detail)} to ${where(event)}`,
-  "member.removed": (event, detail) => `${who(event)} removed ${whom(event, detail)} from ${where(event)}`,
-  "member.left": (event) => `${who(event)} left ${where(event)}`,
-  "member.role_changed": (event, detail) =>
-    `${who(event)} made ${whom(event, detail)} ${article(text(detail.to, "member"))} of ${where(event)}` +
-    (typeof detail.from === "string" ? ` (was ${article(detail.from)})` : ""),
-  "agent.added": (event, detail) => `${who(event)} added ${whom(event, detail)} to ${where(event)}`,
-  "agent.removed": (event, detail) => `${who(event)} removed ${whom(event, detail)} from ${where(event)}`,
-  "agent.created": (event, detail) => `${who(event)} created the agent ${whom(event, detail)}`,
-  "agent.updated": (event, detail) => `${who(event)} edited the agent ${whom(event, detail)}`,
-  "agent.disabled": (event, detail) => `${who(event)} disabled the agent ${whom(event, detail)}`,
-  "agent.enabled": (event, detail) => `${who(event)} enabled the agent ${whom(event, detail)} again`,
-  "agent.deleted": (event, detail) => `${who(event)} deleted the agent ${whom(event, detail)}`,
-  "invitation.created": (event, detail) => `${who(event)} invited ${text(detail.email, "someone")} to ${where(event)}`,
-  "invitation.accepted": (event, detail) => `${whom(event, detail)} joined ${where(event)} through an invitation`,
-  "invitation.declined": (event) => `${who(event)} declined the invitation to ${where(event)}`,
-  "invitation.revoked": (event, detail) => `${who(event)} withdrew the invitation of ${text(detail.email, "someone")} to ${where(event)}`,
-  "invite.created": (event, detail) => `${who(event)} created an invite link for ${article(text(detail.role, "member"))}`,
-  "invite.used": (event, detail) => `${who(event)} signed up through an invite link as ${article(text(detail.role, "member"))}`,
-  "invite.revoked": (event, detail) => `${who(event)} revoked an invite link for ${article(text(detail.role, "member"))}`,
-  "token.created": (event, detail) => `${who(event)} created the API token ${quoted(text(detail.name, "unnamed"))}`,
-  "token.revoked": (event, detail) => `${who(event)} revoked the API token ${quoted(text(detail.name, "unnamed"))}`,
-  "conversation.renamed": (event, detail) =>
-    `${who(event)} renamed ${quoted(text(detail.from, "a conversation"))} to ${quoted(text(detail.to, "?"))}`,
-  "conversation.archived": (event) => `${who(event)} archived ${where(event)}`,
-  "conversation.unarchived": (event) => `${who(event)} brought ${where(event)} back from the archive`,
-  "conversation.deleted": (event, detail) =>
-    `${who(event)} deleted ${quoted(text(detail.title, event.conversation?.title ?? "a conversation"))}`,
-  "plan.accepted": (event, detail) =>
-    `${who(event)} accepted a plan's result: fast-forwarded ${text(detail.name, text(detail.branch, "the base branch"))}` +
-    (typeof detail.to === "string" ? ` to ${detail.to.slice(0, 8)}` : "") +
-    (event.conversation ? ` from ${where(event)}` : ""),
+const titled = (title: string | undefined): AuditValue => (title ? { quoted: title } : { fallback: "aConversation" });
+const where = (event: AuditEventDTO) => titled(event.conversation?.title);
+const email = (detail: Detail): AuditValue => text(detail.email) ?? { fallback: "someone" };
+const tokenName = (detail: Detail): AuditValue => {
+  const name = text(detail.name);
+  return name ? { quoted: name } : { fallback: "unnamed" };
 };
 
-export function auditSentence(event: AuditEventDTO): string {
+type Values = (event: AuditEventDTO, detail: Detail) => Record<string, AuditValue>;
+const actorAndTarget: Values = (event, detail) => ({ who: who(event), whom: whom(event, detail), where: where(event) });
+const actorAndAgent: Values = (event, detail) => ({ who: who(event), whom: whom(event, detail) });
+const actorAndPlace: Values = (event) => ({ who: who(event), where: where(event) });
+const actorAndRole: Values = (event, detail) => ({ who: who(event), role: role(detail.role) });
+
+/**
+ * One required sentence per action: a new action is a compile error here until it has
+ * values, and on the page until both languages have its message.
+ */
+const SENTENCES: Record<AuditAction, Values> = {
+  "member.added": actorAndTarget,
+  "member.removed": actorAndTarget,
+  "member.left": actorAndPlace,
+  "member.role_changed": (event, detail) => ({
+    ...actorAndTarget(event, detail),
+    role: role(detail.to),
+    hadRole: yes(typeof detail.from === "string"),
+    was: role(detail.from),
+  }),
+  "agent.added": actorAndTarget,
+  "agent.removed": actorAndTarget,
+  "agent.created": actorAndAgent,
+  "agent.updated": actorAndAgent,
+  "agent.disabled": actorAndAgent,
+  "agent.enabled": actorAndAgent,
+  "agent.deleted": actorAndAgent,
+  "invitation.created": (event, detail) => ({ ...actorAndPlace(event, detail), email: email(detail) }),
+  "invitation.accepted": (event, detail) => ({ whom: whom(event, detail), where: where(event) }),
+  "invitation.declined": actorAndPlace,
+  "invitation.revoked": (event, detail) => ({ ...actorAndPlace(event, detail), email: email(detail) }),
+  "invite.created": actorAndRole,
+  "invite.used": actorAndRole,
+  "invite.revoked": actorAndRole,
+  "token.created": (event, detail) => ({ who: who(event), name: tokenName(detail) }),
+  "token.revoked": (event, detail) => ({ who: who(event), name: tokenName(detail) }),
+  "conversation.renamed": (event, detail) => ({
+    who: who(event),
+    from: titled(text(detail.from)),
+    to: { quoted: text(detail.to) ?? "?" },
+  }),
+  "conversation.archived": actorAndPlace,
+  "conversation.unarchived": actorAndPlace,
+  "conversation.deleted": (event, detail) => ({ who: who(event), where: titled(text(detail.title) ?? event.conversation?.title) }),
+  "plan.accepted": (event, detail) => ({
+    who: who(event),
+    branch: text(detail.name) ?? text(detail.branch) ?? { fallback: "baseBranch" },
+    hasCommit: yes(typeof detail.to === "string"),
+    commit: typeof detail.to === "string" ? detail.to.slice(0, 8) : "",
+    hasConversation: yes(event.conversation !== null),
+    where: where(event),
+  }),
+};
+
+/** What the event's sentence says: its message key and values, in no language yet. */
+export function auditSentence(event: AuditEventDTO): AuditSentence {
   const detail = event.detail && typeof event.detail === "object" ? (event.detail as Detail) : {};
   // an action recorded by an older or newer version still reads as something
-  if (!isAuditAction(event.action)) return `${who(event)}: ${event.action}`;
-  return `${SENTENCES[event.action](event, detail)}.`;
+  if (!isAuditAction(event.action)) return { key: "unknown", values: { who: who(event), action: event.action } };
+  return { key: event.action, values: SENTENCES[event.action](event, detail) };
+}
+
+/**
+ * The `admin.audit` messages a sentence needs. next-intl's translator for that namespace
+ * fits it, so a key missing from the catalogue is a compile error where it is passed.
+ */
+export type AuditTranslate = (
+  key: `sentence.${AuditSentenceKey}` | "quoted" | "role" | "throughToken" | `fallback.${AuditFallback}`,
+  values?: Record<string, string>,
+) => string;
+
+/** The sentence in the language of `t` (the reader's). */
+export function renderAuditSentence(sentence: AuditSentence, t: AuditTranslate): string {
+  const word = (value: AuditValue): string => {
+    if (typeof value === "string") return value;
+    if ("quoted" in value) return t("quoted", { text: value.quoted });
+    if ("role" in value) return t("role", { role: value.role });
+    if ("throughToken" in value) return t("throughToken", { name: value.throughToken });
+    return t(`fallback.${value.fallback}`);
+  };
+  const values = Object.fromEntries(Object.entries(sentence.values).map(([name, value]) => [name, word(value)]));
+  return t(`sentence.${sentence.key}`, values);
 }

@@ -4,7 +4,7 @@ import { inputClass } from "@/components/ui/field.tsx";
 import { requirePageAdmin } from "@/server/auth/page-session.ts";
 import { getRuntime } from "@/server/runtime.ts";
 import { AUDIT_KINDS, AUDIT_PAGE_SIZE } from "@/server/access/audit.ts";
-import { auditSentence } from "@/server/services/audit-sentence.ts";
+import { auditSentence, renderAuditSentence } from "@/server/services/audit-sentence.ts";
 import { DateRangeFilter, filteredHref, parseFilterDay } from "@/components/admin/date-range-filter.tsx";
 
 export async function generateMetadata() {
@@ -67,7 +67,7 @@ export default async function AuditPage({ searchParams }: { searchParams: Promis
               <time dateTime={event.at} className="mr-2 whitespace-nowrap text-xs text-zinc-500">
                 {event.at.slice(0, 16).replace("T", " ")}
               </time>
-              <span data-testid="audit-sentence">{auditSentence(event)}</span>
+              <span data-testid="audit-sentence">{renderAuditSentence(auditSentence(event), t)}</span>
             </p>
             <details className="text-xs text-zinc-600 dark:text-zinc-400">
               <summary className="w-fit cursor-pointer">{t("details")}</summary>
