@@ -4,6 +4,7 @@ import { useTranslations } from "next-intl";
 import type { EffortModelsInput as EffortModels } from "@/server/protocol/rest/admin.ts";
 import { formText } from "../form-text.ts";
 import { api } from "../api-client.ts";
+import { useErrorText } from "../error-text.ts";
 import { Button } from "../ui/button.tsx";
 import { ErrorText, TextField } from "../ui/field.tsx";
 
@@ -13,6 +14,7 @@ import { ErrorText, TextField } from "../ui/field.tsx";
  */
 export function EffortModelsForm({ initial }: { initial: EffortModels }) {
   const t = useTranslations("admin.effortModels");
+  const errorText = useErrorText();
   const [error, setError] = useState("");
   const [saved, setSaved] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -29,7 +31,7 @@ export function EffortModelsForm({ initial }: { initial: EffortModels }) {
       await api.admin.setEffortModels({ ...(light ? { light } : {}), ...(deep ? { deep } : {}) });
       setSaved(true);
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : String(caught));
+      setError(errorText(caught, t("saveFailed")));
     } finally {
       setBusy(false);
     }
