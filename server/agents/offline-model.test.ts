@@ -250,6 +250,21 @@ describe("offline model through the runner", () => {
     expect(fatal).toMatchObject({ kind: "failed", transient: false });
   });
 
+  it("misbehaves on request: malformed tool arguments twice, or a refusal, each with its cause, for the first N attempts", async () => {
+    const { runner } = testRuntime();
+    const step = { planId: "p-misbehave", stepIndex: 1, title: "t" };
+    const sink = recordingSink();
+    const malformed = await runner.run(runRequest({ input: "x\n@offline fail=malformed fail_attempts=1", step }), sink);
+    expect(malformed).toMatchObject({ kind: "failed", transient: false, cause: "malformed-tool-calls" });
+    expect(sink.logs.filter((entry) => entry.phase === "tool-malformed")).toHaveLength(2);
+    // the second attempt (an escalated one) behaves
+    expect(await runner.run(runRequest({ input: "x\n@offline fail=malformed fail_attempts=1", step }), recordingSink())).toMatchObject({
+      kind: "ok",
+    });
+    const refused = await runner.run(runRequest({ input: "y\n@offline fail=refuse" }), recordingSink());
+    expect(refused).toMatchObject({ kind: "failed", transient: false, cause: "refused" });
+  });
+
   it("fails a commander synthesis step on request, but never the planner", async () => {
     const { runner } = testRuntime();
     const commander = commanderProfile();
