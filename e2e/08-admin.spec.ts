@@ -10,12 +10,14 @@ test("admin: edit an agent, filter plan history, open a plan timeline, see usage
   const form = page.getByRole("form", { name: "Edit @researcher" });
   await form.getByLabel("Concurrency limit").fill("3");
   await form.getByLabel("Skills").fill("web research, citations");
+  await form.getByLabel("Escalation model").fill("offline:strong");
   await form.getByRole("button", { name: "Save changes" }).click();
   await expect(page.getByRole("status")).toHaveText("Saved.");
   await page.screenshot({ path: screenshotPath("admin-agents") });
   await page.reload();
   await page.getByRole("button", { name: /@researcher/ }).click();
   await expect(page.getByRole("form", { name: "Edit @researcher" }).getByLabel("Concurrency limit")).toHaveValue("3");
+  await expect(page.getByRole("form", { name: "Edit @researcher" }).getByLabel("Escalation model")).toHaveValue("offline:strong");
 
   await page.goto("/admin/plans?status=completed");
   const rows = page.getByTestId("plan-history").locator("tbody tr");
@@ -32,7 +34,21 @@ test("admin: edit an agent, filter plan history, open a plan timeline, see usage
   await page.goto("/admin/usage");
   await expect(page.getByRole("region", { name: "By model" })).toBeVisible();
   await expect(page.locator(".recharts-bar-rectangle").first()).toBeVisible();
+  await expect(page.getByRole("region", { name: "By why the model was chosen" })).toBeVisible();
   await page.screenshot({ path: screenshotPath("admin-usage") });
+
+  // the effort mapping: a model this server cannot run is refused, an offline alias kept
+  await page.goto("/admin/providers");
+  const effort = page.getByTestId("effort-models");
+  await effort.getByLabel("Deep steps").fill("gemini:pro");
+  await effort.getByRole("button", { name: "Save" }).click();
+  await expect(effort.getByText(/Unknown model id "gemini:pro"/)).toBeVisible();
+  await effort.getByLabel("Deep steps").fill("offline:deep");
+  await effort.getByRole("button", { name: "Save" }).click();
+  await expect(effort.getByRole("status")).toHaveText("Saved.");
+  await page.reload();
+  await expect(page.getByTestId("effort-models").getByLabel("Deep steps")).toHaveValue("offline:deep");
+  await expect(page.getByTestId("effort-models").getByLabel("Light steps")).toHaveValue("");
 
   await page.goto("/admin/invites");
   await page.getByRole("button", { name: "Create invite link" }).click();

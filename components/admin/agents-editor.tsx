@@ -22,6 +22,7 @@ const BLANK: AdminAgent = {
   skills: [],
   concurrency: 4,
   hedgeModel: null,
+  escalationModel: null,
   updatedAt: "",
   disabledAt: null,
 };
@@ -143,6 +144,7 @@ function AgentForm({ agent, onSaved, modelChoices }: { agent: AdminAgent; onSave
       skills: splitList(data.get("skills")),
       concurrency: Number(data.get("concurrency")),
       hedgeModel: formText(data.get("hedgeModel")).trim() || null,
+      escalationModel: formText(data.get("escalationModel")).trim() || null,
     };
     setBusy(true);
     setError("");
@@ -237,6 +239,12 @@ function AgentForm({ agent, onSaved, modelChoices }: { agent: AdminAgent; onSave
         <TextField label={t("skills")} name="skills" defaultValue={agent.skills.join(", ")} hint={t("commaSeparated")} />
         <TextField label={t("concurrency")} name="concurrency" type="number" min={1} max={256} defaultValue={agent.concurrency} required />
         <TextField label={t("hedgeModel")} name="hedgeModel" defaultValue={agent.hedgeModel ?? ""} hint={t("hedgeModelHint")} />
+        <TextField
+          label={t("escalationModel")}
+          name="escalationModel"
+          defaultValue={agent.escalationModel ?? ""}
+          hint={t("escalationModelHint")}
+        />
       </div>
       <TextAreaField
         label={t("description")}

@@ -4,6 +4,7 @@ import { Bar, BarChart, CartesianGrid, Legend, ResponsiveContainer, Tooltip, XAx
 import type { Usage, UsageRow } from "@/server/protocol/rest/admin-views.ts";
 import { formatUsage } from "../conversation/usage-totals.ts";
 import { axisTicks, formatCost, formatCount, zeroBasedDomain } from "./chart-axis.ts";
+import { reasonWord } from "../conversation/step-words.ts";
 
 /** Cost axes end at least here: with nothing spent the axis reads $0–$0.01, not an arbitrary $0–$4. */
 const COST_EPSILON = 0.01;
@@ -77,6 +78,7 @@ export function UsageCharts({ usage }: { usage: Usage }) {
       <div className="grid gap-4 xl:grid-cols-2">
         <Chart title={t("byModel")} rows={usage.byModel} />
         <Chart title={t("byAgent")} rows={usage.byAgent} />
+        <Chart title={t("byReason")} rows={usage.byReason.map((row) => ({ ...row, key: t("reason", { reason: reasonWord(row.key) }) }))} />
       </div>
     </div>
   );

@@ -138,6 +138,11 @@ const StepNodeView = memo(function StepNodeView({ id, data }: NodeProps<StepNode
         </span>
         <span className="hidden flex-wrap gap-x-2 text-zinc-600 group-hover:flex group-focus-within:flex dark:text-zinc-400">
           {step.quorum ? <span title={t("quorumHint")}>{t("quorum", { quorum: step.quorum, total: step.waitFor.length })}</span> : null}
+          {step.effort === "light" || step.effort === "deep" ? (
+            <span title={t("effortHint")} data-testid="step-effort-badge">
+              {t("effort", { effort: step.effort })}
+            </span>
+          ) : null}
           {step.forEach ? (
             <span title={t("forEachHint", { step: step.forEach.from })}>
               {t("forEach")}

@@ -16,7 +16,7 @@ import { VISUAL_STYLE, formatDuration, retryStatus, stepVisualState } from "./st
 import { useNow } from "./use-now.ts";
 import { useStepRunStatus } from "./use-run-status.ts";
 import { ESTIMATED_NOTE } from "./usage-totals.ts";
-import { phaseWord } from "./step-words.ts";
+import { causeWord, phaseWord, reasonWord } from "./step-words.ts";
 
 /**
  * Everything about one step: what it was asked, what happened, its runs; token counts,
@@ -129,6 +129,12 @@ export function StepDrawer({
           <dd>{step.waitFor.length ? step.waitFor.map((i) => t("stepRef", { index: i })).join(tPlan("listSeparator")) : t("nothing")}</dd>
           <dt className="text-zinc-600 dark:text-zinc-400">{t("ifItFails")}</dt>
           <dd>{t(`onFailure.${step.onFailure}`)}</dd>
+          {step.effort && step.effort !== "standard" ? (
+            <>
+              <dt className="text-zinc-600 dark:text-zinc-400">{t("effort")}</dt>
+              <dd data-testid="step-effort">{t("effortLevel", { effort: step.effort })}</dd>
+            </>
+          ) : null}
           {step.attempts > 1 ? (
             <>
               <dt className="text-zinc-600 dark:text-zinc-400">{t("tries")}</dt>
@@ -236,7 +242,14 @@ export function StepDrawer({
                     <td className="py-1">{run.attempt}</td>
                     <td>
                       {run.agentHandle ? `@${run.agentHandle}` : "—"}
-                      <span className="text-zinc-500 dark:text-zinc-400"> · {run.model}</span>
+                      <span className="text-zinc-500 dark:text-zinc-400" data-testid="run-model" data-reason={run.modelReason ?? "agent"}>
+                        {" · "}
+                        {t("modelReason", {
+                          reason: reasonWord(run.modelReason),
+                          model: run.model,
+                          cause: causeWord(step.escalation?.cause),
+                        })}
+                      </span>
                     </td>
                     <td>{run.status}</td>
                     <td title={run.usageEstimated ? ESTIMATED_NOTE : undefined}>

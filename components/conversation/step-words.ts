@@ -22,6 +22,7 @@ const PHASE_WORD: Record<string, PhaseWord> = {
   workspace: "files",
   hedge: "hedged",
   cancel: "cancelled",
+  model: "model",
 };
 
 export type PhaseWord =
@@ -38,8 +39,31 @@ export type PhaseWord =
   | "waitingForModel"
   | "files"
   | "hedged"
-  | "cancelled";
+  | "cancelled"
+  | "model";
 
 export function phaseWord(phase: string): PhaseWord | null {
   return PHASE_WORD[phase] ?? null;
+}
+
+/** Why a step was escalated (core/types.ts ESCALATION_CAUSES) as the select value of stepDrawer.modelReason. */
+export function causeWord(cause: string | undefined): "malformed" | "plan" | "refused" | "other" {
+  if (cause === "malformed-tool-calls") return "malformed";
+  if (cause === "plan-rejected") return "plan";
+  return cause === "refused" ? "refused" : "other";
+}
+
+/** A run's model reason (core/run-model.ts) as the select value of stepDrawer.modelReason. */
+export function reasonWord(reason: string | undefined): "agent" | "light" | "deep" | "escalation" | "hedge" {
+  switch (reason) {
+    case "effort:light":
+      return "light";
+    case "effort:deep":
+      return "deep";
+    case "escalation":
+    case "hedge":
+      return reason;
+    default:
+      return "agent";
+  }
 }

@@ -46,6 +46,16 @@ describe("model registry", () => {
     expect(registry.cost("local:llama3", { tokensIn: 5_000, tokensOut: 5_000 })).toBe(0);
   });
 
+  it("takes offline:<name> as an alias of the offline model, simulated and free", () => {
+    const registry = createModelRegistry({ env: {} });
+    expect(parseModelId("offline:deep")).toEqual({ provider: "offline", model: "deep" });
+    expect(registry.resolve("offline:deep")).toBe(registry.resolve("offline"));
+    expect(registry.isSimulated("offline:deep")).toBe(true);
+    expect(registry.isSimulated("openai:gpt-4o")).toBe(false);
+    expect(registry.cost("offline:deep", { tokensIn: 5_000, tokensOut: 5_000 })).toBe(0);
+    expect(() => parseModelId("offline:")).toThrow(/Unknown model id/);
+  });
+
   it("has a context budget per model, configurable", () => {
     const registry = createModelRegistry({ env: {}, contextBudgets: { "openai:tiny": 500 } });
     expect(registry.contextBudget("openai:tiny")).toBe(500);

@@ -13,6 +13,16 @@ import { createOfflineModel } from "./offline-model.ts";
 import { isProviderName, PROVIDER_NAMES, PROVIDERS, type ProviderEntry, type ProviderName } from "../config/providers.ts";
 
 export const OFFLINE_MODEL_ID = "offline";
+/**
+ * `offline:<name>`: the offline model under another name, so an effort level or an
+ * escalation can be mapped to a "different" model without keys (tests, demos).
+ */
+const OFFLINE_ALIAS = /^offline:([A-Za-z0-9_.-]{1,60})$/;
+
+/** The offline model, by its own id or an `offline:<name>` alias. */
+export function isOfflineModelId(modelId: string): boolean {
+  return modelId === OFFLINE_MODEL_ID || OFFLINE_ALIAS.test(modelId);
+}
 
 /** The environment variables the providers read (config/providers.ts), by their conventional names. */
 export type ModelEnvironment = Readonly<Record<string, unknown>>;
@@ -99,12 +109,14 @@ type Provider = ProviderName | "offline";
 /** Splits `provider:model`; the model part may itself contain colons (`local:llama3:8b`). */
 export function parseModelId(modelId: string): { provider: Provider; model: string } {
   if (modelId === OFFLINE_MODEL_ID) return { provider: "offline", model: OFFLINE_MODEL_ID };
+  const alias = OFFLINE_ALIAS.exec(modelId);
+  if (alias) return { provider: "offline", model: alias[1] };
   const colon = modelId.indexOf(":");
   const provider = colon < 0 ? modelId : modelId.slice(0, colon);
   const model = colon < 0 ? "" : modelId.slice(colon + 1);
   if (!isProviderName(provider)) {
     const forms = PROVIDER_NAMES.map((name) => `${name}:<model>`).join(", ");
-    throw new ModelConfigurationError("unknown-provider", `Unknown model id "${modelId}": use ${forms} or offline`);
+    throw new ModelConfigurationError("unknown-provider", `Unknown model id "${modelId}": use ${forms}, offline or offline:<name>`);
   }
   if (model.trim() === "") {
     throw new ModelConfigurationError("empty-model-name", `Model id "${modelId}" has no model name after "${provider}:"`);
@@ -142,7 +154,7 @@ export function createModelRegistry(config: ModelRegistryConfig): ModelRegistry 
   function price(modelId: string): ModelPrice {
     // Unknown models (and local servers, which run on the deployment's own
     // hardware) cost 0 rather than failing a run over bookkeeping.
-    return prices[modelId] ?? ZERO_PRICE;
+    return prices[modelId] ?? (isOfflineModelId(modelId) ? prices[OFFLINE_MODEL_ID] : undefined) ?? ZERO_PRICE;
   }
 
   return {
@@ -167,7 +179,7 @@ export function createModelRegistry(config: ModelRegistryConfig): ModelRegistry 
       }
     },
     isSimulated(modelId) {
-      return modelId === OFFLINE_MODEL_ID;
+      return isOfflineModelId(modelId);
     },
   };
 }

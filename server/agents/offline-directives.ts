@@ -3,7 +3,7 @@
  * heuristics that find a list of items in a request. Pure functions, kept apart
  * from the model so they can be tested and documented on their own.
  *
- *   @offline sleep=MS pause=MS fail=transient|fatal fail_attempts=N block=1|secret|typed summary="…" decision=retry|skip|abort file=PATH
+ *   @offline sleep=MS pause=MS fail=transient|fatal|malformed|refuse fail_attempts=N block=1|secret|typed summary="…" decision=retry|skip|abort file=PATH
  */
 import { truncateText } from "../core/text.ts";
 
@@ -12,7 +12,12 @@ export interface OfflineDirective {
   sleepMs: number;
   /** stream the first half of the answer, then wait this long before the rest (abortable): a run stopped mid-answer */
   pauseMs: number;
-  fail: "transient" | "fatal" | null;
+  /**
+   * transient | fatal: the model call fails; malformed: every call of the run sends a
+   * tool call whose arguments do not parse; refuse: the provider's content filter stops
+   * the output (the last two are failures a stronger model could fix: escalation)
+   */
+  fail: "transient" | "fatal" | "malformed" | "refuse" | null;
   /** fail only the first N attempts of a step; null = every attempt */
   failAttempts: number | null;
   block: boolean;
@@ -65,7 +70,7 @@ export function parseDirective(text: string): OfflineDirective {
           break;
         }
         case "fail":
-          if (value === "transient" || value === "fatal") directive.fail = value;
+          if (value === "transient" || value === "fatal" || value === "malformed" || value === "refuse") directive.fail = value;
           break;
         case "fail_attempts": {
           const n = Number(value);

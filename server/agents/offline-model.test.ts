@@ -251,6 +251,21 @@ describe("offline model through the runner", () => {
     expect(fatal).toMatchObject({ kind: "failed", transient: false });
   });
 
+  it("misbehaves on request: malformed tool arguments twice, or a refusal, each with its cause, for the first N attempts", async () => {
+    const { runner } = testRuntime();
+    const step = { planId: "p-misbehave", stepIndex: 1, title: "t" };
+    const sink = recordingSink();
+    const malformed = await runner.run(runRequest({ input: "x\n@offline fail=malformed fail_attempts=1", step }), sink);
+    expect(malformed).toMatchObject({ kind: "failed", transient: false, cause: "malformed-tool-calls" });
+    expect(sink.logs.filter((entry) => entry.phase === "tool-malformed")).toHaveLength(2);
+    // the second attempt (an escalated one) behaves
+    expect(await runner.run(runRequest({ input: "x\n@offline fail=malformed fail_attempts=1", step }), recordingSink())).toMatchObject({
+      kind: "ok",
+    });
+    const refused = await runner.run(runRequest({ input: "y\n@offline fail=refuse" }), recordingSink());
+    expect(refused).toMatchObject({ kind: "failed", transient: false, cause: "refused" });
+  });
+
   it("fails a commander synthesis step on request, but never the planner", async () => {
     const { runner } = testRuntime();
     const commander = commanderProfile();
@@ -326,7 +341,10 @@ describe("offline model through the runner", () => {
 
 describe("abortableSleep", () => {
   const realSetTimeout = globalThis.setTimeout;
-  afterEach(() => vi.unstubAllGlobals());
+  afterEach(() => {
+    vi.unstubAllGlobals();
+    vi.restoreAllMocks();
+  });
 
   /** timers that fire after half the time asked: Node's fire up to a millisecond early */
   function earlyTimers() {
@@ -341,29 +359,32 @@ describe("abortableSleep", () => {
   });
 
   it("sets its timer to wake a millisecond early, and waits out the rest turn by turn", async () => {
+    // a clock of the test's own: time moves only when a timer fires or the loop turns, so
+    // what the sleep asks for does not depend on how busy the machine is
+    let now = 1_000;
+    vi.spyOn(performance, "now").mockImplementation(() => now);
     const asked: { at: number; ms: number }[] = [];
-    const realSetImmediate = globalThis.setImmediate;
     let turns = 0;
-    let firstTimerFiredAt = Infinity;
     vi.stubGlobal("setTimeout", (callback: () => void, ms: number) => {
-      asked.push({ at: performance.now(), ms });
+      asked.push({ at: now, ms });
       return realSetTimeout(() => {
-        firstTimerFiredAt = Math.min(firstTimerFiredAt, performance.now());
+        now += ms;
         callback();
-      }, ms);
+      }, 0);
     });
     vi.stubGlobal("setImmediate", (callback: () => void) => {
       turns++;
-      return realSetImmediate(callback);
+      return realSetTimeout(() => {
+        now += 0.4;
+        callback();
+      }, 0);
     });
-    const started = performance.now();
     await abortableSleep(40.5, undefined);
-    expect(performance.now() - started).toBeGreaterThanOrEqual(40.5);
-    expect(asked[0].ms).toBe(39);
-    // no timer is asked to end past the time: the last stretch is the loop's turns
-    expect(asked.every(({ at, ms }) => at + ms <= started + 40.5)).toBe(true);
-    // a loaded machine may wake the timer past the deadline: then there is no rest to wait out
-    if (firstTimerFiredAt < started + 40.5) expect(turns).toBeGreaterThan(0);
+    expect(now - 1_000).toBeGreaterThanOrEqual(40.5);
+    // a millisecond short of the 40.5 ms left, so no timer can wake past the time
+    expect(asked).toEqual([{ at: 1_000, ms: 39 }]);
+    // the last 1.5 ms are the loop's turns: four of 0.4 ms
+    expect(turns).toBe(4);
   });
 
   it("is aborted while it waits out the rest of an early timer", async () => {

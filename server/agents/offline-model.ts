@@ -13,6 +13,7 @@ import type {
   LanguageModelV3,
   LanguageModelV3CallOptions,
   LanguageModelV3Content,
+  LanguageModelV3FinishReason,
   LanguageModelV3GenerateResult,
   LanguageModelV3Message,
   LanguageModelV3StreamPart,
@@ -37,7 +38,15 @@ export interface OfflineModelOptions {
   chunkSize?: number;
 }
 
-type Planned = { text: string; toolCalls: { toolName: string; input: unknown }[] };
+/** `rawInput`: the arguments as sent, unparsed (a malformed call); `refused`: the content filter stopped the output. */
+type Planned = { text: string; toolCalls: { toolName: string; input: unknown; rawInput?: string }[]; refused?: boolean };
+
+/** Arguments no JSON parser accepts: the model's malformed tool call (fail=malformed). */
+const MALFORMED_ARGUMENTS = '{"summary": ';
+
+function isBehaviourFailure(fail: OfflineDirective["fail"]): fail is "malformed" | "refuse" {
+  return fail === "malformed" || fail === "refuse";
+}
 
 function abortError(): Error {
   const error = new Error("The operation was aborted.");
@@ -148,12 +157,23 @@ export function createOfflineModel(options: OfflineModelOptions = {}): LanguageM
 
     // the planner and the decider ignore fail: a directive in a request (or in the failed
     // step's input the decider is shown) is meant for the steps it reaches through {{request}}
-    if (isFirstCall && directive.fail && !toolNames.has("create_plan") && !toolNames.has("decide")) {
-      const offline = (call.providerOptions?.offline ?? {}) as OfflineCallOptions;
-      const key = offline.stepKey ?? task;
+    const planning = toolNames.has("create_plan") || toolNames.has("decide");
+    const offline = (call.providerOptions?.offline ?? {}) as OfflineCallOptions;
+    const key = offline.stepKey ?? task;
+    if (isFirstCall && directive.fail && !planning) {
       const attempt = offline.attempt ?? (attemptsByStep.get(key) ?? 0) + 1;
       attemptsByStep.set(key, attempt);
-      if (directive.failAttempts == null || attempt <= directive.failAttempts) throw simulatedFailure(directive.fail);
+      const failing = directive.failAttempts == null || attempt <= directive.failAttempts;
+      if (failing && !isBehaviourFailure(directive.fail)) throw simulatedFailure(directive.fail);
+    }
+    // a misbehaving model misbehaves on every call of a failing attempt, not only the first
+    if (isBehaviourFailure(directive.fail) && !planning) {
+      const attempt = offline.attempt ?? attemptsByStep.get(key) ?? 1;
+      if (directive.failAttempts == null || attempt <= directive.failAttempts) {
+        const tool = toolNames.has("finish") ? "finish" : [...toolNames][0];
+        if (directive.fail === "refuse" || tool === undefined) return { directive, planned: { text: "", toolCalls: [], refused: true } };
+        return { directive, planned: { text: "", toolCalls: [{ toolName: tool, input: null, rawInput: MALFORMED_ARGUMENTS }] } };
+      }
     }
 
     // A turn after our own tool calls: close the conversation, except for the
@@ -196,7 +216,7 @@ export function createOfflineModel(options: OfflineModelOptions = {}): LanguageM
     const calls = planned.toolCalls.map((toolCall, i) => ({
       toolCallId: `offline-call-${i + 1}`,
       toolName: toolCall.toolName,
-      input: JSON.stringify(toolCall.input),
+      input: toolCall.rawInput ?? JSON.stringify(toolCall.input),
     }));
     const outputChars = planned.text.length + calls.reduce((sum, c) => sum + c.input.length, 0);
     return { planned, calls, usage: usage(inputChars, outputChars), pauseMs: directive.pauseMs };
@@ -215,7 +235,7 @@ export function createOfflineModel(options: OfflineModelOptions = {}): LanguageM
       for (const c of calls) content.push({ type: "tool-call", ...c });
       return {
         content,
-        finishReason: { unified: calls.length > 0 ? "tool-calls" : "stop", raw: undefined },
+        finishReason: finishReasonOf(planned, calls.length),
         usage: used,
         warnings: [],
       };
@@ -245,7 +265,7 @@ export function createOfflineModel(options: OfflineModelOptions = {}): LanguageM
       parts.push({
         type: "finish",
         usage: used,
-        finishReason: { unified: calls.length > 0 ? "tool-calls" : "stop", raw: undefined },
+        finishReason: finishReasonOf(planned, calls.length),
       });
       const stream = new ReadableStream<LanguageModelV3StreamPart>({
         async start(controller) {
@@ -266,6 +286,11 @@ export function createOfflineModel(options: OfflineModelOptions = {}): LanguageM
       return { stream };
     },
   };
+}
+
+function finishReasonOf(planned: Planned, calls: number): LanguageModelV3FinishReason {
+  if (planned.refused) return { unified: "content-filter", raw: "content_filter" };
+  return { unified: calls > 0 ? "tool-calls" : "stop", raw: undefined };
 }
 
 function commanderChat(context: string, task: string): Planned {

@@ -24,7 +24,7 @@ describe("the provider registry is the one list of providers", () => {
 
   it("an unknown prefix names every provider's form", () => {
     const forms = PROVIDER_NAMES.map((name) => `${name}:<model>`).join(", ");
-    expect(() => createModelRegistry({ env: {} }).resolve("gemini:pro")).toThrow(`use ${forms} or offline`);
+    expect(() => createModelRegistry({ env: {} }).resolve("gemini:pro")).toThrow(`use ${forms}, offline or offline:<name>`);
   });
 
   it("the config validates each provider's URL variables as URLs and picks a default model from the first key set", () => {

@@ -69,6 +69,7 @@ export function createAgentRunner(deps: AgentRunnerDeps): AgentRunner {
         cacheWriteTokens: 0,
         usageEstimated: false,
         malformedToolCalls: 0,
+        refused: false,
         model: { calls: 0, firstStartedAt: null, lastEndedAt: null },
         blocked: false,
       };
@@ -264,7 +265,8 @@ async function streamOnce(input: {
     ctx.tools.plan != null ||
     ctx.tools.decision != null ||
     ctx.tools.planRejections >= MAX_PLAN_REJECTIONS ||
-    ctx.malformedToolCalls > MAX_MALFORMED_TOOL_CALLS;
+    ctx.malformedToolCalls > MAX_MALFORMED_TOOL_CALLS ||
+    ctx.refused;
 
   const offline: OfflineCallOptions = { stepKey: request.step ? `${request.step.planId}:${request.step.stepIndex}` : request.runId };
   const result = streamText({
@@ -300,6 +302,10 @@ async function streamOnce(input: {
       // A step the provider ended with an in-stream error is the failed attempt: its
       // partial text is not part of the answer (the retry starts that step again), only
       // its usage is real.
+      if (step.finishReason === "content-filter") {
+        ctx.refused = true;
+        sink.log({ phase: "refused", message: "the provider's content filter stopped the model's output" });
+      }
       if (step.finishReason !== "error") {
         completed = step.response.messages;
         ctx.steps.push({ text: step.text });

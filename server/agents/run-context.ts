@@ -61,6 +61,8 @@ export interface RunContext {
   /** part of the usage is estimated (a model call cut mid-stream reports none) */
   usageEstimated: boolean;
   malformedToolCalls: number;
+  /** the provider's content filter stopped the model's output (finish reason content-filter) */
+  refused: boolean;
   model: ModelTiming;
   /** the run ends waiting for a person's answer */
   blocked: boolean;

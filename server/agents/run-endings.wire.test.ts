@@ -73,6 +73,50 @@ describe.each([
       reason: `${format} (HTTP 401): invalid x-api-key — check ${keyVariable}`,
     });
   });
+
+  // failures a stronger model could fix carry their cause: the executor may escalate them (core/run-model.ts)
+  it("malformed tool arguments twice, or a content-filter refusal, fail the run with their cause", async () => {
+    const { runner } = testRuntime({
+      env: { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: server.baseURL, ANTHROPIC_API_KEY: "ak-test", ANTHROPIC_BASE_URL: server.baseURL },
+    });
+    const malformed = { kind: "tools" as const, calls: [{ id: "call_1", name: "finish", args: '{"summary": ' }] };
+    server.script(malformed, { ...malformed, calls: [{ id: "call_2", name: "finish", args: '{"summary": ' }] });
+    const step = { planId: "p1", stepIndex: 1, title: "t" };
+    const bad = await runner.run(runRequest({ agent: agentProfile({ model }), input: "hello", step }), recordingSink());
+    expect(server.requests).toHaveLength(2);
+    expect(bad).toMatchObject({ kind: "failed", transient: false, cause: "malformed-tool-calls" });
+
+    server.reset();
+    server.script({ kind: "text", text: "I can", refused: true });
+    const sink = recordingSink();
+    const refused = await runner.run(runRequest({ agent: agentProfile({ model }), input: "hello", step }), sink);
+    expect(refused).toMatchObject({ kind: "failed", transient: false, cause: "refused" });
+    expect(sink.logs.map((entry) => entry.phase)).toContain("refused");
+  });
+
+  it("a commander whose plan is rejected three times fails with the cause plan-rejected", async () => {
+    const { runner } = testRuntime({
+      env: { OPENAI_API_KEY: "sk-test", OPENAI_BASE_URL: server.baseURL, ANTHROPIC_API_KEY: "ak-test", ANTHROPIC_BASE_URL: server.baseURL },
+      deps: { validatePlan: () => ({ ok: false, message: 'step 1: assignee "nobody" is not in this conversation' }) },
+    });
+    const invalidPlan = (id: string) => ({
+      kind: "tools" as const,
+      calls: [
+        {
+          id,
+          name: "create_plan",
+          args: JSON.stringify({ title: "P", steps: [{ index: 1, title: "a", assignee: "nobody", input: "x" }] }),
+        },
+      ],
+    });
+    server.script(invalidPlan("call_1"), invalidPlan("call_2"), invalidPlan("call_3"));
+    const commander = agentProfile({ model, role: "commander", handle: "commander" });
+    const result = await runner.run(
+      runRequest({ agent: commander, purpose: { kind: "commander-chat" }, input: "compare A, B and C" }),
+      recordingSink(),
+    );
+    expect(result).toMatchObject({ kind: "failed", transient: false, cause: "plan-rejected" });
+  });
 });
 
 describe("what real providers are sent", () => {

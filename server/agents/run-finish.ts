@@ -85,12 +85,17 @@ export function finishRun(ctx: RunContext, usage: () => Usage): AgentRunResult {
   if (tools.planRejections >= MAX_PLAN_REJECTIONS && tools.plan == null) {
     const reason = `the plan was rejected ${tools.planRejections} times: ${tools.lastPlanError ?? "invalid plan"}`;
     sink.log({ phase: "run-failed", message: reason });
-    return { kind: "failed", transient: false, reason, usage: usage() };
+    return { kind: "failed", transient: false, reason, cause: "plan-rejected", usage: usage() };
   }
   if (ctx.malformedToolCalls > MAX_MALFORMED_TOOL_CALLS && tools.finish == null) {
     const reason = `the model sent malformed tool-call arguments ${ctx.malformedToolCalls} times`;
     sink.log({ phase: "run-failed", message: reason });
-    return { kind: "failed", transient: false, reason, usage: usage() };
+    return { kind: "failed", transient: false, reason, cause: "malformed-tool-calls", usage: usage() };
+  }
+  if (ctx.refused && tools.finish == null && tools.plan == null && tools.decision == null) {
+    const reason = "the provider's content filter refused the model's output";
+    sink.log({ phase: "run-failed", message: reason });
+    return { kind: "failed", transient: false, reason, cause: "refused", usage: usage() };
   }
   const pending = tools.finish == null ? findPendingAskUser(ctx.messages) : null;
   if (pending) {

@@ -75,6 +75,7 @@ export function childSpec({
     maxRetries: parent.maxRetries,
     budget: { ...parent.budget },
     forEach: null,
+    ...(parent.effort === undefined ? {} : { effort: parent.effort }),
   };
 }
 

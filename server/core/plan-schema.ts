@@ -4,7 +4,7 @@
  * that relate steps to each other live in validate-plan.ts.
  */
 import { z } from "zod";
-import { FOR_EACH_FIELDS, ON_FAILURE_POLICIES } from "./types.ts";
+import { EFFORT_LEVELS, FOR_EACH_FIELDS, ON_FAILURE_POLICIES } from "./types.ts";
 import { HARD_MAX_RETRIES } from "./failure-policy.ts";
 import { int32, storableText } from "./text.ts";
 
@@ -60,6 +60,12 @@ export const rawStepSchema = z.strictObject({
   max_retries: int32().min(0).max(HARD_MAX_RETRIES).optional(),
   budget: rawBudgetSchema.optional(),
   for_each: rawForEachSchema.optional(),
+  effort: z
+    .enum(EFFORT_LEVELS)
+    .optional()
+    .describe(
+      "how hard the step is: light for routine work (lookups, formatting, short summaries: may run on a smaller, cheaper model), deep for hard reasoning (design, tricky code, careful analysis: may run on a stronger model); default standard",
+    ),
 });
 
 /**

@@ -22,6 +22,8 @@ export function stepStateFromSpec(spec: StepSpec): StepState {
     liveRunId: null,
     hedgeRunId: null,
     hedgeModel: null,
+    escalatedAttempt: null,
+    escalationCause: null,
     decisionPending: false,
     decisionCount: 0,
     renderedInput: null,

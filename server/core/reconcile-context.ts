@@ -8,7 +8,7 @@ import { plural } from "./plural.ts";
 import { decideDurable, describeWait } from "./retry-policy.ts";
 import { stepsSharingRun } from "./single-flight.ts";
 import { isTerminalStep } from "./status.ts";
-import type { CancelReason, PlanCommand, PlanState, ReconcileInput, ReconcileResult, StepState } from "./types.ts";
+import type { CancelReason, EscalationCause, PlanCommand, PlanState, ReconcileInput, ReconcileResult, StepState } from "./types.ts";
 
 export interface Working {
   readonly input: ReconcileInput;
@@ -113,6 +113,8 @@ export interface StepFailure {
   transient: boolean;
   reason: string;
   retryAfterMs?: number;
+  /** a stronger model could fix it, and the agent has one: escalate once (core/run-model.ts) */
+  escalation?: EscalationCause;
 }
 
 /**
@@ -124,6 +126,16 @@ export interface StepFailure {
 export function handleFailure(working: Working, step: StepState, failure: StepFailure): void {
   const { transient, reason } = failure;
   step.liveRunId = null;
+  if (failure.escalation !== undefined && step.escalatedAttempt === null) {
+    // the next attempt, at once, on the escalation model; it spends no retry (once per step)
+    step.escalatedAttempt = step.attempts + 1;
+    step.escalationCause = failure.escalation;
+    step.status = "pending";
+    step.retryAt = null;
+    step.failureReason = reason;
+    note(working, step.index, `failed (${reason}); attempt ${step.escalatedAttempt} escalates to the agent's escalation model`);
+    return;
+  }
   const verdict = transient
     ? decideDurable({
         failuresBefore: step.transientFailures,

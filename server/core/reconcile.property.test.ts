@@ -84,6 +84,7 @@ describe("reconcile properties", () => {
     );
     // the generator really reaches the new paths (a silent generator would prove nothing)
     expect(coverage.shared).toBeGreaterThan(0);
+    expect(coverage.escalated).toBeGreaterThan(0);
     expect(coverage.quorumReleased).toBeGreaterThan(0);
     expect(coverage.budgetRefused).toBeGreaterThan(0);
     expect(coverage.budgetAborted).toBeGreaterThan(0);

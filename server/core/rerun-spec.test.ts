@@ -13,7 +13,7 @@ describe("rerunRawPlan", () => {
       budget: { maxTokens: 500, maxCost: null },
       steps: [
         done(1, { waitFor: [], assignee: "researcher", input: "look {{request}}" }),
-        { index: 2, waitFor: [1], optionalWaitFor: [1], onFailure: "continue", maxRetries: 1, status: "failed" },
+        { index: 2, waitFor: [1], optionalWaitFor: [1], onFailure: "continue", maxRetries: 1, status: "failed", effort: "deep" },
         { index: 3, waitFor: [1, 2], quorum: 1, input: "use {{step_1.output_summary}}", budget: { maxTokens: 50, maxCost: 0.5 } },
       ],
     });
@@ -26,6 +26,8 @@ describe("rerunRawPlan", () => {
       [3, [1, 2], [], 1, "ask_commander"],
     ]);
     expect(spec.steps[2]).toMatchObject({ input: "use {{step_1.output_summary}}", budget: { maxTokens: 50, maxCost: 0.5 } });
+    // the effort the commander judged carries over; a step without one stays standard
+    expect(spec.steps.map((step) => step.effort)).toEqual([undefined, "deep", undefined]);
   });
 
   it("leaves for_each items out and renumbers steps appended after them", () => {

@@ -57,6 +57,8 @@ export function rerunRawPlan(plan: Pick<PlanState, "maxParallel" | "budget" | "s
         on_failure: step.onFailure,
         max_retries: step.maxRetries,
         ...(stepBudget ? { budget: stepBudget } : {}),
+        // the commander's judgement of the step's effort carries over (effort-escalation)
+        ...(step.effort ? { effort: step.effort } : {}),
         ...(step.forEach
           ? {
               for_each: {

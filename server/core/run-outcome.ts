@@ -6,7 +6,7 @@
  * Also here: what a run lost with its process means (re-dispatch or tell the plan).
  */
 import { formSpecSchema } from "./form-schema.ts";
-import type { CommanderDecision, FinishedRunStatus, FormSpec, RunKind, RunOutcome, StepState } from "./types.ts";
+import type { CommanderDecision, EscalationCause, FinishedRunStatus, FormSpec, RunKind, RunOutcome, StepState } from "./types.ts";
 import { toStorableJson, toStorableText, truncateText } from "./text.ts";
 
 /** Model output is stored and shown, so it is bounded. */
@@ -23,7 +23,7 @@ export const clip = (text: string, max: number) => (text.length > max ? `${trunc
 export type RunReport =
   | { kind: "ok"; text: string; summary: string; files: string[]; untrusted: boolean; plan?: unknown; decision?: unknown }
   | { kind: "blocked"; form: unknown; text: string }
-  | { kind: "failed"; transient: boolean; reason: string; retryAfterMs?: number };
+  | { kind: "failed"; transient: boolean; reason: string; retryAfterMs?: number; cause?: EscalationCause };
 
 /** The finished run as the core sees it. */
 export interface FinishedRun {
@@ -32,6 +32,8 @@ export interface FinishedRun {
   stepIndex: number | null;
   /** whether it belongs to a plan (a decision and a commander step do; a chat never) */
   inPlan: boolean;
+  /** the agent has an escalation model and this run was not already on it */
+  canEscalate?: boolean;
 }
 
 /** The kind of a message the run posts. */
@@ -119,6 +121,7 @@ function failedEffects(run: FinishedRun, report: Extract<RunReport, { kind: "fai
         transient: report.transient,
         reason: report.reason,
         ...(report.retryAfterMs === undefined ? {} : { retryAfterMs: report.retryAfterMs }),
+        ...(report.cause !== undefined && run.canEscalate === true ? { escalation: report.cause } : {}),
       },
       notice: "failure",
     },

@@ -46,7 +46,7 @@ export function stepsSharingRun<T extends Pick<StepState, "index" | "status" | "
  */
 export function liveTwin(
   steps: readonly StepState[],
-  step: Pick<StepState, "index" | "assignee">,
+  step: Pick<StepState, "index" | "assignee" | "effort">,
   renderedInput: string,
 ): StepState | undefined {
   if (!canShareRuns(step.assignee)) return undefined;
@@ -57,6 +57,8 @@ export function liveTwin(
       other.status === "in_progress" &&
       other.liveRunId !== null &&
       other.assignee === step.assignee &&
+      // a different effort may run on a different model: not the same run
+      (other.effort ?? "standard") === (step.effort ?? "standard") &&
       other.renderedInput !== null &&
       normalizeInput(other.renderedInput) === key,
   );

@@ -79,6 +79,29 @@ export interface StepExpansion {
   items: string[];
 }
 
+/**
+ * How hard a step is, as the commander judges it: light work may run on a smaller model,
+ * deep work on a stronger one (the admin maps levels to models, core/run-model.ts).
+ */
+export const EFFORT_LEVELS = ["light", "standard", "deep"] as const;
+export type Effort = (typeof EFFORT_LEVELS)[number];
+
+/**
+ * Failures a stronger model could fix: the model kept sending tool calls whose
+ * arguments did not parse, had its plan rejected too often, or its output was refused
+ * by the provider's content filter. The next attempt may escalate (core/run-model.ts).
+ */
+export const ESCALATION_CAUSES = ["malformed-tool-calls", "plan-rejected", "refused"] as const;
+export type EscalationCause = (typeof ESCALATION_CAUSES)[number];
+
+/** What a text column holds, checked: a value no code knows reads as null, never guessed at. */
+export function escalationCauseOf(value: string | null): EscalationCause | null {
+  return (ESCALATION_CAUSES as readonly (string | null)[]).includes(value) ? (value as EscalationCause) : null;
+}
+export function effortOf(value: string | null): Effort | null {
+  return (EFFORT_LEVELS as readonly (string | null)[]).includes(value) ? (value as Effort) : null;
+}
+
 /** What runs consumed: tokens in + out, and cost in the provider's currency. */
 export interface RunUsage {
   tokens: number;
@@ -109,6 +132,8 @@ export interface StepSpec {
   budget: Budget;
   /** null for an ordinary step */
   forEach: ForEach | null;
+  /** the effort the commander asked for; unset: standard (the agent's own model) */
+  effort?: Effort;
 }
 
 /** A validated plan proposal. */
@@ -143,6 +168,13 @@ export interface StepState extends StepSpec {
   hedgeRunId: string | null;
   /** the model this attempt was hedged on; set once per attempt (at most one hedge each), null when not hedged */
   hedgeModel: string | null;
+  /**
+   * the attempt that runs on the agent's escalation model, set when a run failed for a
+   * reason a stronger model could fix (at most once per step); null: never escalated
+   */
+  escalatedAttempt: number | null;
+  /** why that attempt was escalated */
+  escalationCause: EscalationCause | null;
   /** a failed ask_commander step waiting for the commander's decision */
   decisionPending: boolean;
   /** commander decisions applied to this step so far; bounds the budget ask loop */
@@ -208,7 +240,11 @@ export interface FormSpec {
 export type RunOutcome =
   | { kind: "ok"; summary: string; files: string[]; untrusted?: boolean; usage?: RunUsage }
   /** `retryAfterMs`: the provider asked to be left alone this long (a durable wait, core/retry-policy.ts) */
-  | { kind: "failed"; transient: boolean; reason: string; retryAfterMs?: number; usage?: RunUsage }
+  /**
+   * `escalation`: the failure is one a stronger model could fix and the agent has an
+   * escalation model to try (the executor knows): the step retries once on it
+   */
+  | { kind: "failed"; transient: boolean; reason: string; retryAfterMs?: number; escalation?: EscalationCause; usage?: RunUsage }
   | { kind: "blocked"; usage?: RunUsage };
 
 export type CommanderDecision =

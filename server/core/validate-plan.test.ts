@@ -33,6 +33,17 @@ function appendIssuesOf(raw: unknown): PlanIssue[] {
 }
 
 describe("validatePlan", () => {
+  it("keeps a step's effort, leaves it unset when not given, and names a bad one", () => {
+    const spec = validatePlan({
+      raw: { title: "Effort", steps: [rawStep(1, { effort: "deep" }), rawStep(2, { effort: "light" }), rawStep(3)] },
+      assignees,
+      limits,
+    });
+    expect(spec.steps.map((step) => step.effort)).toEqual(["deep", "light", undefined]);
+    const issues = issuesOf({ title: "Effort", steps: [rawStep(1, { effort: "extreme" })] });
+    expect(issues).toContainEqual(expect.objectContaining({ stepIndex: 1, field: "effort" }));
+  });
+
   it("applies defaults", () => {
     const spec = validatePlan({
       raw: { title: "Report", steps: [rawStep(1), rawStep(2), rawStep(3, { wait_for: [1], on_failure: "continue", max_retries: 0 })] },

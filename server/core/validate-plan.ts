@@ -236,6 +236,7 @@ function checkSteps({
       maxRetries: step.max_retries ?? limits.defaultMaxRetries,
       budget: toBudget(step.budget),
       forEach: toForEach(step.for_each),
+      ...(step.effort === undefined ? {} : { effort: step.effort }),
     });
   });
 

@@ -10,6 +10,10 @@
  * every worker from claiming it early (baton_claim_runs). The process that created it
  * sets a timer to claim it when due; if that process dies, the sweep's claim (every
  * sweepMs) or the next start-up's claims it — nothing lives only in memory.
+ *
+ * A reply that failed for a reason a stronger model could fix (its plan rejected too
+ * often, malformed tool calls, a refusal) instead runs once more at once on the agent's
+ * escalation model (core/run-model.ts), as a step would; never a second time.
  */
 import { randomUUID } from "node:crypto";
 import type { Prisma } from "../generated/prisma/client.ts";
@@ -19,6 +23,7 @@ import type { UnitOfWork } from "./unit-of-work.ts";
 import { decideDurable, describeWait, type DurableVerdict } from "../core/retry-policy.ts";
 import type { RunKind } from "../core/types.ts";
 import { createRun, type RunLaunch } from "./run-records.ts";
+import { chooseRunModel } from "../core/run-model.ts";
 
 type Tx = Prisma.TransactionClient;
 
@@ -68,6 +73,7 @@ export async function retryReply(
   input: { launch: RunLaunch; result: FailedResult },
 ): Promise<boolean> {
   const { launch, result } = input;
+  if (await escalateReply(context, tx, uow, input)) return true;
   const verdict = replyVerdict(context, launch, result);
   if (verdict === null || verdict.kind === "fail") return false;
   await createRun(context, tx, uow, {
@@ -81,6 +87,37 @@ export async function retryReply(
     triggerMessageId: launch.triggerMessageId,
     // 1st retry ~0.25-0.5 s, 2nd ~0.5-1 s, … or as long as the provider asked
     notBefore: new Date(context.clock.now() + verdict.delayMs),
+  });
+  return true;
+}
+
+/** The one run on the escalation model of a reply whose failure a stronger model could fix; false when none. */
+async function escalateReply(
+  context: ExecutorContext,
+  tx: Tx,
+  uow: UnitOfWork,
+  { launch, result }: { launch: RunLaunch; result: FailedResult },
+): Promise<boolean> {
+  if (!REPLY_KINDS.has(launch.kind) || launch.triggerMessageId === null || result.cause === undefined) return false;
+  const chosen = chooseRunModel({
+    agentModel: launch.agent.model,
+    effortModels: {},
+    escalationModel: launch.agent.escalationModel,
+    lastFailure: result.cause,
+    escalatedAlready: launch.modelReason === "escalation",
+    hedge: null,
+  });
+  if (chosen.reason !== "escalation") return false;
+  await createRun(context, tx, uow, {
+    id: randomUUID(),
+    conversationId: launch.request.conversationId,
+    agent: { ...launch.agent, model: chosen.model },
+    modelReason: chosen.reason,
+    kind: launch.kind,
+    input: launch.request.input,
+    request: { text: launch.request.request.text, messageId: launch.triggerMessageId },
+    attempt: launch.attempt + 1,
+    triggerMessageId: launch.triggerMessageId,
   });
   return true;
 }

@@ -44,6 +44,7 @@ export async function startHedgeRun(
     conversationId: plan.conversationId,
     // the run row, its launch and its DTO all name the alternate model
     agent: { ...agent, model: command.model },
+    modelReason: "hedge",
     kind: isCommander ? "commander-step" : "step",
     input: command.renderedInput,
     request: { text: plan.state.request, messageId: plan.requestMessageId },

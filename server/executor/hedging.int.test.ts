@@ -57,9 +57,9 @@ describe("hedging", () => {
     expect(stored).toMatchObject({ status: "done", outputSummary: `${ALTERNATE} answered`, hedgeModel: ALTERNATE, hedgeRunId: null });
 
     const runs = await fixture.db.prisma.run.findMany({ where: { planId: plan.id }, orderBy: { createdAt: "asc" } });
-    expect(runs.map((run) => [run.model, run.status])).toEqual([
-      ["offline", "cancelled"],
-      [ALTERNATE, "succeeded"],
+    expect(runs.map((run) => [run.model, run.modelReason, run.status])).toEqual([
+      ["offline", "agent", "cancelled"],
+      [ALTERNATE, "hedge", "succeeded"],
     ]);
     // the loser's spending reaches its row once it has stopped (after the plan's end)
     await expect.poll(async () => (await fixture.db.prisma.run.findUniqueOrThrow({ where: { id: runs[0].id } })).cost).toBe(0.001);

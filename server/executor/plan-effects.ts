@@ -5,7 +5,7 @@
  * starts a run through the same entry point as a person's mention (DESIGN rule 2).
  */
 import { randomUUID } from "node:crypto";
-import type { Prisma } from "../generated/prisma/client.ts";
+import type { Agent, Prisma } from "../generated/prisma/client.ts";
 import { reconcile } from "../core/reconcile.ts";
 import { isTerminalPlan, isTerminalStep } from "../core/status.ts";
 import { outcomeReport, recoveredAfterRetry } from "../core/outcome.ts";
@@ -18,6 +18,7 @@ import { stepStateDTO, toRunDTO } from "../adapters/prisma/serializers.ts";
 import type { StepDTO } from "../protocol/dto.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
 import { createRun } from "./run-records.ts";
+import { stepRunModel } from "./run-model-choice.ts";
 import { noteHedgeLoser, startHedgeRun } from "./hedge-runs.ts";
 import { LOST_HEDGE } from "../core/hedge.ts";
 import { insertMessage } from "./messages.ts";
@@ -211,7 +212,8 @@ async function applyCommand(context: ExecutorContext, tx: Tx, uow: UnitOfWork, p
   };
   switch (command.type) {
     case "dispatch": {
-      const { ref } = stepOf(command.stepIndex);
+      const { step, ref } = stepOf(command.stepIndex);
+      const chooseModel = (agent: Agent) => stepRunModel(tx, uow, { planId, step, attempt: command.attempt, runId: command.runId, agent });
       uow.log({
         planId,
         stepIndex: command.stepIndex,
@@ -226,7 +228,7 @@ async function applyCommand(context: ExecutorContext, tx: Tx, uow: UnitOfWork, p
         await createRun(context, tx, uow, {
           id: command.runId,
           conversationId: plan.conversationId,
-          agent: commander,
+          ...(await chooseModel(commander)),
           kind: "commander-step",
           input: command.renderedInput,
           request,
@@ -250,7 +252,7 @@ async function applyCommand(context: ExecutorContext, tx: Tx, uow: UnitOfWork, p
       await createRun(context, tx, uow, {
         id: command.runId,
         conversationId: plan.conversationId,
-        agent,
+        ...(await chooseModel(agent)),
         kind: "step",
         input: command.renderedInput,
         request,
@@ -286,7 +288,8 @@ async function applyCommand(context: ExecutorContext, tx: Tx, uow: UnitOfWork, p
       await createRun(context, tx, uow, {
         id: command.runId,
         conversationId: plan.conversationId,
-        agent,
+        // the session continues on the model the step's effort chose
+        ...(await stepRunModel(tx, uow, { planId, step, attempt: command.attempt, runId: command.runId, agent })),
         kind: isCommander ? "commander-step" : "step",
         input: step.renderedInput ?? step.input,
         request,

@@ -2,6 +2,7 @@
 import type { Agent } from "../generated/prisma/client.ts";
 import type { RunRequest } from "../ports/executor.ts";
 import type { RunKind } from "../core/types.ts";
+import type { ModelReason } from "../core/run-model.ts";
 
 /** The kinds of run (core/types.ts); core/run-outcome.ts says what a finished one means. */
 export type { RunKind };
@@ -10,7 +11,10 @@ export type { RunKind };
 export interface RunLaunch {
   request: Omit<RunRequest, "signal" | "confirmed">;
   kind: RunKind;
+  /** the agent, its `model` the one this run uses */
   agent: Agent;
+  /** why the run is on `agent.model` (core/run-model.ts) */
+  modelReason: ModelReason;
   planId: string | null;
   stepId: string | null;
   stepIndex: number | null;

@@ -50,7 +50,16 @@ export async function finishRun(
   const runStatus = read ? read.runStatus : (await tx.run.findUnique({ where: { id: runId }, select: { status: true } }))?.status;
   if (runStatus !== "running") return false;
   const result = await withReplyHistory(context, tx, launch, input.result);
-  const verdict = runVerdict({ kind: launch.kind, stepIndex: launch.stepIndex, inPlan: launch.planId !== null }, result);
+  const verdict = runVerdict(
+    {
+      kind: launch.kind,
+      stepIndex: launch.stepIndex,
+      inPlan: launch.planId !== null,
+      // once per step: a run already on the escalation model does not escalate again
+      canEscalate: launch.agent.escalationModel !== null && launch.modelReason !== "escalation",
+    },
+    result,
+  );
   const { status, error } = verdict;
   uow.batch.add(
     // leaseOwner stays: which process ran it is worth keeping

@@ -10,6 +10,7 @@ import type { Prisma, PrismaClient } from "../generated/prisma/client.ts";
 import type { ClaimedRun, ClaimRequest } from "../adapters/prisma/write-batch.ts";
 import { formatFormAnswer, type FormValue } from "../core/form-schema.ts";
 import { runKindOf, type FormSpec } from "../core/types.ts";
+import { modelReasonOf } from "../core/run-model.ts";
 import type { ExecutorContext } from "./context.ts";
 import { buildLaunch, type RunLaunch } from "./run-records.ts";
 
@@ -105,6 +106,7 @@ export async function loadLaunch(context: ExecutorContext, runId: string): Promi
       conversationId: run.conversationId,
       // the model the run was queued for: a hedge twin runs on the agent's alternate
       agent: { ...run.agent, model: run.model },
+      modelReason: modelReasonOf(run.modelReason),
       kind,
       input: run.input,
       request: run.plan

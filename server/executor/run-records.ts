@@ -13,6 +13,7 @@ import type { ExecutorContext } from "./context.ts";
 import { sqlWrites } from "../adapters/prisma/write-batch.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
 import type { RunKind, RunLaunch } from "./run-launch.ts";
+import type { ModelReason } from "../core/run-model.ts";
 
 type Tx = Prisma.TransactionClient;
 
@@ -84,6 +85,8 @@ export interface NewRun {
   failedStep?: Extract<RunPurpose, { kind: "commander-decision" }>["failedStep"];
   /** a retry in backoff: it stays queued, unclaimed, until then */
   notBefore?: Date;
+  /** why the run is on `agent.model`; unset: the agent's own model */
+  modelReason?: ModelReason;
 }
 
 export async function createRun(context: ExecutorContext, tx: Tx, uow: UnitOfWork, input: NewRun): Promise<RunLaunch> {
@@ -99,6 +102,7 @@ export async function createRun(context: ExecutorContext, tx: Tx, uow: UnitOfWor
       attempt: input.attempt ?? 1,
       input: input.input,
       model: input.agent.model,
+      modelReason: input.modelReason ?? "agent",
       triggerMessageId: input.triggerMessageId ?? null,
       resumesRunId: input.resume?.previousRunId ?? null,
       createdAt: now,
@@ -120,6 +124,7 @@ export async function buildLaunch(context: ExecutorContext, tx: Tx, input: NewRu
   return {
     kind: input.kind,
     agent: input.agent,
+    modelReason: input.modelReason ?? "agent",
     planId: input.plan?.planId ?? null,
     stepId: input.plan?.stepId ?? null,
     stepIndex: input.plan?.stepIndex ?? null,
@@ -170,6 +175,7 @@ export function runDTO(
     kind: launch.kind,
     attempt: launch.attempt,
     model: launch.agent.model,
+    modelReason: launch.modelReason,
     startedAt: launch.startedAt,
     ...outcome,
   });

@@ -10,7 +10,7 @@
  * directly. What it must decide lives in the pure core instead, testable without a
  * database (see server/ARCHITECTURE.md, "Decide in the core, do in the executor").
  */
-import type { AgentRole, FormSpec } from "../core/types.ts";
+import type { AgentRole, EscalationCause, FormSpec } from "../core/types.ts";
 import type { ConversationEventDTO } from "../protocol/events.ts";
 
 /** An agent as the runtime needs it. */
@@ -133,8 +133,11 @@ export type AgentRunResult =
       usage: Usage;
     }
   | { kind: "blocked"; form: FormSpec; text: string; usage: Usage }
-  /** `retryAfterMs`: the provider's Retry-After, too long for the run to wait (a durable wait, core/retry-policy.ts) */
-  | { kind: "failed"; transient: boolean; reason: string; retryAfterMs?: number; usage: Usage };
+  /**
+   * `retryAfterMs`: the provider's Retry-After, too long for the run to wait (a durable wait, core/retry-policy.ts);
+   * `cause`: the failure is one a stronger model could fix (the step may escalate, core/run-model.ts)
+   */
+  | { kind: "failed"; transient: boolean; reason: string; retryAfterMs?: number; cause?: EscalationCause; usage: Usage };
 
 /** Live signals while a run is going; none of them is stored by the runner itself. */
 /**

@@ -5,6 +5,7 @@
  * — REST responses, replayed events, live events — gives the same shape.
  */
 import { runKindOf } from "../core/types.ts";
+import { modelReasonOf } from "../core/run-model.ts";
 import type { ReactionDTO } from "./reactions.ts";
 import type { AgentRole, AttachmentDTO, MentionDTO, MessageDTO, RunDTO, RunStatus } from "./dto.ts";
 
@@ -71,6 +72,8 @@ export interface RunFacts {
   attempt: number;
   status: RunStatus;
   model: string;
+  /** a ModelReason; the column holds text, so a row's is checked here */
+  modelReason?: string;
   startedAt: Date | null;
   endedAt: Date | null;
   error: string | null;
@@ -89,6 +92,7 @@ export function runDTO(facts: RunFacts): RunDTO {
     attempt: facts.attempt,
     status: facts.status,
     model: facts.model,
+    modelReason: modelReasonOf(facts.modelReason ?? "agent"),
     startedAt: iso(facts.startedAt),
     endedAt: iso(facts.endedAt),
     error: facts.error,

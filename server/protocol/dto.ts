@@ -8,6 +8,8 @@ import { z } from "zod";
 import { reactionSchema } from "./reactions.ts";
 import {
   AGENT_ROLES,
+  EFFORT_LEVELS,
+  ESCALATION_CAUSES,
   FOR_EACH_FIELDS,
   FORM_FIELD_TYPES,
   ON_FAILURE_POLICIES,
@@ -17,6 +19,7 @@ import {
   STEP_STATUSES,
   type FormSpec,
 } from "../core/types.ts";
+import { MODEL_REASONS } from "../core/run-model.ts";
 
 /** The unions' one home is the core (core/types.ts); the browser imports them from here. */
 export type { AgentRole, RunStatus } from "../core/types.ts";
@@ -113,6 +116,13 @@ export const stepSchema = z.object({
    * the step's run because it ran long (core/hedge.ts); absent or null: not hedged
    */
   hedge: z.object({ model: z.string(), racing: z.boolean() }).nullable().optional(),
+  /** the effort the commander asked for; absent: standard */
+  effort: z.enum(EFFORT_LEVELS).optional(),
+  /** attempt `attempt` ran on the agent's escalation model because of `cause` (core/run-model.ts) */
+  escalation: z
+    .object({ attempt: z.number(), cause: z.enum(ESCALATION_CAUSES) })
+    .nullable()
+    .optional(),
   /** summed over the step's runs; present where the server computed it (plan reads) */
   usage: usageSchema.optional(),
 });
@@ -145,6 +155,8 @@ export const runSchema = z.object({
   attempt: z.number(),
   status: z.enum(RUN_STATUSES),
   model: z.string(),
+  /** why the run is on that model (core/run-model.ts); absent from an older server: agent */
+  modelReason: z.enum(MODEL_REASONS).optional(),
   startedAt: z.string().nullable(),
   endedAt: z.string().nullable(),
   error: z.string().nullable(),

@@ -26,6 +26,7 @@ const agentSelect = {
   skills: true,
   concurrency: true,
   hedgeModel: true,
+  escalationModel: true,
   updatedAt: true,
   disabledAt: true,
 } as const;
@@ -62,11 +63,15 @@ export async function createAgent(
   const admin = assertAdmin(actor);
   assertModelUsable(models, input.model);
   if (input.hedgeModel) assertModelUsable(models, input.hedgeModel);
+  if (input.escalationModel) assertModelUsable(models, input.escalationModel);
   if (await prisma.agent.findUnique({ where: { handle: input.handle }, select: { id: true } })) {
     throw conflict(`@${input.handle} already exists.`);
   }
   const agent = await prisma.$transaction(async (tx) => {
-    const created = await tx.agent.create({ data: { ...input, hedgeModel: input.hedgeModel || null }, select: agentSelect });
+    const created = await tx.agent.create({
+      data: { ...input, hedgeModel: input.hedgeModel || null, escalationModel: input.escalationModel || null },
+      select: agentSelect,
+    });
     await auditAgent(tx, admin, "agent.created", created);
     return created;
   });
@@ -95,6 +100,7 @@ export async function updateAgent(
   const admin = assertAdmin(actor);
   assertModelUsable(models, input.model);
   if (input.hedgeModel) assertModelUsable(models, input.hedgeModel);
+  if (input.escalationModel) assertModelUsable(models, input.escalationModel);
   const clash = await prisma.agent.findUnique({ where: { handle: input.handle }, select: { id: true } });
   if (clash && clash.id !== agentId) throw conflict(`@${input.handle} already exists.`);
   const found = await prisma.agent.findUnique({ where: { id: agentId }, select: { id: true } });
@@ -103,7 +109,11 @@ export async function updateAgent(
     const updated = await tx.agent.update({
       where: { id: agentId },
       // an edit that leaves the field out keeps the agent's alternate; an empty one removes it
-      data: { ...input, hedgeModel: input.hedgeModel === undefined ? undefined : input.hedgeModel || null },
+      data: {
+        ...input,
+        hedgeModel: input.hedgeModel === undefined ? undefined : input.hedgeModel || null,
+        escalationModel: input.escalationModel === undefined ? undefined : input.escalationModel || null,
+      },
       select: agentSelect,
     });
     await auditAgent(tx, admin, "agent.updated", updated);

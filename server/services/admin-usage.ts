@@ -1,7 +1,12 @@
-/** Admin read model: tokens and cost by model, by agent and by day, over a recent window. */
+/**
+ * Admin read model: tokens and cost by model, by agent, by why the run was on its model
+ * (core/run-model.ts: the agent's own, an effort level, an escalation, a hedge) and by
+ * day, over a recent window.
+ */
 import type { PrismaClient } from "../generated/prisma/client.ts";
 import { assertAdmin, type Actor } from "../access/actor.ts";
 import type { Usage, UsageRow } from "../protocol/rest/admin-views.ts";
+import { modelReasonOf } from "../core/run-model.ts";
 
 type BilledRun = Pick<UsageRow, "tokensIn" | "tokensOut" | "cacheReadTokens" | "cacheWriteTokens" | "cost"> & { usageEstimated: boolean };
 
@@ -39,6 +44,7 @@ export async function getUsage(prisma: PrismaClient, { actor, days = 30 }: { act
     where: { createdAt: { gte: since } },
     select: {
       model: true,
+      modelReason: true,
       tokensIn: true,
       tokensOut: true,
       cacheReadTokens: true,
@@ -51,12 +57,14 @@ export async function getUsage(prisma: PrismaClient, { actor, days = 30 }: { act
   });
   const byModel = new Map<string, UsageRow>();
   const byAgent = new Map<string, UsageRow>();
+  const byReason = new Map<string, UsageRow>();
   const byDay = new Map<string, UsageRow>();
   const all = new Map<string, UsageRow>();
   for (const run of runs) {
     add(all, "all", run);
     add(byModel, run.model, run);
     add(byAgent, run.agent?.handle ?? "(deleted)", run);
+    add(byReason, modelReasonOf(run.modelReason), run);
     add(byDay, run.createdAt.toISOString().slice(0, 10), run);
   }
   const sorted = (map: Map<string, UsageRow>) => [...map.values()].sort((a, b) => b.tokensIn + b.tokensOut - (a.tokensIn + a.tokensOut));
@@ -64,6 +72,7 @@ export async function getUsage(prisma: PrismaClient, { actor, days = 30 }: { act
     since: since.toISOString(),
     byModel: sorted(byModel),
     byAgent: sorted(byAgent),
+    byReason: sorted(byReason),
     byDay: [...byDay.values()].sort((a, b) => (a.key < b.key ? -1 : 1)),
     totals: totalsOf(all.get("all")),
   };

@@ -15,6 +15,8 @@ import { listInvitesForAdmin, revokeInvite } from "./admin-invites.ts";
 import { getPlanAnswers } from "./admin-plan-answers.ts";
 import { getPlanTimeline, listPlanHistory } from "./admin-plans.ts";
 import { getUsage } from "./admin-usage.ts";
+import { getEffortModels, setEffortModels } from "./admin-effort-models.ts";
+import type { EffortModels } from "../core/run-model.ts";
 import { listPeopleForAdmin, searchPeople } from "./people-search.ts";
 import { lastReadAt, markRead } from "./read-marks.ts";
 import type { AgentInput } from "../protocol/rest/admin.ts";
@@ -144,6 +146,9 @@ export function createApplication({ prisma, engine, notifiers = {}, agentModels,
       /** everyone, for the audit log's "who" filter */
       listPeople: on(prisma, listPeopleForAdmin),
       usage: on(prisma, getUsage),
+      effortModels: on(prisma, getEffortModels),
+      setEffortModels: (input: { actor: Actor | null; input: EffortModels }) =>
+        setEffortModels(prisma, { ...input, models: agentModels().models }),
       planHistory: on(prisma, listPlanHistory),
       planTimeline: on(prisma, getPlanTimeline),
       planAnswers: on(prisma, getPlanAnswers),

@@ -67,6 +67,11 @@ export function stepStateDTO(step: StepState, id: string): StepDTO {
     startedAt: at(step.startedAt),
     endedAt: at(step.endedAt),
     hedge: step.hedgeModel === null ? null : { model: step.hedgeModel, racing: step.hedgeRunId !== null },
+    ...(step.effort === undefined ? {} : { effort: step.effort }),
+    escalation:
+      step.escalatedAttempt === null || step.escalationCause === null
+        ? null
+        : { attempt: step.escalatedAttempt, cause: step.escalationCause },
   };
 }
 

@@ -9,7 +9,7 @@
 import { randomUUID } from "node:crypto";
 import type { Message, Plan, PlanStep, Prisma, Run, StepEvent } from "../../generated/prisma/client.ts";
 import type * as Core from "../../core/types.ts";
-import type { ForEachField, StepExpansion, StepState } from "../../core/types.ts";
+import { effortOf, escalationCauseOf, type ForEachField, type StepExpansion, type StepState } from "../../core/types.ts";
 
 /**
  * A model's columns as the statement receives them (in one JSON document): the
@@ -46,6 +46,7 @@ export const RUN_COLUMNS = [
   "attempt",
   "input",
   "model",
+  "modelReason",
   "triggerMessageId",
   "resumesRunId",
   "createdAt",
@@ -101,6 +102,9 @@ export const STEP_COLUMNS = [
   "liveRunId",
   "hedgeRunId",
   "hedgeModel",
+  "effort",
+  "escalatedAttempt",
+  "escalationCause",
   "decisionPending",
   "decisionCount",
   "renderedInput",
@@ -158,6 +162,9 @@ export function toStepState(row: PlanStep): StepState {
     liveRunId: row.liveRunId,
     hedgeRunId: row.hedgeRunId,
     hedgeModel: row.hedgeModel,
+    ...(effortOf(row.effort) === null ? {} : { effort: effortOf(row.effort)! }),
+    escalatedAttempt: row.escalatedAttempt,
+    escalationCause: escalationCauseOf(row.escalationCause),
     decisionPending: row.decisionPending,
     decisionCount: row.decisionCount,
     renderedInput: row.renderedInput,
@@ -196,6 +203,9 @@ export function stepColumns(step: StepState): StepColumns {
     liveRunId: step.liveRunId,
     hedgeRunId: step.hedgeRunId,
     hedgeModel: step.hedgeModel,
+    effort: step.effort ?? null,
+    escalatedAttempt: step.escalatedAttempt,
+    escalationCause: step.escalationCause,
     decisionPending: step.decisionPending,
     decisionCount: step.decisionCount,
     renderedInput: step.renderedInput,

@@ -32,8 +32,8 @@ export interface ScriptedUsage {
 }
 
 export type ScriptedTurn =
-  /** streamed text in `chunks` pieces */
-  | { kind: "text"; text: string; chunks?: number; usage?: ScriptedUsage }
+  /** streamed text in `chunks` pieces; `refused`: the provider's content filter ends it (content_filter, refusal) */
+  | { kind: "text"; text: string; chunks?: number; usage?: ScriptedUsage; refused?: boolean }
   /** optional text, then tool calls whose arguments are split into `chunks` pieces each */
   | { kind: "tools"; text?: string; calls: ScriptedToolCall[]; chunks?: number; interleave?: boolean; usage?: ScriptedUsage }
   /** an HTTP error response with the provider's error body */
@@ -84,6 +84,8 @@ const DEFAULT_USAGE: ScriptedUsage = { input: 100, output: 20 };
 const usageOf = (turn: ScriptedTurn): ScriptedUsage =>
   (turn.kind === "text" || turn.kind === "tools") && turn.usage ? turn.usage : DEFAULT_USAGE;
 
+const isRefusal = (turn: ScriptedTurn) => turn.kind === "text" && turn.refused === true;
+
 const sse = (data: unknown, event?: string) => `${event ? `event: ${event}\n` : ""}data: ${JSON.stringify(data)}\n\n`;
 
 // ---------------------------------------------------------------- OpenAI Chat Completions
@@ -129,7 +131,7 @@ function openaiStream(turn: Exclude<ScriptedTurn, { kind: "error" }>): string[] 
       }
     }
   }
-  events.push(sse(openaiChunk({}, turn.kind === "tools" ? "tool_calls" : "stop")));
+  events.push(sse(openaiChunk({}, turn.kind === "tools" ? "tool_calls" : isRefusal(turn) ? "content_filter" : "stop")));
   const usage = usageOf(turn);
   events.push(
     sse({
@@ -240,7 +242,7 @@ function anthropicStream(turn: Exclude<ScriptedTurn, { kind: "error" }>): string
     sse(
       {
         type: "message_delta",
-        delta: { stop_reason: turn.kind === "tools" ? "tool_use" : "end_turn", stop_sequence: null },
+        delta: { stop_reason: turn.kind === "tools" ? "tool_use" : isRefusal(turn) ? "refusal" : "end_turn", stop_sequence: null },
         usage: { output_tokens: usage.output },
       },
       "message_delta",

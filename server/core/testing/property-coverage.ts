@@ -22,6 +22,8 @@ export interface Coverage {
   capacityHeld: number;
   /** running plans with nothing live, waiting only for a retry time (liveness) */
   waitingOnTime: number;
+  /** steps that started their escalated attempt after a fixable failure */
+  escalated: number;
   /** plans that settled (not aborted or cancelled), by outcome */
   endedCompleted: number;
   endedPartial: number;
@@ -44,6 +46,7 @@ export function emptyCoverage(): Coverage {
     noItems: 0,
     tooManyItems: 0,
     collected: 0,
+    escalated: 0,
     collectedFailed: 0,
     childBoundHeld: 0,
     taintInherited: 0,

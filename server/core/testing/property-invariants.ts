@@ -141,6 +141,27 @@ export function checkInvariants({
       (eventStepIndex(event) === index || (previous.parentIndex !== null && eventStepIndex(event) === previous.parentIndex))
     );
   };
+  // a step whose run this event ended with a failure a stronger model could fix starts
+  // its escalated attempt at once, the only time a step moves from one run to the next
+  // in one reconcile; and a step escalates once: its escalated attempt, once set, stays
+  const escalatedByEvent = (index: number) => {
+    const previous = beforeByIndex.get(index);
+    const next = afterByIndex.get(index);
+    return (
+      event.type === "run-finished" &&
+      event.outcome.kind === "failed" &&
+      event.outcome.escalation !== undefined &&
+      previous?.status === "in_progress" &&
+      previous.liveRunId === event.runId &&
+      previous.escalatedAttempt === null &&
+      next?.escalatedAttempt === previous.attempts + 1 &&
+      next.attempts === next.escalatedAttempt
+    );
+  };
+  for (const step of after.steps) {
+    const previous = beforeByIndex.get(step.index);
+    if (previous?.escalatedAttempt != null) expect(step.escalatedAttempt).toBe(previous.escalatedAttempt);
+  }
   const started = new Set<number>();
   const startedRuns = new Map<string, number>();
   for (const command of result.commands) {
@@ -148,7 +169,10 @@ export function checkInvariants({
       // (1) never a step already running: only one that was pending, just appended, or
       // failed and retried by this very event
       const previous = beforeByIndex.get(command.stepIndex);
-      expect(previous === undefined || previous.status === "pending" || retriedByEvent(command.stepIndex)).toBe(true);
+      expect(
+        previous === undefined || previous.status === "pending" || retriedByEvent(command.stepIndex) || escalatedByEvent(command.stepIndex),
+      ).toBe(true);
+      if (escalatedByEvent(command.stepIndex)) coverage.escalated += 1;
       expect(started.has(command.stepIndex)).toBe(false);
       started.add(command.stepIndex);
       expect(afterByIndex.get(command.stepIndex)!.renderedInput).toBe(command.renderedInput);

@@ -289,7 +289,14 @@ export function chooseEvent(driver: Driver, plan: PlanState, windDown: boolean, 
             type: "run-finished",
             stepIndex: step.index,
             runId,
-            outcome: { kind: "failed", transient: false, reason: "broken", usage },
+            // some are failures a stronger model could fix, with an escalation model to try (once per step)
+            outcome: {
+              kind: "failed",
+              transient: false,
+              reason: "broken",
+              ...(driver.chance(0.3) ? { escalation: "malformed-tool-calls" as const } : {}),
+              usage,
+            },
           };
         if (roll < 0.9) return { type: "run-finished", stepIndex: step.index, runId, outcome: { kind: "blocked", usage } };
         if (roll < 0.95) return { type: "run-lost", stepIndex: step.index, runId };

@@ -64,6 +64,8 @@ export interface Usage {
   since: string;
   byModel: UsageRow[];
   byAgent: UsageRow[];
+  /** keyed by ModelReason (core/run-model.ts): agent, effort:light, effort:deep, escalation, hedge */
+  byReason: UsageRow[];
   /** keyed YYYY-MM-DD, oldest first */
   byDay: UsageRow[];
   totals: { tokens: number; cacheReadTokens: number; cacheWriteTokens: number; cost: number; runs: number; estimated: boolean };

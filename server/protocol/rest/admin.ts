@@ -3,6 +3,8 @@ import { z } from "zod";
 import { storableText } from "../../core/text.ts";
 import { agentRoleSchema } from "../dto.ts";
 import { defineRoute } from "./define.ts";
+import { effortModelsSchema } from "../../core/run-model.ts";
+import type { Usage } from "./admin-views.ts";
 
 export const agentInputSchema = z.object({
   handle: z.string().regex(/^[a-z0-9_-]{1,40}$/, "lowercase letters, digits, - and _ (max 40)"),
@@ -17,6 +19,11 @@ export const agentInputSchema = z.object({
   concurrency: z.number().int().min(1).max(256),
   /** the model a step of this agent that runs long races on (hedging, core/hedge.ts); null or empty: none */
   hedgeModel: storableText().trim().max(120).nullable().optional(),
+  /**
+   * the model one attempt of a step moves to after a failure a stronger model could fix
+   * (core/run-model.ts), once per step; null or empty: none
+   */
+  escalationModel: storableText().trim().max(120).nullable().optional(),
 });
 export type AgentInput = z.infer<typeof agentInputSchema>;
 
@@ -34,6 +41,9 @@ export const modelTrialSchema = z.discriminatedUnion("ok", [
   z.object({ ok: z.literal(false), error: z.string() }),
 ]);
 export type ModelTrial = z.infer<typeof modelTrialSchema>;
+
+/** the admin's effort level → model mapping, as the browser sends and reads it */
+export type EffortModelsInput = z.infer<typeof effortModelsSchema>;
 
 export const inviteRoleSchema = z.enum(["admin", "member"]);
 
@@ -92,6 +102,24 @@ export const adminRoutes = {
     method: "DELETE",
     path: "/api/admin/invites/:inviteId",
     response: z.object({ invite: z.object({ id: z.string(), state: inviteStateSchema }) }),
+  }),
+  /**
+   * the bill over the last `?days=` (1..366, default 30): by model, agent, model reason
+   * (core/run-model.ts: agent, effort:light, effort:deep, escalation, hedge) and day
+   */
+  usage: defineRoute({ method: "GET", path: "/api/admin/usage", response: z.object({ usage: z.custom<Usage>() }) }),
+  /** the model each effort level runs on (core/run-model.ts); an unmapped level: the agent's own */
+  effortModels: defineRoute({
+    method: "GET",
+    path: "/api/admin/effort-models",
+    response: z.object({ effortModels: effortModelsSchema }),
+  }),
+  /** replaces the mapping; 400 for a model this server cannot run */
+  setEffortModels: defineRoute({
+    method: "PUT",
+    path: "/api/admin/effort-models",
+    body: effortModelsSchema,
+    response: z.object({ effortModels: effortModelsSchema }),
   }),
   /** one small call to a model id, to see it work (or why not) before saving an agent with it */
   testModel: defineRoute({

@@ -5,6 +5,7 @@ import { getProviderHealth, getSandboxState } from "@/server/services/admin-prov
 import { defaultSandbox } from "@/server/workspace/sandbox.ts";
 import { ProviderHealthTable } from "@/components/admin/provider-health.tsx";
 import { SandboxState } from "@/components/admin/sandbox-state.tsx";
+import { EffortModelsForm } from "@/components/admin/effort-models-form.tsx";
 
 export async function generateMetadata() {
   return { title: (await getTranslations("admin.sections"))("providers") };
@@ -17,10 +18,12 @@ export default async function ProvidersPage() {
   const actor = await requirePageAdmin();
   const health = getProviderHealth({ actor, circuits: getRuntime().circuits });
   const sandbox = await getSandboxState({ actor, sandbox: defaultSandbox() });
+  const effortModels = await getRuntime().app.admin.effortModels({ actor });
   return (
     <div className="space-y-6">
       <SandboxState sandbox={sandbox} />
       <ProviderHealthTable health={health} />
+      <EffortModelsForm initial={effortModels} />
     </div>
   );
 }

@@ -1,0 +1,57 @@
+/**
+ * The model of a step's run, chosen where the run is created (dispatch, resume) by the
+ * core's rule (core/run-model.ts): the admin's effort mapping for a light or deep step,
+ * the agent's escalation model for the one attempt after a failure a stronger model
+ * could fix, else the agent's own. The choice and its reason go on the run row
+ * (Run.model, Run.modelReason) and, when it is not the agent's own, in the step's log.
+ */
+import type { Agent, Prisma } from "../generated/prisma/client.ts";
+import { chooseRunModel, type ModelReason } from "../core/run-model.ts";
+import type { StepState } from "../core/types.ts";
+import { readEffortModels } from "../adapters/prisma/workspace-settings.ts";
+import type { UnitOfWork } from "./unit-of-work.ts";
+
+type Tx = Prisma.TransactionClient;
+
+const CAUSE_WORDS = {
+  "malformed-tool-calls": "malformed tool calls",
+  "plan-rejected": "a rejected plan",
+  refused: "a refused output",
+} as const;
+
+/** The agent as this attempt of `step` runs it (its `model` replaced), and why. */
+export async function stepRunModel(
+  tx: Tx,
+  uow: UnitOfWork,
+  input: { planId: string; step: StepState; attempt: number; runId: string; agent: Agent },
+): Promise<{ agent: Agent; modelReason: ModelReason }> {
+  const { step, agent, attempt } = input;
+  const escalating = step.escalatedAttempt === attempt;
+  const effort = step.effort ?? "standard";
+  // the mapping is read only for a step that can use it: the hot path's standard steps pay nothing
+  const effortModels = effort !== "standard" ? await readEffortModels(tx) : {};
+  const chosen = chooseRunModel({
+    agentModel: agent.model,
+    effort,
+    effortModels,
+    escalationModel: agent.escalationModel,
+    lastFailure: escalating ? step.escalationCause : null,
+    escalatedAlready: step.escalatedAttempt !== null && step.escalatedAttempt < attempt,
+    hedge: null,
+  });
+  if (chosen.reason !== "agent") {
+    const why =
+      chosen.reason === "escalation"
+        ? `escalated after ${CAUSE_WORDS[step.escalationCause ?? "malformed-tool-calls"]}`
+        : `${effort} effort`;
+    uow.log({
+      planId: input.planId,
+      stepIndex: step.index,
+      runId: input.runId,
+      phase: "model",
+      message: `${why} → ${chosen.model}`,
+      data: { model: chosen.model, reason: chosen.reason },
+    });
+  }
+  return { agent: { ...agent, model: chosen.model }, modelReason: chosen.reason };
+}
