@@ -55,7 +55,10 @@ export function ActivityBar() {
   const now = useNow(live.length > 0);
   if (live.length === 0) return null;
   const stop = async (run: RunDTO) => {
-    if (run.planId && run.kind !== "chat" && !window.confirm(t("confirmStopPlan"))) return;
+    // Stop beside a step's run stops that step only; a commander's decision run belongs to no step and stops its plan
+    const ofStep = run.planId !== null && run.stepIndex !== null && (run.kind === "step" || run.kind === "commander-step");
+    if (ofStep && !window.confirm(t("confirmStopStep", { step: run.stepIndex ?? 0 }))) return;
+    if (run.planId && run.kind === "decision" && !window.confirm(t("confirmStopPlan"))) return;
     setStopping((current) => ({ ...current, [run.id]: true }));
     setError(null);
     try {

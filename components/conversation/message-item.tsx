@@ -25,6 +25,7 @@ const KIND_TONE = {
   plan: "accent",
   error: "red",
   form: "amber",
+  stopped: "zinc",
 } as const satisfies Partial<Record<MessageDTO["kind"], Tone>>;
 type LabelledKind = keyof typeof KIND_TONE;
 const isLabelled = (kind: MessageDTO["kind"]): kind is LabelledKind => kind in KIND_TONE;
@@ -268,6 +269,11 @@ export const MessageItem = memo(function MessageItem({
               </p>
             ) : null}
             <Markdown text={message.body} mentions={message.mentions.map((m) => m.handle)} />
+            {message.kind === "stopped" ? (
+              <p className="mt-0.5 text-xs text-zinc-600 italic dark:text-zinc-400" data-testid="stopped-note">
+                {t("stoppedNote")}
+              </p>
+            ) : null}
             {message.kind === "outcome" ? <OutcomeAnswerLink message={message} /> : null}
             {message.formId ? <FormCard formId={message.formId} /> : null}
             <AttachmentList conversationId={message.conversationId} attachments={message.attachments} />

@@ -13,6 +13,7 @@ import { StepDrawer } from "./step-drawer.tsx";
 import { UsageLine } from "./usage-line.tsx";
 import { PLAN_TONE, stepTally } from "./step-status.ts";
 import { usePlanSteps } from "./use-plan-steps.ts";
+import { useErrorText } from "../error-text.ts";
 
 /** The plan's steps are here (the snapshot leaves an ended plan's out until someone opens it). */
 const hasSteps = (plan: SnapshotPlan): plan is PlanDTO => plan.steps !== null;
@@ -36,6 +37,10 @@ export function PlanPanel({ conversationId }: { conversationId: string }) {
     );
   }, [openStep]);
   const steps = usePlanSteps(conversationId, plan);
+  const choose = useCallback((planId: string) => {
+    setChosenId(planId);
+    setOpenStep(null);
+  }, []);
 
   if (!plan) {
     return (
@@ -52,15 +57,12 @@ export function PlanPanel({ conversationId }: { conversationId: string }) {
           <select
             aria-label={t("choose")}
             value={plan.id}
-            onChange={(event) => {
-              setChosenId(event.target.value);
-              setOpenStep(null);
-            }}
+            onChange={(event) => choose(event.target.value)}
             className="min-w-0 flex-1 truncate rounded border border-zinc-300 bg-transparent px-1 py-1 text-sm dark:border-zinc-700"
           >
             {plans.map((p) => (
               <option key={p.id} value={p.id}>
-                {p.title}
+                {p.rerunOfId ? t("rerunOption", { title: p.title }) : p.title}
               </option>
             ))}
           </select>
@@ -73,7 +75,8 @@ export function PlanPanel({ conversationId }: { conversationId: string }) {
           </span>
         </Badge>
         <UsageLine planId={plan.id} />
-        <PlanControls conversationId={conversationId} plan={plan} />
+        <PlanControls conversationId={conversationId} plan={plan} onRerun={choose} />
+        <RerunLinks plan={plan} plans={plans} onChoose={choose} />
       </div>
       {hasSteps(plan) ? (
         <>
@@ -141,11 +144,50 @@ function PlanProgress({ plan }: { plan: PlanDTO }) {
   );
 }
 
-function PlanControls({ conversationId, plan }: { conversationId: string; plan: Pick<PlanDTO, "id" | "title" | "status"> }) {
+/**
+ * Stop the plan while it runs (Stop beside one step, in its drawer, stops that step
+ * only); once it ended, re-run it as a new plan, which the panel then shows.
+ */
+function PlanControls({
+  conversationId,
+  plan,
+  onRerun,
+}: {
+  conversationId: string;
+  plan: Pick<PlanDTO, "id" | "title" | "status">;
+  onRerun: (planId: string) => void;
+}) {
   const t = useTranslations("plan");
+  const errorText = useErrorText();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState("");
-  if (plan.status !== "running" && plan.status !== "paused") return null;
+  const live = plan.status === "running" || plan.status === "paused";
+  const rerun = async () => {
+    setBusy(true);
+    setError("");
+    try {
+      const result = await api.conversations.controlPlan({ conversationId, planId: plan.id }, { action: "rerun" });
+      onRerun(result.plan.id);
+    } catch (caught) {
+      setError(errorText(caught, t("rerunFailed")));
+    } finally {
+      setBusy(false);
+    }
+  };
+  if (!live) {
+    return (
+      <>
+        <Button variant="secondary" size="sm" onClick={rerun} disabled={busy} title={t("rerunHint")}>
+          {t("rerun")}
+        </Button>
+        {error ? (
+          <p role="alert" className="w-full text-xs text-red-700 dark:text-red-400">
+            {error}
+          </p>
+        ) : null}
+      </>
+    );
+  }
   const cancel = async () => {
     if (!window.confirm(t("confirmCancel", { title: plan.title }))) return;
     setBusy(true);
@@ -153,7 +195,7 @@ function PlanControls({ conversationId, plan }: { conversationId: string; plan: 
     try {
       await api.conversations.controlPlan({ conversationId, planId: plan.id }, { action: "cancel" });
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : t("cancelFailed"));
+      setError(errorText(caught, t("cancelFailed")));
     } finally {
       setBusy(false);
     }
@@ -169,5 +211,38 @@ function PlanControls({ conversationId, plan }: { conversationId: string; plan: 
         </p>
       ) : null}
     </>
+  );
+}
+
+/** A re-run and the plan it re-ran point to each other: one click shows the other. */
+function RerunLinks({
+  plan,
+  plans,
+  onChoose,
+}: {
+  plan: Pick<PlanDTO, "id" | "rerunOfId">;
+  plans: readonly Pick<PlanDTO, "id" | "title" | "rerunOfId">[];
+  onChoose: (planId: string) => void;
+}) {
+  const t = useTranslations("plan");
+  const original = plan.rerunOfId ? plans.find((candidate) => candidate.id === plan.rerunOfId) : undefined;
+  const reruns = plans.filter((candidate) => candidate.rerunOfId === plan.id);
+  if (!original && reruns.length === 0) return null;
+  const link = (target: Pick<PlanDTO, "id" | "title">, label: string, testId: string) => (
+    <button
+      key={target.id}
+      type="button"
+      data-testid={testId}
+      onClick={() => onChoose(target.id)}
+      className="rounded underline decoration-dotted underline-offset-2 hover:text-zinc-900 focus-visible:outline-2 focus-visible:outline-accent dark:hover:text-zinc-100"
+    >
+      {label}
+    </button>
+  );
+  return (
+    <p className="flex w-full flex-wrap gap-x-3 text-xs text-zinc-600 dark:text-zinc-400" data-testid="rerun-links">
+      {original ? link(original, t("rerunOf"), "rerun-of") : null}
+      {reruns.map((rerun, i) => link(rerun, t("rerunAs", { count: reruns.length, n: i + 1 }), "rerun-as"))}
+    </p>
   );
 }

@@ -4,6 +4,7 @@ import { useTranslations } from "next-intl";
 import type { PlanDTO } from "@/server/protocol/dto.ts";
 import type { StepDetail } from "@/server/protocol/rest/conversations.ts";
 import { api } from "../api-client.ts";
+import { useErrorText } from "../error-text.ts";
 import { useConversationStore } from "../stores/conversation-store.ts";
 import { Badge } from "../ui/badge.tsx";
 import { Button } from "../ui/button.tsx";
@@ -34,6 +35,7 @@ export function StepDrawer({
 }) {
   const t = useTranslations("stepDrawer");
   const tPlan = useTranslations("plan");
+  const errorText = useErrorText();
   const step = plan.steps.find((s) => s.index === stepIndex);
   const lastSeq = useConversationStore((s) => s.lastSeq);
   const [detail, setDetail] = useState<StepDetail | null>(null);
@@ -70,14 +72,19 @@ export function StepDrawer({
   const planLive = plan.status === "running" || plan.status === "paused";
   const retry = retryStatus(step, retryNow);
   const retrying = retry ? tPlan("retryLine", { ...retry }) : null;
+  // a step's own run can be stopped; a for_each step collecting its items has none (its items can)
+  const stoppable = planLive && step.status === "in_progress" && !(step.forEach && step.forEach.children.length > 0);
+  // a failed step is retried while the plan runs, and after it ended too (which reopens the plan);
+  // a for_each item is then retried through its for_each step
+  const retryAfterEnd = !planLive && step.status === "failed" && step.parentIndex === null;
 
-  async function control(action: "retry" | "skip") {
+  async function control(action: "retry" | "skip" | "stop") {
     setBusy(true);
     setError("");
     try {
       await api.conversations.controlPlan({ conversationId, planId: plan.id }, { action, stepIndex });
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : t("controlFailed", { action }));
+      setError(errorText(caught, t("controlFailed", { action })));
     } finally {
       setBusy(false);
     }
@@ -156,6 +163,16 @@ export function StepDrawer({
             {step.failureReason ? ` · ${t("lastError", { reason: step.failureReason })}` : ""}
           </p>
         ) : null}
+        {stoppable ? (
+          <div className="flex flex-wrap items-center gap-2">
+            <Button size="sm" variant="secondary" onClick={() => control("stop")} disabled={busy} aria-describedby="stop-step-hint">
+              {t("stopStep")}
+            </Button>
+            <p id="stop-step-hint" className="text-xs text-zinc-600 dark:text-zinc-400">
+              {t("stopStepHint", { onFailure: t(`onFailure.${step.onFailure}`) })}
+            </p>
+          </div>
+        ) : null}
         {step.status === "failed" && planLive ? (
           <div className="flex gap-2">
             <Button size="sm" onClick={() => control("retry")} disabled={busy}>
@@ -164,6 +181,15 @@ export function StepDrawer({
             <Button size="sm" variant="secondary" onClick={() => control("skip")} disabled={busy}>
               {t("skipStep")}
             </Button>
+          </div>
+        ) : retryAfterEnd ? (
+          <div className="flex flex-wrap items-center gap-2">
+            <Button size="sm" onClick={() => control("retry")} disabled={busy} aria-describedby="retry-ended-hint">
+              {t("retryStep")}
+            </Button>
+            <p id="retry-ended-hint" className="text-xs text-zinc-600 dark:text-zinc-400">
+              {t("retryReopensHint", { status: tPlan(`status.${plan.status}`) })}
+            </p>
           </div>
         ) : null}
         {error ? (

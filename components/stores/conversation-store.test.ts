@@ -233,6 +233,7 @@ describe("live run status", () => {
       status: "completed",
       maxParallel: 4,
       request: "",
+      rerunOfId: null,
       createdAt: "2026-01-01T00:00:00Z",
       endedAt: "2026-01-01T00:01:00Z",
       steps,

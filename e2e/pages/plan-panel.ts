@@ -12,12 +12,14 @@ export class PlanPanel {
   readonly region: Locator;
   readonly status: Locator;
   readonly cancelButton: Locator;
+  readonly rerunButton: Locator;
   readonly progress: Locator;
 
   constructor(readonly page: Page) {
     this.region = page.getByRole("complementary", { name: "Plan" });
     this.status = this.region.getByRole("status", { name: "Plan status" });
-    this.cancelButton = this.region.getByRole("button", { name: "Cancel plan" });
+    this.cancelButton = this.region.getByRole("button", { name: "Stop plan" });
+    this.rerunButton = this.region.getByRole("button", { name: "Re-run plan" });
     this.progress = this.region.getByRole("progressbar", { name: "Plan progress" });
   }
 
@@ -46,7 +48,7 @@ export class PlanPanel {
     );
   }
 
-  /** Accepts the browser's "Cancel the plan …?" confirmation and cancels. */
+  /** Accepts the browser's "Stop the plan …?" confirmation and stops (cancels) the plan. */
   async cancel() {
     this.page.once("dialog", (dialog) => void dialog.accept());
     await this.cancelButton.click();
@@ -64,6 +66,7 @@ export class StepDrawer {
   readonly dialog: Locator;
   readonly retryButton: Locator;
   readonly skipButton: Locator;
+  readonly stopButton: Locator;
   readonly runs: Locator;
 
   constructor(
@@ -73,6 +76,7 @@ export class StepDrawer {
     this.dialog = page.getByRole("dialog", { name: `Step ${index} details` });
     this.retryButton = this.dialog.getByRole("button", { name: "Retry step" });
     this.skipButton = this.dialog.getByRole("button", { name: "Skip step" });
+    this.stopButton = this.dialog.getByRole("button", { name: "Stop step" });
     this.runs = this.dialog.getByRole("table", { name: "Runs" });
   }
 

@@ -35,6 +35,12 @@ export const AUDIT_ACTIONS = [
   "conversation.deleted",
   /** a plan's result fast-forwarded onto a repository's base branch (detail: branch, from, to) */
   "plan.accepted",
+  /** a member stopped one step of a plan (detail: title, stepIndex) */
+  "plan.step_stopped",
+  /** a member's retry brought an ended plan back to running (detail: title, stepIndex) */
+  "plan.reopened",
+  /** a member re-ran an ended plan as a new one (detail: title, rerunId) */
+  "plan.rerun",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
@@ -55,7 +61,7 @@ export interface AuditEntry {
   actor: AuditActor | null;
   action: AuditAction;
   conversationId?: string | null;
-  target: { kind: "user" | "agent" | "invitation" | "invite" | "token" | "conversation" | "repository"; id: string };
+  target: { kind: "user" | "agent" | "invitation" | "invite" | "token" | "conversation" | "repository" | "plan"; id: string };
   detail?: Record<string, string | number | boolean | null>;
 }
 

@@ -3,13 +3,15 @@
  * heuristics that find a list of items in a request. Pure functions, kept apart
  * from the model so they can be tested and documented on their own.
  *
- *   @offline sleep=MS fail=transient|fatal|malformed|refuse fail_attempts=N block=1|secret|typed summary="…" decision=retry|skip|abort file=PATH
+ *   @offline sleep=MS pause=MS fail=transient|fatal|malformed|refuse fail_attempts=N block=1|secret|typed summary="…" decision=retry|skip|abort file=PATH
  */
 import { truncateText } from "../core/text.ts";
 
 export interface OfflineDirective {
   /** simulate work for this long (abortable) */
   sleepMs: number;
+  /** stream the first half of the answer, then wait this long before the rest (abortable): a run stopped mid-answer */
+  pauseMs: number;
   /**
    * transient | fatal: the model call fails; malformed: every call of the run sends a
    * tool call whose arguments do not parse; refuse: the provider's content filter stops
@@ -31,6 +33,7 @@ export interface OfflineDirective {
 
 export const NO_DIRECTIVE: OfflineDirective = {
   sleepMs: 0,
+  pauseMs: 0,
   fail: null,
   failAttempts: null,
   block: false,
@@ -59,6 +62,11 @@ export function parseDirective(text: string): OfflineDirective {
         case "sleep": {
           const ms = Number(value);
           if (Number.isFinite(ms) && ms >= 0) directive.sleepMs = ms;
+          break;
+        }
+        case "pause": {
+          const ms = Number(value);
+          if (Number.isFinite(ms) && ms >= 0) directive.pauseMs = ms;
           break;
         }
         case "fail":

@@ -12,6 +12,7 @@ describe("offline directives", () => {
     const directive = parseDirective('Do it.\n@offline sleep=250 fail=transient fail_attempts=2 block=1 summary="All \\"good\\", done"');
     expect(directive).toEqual({
       sleepMs: 250,
+      pauseMs: 0,
       fail: "transient",
       failAttempts: 2,
       block: true,
@@ -309,6 +310,20 @@ describe("offline model through the runner", () => {
     const result = await pending;
     expect(Date.now() - started).toBeLessThan(2000);
     expect(result).toMatchObject({ kind: "failed", transient: false });
+  });
+
+  it("with pause= streams half its answer, then waits; an abort there ends the run with that half shown", async () => {
+    const { runner } = testRuntime();
+    const controller = new AbortController();
+    const sink = recordingSink();
+    const pending = runner.run(runRequest({ input: "Cover oak\n@offline pause=5000", signal: controller.signal }), sink);
+    await vi.waitFor(() => expect(sink.text()).toContain("### Findings"), { timeout: 2000 });
+    const shown = sink.text();
+    controller.abort();
+    const result = await pending;
+    expect(result).toMatchObject({ kind: "failed", transient: false });
+    // half of it, not the whole answer
+    expect(shown).not.toContain("offline model: deterministic placeholder answer");
   });
 
   it("raises a retryable APICallError for transient failures", async () => {

@@ -219,7 +219,7 @@ export function createOfflineModel(options: OfflineModelOptions = {}): LanguageM
       input: toolCall.rawInput ?? JSON.stringify(toolCall.input),
     }));
     const outputChars = planned.text.length + calls.reduce((sum, c) => sum + c.input.length, 0);
-    return { planned, calls, usage: usage(inputChars, outputChars) };
+    return { planned, calls, usage: usage(inputChars, outputChars), pauseMs: directive.pauseMs };
   }
 
   return {
@@ -242,13 +242,17 @@ export function createOfflineModel(options: OfflineModelOptions = {}): LanguageM
     },
 
     async doStream(call) {
-      const { planned, calls, usage: used } = await respond(call);
+      const { planned, calls, usage: used, pauseMs } = await respond(call);
       const parts: LanguageModelV3StreamPart[] = [{ type: "stream-start", warnings: [] }];
+      // with pause=, the stream waits after the first half of the text (where a stop finds a partial answer)
+      let pauseAfter = -1;
       parts.push({ type: "response-metadata", id: "offline-response", modelId: "offline", timestamp: new Date(0) });
       if (planned.text) {
         parts.push({ type: "text-start", id: "t1" });
+        const half = Math.floor(planned.text.length / 2);
         for (let i = 0; i < planned.text.length; i += chunkSize) {
           parts.push({ type: "text-delta", id: "t1", delta: planned.text.slice(i, i + chunkSize) });
+          if (pauseMs > 0 && pauseAfter < 0 && i + chunkSize >= half) pauseAfter = parts.length;
         }
         parts.push({ type: "text-end", id: "t1" });
       }
@@ -264,8 +268,18 @@ export function createOfflineModel(options: OfflineModelOptions = {}): LanguageM
         finishReason: finishReasonOf(planned, calls.length),
       });
       const stream = new ReadableStream<LanguageModelV3StreamPart>({
-        start(controller) {
-          for (const part of parts) controller.enqueue(part);
+        async start(controller) {
+          for (const [i, part] of parts.entries()) {
+            if (i === pauseAfter) {
+              try {
+                await sleep(pauseMs, call.abortSignal);
+              } catch (error) {
+                controller.error(error);
+                return;
+              }
+            }
+            controller.enqueue(part);
+          }
           controller.close();
         },
       });

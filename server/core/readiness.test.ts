@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { hasSettled, isDeadEnd, requirementMet, unreachableBecause } from "./dependencies.ts";
+import { hasSettled, isDeadEnd, requirementMet, unreachableBecause, type DependencyView } from "./dependencies.ts";
 import { nextRetryAt, readySteps } from "./readiness.ts";
 import { isLiveStep, isSuccessfulEnough, isTerminalPlan, isTerminalStep } from "./status.ts";
 import { done, live, makePlan, NOW } from "./testing/fixtures.ts";
@@ -129,19 +129,49 @@ describe("readySteps: quorum", () => {
 
 describe("dependency rules", () => {
   it("hasSettled and isDeadEnd", () => {
-    expect(hasSettled({ status: "failed", decisionPending: false })).toBe(true);
-    expect(hasSettled({ status: "failed", decisionPending: true })).toBe(false);
-    expect(hasSettled({ status: "skipped", decisionPending: false })).toBe(true);
-    expect(hasSettled({ status: "blocked", decisionPending: false })).toBe(false);
-    expect(isDeadEnd({ status: "failed", decisionPending: false })).toBe(true);
-    expect(isDeadEnd({ status: "failed", decisionPending: true })).toBe(false);
-    expect(isDeadEnd({ status: "skipped", decisionPending: false })).toBe(false);
+    const ask = "ask_commander" as const;
+    expect(hasSettled({ status: "failed", decisionPending: false, onFailure: ask, failureReason: null })).toBe(true);
+    expect(hasSettled({ status: "failed", decisionPending: true, onFailure: ask, failureReason: null })).toBe(false);
+    expect(hasSettled({ status: "skipped", decisionPending: false, onFailure: ask, failureReason: null })).toBe(true);
+    expect(hasSettled({ status: "blocked", decisionPending: false, onFailure: ask, failureReason: null })).toBe(false);
+    expect(isDeadEnd({ status: "failed", decisionPending: false, onFailure: ask, failureReason: null })).toBe(true);
+    expect(isDeadEnd({ status: "failed", decisionPending: true, onFailure: ask, failureReason: null })).toBe(false);
+    expect(isDeadEnd({ status: "skipped", decisionPending: false, onFailure: ask, failureReason: null })).toBe(false);
+    // failed under continue: its dependants go on past it, as past a skipped step
+    expect(isDeadEnd({ status: "failed", decisionPending: false, onFailure: "continue", failureReason: null })).toBe(false);
+  });
+
+  it("a required dependency that failed under continue lets its dependant start, and counts toward a quorum", () => {
+    const continued = { status: "failed" as const, decisionPending: false, onFailure: "continue" as const, failureReason: null };
+    const asked = { status: "failed" as const, decisionPending: true, onFailure: "continue" as const, failureReason: null };
+    expect(requirementMet({ index: 9, waitFor: [1], optionalWaitFor: [], quorum: null }, () => continued)).toBe(true);
+    expect(requirementMet({ index: 9, waitFor: [1], optionalWaitFor: [], quorum: 1 }, () => continued)).toBe(true);
+    // a budget refusal asks whatever the policy: until the decision it holds its dependants
+    expect(requirementMet({ index: 9, waitFor: [1], optionalWaitFor: [], quorum: null }, () => asked)).toBe(false);
+  });
+
+  it("a quorum never counts the stragglers it released itself", () => {
+    const done = { status: "done" as const, decisionPending: false, onFailure: "continue" as const, failureReason: null };
+    const releasedBy = (index: number) => ({
+      ...done,
+      status: "skipped" as const,
+      failureReason: `not needed: quorum of step ${index} reached`,
+    });
+    const deps = new Map<number, DependencyView>([
+      [1, done],
+      [2, releasedBy(9)],
+      [3, releasedBy(8)],
+    ]);
+    // step 9 released step 2: once a counted dependency is retried, 9 needs its quorum anew
+    expect(requirementMet({ index: 9, waitFor: [1, 2], optionalWaitFor: [], quorum: 2 }, (index) => deps.get(index))).toBe(false);
+    // released by another quorum step, it is skipped as far as step 9 goes
+    expect(requirementMet({ index: 9, waitFor: [1, 3], optionalWaitFor: [], quorum: 2 }, (index) => deps.get(index))).toBe(true);
   });
 
   it("requirementMet never counts a dependency that does not resolve", () => {
-    expect(requirementMet({ waitFor: [7], optionalWaitFor: [7], quorum: null }, () => undefined)).toBe(false);
-    expect(requirementMet({ waitFor: [7], optionalWaitFor: [], quorum: 1 }, () => undefined)).toBe(false);
-    expect(requirementMet({ waitFor: [], optionalWaitFor: [], quorum: null }, () => undefined)).toBe(true);
+    expect(requirementMet({ index: 9, waitFor: [7], optionalWaitFor: [7], quorum: null }, () => undefined)).toBe(false);
+    expect(requirementMet({ index: 9, waitFor: [7], optionalWaitFor: [], quorum: 1 }, () => undefined)).toBe(false);
+    expect(requirementMet({ index: 9, waitFor: [], optionalWaitFor: [], quorum: null }, () => undefined)).toBe(true);
   });
 
   it("unreachableBecause: required edges doom, optional never do, quorum when too few are left", () => {

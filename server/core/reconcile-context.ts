@@ -161,17 +161,14 @@ export function handleFailure(working: Working, step: StepState, failure: StepFa
       abortPlan(working, step, finalReason, `plan aborted: step ${step.index} failed`);
       return;
     case "continue":
-      skipStep(working, step, finalReason);
-      note(working, step.index, `failed (${finalReason}); on_failure continue: skipped, downstream proceeds`);
+      // it stays failed, so it looks failed; dependants proceed past it (isContinuedFailure)
+      failStep(working, step, finalReason);
+      note(working, step.index, `failed (${finalReason}); on_failure continue: downstream proceeds without its output`);
       return;
     case "ask_commander":
       if (step.parentIndex !== null) {
         // one decision for the whole list: the for_each step asks once its children have all ended
-        step.status = "failed";
-        step.failureReason = finalReason;
-        step.decisionPending = false;
-        step.retryAt = null;
-        step.endedAt = working.now;
+        failStep(working, step, finalReason);
         note(
           working,
           step.index,
@@ -179,17 +176,24 @@ export function handleFailure(working: Working, step: StepState, failure: StepFa
         );
         return;
       }
-      step.status = "failed";
-      step.failureReason = finalReason;
+      failStep(working, step, finalReason);
       step.decisionPending = true;
-      step.retryAt = null;
-      step.endedAt = working.now;
       working.commands.push({ type: "ask-commander", stepIndex: step.index, failureReason: finalReason });
       note(working, step.index, `failed (${finalReason}); asking the commander to decide`);
       return;
     default:
       throw new Error(`step ${step.index}: unknown on_failure policy ${String(step.onFailure satisfies never)}`);
   }
+}
+
+/** Failed for good, no decision pending (a caller that asks sets it after). */
+function failStep(working: Working, step: StepState, reason: string): void {
+  step.status = "failed";
+  step.failureReason = reason;
+  step.decisionPending = false;
+  step.retryAt = null;
+  step.liveRunId = null;
+  step.endedAt = working.now;
 }
 
 /** Why a transient failure stuck, with the retries spent and the time they took. */

@@ -7,7 +7,8 @@ import { addUsage } from "./budget.ts";
 import { containsFenceMarker } from "./fence.ts";
 import { addLoserUsage, fallBackToHedge, finishHedgeRun, loseHedgeRun, startHedge, stepHedgedOn } from "./hedge.ts";
 import { findStep, stepStateFromSpec } from "./plan-state.ts";
-import { abortPlan, cancelPlan, decidedSkipReason, handleFailure, note, skipStep, type Working } from "./reconcile-context.ts";
+import { abortPlan, cancelPlan, decidedSkipReason, handleFailure, note, releaseRuns, skipStep, type Working } from "./reconcile-context.ts";
+import { collectorPast, collectorRefusal, reopenStep } from "./reconcile-reopen.ts";
 import { retryStep } from "./reconcile-for-each.ts";
 import { stepsSharingRun } from "./single-flight.ts";
 import { isTerminalPlan } from "./status.ts";
@@ -24,6 +25,11 @@ import {
 export type HandlerOutcome = "applied" | "ignored";
 
 type Handlers = { [K in PlanEventType]: (working: Working, event: Extract<PlanEvent, { type: K }>) => HandlerOutcome };
+
+/** The reason a step fails with when a member stops it. */
+function stoppedReason(by: string): string {
+  return `stopped by ${by}`;
+}
 
 /** The reason recorded when a run's process died under it. */
 export const RUN_LOST_REASON = "the run was lost (its process stopped)";
@@ -198,6 +204,21 @@ export const handlers: Handlers = {
       note(working, step.index, `step ${step.index} is ${statusWords(step.status)}; only a failed step can be retried`);
       return "ignored";
     }
+    // an item is retried while its for_each step still collects; after that, only with it
+    const parent = step.parentIndex === null ? undefined : findStep(working.plan, step.parentIndex);
+    if (parent && parent.status !== "in_progress") {
+      note(
+        working,
+        step.index,
+        `step ${step.index} is an item of for_each step ${parent.index}, which is ${statusWords(parent.status)}; retry step ${parent.index}`,
+      );
+      return "ignored";
+    }
+    const collector = collectorPast(working.plan, step);
+    if (collector) {
+      note(working, step.index, collectorRefusal(step, collector));
+      return "ignored";
+    }
     retryStep(working, step);
     note(working, step.index, "retry requested by a member");
     return "applied";
@@ -223,6 +244,27 @@ export const handlers: Handlers = {
     cancelPlan(working, event.reason);
     return "applied";
   },
+
+  "stop-step": (working, event) => {
+    const step = stepOrIgnore(working, event.stepIndex);
+    if (!step) return "ignored";
+    if (step.status !== "in_progress" || step.liveRunId === null) {
+      // a collecting for_each step has no run of its own: its items are stopped one by one
+      const what = step.status === "in_progress" ? "collecting its items" : statusWords(step.status);
+      note(working, step.index, `step ${step.index} is ${what}; only a step with a live run can be stopped`);
+      return "ignored";
+    }
+    const runId = step.liveRunId;
+    // off the run first, so it is cancelled before anything the policy decides (an abort's
+    // plan-ended comes last); a twin still on it keeps it going (single-flight)
+    step.liveRunId = null;
+    releaseRuns(working, [runId]);
+    // not transient: a person asked for it to stop, so no retry brings it back on its own
+    handleFailure(working, step, { transient: false, reason: stoppedReason(event.by) });
+    return "applied";
+  },
+
+  reopen: (working, event) => reopenStep(working, event.stepIndex),
 };
 
 function applyDecision(working: Working, step: StepState, decision: CommanderDecision): HandlerOutcome {

@@ -16,12 +16,12 @@
  *   is deferred to the parent (handleFailure): one decision for the whole list
  *   instead of one per item. A child refused for its budget still asks itself, as
  *   every budget refusal does, and the parent waits for that decision.
- * - The parent completes when every child has ended: all done or skipped → done with
- *   the collected summary; otherwise it fails "k of n items failed" and its own
- *   on_failure applies.
+ * - The parent completes when every child has ended: all done, skipped or failed under
+ *   continue → done with the collected summary; otherwise it fails "k of n items
+ *   failed" and its own on_failure applies.
  * - Retrying the parent (commander or member) re-runs only its failed children; a new
  *   input or assignee applies to those children (and the parent, for the record).
- * - Skipping the parent (continue, commander, member, quorum straggler) skips every
+ * - Skipping the parent (commander, member, quorum straggler) skips every
  *   child that has not succeeded, stopping their runs, so a plan whose only failures
  *   were skipped can still complete.
  */
@@ -38,7 +38,7 @@ import {
 import { findStep, stepStateFromSpec } from "./plan-state.ts";
 import { readySteps } from "./readiness.ts";
 import { dropAsk, handleFailure, note, releaseRuns, resetForRetry, skipStep, type Working } from "./reconcile-context.ts";
-import { isTerminalPlan } from "./status.ts";
+import { isContinuedFailure, isTerminalPlan } from "./status.ts";
 import { substituteItem } from "./templates.ts";
 import { USER_ASSIGNEE, type StepState } from "./types.ts";
 
@@ -130,7 +130,12 @@ export function collectExpansions(working: Working): void {
     const items = parent.expansion.items;
     parent.outputSummary = collectedSummary(items, children);
     parent.outputFiles = collectedFiles(children);
-    const failed = parent.expansion.children.filter((_, i) => children[i]?.status === "failed");
+    // an item that failed under continue shows as failed in the summary but, as when such
+    // items were skipped, does not fail the list
+    const failed = parent.expansion.children.filter((_, i) => {
+      const child = children[i];
+      return child?.status === "failed" && !isContinuedFailure(child);
+    });
     if (failed.length === 0) {
       const source = parent.forEach === null ? undefined : findStep(working.plan, parent.forEach.from);
       parent.status = "done";

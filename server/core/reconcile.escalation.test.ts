@@ -50,7 +50,7 @@ describe("escalation", () => {
     const plan = makePlan({ steps: [live(1, { waitFor: [], onFailure: "continue" })] });
     const escalated = apply(plan, finished("run-1", fixable("refused"))).plan;
     const again = apply(escalated, finished("next-1", fixable("refused")));
-    expect(again.plan.steps[0]).toMatchObject({ status: "skipped", escalatedAttempt: 2, escalationCause: "refused" });
+    expect(again.plan.steps[0]).toMatchObject({ status: "failed", escalatedAttempt: 2, escalationCause: "refused" });
     expect(again.commands.some((command) => command.type === "dispatch")).toBe(false);
   });
 
@@ -58,7 +58,7 @@ describe("escalation", () => {
     const plan = makePlan({ steps: [live(1, { waitFor: [], onFailure: "continue" })] });
     const { escalation: _dropped, ...plain } = fixable("plan-rejected") as Extract<RunOutcome, { kind: "failed" }>;
     const result = apply(plan, finished("run-1", plain));
-    expect(result.plan.steps[0]).toMatchObject({ status: "skipped", escalatedAttempt: null });
+    expect(result.plan.steps[0]).toMatchObject({ status: "failed", escalatedAttempt: null });
   });
 
   it("property: however runs fail, a step is escalated at most once and ends after at most two fixable failures", () => {

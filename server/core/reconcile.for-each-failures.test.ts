@@ -70,10 +70,10 @@ describe("for_each: a child fails", () => {
     ]);
   });
 
-  it("continue (inherited): the child is skipped, the item reads (skipped), the parent is done", () => {
+  it("continue (inherited): the child stays failed, the item reads (failed: …), the parent is done", () => {
     const result = oneItemFailed("continue");
-    expect(stepOf(result, 5)).toMatchObject({ status: "skipped", failureReason: "broken" });
-    expect(stepOf(result, 2)).toMatchObject({ status: "done", outputSummary: "1. a: A\n2. b: (skipped)\n3. c: C" });
+    expect(stepOf(result, 5)).toMatchObject({ status: "failed", failureReason: "broken", decisionPending: false });
+    expect(stepOf(result, 2)).toMatchObject({ status: "done", outputSummary: "1. a: A\n2. b: (failed: broken)\n3. c: C" });
     expect(result.commands).toEqual([expect.objectContaining({ type: "dispatch", stepIndex: 3 })]);
   });
 
@@ -135,12 +135,12 @@ describe("for_each: the parent's own on_failure once its children have ended", (
     return finish(plan, 6, ok("C"));
   }
 
-  it("continue: the parent is skipped, its failed child with it, and the plan goes on", () => {
+  it("continue: the parent fails, its failed child stays failed, and the plan goes on without its output", () => {
     const result = collectWith("continue");
-    expect(stepOf(result, 2)).toMatchObject({ status: "skipped", failureReason: "1 of 3 items failed (steps 5)" });
-    expect(stepOf(result, 5)).toMatchObject({ status: "skipped", failureReason: "broken" });
+    expect(stepOf(result, 2)).toMatchObject({ status: "failed", failureReason: "1 of 3 items failed (steps 5)", decisionPending: false });
+    expect(stepOf(result, 5)).toMatchObject({ status: "failed", failureReason: "broken" });
     expect(result.commands).toEqual([
-      expect.objectContaining({ type: "dispatch", stepIndex: 3, renderedInput: "use (step 2 was skipped)" }),
+      expect.objectContaining({ type: "dispatch", stepIndex: 3, renderedInput: "use (step 2 has no output)" }),
     ]);
   });
 

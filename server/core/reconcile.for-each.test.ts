@@ -147,11 +147,11 @@ describe("for_each: expansion", () => {
     expect(stepOf(run(listPlan({ summary: enough }), { type: "tick" }), 2).expansion?.children).toHaveLength(MAX_FOR_EACH_ITEMS);
   });
 
-  it("too many items under continue skips the step; under abort_plan ends the plan", () => {
+  it("too many items under continue fails the step and its downstream goes on; under abort_plan ends the plan", () => {
     const summary = Array.from({ length: 101 }, (_, i) => `- ${i}`).join("\n");
-    const skipped = run(listPlan({ summary, extra: [{ index: 3, waitFor: [2] }] }), { type: "tick" });
-    expect(stepOf(skipped, 2).status).toBe("skipped");
-    expect(dispatched(skipped.commands)).toEqual([3]);
+    const continued = run(listPlan({ summary, extra: [{ index: 3, waitFor: [2] }] }), { type: "tick" });
+    expect(stepOf(continued, 2).status).toBe("failed");
+    expect(dispatched(continued.commands)).toEqual([3]);
     const aborted = run(
       listPlan({
         summary,
@@ -280,12 +280,12 @@ describe("for_each: collecting", () => {
     expect(stepOf(plan, 3)).toMatchObject({ status: "done", outputUntrusted: true });
   });
 
-  it("a skipped child (on_failure continue) reads (skipped); the parent is done and the plan is partial", () => {
+  it("a child failed under on_failure continue reads (failed: …); the parent is done and the plan is partial", () => {
     let plan = run(listPlan({ summary: "a\nb" }), { type: "tick" }).plan;
     plan = finish(plan, 3, { kind: "failed", transient: false, reason: "404" }).plan;
-    expect(stepOf(plan, 3)).toMatchObject({ status: "skipped", failureReason: "404" });
+    expect(stepOf(plan, 3)).toMatchObject({ status: "failed", failureReason: "404" });
     const result = finish(plan, 4, ok("b ok"));
-    expect(stepOf(result, 2)).toMatchObject({ status: "done", outputSummary: "1. a: (skipped)\n2. b: b ok" });
+    expect(stepOf(result, 2)).toMatchObject({ status: "done", outputSummary: "1. a: (failed: 404)\n2. b: b ok" });
     expect(result.plan.status).toBe("partial");
   });
 

@@ -2,14 +2,23 @@
  * Property tests: random DAGs (required and optional edges, quorums, repeated
  * inputs, budgets, for_each steps) driven by a random driver (finish runs ok —
  * sometimes with list summaries and files to map over — transient, fatal or blocked
- * with random usage, answer forms and decisions, fire ticks, sometimes cancel).
+ * with random usage, answer forms and decisions, fire ticks, stop a step, retry a
+ * failed one, sometimes cancel, and now and then reopen the plan after it ended).
  * Invariants (property-invariants.ts, property-invariants-for-each.ts) are checked
  * after every reconcile.
  */
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { emptyCoverage, checkInvariants, type Coverage } from "./testing/property-invariants.ts";
-import { buildCapacity, buildPlan, chooseEvent, makeDriver, scenarioArbitrary, type Scenario } from "./testing/property-scenario.ts";
+import {
+  buildCapacity,
+  buildPlan,
+  chooseEvent,
+  chooseReopen,
+  makeDriver,
+  scenarioArbitrary,
+  type Scenario,
+} from "./testing/property-scenario.ts";
 import { reconcile } from "./reconcile.ts";
 import { isTerminalPlan, isTerminalStep } from "./status.ts";
 import { deepFreeze } from "./testing/fixtures.ts";
@@ -18,6 +27,8 @@ import type { PlanEvent, PlanState } from "./types.ts";
 const MAX_EVENTS = 600;
 /** after this many events the driver only makes progress, so every run must end */
 const WIND_DOWN_AFTER = 300;
+/** reopens of an ended plan per scenario */
+const MAX_REOPENS = 2;
 
 function simulate(scenario: Scenario, coverage: Coverage): { events: number; final: PlanState } {
   const driver = makeDriver(scenario.seed, scenario.harsh);
@@ -30,6 +41,7 @@ function simulate(scenario: Scenario, coverage: Coverage): { events: number; fin
   const decisions = new Map<number, number>();
   let event: PlanEvent | null = { type: "plan-created" };
   let events = 0;
+  let reopens = 0;
   while (event !== null && events < MAX_EVENTS) {
     events += 1;
     if (event.type === "tick") {
@@ -41,8 +53,15 @@ function simulate(scenario: Scenario, coverage: Coverage): { events: number; fin
     const result = reconcile({ plan: before, event: deepFreeze(event), now, random: driver.random, newRunId, capacity });
     checkInvariants({ before, event, result, capacity, now, seenRunIds, coverage });
     plan = result.plan;
-    if (isTerminalPlan(plan.status)) break;
     now += Math.floor(driver.random() * 50);
+    if (isTerminalPlan(plan.status)) {
+      // now and then a member retries a step of the ended plan (bounded, and early enough to end again)
+      const reopen = reopens < MAX_REOPENS && events < WIND_DOWN_AFTER && driver.chance(0.3) ? chooseReopen(driver, plan) : null;
+      if (reopen === null) break;
+      reopens += 1;
+      event = reopen;
+      continue;
+    }
     event = chooseEvent(driver, plan, events >= WIND_DOWN_AFTER, decisions);
   }
   return { events, final: plan };
@@ -76,6 +95,9 @@ describe("reconcile properties", () => {
     expect(coverage.collectedFailed).toBeGreaterThan(0);
     expect(coverage.childBoundHeld).toBeGreaterThan(0);
     expect(coverage.taintInherited).toBeGreaterThan(0);
+    expect(coverage.stopped).toBeGreaterThan(0);
+    expect(coverage.continuedFailure).toBeGreaterThan(0);
+    expect(coverage.reopened).toBeGreaterThan(0);
     expect(coverage.capacityHeld).toBeGreaterThan(0);
     expect(coverage.waitingOnTime).toBeGreaterThan(0);
     // every outcome is reached by plans that settled on their own

@@ -183,7 +183,7 @@ describe("reconcile: results of a shared run", () => {
       runId: "run-1",
       outcome: { kind: "failed", transient: false, reason: "no" },
     });
-    expect(stepOf(result, 1)).toMatchObject({ status: "skipped", failureReason: "no" });
+    expect(stepOf(result, 1)).toMatchObject({ status: "failed", failureReason: "no" });
     expect(stepOf(result, 2)).toMatchObject({ status: "failed", decisionPending: true });
     expect(result.commands).toEqual([{ type: "ask-commander", stepIndex: 2, failureReason: "no" }]);
   });
@@ -191,7 +191,7 @@ describe("reconcile: results of a shared run", () => {
   it("a transient failure spends each step's own retry budget", () => {
     const plan = sharedPlan([], { one: { maxRetries: 0, onFailure: "continue" }, two: { maxRetries: 2 } });
     const result = run(plan, { type: "run-lost", stepIndex: 1, runId: "run-1" });
-    expect(stepOf(result, 1)).toMatchObject({ status: "skipped" });
+    expect(stepOf(result, 1)).toMatchObject({ status: "failed" });
     expect(stepOf(result, 2)).toMatchObject({ status: "pending", transientFailures: 1, liveRunId: null });
   });
 

@@ -277,7 +277,7 @@ describe("reconcile: run events", () => {
     expect(result.changedSteps).toEqual([1, 2, 3, 4, 6]);
   });
 
-  it("continue: skips the step and downstream proceeds", () => {
+  it("continue: the step stays failed and downstream proceeds without its output", () => {
     const plan = makePlan({ steps: [live(1, { onFailure: "continue" }), { index: 2, input: "{{step_1.output_summary}}" }] });
     const result = run(plan, {
       type: "run-finished",
@@ -285,11 +285,11 @@ describe("reconcile: run events", () => {
       runId: "run-1",
       outcome: { kind: "failed", transient: false, reason: "404" },
     });
-    expect(stepOf(result, 1)).toMatchObject({ status: "skipped", failureReason: "404" });
-    expect(result.commands).toEqual([expect.objectContaining({ type: "dispatch", stepIndex: 2, renderedInput: "(step 1 was skipped)" })]);
+    expect(stepOf(result, 1)).toMatchObject({ status: "failed", failureReason: "404", decisionPending: false });
+    expect(result.commands).toEqual([expect.objectContaining({ type: "dispatch", stepIndex: 2, renderedInput: "(step 1 has no output)" })]);
   });
 
-  it("a plan whose every step failed and was skipped under continue fails: it delivered nothing", () => {
+  it("a plan whose every step failed under continue fails: it delivered nothing", () => {
     const plan = makePlan({ steps: [live(1, { onFailure: "continue" }), { index: 2, onFailure: "continue" }] });
     let result = run(plan, {
       type: "run-finished",
@@ -309,7 +309,7 @@ describe("reconcile: run events", () => {
     expect(result.commands).toEqual([{ type: "plan-ended", status: "failed" }]);
   });
 
-  it("a skipped step with the result still delivered is partial, not completed", () => {
+  it("a failed step with the result still delivered is partial, not completed", () => {
     const plan = makePlan({ steps: [live(1, { onFailure: "continue" }), { index: 2 }] });
     let result = run(plan, {
       type: "run-finished",

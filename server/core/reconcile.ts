@@ -32,6 +32,10 @@
  *   cancelled, so a straggler does not hold the plan.
  * - A ready step whose agent is unavailable (input.unavailable: disabled or deleted)
  *   fails with the reason given, under its on_failure, instead of being dispatched.
+ * - A member's stop-step fails that step alone for good ("stopped by <name>", never
+ *   retried on its own) under its on_failure; its run is cancelled unless a twin shares it.
+ * - reopen is the one event an ended plan accepts: a failed or skipped step, and the
+ *   steps skipped because of it, go back to pending and the plan runs again.
  * - A ready for_each step is expanded into child steps instead of dispatched, and
  *   completes when they have all ended (see reconcile-for-each.ts). Children are
  *   ordinary steps for dispatch, single-flight, budgets and cascades, plus a bound
@@ -58,7 +62,8 @@ import type { PlanEvent, PlanState, ReconcileInput, ReconcileResult, StepState }
  * why in `ignored` (a handler that ignores an event notes why as its last line).
  */
 export function reconcile(input: ReconcileInput): ReconcileResult {
-  if (isTerminalPlan(input.plan.status)) {
+  // reopen is the one event an ended plan accepts (its handler refuses a plan still open)
+  if (isTerminalPlan(input.plan.status) && input.event.type !== "reopen") {
     return ignored(input, `the plan is ${input.plan.status}; ${input.event.type} no longer applies`);
   }
   const working = startWorking(input);

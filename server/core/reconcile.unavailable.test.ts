@@ -24,14 +24,14 @@ describe("reconcile: unavailable agents", () => {
     });
     expect(asked.commands).toEqual([{ type: "ask-commander", stepIndex: 2, failureReason: "@writer is disabled" }]);
 
-    const skipped = run(
+    const carriedOn = run(
       makePlan({ steps: [done(1, { assignee: "researcher" }), { index: 2, onFailure: "continue" }, { index: 3, assignee: "analyst" }] }),
       { type: "tick" },
       { unavailable: writerDisabled },
     );
-    expect(stepOf(skipped, 2)).toMatchObject({ status: "skipped", failureReason: "@writer is disabled" });
-    // downstream proceeds without its output, in the same reconcile
-    expect(skipped.commands).toEqual([expect.objectContaining({ type: "dispatch", stepIndex: 3, assignee: "analyst" })]);
+    // a continue failure stays failed; downstream proceeds without its output, in the same reconcile
+    expect(stepOf(carriedOn, 2)).toMatchObject({ status: "failed", failureReason: "@writer is disabled" });
+    expect(carriedOn.commands).toEqual([expect.objectContaining({ type: "dispatch", stepIndex: 3, assignee: "analyst" })]);
 
     const aborted = run(
       makePlan({
@@ -54,7 +54,7 @@ describe("reconcile: unavailable agents", () => {
       { type: "tick" },
       { unavailable: writerDisabled },
     );
-    expect(stepOf(result, 1)).toMatchObject({ status: "skipped", retryAt: null, transientFailures: 0 });
+    expect(stepOf(result, 1)).toMatchObject({ status: "failed", retryAt: null, transientFailures: 0 });
     expect(result.commands.some((command) => command.type === "schedule-tick")).toBe(false);
   });
 

@@ -2,7 +2,7 @@
  * Small predicates over the closed status unions, so every module asks the same
  * question the same way instead of repeating lists of statuses.
  */
-import type { PlanStatus, RunStatus, StepStatus } from "./types.ts";
+import type { PlanStatus, RunStatus, StepState, StepStatus } from "./types.ts";
 
 /** A step that will not change again unless someone intervenes (retry, skip). */
 export function isTerminalStep(status: StepStatus): boolean {
@@ -12,6 +12,15 @@ export function isTerminalStep(status: StepStatus): boolean {
 /** Downstream steps may proceed past this one: it produced output, or was skipped on purpose. */
 export function isSuccessfulEnough(status: StepStatus): boolean {
   return status === "done" || status === "skipped";
+}
+
+/**
+ * Failed for good under on_failure `continue`: the step looks failed (it is), but its
+ * dependants proceed past it exactly as past a skipped step, without its output. A
+ * failure awaiting a decision (a budget refusal asks whatever the policy) is not one yet.
+ */
+export function isContinuedFailure(step: Pick<StepState, "status" | "onFailure" | "decisionPending">): boolean {
+  return step.status === "failed" && step.onFailure === "continue" && !step.decisionPending;
 }
 
 /** A run is executing this step right now. */

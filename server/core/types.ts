@@ -287,7 +287,17 @@ export type PlanEvent =
   | { type: "cancel"; reason: string }
   /** member controls on a failed step */
   | { type: "retry-step"; stepIndex: number }
-  | { type: "skip-step"; stepIndex: number; reason: string };
+  | { type: "skip-step"; stepIndex: number; reason: string }
+  /**
+   * a member stopped one step's run: the step fails for good ("stopped by <by>", never
+   * retried on its own) and its on_failure applies; the plan's other steps go on
+   */
+  | { type: "stop-step"; stepIndex: number; by: string }
+  /**
+   * the one event an ended plan accepts: a failed or skipped step (and the steps
+   * skipped because of it) goes back to pending and the plan runs again
+   */
+  | { type: "reopen"; stepIndex: number };
 
 export type PlanEventType = PlanEvent["type"];
 

@@ -26,6 +26,7 @@ import { storeStoppedRunUsage } from "./stopped-run-usage.ts";
 import { storedRequest } from "./run-queue.ts";
 import { createPlan } from "./plan-creation.ts";
 import { withdrawQueuedRuns } from "./agent-withdrawal.ts";
+import { rerunPlan } from "./plan-rerun.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
 import { LeaseKeeper } from "./leases.ts";
 import { plural } from "../core/plural.ts";
@@ -191,6 +192,11 @@ export class Executor {
    */
   applyPlanEvent(tx: Tx, uow: UnitOfWork, input: { planId: string; event: PlanEvent; bumpVersion?: boolean }) {
     return applyPlanEvent(this.context, tx, uow, input);
+  }
+
+  /** A member's re-run of an ended plan: a new plan from its spec, linked to it (plan-rerun.ts). */
+  rerunPlan(tx: Tx, uow: UnitOfWork, input: { planId: string; userId: string; byName: string }): Promise<PlanDTO> {
+    return rerunPlan(this.context, tx, uow, input);
   }
 
   /** Cancels a queued or running run of no plan; its final state goes out as a run update. */

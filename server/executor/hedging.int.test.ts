@@ -15,12 +15,14 @@ const SLOW_MS = 20_000;
 /**
  * `slow` inputs take SLOW_MS on the agent's own model, `crawl` ones on both models for
  * the step's first two runs (then as `slow`); everything else takes 15 ms. Usage grows
- * with the time spent.
+ * with the time spent. A slow run streams a draft first.
  */
 const script: Script = async (request, call) => {
   const started = performance.now();
   const crawling = request.input.includes("crawl") && call.attempt <= 2;
   const slow = crawling || (/slow|crawl/.test(request.input) && request.agent.model !== ALTERNATE);
+  // a straggler has written something before it loses: it must not be posted as stopped
+  if (slow) call.sink.textDelta("a draft the race overtook");
   await sleep(slow ? SLOW_MS : 15, request.signal);
   const spent = Math.round(performance.now() - started);
   return ok(`${request.agent.model} answered`, { usage: { tokensIn: 100 + spent, tokensOut: 10, cost: 0.001 } });
@@ -63,6 +65,8 @@ describe("hedging", () => {
     await expect.poll(async () => (await fixture.db.prisma.run.findUniqueOrThrow({ where: { id: runs[0].id } })).cost).toBe(0.001);
     const loser = await fixture.db.prisma.run.findUniqueOrThrow({ where: { id: runs[0].id } });
     expect(loser.error).toBe("cancelled: lost the hedge");
+    // a loser was not stopped by anyone: its draft is not the step's answer, nor posted as stopped
+    expect(await fixture.db.prisma.message.count({ where: { runId: runs[0].id, kind: "stopped" } })).toBe(0);
 
     const log = await fixture.db.prisma.stepEvent.findMany({ where: { planId: plan.id, stepIndex: 1 }, orderBy: { id: "asc" } });
     expect(log.map((entry) => entry.message)).toEqual(

@@ -160,6 +160,11 @@ export class Hedging {
     for (const loser of losers) this.losers.add(loser.runId);
   }
 
+  /** Whether the run was cancelled because its twin finished first (and its abort is not yet handled). */
+  isLoser(runId: string): boolean {
+    return this.losers.has(runId);
+  }
+
   /**
    * A run of this process was aborted: when it was a hedge loser cancelled here, its
    * spending is stored with the row saying it lost the hedge, and true is returned;

@@ -96,7 +96,7 @@ describe("the commander's closing message", () => {
     for (const index of [1, 2, 3]) expect(closing[0].body).toMatch(new RegExp(`Step ${index}\\b.*fatal failure`));
   });
 
-  it("a plan with a skipped step that still delivered is partial and names the missing step", async () => {
+  it("a plan with a step that failed under continue and still delivered is partial and names the missing step", async () => {
     const plan = await fixture.executor.submitPlan({
       conversationId: fixture.conversationId,
       raw: {
@@ -112,7 +112,8 @@ describe("the commander's closing message", () => {
     const [closing] = await messages(plan.id, "outcome");
     expect(closing.body).toMatch(/partial/i);
     expect(closing.body).toContain("2 of 3 steps done");
-    expect(closing.body).toMatch(/Step 1\b.*skipped.*fatal failure/);
+    // continue leaves it failed (it used to read skipped): the message says so
+    expect(closing.body).toMatch(/Step 1\b.*failed.*fatal failure/);
     // the result is delivered: the closing message points to step 3's, posted above it, without repeating it
     expect(closing.body).toContain("The result is above: step 3");
     expect(closing.body).not.toContain("summary of 3");

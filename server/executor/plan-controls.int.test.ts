@@ -58,10 +58,13 @@ describe("plan controls on the embedded database", () => {
       code: "conflict",
       message: "the plan is cancelled; cancel no longer applies",
     });
-    await expect(plans.retryStep({ actor: member, planId: plan.id, stepIndex: 1 })).rejects.toMatchObject({
-      code: "conflict",
-      message: "the plan is cancelled; retry-step no longer applies",
+    // after the end a retry reopens the plan: step 1 was skipped by the cancel, and runs again
+    expect(await plans.retryStep({ actor: member, planId: plan.id, stepIndex: 1 })).toMatchObject({
+      status: "running",
+      step: { index: 1, status: "in_progress" },
     });
+    await plans.cancelPlan({ actor: member, planId: plan.id, reason: "done here" });
+    expect(await fixture.waitForPlan(plan.id)).toBe("cancelled");
   });
 
   it("refuses a finished plan's controls and keeps it as it was", async () => {
@@ -75,7 +78,10 @@ describe("plan controls on the embedded database", () => {
       () => fixture.app.plans.skipStep({ actor: member, planId: plan.id, stepIndex: 1, reason: "x" }),
       () => fixture.app.plans.cancelPlan({ actor: member, planId: plan.id, reason: "x" }),
     ]) {
-      await expect(control()).rejects.toMatchObject({ code: "conflict", message: expect.stringMatching(/^the plan is completed; /) });
+      await expect(control()).rejects.toMatchObject({
+        code: "conflict",
+        message: expect.stringMatching(/^(the plan is completed; |step 1 is done; only a failed or skipped step can be retried)/),
+      });
     }
     expect(await stepStatuses(plan.id)).toEqual(["done"]);
     const row = await fixture.db.prisma.plan.findUniqueOrThrow({ where: { id: plan.id } });

@@ -69,6 +69,8 @@ export async function createPlan(
     createdByUserId?: string;
     /** the new plan's id, when the caller chose it (an optimistic unit names its plan up front) */
     planId?: string;
+    /** the ended plan this one re-runs */
+    rerunOfId?: string;
     announce: (spec: PlanSpec, planId: string) => void;
   },
 ): Promise<{ dto: PlanDTO; saved: LoadedPlan | null }> {
@@ -84,6 +86,7 @@ export async function createPlan(
     request: input.request ?? spec.title,
     requestMessageId: input.requestMessageId,
     createdByUserId: input.createdByUserId,
+    rerunOfId: input.rerunOfId,
     now: context.stamp(),
   });
   uow.cachePlan(loaded); // the reconcile below starts from it instead of reading it again

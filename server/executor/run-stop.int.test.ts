@@ -60,32 +60,33 @@ it("Stop ends a direct mention's run: its final state goes out and nothing is po
   const run = await liveRunOf(message.id);
 
   const outsider: Actor = { id: randomUUID(), role: "member" };
-  await expect(fixture.app.plans.stopRun({ actor: outsider, conversationId: fixture.conversationId, runId: run.id })).rejects.toMatchObject(
-    {
-      code: expect.stringMatching(/not_found|forbidden/),
-    },
-  );
   await expect(
-    fixture.app.plans.stopRun({ actor: member, conversationId: fixture.conversationId, runId: randomUUID() }),
+    fixture.app.plans.stopRun({ actor: outsider, conversationId: fixture.conversationId, runId: run.id, byName: "Eve" }),
+  ).rejects.toMatchObject({
+    code: expect.stringMatching(/not_found|forbidden/),
+  });
+  await expect(
+    fixture.app.plans.stopRun({ actor: member, conversationId: fixture.conversationId, runId: randomUUID(), byName: "Ada" }),
   ).rejects.toMatchObject({ code: "not_found" });
 
-  expect(await fixture.app.plans.stopRun({ actor: member, conversationId: fixture.conversationId, runId: run.id })).toEqual({
+  expect(await fixture.app.plans.stopRun({ actor: member, conversationId: fixture.conversationId, runId: run.id, byName: "Ada" })).toEqual({
     stopped: "run",
     planId: null,
+    stepIndex: null,
   });
   await fixture.executor.idle();
   expect(runUpdates(run.id).at(-1)).toMatchObject<Partial<RunDTO>>({ status: "cancelled", agentHandle: "researcher" });
   expect((await fixture.db.prisma.run.findUniqueOrThrow({ where: { id: run.id } })).status).toBe("cancelled");
   expect(await fixture.db.prisma.message.count({ where: { runId: run.id } })).toBe(0);
-  await expect(fixture.app.plans.stopRun({ actor: member, conversationId: fixture.conversationId, runId: run.id })).rejects.toMatchObject({
-    code: "conflict",
-  });
+  await expect(
+    fixture.app.plans.stopRun({ actor: member, conversationId: fixture.conversationId, runId: run.id, byName: "Ada" }),
+  ).rejects.toMatchObject({ code: "conflict" });
 });
 
-it("cancelling a plan sends the final state of the run it stops; Stop on a plan's run stops the plan", async () => {
+it("stopping a plan's step sends the final state of the run it stops; Stop on a step's run stops that step", async () => {
   const plan = await fixture.executor.submitPlan({
     conversationId: fixture.conversationId,
-    raw: { title: "Slow", steps: [{ index: 1, title: "Wait", assignee: "researcher", input: "slow work" }] },
+    raw: { title: "Slow", steps: [{ index: 1, title: "Wait", assignee: "researcher", input: "slow work", on_failure: "abort_plan" }] },
   });
   let run = null;
   for (let i = 0; i < 400 && !run; i++) {
@@ -93,11 +94,13 @@ it("cancelling a plan sends the final state of the run it stops; Stop on a plan'
     if (!run) await sleep(10);
   }
   if (!run) throw new Error("the step never started");
-  expect(await fixture.app.plans.stopRun({ actor: member, conversationId: fixture.conversationId, runId: run.id })).toEqual({
-    stopped: "plan",
+  expect(await fixture.app.plans.stopRun({ actor: member, conversationId: fixture.conversationId, runId: run.id, byName: "Ada" })).toEqual({
+    stopped: "step",
     planId: plan.id,
+    stepIndex: 1,
   });
-  expect(await fixture.waitForPlan(plan.id)).toBe("cancelled");
+  // its on_failure is abort_plan: the stopped step fails the plan
+  expect(await fixture.waitForPlan(plan.id)).toBe("failed");
   expect(runUpdates(run.id).at(-1)).toMatchObject({ status: "cancelled", planId: plan.id, stepIndex: 1 });
 });
 

@@ -14,6 +14,7 @@ import { finishRun, type RunLogEntry } from "./run-lifecycle.ts";
 import { claimRuns, loadLaunch } from "./run-queue.ts";
 import { recordLostRunsEachIfNeeded, runIdsByConversation, storeRunResult } from "./refused-and-lost-runs.ts";
 import { liveRunSink } from "./run-sink.ts";
+import { postStoppedText } from "./stopped-text.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
 import type { UnitPlan } from "./units.ts";
 import type { PendingEvent } from "../adapters/prisma/event-log.ts";
@@ -34,8 +35,8 @@ export interface RunWorkerHost {
   /** keeps a promise in the executor's in-flight set (stop and idle wait for it) */
   track(promise: Promise<unknown>): void;
   stopped(): boolean;
-  /** races straggling step runs (hedging.ts): told when a run goes live or is recorded */
-  hedging?: Pick<Hedging, "watch" | "recorded">;
+  /** races straggling step runs (hedging.ts): told when a run goes live or is recorded; knows the runs that lost */
+  hedging?: Pick<Hedging, "watch" | "recorded" | "isLoser">;
   /** a run was stopped before its end (aborted, or cancelled before its result was stored): what it spent is billed */
   runStopped(launch: RunLaunch, result: AgentRunResult): void;
 }
@@ -363,7 +364,7 @@ export class RunWorker {
       if (controller.signal.aborted || this.host.stopped()) {
         // nothing more of it is stored here (a stop records it elsewhere): its line says how it ended
         runner.recorded({ stored: "as-reported" });
-        this.host.runStopped(launch, result);
+        await this.afterStop(launch, result, { text: sink.text(), shown: !confirmed || (await confirmed) });
         return;
       }
       // runs of a conversation that end while it is busy share one statement (units.ts)
@@ -379,7 +380,7 @@ export class RunWorker {
       const stored = await storeRunResult(this.context, this.host, { launch, record, stopped: () => this.host.stopped() });
       runner.recorded(stored);
       // cancelled while its answer was on its way (a Stop, a hedge it lost): billed as stopped
-      if (stored.stored === "as-reported" && settledElsewhere) this.host.runStopped(launch, result);
+      if (stored.stored === "as-reported" && settledElsewhere) await this.afterStop(launch, result, { text: sink.text(), shown: true });
       else if (stored.stored === "as-reported") this.host.hedging?.recorded(launch, result);
     } finally {
       unwatch?.();
@@ -395,6 +396,21 @@ export class RunWorker {
    * the rest back — each is declared lost now, under the lock, so its step is re-queued
    * at once and another process claims it (instead of waiting for the lease to expire).
    */
+  /**
+   * A run stopped before its end is billed (runStopped), and what it had written stays in
+   * the chat, marked stopped — not on shutdown (it is handed back), not for a run its
+   * viewers never saw (started early, not confirmed), and not for a hedge's loser: nobody
+   * stopped it, and its twin's answer is the step's.
+   */
+  private async afterStop(launch: RunLaunch, result: AgentRunResult, written: { text: string; shown: boolean }): Promise<void> {
+    const lostHedge = this.host.hedging?.isLoser(launch.request.runId) ?? false;
+    this.host.runStopped(launch, result);
+    if (lostHedge || this.host.stopped() || !written.shown || written.text.trim() === "") return;
+    await this.host.inConversation(launch.request.conversationId, (tx, uow) =>
+      postStoppedText(this.context, tx, uow, { launch, text: written.text }),
+    );
+  }
+
   async drain({ graceMs }: { graceMs: number }): Promise<{ finished: number; handedBack: number }> {
     this.draining = true;
     const live = this.liveRuns.size;

@@ -42,7 +42,7 @@ export const attachmentSchema = z.object({
 });
 export type AttachmentDTO = z.infer<typeof attachmentSchema>;
 
-export const MESSAGE_KINDS = ["text", "dispatch", "result", "form", "decision", "plan", "error", "outcome"] as const;
+export const MESSAGE_KINDS = ["text", "dispatch", "result", "form", "decision", "plan", "error", "outcome", "stopped"] as const;
 
 export const messageSchema = z.object({
   id: z.string(),
@@ -135,6 +135,8 @@ export const planSchema = z.object({
   status: z.enum(PLAN_STATUSES),
   maxParallel: z.number(),
   request: z.string(),
+  /** a re-run of an ended plan: that plan's id (the other way round, the UI looks among the plans) */
+  rerunOfId: z.string().nullable(),
   createdAt: z.string(),
   endedAt: z.string().nullable(),
   steps: z.array(stepSchema),

@@ -98,7 +98,7 @@ it("a plan step for a disabled agent fails with the reason, under its on_failure
   });
   expect(await fixture.waitForPlan(plan.id)).toBe("partial");
   const steps = await fixture.db.prisma.planStep.findMany({ where: { planId: plan.id }, orderBy: { index: "asc" } });
-  expect(steps.map((step) => step.status)).toEqual(["done", "skipped", "done"]);
+  expect(steps.map((step) => step.status)).toEqual(["done", "failed", "done"]);
   expect(steps[1].failureReason).toBe("@analyst is disabled");
   expect(await fixture.db.prisma.run.count({ where: { planId: plan.id, agent: { handle: "analyst" } } })).toBe(0);
   await setEnabled("analyst", true);
@@ -129,7 +129,7 @@ it("disabling withdraws queued runs and lets running ones finish; delete waits u
   const [running] = await runsOf("writer", { planId: plan.id, status: "running" });
   expect(await runsOf("writer", { planId: plan.id, status: "queued" })).toHaveLength(0);
   const step2 = await fixture.db.prisma.planStep.findFirstOrThrow({ where: { planId: plan.id, index: 2 } });
-  expect(step2).toMatchObject({ status: "skipped", failureReason: "@writer is disabled" });
+  expect(step2).toMatchObject({ status: "failed", failureReason: "@writer is disabled" });
   await expect(fixture.app.admin.deleteAgent({ actor: admin, agentId: writerId })).rejects.toThrow(/@writer has 1 live run/);
 
   writerGate.open();

@@ -72,6 +72,20 @@ describe("an audit event as a sentence", () => {
     );
   });
 
+  it("reads a member's recovery controls on a plan by its title and step, in both languages", () => {
+    const plan = { kind: "plan", id: "p1", label: null, name: null };
+    const stopped = event({ action: "plan.step_stopped", target: plan, detail: { title: "Shelf", stepIndex: 2 } });
+    expect(inEnglish(stopped)).toBe("Ana stopped step 2 of the plan “Shelf” in “launch”.");
+    expect(inChinese(stopped)).toBe("Ana 停止了「launch」中计划「Shelf」的步骤 2。");
+    const reopened = event({ action: "plan.reopened", target: plan, detail: { title: "Shelf", stepIndex: 1 } });
+    expect(inEnglish(reopened)).toBe("Ana reopened the ended plan “Shelf” in “launch” to retry step 1.");
+    expect(inChinese(reopened)).toBe("Ana 重新打开了「launch」中已结束的计划「Shelf」，以重试步骤 1。");
+    const rerun = event({ action: "plan.rerun", target: plan, detail: { title: "Shelf", rerunId: "p2" } });
+    expect(inEnglish(rerun)).toBe("Ana re-ran the ended plan “Shelf” in “launch”.");
+    expect(inChinese(rerun)).toBe("Ana 重新运行了「launch」中已结束的计划「Shelf」。");
+    expect(inEnglish({ ...stopped, detail: {} })).toBe("Ana stopped a step of the plan “unnamed” in “launch”.");
+  });
+
   it("reads in Chinese for a Chinese reader, with Chinese quotation marks and roles", () => {
     expect(inChinese(event({}))).toBe("Ana 将 Bo 加入了「launch」。");
     expect(inChinese(event({ action: "member.role_changed", detail: { from: "member", to: "owner" } }))).toBe(

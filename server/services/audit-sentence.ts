@@ -70,6 +70,15 @@ type Values = (event: AuditEventDTO, detail: Detail) => Record<string, AuditValu
 const actorAndTarget: Values = (event, detail) => ({ who: who(event), whom: whom(event, detail), where: where(event) });
 const actorAndAgent: Values = (event, detail) => ({ who: who(event), whom: whom(event, detail) });
 const actorAndPlace: Values = (event) => ({ who: who(event), where: where(event) });
+/** A member's control on a plan: the plan by its title, in its conversation. */
+const actorAndPlan: Values = (event, detail) => {
+  const title = text(detail.title);
+  return { who: who(event), title: title ? { quoted: title } : { fallback: "unnamed" }, where: where(event) };
+};
+const stepOf = (detail: Detail) => ({
+  hasStep: yes(typeof detail.stepIndex === "number"),
+  step: typeof detail.stepIndex === "number" ? String(detail.stepIndex) : "",
+});
 const actorAndRole: Values = (event, detail) => ({ who: who(event), role: role(detail.role) });
 
 /**
@@ -118,6 +127,9 @@ const SENTENCES: Record<AuditAction, Values> = {
     hasConversation: yes(event.conversation !== null),
     where: where(event),
   }),
+  "plan.step_stopped": (event, detail) => ({ ...actorAndPlan(event, detail), ...stepOf(detail) }),
+  "plan.reopened": (event, detail) => ({ ...actorAndPlan(event, detail), ...stepOf(detail) }),
+  "plan.rerun": (event, detail) => actorAndPlan(event, detail),
 };
 
 /** What the event's sentence says: its message key and values, in no language yet. */

@@ -16,6 +16,7 @@ export type Engine = Pick<
   | "resumeRequest"
   | "now"
   | "submitPlan"
+  | "rerunPlan"
   | "agentsChanged"
   | "withdrawQueuedRuns"
 >;

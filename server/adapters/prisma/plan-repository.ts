@@ -39,6 +39,8 @@ export function insertPlan(
     request: string;
     requestMessageId?: string;
     createdByUserId?: string;
+    /** the ended plan this one re-runs */
+    rerunOfId?: string;
     now: Date;
   },
 ): { loaded: LoadedPlan; row: PlanRow } {
@@ -54,6 +56,7 @@ export function insertPlan(
     request: input.request,
     requestMessageId: input.requestMessageId ?? null,
     createdByUserId: input.createdByUserId ?? null,
+    rerunOfId: input.rerunOfId ?? null,
     createdAt: input.now,
     updatedAt: input.now,
     endedAt: null,

@@ -87,6 +87,7 @@ export function toPlanDTO(row: Prisma.PlanGetPayload<{ include: { steps: true } 
     status: row.status,
     maxParallel: row.maxParallel,
     request: row.request,
+    rerunOfId: row.rerunOfId,
     createdAt: row.createdAt.toISOString(),
     endedAt: iso(row.endedAt),
     steps: [...row.steps].sort((a, b) => a.index - b.index).map(toStepDTO),

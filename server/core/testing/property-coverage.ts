@@ -28,6 +28,12 @@ export interface Coverage {
   endedCompleted: number;
   endedPartial: number;
   endedFailedNoResult: number;
+  /** steps a member stopped */
+  stopped: number;
+  /** steps that failed under on_failure continue (and stayed failed) */
+  continuedFailure: number;
+  /** ended plans a member's retry reopened */
+  reopened: number;
 }
 
 export function emptyCoverage(): Coverage {
@@ -49,5 +55,8 @@ export function emptyCoverage(): Coverage {
     endedCompleted: 0,
     endedPartial: 0,
     endedFailedNoResult: 0,
+    stopped: 0,
+    continuedFailure: 0,
+    reopened: 0,
   };
 }

@@ -24,11 +24,14 @@ function flattened(text: string): string {
     .join(" ");
 }
 
-/** A done parent: every child done or skipped, one summary line per item in order, every child file once. */
+/** Failed for good under continue: the list goes on without it (it used to be skipped). */
+const continuedPast = (child: StepState) => child.status === "failed" && child.onFailure === "continue" && !child.decisionPending;
+
+/** A done parent: every child done, skipped or failed under continue, one summary line per item in order, every child file once. */
 function checkCollected(parent: StepState, children: StepState[]): void {
   const items = parent.expansion!.items;
   ensure(
-    children.every((child) => child.status === "done" || child.status === "skipped"),
+    children.every((child) => child.status === "done" || child.status === "skipped" || continuedPast(child)),
     () => `for_each step ${parent.index} done with a child still open or failed`,
   );
   if (items.length === 0) {
@@ -39,7 +42,12 @@ function checkCollected(parent: StepState, children: StepState[]): void {
   ensure(lines.length === items.length, () => `for_each step ${parent.index}: ${lines.length} summary lines for ${items.length} items`);
   items.forEach((item, i) => {
     const child = children[i];
-    const result = child.status === "skipped" ? "(skipped)" : flattened(child.outputSummary ?? "");
+    const result =
+      child.status === "skipped"
+        ? "(skipped)"
+        : child.status === "failed"
+          ? `(failed: ${flattened(child.failureReason ?? "no reason")})`
+          : flattened(child.outputSummary ?? "");
     ensure(lines[i] === `${i + 1}. ${item}: ${result}`, () => `for_each step ${parent.index} line ${i + 1} is "${lines[i]}"`);
   });
   const files = [...new Set(children.flatMap((child) => child.outputFiles))];
@@ -147,7 +155,7 @@ export function checkForEachInvariants({
     }
     if (step.status === "failed" && previous?.status !== "failed") {
       // it failed by collecting: all its children ended, and the reason counts the failed ones
-      const failed = children.filter((child) => child.status === "failed").length;
+      const failed = children.filter((child) => child.status === "failed" && !continuedPast(child)).length;
       ensure(
         children.every((child) => isTerminalStep(child.status) && !child.decisionPending),
         () => `for_each step ${step.index} failed with children open`,

@@ -22,7 +22,7 @@ function isReady(step: StepState, byIndex: ReadonlyMap<number, StepState>, now: 
   const met = (dep: StepState) =>
     step.optionalWaitFor.includes(dep.index)
       ? isSuccessfulEnough(dep.status) || (dep.status === "failed" && !dep.decisionPending)
-      : isSuccessfulEnough(dep.status);
+      : isSuccessfulEnough(dep.status) || (dep.status === "failed" && dep.onFailure === "continue" && !dep.decisionPending);
   if (step.quorum !== null) return deps.filter((dep) => dep.status === "done").length >= step.quorum;
   return deps.every(met);
 }

@@ -7,6 +7,7 @@
 import { expect } from "vitest";
 import { checkForEachInvariants, isCollector } from "./property-invariants-for-each.ts";
 import { checkLiveness } from "./property-invariants-liveness.ts";
+import { checkRecoveryInvariants } from "./property-invariants-recovery.ts";
 import type { Coverage } from "./property-coverage.ts";
 import { isSuccessfulEnough, isTerminalPlan, isTerminalStep } from "../status.ts";
 import type { CapacityView, PlanEvent, PlanState, ReconcileResult, RunUsage, StepState } from "../types.ts";
@@ -37,19 +38,23 @@ function totalUsage(plan: PlanState): RunUsage {
   });
 }
 
-/** The requirement, re-stated: quorum counts done/skipped (not stragglers it released itself). */
+/** Failed for good under continue: its dependants go on as past a skipped step. */
+const continuedPast = (dep: StepState) => dep.status === "failed" && dep.onFailure === "continue" && !dep.decisionPending;
+
+/** The requirement, re-stated: quorum counts done/skipped/continued past (not stragglers it released itself). */
 function requirementHolds(step: StepState, byIndex: ReadonlyMap<number, StepState>): boolean {
   const deps = step.waitFor.map((index) => byIndex.get(index)!);
   if (step.quorum !== null) {
     const released = `not needed: quorum of step ${step.index} reached`;
     return (
-      deps.filter((dep) => dep.status === "done" || (dep.status === "skipped" && dep.failureReason !== released)).length >= step.quorum
+      deps.filter((dep) => dep.status === "done" || continuedPast(dep) || (dep.status === "skipped" && dep.failureReason !== released))
+        .length >= step.quorum
     );
   }
   return deps.every((dep) =>
     step.optionalWaitFor.includes(dep.index)
       ? isSuccessfulEnough(dep.status) || (dep.status === "failed" && !dep.decisionPending)
-      : isSuccessfulEnough(dep.status),
+      : isSuccessfulEnough(dep.status) || continuedPast(dep),
   );
 }
 
@@ -105,6 +110,7 @@ export function checkInvariants({
 
   checkForEachInvariants({ before, after, result, now, coverage });
   checkTaint({ before, after, event, coverage });
+  checkRecoveryInvariants({ before, event, result, coverage });
   // an ignored event (a stale result, a refused control) changes nothing, dispatch
   // included: readiness that only the clock brought is the retry timer's to act on
   // (durable, and swept), which the driver fires as a tick
@@ -122,10 +128,13 @@ export function checkInvariants({
   expect(totalUsage(after).tokens - totalUsage(before).tokens).toBe(reported?.tokens ?? 0);
   expect(totalUsage(after).cost - totalUsage(before).cost).toBeCloseTo(reported?.cost ?? 0, 9);
 
-  const isRetryEvent = event.type === "retry-step" || (event.type === "commander-decision" && event.decision.kind === "retry");
-  // retrying a for_each step re-runs its failed children: they restart by the same event
+  const isRetryEvent =
+    event.type === "retry-step" || event.type === "reopen" || (event.type === "commander-decision" && event.decision.kind === "retry");
+  // retrying a for_each step re-runs its failed children: they restart by the same event;
+  // a reopen also brings back the steps that were skipped because of the one it retries
   const retriedByEvent = (index: number) => {
     const previous = beforeByIndex.get(index);
+    if (event.type === "reopen" && result.ignored === undefined) return previous?.status === "failed" || previous?.status === "skipped";
     return (
       previous?.status === "failed" &&
       isRetryEvent &&
@@ -348,13 +357,14 @@ function checkTaint({
     const upstream = [...step.input.matchAll(/\{\{\s*step_(\d+)\.output_summary\s*\}\}/g)].map((match) =>
       afterByIndex.get(Number(match[1])),
     );
-    // what the run read is its input as rendered at dispatch: an optional upstream that was
-    // retried later may be untrusted now without having reached this step
+    // What the run read is its input as rendered at dispatch, not the upstream as it is now:
+    // an upstream that failed then renders "(step N has no output)", Baton's own words, and
+    // may be retried to an untrusted "done" while this step runs. Its untrusted summary
+    // reached this step only if the read holds it fenced under its step's name (every
+    // untrusted summary is rendered so); a bare substring match took an empty or common
+    // summary for one this step never saw.
     const read = previous.renderedInput ?? "";
-    const fromSummary = upstream.some(
-      (source) =>
-        source?.status === "done" && source.outputUntrusted && source.outputSummary !== null && read.includes(source.outputSummary),
-    );
+    const fromSummary = upstream.some((source) => source !== undefined && read.includes(`<untrusted-data source="step_${source.index}">`));
     const parent = step.parentIndex === null ? undefined : afterByIndex.get(step.parentIndex);
     // likewise an item of an untrusted list taints the child that read it; a child the
     // commander retried with new input that leaves the item out read none of it

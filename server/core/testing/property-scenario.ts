@@ -331,7 +331,13 @@ export function chooseEvent(driver: Driver, plan: PlanState, windDown: boolean, 
     });
   }
   if (backoff.length > 0) options.push({ weight: 3, make: () => ({ type: "tick" }) });
+  // a failure for good that awaits nobody (continue, a for_each item, a stop): a member may retry it
+  const failedAlone = plan.steps.filter((step) => step.status === "failed" && !step.decisionPending);
   if (!windDown) {
+    if (liveSteps.length > 0)
+      options.push({ weight: 0.4, make: () => ({ type: "stop-step", stepIndex: driver.pick(liveSteps).index, by: "Ada" }) });
+    if (failedAlone.length > 0)
+      options.push({ weight: 0.3, make: () => ({ type: "retry-step", stepIndex: driver.pick(failedAlone).index }) });
     if (pending.length > 0)
       options.push({ weight: 0.3, make: () => ({ type: "skip-step", stepIndex: driver.pick(pending).index, reason: "member skipped" }) });
     options.push({ weight: 0.03, make: () => ({ type: "cancel", reason: "member cancelled" }) });
@@ -347,4 +353,16 @@ export function chooseEvent(driver: Driver, plan: PlanState, windDown: boolean, 
     if (roll <= 0) return option.make();
   }
   return options[options.length - 1].make();
+}
+
+/**
+ * A member's retry after the plan ended: a failed or skipped top-level step (one
+ * skipped after its items were made is refused, as reconcile refuses it), or null
+ * when the plan has none.
+ */
+export function chooseReopen(driver: Driver, plan: PlanState): PlanEvent | null {
+  const candidates = plan.steps.filter(
+    (step) => step.parentIndex === null && (step.status === "failed" || (step.status === "skipped" && step.expansion === null)),
+  );
+  return candidates.length === 0 ? null : { type: "reopen", stepIndex: driver.pick(candidates).index };
 }

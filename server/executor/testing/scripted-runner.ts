@@ -4,7 +4,8 @@
  */
 import { startConfirmed, type AgentRunResult, type AgentRunner, type RunRequest, type RunSink } from "../../ports/executor.ts";
 
-export type Script = (request: RunRequest, call: { attempt: number }) => Promise<AgentRunResult> | AgentRunResult;
+/** `sink`: the run's live sink, for a script that streams text before it ends (or is stopped) */
+export type Script = (request: RunRequest, call: { attempt: number; sink: RunSink }) => Promise<AgentRunResult> | AgentRunResult;
 
 export const NO_USAGE = { tokensIn: 0, tokensOut: 0, cost: 0 };
 
@@ -72,7 +73,7 @@ export class ScriptedRunner implements AgentRunner {
     this.maxLive = Math.max(this.maxLive, this.live);
     try {
       sink.log({ phase: "model", message: `scripted run of @${request.agent.handle}` });
-      return await this.script(request, { attempt });
+      return await this.script(request, { attempt, sink });
     } finally {
       this.live -= 1;
       if (key) this.liveByStep.set(key, (this.liveByStep.get(key) ?? 1) - 1);

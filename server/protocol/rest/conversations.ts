@@ -75,6 +75,10 @@ export const planControlSchema = z.discriminatedUnion("action", [
   z.object({ action: z.literal("cancel"), reason: storableText().max(500).optional() }),
   z.object({ action: z.literal("retry"), stepIndex: int32().positive() }),
   z.object({ action: z.literal("skip"), stepIndex: int32().positive(), reason: storableText().max(500).optional() }),
+  /** stop one running step (the plan goes on as its on_failure says) */
+  z.object({ action: z.literal("stop"), stepIndex: int32().positive() }),
+  /** a new plan from an ended plan's spec */
+  z.object({ action: z.literal("rerun") }),
 ]);
 
 /** A conversation's title, as a person names it at creation or later. */
@@ -161,12 +165,15 @@ export const conversationRoutes = {
     body: z.object({ emoji: z.enum(REACTION_EMOJI), on: z.boolean() }),
     response: z.object({ reactions: z.array(reactionSchema) }),
   }),
-  /** a member stops a live run: a mention's answer or the commander's reply, or a plan's run (its plan) */
+  /**
+   * a member stops a live run: a mention's answer or the commander's reply (the run), a
+   * step's run (that step only), or a commander's decision run (its plan); `stopped` says which
+   */
   stopRun: defineRoute({
     method: "POST",
     path: "/api/conversations/:conversationId/runs/:runId",
     body: z.object({ action: z.literal("stop") }),
-    response: z.object({ stopped: z.enum(["run", "plan"]), planId: z.string().nullable() }),
+    response: z.object({ stopped: z.enum(["step", "run", "plan"]), planId: z.string().nullable(), stepIndex: z.number().nullable() }),
   }),
   /** `?before=<message id>&limit=200`: the messages just before one already shown, oldest first, and the forms they show */
   earlierMessages: defineRoute({
@@ -210,13 +217,17 @@ export const conversationRoutes = {
     }),
     response: z.object({ form: formSchema }),
   }),
-  /** cancel a plan, retry or skip a failed step; 409 names why a control cannot apply now */
+  /**
+   * cancel (stop) a plan, stop one step, retry or skip a failed step (a retry after the
+   * plan ended reopens it), or re-run an ended plan (`plan` is then the new one, linked by
+   * its rerunOfId); 409 names why a control cannot apply now
+   */
   controlPlan: defineRoute({
     method: "POST",
     path: "/api/conversations/:conversationId/plans/:planId",
     body: planControlSchema,
     response: z.object({
-      action: z.enum(["cancel", "retry", "skip"]),
+      action: z.enum(["cancel", "retry", "skip", "stop", "rerun"]),
       plan: z.object({ id: z.string(), status: planSchema.shape.status }),
       step: stepSchema.nullable(),
     }),

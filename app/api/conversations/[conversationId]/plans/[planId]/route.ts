@@ -15,9 +15,10 @@ export const GET = handle(async (request: Request, context: Context) => {
 });
 
 /**
- * Member controls: cancel a plan, retry or skip a failed step. Answers with what the
- * executor did: 200 with the plan's status and the step, 409 naming why the control
- * cannot apply now, 404 for a plan or step that does not exist.
+ * Member controls: cancel (stop) a plan, stop one step, retry or skip a failed step (a
+ * retry after the plan ended reopens it), re-run an ended plan. Answers with what the
+ * executor did: 200 with the plan's status and the step (for a re-run, the new plan), 409
+ * naming why the control cannot apply now, 404 for a plan or step that does not exist.
  */
 export const POST = handle(async (request: Request, context: Context) => {
   const { conversationId, planId } = await context.params;
@@ -25,16 +26,27 @@ export const POST = handle(async (request: Request, context: Context) => {
   await requirePlanIn(conversationId, planId);
   const control = await readBody(spec, request);
   const { plans } = getRuntime().app;
-  const result =
-    control.action === "cancel"
-      ? await plans.cancelPlan({ actor: user, planId, reason: control.reason || `cancelled by ${user.name}` })
-      : control.action === "retry"
-        ? await plans.retryStep({ actor: user, planId, stepIndex: control.stepIndex })
-        : await plans.skipStep({
-            actor: user,
-            planId,
-            stepIndex: control.stepIndex,
-            reason: control.reason || `skipped by ${user.name}`,
-          });
-  return respond(spec, { action: control.action, plan: { id: result.planId, status: result.status }, step: result.step });
+  switch (control.action) {
+    case "rerun": {
+      const plan = await plans.rerunPlan({ actor: user, planId, byName: user.name });
+      return respond(spec, { action: "rerun", plan: { id: plan.id, status: plan.status }, step: null });
+    }
+    case "cancel": {
+      const result = await plans.cancelPlan({ actor: user, planId, reason: control.reason || `cancelled by ${user.name}` });
+      return respond(spec, { action: "cancel", plan: { id: result.planId, status: result.status }, step: result.step });
+    }
+    case "stop": {
+      const result = await plans.stopStep({ actor: user, planId, stepIndex: control.stepIndex, byName: user.name });
+      return respond(spec, { action: "stop", plan: { id: result.planId, status: result.status }, step: result.step });
+    }
+    case "retry": {
+      const result = await plans.retryStep({ actor: user, planId, stepIndex: control.stepIndex });
+      return respond(spec, { action: "retry", plan: { id: result.planId, status: result.status }, step: result.step });
+    }
+    case "skip": {
+      const reason = control.reason || `skipped by ${user.name}`;
+      const result = await plans.skipStep({ actor: user, planId, stepIndex: control.stepIndex, reason });
+      return respond(spec, { action: "skip", plan: { id: result.planId, status: result.status }, step: result.step });
+    }
+  }
 });
