@@ -156,13 +156,13 @@ function MembersPanel({
   return (
     <div className="flex flex-col gap-4">
       {manage ? (
-        <form onSubmit={invite} className="flex flex-col gap-2" aria-label={t("invitePerson")}>
-          <PersonPicker key={pickerKey} conversationId={conversationId} />
-          <div>
-            <Button type="submit" size="sm">
-              {t("invite")}
-            </Button>
+        // the button beside the field, not under it: the suggestions open below the field
+        // and must never lie over Invite (a click there would pick someone else)
+        <form onSubmit={invite} className="flex items-end gap-2" aria-label={t("invitePerson")}>
+          <div className="min-w-0 flex-1">
+            <PersonPicker key={pickerKey} conversationId={conversationId} />
           </div>
+          <Button type="submit">{t("invite")}</Button>
         </form>
       ) : null}
       <ErrorText>{error}</ErrorText>
