@@ -62,4 +62,37 @@ describe("rerunRawPlan", () => {
       [3, [2], "then {{step_2.output_summary}}"],
     ]);
   });
+
+  it("turns a reference to a for_each item into one to its step: the step the commander appended waits for all of it", () => {
+    const plan = makePlan({
+      status: "partial",
+      steps: [
+        done(1, { waitFor: [], outputSummary: "a\nb" }),
+        { index: 2, waitFor: [1], forEach: { from: 1, field: "output_lines", maxParallel: null }, input: "do {{item}}", status: "done" },
+        { index: 3, waitFor: [1], parentIndex: 2, status: "done" },
+        { index: 4, waitFor: [1], parentIndex: 2, status: "failed" },
+        // appended by the commander after the items existed: it waits for both, one of them optional
+        {
+          index: 5,
+          waitFor: [3, 4, 1],
+          optionalWaitFor: [4],
+          quorum: 3,
+          input: "check {{step_3.output_summary}} and {{step_4.output_summary}}",
+        },
+      ],
+    });
+    const raw = rerunRawPlan({ ...plan, title: "Items" });
+    expect(raw.steps[2]).toMatchObject({
+      index: 3,
+      wait_for: [2, 1],
+      quorum: 2,
+      input: "check {{step_2.output_summary}} and {{step_2.output_summary}}",
+    });
+    const spec = validatePlan({ raw, assignees: new Set(["writer"]), limits });
+    expect(spec.steps.map((step) => [step.index, step.waitFor, step.optionalWaitFor, step.quorum])).toEqual([
+      [1, [], [], null],
+      [2, [1], [], null],
+      [3, [2, 1], [], 2],
+    ]);
+  });
 });
