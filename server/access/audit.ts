@@ -41,13 +41,15 @@ export const AUDIT_ACTIONS = [
   "plan.reopened",
   /** a member re-ran an ended plan as a new one (detail: title, rerunId) */
   "plan.rerun",
+  /** an admin set the models the effort levels run on (detail: light, deep; null: the agent's own) */
+  "workspace.effort_models_changed",
 ] as const;
 export type AuditAction = (typeof AUDIT_ACTIONS)[number];
 
 export const isAuditAction = (action: string): action is AuditAction => (AUDIT_ACTIONS as readonly string[]).includes(action);
 
 /** What the audit log's "kind" filter offers: the part of an action before its dot. */
-export const AUDIT_KINDS = ["member", "agent", "invitation", "invite", "token", "conversation", "plan"] as const;
+export const AUDIT_KINDS = ["member", "agent", "invitation", "invite", "token", "conversation", "plan", "workspace"] as const;
 export type AuditKind = (typeof AUDIT_KINDS)[number];
 
 export interface AuditActor {
@@ -61,7 +63,10 @@ export interface AuditEntry {
   actor: AuditActor | null;
   action: AuditAction;
   conversationId?: string | null;
-  target: { kind: "user" | "agent" | "invitation" | "invite" | "token" | "conversation" | "repository" | "plan"; id: string };
+  target: {
+    kind: "user" | "agent" | "invitation" | "invite" | "token" | "conversation" | "repository" | "plan" | "workspace";
+    id: string;
+  };
   detail?: Record<string, string | number | boolean | null>;
 }
 

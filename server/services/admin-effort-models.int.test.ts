@@ -39,6 +39,12 @@ it("starts empty, saves a mapping the executor then reads, and replaces it whole
   expect(await readEffortModels(db.prisma)).toEqual(saved);
   await setEffortModels(db.prisma, { actor: admin, input: { deep: "offline:deep" }, models });
   expect(await getEffortModels(db.prisma, { actor: admin })).toEqual({ deep: "offline:deep" });
+  // each change is in the audit log, with what each level now runs on
+  const audit = await db.prisma.auditEvent.findMany({ where: { action: "workspace.effort_models_changed" }, orderBy: { id: "asc" } });
+  expect(audit.map((row) => [row.actorId, row.targetKind, row.detail])).toEqual([
+    ["admin-1", "workspace", { light: "offline:small", deep: "openai:gpt-deep" }],
+    ["admin-1", "workspace", { light: null, deep: "offline:deep" }],
+  ]);
 });
 
 it("refuses a model this server cannot run, naming the level, and keeps the mapping", async () => {
@@ -47,6 +53,8 @@ it("refuses a model this server cannot run, naming the level, and keeps the mapp
   expect((error as Error).message).toMatch(/^light: .*ANTHROPIC_API_KEY/);
   expect(await refused(setEffortModels(db.prisma, { actor: admin, input: { deep: "gemini:pro" }, models }))).toBeInstanceOf(Error);
   expect(await readEffortModels(db.prisma)).toEqual({ deep: "offline:deep" });
+  // a refused change is not in the audit log
+  expect(await db.prisma.auditEvent.count({ where: { action: "workspace.effort_models_changed" } })).toBe(2);
 });
 
 it("is for admins only", async () => {

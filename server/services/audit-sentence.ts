@@ -15,7 +15,7 @@ const ROLES = ["owner", "admin", "member"] as const;
 type AuditRole = (typeof ROLES)[number];
 
 /** Words the reader's language supplies where the record has no name (`admin.audit.fallback.*`). */
-export type AuditFallback = "someone" | "anAgent" | "aConversation" | "unnamed" | "baseBranch";
+export type AuditFallback = "someone" | "anAgent" | "aConversation" | "unnamed" | "baseBranch" | "agentsOwnModel";
 
 /**
  * One value of a sentence: a plain string goes in as written (a name, an email, a commit,
@@ -130,6 +130,11 @@ const SENTENCES: Record<AuditAction, Values> = {
   "plan.step_stopped": (event, detail) => ({ ...actorAndPlan(event, detail), ...stepOf(detail) }),
   "plan.reopened": (event, detail) => ({ ...actorAndPlan(event, detail), ...stepOf(detail) }),
   "plan.rerun": (event, detail) => actorAndPlan(event, detail),
+  "workspace.effort_models_changed": (event, detail) => ({
+    who: who(event),
+    light: text(detail.light) ?? { fallback: "agentsOwnModel" },
+    deep: text(detail.deep) ?? { fallback: "agentsOwnModel" },
+  }),
 };
 
 /** What the event's sentence says: its message key and values, in no language yet. */
