@@ -13,7 +13,7 @@ export async function generateMetadata() {
 
 type Search = { before?: string; actor?: string; kind?: string; from?: string; to?: string };
 
-/** Every change to membership, roles, agents, invites, tokens and accepted plans, as sentences. Admins only, checked here and in listAuditEvents. */
+/** Every change to membership, roles, agents, invites, tokens, plans and workspace settings, as sentences. Admins only, checked here and in listAuditEvents. */
 export default async function AuditPage({ searchParams }: { searchParams: Promise<Search> }) {
   const admin = await requirePageAdmin();
   const search = await searchParams;
