@@ -174,20 +174,6 @@ function PlanControls({
       setBusy(false);
     }
   };
-  if (!live) {
-    return (
-      <>
-        <Button variant="secondary" size="sm" onClick={rerun} disabled={busy} title={t("rerunHint")}>
-          {t("rerun")}
-        </Button>
-        {error ? (
-          <p role="alert" className="w-full text-xs text-red-700 dark:text-red-400">
-            {error}
-          </p>
-        ) : null}
-      </>
-    );
-  }
   const cancel = async () => {
     if (!window.confirm(t("confirmCancel", { title: plan.title }))) return;
     setBusy(true);
@@ -202,9 +188,15 @@ function PlanControls({
   };
   return (
     <>
-      <Button variant="secondary" size="sm" onClick={cancel} disabled={busy}>
-        {t("cancel")}
-      </Button>
+      {live ? (
+        <Button variant="secondary" size="sm" onClick={cancel} disabled={busy}>
+          {t("cancel")}
+        </Button>
+      ) : (
+        <Button variant="secondary" size="sm" onClick={rerun} disabled={busy} title={t("rerunHint")}>
+          {t("rerun")}
+        </Button>
+      )}
       {error ? (
         <p role="alert" className="w-full text-xs text-red-700 dark:text-red-400">
           {error}
