@@ -22,7 +22,7 @@ import type { ExecutorContext } from "./context.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
 import { decideDurable, describeWait, type DurableVerdict } from "../core/retry-policy.ts";
 import type { RunKind } from "../core/types.ts";
-import { createRun, type RunLaunch } from "./run-records.ts";
+import { createRun, type NewRun, type RunLaunch } from "./run-records.ts";
 import { chooseRunModel } from "../core/run-model.ts";
 
 type Tx = Prisma.TransactionClient;
@@ -76,19 +76,29 @@ export async function retryReply(
   if (await escalateReply(context, tx, uow, input)) return true;
   const verdict = replyVerdict(context, launch, result);
   if (verdict === null || verdict.kind === "fail") return false;
-  await createRun(context, tx, uow, {
+  // 1st retry ~0.25-0.5 s, 2nd ~0.5-1 s, … or as long as the provider asked
+  await queueNextAttempt(context, tx, uow, launch, { agent: launch.agent, notBefore: new Date(context.clock.now() + verdict.delayMs) });
+  return true;
+}
+
+/** The reply's next run: the same message and input, attempt + 1, on `agent` (its model). */
+function queueNextAttempt(
+  context: ExecutorContext,
+  tx: Tx,
+  uow: UnitOfWork,
+  launch: RunLaunch,
+  next: Pick<NewRun, "agent" | "modelReason" | "notBefore">,
+): Promise<RunLaunch> {
+  return createRun(context, tx, uow, {
     id: randomUUID(),
     conversationId: launch.request.conversationId,
-    agent: launch.agent,
     kind: launch.kind,
     input: launch.request.input,
     request: { text: launch.request.request.text, messageId: launch.triggerMessageId },
     attempt: launch.attempt + 1,
     triggerMessageId: launch.triggerMessageId,
-    // 1st retry ~0.25-0.5 s, 2nd ~0.5-1 s, … or as long as the provider asked
-    notBefore: new Date(context.clock.now() + verdict.delayMs),
+    ...next,
   });
-  return true;
 }
 
 /** The one run on the escalation model of a reply whose failure a stronger model could fix; false when none. */
@@ -108,16 +118,6 @@ async function escalateReply(
     hedge: null,
   });
   if (chosen.reason !== "escalation") return false;
-  await createRun(context, tx, uow, {
-    id: randomUUID(),
-    conversationId: launch.request.conversationId,
-    agent: { ...launch.agent, model: chosen.model },
-    modelReason: chosen.reason,
-    kind: launch.kind,
-    input: launch.request.input,
-    request: { text: launch.request.request.text, messageId: launch.triggerMessageId },
-    attempt: launch.attempt + 1,
-    triggerMessageId: launch.triggerMessageId,
-  });
+  await queueNextAttempt(context, tx, uow, launch, { agent: { ...launch.agent, model: chosen.model }, modelReason: chosen.reason });
   return true;
 }
