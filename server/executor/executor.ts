@@ -252,7 +252,7 @@ export class Executor {
     // losers running here first: their abort reports what they spent
     if (uow.hedgeLosers.length > 0) {
       const live = new Set(this.worker.liveRunIds);
-      this.hedging.lost(uow.hedgeLosers.filter((loser) => live.has(loser.runId)));
+      this.hedging.lost(uow.hedgeLosers.filter((runId) => live.has(runId)));
     }
     for (const runId of uow.runsToCancel) this.worker.abort(runId);
     for (const tick of uow.ticks) this.scheduleTick(tick);

@@ -55,6 +55,6 @@ export async function startHedgeRun(
 
 /** A run cancelled because its twin finished first: say so, and have its spending reported once it stops. */
 export function noteHedgeLoser(uow: UnitOfWork, loser: { planId: string; runId: string; stepIndex: number | null }): void {
-  uow.hedgeLosers.push(loser);
+  uow.hedgeLosers.push(loser.runId);
   uow.log({ planId: loser.planId, stepIndex: loser.stepIndex, runId: loser.runId, phase: "cancel", message: `cancelled: ${LOST_HEDGE}` });
 }

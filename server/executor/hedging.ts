@@ -156,8 +156,8 @@ export class Hedging {
   }
 
   /** Runs a committed unit cancelled as hedge losers (before they are aborted). */
-  lost(losers: readonly { runId: string; planId: string; stepIndex: number | null }[]): void {
-    for (const loser of losers) this.losers.add(loser.runId);
+  lost(runIds: readonly string[]): void {
+    for (const runId of runIds) this.losers.add(runId);
   }
 
   /** Whether the run was cancelled because its twin finished first (and its abort is not yet handled). */

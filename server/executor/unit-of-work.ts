@@ -27,7 +27,7 @@ export class UnitOfWork {
   readonly runsCreated: RunLaunch[] = [];
   readonly runsToCancel: string[] = [];
   /** of runsToCancel, those cancelled because their twin won a hedge: what they spent is reported once they stop */
-  readonly hedgeLosers: { runId: string; planId: string; stepIndex: number | null }[] = [];
+  readonly hedgeLosers: string[] = [];
   /** retry times: the process that committed sets a timer; the sweep is the durable backstop */
   readonly ticks: { conversationId: string; planId: string; at: number }[] = [];
   /** set when an optimistic attempt needed the database beyond its one read */
