@@ -392,11 +392,6 @@ export class RunWorker {
   }
 
   /**
-   * A graceful stop: claim nothing new, give live runs `graceMs` to finish, then hand
-   * the rest back — each is declared lost now, under the lock, so its step is re-queued
-   * at once and another process claims it (instead of waiting for the lease to expire).
-   */
-  /**
    * A run stopped before its end is billed (runStopped), and what it had written stays in
    * the chat, marked stopped — not on shutdown (it is handed back), not for a run its
    * viewers never saw (started early, not confirmed), and not for a hedge's loser: nobody
@@ -411,6 +406,11 @@ export class RunWorker {
     );
   }
 
+  /**
+   * A graceful stop: claim nothing new, give live runs `graceMs` to finish, then hand
+   * the rest back — each is declared lost now, under the lock, so its step is re-queued
+   * at once and another process claims it (instead of waiting for the lease to expire).
+   */
   async drain({ graceMs }: { graceMs: number }): Promise<{ finished: number; handedBack: number }> {
     this.draining = true;
     const live = this.liveRuns.size;

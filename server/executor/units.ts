@@ -111,7 +111,7 @@ export class UnitRunner {
       } catch (error) {
         if (retry >= CONFLICT_RETRIES || !isRolledBackForConflict(error)) throw error;
         this.stats.rolledBack++;
-        const delayMs = 5 * 2 ** retry * (1 + Math.random());
+        const delayMs = 5 * 2 ** retry * (1 + this.context.random());
         this.context.logger.warn("[units] the database rolled a unit back for a conflict; running it again", {
           conversationId,
           sqlState: databaseErrorInfo(error)?.sqlState,
