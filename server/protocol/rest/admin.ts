@@ -3,6 +3,7 @@ import { z } from "zod";
 import { storableText } from "../../core/text.ts";
 import { agentRoleSchema } from "../dto.ts";
 import { defineRoute } from "./define.ts";
+import { queryInt } from "./query.ts";
 import { effortModelsSchema } from "../../core/run-model.ts";
 import type { Usage } from "./admin-views.ts";
 
@@ -107,7 +108,12 @@ export const adminRoutes = {
    * the bill over the last `?days=` (1..366, default 30): by model, agent, model reason
    * (core/run-model.ts: agent, effort:light, effort:deep, escalation, hedge) and day
    */
-  usage: defineRoute({ method: "GET", path: "/api/admin/usage", response: z.object({ usage: z.custom<Usage>() }) }),
+  usage: defineRoute({
+    method: "GET",
+    path: "/api/admin/usage",
+    query: z.object({ days: queryInt(1, 366).optional() }),
+    response: z.object({ usage: z.custom<Usage>() }),
+  }),
   /** the model each effort level runs on (core/run-model.ts); an unmapped level: the agent's own */
   effortModels: defineRoute({
     method: "GET",
