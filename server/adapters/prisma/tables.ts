@@ -136,6 +136,7 @@ const toDate = (millis: number | null) => (millis === null ? null : new Date(mil
 
 /** A PlanStep row → the core's step. */
 export function toStepState(row: PlanStep): StepState {
+  const effort = effortOf(row.effort);
   return {
     index: row.index,
     title: row.title,
@@ -162,7 +163,7 @@ export function toStepState(row: PlanStep): StepState {
     liveRunId: row.liveRunId,
     hedgeRunId: row.hedgeRunId,
     hedgeModel: row.hedgeModel,
-    ...(effortOf(row.effort) === null ? {} : { effort: effortOf(row.effort)! }),
+    ...(effort === null ? {} : { effort }),
     escalatedAttempt: row.escalatedAttempt,
     escalationCause: escalationCauseOf(row.escalationCause),
     decisionPending: row.decisionPending,
