@@ -26,7 +26,12 @@ process.env.BETTER_AUTH_SECRET = SECRET;
 
 const CONVERSATIONS = 3;
 const PLANS_PER_CONVERSATION = 3;
-const STEPS_PER_PLAN = 8;
+/**
+ * Chains of five steps (three branches): enough work that the kill in (c) still finds
+ * w2 running after the cut and the freeze, even on a slow machine. With chains of three
+ * the plans could all end while w1 was catching up, and the test timed out waiting.
+ */
+const STEPS_PER_PLAN = 15;
 /** a liveness bound, not a speed assertion: a stalled plan never ends */
 const BOUND_MS = 70_000;
 /** the lease the killed worker's runs would otherwise wait out */
@@ -164,7 +169,12 @@ it(
     process.kill(w1Ready.pid, "SIGCONT");
 
     // (c) w2 killed mid-run, and started again
-    await waitFor(async () => (await runningOf("chaos-w2")).length > 0, "w2 running");
+    await waitFor(async () => {
+      if ((await runningOf("chaos-w2")).length > 0) return true;
+      const active = await db.prisma.plan.count({ where: { id: { in: planIds }, status: { in: ["running", "paused"] } } });
+      if (active === 0) throw new Error("every plan ended before w2 ran again: the test needs more work per plan");
+      return false;
+    }, "w2 running");
     await w2.kill();
     const killedAt = Date.now();
     const heldAtKill = (await runningOf("chaos-w2")).map((run) => run.id);
