@@ -9,6 +9,7 @@ const SHOWN_IN_DOCS = new Set([
   "admin-usage",
   "chinese-conversation-1280",
   "chinese-conversation-phone",
+  "chinese-plan-closing-1280",
   "conversation-dark",
   "conversation-phone",
   "drawer-phone",
