@@ -1,28 +1,11 @@
 import { describe, expect, it } from "vitest";
 import type { MessageDTO } from "@/server/protocol/dto.ts";
+import { messageDTO } from "@/server/testing/message-dto.ts";
 import { continuesGroup, GROUP_WINDOW_MS } from "./message-grouping.ts";
 
 const at = (ms: number) => new Date(Date.UTC(2026, 0, 1) + ms).toISOString();
-const message = (over: Partial<MessageDTO>): MessageDTO => ({
-  id: "m",
-  conversationId: "c",
-  authorKind: "user",
-  author: { id: "alice", name: "Alice" },
-  kind: "text",
-  body: "hi",
-  notice: null,
-  mentions: [],
-  planId: null,
-  stepId: null,
-  runId: null,
-  formId: null,
-  attachments: [],
-  createdAt: at(0),
-  editedAt: null,
-  deletedAt: null,
-  reactions: [],
-  ...over,
-});
+const message = (over: Partial<MessageDTO>): MessageDTO =>
+  messageDTO({ author: { id: "alice", name: "Alice" }, body: "hi", createdAt: at(0), ...over });
 
 describe("continuesGroup", () => {
   const first = message({});

@@ -5,28 +5,11 @@ import { NextIntlClientProvider } from "next-intl";
 import en from "@/messages/en.json";
 import zhCN from "@/messages/zh-CN.json";
 import type { MessageDTO } from "@/server/protocol/dto.ts";
+import { messageDTO } from "@/server/testing/message-dto.ts";
 import { MessageText } from "./notice-text.tsx";
 
-const message = (over: Partial<MessageDTO>): MessageDTO => ({
-  id: "m",
-  conversationId: "c",
-  authorKind: "system",
-  author: null,
-  kind: "text",
-  body: "the English body",
-  notice: null,
-  mentions: [],
-  planId: null,
-  stepId: null,
-  runId: null,
-  formId: null,
-  attachments: [],
-  createdAt: new Date(0).toISOString(),
-  editedAt: null,
-  deletedAt: null,
-  reactions: [],
-  ...over,
-});
+const message = (over: Partial<MessageDTO>): MessageDTO =>
+  messageDTO({ authorKind: "system", author: null, body: "the English body", createdAt: new Date(0).toISOString(), ...over });
 
 const html = (locale: "en" | "zh-CN", shown: MessageDTO) =>
   renderToStaticMarkup(

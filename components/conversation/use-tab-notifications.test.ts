@@ -1,26 +1,9 @@
 import { describe, expect, it } from "vitest";
 import type { MessageDTO } from "@/server/protocol/dto.ts";
+import { messageDTO } from "@/server/testing/message-dto.ts";
 import { answersMention, tabTitle } from "./use-tab-notifications.ts";
 
-const base: MessageDTO = {
-  id: "m",
-  conversationId: "c",
-  authorKind: "user",
-  author: { id: "u1", name: "Ada" },
-  kind: "text",
-  body: "",
-  notice: null,
-  mentions: [],
-  planId: null,
-  stepId: null,
-  runId: null,
-  formId: null,
-  attachments: [],
-  createdAt: "2026-01-01T00:00:00.000Z",
-  editedAt: null,
-  deletedAt: null,
-  reactions: [],
-};
+const base: MessageDTO = messageDTO();
 const agent = (handle: string, at: string): MessageDTO => ({
   ...base,
   id: `a-${handle}-${at}`,

@@ -3,29 +3,12 @@ import type { ConversationEventDTO } from "@/server/protocol/events.ts";
 import type { FormDTO, MessageDTO, PlanDTO, StepDTO } from "@/server/protocol/dto.ts";
 import { useConversationStore } from "./conversation-store.ts";
 import { emptySnapshot } from "@/server/testing/empty-snapshot.ts";
+import { messageDTO } from "@/server/testing/message-dto.ts";
 
 const conversationId = "c1";
 
 function message(id: string, at: string): MessageDTO {
-  return {
-    id,
-    conversationId,
-    authorKind: "user",
-    author: { id: "u1", name: "Ada" },
-    kind: "text",
-    body: id,
-    notice: null,
-    mentions: [],
-    planId: null,
-    stepId: null,
-    runId: null,
-    formId: null,
-    attachments: [],
-    createdAt: at,
-    editedAt: null,
-    deletedAt: null,
-    reactions: [],
-  };
+  return messageDTO({ id, conversationId, body: id, createdAt: at });
 }
 
 function messageEvent(seq: number): ConversationEventDTO {
