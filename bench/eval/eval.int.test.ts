@@ -54,8 +54,8 @@ describe("the evaluation harness through the fake providers", () => {
   it("the cached share of input tokens is higher with caching than without, on both wire formats", async () => {
     const figures = await measureCaching();
     expect(figures.map((figure) => figure.format)).toEqual(["anthropic", "openai"]);
-    for (const { format, cold, warm, uncached } of figures) {
-      for (const record of [cold, warm, uncached]) expect(record.outcome).toBe("completed");
+    for (const { format, cold, warm, uncached, history } of figures) {
+      for (const record of [cold, warm, uncached, history.cached, history.uncached]) expect(record.outcome).toBe("completed");
       expect(uncached.cachedShare).toBe(0);
       expect(warm.cachedShare).toBeGreaterThan(uncached.cachedShare);
       expect(warm.cost).toBeLessThan(uncached.cost);
@@ -63,6 +63,16 @@ describe("the evaluation harness through the fake providers", () => {
       expect(warm.tokensIn).toBe(uncached.tokensIn);
       // Anthropic bills the first write a quarter above the input price
       if (format === "anthropic") expect(cold.cacheWriteTokens).toBeGreaterThan(0);
+
+      // after a conversation's earlier turns: the same calls, and the planning call reads the
+      // stable prefix (tools, system prompt, roster) and the history the turn before it cached
+      expect(history.cached.calls).toBe(8);
+      expect(history.cached.tokensIn).toBe(history.uncached.tokensIn);
+      expect(history.cached.tokensIn).toBeGreaterThan(warm.tokensIn);
+      expect(history.uncached.cachedShare).toBe(0);
+      expect(history.cached.cacheReadTokens).toBeGreaterThan(warm.cacheReadTokens);
+      expect(history.cached.cachedShare).toBeGreaterThan(warm.cachedShare);
+      expect(history.cached.cost).toBeLessThan(history.uncached.cost);
     }
     expect(formatCaching(figures)).toContain("without caching");
   });
