@@ -143,8 +143,8 @@ async function runOne(harness: Harness, target: EvalTarget, request: EvalRequest
   });
   const post = (body: string) =>
     fixture.app.messages.postMessage({ conversationId: conversation.id, author: { kind: "user", userId: fixture.userId }, body });
-  if (options.history) {
-    await seedTeamDay(prisma, { conversationId: conversation.id, userId: fixture.userId });
+  if (options.historyDays > 0) {
+    await seedTeamDay(prisma, { conversationId: conversation.id, userId: fixture.userId, days: options.historyDays });
     await post(TURN_BEFORE);
     await settle(fixture, conversation.id, Date.now() + options.timeoutMs);
   }
@@ -188,8 +188,8 @@ async function runOne(harness: Harness, target: EvalTarget, request: EvalRequest
 
 export interface EvalOptions {
   timeoutMs?: number;
-  /** each request comes after a team's day of messages (team-day.ts) and the commander's answer to TURN_BEFORE */
-  history?: boolean;
+  /** each request comes after this many days of a team's messages (team-day.ts) and the commander's answer to TURN_BEFORE */
+  historyDays?: number;
 }
 
 /** Runs the requests one after another, each in a conversation of its own, on one fresh database. */
@@ -197,7 +197,7 @@ export async function runEval(target: EvalTarget, requests: EvalRequest[], optio
   const harness = await openHarness(target);
   try {
     const records: EvalRecord[] = [];
-    const settled = { timeoutMs: options.timeoutMs ?? 120_000, history: options.history ?? false };
+    const settled = { timeoutMs: options.timeoutMs ?? 120_000, historyDays: options.historyDays ?? 0 };
     for (const request of requests) records.push(await runOne(harness, target, request, settled));
     return records;
   } finally {

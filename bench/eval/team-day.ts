@@ -89,15 +89,23 @@ const TEAM_DAY: [Author, string][] = [
 /** The number of history messages a "team's day" has. */
 export const TEAM_DAY_MESSAGES = TEAM_DAY.length;
 
+/** `days` of the team's work, oldest first: each further day goes over the same threads again. */
+function teamDays(days: number): [Author, string][] {
+  return Array.from({ length: days }, (_, day) =>
+    TEAM_DAY.map(([author, body]): [Author, string] => [author, day === 0 ? body : `(day ${day + 1}) ${body}`]),
+  ).flat();
+}
+
 /**
- * Writes the team's day into a conversation, a minute apart and ending a minute ago, as
- * stored messages (the agents' results and answers too: nothing here calls a model).
+ * Writes `days` of the team's day into a conversation, a minute apart and ending a minute
+ * ago, as stored messages (the agents' results and answers too: nothing here calls a model).
  */
-export async function seedTeamDay(prisma: PrismaClient, input: { conversationId: string; userId: string }): Promise<void> {
+export async function seedTeamDay(prisma: PrismaClient, input: { conversationId: string; userId: string; days: number }): Promise<void> {
   const agents = await prisma.agent.findMany({ select: { id: true, handle: true } });
-  const start = Date.now() - (TEAM_DAY.length + 1) * 60_000;
+  const history = teamDays(input.days);
+  const start = Date.now() - (history.length + 1) * 60_000;
   await prisma.message.createMany({
-    data: TEAM_DAY.map(([author, body], i) => {
+    data: history.map(([author, body], i) => {
       const agentId = author.kind === "agent" ? agents.find((candidate) => candidate.handle === author.handle)?.id : undefined;
       if (author.kind === "agent" && !agentId) throw new Error(`team day: no agent @${author.handle} in the workspace`);
       return {
