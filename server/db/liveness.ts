@@ -50,6 +50,23 @@ export interface Liveness {
 
 type Query = (text: string, values: unknown[]) => Promise<{ rows: unknown[] }>;
 
+/** A connection's queries, one at a time in the order asked. */
+type TurnTaking = <R extends pg.QueryResultRow>(text: string, values?: unknown[]) => Promise<pg.QueryResult<R>>;
+
+/**
+ * The lock connection serves the ping, dead-owner reads and takeover claims, which
+ * the executor asks for at the same time; pg 8 queues a query sent while another
+ * runs but deprecates it (pg 9 refuses), so they take turns here.
+ */
+export function takingTurns(connection: Pick<pg.Client, "query">): TurnTaking {
+  let last: Promise<unknown> = Promise.resolve();
+  return <R extends pg.QueryResultRow>(text: string, values?: unknown[]) => {
+    const result = last.then(() => connection.query<R>(text, values));
+    last = result.catch(() => undefined);
+    return result;
+  };
+}
+
 /** Owners whose liveness lock nobody holds in this database, by one read of pg_locks. */
 export async function deadOwnersOf(query: Query, owners: string[]): Promise<string[]> {
   if (owners.length === 0) return [];
@@ -83,7 +100,7 @@ export async function liveWorkersOf(query: Query): Promise<number> {
  * that fired late starts the wait again, and one that fired on time still lets pending
  * input be read (setImmediate runs after the poll phase) before it gives up.
  */
-export function answersWithin(connection: Pick<pg.Client, "query">, timeoutMs: number): Promise<boolean> {
+export function answersWithin(connection: { query: (text: string) => Promise<unknown> }, timeoutMs: number): Promise<boolean> {
   return new Promise((resolve) => {
     let settled = false;
     const settle = (answered: boolean) => {
@@ -114,6 +131,8 @@ export function postgresLiveness(input: { config: pg.ClientConfig; instanceId: s
   const lockClass = input.runsAgents ? LIVENESS_LOCK_CLASS : WEB_LIVENESS_LOCK_CLASS;
   const listeners: ((held: boolean) => void)[] = [];
   let client: pg.Client | null = null;
+  /** `client`'s queries, taking turns */
+  let query: TurnTaking | null = null;
   let held = false;
   let closed = false;
   let pingTimer: NodeJS.Timeout | null = null;
@@ -127,13 +146,14 @@ export function postgresLiveness(input: { config: pg.ClientConfig; instanceId: s
   const reconnect = reconnector(() => void acquire());
   /** the lock connection while held (its queries queue behind nothing but the ping), else the pool */
   const lockConnectionOrPool = (): Query => {
-    const connection = client;
-    return connection ? (text, values) => connection.query(text, values) : (text, values) => input.pool.query(text, values);
+    const turn = query;
+    return turn ? (text, values) => turn(text, values) : (text, values) => input.pool.query(text, values);
   };
   const retry = () => reconnect.schedule();
   const lose = (connection: pg.Client, error?: unknown) => {
     if (client !== connection) return;
     client = null;
+    query = null;
     if (pingTimer) clearInterval(pingTimer);
     pingTimer = null;
     if (error) log.warn({ err: error }, "liveness connection lost; stopping this process's runs and taking the lock again");
@@ -166,12 +186,14 @@ export function postgresLiveness(input: { config: pg.ClientConfig; instanceId: s
       return;
     }
     client = connection;
+    const turn = takingTurns(connection);
+    query = turn;
     reconnect.succeeded();
     let pinging = false;
     pingTimer = setInterval(() => {
       if (pinging) return;
       pinging = true;
-      void answersWithin(connection, PING_TIMEOUT_MS).then((answered) => {
+      void answersWithin({ query: (text) => turn(text) }, PING_TIMEOUT_MS).then((answered) => {
         pinging = false;
         if (!answered) lose(connection, new Error(`the liveness connection did not answer within ${PING_TIMEOUT_MS} ms`));
       });
@@ -194,9 +216,10 @@ export function postgresLiveness(input: { config: pg.ClientConfig; instanceId: s
     deadOwners: (owners) => deadOwnersOf(lockConnectionOrPool(), owners),
     async takingOver(owner, work) {
       const connection = client;
+      const turn = query;
       // without the lock connection this process takes nothing over (leases.ts asks only while held)
-      if (!connection) return false;
-      const { rows } = await connection.query<{ claimed: boolean }>("SELECT pg_try_advisory_lock($1, hashtext($2)) AS claimed", [
+      if (!connection || !turn) return false;
+      const { rows } = await turn<{ claimed: boolean }>("SELECT pg_try_advisory_lock($1, hashtext($2)) AS claimed", [
         TAKEOVER_LOCK_CLASS,
         owner,
       ]);
@@ -206,7 +229,7 @@ export function postgresLiveness(input: { config: pg.ClientConfig; instanceId: s
       } finally {
         // a lost connection freed it already
         if (client === connection) {
-          await connection.query("SELECT pg_advisory_unlock($1, hashtext($2))", [TAKEOVER_LOCK_CLASS, owner]).catch(() => undefined);
+          await turn("SELECT pg_advisory_unlock($1, hashtext($2))", [TAKEOVER_LOCK_CLASS, owner]).catch(() => undefined);
         }
       }
       return true;
@@ -218,6 +241,7 @@ export function postgresLiveness(input: { config: pg.ClientConfig; instanceId: s
       if (pingTimer) clearInterval(pingTimer);
       const connection = client;
       client = null;
+      query = null;
       held = false;
       // ending the session frees the lock
       await connection?.end().catch(() => undefined);
