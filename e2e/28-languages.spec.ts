@@ -160,3 +160,34 @@ test("28e. a refused sign-in reads in Chinese for a zh-CN browser", async ({ bro
   await expect(page.getByText("邮箱或密码不正确")).toBeVisible();
   await context.close();
 });
+
+test("28f. the commander's closing message reads in Chinese at 1280×800, and points to the answer", async ({ browser }) => {
+  test.setTimeout(120_000);
+  const { context, page } = await chineseBrowser(browser);
+  await page.goto("/");
+  await createConversation(page, "选数据库");
+  const composer = page.getByRole("combobox", { name: "消息" });
+  // the request is the person's own words; what the server writes around it is worded for them
+  await composer.fill("Compare Postgres, MySQL and SQLite for a small team.");
+  await page.getByRole("button", { name: "发送消息" }).click();
+
+  const closing = page.getByTestId("message").filter({ has: page.getByTestId("plan-outcome") });
+  await expect(closing.getByTestId("plan-outcome")).toHaveAttribute("data-outcome", "completed", { timeout: 60_000 });
+  const notice = closing.getByTestId("notice");
+  await expect(notice).toHaveAttribute("data-notice", "planEnded");
+  await expect(notice).toContainText(/ 已完成，共 4 个步骤，完成 4 个。/);
+  await expect(notice).toContainText(/答案在上方：步骤 4（.+）。/);
+  await expect(notice).not.toContainText("completed");
+  // the plan's title is the commander's: shown bold, as text
+  await expect(notice.locator("strong").first()).not.toBeEmpty();
+  await closing.getByRole("button", { name: /跳到答案/ }).click();
+  await expect(
+    page
+      .getByTestId("message")
+      .filter({ has: page.getByText("结果", { exact: true }) })
+      .last(),
+  ).toBeFocused();
+  await closing.scrollIntoViewIfNeeded();
+  await page.screenshot({ path: screenshotPath("chinese-plan-closing-1280") });
+  await context.close();
+});

@@ -20,6 +20,7 @@ import { signUpCookie, Viewer } from "./testing/live-viewers.ts";
 import type { ConversationEventDTO } from "./protocol/events.ts";
 import type { PlanDTO } from "./protocol/dto.ts";
 import { soakFigures } from "./executor/testing/soak.ts";
+import { deadOwnersOf } from "./db/liveness.ts";
 
 const SECRET = "chaos-test-secret-0123456789abcdef";
 process.env.BETTER_AUTH_SECRET = SECRET;
@@ -153,17 +154,21 @@ it(
       "SELECT count(pg_terminate_backend(pid))::integer AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
     );
     await cutter.end();
-    const cutAt = Date.now();
 
-    // (b) w1 frozen for a few seconds: it keeps its liveness lock, so nobody takes its runs
-    // (the runs it claimed after the cut: those it ran before were stopped by the cut and handed back)
-    const claimedSinceCut = () =>
+    // (b) w1 frozen for a few seconds: it keeps its liveness lock, so nobody takes its runs.
+    // Frozen only once it holds its lock again: runs its statements claimed before that are
+    // not started and are rightly taken over if it stops first (liveness-loss.int.test.ts),
+    // so the runs watched are those claimed after its lock was seen held.
+    const query = async (text: string, values: unknown[]) => ({ rows: await db.prisma.$queryRawUnsafe<unknown[]>(text, ...values) });
+    await waitFor(async () => (await deadOwnersOf(query, ["chaos-w1"])).length === 0, "w1 holding its liveness lock again", 30_000);
+    const lockHeldAt = Date.now();
+    const claimedSinceLock = () =>
       db.prisma.run.findMany({
-        where: { status: "running", leaseOwner: "chaos-w1", startedAt: { gt: new Date(cutAt) } },
+        where: { status: "running", leaseOwner: "chaos-w1", startedAt: { gt: new Date(lockHeldAt) } },
         select: { id: true },
       });
-    await waitFor(async () => (await claimedSinceCut()).length > 0, "w1 running again after the cut");
-    const frozenRuns = (await claimedSinceCut()).map((run) => run.id);
+    await waitFor(async () => (await claimedSinceLock()).length > 0, "w1 running again after the cut");
+    const frozenRuns = (await claimedSinceLock()).map((run) => run.id);
     process.kill(w1Ready.pid, "SIGSTOP");
     await sleep(3_000);
     process.kill(w1Ready.pid, "SIGCONT");

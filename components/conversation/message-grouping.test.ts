@@ -10,6 +10,7 @@ const message = (over: Partial<MessageDTO>): MessageDTO => ({
   author: { id: "alice", name: "Alice" },
   kind: "text",
   body: "hi",
+  notice: null,
   mentions: [],
   planId: null,
   stepId: null,

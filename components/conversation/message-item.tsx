@@ -14,6 +14,7 @@ import { PLAN_TONE } from "./step-status.ts";
 import { useConversationStore } from "../stores/conversation-store.ts";
 import { CopyButton } from "./copy-button.tsx";
 import { OutcomeAnswerLink } from "./outcome-answer-link.tsx";
+import { MessageText } from "./notice-text.tsx";
 import { browserTimeZone } from "../time-zone.ts";
 import { useErrorText } from "../error-text.ts";
 
@@ -268,7 +269,7 @@ export const MessageItem = memo(function MessageItem({
                 {t("handingStep", { handles: message.mentions.map((m) => `@${m.handle}`).join(", ") })}
               </p>
             ) : null}
-            <Markdown text={message.body} mentions={message.mentions.map((m) => m.handle)} />
+            <MessageText message={message} />
             {message.kind === "stopped" ? (
               <p className="mt-0.5 text-xs text-zinc-600 italic dark:text-zinc-400" data-testid="stopped-note">
                 {t("stoppedNote")}

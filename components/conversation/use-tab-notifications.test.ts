@@ -9,6 +9,7 @@ const base: MessageDTO = {
   author: { id: "u1", name: "Ada" },
   kind: "text",
   body: "",
+  notice: null,
   mentions: [],
   planId: null,
   stepId: null,

@@ -14,6 +14,7 @@ function message(id: string, at: string): MessageDTO {
     author: { id: "u1", name: "Ada" },
     kind: "text",
     body: id,
+    notice: null,
     mentions: [],
     planId: null,
     stepId: null,

@@ -57,8 +57,13 @@ describe.each([
     );
     expect(result.kind).toBe("ok");
     const text = result.kind === "ok" ? result.text : "";
-    expect(text).toContain("nothing to add");
-    expect(text).toContain("files");
+    expect(text).toBe("I read the conversation's files, and have nothing to add.");
+    // the same words as data, for readers of other languages
+    expect(result.kind === "ok" && result.notice).toEqual({
+      key: "nothingToAddAfter",
+      values: {},
+      list: { join: "and", items: [{ key: "deedReadFile", values: {} }] },
+    });
   });
 
   it("a refused key fails the run with the provider, the status and the variable to fix", async () => {

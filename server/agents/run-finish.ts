@@ -10,6 +10,7 @@ import { findPendingAskUser } from "./session.ts";
 import { createPlanStatusTool } from "./plan-status.ts";
 import { BUILTIN_TOOL_NAMES, controlTools, createBuiltinTools, isToolAllowed, MAX_PLAN_REJECTIONS } from "./tools.ts";
 import { truncateText } from "../core/text.ts";
+import { notices, type Worded } from "../core/notices.ts";
 
 /** Length of a summary taken from the final text when the agent did not call finish. */
 export const TEXT_SUMMARY_CHARS = 300;
@@ -50,30 +51,20 @@ export function buildToolSet(input: { ctx: RunContext; deps: AgentRunnerDeps; mc
   return tools;
 }
 
-/** How a tool the commander used reads in a sentence. */
-const TOOL_DEEDS: Record<string, string> = {
-  plan_status: "looked at the plan's progress",
-  read_file: "read the conversation's files",
-  write_file: "wrote a file",
-};
-
 /**
  * What a chat reply says when the model returned no text and recorded nothing for the
  * executor to announce: what it did, or that it has nothing to add. A person who asked
  * something always sees an answer (a plan, a decision and a finish speak for themselves).
  */
-export function silentReply(ctx: Pick<RunContext, "request" | "messages" | "tools">): string {
+export function silentReply(ctx: Pick<RunContext, "request" | "messages" | "tools">): Worded | null {
   const { request, tools } = ctx;
-  if (request.step != null || tools.plan != null || tools.decision != null || tools.finish != null) return "";
+  if (request.step != null || tools.plan != null || tools.decision != null || tools.finish != null) return null;
   const used = new Set<string>();
   for (const message of ctx.messages) {
     if (message.role !== "assistant" || typeof message.content === "string") continue;
     for (const part of message.content) if (part.type === "tool-call") used.add(part.toolName);
   }
-  const deeds = [...used].map((name) => TOOL_DEEDS[name] ?? `used ${name.replace(/__/g, " → ")}`);
-  if (deeds.length === 0) return "I have nothing to add to this.";
-  const list = deeds.length === 1 ? deeds[0] : `${deeds.slice(0, -1).join(", ")} and ${deeds.at(-1)}`;
-  return `I ${list}, and have nothing to add.`;
+  return notices.nothingToAdd([...used]);
 }
 
 export function finishRun(ctx: RunContext, usage: () => Usage): AgentRunResult {
@@ -106,10 +97,13 @@ export function finishRun(ctx: RunContext, usage: () => Usage): AgentRunResult {
   if (ctx.steps.length > 0 && tools.finish == null && tools.plan == null && tools.decision == null) {
     sink.log({ phase: "run-end", message: "ended without finish: summary taken from the final text" });
   }
+  // a model that answers only by calling finish (common with OpenAI models) still says something
+  const said = text || tools.finish?.summary?.trim() || "";
+  const silent = said ? null : silentReply(ctx);
   return {
     kind: "ok",
-    // a model that answers only by calling finish (common with OpenAI models) still says something
-    text: text || tools.finish?.summary?.trim() || silentReply(ctx),
+    text: silent?.body ?? said,
+    ...(silent ? { notice: silent.notice } : {}),
     summary:
       tools.finish?.summary ??
       summaryFromText(

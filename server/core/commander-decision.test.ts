@@ -35,7 +35,10 @@ describe("checkDecision", () => {
     });
     expect(checkDecision({ raw: { kind: "retry", assignee: "@ghost" }, assignees, plan: null, limits })).toEqual({
       decision: { kind: "abort", reason: "retry named an unknown assignee @ghost" },
-      complaint: "The retry named @ghost, who is not in this conversation.",
+      complaint: {
+        body: "The retry named @ghost, who is not in this conversation.",
+        notice: { key: "retryNamedOutsider", values: { handle: "ghost" } },
+      },
     });
     expect(checkDecision({ raw: { kind: "skip", reason: "not needed" }, assignees, plan: null, limits }).decision).toEqual({
       kind: "skip",
@@ -57,7 +60,8 @@ describe("checkDecision", () => {
       limits,
     });
     expect(bad.decision.kind).toBe("abort");
-    expect(bad.complaint).toMatch(/^The appended steps were rejected: /);
+    expect(bad.complaint?.body).toMatch(/^The appended steps were rejected: /);
+    expect(bad.complaint?.notice.key).toBe("appendRejected");
     expect(() => checkDecision({ raw: good, assignees, plan: null, limits })).toThrow(/needs the plan/);
   });
 });

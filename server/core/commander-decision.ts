@@ -7,6 +7,7 @@ import { z } from "zod";
 import { PlanValidationError } from "./errors.ts";
 import { rawAppendedStepsSchema } from "./plan-schema.ts";
 import { validateAppendedSteps, type PlanLimits } from "./validate-plan.ts";
+import { notices, type Worded } from "./notices.ts";
 import { COMMANDER_ASSIGNEE, USER_ASSIGNEE, type CommanderDecision, type PlanState } from "./types.ts";
 
 /** Every field a decision may carry, with what the model is told about it (the decide tool shows these). */
@@ -44,7 +45,7 @@ export function decisionNeedsPlan(raw: unknown): boolean {
 export interface CheckedDecision {
   decision: CommanderDecision;
   /** set when the decision was turned into an abort for a reason people should read */
-  complaint: string | null;
+  complaint: Worded | null;
 }
 
 /**
@@ -70,7 +71,7 @@ export function checkDecision(input: {
       if (handle !== COMMANDER_ASSIGNEE && handle !== USER_ASSIGNEE && !input.assignees.has(handle)) {
         return {
           decision: { kind: "abort", reason: `retry named an unknown assignee @${handle}` },
-          complaint: `The retry named @${handle}, who is not in this conversation.`,
+          complaint: notices.retryNamedOutsider(handle),
         };
       }
       return { decision: { ...decision, assignee: handle }, complaint: null };
@@ -89,7 +90,7 @@ export function checkDecision(input: {
         const reason = error instanceof PlanValidationError ? error.message : String(error);
         return {
           decision: { kind: "abort", reason: `appended steps were invalid: ${reason}` },
-          complaint: `The appended steps were rejected: ${reason}`,
+          complaint: notices.appendRejected(reason),
         };
       }
     }

@@ -138,10 +138,20 @@ describe("runVerdict: what a finished run means", () => {
       { kind: "say", body: "Here is the plan", as: "text" },
     ]);
     expect(runVerdict({ kind: "mention", stepIndex: null, inPlan: false }, { ...ok, text: "  " }).effects).toEqual([]);
+    // the runtime's own words keep their notice on the way to the conversation
+    const silent = { ...ok, text: "I have nothing to add to this.", notice: { key: "nothingToAdd" as const, values: {} } };
+    expect(runVerdict({ kind: "chat", stepIndex: null, inPlan: false }, silent).effects).toEqual([
+      { kind: "say", body: "I have nothing to add to this.", as: "text", notice: { key: "nothingToAdd", values: {} } },
+    ]);
     expect(
       runVerdict({ kind: "commander-step", stepIndex: 3, inPlan: true }, { kind: "blocked", form: validForm, text: "" }).effects,
     ).toEqual([
-      { kind: "say", body: "**Failed:** the commander asked for input it cannot wait for", as: "error" },
+      {
+        kind: "say",
+        body: "**Failed:** the commander asked for input it cannot wait for",
+        notice: { key: "failed", values: { reason: "the commander asked for input it cannot wait for" } },
+        as: "error",
+      },
       {
         kind: "report",
         stepIndex: 3,
@@ -152,7 +162,7 @@ describe("runVerdict: what a finished run means", () => {
     expect(
       runVerdict({ kind: "decision", stepIndex: 3, inPlan: true }, { kind: "failed", transient: true, reason: "down" }).effects,
     ).toEqual([
-      { kind: "say", body: "**Failed:** down", as: "error" },
+      { kind: "say", body: "**Failed:** down", notice: { key: "failed", values: { reason: "down" } }, as: "error" },
       { kind: "decide", stepIndex: 3, decision: { kind: "abort", reason: "the commander could not decide: down" } },
     ]);
     const invalid = runVerdict({ kind: "step", stepIndex: 1, inPlan: true }, { kind: "blocked", form: { title: "" }, text: "" });
@@ -168,10 +178,11 @@ describe("runFailureNotice: a failure is said only when it sticks", () => {
     const retried = [makeStep({ index: 1, status: "pending", transientFailures: 1 })];
     expect(runFailureNotice({ applied: true, before, after: retried, runId: "r1", reason: "timeout" })).toBeNull();
     const failed = [makeStep({ index: 1, status: "failed", failureReason: "timeout (3 attempts)" })];
-    expect(runFailureNotice({ applied: true, before, after: failed, runId: "r1", reason: "timeout" })).toBe(
-      "**Failed:** timeout (3 attempts)",
-    );
-    expect(runFailureNotice({ applied: false, before, after: before, runId: "r1", reason: "timeout" })).toBe("**Failed:** timeout");
+    expect(runFailureNotice({ applied: true, before, after: failed, runId: "r1", reason: "timeout" })).toEqual({
+      body: "**Failed:** timeout (3 attempts)",
+      notice: { key: "failed", values: { reason: "timeout (3 attempts)" } },
+    });
+    expect(runFailureNotice({ applied: false, before, after: before, runId: "r1", reason: "timeout" })?.body).toBe("**Failed:** timeout");
   });
 
   it("speaks of steps of this run only", () => {
@@ -183,11 +194,19 @@ describe("runFailureNotice: a failure is said only when it sticks", () => {
 describe("decisionNotice", () => {
   it("says the commander's words, and that nothing applied when someone acted first", () => {
     const step = makeStep({ index: 2, status: "in_progress" });
-    expect(decisionNotice({ applied: true, text: "", decision: { kind: "skip" }, stepIndex: 2, step })).toBe("Decision for step 2: skip.");
-    expect(decisionNotice({ applied: false, text: "Retry it", decision: { kind: "retry" }, stepIndex: 2, step })).toBe(
-      "Retry it\n\n_Not applied: step 2 is already in progress; someone acted on it before the commander decided._",
+    expect(decisionNotice({ applied: true, text: "", decision: { kind: "skip" }, stepIndex: 2, step }).body).toBe(
+      "Decision for step 2: skip.",
     );
-    expect(decisionNotice({ applied: false, text: "", decision: { kind: "abort" }, stepIndex: 9, step: undefined })).toContain(
+    // the commander's own words are its message: no notice
+    expect(decisionNotice({ applied: true, text: "Skip it", decision: { kind: "skip" }, stepIndex: 2, step })).toEqual({
+      body: "Skip it",
+      notice: null,
+    });
+    expect(decisionNotice({ applied: false, text: "Retry it", decision: { kind: "retry" }, stepIndex: 2, step })).toEqual({
+      body: "Retry it\n\n_Not applied: step 2 is already in progress; someone acted on it before the commander decided._",
+      notice: { key: "decisionNotApplied", values: { index: 2, status: "in_progress" }, said: "Retry it" },
+    });
+    expect(decisionNotice({ applied: false, text: "", decision: { kind: "abort" }, stepIndex: 9, step: undefined }).body).toContain(
       "the step no longer exists",
     );
   });

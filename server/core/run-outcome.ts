@@ -8,6 +8,7 @@
 import { formSpecSchema } from "./form-schema.ts";
 import type { CommanderDecision, EscalationCause, FinishedRunStatus, FormSpec, RunKind, RunOutcome, StepState } from "./types.ts";
 import { toStorableJson, toStorableText, truncateText } from "./text.ts";
+import { notices, type Notice, type Worded } from "./notices.ts";
 
 /** Model output is stored and shown, so it is bounded. */
 export const MAX_TEXT_CHARS = 100_000;
@@ -21,7 +22,17 @@ export const clip = (text: string, max: number) => (text.length > max ? `${trunc
 
 /** A runtime's report, without its usage (which every plan-facing outcome carries as is). */
 export type RunReport =
-  | { kind: "ok"; text: string; summary: string; files: string[]; untrusted: boolean; plan?: unknown; decision?: unknown }
+  | {
+      kind: "ok";
+      text: string;
+      /** the text is the runtime's own words (a reply with nothing to say), as data */
+      notice?: Notice;
+      summary: string;
+      files: string[];
+      untrusted: boolean;
+      plan?: unknown;
+      decision?: unknown;
+    }
   | { kind: "blocked"; form: unknown; text: string }
   | { kind: "failed"; transient: boolean; reason: string; retryAfterMs?: number; cause?: EscalationCause };
 
@@ -45,7 +56,8 @@ export type SaidKind = "result" | "decision" | "plan" | "error" | "text";
  * decisionNotice): what is said must match what applied.
  */
 export type RunEffect =
-  | { kind: "say"; body: string; as: SaidKind }
+  /** `notice`: the body is the server's own words (core/notices.ts) */
+  | { kind: "say"; body: string; as: SaidKind; notice?: Notice }
   | { kind: "open-form"; form: FormSpec; body: string }
   /** tell the plan its step's run finished; `notice: failure` posts a failure that sticks */
   | { kind: "report"; stepIndex: number; outcome: RunOutcome; notice: "failure" | null }
@@ -77,7 +89,7 @@ function recorded(report: RunReport): Pick<RunVerdict, "status" | "error"> {
   }
 }
 
-const failedSay = (reason: string): RunEffect => ({ kind: "say", body: `**Failed:** ${reason}`, as: "error" });
+const failedSay = (reason: string): RunEffect => ({ kind: "say", ...notices.failed(reason), as: "error" });
 
 /** A failure that is the run's own (not a retry): said, then told to the plan if the run has a step. */
 function failHard(run: FinishedRun, reason: string, abortReason = reason): RunEffect[] {
@@ -135,7 +147,8 @@ function okEffects(run: FinishedRun, report: Extract<RunReport, { kind: "ok" }>)
   }
   if (run.kind === "chat" && report.plan !== undefined) return [{ kind: "create-plan", raw: report.plan, text }];
   const effects: RunEffect[] = [];
-  if (text.trim()) effects.push({ kind: "say", body: text, as: run.inPlan ? "result" : "text" });
+  if (text.trim())
+    effects.push({ kind: "say", body: text, as: run.inPlan ? "result" : "text", ...(report.notice ? { notice: report.notice } : {}) });
   if (run.stepIndex !== null) {
     effects.push({
       kind: "report",
@@ -172,10 +185,10 @@ export function runFailureNotice(input: {
   after: readonly StepState[];
   runId: string;
   reason: string;
-}): string | null {
-  if (!input.applied) return `**Failed:** ${input.reason}`;
+}): Worded | null {
+  if (!input.applied) return notices.failed(input.reason);
   const stuck = stepsStuckAfter(input.before, input.after, input.runId);
-  return stuck.length === 0 ? null : `**Failed:** ${stuck[0].failureReason ?? input.reason}`;
+  return stuck.length === 0 ? null : notices.failed(stuck[0].failureReason ?? input.reason);
 }
 
 /**
@@ -205,11 +218,9 @@ export function decisionNotice(input: {
   decision: CommanderDecision;
   stepIndex: number;
   step: StepState | undefined;
-}): string {
-  if (input.applied) return input.text || `Decision for step ${input.stepIndex}: ${input.decision.kind}.`;
-  const state = input.step ? `step ${input.step.index} is already ${input.step.status.replace("_", " ")}` : "the step no longer exists";
-  const said = input.text || `Decision: ${input.decision.kind}.`;
-  return `${said}\n\n_Not applied: ${state}; someone acted on it before the commander decided._`;
+}): { body: string; notice: Notice | null } {
+  if (input.applied) return input.text ? { body: input.text, notice: null } : notices.decisionDefault(input.stepIndex, input.decision.kind);
+  return notices.decisionNotApplied({ said: input.text, decision: input.decision.kind, step: input.step });
 }
 
 /** A lost run as stored: enough to decide what its loss means. */

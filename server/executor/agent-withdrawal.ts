@@ -11,6 +11,7 @@ import type { Prisma } from "../generated/prisma/client.ts";
 import { sqlWrites } from "../adapters/prisma/write-batch.ts";
 import type { ExecutorContext } from "./context.ts";
 import { insertMessage } from "./messages.ts";
+import { notices } from "../core/notices.ts";
 import { announceCancelledRun, applyPlanEvent } from "./plan-effects.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
 
@@ -77,7 +78,7 @@ async function withdrawIn(
       conversationId: input.conversationId,
       author: { kind: "system" },
       kind: "text",
-      body: `${input.reason}: ${lone === 1 ? "a request waiting for it was" : `${lone} requests waiting for it were`} not started.`,
+      ...notices.agentDisabledNotStarted(input.handle, lone),
     });
   }
   return queued.length;

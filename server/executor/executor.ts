@@ -29,7 +29,7 @@ import { withdrawQueuedRuns } from "./agent-withdrawal.ts";
 import { rerunPlan } from "./plan-rerun.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
 import { LeaseKeeper } from "./leases.ts";
-import { plural } from "../core/plural.ts";
+import { notices } from "../core/notices.ts";
 import { traceEndedPlans } from "../observability/tracing.ts";
 
 type Tx = Prisma.TransactionClient;
@@ -149,7 +149,7 @@ export class Executor {
             conversationId: input.conversationId,
             author: { kind: "system" },
             kind: "plan",
-            body: `Plan **${spec.title}** submitted (${plural(spec.steps.length, "step")})`,
+            ...notices.planSubmitted(spec.title, spec.steps.length),
             planId,
           }),
       });

@@ -9,13 +9,16 @@ import type { MentionDTO, MessageDTO } from "../protocol/dto.ts";
 import { messageDTO } from "../protocol/dto-builders.ts";
 import type { ExecutorContext } from "./context.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
-import { toStorableText } from "../core/text.ts";
+import { toStorableJson, toStorableText } from "../core/text.ts";
+import type { Notice } from "../core/notices.ts";
 
 export interface NewMessage {
   conversationId: string;
   author: { kind: "agent"; agent: Agent } | { kind: "system" };
   kind: MessageDTO["kind"];
   body: string;
+  /** the body as data, when the server wrote it (core/notices.ts): worded in each reader's language */
+  notice?: Notice | null;
   mentions?: MentionDTO[];
   planId?: string | null;
   stepId?: string | null;
@@ -33,6 +36,9 @@ export function insertMessage(context: ExecutorContext, uow: UnitOfWork, input: 
     kind: input.kind,
     // agent output and webhook payloads: stored as text PostgreSQL accepts
     body: toStorableText(input.body),
+    // its values quote names, titles and reasons from outside as well; left out of the
+    // statement's document when there is none, so the column is NULL (not JSON null)
+    notice: input.notice ? toStorableJson(input.notice) : undefined,
     mentions: input.mentions ?? [],
     planId: input.planId ?? null,
     stepId: input.stepId ?? null,

@@ -9,7 +9,8 @@ import type { Agent, Prisma } from "../generated/prisma/client.ts";
 import { reconcile } from "../core/reconcile.ts";
 import { isTerminalPlan, isTerminalStep } from "../core/status.ts";
 import { outcomeReport, recoveredAfterRetry } from "../core/outcome.ts";
-import { closingMessage, recoveryMessage } from "./closing-message.ts";
+import { closingMessage } from "./closing-message.ts";
+import { notices } from "../core/notices.ts";
 import { COMMANDER_ASSIGNEE, USER_ASSIGNEE, type CapacityView, type PlanCommand, type PlanEvent, type StepState } from "../core/types.ts";
 import { prismaSql } from "../db/sql-runner.ts";
 import { loadPlan, readPlanContext, savePlan, type LoadedPlan, type PlanContext } from "../adapters/prisma/plan-repository.ts";
@@ -192,7 +193,7 @@ async function announceRecoveries(
       conversationId: input.after.conversationId,
       author: { kind: "agent", agent: await context.agents.commanderFor(tx, input.after.conversationId) },
       kind: "outcome",
-      body: recoveryMessage(step),
+      ...notices.stepRecovered(step),
       planId: input.after.state.id,
       stepId: input.after.stepIds.get(step.index) ?? null,
     });
@@ -348,7 +349,7 @@ async function applyCommand(context: ExecutorContext, tx: Tx, uow: UnitOfWork, p
         conversationId: plan.conversationId,
         author: { kind: "agent", agent: await context.agents.commanderFor(tx, plan.conversationId) },
         kind: "outcome",
-        body: closingMessage({ title: plan.title, report: outcomeReport(plan.state) }),
+        ...closingMessage({ title: plan.title, report: outcomeReport(plan.state) }),
         planId,
       });
       // a question nobody needs answered any more must not stay answerable

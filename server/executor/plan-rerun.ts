@@ -7,7 +7,7 @@
 import type { Prisma } from "../generated/prisma/client.ts";
 import { rerunRawPlan } from "../core/rerun-spec.ts";
 import { isTerminalPlan } from "../core/status.ts";
-import { plural } from "../core/plural.ts";
+import { notices } from "../core/notices.ts";
 import { loadPlan } from "../adapters/prisma/plan-repository.ts";
 import type { PlanDTO } from "../protocol/dto.ts";
 import { conflict, notFound } from "../protocol/errors.ts";
@@ -43,7 +43,7 @@ export async function rerunPlan(
         conversationId: ended.conversationId,
         author: { kind: "system" },
         kind: "plan",
-        body: `${input.byName} re-ran the plan **${spec.title}** (${plural(spec.steps.length, "step")}); the earlier run ended ${ended.state.status}.`,
+        ...notices.planRerun({ name: input.byName, title: spec.title, steps: spec.steps.length, endedAs: ended.state.status }),
         planId,
       }),
   });

@@ -21,6 +21,7 @@ import { conversationHandles, createPlan, recentTwinPlan } from "./plan-creation
 import { retryReply, withReplyHistory } from "./chat-retry.ts";
 import { escalateDecision } from "./decision-escalation.ts";
 import { toStorableJson, truncateText } from "../core/text.ts";
+import { notices, type Notice } from "../core/notices.ts";
 
 type Tx = Prisma.TransactionClient;
 
@@ -91,13 +92,14 @@ export async function finishRun(
     }
   }
   const applier: EffectApplier = {
-    say: (body, kind, planId) => {
+    say: ({ body, notice }, kind, planId) => {
       if (body.trim())
         insertMessage(context, uow, {
           conversationId: launch.request.conversationId,
           author: { kind: "agent", agent: launch.agent },
           kind,
           body,
+          notice,
           planId: planId ?? launch.planId,
           stepId: launch.stepId,
           runId,
@@ -117,7 +119,8 @@ export async function finishRun(
 }
 
 interface EffectApplier {
-  say(body: string, kind: SaidKind, planId?: string): void;
+  /** `notice`: the body is the server's own words (core/notices.ts) */
+  say(words: { body: string; notice?: Notice | null }, kind: SaidKind, planId?: string): void;
   tellPlan(event: PlanEvent, beforeCommands?: (change: PlanChange) => void): Promise<void>;
 }
 
@@ -143,7 +146,7 @@ async function applyEffect(
   const conversationId = launch.request.conversationId;
   switch (effect.kind) {
     case "say":
-      return applier.say(effect.body, effect.as);
+      return applier.say(effect, effect.as);
     case "open-form":
       await openForm(context, tx, uow, {
         conversationId,
@@ -201,7 +204,7 @@ async function applyEffect(
         // its plan is still running, so this run joins it instead of starting the work twice
         const twin = await recentTwinPlan(context, tx, { conversationId, request: launch.request.request.text, raw: effect.raw });
         if (twin) {
-          applier.say(`This request is already being worked on in the plan **${twin.title}**.`, "plan", twin.id);
+          applier.say(notices.planAlreadyRunning(twin.title), "plan", twin.id);
           uow.batch.add(sqlWrites.setRunPlan({ id: runId, planId: twin.id }));
           return;
         }
@@ -210,14 +213,14 @@ async function applyEffect(
           raw: effect.raw,
           request: launch.request.request.text,
           requestMessageId: launch.triggerMessageId ?? undefined,
-          announce: (spec, planId) => applier.say(effect.text || `Plan: **${spec.title}**`, "plan", planId),
+          announce: (spec, planId) => applier.say(effect.text ? { body: effect.text } : notices.planAnnounced(spec.title), "plan", planId),
         });
         // the planning call is the plan's first cost: its run counts toward the plan's totals
         uow.batch.add(sqlWrites.setRunPlan({ id: runId, planId: dto.id }));
         uow.emit("run-updated", { run: runDTO({ ...launch, planId: dto.id }, { ...recorded, usage: result.usage }) });
       } catch (error) {
         if (!(error instanceof PlanValidationError)) throw error;
-        applier.say(`I could not make a valid plan: ${error.message}`, "error");
+        applier.say(notices.planInvalid(error.message), "error");
       }
       return;
     default:

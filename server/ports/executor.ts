@@ -11,6 +11,7 @@
  * database (see server/ARCHITECTURE.md, "Decide in the core, do in the executor").
  */
 import type { AgentRole, EscalationCause, FormSpec } from "../core/types.ts";
+import type { Notice } from "../core/notices.ts";
 import type { ConversationEventDTO } from "../protocol/events.ts";
 
 /** An agent as the runtime needs it. */
@@ -123,6 +124,8 @@ export type AgentRunResult =
       kind: "ok";
       /** the visible answer (markdown) */
       text: string;
+      /** the text is the runtime's own words (a reply with nothing to say), as data for other languages */
+      notice?: Notice;
       summary: string;
       files: string[];
       untrusted: boolean;

@@ -7,6 +7,7 @@
 import { runKindOf } from "../core/types.ts";
 import { modelReasonOf } from "../core/run-model.ts";
 import type { ReactionDTO } from "./reactions.ts";
+import { readNotice } from "./notices.ts";
 import type { AgentRole, AttachmentDTO, MentionDTO, MessageDTO, RunDTO, RunStatus } from "./dto.ts";
 
 const iso = (date: Date | null | undefined): string | null => (date ? date.toISOString() : null);
@@ -17,6 +18,8 @@ export interface MessageFacts {
   authorKind: MessageDTO["authorKind"];
   kind: MessageDTO["kind"];
   body: string;
+  /** a row's JSON column or a notice just written (absent: none) */
+  notice?: unknown;
   mentions: MentionDTO[];
   planId: string | null;
   stepId: string | null;
@@ -48,6 +51,7 @@ export function messageDTO(facts: MessageFacts): MessageDTO {
         : null,
     kind: facts.kind,
     body: facts.body,
+    notice: facts.deletedAt ? null : readNotice(facts.notice),
     mentions: facts.mentions,
     planId: facts.planId,
     stepId: facts.stepId,

@@ -6,6 +6,7 @@
  */
 import { z } from "zod";
 import { reactionSchema } from "./reactions.ts";
+import { noticeSchema } from "./notices.ts";
 import {
   AGENT_ROLES,
   EFFORT_LEVELS,
@@ -52,6 +53,8 @@ export const messageSchema = z.object({
   /** outcome: the commander closing a plan, or correcting an earlier message by what happened */
   kind: z.enum(MESSAGE_KINDS),
   body: z.string(),
+  /** text the server wrote: the body's words as data, for the reader's language (notices.ts); null for anyone else's */
+  notice: noticeSchema.nullable(),
   mentions: z.array(mentionSchema),
   planId: z.string().nullable(),
   stepId: z.string().nullable(),

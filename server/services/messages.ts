@@ -19,7 +19,7 @@ import { rewriteMessageEvents } from "../adapters/prisma/event-log.ts";
 import { assertMember, type Actor } from "../access/actor.ts";
 import { BatonError, invalidInput, notFound } from "../protocol/errors.ts";
 import type { UnitOfWork } from "../executor/unit-of-work.ts";
-import { disabledReason } from "../executor/agent-directory.ts";
+import { notices } from "../core/notices.ts";
 import type { MentionDTO, MessageDTO } from "../protocol/dto.ts";
 import { MAX_MESSAGE_CHARS } from "../protocol/limits.ts";
 import { personHandles, resolveMentions, tokenizeMentions } from "../protocol/mentions.ts";
@@ -212,16 +212,9 @@ async function postInUnit(
   const targets =
     who.kind === "agents" ? mentioned : who.kind === "commander" ? [await engine.agents.commanderFor(tx, conversationId)] : [];
   // a disabled agent starts nothing; the conversation is told why instead of waiting for an answer
-  const disabled = targets.filter((agent) => agent.disabledAt !== null);
-  if (disabled.length > 0) {
-    engine.queueMessage(uow, {
-      conversationId,
-      author: { kind: "system" },
-      kind: "text",
-      body: disabled
-        .map((agent) => `${disabledReason(agent.handle)}, so it will not answer. An admin can enable it again in Admin → Agents.`)
-        .join("\n"),
-    });
+  const [first, ...more] = targets.filter((agent) => agent.disabledAt !== null).map((agent) => agent.handle);
+  if (first !== undefined) {
+    engine.queueMessage(uow, { conversationId, author: { kind: "system" }, kind: "text", ...notices.agentsDisabled([first, ...more]) });
   }
   for (const agent of targets.filter((candidate) => candidate.disabledAt === null)) {
     await engine.queueRun(tx, uow, {

@@ -26,6 +26,7 @@ export const MESSAGE_COLUMNS = [
   "authorAgentId",
   "kind",
   "body",
+  "notice",
   "mentions",
   "planId",
   "stepId",

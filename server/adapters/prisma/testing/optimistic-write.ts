@@ -28,6 +28,7 @@ export async function optimisticMessageWrite(prisma: PrismaClient) {
         authorAgentId: null,
         kind: "text",
         body: "hello",
+        notice: null,
         mentions: [],
         planId: plan.id,
         stepId: null,
