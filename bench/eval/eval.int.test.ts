@@ -54,7 +54,7 @@ describe("the evaluation harness through the fake providers", () => {
   it("the cached share of input tokens is higher with caching than without, on both wire formats", async () => {
     const figures = await measureCaching();
     expect(figures.map((figure) => figure.format)).toEqual(["anthropic", "openai"]);
-    for (const { format, cold, warm, uncached } of figures) {
+    for (const { format, cold, warm, uncached, history } of figures) {
       for (const record of [cold, warm, uncached]) expect(record.outcome).toBe("completed");
       expect(uncached.cachedShare).toBe(0);
       expect(warm.cachedShare).toBeGreaterThan(uncached.cachedShare);
@@ -63,6 +63,20 @@ describe("the evaluation harness through the fake providers", () => {
       expect(warm.tokensIn).toBe(uncached.tokensIn);
       // Anthropic bills the first write a quarter above the input price
       if (format === "anthropic") expect(cold.cacheWriteTokens).toBeGreaterThan(0);
+
+      // after a conversation's earlier turns, within the messages shown in full (one day) and
+      // past them (two days): the same calls, and the planning call reads the stable prefix
+      // (tools, system prompt, roster) and the history that the turn before it cached
+      expect(history.map((figure) => figure.days)).toEqual([1, 2]);
+      for (const { cached, uncached: plain } of history) {
+        for (const record of [cached, plain]) expect(record).toMatchObject({ outcome: "completed", calls: 8 });
+        expect(cached.tokensIn).toBe(plain.tokensIn);
+        expect(cached.tokensIn).toBeGreaterThan(warm.tokensIn);
+        expect(plain.cachedShare).toBe(0);
+        expect(cached.cacheReadTokens).toBeGreaterThan(warm.cacheReadTokens);
+        expect(cached.cachedShare).toBeGreaterThan(warm.cachedShare);
+        expect(cached.cost).toBeLessThan(plain.cost);
+      }
     }
     expect(formatCaching(figures)).toContain("without caching");
   });

@@ -18,6 +18,7 @@ import { createExecutorFixture, TEST_EXECUTOR_CONFIG, type ExecutorFixture } fro
 import type { PlanFinding } from "../../server/core/plan-critic.ts";
 import type { PlanStatus } from "../../server/core/types.ts";
 import type { EvalRequest } from "./requests.ts";
+import { seedTeamDay } from "./team-day.ts";
 
 /** Where the model calls go. `countCalls` says how many calls the provider has received so far. */
 export interface EvalTarget {
@@ -125,7 +126,14 @@ async function settle(
   }
 }
 
-async function runOne(harness: Harness, target: EvalTarget, request: EvalRequest, timeoutMs: number): Promise<EvalRecord> {
+/**
+ * The question a person asks the commander just before the request in a conversation
+ * with history: the commander's answer to it is the turn before the request, as in real
+ * use (its run leaves the conversation so far in the provider's cache).
+ */
+export const TURN_BEFORE = "@commander remind me what we settled about SSO for the support desk";
+
+async function runOne(harness: Harness, target: EvalTarget, request: EvalRequest, options: Required<EvalOptions>): Promise<EvalRecord> {
   const { fixture } = harness;
   const prisma = fixture.db.prisma;
   const conversation = await fixture.services.createConversation({
@@ -133,11 +141,19 @@ async function runOne(harness: Harness, target: EvalTarget, request: EvalRequest
     agentHandles: ["researcher", "analyst", "writer"],
     userId: fixture.userId,
   });
+  const post = (body: string) =>
+    fixture.app.messages.postMessage({ conversationId: conversation.id, author: { kind: "user", userId: fixture.userId }, body });
+  if (options.historyDays > 0) {
+    await seedTeamDay(prisma, { conversationId: conversation.id, userId: fixture.userId, days: options.historyDays });
+    await post(TURN_BEFORE);
+    await settle(fixture, conversation.id, Date.now() + options.timeoutMs);
+  }
+  // what the request itself cost: the runs and messages of the turn before it are not counted
+  const before = (await prisma.run.findMany({ where: { conversationId: conversation.id }, select: { id: true } })).map((run) => run.id);
   harness.critic.current = null;
   const callsBefore = target.countCalls();
-  const body = target.offline && request.offline ? `${request.text}\n${request.offline}` : request.text;
-  await fixture.app.messages.postMessage({ conversationId: conversation.id, author: { kind: "user", userId: fixture.userId }, body });
-  const { formsAnswered, timedOut } = await settle(fixture, conversation.id, Date.now() + timeoutMs);
+  await post(target.offline && request.offline ? `${request.text}\n${request.offline}` : request.text);
+  const { formsAnswered, timedOut } = await settle(fixture, conversation.id, Date.now() + options.timeoutMs);
 
   const plan = await prisma.plan.findFirst({
     where: { conversationId: conversation.id },
@@ -145,10 +161,12 @@ async function runOne(harness: Harness, target: EvalTarget, request: EvalRequest
     include: { steps: { orderBy: { index: "asc" }, select: { assignee: true, title: true } } },
   });
   const usage = await prisma.run.aggregate({
-    where: { conversationId: conversation.id },
+    where: { conversationId: conversation.id, id: { notIn: before } },
     _sum: { tokensIn: true, tokensOut: true, cacheReadTokens: true, cacheWriteTokens: true, cost: true },
   });
-  const agentMessages = await prisma.message.count({ where: { conversationId: conversation.id, authorKind: "agent" } });
+  const agentMessages = await prisma.message.count({
+    where: { conversationId: conversation.id, authorKind: "agent", runId: { not: null, notIn: before } },
+  });
   const tokensIn = usage._sum.tokensIn ?? 0;
   const cacheReadTokens = usage._sum.cacheReadTokens ?? 0;
   return {
@@ -168,12 +186,19 @@ async function runOne(harness: Harness, target: EvalTarget, request: EvalRequest
   };
 }
 
+export interface EvalOptions {
+  timeoutMs?: number;
+  /** each request comes after this many days of a team's messages (team-day.ts) and the commander's answer to TURN_BEFORE */
+  historyDays?: number;
+}
+
 /** Runs the requests one after another, each in a conversation of its own, on one fresh database. */
-export async function runEval(target: EvalTarget, requests: EvalRequest[], options: { timeoutMs?: number } = {}): Promise<EvalRecord[]> {
+export async function runEval(target: EvalTarget, requests: EvalRequest[], options: EvalOptions = {}): Promise<EvalRecord[]> {
   const harness = await openHarness(target);
   try {
     const records: EvalRecord[] = [];
-    for (const request of requests) records.push(await runOne(harness, target, request, options.timeoutMs ?? 120_000));
+    const settled = { timeoutMs: options.timeoutMs ?? 120_000, historyDays: options.historyDays ?? 0 };
+    for (const request of requests) records.push(await runOne(harness, target, request, settled));
     return records;
   } finally {
     await harness.fixture.close();

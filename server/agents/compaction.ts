@@ -3,7 +3,7 @@
  * older turns are replaced — in what the model sees, never in the stored
  * session — by one summary message.
  *
- * The first user message (request, roster, task) is always kept verbatim: it
+ * The first user message (request, task) is always kept verbatim: it
  * is the run's whole brief. The kept tail starts at an assistant message, so a
  * tool result is never separated from the call that asked for it.
  */

@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import type { ModelMessage } from "ai";
-import { buildHistoryTurns, HISTORY_INTRO, seesConversation, SUMMARY_HEADING } from "./conversation-context.ts";
+import { buildHistoryTurns, HISTORY_INTRO, HISTORY_MAX_MESSAGES, seesConversation, SUMMARY_HEADING } from "./conversation-context.ts";
 import { MemoryConversationMemory } from "./memory-stores.ts";
 import type { Summarizer } from "./compaction.ts";
 import { agentProfile } from "./testing/agent-fixture.ts";
@@ -113,5 +113,46 @@ describe("history turns", () => {
     expect(calls[1].previousSummary).toBe(`${summarised.length} messages`);
     expect(calls[1].messages.length).toBeLessThanOrEqual(7);
     expect(text(calls[1].messages[0])).toContain(`message ${summarised.length + 1} `);
+  });
+
+  it("keeps the turns before the new ones the same from one turn to the next, so a prompt cache holds them", async () => {
+    const memory = new MemoryConversationMemory();
+    for (let i = 1; i <= 50; i++) memory.add("c", i % 2 === 0 ? self : ada, `message ${i} ${"y".repeat(80)}`);
+    const { summarize, calls } = recordingSummarizer();
+    const build = (triggerMessageId: string) =>
+      buildHistoryTurns({
+        request: { conversationId: "c", agent: agentProfile(), triggerMessageId },
+        memory,
+        budgetTokens: 8_000,
+        summarize,
+        signal: new AbortController().signal,
+      });
+    const turnsBefore = async (body: string) => (await build(memory.add("c", ada, body).id)).map(text);
+
+    // past the 40-message window: summarised, with room left for the next turns
+    const first = await turnsBefore("first question");
+    expect(calls).toHaveLength(1);
+    expect(first.length - 2).toBeLessThanOrEqual(HISTORY_MAX_MESSAGES / 2);
+    // a day goes on: every turn's history starts with the previous turn's, unchanged
+    let previous = first;
+    for (let turn = 1; turn <= 8; turn++) {
+      memory.add("c", self, `answer ${turn}`);
+      const next = await turnsBefore(`question ${turn}`);
+      expect(next.slice(0, previous.length)).toEqual(previous);
+      expect(next.length).toBe(previous.length + 2);
+      previous = next;
+    }
+    expect(calls).toHaveLength(1);
+    // until the window is full again: then the summary catches up in one step, which
+    // leaves room for about ten more turns (two messages each)
+    const caughtUp: number[] = [];
+    for (let turn = 9; turn <= 40; turn++) {
+      memory.add("c", self, `answer ${turn}`);
+      const summaries = calls.length;
+      await turnsBefore(`question ${turn}`);
+      if (calls.length > summaries) caughtUp.push(turn);
+    }
+    expect(caughtUp.length).toBeGreaterThanOrEqual(2);
+    for (let i = 1; i < caughtUp.length; i++) expect(caughtUp[i] - caughtUp[i - 1]).toBeGreaterThanOrEqual(9);
   });
 });

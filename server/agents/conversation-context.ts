@@ -9,12 +9,14 @@
  * - Other agents' messages are user turns holding their text fenced as data: an agent's
  *   output is never instructions to another agent.
  * - What does not fit the history budget is summarised once, stored with the
- *   conversation, and extended (not recomputed) as the conversation grows.
+ *   conversation, and extended (not recomputed) as the conversation grows: in batches,
+ *   so that the turns before a run's new ones are those the previous run had (a prompt
+ *   cache reads them) rather than a window that moves by one message every turn.
  */
 import type { ModelMessage } from "ai";
 import type { RunRequest } from "../ports/executor.ts";
 import type { Summarizer } from "./compaction.ts";
-import type { ConversationMemory, HistoryMessage } from "../ports/agents.ts";
+import type { ConversationMemory, HistoryMessage, HistorySummary } from "../ports/agents.ts";
 import { fenceUntrusted } from "../core/fence.ts";
 import { truncateText } from "../core/text.ts";
 
@@ -60,9 +62,37 @@ export function historyTurn(message: HistoryMessage, selfHandle: string): ModelM
 }
 
 /**
+ * The newest of `messages` that fit `budget` tokens and `maxCount`, oldest first; a
+ * single message too big for the budget is clipped, not dropped.
+ */
+function newestThatFit(messages: HistoryMessage[], budget: number, maxCount: number): HistoryMessage[] {
+  const shown: HistoryMessage[] = [];
+  let spent = 0;
+  for (let i = messages.length - 1; i >= 0 && shown.length < maxCount; i--) {
+    const message = messages[i];
+    const cost = messageTokens(message);
+    if (spent + cost > budget) {
+      if (shown.length === 0 && budget > 64) shown.unshift({ ...message, body: `${truncateText(message.body, (budget - 16) * 4)}…` });
+      break;
+    }
+    shown.unshift(message);
+    spent += cost;
+  }
+  return shown;
+}
+
+const messageTokens = (message: HistoryMessage) => estimateTokens(message.body) + 8;
+
+/**
  * The history turns to put before the run's own message: an intro (so the turns start
  * with a user turn, as every provider requires), the stored summary when older messages
  * exist, then the recent messages that fit `budgetTokens`.
+ *
+ * Cache-stable (issue 45): the turns before the new ones stay the same from one run to the
+ * next, so a provider's prompt cache holds them. Once the history has outgrown the budget,
+ * everything after the stored summary is shown for as long as it fits; when it no longer
+ * does, the summary catches up in one step and leaves half the budget shown, so the window
+ * moves by a batch of messages now and then instead of by one message on every turn.
  */
 export async function buildHistoryTurns(input: {
   request: Pick<RunRequest, "conversationId" | "agent" | "triggerMessageId">;
@@ -78,27 +108,24 @@ export async function buildHistoryTurns(input: {
     beforeMessageId: request.triggerMessageId,
     limit: HISTORY_MAX_MESSAGES,
   });
-  // newest first until the budget is spent; a single huge message is clipped, not dropped
-  const shown: HistoryMessage[] = [];
-  let spent = 0;
-  for (let i = messages.length - 1; i >= 0; i--) {
-    const message = messages[i];
-    const cost = estimateTokens(message.body) + 8;
-    if (spent + cost > budget) {
-      if (shown.length === 0 && budget > 64) shown.unshift({ ...message, body: `${truncateText(message.body, (budget - 16) * 4)}…` });
-      break;
+  let shown = newestThatFit(messages, budget, messages.length);
+  let summary: string | null = null;
+  if (olderExist || shown.length < messages.length) {
+    const stored = await memory.loadSummary(request.conversationId);
+    const boundary = stored ? messages.findIndex((message) => message.id === stored.upToMessageId) : -1;
+    const since = messages.slice(boundary + 1);
+    if (stored && boundary >= 0 && since.reduce((sum, message) => sum + messageTokens(message), 0) <= budget) {
+      shown = since;
+      summary = stored.text;
+    } else {
+      shown = newestThatFit(messages, Math.floor(budget / 2), Math.floor(HISTORY_MAX_MESSAGES / 2));
+      const dropped = messages.length - shown.length;
+      const lastHidden = dropped > 0 ? messages[dropped - 1] : undefined;
+      summary = await summaryUpTo({ ...input, stored, upTo: lastHidden, beforeShown: shown[0] });
     }
-    shown.unshift(message);
-    spent += cost;
   }
-  const dropped = messages.length - shown.length;
   const turns: ModelMessage[] = [];
-  if (olderExist || dropped > 0) {
-    const oldestShown = shown[0];
-    const lastHidden = dropped > 0 ? messages[dropped - 1] : undefined;
-    const summary = await summaryUpTo({ ...input, upTo: lastHidden, beforeShown: oldestShown });
-    if (summary) turns.push({ role: "user", content: `${SUMMARY_HEADING}\n${fenceUntrusted(summary, "earlier-conversation")}` });
-  }
+  if (summary) turns.push({ role: "user", content: `${SUMMARY_HEADING}\n${fenceUntrusted(summary, "earlier-conversation")}` });
   if (shown.length === 0 && turns.length === 0) return [];
   turns.unshift({ role: "user", content: HISTORY_INTRO });
   for (const message of shown) turns.push(historyTurn(message, request.agent.handle));
@@ -115,12 +142,13 @@ async function summaryUpTo(input: {
   memory: ConversationMemory;
   summarize: Summarizer;
   signal: AbortSignal;
+  /** the summary stored so far */
+  stored: HistorySummary | null;
   /** the newest message not shown in full, when the budget dropped some of the recent ones */
   upTo: HistoryMessage | undefined;
   beforeShown: HistoryMessage | undefined;
 }): Promise<string | null> {
-  const { memory, request } = input;
-  const stored = await memory.loadSummary(request.conversationId);
+  const { memory, request, stored } = input;
   // the newest message that must be covered: the last one hidden by the budget, or the
   // one just before the first shown (found by asking for one message before it)
   const target =

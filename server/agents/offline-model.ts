@@ -202,7 +202,9 @@ export function createOfflineModel(options: OfflineModelOptions = {}): LanguageM
     }
 
     if (toolNames.has("decide")) return { directive, planned: decide(directive, failed) };
-    if (toolNames.has("create_plan")) return { directive, planned: commanderChat(context, task) };
+    // the roster is in the system prompt (prompt.ts)
+    const system = prompt.find((message) => message.role === "system");
+    if (toolNames.has("create_plan")) return { directive, planned: commanderChat(`${system ? textOf(system) : ""}\n\n${context}`, task) };
     if (toolNames.has("finish") || toolNames.has("ask_user")) return { directive, planned: subAgent(task, directive, toolNames) };
     return { directive, planned: synthesis(task, directive) };
   }

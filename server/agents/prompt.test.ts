@@ -68,14 +68,27 @@ describe("the commander's roster", () => {
   };
 
   it("tells the commander each agent's description, skills, tools and model, and still parses back", () => {
-    const message = buildUserMessage(
-      runRequest({ agent: commanderProfile(), purpose: { kind: "commander-chat" }, input: "compare a and b", roster: [researcher] }),
-    );
-    expect(message).toContain("what it is for: Finds and checks facts. One topic at a time.");
-    expect(message).toContain("skills: web research; citations");
-    expect(message).toContain("tools: ask_user, read_file, write_file (the defaults)");
-    expect(message).toContain("model: anthropic:claude-haiku-4-5");
-    expect(parseRoster(message)).toEqual([{ handle: "researcher", name: "Researcher", role: "sub_agent" }]);
+    const system = buildSystemPrompt({ agent: commanderProfile(), purpose: { kind: "commander-chat" }, roster: [researcher] });
+    expect(system).toContain("what it is for: Finds and checks facts. One topic at a time.");
+    expect(system).toContain("skills: web research; citations");
+    expect(system).toContain("tools: ask_user, read_file, write_file (the defaults)");
+    expect(system).toContain("model: anthropic:claude-haiku-4-5");
+    expect(parseRoster(system)).toEqual([{ handle: "researcher", name: "Researcher", role: "sub_agent" }]);
+  });
+
+  it("is part of the stable prefix: in the system prompt, last, and not in the message that follows the history", () => {
+    const request = runRequest({
+      agent: commanderProfile(),
+      purpose: { kind: "commander-chat" },
+      input: "compare a and b",
+      roster: [researcher],
+    });
+    const system = buildSystemPrompt(request);
+    // what every run of the agent shares comes first, the conversation's roster after it
+    expect(system.indexOf("Text between <untrusted-data")).toBeLessThan(system.indexOf("## Agents in this conversation"));
+    expect(buildUserMessage(request)).toBe("## Your task\ncompare a and b");
+    // a sub-agent is shown no roster
+    expect(buildSystemPrompt({ ...request, agent: agentProfile() })).not.toContain("## Agents in this conversation");
   });
 
   it("tells the commander how to split work, brief each step and size the effort", () => {

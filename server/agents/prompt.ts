@@ -1,10 +1,17 @@
 /**
  * What an agent run sees: the system prompt and the first user message.
  *
- * The sections of the user message have fixed headings so that every model —
- * including the offline one, which reads them back with the parsers below —
- * gets the same context: the original request and its attachments, the
- * roster (commander), the failed step (decisions), and the task itself.
+ * Stable first, for the providers' prompt caches (issue 45): the system prompt holds
+ * what every run of the agent shares — its own prompt, its role's guide, its skills, the
+ * fence rule — and, for the commander, the conversation's roster last (it changes only
+ * when an admin edits the agents), so the roster comes before the conversation's
+ * history, not after it. The first user message follows the history: the context a
+ * plan's runs share, then the task itself.
+ *
+ * The sections have fixed headings so that every model — including the offline one,
+ * which reads them back with the parsers below — gets the same context: the roster
+ * (commander, in the system prompt), the original request and its attachments, the
+ * failed step (decisions), and the task.
  */
 import { FENCE_RULE, fenceUntrusted, neutraliseFenceMarkers } from "../core/fence.ts";
 import type { ArtifactRef, RunRequest } from "../ports/executor.ts";
@@ -47,7 +54,7 @@ const ROLE_GUIDE = {
     "When done, call finish with a one-paragraph summary and the names of files you produced.",
 } as const;
 
-export function buildSystemPrompt(request: Pick<RunRequest, "agent" | "purpose">): string {
+export function buildSystemPrompt(request: Pick<RunRequest, "agent" | "purpose"> & { roster?: RunRequest["roster"] }): string {
   const { agent, purpose } = request;
   const guide =
     agent.role === "sub_agent"
@@ -62,6 +69,10 @@ export function buildSystemPrompt(request: Pick<RunRequest, "agent" | "purpose">
     parts.push(["Skills:", ...agent.skills.map((skill) => `- ${skill.trim()}`)].join("\n"));
   }
   parts.push(FENCE_RULE);
+  // last: the one part that is the conversation's rather than the agent's
+  if (agent.role === "commander" && request.roster && request.roster.length > 0) {
+    parts.push(`${SECTION.roster}\n${request.roster.map(renderRosterLine).join("\n")}`);
+  }
   return parts.filter((part) => part !== "").join("\n\n");
 }
 
@@ -97,9 +108,9 @@ export function buildUserMessage(request: RunRequest): string {
 
 /**
  * The first user message in two parts whose concatenation is the message: the context
- * every run of the same request shares (the request, its attachments, the roster, a
- * failed step), ending in a blank line, and the task. The first part is a stable prompt
- * prefix, which providers that cache prompts read from the cache on a plan's later steps.
+ * every run of the same request shares (the request, its attachments, a failed step),
+ * ending in a blank line, and the task. The first part is a stable prompt prefix, which
+ * providers that cache prompts read from the cache on a plan's later steps.
  */
 export function buildUserMessageParts(request: RunRequest): { context: string; task: string } {
   const sections: string[] = [];
@@ -107,9 +118,6 @@ export function buildUserMessageParts(request: RunRequest): { context: string; t
   if (!sameAsRequest) sections.push(`${SECTION.request}\n${request.request.text}`);
   if (request.request.attachments.length > 0) {
     sections.push(`${SECTION.attachments} (read them with read_file)\n${request.request.attachments.map(describeAttachment).join("\n")}`);
-  }
-  if (request.agent.role === "commander" && request.roster.length > 0) {
-    sections.push(`${SECTION.roster}\n${request.roster.map(renderRosterLine).join("\n")}`);
   }
   if (request.purpose.kind === "commander-decision") {
     const failed = request.purpose.failedStep;
@@ -123,7 +131,7 @@ export function buildUserMessageParts(request: RunRequest): { context: string; t
   return { context, task: `${SECTION.task}\n${request.input}` };
 }
 
-/** Reads a section back out of a user message (the offline model's view of its prompt). */
+/** Reads a section back out of a prompt's text (the offline model's view of its prompt). */
 export function readSection(message: string, heading: string): string | null {
   const start = message.indexOf(`${heading}`);
   if (start < 0) return null;

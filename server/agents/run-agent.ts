@@ -21,7 +21,7 @@ import { buildSystemPrompt, buildUserMessageParts } from "./prompt.ts";
 import { classifyModelError, describeError, explainModelError, IN_RUN_RETRY_REASONS, providerFailure, type RetryTiming } from "./retry.ts";
 import { decideInRun, inRunRetriesFor } from "../core/retry-policy.ts";
 import { logModelTiming, mustBeStarted, timedModel, type AgentRunnerDeps, type RunContext } from "./run-context.ts";
-import { cachedSystem, cachedUserMessage, estimateCutUsage, markCacheBreakpoint, restartLiveText } from "./run-usage.ts";
+import { cachedSystem, cachedUserMessage, cacheRouting, estimateCutUsage, markCacheBreakpoint, restartLiveText } from "./run-usage.ts";
 import { buildToolSet, finishRun, MAX_MALFORMED_TOOL_CALLS } from "./run-finish.ts";
 import { SecretRedactor } from "./secrets.ts";
 import { resumeSession } from "./session.ts";
@@ -279,7 +279,9 @@ async function streamOnce(input: {
     experimental_telemetry: modelCallTelemetry(request),
     timeout: { chunkMs: deps.chunkTimeoutMs ?? DEFAULT_CHUNK_TIMEOUT_MS },
     // the offline model's options are its own: real providers never see them
-    ...(deps.models.isSimulated(request.agent.model) ? { providerOptions: { offline: { ...offline } } } : {}),
+    providerOptions: deps.models.isSimulated(request.agent.model)
+      ? { offline: { ...offline } }
+      : cacheRouting(parseModelId(request.agent.model).provider, { agentId: request.agent.id, conversationId: request.conversationId }),
     stopWhen: [stepCountIs(Math.max(1, input.maxSteps - ctx.steps.length)), done],
     prepareStep: async ({ messages }) => ({ messages: await compactor.view(system, messages, request.signal) }),
     experimental_repairToolCall: async ({ toolCall, error }) => {

@@ -1,7 +1,10 @@
 /**
  * What a run costs and what it shows while a model call is retried: the estimate for a
- * call cut mid-stream, Anthropic prompt-cache breakpoints, and the live text reset.
+ * call cut mid-stream, Anthropic prompt-cache breakpoints, OpenAI's cache routing key, and
+ * the live text reset.
  */
+import { createHash } from "node:crypto";
+import type { SharedV3ProviderOptions } from "@ai-sdk/provider";
 import type { ModelMessage, SystemModelMessage } from "ai";
 import type { RunContext } from "./run-context.ts";
 
@@ -44,6 +47,18 @@ export function cachedUserMessage(provider: string, parts: { context: string; ta
       { type: "text", text: parts.task },
     ],
   };
+}
+
+/**
+ * OpenAI caches a repeated prefix by itself, but only on the machine that served it: its
+ * `prompt_cache_key` sends requests with the same key and prefix to the same one. One key
+ * per agent and conversation, the runs whose prompts share the most (an agent's steps of
+ * a plan, the commander's turns), hashed so that it is short and says nothing.
+ */
+export function cacheRouting(provider: string, request: { agentId: string; conversationId: string }): SharedV3ProviderOptions | undefined {
+  if (provider !== "openai") return undefined;
+  const key = createHash("sha256").update(`${request.agentId}\u0000${request.conversationId}`).digest("hex").slice(0, 32);
+  return { openai: { promptCacheKey: `baton-${key}` } };
 }
 
 /** Adds the estimated usage of a model call cut mid-stream and marks the run's usage as estimated. */

@@ -140,4 +140,23 @@ describe.each(["openai", "anthropic"] as const)("run usage and live text through
       expect(JSON.stringify(user)).not.toContain("cache_control");
     }
   });
+
+  it("OpenAI is sent one cache routing key per agent and conversation, Anthropic none", async () => {
+    const { runner } = runtime();
+    server.respond(() => ({ kind: "text", text: "ok" }));
+    const send = (agentId: string, conversationId: string) =>
+      runner.run(runRequest({ agent: agentProfile({ id: agentId, model: MODEL[format] }), conversationId }), recordingSink());
+    await send("agent-1", "conv-1");
+    await send("agent-1", "conv-1");
+    await send("agent-2", "conv-1");
+    await send("agent-1", "conv-2");
+    const keys = server.requests.map((request) => request.body.prompt_cache_key);
+    if (format === "openai") {
+      expect(keys[0]).toMatch(/^baton-[0-9a-f]{32}$/);
+      expect(keys[1]).toBe(keys[0]);
+      expect(new Set(keys).size).toBe(3);
+    } else {
+      expect(keys).toEqual([undefined, undefined, undefined, undefined]);
+    }
+  });
 });

@@ -213,7 +213,7 @@ describe("decisionNotice", () => {
 });
 
 describe("lostRunVerdict: what a run lost with its process means", () => {
-  it("a step's run goes to its plan; any other run is started again once, as the next attempt", () => {
+  it("a step's run goes to its plan; any other run is started again once, as the next attempt, a decision then aborts", () => {
     fc.assert(
       fc.property(
         fc.record({
@@ -227,6 +227,9 @@ describe("lostRunVerdict: what a run lost with its process means", () => {
           const stepRun = run.stepIndex !== null && (run.kind === "step" || run.kind === "commander-step");
           if (stepRun) expect(verdict).toEqual({ kind: "tell-plan", stepIndex: run.stepIndex });
           else if (run.hasAgent && run.attempt === 1) expect(verdict).toEqual({ kind: "redispatch", attempt: 2 });
+          // a decision its step waits for: lost for good, the plan is aborted rather than left waiting
+          else if (run.kind === "decision" && run.stepIndex !== null)
+            expect(verdict).toEqual({ kind: "abort-decision", stepIndex: run.stepIndex });
           else expect(verdict).toEqual({ kind: "none" });
         },
       ),

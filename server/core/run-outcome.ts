@@ -238,16 +238,26 @@ export const MAX_LOST_RUN_ATTEMPTS = 2;
 
 export const LOST_RUN_ERROR = "the run was lost (its process stopped)";
 
+/** Why a plan is aborted when the commander's decision about its step was lost for good. */
+export const LOST_DECISION_REASON = "the commander's decision was lost (its process stopped)";
+
 /**
  * What a run lost with its process means. A step's run (its own or the commander's
  * step) is a transient failure the plan decides about; any other run (mention, chat,
- * decision) is started again once, as a new attempt; after that it stays lost.
+ * decision) is started again once, as a new attempt; after that it stays lost, but for a
+ * decision, whose step would wait for it for ever: its plan is aborted, as when the
+ * decision run fails.
  */
-export type LostRunVerdict = { kind: "tell-plan"; stepIndex: number } | { kind: "redispatch"; attempt: number } | { kind: "none" };
+export type LostRunVerdict =
+  | { kind: "tell-plan"; stepIndex: number }
+  | { kind: "redispatch"; attempt: number }
+  | { kind: "abort-decision"; stepIndex: number }
+  | { kind: "none" };
 
 export function lostRunVerdict(run: LostRun): LostRunVerdict {
   if (run.stepIndex !== null && (run.kind === "step" || run.kind === "commander-step"))
     return { kind: "tell-plan", stepIndex: run.stepIndex };
   if (run.hasAgent && run.attempt < MAX_LOST_RUN_ATTEMPTS) return { kind: "redispatch", attempt: run.attempt + 1 };
+  if (run.kind === "decision" && run.stepIndex !== null) return { kind: "abort-decision", stepIndex: run.stepIndex };
   return { kind: "none" };
 }

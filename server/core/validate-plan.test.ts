@@ -180,6 +180,20 @@ describe("validatePlan", () => {
     expect(issues[0].message).toContain('"stranger" is not in this conversation');
   });
 
+  it("names each assignee once, also when the roster holds the commander's handle", () => {
+    let issues: PlanIssue[] = [];
+    try {
+      validatePlan({
+        raw: { title: "x", steps: [rawStep(1, { assignee: "stranger" })] },
+        assignees: new Set(["commander", "writer"]),
+        limits,
+      });
+    } catch (error) {
+      issues = (error as PlanValidationError).issues;
+    }
+    expect(issues[0].message).toBe('"stranger" is not in this conversation (available: commander, writer, user)');
+  });
+
   it("rejects an input longer than the limit", () => {
     expect(issuesOf({ title: "x", steps: [rawStep(1, { input: "a".repeat(101) })] })).toEqual([
       expect.objectContaining({ stepIndex: 1, field: "input", message: expect.stringContaining("101 characters") }),

@@ -206,7 +206,8 @@ function checkSteps({
 
     const assignee = normalizeAssignee(step.assignee);
     if (assignee !== USER_ASSIGNEE && assignee !== COMMANDER_ASSIGNEE && !assignees.has(assignee)) {
-      const known = [...assignees, USER_ASSIGNEE, COMMANDER_ASSIGNEE].join(", ");
+      // the roster the commander validates against already holds its own handle: each name once
+      const known = [...new Set([...assignees, USER_ASSIGNEE, COMMANDER_ASSIGNEE])].join(", ");
       report("assignee", `"${assignee}" is not in this conversation (available: ${known})`);
     }
     if (step.input.length > limits.maxInputChars) {

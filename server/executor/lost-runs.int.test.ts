@@ -8,7 +8,7 @@ import { afterEach, expect, it } from "vitest";
 import { Registry } from "prom-client";
 import { registerInstruments } from "../observability/instruments.ts";
 import { createExecutorFixture, type ExecutorFixture } from "./testing/executor-fixture.ts";
-import { ok, sleep } from "./testing/scripted-runner.ts";
+import { NO_USAGE, ok, sleep } from "./testing/scripted-runner.ts";
 
 let fixture: ExecutorFixture | undefined;
 afterEach(async () => {
@@ -69,4 +69,34 @@ it("declares a dead process's runs of one conversation lost in one unit, and eve
   });
   expect(succeeded.map((run) => run.stepId).sort()).toEqual(lost.map((run) => run.stepId).sort());
   expect(fixture.runner.maxLivePerStep).toBe(1);
+});
+
+it("a decision lost again after it was started again aborts its plan instead of leaving the step waiting", async () => {
+  // the step fails for good; every decision about it lasts until its process stops
+  fixture = await createExecutorFixture({
+    script: async (request) => {
+      if (request.purpose.kind !== "commander-decision") return { kind: "failed", transient: false, reason: "broken", usage: NO_USAGE };
+      await sleep(60_000, request.signal);
+      return ok("too late");
+    },
+  });
+  const plan = await fixture.executor.submitPlan({
+    conversationId: fixture.conversationId,
+    raw: { title: "lost decision", steps: [{ index: 1, title: "work", assignee: "analyst", input: "work", max_retries: 0 }] },
+  });
+  const decisions = () => fixture!.db.prisma.run.findMany({ where: { planId: plan.id, kind: "decision" }, orderBy: { attempt: "asc" } });
+  const runningDecisions = async () => (await decisions()).filter((run) => run.status === "running").length;
+  for (const attempt of [1, 2]) {
+    for (let polls = 0; (await runningDecisions()) === 0 && polls < 1_000; polls++) await sleep(10);
+    expect((await decisions()).map((run) => run.attempt)).toHaveLength(attempt);
+    await fixture.restart();
+  }
+  // lost twice: no third run, and the plan ends instead of waiting for ever
+  expect(await fixture.waitForPlan(plan.id)).toBe("failed");
+  expect((await decisions()).map((run) => [run.attempt, run.status])).toEqual([
+    [1, "lost"],
+    [2, "lost"],
+  ]);
+  const step = await fixture.db.prisma.planStep.findFirstOrThrow({ where: { planId: plan.id } });
+  expect(step.decisionPending).toBe(false);
 });

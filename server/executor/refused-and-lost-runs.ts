@@ -7,7 +7,7 @@
  */
 import { randomUUID } from "node:crypto";
 import type { Prisma } from "../generated/prisma/client.ts";
-import { LOST_RUN_ERROR, lostRunVerdict } from "../core/run-outcome.ts";
+import { LOST_DECISION_REASON, LOST_RUN_ERROR, lostRunVerdict } from "../core/run-outcome.ts";
 import { runKindOf } from "../core/types.ts";
 import { truncateText } from "../core/text.ts";
 import { databaseErrorInfo, isRefusedWrite } from "../db/database-errors.ts";
@@ -199,6 +199,13 @@ async function actOnLostRun(context: ExecutorContext, tx: Tx, uow: UnitOfWork, r
         ...runContextOf(run),
         attempt: verdict.attempt,
         triggerMessageId: run.triggerMessageId,
+      });
+      return;
+    case "abort-decision":
+      // the step waits for a decision no run will give (the escalated one, or the one started again, was lost too)
+      await reconcilePlan(context, tx, uow, {
+        planId: run.planId!,
+        event: { type: "commander-decision", stepIndex: verdict.stepIndex, decision: { kind: "abort", reason: LOST_DECISION_REASON } },
       });
       return;
     case "none":

@@ -19,6 +19,7 @@ import { runDTO, type RunLaunch } from "./run-records.ts";
 import { insertMessage } from "./messages.ts";
 import { conversationHandles, createPlan, recentTwinPlan } from "./plan-creation.ts";
 import { retryReply, withReplyHistory } from "./chat-retry.ts";
+import { escalateDecision } from "./decision-escalation.ts";
 import { toStorableJson, truncateText } from "../core/text.ts";
 import { notices, type Notice } from "../core/notices.ts";
 
@@ -108,8 +109,10 @@ export async function finishRun(
       if (launch.planId) await reconcilePlan(context, tx, uow, { planId: launch.planId, event, read: read ?? undefined, beforeCommands });
     },
   };
-  // a transient failure of a reply (chat, mention) is retried, like a step's, before it is news
+  // a transient failure of a reply (chat, mention) is retried, like a step's, before it is news;
+  // a reply or a decision that failed fixably runs once on the escalation model first
   if (result.kind === "failed" && (await retryReply(context, tx, uow, { launch, result }))) return true;
+  if (result.kind === "failed" && (await escalateDecision(context, tx, uow, { launch, result }))) return true;
   const recorded = { status, endedAt: now, error };
   for (const effect of verdict.effects) await applyEffect(context, tx, uow, { launch, result, recorded, applier }, effect);
   return true;

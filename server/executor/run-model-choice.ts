@@ -7,7 +7,7 @@
  */
 import type { Agent, Prisma } from "../generated/prisma/client.ts";
 import { chooseRunModel, type ModelReason } from "../core/run-model.ts";
-import type { StepState } from "../core/types.ts";
+import type { EscalationCause, StepState } from "../core/types.ts";
 import { readEffortModels } from "../adapters/prisma/workspace-settings.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
 
@@ -17,7 +17,10 @@ const CAUSE_WORDS = {
   "malformed-tool-calls": "malformed tool calls",
   "plan-rejected": "a rejected plan",
   refused: "a refused output",
-} as const;
+} as const satisfies Record<EscalationCause, string>;
+
+/** How an escalation reads in a step's log: "escalated after malformed tool calls → openai:gpt-5". */
+export const escalationNote = (cause: EscalationCause, model: string) => `escalated after ${CAUSE_WORDS[cause]} → ${model}`;
 
 /** The agent as this attempt of `step` runs it (its `model` replaced), and why. */
 export async function stepRunModel(
@@ -42,14 +45,14 @@ export async function stepRunModel(
   if (chosen.reason !== "agent") {
     const why =
       chosen.reason === "escalation"
-        ? `escalated after ${CAUSE_WORDS[step.escalationCause ?? "malformed-tool-calls"]}`
-        : `${effort} effort`;
+        ? escalationNote(step.escalationCause ?? "malformed-tool-calls", chosen.model)
+        : `${effort} effort → ${chosen.model}`;
     uow.log({
       planId: input.planId,
       stepIndex: step.index,
       runId: input.runId,
       phase: "model",
-      message: `${why} → ${chosen.model}`,
+      message: why,
       data: { model: chosen.model, reason: chosen.reason },
     });
   }

@@ -55,6 +55,26 @@ describe("the fake providers' prompt cache", () => {
     expect(second.input + second.cacheRead!).toBeGreaterThan(2_000);
   });
 
+  it("Anthropic: a breakpoint reads what an earlier request wrote up to 20 blocks before it, not further", () => {
+    const MARK = { cache_control: { type: "ephemeral" } };
+    const turns = (count: number, markLast: boolean) =>
+      Array.from({ length: count }, (_, i) => ({
+        role: i % 2 === 0 ? "user" : "assistant",
+        content: [{ type: "text", text: `turn ${i} of the conversation`, ...(markLast && i === count - 1 ? MARK : {}) }],
+      }));
+    const conversation = (count: number) => request("anthropic", { system: [{ type: "text", text: LONG }], messages: turns(count, true) });
+    const cache = createPromptCache({ enabled: true });
+    const first = cache.usage(conversation(3), 1);
+    expect(first.cacheRead).toBe(0);
+    // the next turn's breakpoint sits two blocks later: the first turn's write is found
+    const next = cache.usage(conversation(5), 1);
+    expect(next.cacheRead).toBe(first.cacheWrite);
+    expect(next.cacheWrite).toBeGreaterThan(0);
+    expect(next.cacheWrite).toBeLessThan(100); // the two new turns only
+    // 21 blocks on, past the lookback: nothing is read
+    expect(cache.usage(conversation(26), 1).cacheRead).toBe(0);
+  });
+
   it("Anthropic caches nothing without a breakpoint, nor a marked prefix under 1,024 tokens", () => {
     const cache = createPromptCache({ enabled: true });
     for (let i = 0; i < 2; i++) {

@@ -10,10 +10,12 @@
  * - OpenAI: the cached part is the longest prefix shared with any earlier request to
  *   the same model, counted only from 1,024 tokens and in steps of 128;
  * - Anthropic: the prompt is read as tools → system → messages, one block at a time;
- *   the longest prefix ending at a `cache_control` breakpoint that an earlier request
- *   wrote is a cache read, the prefix up to the last breakpoint not yet written is a
- *   cache write; prefixes under 1,024 tokens are never cached. No expiry (the 5-minute
- *   TTL never passes in a run), no 20-block lookback limit.
+ *   caches are written only at `cache_control` breakpoints, and the longest prefix an
+ *   earlier request wrote that ends at a breakpoint, or at a block boundary up to 20
+ *   blocks before one, is a cache read (so a conversation's next turn reads what the
+ *   previous turn wrote at its own, earlier, breakpoint); the prefix up to the last
+ *   breakpoint, when not yet written, is a cache write beyond what was read; prefixes
+ *   under 1,024 tokens are never cached. No expiry (the 5-minute TTL never passes in a run).
  */
 import { createHash } from "node:crypto";
 import type {
@@ -29,6 +31,8 @@ import type { FakeResponder, RecordedRequest, ScriptedTurn, ScriptedUsage } from
 const CHARS_PER_TOKEN = 4;
 const MIN_CACHED_TOKENS = 1_024;
 const OPENAI_CACHE_STEP = 128;
+/** Anthropic looks for an earlier write at the block boundaries up to this many blocks before a breakpoint. */
+const LOOKBACK_BLOCKS = 20;
 
 const tokens = (chars: number) => Math.ceil(chars / CHARS_PER_TOKEN);
 
@@ -191,19 +195,31 @@ export function createPromptCache(options: { enabled: boolean }): PromptCache {
         const cacheRead = Math.min(total, openaiCached(blocks.map((block) => block.key).join("")));
         return { input: total, output, cacheRead };
       }
-      // each breakpoint's prefix, as text size and identity
-      const breakpoints: { tokens: number; id: string }[] = [];
+      // every block boundary's prefix, as text size and identity
+      const prefixes: { tokens: number; id: string; marked: boolean }[] = [];
       let prefix = "";
       for (const block of blocks) {
         prefix += block.key;
-        if (block.marked && tokens(prefix.length) >= MIN_CACHED_TOKENS)
-          breakpoints.push({ tokens: tokens(prefix.length), id: hash(prefix) });
+        prefixes.push({ tokens: tokens(prefix.length), id: hash(prefix), marked: block.marked });
       }
-      const hit = breakpoints.findLast((point) => anthropicWritten.has(point.id));
-      const last = breakpoints.at(-1);
+      const cacheable = (at: number) => prefixes[at].tokens >= MIN_CACHED_TOKENS;
+      // a read: the longest prefix an earlier request wrote that ends at a breakpoint or
+      // at most LOOKBACK_BLOCKS blocks before one (the provider checks those boundaries)
+      let hit: (typeof prefixes)[number] | undefined;
+      prefixes.forEach((point, at) => {
+        if (!point.marked) return;
+        for (let back = at; back >= Math.max(0, at - LOOKBACK_BLOCKS); back--) {
+          if (!cacheable(back) || !anthropicWritten.has(prefixes[back].id)) continue;
+          if (!hit || prefixes[back].tokens > hit.tokens) hit = prefixes[back];
+          break;
+        }
+      });
+      // a write: only at breakpoints, the part of the last one beyond what was read
+      const marked = prefixes.filter((point, at) => point.marked && cacheable(at));
+      const last = marked.at(-1);
       const cacheRead = hit?.tokens ?? 0;
-      const cacheWrite = last && last !== hit ? last.tokens - cacheRead : 0;
-      for (const point of breakpoints) anthropicWritten.add(point.id);
+      const cacheWrite = last && !anthropicWritten.has(last.id) ? last.tokens - cacheRead : 0;
+      for (const point of marked) anthropicWritten.add(point.id);
       return { input: total - cacheRead - cacheWrite, output, cacheRead, cacheWrite };
     },
   };

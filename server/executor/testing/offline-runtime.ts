@@ -6,12 +6,15 @@ import { corePlanValidator } from "../../agents/core-plan-validator.ts";
 import { createPrismaArtifactStore, createPrismaConversationMemory, createPrismaSessionStore } from "../../adapters/prisma/agent-stores.ts";
 import { TEST_EXECUTOR_CONFIG } from "./executor-fixture.ts";
 
+/** The create_plan validator the server wires, with the test executor's plan limits. */
+export const testPlanValidator = () => corePlanValidator(TEST_EXECUTOR_CONFIG.planLimits);
+
 export function offlineAgentRunner(db: Database) {
   return createAgentRunner({
     models: createModelRegistry({ env: {} }),
     artifacts: createPrismaArtifactStore(db.prisma),
     sessions: createPrismaSessionStore(db.prisma),
     memory: createPrismaConversationMemory(db.prisma),
-    validatePlan: corePlanValidator(TEST_EXECUTOR_CONFIG.planLimits),
+    validatePlan: testPlanValidator(),
   });
 }
