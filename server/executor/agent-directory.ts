@@ -52,7 +52,13 @@ export class AgentDirectory {
     if (!fresh && cached && cached.expires > this.now()) {
       ids = cached.value;
     } else {
-      const rows = await tx.conversationAgent.findMany({ where: { conversationId }, select: { agentId: true } });
+      // in the order they joined: the roster is part of the commander's cached prompt prefix,
+      // which a reordering by the query planner would invalidate
+      const rows = await tx.conversationAgent.findMany({
+        where: { conversationId },
+        select: { agentId: true },
+        orderBy: [{ createdAt: "asc" }, { agentId: "asc" }],
+      });
       ids = rows.map((row) => row.agentId);
       this.rosters.set(conversationId, { value: ids, expires: this.now() + AGENT_CACHE_TTL_MS });
     }
