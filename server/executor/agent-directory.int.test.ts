@@ -3,19 +3,18 @@
  * it must be the order agents joined, not whatever order the database's scan returns.
  */
 import { afterAll, beforeAll, expect, it } from "vitest";
-import { createTestDatabase, type TestDatabase } from "../db/testing/test-database.ts";
-import { seedWorkspace } from "../services/seed.ts";
 import { AgentDirectory } from "./agent-directory.ts";
+import { createExecutorFixture, type ExecutorFixture } from "./testing/executor-fixture.ts";
 
-let db: TestDatabase;
+let fixture: ExecutorFixture;
 
 beforeAll(async () => {
-  db = await createTestDatabase({ kind: "embedded" });
-  await seedWorkspace(db.prisma, { defaultModel: "offline", demoConversation: false });
+  fixture = await createExecutorFixture();
 });
-afterAll(() => db?.close());
+afterAll(() => fixture?.close());
 
 it("lists a conversation's agents in the order they joined", async () => {
+  const { db } = fixture;
   const agents = await db.prisma.agent.findMany({ where: { handle: { in: ["writer", "researcher", "analyst"] } } });
   const id = (handle: string) => agents.find((agent) => agent.handle === handle)!.id;
   const conversation = await db.prisma.conversation.create({ data: { title: "roster order" } });
