@@ -3,7 +3,9 @@
  * calls, tokens, the cached share of input tokens and the cost at list prices. In a
  * fresh conversation, and in one with a team's history before it: a day (within the
  * 40 messages shown in full) and two days (past them, so older messages are summarised).
- * The commander's planning call carries the conversation; the plan's steps never do.
+ * The commander's planning call carries the conversation; the plan's steps never do. And
+ * with the sub-agents carrying a team's written instructions, which take a step's prompt
+ * past the providers' 1,024-token minimum for caching.
  */
 import { startFakeModelServer, type WireFormat } from "../../server/agents/testing/fake-model-server.ts";
 import { runEval, percent, usd, TURN_BEFORE, type EvalRecord } from "./harness.ts";
@@ -29,6 +31,8 @@ export interface CachingFigure {
   uncached: EvalRecord;
   /** after one day of history, and after two */
   history: HistoryFigure[];
+  /** in a fresh conversation, the sub-agents carrying a team's written instructions (agent-instructions.ts) */
+  instructed: { cold: EvalRecord; warm: EvalRecord; uncached: EvalRecord };
 }
 
 export const HISTORY_DAYS = [1, 2] as const;
@@ -46,7 +50,11 @@ export async function measureCaching(formats: readonly WireFormat[] = ["anthropi
         const [plain] = await runEval(fakeTarget(server, format, false), [COMPARE_4X3], { historyDays: days });
         history.push({ days, cached, uncached: plain });
       }
-      figures.push({ format, modelId: FAKE_MODELS[format], cold, warm, uncached, history });
+      const instructions = { agentInstructions: true };
+      const [instructedCold, instructedWarm] = await runEval(fakeTarget(server, format, true), [COMPARE_4X3, COMPARE_4X3], instructions);
+      const [instructedUncached] = await runEval(fakeTarget(server, format, false), [COMPARE_4X3], instructions);
+      const instructed = { cold: instructedCold, warm: instructedWarm, uncached: instructedUncached };
+      figures.push({ format, modelId: FAKE_MODELS[format], cold, warm, uncached, history, instructed });
     }
     return figures;
   } finally {
@@ -70,7 +78,7 @@ export function formatCaching(figures: CachingFigure[]): string {
   const line = (format: string, modelId: string, label: string, record: EvalRecord) =>
     `  ${format.padEnd(9)} ${modelId.padEnd(28)} ${label.padEnd(28)}  calls ${record.calls}  in ${record.tokensIn}  out ${record.tokensOut}  ` +
     `cache read ${record.cacheReadTokens} / write ${record.cacheWriteTokens}  cached ${percent(record.cachedShare)}  cost ${usd(record.cost)}  (${record.outcome})`;
-  for (const { format, modelId, cold, warm, uncached, history } of figures) {
+  for (const { format, modelId, cold, warm, uncached, history, instructed } of figures) {
     lines.push(line(format, modelId, "fresh, caching, cold", cold));
     lines.push(line(format, modelId, "fresh, caching, warm", warm));
     lines.push(line(format, modelId, "fresh, without caching", uncached));
@@ -78,12 +86,16 @@ export function formatCaching(figures: CachingFigure[]): string {
       lines.push(line(format, modelId, `history ${messagesBefore(days)}, caching`, cached));
       lines.push(line(format, modelId, `history ${messagesBefore(days)}, without caching`, plain));
     }
+    lines.push(line(format, modelId, "instructed, caching, cold", instructed.cold));
+    lines.push(line(format, modelId, "instructed, caching, warm", instructed.warm));
+    lines.push(line(format, modelId, "instructed, without caching", instructed.uncached));
     const withHistory = history.map(
       ({ days, cached, uncached: plain }) => `${percent(savedBy(cached, plain))} after ${messagesBefore(days)} messages`,
     );
     lines.push(
       `  ${format.padEnd(9)} caching saves ${percent(savedBy(warm, uncached))} of the request's cost warm, ${percent(savedBy(cold, uncached))} cold, ` +
-        withHistory.join(", "),
+        withHistory.join(", ") +
+        `; with written instructions ${percent(savedBy(instructed.warm, instructed.uncached))} warm, ${percent(savedBy(instructed.cold, instructed.uncached))} cold`,
     );
   }
   return lines.join("\n");

@@ -54,7 +54,7 @@ describe("the evaluation harness through the fake providers", () => {
   it("the cached share of input tokens is higher with caching than without, on both wire formats", async () => {
     const figures = await measureCaching();
     expect(figures.map((figure) => figure.format)).toEqual(["anthropic", "openai"]);
-    for (const { format, cold, warm, uncached, history } of figures) {
+    for (const { format, cold, warm, uncached, history, instructed } of figures) {
       for (const record of [cold, warm, uncached]) expect(record.outcome).toBe("completed");
       expect(uncached.cachedShare).toBe(0);
       expect(warm.cachedShare).toBeGreaterThan(uncached.cachedShare);
@@ -77,6 +77,14 @@ describe("the evaluation harness through the fake providers", () => {
         expect(cached.cachedShare).toBeGreaterThan(warm.cachedShare);
         expect(cached.cost).toBeLessThan(plain.cost);
       }
+
+      // with a team's written instructions a step's prompt passes the providers' minimum:
+      // the plan's later steps read the prefix the first step of their agent wrote, and
+      // the same request again reads most of its input from cache
+      for (const record of Object.values(instructed)) expect(record).toMatchObject({ outcome: "completed", calls: 8 });
+      expect(instructed.cold.cacheReadTokens).toBeGreaterThan(warm.cacheReadTokens);
+      expect(instructed.warm.cachedShare).toBeGreaterThan(0.5);
+      expect(instructed.warm.cost).toBeLessThan(instructed.uncached.cost);
     }
     expect(formatCaching(figures)).toContain("without caching");
   });

@@ -18,6 +18,7 @@ import { createExecutorFixture, TEST_EXECUTOR_CONFIG, type ExecutorFixture } fro
 import type { PlanFinding } from "../../server/core/plan-critic.ts";
 import type { PlanStatus } from "../../server/core/types.ts";
 import type { EvalRequest } from "./requests.ts";
+import { AGENT_INSTRUCTIONS } from "./agent-instructions.ts";
 import { seedTeamDay } from "./team-day.ts";
 
 /** Where the model calls go. `countCalls` says how many calls the provider has received so far. */
@@ -190,14 +191,26 @@ export interface EvalOptions {
   timeoutMs?: number;
   /** each request comes after this many days of a team's messages (team-day.ts) and the commander's answer to TURN_BEFORE */
   historyDays?: number;
+  /** the sub-agents carry a team's written instructions (agent-instructions.ts), not the demo's one line */
+  agentInstructions?: boolean;
 }
 
 /** Runs the requests one after another, each in a conversation of its own, on one fresh database. */
 export async function runEval(target: EvalTarget, requests: EvalRequest[], options: EvalOptions = {}): Promise<EvalRecord[]> {
   const harness = await openHarness(target);
   try {
+    if (options.agentInstructions) {
+      for (const [handle, systemPrompt] of Object.entries(AGENT_INSTRUCTIONS)) {
+        await harness.fixture.db.prisma.agent.update({ where: { handle }, data: { systemPrompt } });
+      }
+      harness.fixture.executor.agentsChanged();
+    }
     const records: EvalRecord[] = [];
-    const settled = { timeoutMs: options.timeoutMs ?? 120_000, historyDays: options.historyDays ?? 0 };
+    const settled = {
+      timeoutMs: options.timeoutMs ?? 120_000,
+      historyDays: options.historyDays ?? 0,
+      agentInstructions: options.agentInstructions ?? false,
+    };
     for (const request of requests) records.push(await runOne(harness, target, request, settled));
     return records;
   } finally {
