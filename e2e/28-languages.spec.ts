@@ -123,6 +123,11 @@ test("28c. an admin page in Chinese: Admin → Agents for a zh-CN browser", asyn
   await expect(page.getByTestId("agent-state")).toHaveText("指挥官负责回复每个对话、执行每个计划，因此不能停用或删除。");
   await expect(page).toHaveTitle(/智能体/);
   await page.screenshot({ path: screenshotPath("chinese-admin-agents") });
+
+  // a refused save reads in Chinese, the server's own words as its detail (nothing is saved)
+  await form.getByLabel("模型", { exact: true }).fill("nope:nothing");
+  await form.getByRole("button", { name: "保存修改" }).click();
+  await expect(form.getByRole("alert")).toHaveText(/^输入有误：model: /);
   await context.close();
 });
 

@@ -97,6 +97,12 @@ describe("the message catalogues", () => {
     expect(zh("typing", { count: 3, first: "甲", second: "乙" })).toBe("3 人正在输入…");
   });
 
+  it("call the commander 指挥官 everywhere in Chinese, as the conversation and the admin pages do", () => {
+    // one role, one name: a second word for it reads as a different agent
+    const other = [...flat["zh-CN"]].filter(([, text]) => text.includes("指挥者")).map(([key]) => key);
+    expect(other).toEqual([]);
+  });
+
   it("read a retry's countdown, and 'now' at zero", () => {
     const t = createTranslator({ locale: "en", messages: en, namespace: "plan" });
     expect(t("retryLine", { attempt: 2, total: 4, seconds: 2 })).toBe("attempt 2 of 4, retrying in 2 s");

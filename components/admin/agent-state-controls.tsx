@@ -8,6 +8,7 @@ import { useState } from "react";
 import { useTranslations } from "next-intl";
 import type { AdminAgent } from "@/server/protocol/rest/admin.ts";
 import { api } from "../api-client.ts";
+import { useErrorText } from "../error-text.ts";
 import { Button } from "../ui/button.tsx";
 import { Dialog } from "../ui/dialog.tsx";
 import { ErrorText } from "../ui/field.tsx";
@@ -22,6 +23,7 @@ export function AgentStateControls({
   onDeleted: (agentId: string) => void;
 }) {
   const t = useTranslations("admin.agents");
+  const errorText = useErrorText();
   const [busy, setBusy] = useState(false);
   const [error, setError] = useState("");
   const [confirming, setConfirming] = useState(false);
@@ -33,7 +35,7 @@ export function AgentStateControls({
     try {
       await work();
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : t("actionFailed"));
+      setError(errorText(caught, t("actionFailed")));
     } finally {
       setBusy(false);
     }

@@ -4,6 +4,7 @@ import { useState, type FormEvent } from "react";
 import { useTranslations } from "next-intl";
 import type { AdminAgent, AgentInput } from "@/server/protocol/rest/admin.ts";
 import { api } from "../api-client.ts";
+import { useErrorText } from "../error-text.ts";
 import { Avatar } from "../ui/avatar.tsx";
 import { Badge } from "../ui/badge.tsx";
 import { Button } from "../ui/button.tsx";
@@ -103,6 +104,7 @@ export function AgentsEditor({ initialAgents, modelChoices = [] }: { initialAgen
 
 function AgentForm({ agent, onSaved, modelChoices }: { agent: AdminAgent; onSaved: (agent: AdminAgent) => void; modelChoices: string[] }) {
   const t = useTranslations("admin.agents");
+  const errorText = useErrorText();
   const [error, setError] = useState("");
   const [saved, setSaved] = useState(false);
   const [busy, setBusy] = useState(false);
@@ -126,7 +128,7 @@ function AgentForm({ agent, onSaved, modelChoices }: { agent: AdminAgent; onSave
           : { state: "done", ok: false, text: result.error },
       );
     } catch (caught) {
-      setTrial({ state: "done", ok: false, text: caught instanceof Error ? caught.message : t("testFailed") });
+      setTrial({ state: "done", ok: false, text: errorText(caught, t("testFailed")) });
     }
   }
 
@@ -154,7 +156,7 @@ function AgentForm({ agent, onSaved, modelChoices }: { agent: AdminAgent; onSave
       onSaved(result);
       setSaved(true);
     } catch (caught) {
-      setError(caught instanceof Error ? caught.message : t("saveFailed"));
+      setError(errorText(caught, t("saveFailed")));
     } finally {
       setBusy(false);
     }
