@@ -66,6 +66,21 @@ test("27. chat basics between two people: mention a person, typing, reactions, g
   await ada.send("Second thought");
   await expect(bobView.messages.filter({ hasText: "Second thought" })).toHaveAttribute("data-continued", "true");
   await expect(bobView.messages.filter({ hasText: "First thought" })).not.toHaveAttribute("data-continued", "true");
+
+  // what is typed while a message is on its way stays in the composer when the server answers
+  let release = () => {};
+  const held = new Promise<void>((resolve) => (release = resolve));
+  await admin.page.route(`**/api/conversations/${conversationId}/messages`, async (route) => {
+    if (route.request().method() === "POST") await held;
+    await route.continue();
+  });
+  await ada.composer.pressSequentially("Sent first");
+  await ada.composer.press("Enter");
+  await ada.composer.pressSequentially("typed meanwhile");
+  release();
+  await expect(ada.messages.filter({ hasText: "Sent first" })).toBeVisible();
+  await expect(ada.composer).toHaveValue("typed meanwhile");
+  await admin.page.unroute(`**/api/conversations/${conversationId}/messages`);
   expect(conversationId).toBeTruthy();
   await admin.context.close();
   await bob.context.close();

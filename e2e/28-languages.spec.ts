@@ -194,5 +194,11 @@ test("28f. the commander's closing message reads in Chinese at 1280×800, and po
   ).toBeFocused();
   await closing.scrollIntoViewIfNeeded();
   await page.screenshot({ path: screenshotPath("chinese-plan-closing-1280") });
+
+  // the step drawer's runs read in Chinese too: a run's status is a word of the interface
+  await page.getByRole("button", { name: /^步骤 1：/ }).click();
+  const runs = page.getByRole("dialog", { name: "步骤 1 详情" }).getByRole("table", { name: "运行记录" });
+  await expect(runs.getByRole("cell", { name: "成功", exact: true })).toBeVisible();
+  await expect(runs.getByRole("cell", { name: "succeeded", exact: true })).toHaveCount(0);
   await context.close();
 });

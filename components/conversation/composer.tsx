@@ -10,13 +10,11 @@ import { MAX_MESSAGE_CHARS, MAX_UPLOAD_BYTES } from "@/server/protocol/limits.ts
 import { tokenizeMentions } from "@/server/protocol/mentions.ts";
 import { loadDraft, saveDraft } from "./drafts.ts";
 import { outsideAgentsTyped, unknownHandles } from "./mention-offer.ts";
-import { mentionCandidates, type MentionCandidate } from "./mention-candidates.ts";
+import { MENTION_QUERY, mentionCandidates, type MentionCandidate } from "./mention-candidates.ts";
 import { MENTION_LISTBOX_ID, MentionPicker, mentionOptionId } from "./mention-picker.tsx";
 import { NotificationsButton } from "./notifications-button.tsx";
 import { TypingIndicator, useAnnounceTyping } from "./typing-indicator.tsx";
 import { useErrorText } from "../error-text.ts";
-
-const MENTION_QUERY = /(^|\s)@([a-z0-9_-]*)$/;
 
 /** What a person reads when a send failed: never the browser's raw "Failed to fetch". */
 function sendFailure(
@@ -156,7 +154,8 @@ function ConversationComposer({ conversationId, currentUserId }: { conversationI
       setError("");
       setCanRetry(false);
       saveDraft(conversationId, "");
-      setText("");
+      // only what was sent leaves the composer: words typed while it was on its way stay
+      setText((current) => (current.startsWith(text) ? current.slice(text.length).trimStart() : current));
       setMentioned([]);
       setAttachments([]);
     } catch (caught) {

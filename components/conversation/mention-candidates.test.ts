@@ -1,6 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { tokenizeMentions } from "@/server/protocol/mentions.ts";
-import { mentionCandidates } from "./mention-candidates.ts";
+import { MENTION_QUERY, mentionCandidates } from "./mention-candidates.ts";
 
 const agents = [
   { id: "a1", handle: "commander", name: "Commander", role: "commander" as const },
@@ -28,5 +28,17 @@ describe("mentionCandidates", () => {
     for (const candidate of mentionCandidates({ query: "", agents, people })) {
       expect(tokenizeMentions(`hi @${candidate.handle}, look`)).toEqual([candidate.handle]);
     }
+  });
+});
+
+describe("MENTION_QUERY", () => {
+  it("opens the list for an @ typed in any case, as the tokeniser reads it", () => {
+    const query = (typed: string) => MENTION_QUERY.exec(typed)?.[2] ?? null;
+    expect(query("Hi @B")).toBe("B");
+    expect(query("@")).toBe("");
+    expect(tokenizeMentions("Hi @Bo")).toEqual(["bo"]);
+    // the list then offers Bob for "B", as for "b"
+    expect(mentionCandidates({ query: query("Hi @B") ?? "", agents, people }).map((c) => c.handle)).toEqual(["bobstone"]);
+    expect(query("mail@example")).toBeNull();
   });
 });

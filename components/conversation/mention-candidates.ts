@@ -16,6 +16,12 @@ export interface MentionCandidate {
 
 export const MAX_MENTION_CANDIDATES = 8;
 
+/**
+ * An `@` being typed at the caret (the text before it ends with one): group 2 is the query
+ * so far. Any case, like the shared tokeniser, which reads a typed `@Bo` as `@bo`.
+ */
+export const MENTION_QUERY = /(^|\s)@([a-z0-9_-]*)$/i;
+
 /** Agents then people whose handle or name starts with `query` (any word of the name, case-insensitive). */
 export function mentionCandidates(input: {
   query: string;

@@ -251,7 +251,7 @@ export function StepDrawer({
                         })}
                       </span>
                     </td>
-                    <td>{run.status}</td>
+                    <td>{t("runStatus", { status: run.status })}</td>
                     <td title={run.usageEstimated ? ESTIMATED_NOTE : undefined}>
                       {run.usageEstimated ? "≈ " : ""}${run.cost.toFixed(4)}
                     </td>
