@@ -78,13 +78,23 @@ export function createPlanControls({ prisma, engine }: { prisma: PrismaClient; e
   }
 
   const controls = {
-    /** Whether a plan with this id exists (an API client's idempotent resubmission). */
-    async exists({ planId }: { planId: string }): Promise<boolean> {
-      return (await prisma.plan.count({ where: { id: planId } })) > 0;
+    /**
+     * An API client's idempotent resubmission: null when no plan has this id, else the
+     * hash of the body it was submitted with (null for a plan stored without one).
+     */
+    async submission({ planId }: { planId: string }): Promise<{ submissionHash: string | null } | null> {
+      return prisma.plan.findUnique({ where: { id: planId }, select: { submissionHash: true } });
     },
 
     /** A plan submitted directly (API, automation): validated exactly like the commander's. */
-    submitPlan(input: { conversationId: string; raw: unknown; request?: string; userId?: string; planId?: string }): Promise<PlanDTO> {
+    submitPlan(input: {
+      conversationId: string;
+      raw: unknown;
+      request?: string;
+      userId?: string;
+      planId?: string;
+      submissionHash?: string;
+    }): Promise<PlanDTO> {
       return engine.submitPlan(input);
     },
 
