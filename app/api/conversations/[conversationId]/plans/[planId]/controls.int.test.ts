@@ -4,9 +4,12 @@
  * Each answer is checked against what was stored: a refused control changes nothing, and
  * a control sent twice at once does its work once.
  */
-import { afterAll, beforeAll, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { browserRequest, signUpInvited, type TestAccount } from "@/server/auth/testing/accounts.ts";
 import { createRouteHarness, type RouteHarness } from "@/server/http/testing/route-harness.ts";
+import { postgresAvailable } from "@/server/db/testing/test-database.ts";
+import { createExecutorFixture, type ExecutorFixture } from "@/server/executor/testing/executor-fixture.ts";
+import { directiveScript } from "@/server/executor/testing/directive-script.ts";
 import * as planRoute from "./route.ts";
 
 let harness: RouteHarness;
@@ -118,4 +121,37 @@ it("a running plan cannot be re-run, and a cancel reason the database cannot sto
   expect((await prisma().plan.findUniqueOrThrow({ where: { id: running.id } })).status).toBe("running");
   expect((await outcome(control(running.id, { action: "cancel" }))).status).toBe(200);
   expect(await prisma().plan.count({ where: { rerunOfId: running.id } })).toBe(0);
+});
+
+// PGlite has one connection, so the race needs PostgreSQL's
+describe.runIf(await postgresAvailable())("a control sent as the owner deletes the conversation", () => {
+  let fixture: ExecutorFixture;
+  beforeAll(async () => {
+    fixture = await createExecutorFixture({ kind: "postgres", script: directiveScript });
+  });
+  afterAll(() => fixture?.close());
+
+  it("either the delete is refused or the control is not found: never a database error", async () => {
+    const actor = { id: fixture.userId, role: "admin" as const };
+    for (const control of ["retry", "rerun"] as const) {
+      const { id } = await fixture.services.createConversation({ title: control, agentHandles: ["researcher"], userId: fixture.userId });
+      const raw = { title: "Wait", steps: [{ index: 1, title: "Wait", assignee: "researcher", input: "sleep=60000" }] };
+      const plan = await fixture.app.plans.submitPlan({ conversationId: id, raw, userId: fixture.userId });
+      await fixture.app.plans.cancelPlan({ actor, planId: plan.id, reason: "set up" });
+      await fixture.waitForPlan(plan.id);
+      const [removed, controlled] = await Promise.allSettled([
+        fixture.app.conversations.remove({ actor, conversationId: id }),
+        control === "retry"
+          ? fixture.app.plans.retryStep({ actor, planId: plan.id, stepIndex: 1 })
+          : fixture.app.plans.rerunPlan({ actor, planId: plan.id, byName: "Ada" }),
+      ]);
+      const code = (settled: PromiseSettledResult<unknown>) =>
+        settled.status === "fulfilled" ? "ok" : ((settled.reason as { code?: string }).code ?? String(settled.reason));
+      expect([code(removed), code(controlled)], control).toSatisfy(
+        ([a, b]: string[]) => (a === "ok" && b === "not_found") || (a === "conflict" && b === "ok"),
+      );
+      const live = await fixture.db.prisma.plan.findMany({ where: { conversationId: id, status: "running" }, select: { id: true } });
+      for (const { id: planId } of live) await fixture.app.plans.cancelPlan({ actor, planId, reason: "tidy" });
+    }
+  });
 });
