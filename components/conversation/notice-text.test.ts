@@ -47,4 +47,35 @@ describe("MessageText", () => {
     const shown = html("zh-CN", message({ notice: { key: "decisionNotAppliedGone", values: {}, said: "Retry **now**" } }));
     expect(shown).toMatch(/Retry <strong>now<\/strong>.*<em>未执行：该步骤已不存在/s);
   });
+
+  it("takes ICU syntax, braces and tags in any value as text: a line's, a list item's and a bullet's", () => {
+    const hostile = `{x, select, other {<b>owned</b>}} } { <i>it</i> <img src=x onerror=alert(1)> [link](https://evil.test)`;
+    for (const locale of ["en", "zh-CN"] as const) {
+      const shown = html(
+        locale,
+        message({
+          notice: {
+            key: "planRerun",
+            values: { name: hostile, title: hostile, steps: 1, status: hostile },
+            more: [
+              { key: "nothingToAddAfter", values: {}, list: { join: "and", items: [{ key: "deedUsed", values: { tool: hostile } }] } },
+              {
+                key: "planMissing",
+                values: {},
+                bullets: [
+                  { key: "planMissingStep", values: { index: 1, title: hostile, assignee: hostile, status: hostile, reason: hostile } },
+                ],
+              },
+            ],
+          },
+        }),
+      );
+      const escaped =
+        "{x, select, other {&lt;b&gt;owned&lt;/b&gt;}} } { &lt;i&gt;it&lt;/i&gt; &lt;img src=x onerror=alert(1)&gt; [link](https://evil.test)";
+      // name, title and status of the line, the list's tool, and the bullet's five values
+      expect(shown.split(escaped).length - 1, locale).toBe(3 + 1 + 4);
+      expect(shown).not.toMatch(/<img|<a |owned<\/b>|<i>it/);
+      expect(shown).not.toContain("the English body");
+    }
+  });
 });

@@ -126,6 +126,54 @@ describe("/api/v1", () => {
     expect(await fixture.db.prisma.plan.count({ where: { conversationId: id } })).toBe(2);
   });
 
+  it("refuses an Idempotency-Key used again for another plan of the same title, and keys it cannot hold", async () => {
+    const { id } = await (await call(v1.createConversation, { body: { title: "Same key", agents: ["researcher"] } })).json();
+    const plan = (input: string) => ({ title: "Nightly", steps: [{ index: 1, title: "Look", assignee: "researcher", input }] });
+    const submit = (key: string, body: unknown) => call(v1.submitPlan, { id, body, headers: { "idempotency-key": key } });
+
+    expect((await submit("same-title", plan("look at the build"))).status).toBe(201);
+    // the same title, other steps: not the request the key was first used for
+    const other = await submit("same-title", plan("delete the build"));
+    expect(other.status).toBe(409);
+    expect((await other.json()).error.message).toContain(`already used for the plan "Nightly" with another body`);
+    // the same body again (its keys in another order) is the same request: replayed
+    const reordered = { steps: [{ input: "look at the build", assignee: "researcher", title: "Look", index: 1 }], title: "Nightly" };
+    expect((await submit("same-title", reordered)).status).toBe(200);
+
+    expect((await submit("k".repeat(256), plan("x"))).status).toBe(400);
+    expect((await submit("k".repeat(255), plan("x"))).status).toBe(201);
+    const steps = await fixture.db.prisma.planStep.findMany({ where: { plan: { conversationId: id } }, select: { input: true } });
+    expect(steps.map((step) => step.input).sort()).toEqual(["look at the build", "x"]);
+  });
+
+  it("a submitted plan may name a disabled agent, whose step fails saying so; a deleted one is refused by name", async () => {
+    const { id } = await (await call(v1.createConversation, { body: { title: "Disabled", agents: ["analyst", "writer"] } })).json();
+    const admin = { id: fixture.userId, role: "admin" as const };
+    const analyst = await fixture.db.prisma.agent.findUniqueOrThrow({ where: { handle: "analyst" } });
+    await fixture.app.admin.setAgentEnabled({ actor: admin, agentId: analyst.id, enabled: false });
+    try {
+      const body = {
+        title: "Ask",
+        steps: [{ index: 1, title: "Ask", assignee: "analyst", input: "@analyst look", on_failure: "continue" }],
+      };
+      const submitted = await call(v1.submitPlan, { id, body });
+      expect(submitted.status).toBe(201);
+      const plan = await submitted.json();
+      await fixture.waitForPlan(plan.id);
+      const step = await fixture.db.prisma.planStep.findFirstOrThrow({ where: { planId: plan.id } });
+      expect([step.status, step.failureReason]).toEqual(["failed", "@analyst is disabled"]);
+      expect(await fixture.db.prisma.run.count({ where: { planId: plan.id, agentId: analyst.id } })).toBe(0);
+    } finally {
+      await fixture.app.admin.setAgentEnabled({ actor: admin, agentId: analyst.id, enabled: true });
+    }
+    const gone = await call(v1.submitPlan, {
+      id,
+      body: { title: "Gone", steps: [{ index: 1, title: "Ask", assignee: "nobody-here", input: "x" }] },
+    });
+    expect(gone.status).toBe(422);
+    expect(JSON.stringify(await gone.json())).toContain('\\"nobody-here\\" is not in this conversation');
+  });
+
   it("answers 422 naming the step and field of an invalid plan, and stores nothing", async () => {
     const { id } = await (await call(v1.createConversation, { body: { title: "Bad plans", agents: ["researcher"] } })).json();
     const before = await fixture.db.prisma.plan.count();

@@ -9,7 +9,7 @@ import { v1Routes } from "../protocol/rest/v1.ts";
 import { apiActor, requireApiConversation, withApiToken, withSignedBody } from "./api-auth.ts";
 import { conflict } from "../protocol/errors.ts";
 import { intParam } from "../http/params.ts";
-import { idempotentPlanId, isUniqueViolation, readIdempotencyKey } from "./idempotency.ts";
+import { idempotentPlanId, isUniqueViolation, readIdempotencyKey, submissionHash } from "./idempotency.ts";
 import { readBody, respond } from "../http/route-spec.ts";
 
 type V1Routes = typeof v1Routes;
@@ -87,16 +87,26 @@ export const v1Handlers: { [K in keyof V1Routes]: V1Handler<V1Routes[K]> } = {
       async (runtime) => {
         await requireApiConversation(runtime, params.id);
         const key = readIdempotencyKey(request);
-        const { request: requestText, ...plan } = await readBody(v1Routes.submitPlan, request);
+        const body = await readBody(v1Routes.submitPlan, request);
+        const { request: requestText, ...plan } = body;
         const planId = key === null ? undefined : idempotentPlanId({ userId: runtime.apiUserId, conversationId: params.id, key });
-        const replay = async () => {
+        const hash = key === null ? undefined : submissionHash(body);
+        const replay = async (stored: { submissionHash: string | null } | null) => {
           const existing = await runtime.app.conversations.getPlan({ actor: apiActor(runtime), planId: planId! });
-          if (typeof plan.title === "string" && existing.title !== plan.title) {
-            throw conflict(`Idempotency-Key "${key}" was already used for the plan "${existing.title}"; use a new key for another plan`);
+          // a plan stored before bodies were hashed has only its title to compare
+          const same = stored?.submissionHash
+            ? stored.submissionHash === hash
+            : typeof plan.title !== "string" || existing.title === plan.title;
+          if (!same) {
+            const how = existing.title === plan.title ? " with another body" : "";
+            throw conflict(
+              `Idempotency-Key "${key}" was already used for the plan "${existing.title}"${how}; use a new key for another plan`,
+            );
           }
           return respond(v1Routes.submitPlan, existing, { status: 200, headers: { "Idempotent-Replayed": "true" } });
         };
-        if (planId && (await runtime.app.plans.exists({ planId }))) return replay();
+        const stored = planId ? await runtime.app.plans.submission({ planId }) : null;
+        if (stored) return replay(stored);
         try {
           const created = await runtime.app.plans.submitPlan({
             conversationId: params.id,
@@ -104,11 +114,12 @@ export const v1Handlers: { [K in keyof V1Routes]: V1Handler<V1Routes[K]> } = {
             request: requestText,
             userId: runtime.apiUserId,
             planId,
+            submissionHash: hash,
           });
           return respond(v1Routes.submitPlan, created);
         } catch (error) {
           // the same key submitted at the same moment: the other request made the plan
-          if (planId && isUniqueViolation(error)) return replay();
+          if (planId && isUniqueViolation(error)) return replay(await runtime.app.plans.submission({ planId }));
           throw error;
         }
       },

@@ -12,6 +12,7 @@
  */
 import { z } from "zod";
 import { EFFORT_LEVELS, type Effort, type EscalationCause } from "./types.ts";
+import { storableText } from "./text.ts";
 
 /** Why a run is on its model; stored on the run row and shown in the drawer and the bill. */
 export const MODEL_REASONS = ["agent", "effort:light", "effort:deep", "escalation", "hedge"] as const;
@@ -32,10 +33,14 @@ export interface EffortModels {
   deep?: string;
 }
 
-/** The mapping as stored and sent: each level a model id, or absent. */
+/**
+ * The mapping as stored and sent: each level a model id, or absent. Text the database
+ * can store: a configured provider takes any model name after its prefix, so the model
+ * check alone lets NUL or a lone surrogate through to the jsonb write.
+ */
 export const effortModelsSchema = z.strictObject({
-  light: z.string().trim().min(1).max(200).optional(),
-  deep: z.string().trim().min(1).max(200).optional(),
+  light: storableText().trim().min(1).max(200).optional(),
+  deep: storableText().trim().min(1).max(200).optional(),
 });
 
 export interface RunModelInput {

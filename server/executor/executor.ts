@@ -131,7 +131,15 @@ export class Executor {
   // ─── Entry points ──────────────────────────────────────────────────────────
 
   /** A plan submitted directly (API, automation): validated exactly like the commander's. */
-  async submitPlan(input: { conversationId: string; raw: unknown; request?: string; userId?: string; planId?: string }): Promise<PlanDTO> {
+  async submitPlan(input: {
+    conversationId: string;
+    raw: unknown;
+    request?: string;
+    userId?: string;
+    planId?: string;
+    /** the hash of the API submission's body, stored with the plan its Idempotency-Key names */
+    submissionHash?: string;
+  }): Promise<PlanDTO> {
     // an oversized plan is refused before it takes the conversation's lock
     assertPlanSize({ raw: input.raw, limits: this.context.config.planLimits });
     // named up front, so the unit can run optimistically: its one statement inserts the
@@ -144,6 +152,7 @@ export class Executor {
         raw: input.raw,
         request: input.request,
         createdByUserId: input.userId,
+        submissionHash: input.submissionHash,
         announce: (spec) =>
           insertMessage(this.context, uow, {
             conversationId: input.conversationId,

@@ -71,6 +71,8 @@ export async function createPlan(
     planId?: string;
     /** the ended plan this one re-runs */
     rerunOfId?: string;
+    /** the hash of the API submission's body, when it carried an Idempotency-Key */
+    submissionHash?: string;
     announce: (spec: PlanSpec, planId: string) => void;
   },
 ): Promise<{ dto: PlanDTO; saved: LoadedPlan | null }> {
@@ -87,6 +89,7 @@ export async function createPlan(
     requestMessageId: input.requestMessageId,
     createdByUserId: input.createdByUserId,
     rerunOfId: input.rerunOfId,
+    submissionHash: input.submissionHash,
     now: context.stamp(),
   });
   uow.cachePlan(loaded); // the reconcile below starts from it instead of reading it again

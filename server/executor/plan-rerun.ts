@@ -30,6 +30,14 @@ export async function rerunPlan(
   if (!isTerminalPlan(ended.state.status)) {
     throw conflict(`the plan is ${ended.state.status}; only an ended plan can be re-run (stop it first)`);
   }
+  // a second click (or a second tab) while the first re-run still runs would start the
+  // same work twice; read under the conversation's lock, so two at once make one
+  const live = await tx.plan.findFirst({
+    // (conversationId, status) is indexed: the conversation's live plans, a handful
+    where: { conversationId: ended.conversationId, status: { in: ["running", "paused"] }, rerunOfId: input.planId },
+    select: { id: true },
+  });
+  if (live) throw conflict(`a re-run of this plan is still running (plan ${live.id}); stop it first or wait for it to end`);
   const raw = rerunRawPlan({ ...ended.state, title: ended.title });
   const { dto, saved } = await createPlan(context, tx, uow, {
     conversationId: ended.conversationId,

@@ -63,6 +63,28 @@ it("only admins disable and delete, and never the commander", async () => {
   );
 });
 
+it("a model this server cannot run is refused naming its own field, and nothing is saved", async () => {
+  const writer = await fixture.db.prisma.agent.findUniqueOrThrow({ where: { handle: "writer" } });
+  const input = {
+    handle: writer.handle,
+    name: writer.name,
+    role: "sub_agent" as const,
+    description: writer.description,
+    systemPrompt: writer.systemPrompt,
+    model: writer.model,
+    allowedTools: writer.allowedTools,
+    skills: writer.skills,
+    concurrency: writer.concurrency,
+  };
+  const update = (extra: object) => fixture.app.admin.updateAgent({ actor: admin, agentId: writer.id, input: { ...input, ...extra } });
+  // the fixture's server has no provider keys
+  await expect(update({ escalationModel: "anthropic:claude-opus" })).rejects.toThrow(/^escalationModel: .*ANTHROPIC_API_KEY/);
+  await expect(update({ hedgeModel: "openai:gpt-fast" })).rejects.toThrow(/^hedgeModel: .*OPENAI_API_KEY/);
+  await expect(update({ model: "cli:nope" })).rejects.toThrow(/^model: no command-line agent "nope"/);
+  const after = await fixture.db.prisma.agent.findUniqueOrThrow({ where: { id: writer.id } });
+  expect([after.model, after.hedgeModel, after.escalationModel]).toEqual([writer.model, writer.hedgeModel, writer.escalationModel]);
+});
+
 it("a mention of a disabled agent starts nothing and gets a note; enabled again, it answers", async () => {
   const disabled = await setEnabled("analyst", false);
   expect(disabled.disabledAt).not.toBeNull();

@@ -50,10 +50,15 @@ export interface AgentModels {
   cliAgents?: CliAgents;
 }
 
-/** Refuses a model this server cannot run (a bad id, a provider without its key, an unconfigured `cli:` agent), naming why. */
-function assertModelUsable({ models, cliAgents = {} }: AgentModels, model: string): void {
+type ModelField = "model" | "hedgeModel" | "escalationModel";
+
+/**
+ * Refuses a model this server cannot run (a bad id, a provider without its key, an
+ * unconfigured `cli:` agent), naming the field and why: the editor has three model fields.
+ */
+function assertModelUsable({ models, cliAgents = {} }: AgentModels, model: string, field: ModelField = "model"): void {
   const problem = cliAgentName(model) !== null ? cliModelProblem(cliAgents, model) : modelProblem(models, model);
-  if (problem) throw invalidInput(`model: ${problem}`);
+  if (problem) throw invalidInput(`${field}: ${problem}`);
 }
 
 export async function createAgent(
@@ -62,8 +67,8 @@ export async function createAgent(
 ): Promise<AdminAgent> {
   const admin = assertAdmin(actor);
   assertModelUsable(models, input.model);
-  if (input.hedgeModel) assertModelUsable(models, input.hedgeModel);
-  if (input.escalationModel) assertModelUsable(models, input.escalationModel);
+  if (input.hedgeModel) assertModelUsable(models, input.hedgeModel, "hedgeModel");
+  if (input.escalationModel) assertModelUsable(models, input.escalationModel, "escalationModel");
   if (await prisma.agent.findUnique({ where: { handle: input.handle }, select: { id: true } })) {
     throw conflict(`@${input.handle} already exists.`);
   }
@@ -99,8 +104,8 @@ export async function updateAgent(
 ): Promise<AdminAgent> {
   const admin = assertAdmin(actor);
   assertModelUsable(models, input.model);
-  if (input.hedgeModel) assertModelUsable(models, input.hedgeModel);
-  if (input.escalationModel) assertModelUsable(models, input.escalationModel);
+  if (input.hedgeModel) assertModelUsable(models, input.hedgeModel, "hedgeModel");
+  if (input.escalationModel) assertModelUsable(models, input.escalationModel, "escalationModel");
   const clash = await prisma.agent.findUnique({ where: { handle: input.handle }, select: { id: true } });
   if (clash && clash.id !== agentId) throw conflict(`@${input.handle} already exists.`);
   const found = await prisma.agent.findUnique({ where: { id: agentId }, select: { id: true } });

@@ -68,3 +68,14 @@ it("the route's body takes only the two levels, each a non-empty model id", () =
   expect(body.safeParse({ standard: "offline:a" }).success).toBe(false);
   expect(body.safeParse({ deep: " " }).success).toBe(false);
 });
+
+it("refuses a model id the database cannot store, naming the level, even from a configured provider", async () => {
+  // OpenAI has a key, so the model check alone takes any name after "openai:"
+  for (const model of ["openai:gpt\u0000", "openai:\ud800gpt"]) {
+    expect(routes.admin.setEffortModels.body.safeParse({ light: model }).success).toBe(false);
+    const error = await refused(setEffortModels(db.prisma, { actor: admin, input: { light: model }, models }));
+    expect(hasErrorCode(error, "invalid_input")).toBe(true);
+    expect((error as Error).message).toMatch(/^light: must not contain NUL/);
+  }
+  expect(await readEffortModels(db.prisma)).toEqual({ deep: "offline:deep" });
+});

@@ -8,7 +8,7 @@ import type { PrismaClient } from "../generated/prisma/client.ts";
 import { modelProblem } from "../agents/model-check.ts";
 import { assertAdmin, type Actor } from "../access/actor.ts";
 import { recordAudit } from "../access/audit.ts";
-import { MAPPED_EFFORT_LEVELS, type EffortModels } from "../core/run-model.ts";
+import { effortModelsSchema, MAPPED_EFFORT_LEVELS, type EffortModels } from "../core/run-model.ts";
 import { readEffortModels, writeEffortModels } from "../adapters/prisma/workspace-settings.ts";
 import { invalidInput } from "../protocol/errors.ts";
 import type { AgentModels } from "./admin-agents.ts";
@@ -27,6 +27,12 @@ export async function setEffortModels(
   { actor, input, models }: { actor: Actor | null; input: EffortModels } & Pick<AgentModels, "models">,
 ): Promise<EffortModels> {
   const admin = assertAdmin(actor);
+  // the route checked the body already; a caller that did not gets the same answer, not a failed write
+  const shape = effortModelsSchema.safeParse(input);
+  if (!shape.success) {
+    const [issue] = shape.error.issues;
+    throw invalidInput(`${issue?.path.join(".") || "effortModels"}: ${issue?.message ?? "not a mapping of effort levels to models"}`);
+  }
   for (const level of MAPPED_EFFORT_LEVELS) {
     const model = input[level];
     const problem = model === undefined ? null : modelProblem(models, model);

@@ -76,3 +76,28 @@ it("Admin → Usage marks estimated totals and counts what was read from cache",
   const byDay = usage.byDay.at(-1);
   expect(byDay).toMatchObject({ runs: 4, estimated: true, cacheReadTokens: 60 });
 });
+
+it("Admin → Usage counts the runs of its window only, by the day they ran", async () => {
+  const { conversationId } = await db.prisma.run.findFirstOrThrow({ select: { conversationId: true } });
+  const threeDaysAgo = new Date(Date.now() - 3 * 24 * 60 * 60 * 1000);
+  const old = await db.prisma.run.create({
+    data: {
+      conversationId,
+      kind: "chat",
+      input: "x",
+      status: "succeeded",
+      tokensIn: 1_000,
+      tokensOut: 0,
+      cost: 1,
+      createdAt: threeDaysAgo,
+    },
+  });
+  try {
+    expect((await getUsage(db.prisma, { actor: admin, days: 1 })).totals).toMatchObject({ runs: 4, tokens: 385 });
+    const week = await getUsage(db.prisma, { actor: admin, days: 7 });
+    expect(week.totals).toMatchObject({ runs: 5, tokens: 1_385 });
+    expect(week.byDay[0]).toMatchObject({ key: threeDaysAgo.toISOString().slice(0, 10), runs: 1, tokensIn: 1_000 });
+  } finally {
+    await db.prisma.run.delete({ where: { id: old.id } });
+  }
+});

@@ -8,9 +8,22 @@ import { assertAdmin, type Actor } from "../access/actor.ts";
 import type { Usage, UsageRow } from "../protocol/rest/admin-views.ts";
 import { modelReasonOf } from "../core/run-model.ts";
 
-type BilledRun = Pick<UsageRow, "tokensIn" | "tokensOut" | "cacheReadTokens" | "cacheWriteTokens" | "cost"> & { usageEstimated: boolean };
+/** The runs of one (model, reason, agent, day), summed by the database. */
+interface BilledGroup {
+  model: string;
+  modelReason: string;
+  handle: string | null;
+  day: string;
+  tokensIn: number;
+  tokensOut: number;
+  cacheReadTokens: number;
+  cacheWriteTokens: number;
+  cost: number;
+  runs: number;
+  estimated: boolean;
+}
 
-function add(map: Map<string, UsageRow>, key: string, run: BilledRun) {
+function add(map: Map<string, UsageRow>, key: string, group: BilledGroup) {
   const row = map.get(key) ?? {
     key,
     tokensIn: 0,
@@ -21,13 +34,13 @@ function add(map: Map<string, UsageRow>, key: string, run: BilledRun) {
     runs: 0,
     estimated: false,
   };
-  row.tokensIn += run.tokensIn;
-  row.tokensOut += run.tokensOut;
-  row.cacheReadTokens += run.cacheReadTokens;
-  row.cacheWriteTokens += run.cacheWriteTokens;
-  row.cost += run.cost;
-  row.runs += 1;
-  row.estimated ||= run.usageEstimated;
+  row.tokensIn += group.tokensIn;
+  row.tokensOut += group.tokensOut;
+  row.cacheReadTokens += group.cacheReadTokens;
+  row.cacheWriteTokens += group.cacheWriteTokens;
+  row.cost += group.cost;
+  row.runs += group.runs;
+  row.estimated ||= group.estimated;
   map.set(key, row);
 }
 
@@ -40,32 +53,29 @@ function totalsOf(row: UsageRow | undefined): Usage["totals"] {
 export async function getUsage(prisma: PrismaClient, { actor, days = 30 }: { actor: Actor | null; days?: number }): Promise<Usage> {
   assertAdmin(actor);
   const since = new Date(Date.now() - days * 24 * 60 * 60 * 1000);
-  const runs = await prisma.run.findMany({
-    where: { createdAt: { gte: since } },
-    select: {
-      model: true,
-      modelReason: true,
-      tokensIn: true,
-      tokensOut: true,
-      cacheReadTokens: true,
-      cacheWriteTokens: true,
-      cost: true,
-      usageEstimated: true,
-      createdAt: true,
-      agent: { select: { handle: true } },
-    },
-  });
+  // summed by the database per (model, reason, agent, UTC day): a year of a busy
+  // workspace's runs is millions of rows, a few thousand groups. Sums as float8, since a
+  // year's tokens overflow an integer and bigint would come back as BigInt. Times are
+  // stored as UTC without a zone: the bound is given the same way, whatever the session's.
+  const groups = await prisma.$queryRaw<BilledGroup[]>`
+    SELECT r."model", r."modelReason", a."handle", to_char(r."createdAt", 'YYYY-MM-DD') AS "day",
+      sum(r."tokensIn")::float8 AS "tokensIn", sum(r."tokensOut")::float8 AS "tokensOut",
+      sum(r."cacheReadTokens")::float8 AS "cacheReadTokens", sum(r."cacheWriteTokens")::float8 AS "cacheWriteTokens",
+      sum(r."cost")::float8 AS "cost", count(*)::integer AS "runs", bool_or(r."usageEstimated") AS "estimated"
+    FROM "Run" r LEFT JOIN "Agent" a ON a."id" = r."agentId"
+    WHERE r."createdAt" >= ${since.toISOString()}::timestamp
+    GROUP BY 1, 2, 3, 4`;
   const byModel = new Map<string, UsageRow>();
   const byAgent = new Map<string, UsageRow>();
   const byReason = new Map<string, UsageRow>();
   const byDay = new Map<string, UsageRow>();
   const all = new Map<string, UsageRow>();
-  for (const run of runs) {
-    add(all, "all", run);
-    add(byModel, run.model, run);
-    add(byAgent, run.agent?.handle ?? "(deleted)", run);
-    add(byReason, modelReasonOf(run.modelReason), run);
-    add(byDay, run.createdAt.toISOString().slice(0, 10), run);
+  for (const group of groups) {
+    add(all, "all", group);
+    add(byModel, group.model, group);
+    add(byAgent, group.handle ?? "(deleted)", group);
+    add(byReason, modelReasonOf(group.modelReason), group);
+    add(byDay, group.day, group);
   }
   const sorted = (map: Map<string, UsageRow>) => [...map.values()].sort((a, b) => b.tokensIn + b.tokensOut - (a.tokensIn + a.tokensOut));
   return {

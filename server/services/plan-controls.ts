@@ -18,6 +18,8 @@ import type { PlanDTO, StepDTO } from "../protocol/dto.ts";
 import type { Engine } from "./engine.ts";
 
 type Tx = Prisma.TransactionClient;
+type Uow = Parameters<Parameters<Engine["inConversation"]>[1]>[1];
+type UnitPlan = Parameters<Engine["inConversation"]>[2];
 
 /** What a member's plan control did: the plan's status after it, and the step it named. */
 export interface PlanControlResult {
@@ -34,6 +36,22 @@ interface StopResult {
 }
 
 export function createPlanControls({ prisma, engine }: { prisma: PrismaClient; engine: Engine }) {
+  /**
+   * The engine's unit on a plan's conversation. Its owner may delete the conversation
+   * between the read that found the plan and the unit's write (a control sent that same
+   * moment): the write then fails on a foreign key, which is "not found" to the person
+   * who sent the control, not a server error.
+   */
+  async function inPlanConversation<T>(conversationId: string, work: (tx: Tx, uow: Uow) => Promise<T>, plan?: UnitPlan): Promise<T> {
+    try {
+      return await engine.inConversation(conversationId, work, plan);
+    } catch (error) {
+      if (error instanceof BatonError) throw error;
+      if ((await prisma.conversation.count({ where: { id: conversationId } })) === 0) throw notFound("conversation");
+      throw error;
+    }
+  }
+
   async function planControl(
     input: { actor: Actor; planId: string },
     event: PlanEvent | ((status: PlanDTO["status"]) => PlanEvent),
@@ -43,7 +61,7 @@ export function createPlanControls({ prisma, engine }: { prisma: PrismaClient; e
     const { planId } = input;
     const found = await prisma.plan.findUnique({ where: { id: planId }, select: { conversationId: true } });
     if (!found) throw notFound("plan");
-    const outcome = await engine.inConversation(
+    const outcome = await inPlanConversation(
       found.conversationId,
       async (tx, uow) => {
         await assertPlanMember(tx, input.actor, planId);
@@ -78,13 +96,23 @@ export function createPlanControls({ prisma, engine }: { prisma: PrismaClient; e
   }
 
   const controls = {
-    /** Whether a plan with this id exists (an API client's idempotent resubmission). */
-    async exists({ planId }: { planId: string }): Promise<boolean> {
-      return (await prisma.plan.count({ where: { id: planId } })) > 0;
+    /**
+     * An API client's idempotent resubmission: null when no plan has this id, else the
+     * hash of the body it was submitted with (null for a plan stored without one).
+     */
+    async submission({ planId }: { planId: string }): Promise<{ submissionHash: string | null } | null> {
+      return prisma.plan.findUnique({ where: { id: planId }, select: { submissionHash: true } });
     },
 
     /** A plan submitted directly (API, automation): validated exactly like the commander's. */
-    submitPlan(input: { conversationId: string; raw: unknown; request?: string; userId?: string; planId?: string }): Promise<PlanDTO> {
+    submitPlan(input: {
+      conversationId: string;
+      raw: unknown;
+      request?: string;
+      userId?: string;
+      planId?: string;
+      submissionHash?: string;
+    }): Promise<PlanDTO> {
       return engine.submitPlan(input);
     },
 
@@ -124,7 +152,7 @@ export function createPlanControls({ prisma, engine }: { prisma: PrismaClient; e
     async rerunPlan(input: { actor: Actor; planId: string; byName: string }): Promise<PlanDTO> {
       const found = await prisma.plan.findUnique({ where: { id: input.planId }, select: { conversationId: true } });
       if (!found) throw notFound("plan");
-      return engine.inConversation(found.conversationId, async (tx, uow) => {
+      return inPlanConversation(found.conversationId, async (tx, uow) => {
         await assertPlanMember(tx, input.actor, input.planId);
         const plan = await engine.rerunPlan(tx, uow, { planId: input.planId, userId: input.actor.id, byName: input.byName });
         await recordAudit(tx, {

@@ -41,6 +41,8 @@ export function insertPlan(
     createdByUserId?: string;
     /** the ended plan this one re-runs */
     rerunOfId?: string;
+    /** the hash of the API submission's body, when it carried an Idempotency-Key */
+    submissionHash?: string;
     now: Date;
   },
 ): { loaded: LoadedPlan; row: PlanRow } {
@@ -57,6 +59,7 @@ export function insertPlan(
     requestMessageId: input.requestMessageId ?? null,
     createdByUserId: input.createdByUserId ?? null,
     rerunOfId: input.rerunOfId ?? null,
+    submissionHash: input.submissionHash ?? null,
     createdAt: input.now,
     updatedAt: input.now,
     endedAt: null,

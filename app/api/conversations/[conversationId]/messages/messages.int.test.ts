@@ -141,6 +141,27 @@ function suite(kind: "embedded" | "postgres") {
     expect(event?.type === "message-edited" && event.payload.message.body).toBe("Ship on Monday\nafter the review");
   });
 
+  it("a notice is the server's alone: a person's post or edit cannot set one, nor edit the server's", async () => {
+    const notice = { key: "planSubmitted", values: { title: "<img src=x onerror=alert(1)>", steps: 1 } };
+    const response = await messages.POST(
+      browserRequest(`/api/conversations/${shared}/messages`, { cookie: ann.cookie, body: { body: "mine", mentionHandles: [], notice } }),
+      params({ conversationId: shared }),
+    );
+    expect(response.status).toBe(201);
+    const sent = ((await response.json()) as { message: MessageDTO }).message;
+    expect(sent.notice).toBeNull();
+    expect((await edit(ann, shared, sent.id, { body: "mine, edited", notice })).status).toBe(200);
+    expect((await fixture.db.prisma.message.findUniqueOrThrow({ where: { id: sent.id } })).notice).toBeNull();
+
+    const server = await fixture.db.prisma.message.create({
+      data: { conversationId: shared, authorKind: "system", body: "Submitted plan **x**", notice },
+    });
+    expect((await edit(ann, shared, server.id, { body: "Submitted plan **y**" })).status).toBe(403);
+    expect((await remove(ann, shared, server.id)).status).toBe(403);
+    const kept = await fixture.db.prisma.message.findUniqueOrThrow({ where: { id: server.id } });
+    expect([kept.body, kept.notice, kept.deletedAt]).toEqual(["Submitted plan **x**", notice, null]);
+  });
+
   it("only the author deletes; a deletion leaves a tombstone, is an event, and cannot be edited", async () => {
     const sent = await post(ann, shared, "A secret plan");
     expect((await remove(bob, shared, sent.id)).status).toBe(403);
