@@ -9,11 +9,17 @@ import { ok, type Script } from "./testing/scripted-runner.ts";
 
 /** decision runs wait for this gate when a test sets it */
 let decisionGate: Promise<void> | null = null;
+/** steps whose input says `hold` wait for this gate when a test sets it (they keep their plan running) */
+let holdGate: Promise<void> | null = null;
+
+const stopped = (signal: AbortSignal) => new Promise<void>((resolve) => signal.addEventListener("abort", () => resolve(), { once: true }));
 
 /** the directive script, but the commander reads `decision=` in the failed step's input too (as the offline model does) */
 const gatedScript: Script = async (request, call) => {
+  if (request.step && request.input.includes("hold") && holdGate) await holdGate;
   if (request.purpose.kind === "commander-decision") {
-    if (decisionGate) await decisionGate;
+    // a stopped run's model call is aborted, as a real one is
+    if (decisionGate) await Promise.race([decisionGate, stopped(request.signal)]);
     const { failedStep } = request.purpose;
     const wanted = /decision=(retry|skip|abort)/.exec(`${failedStep.failureReason} ${failedStep.input}`)?.[1] ?? "skip";
     return ok(`Decision: ${wanted}`, { decision: { kind: wanted } });
@@ -123,24 +129,55 @@ describe("the commander's closing message", () => {
 describe("decisions in chat match what happened", () => {
   it("a commander's decision that arrives after a member retried says it was not applied, and the recovery is announced", async () => {
     let open!: () => void;
+    let release!: () => void;
     decisionGate = new Promise<void>((resolve) => (open = resolve));
+    // a second step keeps the plan running until the decision has spoken
+    holdGate = new Promise<void>((resolve) => (release = resolve));
     try {
       const plan = await fixture.executor.submitPlan({
         conversationId: fixture.conversationId,
-        raw: { title: "Retry wins", steps: [step(1, "researcher", "fail=fatal fail_attempts=1 decision=skip")] },
+        raw: { title: "Retry wins", steps: [step(1, "researcher", "fail=fatal fail_attempts=1 decision=skip"), step(2, "writer", "hold")] },
       });
-      await until(async () => (await fixture.db.prisma.planStep.findFirstOrThrow({ where: { planId: plan.id } })).status === "failed");
+      const step1 = () => fixture.db.prisma.planStep.findFirstOrThrow({ where: { planId: plan.id, index: 1 } });
+      await until(async () => (await step1()).status === "failed");
       await fixture.app.plans.retryStep({ actor: { id: fixture.userId, role: "member" }, planId: plan.id, stepIndex: 1 });
-      await until(async () => (await fixture.db.prisma.planStep.findFirstOrThrow({ where: { planId: plan.id } })).status === "done");
+      await until(async () => (await step1()).status === "done");
       open();
-      expect(await fixture.waitForPlan(plan.id)).toBe("completed");
       await until(async () => (await messages(plan.id, "decision")).length === 1);
+      release();
+      expect(await fixture.waitForPlan(plan.id)).toBe("completed");
       await fixture.executor.idle();
       const [decision] = await messages(plan.id, "decision");
       expect(decision.body).toContain("Decision: skip");
       expect(decision.body).toMatch(/not applied/i);
       const outcomes = (await messages(plan.id, "outcome")).map((message) => message.body);
       expect(outcomes.some((body) => /Step 1\b.*succeeded on attempt 2/.test(body))).toBe(true);
+    } finally {
+      open?.();
+      release?.();
+      decisionGate = null;
+      holdGate = null;
+    }
+  });
+
+  it("Stop plan while the commander weighs a failed step stops its decision too: nothing is said after the closing message", async () => {
+    let open!: () => void;
+    decisionGate = new Promise<void>((resolve) => (open = resolve));
+    try {
+      const plan = await fixture.executor.submitPlan({
+        conversationId: fixture.conversationId,
+        raw: { title: "Stopped while deciding", steps: [step(1, "researcher", "fail=fatal fail_attempts=1 decision=skip")] },
+      });
+      const deciding = () => fixture.db.prisma.run.findFirst({ where: { planId: plan.id, kind: "decision" } });
+      await until(async () => (await deciding())?.status === "running");
+      await fixture.app.plans.cancelPlan({ actor: { id: fixture.userId, role: "member" }, planId: plan.id, reason: "stop" });
+      expect(await fixture.waitForPlan(plan.id, ["cancelled"], 15_000)).toBe("cancelled");
+      expect((await deciding())?.status).toBe("cancelled");
+      // the commander's answer would have come now; it is dropped with its run
+      open();
+      await fixture.executor.idle();
+      expect(await messages(plan.id, "decision")).toEqual([]);
+      expect((await messages(plan.id)).at(-1)!.kind).toBe("outcome");
     } finally {
       open?.();
       decisionGate = null;

@@ -344,6 +344,19 @@ async function applyCommand(context: ExecutorContext, tx: Tx, uow: UnitOfWork, p
     }
     case "plan-ended": {
       uow.log({ planId, stepIndex: null, phase: "plan-ended", message: `plan ${command.status}` });
+      // a decision nobody needs any more (the plan was stopped, or ended otherwise, while the
+      // commander weighed a failed step) stops with the plan instead of speaking after it.
+      // Decision runs are no step's live run, so the core's cancel-run commands never name them.
+      const deciding = await tx.run.findMany({
+        where: { planId, kind: "decision", status: { in: ["queued", "running"] } },
+        select: { id: true },
+      });
+      for (const { id } of deciding) {
+        const endedAt = new Date(context.clock.now());
+        uow.batch.add(sqlWrites.cancelRun({ id, endedAt }));
+        uow.runsToCancel.push(id);
+        await announceCancelledRun(tx, uow, id, endedAt, "the plan ended before the commander decided");
+      }
       // the commander always closes a plan: what it delivered, or what is missing and why
       insertMessage(context, uow, {
         conversationId: plan.conversationId,
