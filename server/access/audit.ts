@@ -35,6 +35,8 @@ export const AUDIT_ACTIONS = [
   "conversation.deleted",
   /** a plan's result fast-forwarded onto a repository's base branch (detail: branch, from, to) */
   "plan.accepted",
+  /** a member stopped a whole plan: its open steps skipped, its live runs cancelled (detail: title) */
+  "plan.stopped",
   /** a member stopped one step of a plan (detail: title, stepIndex) */
   "plan.step_stopped",
   /** a member's retry brought an ended plan back to running (detail: title, stepIndex) */

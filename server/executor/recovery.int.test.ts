@@ -99,6 +99,8 @@ describe("stop a step, stop a plan", () => {
     await fixture.app.plans.cancelPlan({ actor: member, planId: plan.id, reason: "stopped by Ada" });
     expect(await fixture.waitForPlan(plan.id)).toBe("cancelled");
     expect(await statuses(plan.id)).toEqual(["skipped", "skipped"]);
+    // stopping a whole plan is recorded like stopping a step
+    expect(await auditActions(plan.id)).toEqual(["plan.stopped"]);
   });
 });
 
@@ -152,7 +154,7 @@ describe("after a plan ended", () => {
     expect((await fixture.db.prisma.plan.findUniqueOrThrow({ where: { id: rerun.id } })).rerunOfId).toBe(plan.id);
     // the ended plan stays as it ended
     expect(await statuses(plan.id)).toEqual(["skipped", "skipped"]);
-    expect(await auditActions(plan.id)).toEqual(["plan.rerun"]);
+    expect(await auditActions(plan.id)).toEqual(["plan.stopped", "plan.rerun"]);
     const created = fixture.published.find((event) => event.type === "plan-created" && event.payload.plan.id === rerun.id);
     expect(created?.type === "plan-created" && created.payload.plan.rerunOfId).toBe(plan.id);
     await fixture.app.plans.cancelPlan({ actor: member, planId: rerun.id, reason: "tidy up" });

@@ -77,6 +77,9 @@ describe("an audit event as a sentence", () => {
     const stopped = event({ action: "plan.step_stopped", target: plan, detail: { title: "Shelf", stepIndex: 2 } });
     expect(inEnglish(stopped)).toBe("Ana stopped step 2 of the plan “Shelf” in “launch”.");
     expect(inChinese(stopped)).toBe("Ana 停止了「launch」中计划「Shelf」的步骤 2。");
+    const whole = event({ action: "plan.stopped", target: plan, detail: { title: "Shelf" } });
+    expect(inEnglish(whole)).toBe("Ana stopped the plan “Shelf” in “launch”.");
+    expect(inChinese(whole)).toBe("Ana 停止了「launch」中的计划「Shelf」。");
     const reopened = event({ action: "plan.reopened", target: plan, detail: { title: "Shelf", stepIndex: 1 } });
     expect(inEnglish(reopened)).toBe("Ana reopened the ended plan “Shelf” in “launch” to retry step 1.");
     expect(inChinese(reopened)).toBe("Ana 重新打开了「launch」中已结束的计划「Shelf」，以重试步骤 1。");

@@ -127,6 +127,7 @@ const SENTENCES: Record<AuditAction, Values> = {
     hasConversation: yes(event.conversation !== null),
     where: where(event),
   }),
+  "plan.stopped": (event, detail) => actorAndPlan(event, detail),
   "plan.step_stopped": (event, detail) => ({ ...actorAndPlan(event, detail), ...stepOf(detail) }),
   "plan.reopened": (event, detail) => ({ ...actorAndPlan(event, detail), ...stepOf(detail) }),
   "plan.rerun": (event, detail) => actorAndPlan(event, detail),

@@ -118,7 +118,7 @@ export function createPlanControls({ prisma, engine }: { prisma: PrismaClient; e
 
     /** Stop the plan: every open step is skipped and every live run cancelled. */
     cancelPlan(input: { actor: Actor; planId: string; reason: string }): Promise<PlanControlResult> {
-      return planControl(input, { type: "cancel", reason: input.reason });
+      return planControl(input, { type: "cancel", reason: input.reason }, () => ({ action: "plan.stopped", detail: {} }));
     },
 
     /**
