@@ -47,6 +47,9 @@ test("27. chat basics between two people: mention a person, typing, reactions, g
   await expect(admin.page.getByTestId("typing-indicator")).toHaveText(`${bob.person.name} is typing…`);
   await expect(bob.page.getByTestId("typing-indicator")).toHaveText("");
   await bobView.composer.press("Enter");
+  // the message ends the notice as it arrives, not when the notice expires (6 s after the last one)
+  await expect(ada.messages.filter({ hasText: "looking at it now" })).toBeVisible();
+  await expect(admin.page.getByTestId("typing-indicator")).toHaveText("", { timeout: 2_000 });
 
   // a reaction: counts and who, live on both sides; pressing one's own takes it back
   const onBobsSide = bobView.messages.filter({ hasText: "looking at it now" });

@@ -2,7 +2,8 @@
 import { useCallback, useEffect, useRef, useState } from "react";
 import { useTranslations } from "next-intl";
 import { getSocket } from "../socket-client.ts";
-import { stillTyping, TYPING_ANNOUNCE_MS, TYPING_EXPIRES_MS, type Typist } from "./typing.ts";
+import { useConversationStore } from "../stores/conversation-store.ts";
+import { afterMessageFrom, stillTyping, TYPING_ANNOUNCE_MS, TYPING_EXPIRES_MS, type Typist } from "./typing.ts";
 
 /** A callback for every keystroke that tells the conversation "I am typing" at most every few seconds. */
 export function useAnnounceTyping(conversationId: string): () => void {
@@ -30,6 +31,16 @@ export function TypingIndicator({ conversationId, currentUserId }: { conversatio
       socket.off("typing-started", onTyping);
     };
   }, [conversationId, currentUserId]);
+  // a person's message ends their "typing…" at once, not up to TYPING_EXPIRES_MS later
+  useEffect(
+    () =>
+      useConversationStore.subscribe((state, previous) => {
+        const last = state.messages.at(-1);
+        if (!last || last === previous.messages.at(-1) || last.authorKind !== "user") return;
+        setTypists((current) => afterMessageFrom(current, last.author?.id));
+      }),
+    [],
+  );
   const anyone = Object.keys(typists).length > 0;
   useEffect(() => {
     if (!anyone) return;

@@ -17,5 +17,14 @@ export function stillTyping(typists: Record<string, Typist>, now: number): Recor
   return Object.fromEntries(Object.entries(typists).filter(([, typist]) => typist.until > now));
 }
 
+/**
+ * Those still typing once `authorId`'s message arrived: its author has sent what they were
+ * typing (if they go on, their next notice brings them back), the others type on.
+ */
+export function afterMessageFrom(typists: Record<string, Typist>, authorId: string | undefined): Record<string, Typist> {
+  if (authorId === undefined || !(authorId in typists)) return typists;
+  return Object.fromEntries(Object.entries(typists).filter(([userId]) => userId !== authorId));
+}
+
 // The line under the composer (one name, two names, or a count) is the message
 // conversation.typing, an ICU plural in messages/*.json.
