@@ -23,7 +23,7 @@ import type { UnitOfWork } from "./unit-of-work.ts";
 import { decideDurable, describeWait, type DurableVerdict } from "../core/retry-policy.ts";
 import type { RunKind } from "../core/types.ts";
 import { createRun, type NewRun, type RunLaunch } from "./run-records.ts";
-import { chooseRunModel } from "../core/run-model.ts";
+import { escalationAfter } from "./run-model-choice.ts";
 
 type Tx = Prisma.TransactionClient;
 
@@ -109,15 +109,8 @@ async function escalateReply(
   { launch, result }: { launch: RunLaunch; result: FailedResult },
 ): Promise<boolean> {
   if (!REPLY_KINDS.has(launch.kind) || launch.triggerMessageId === null || result.cause === undefined) return false;
-  const chosen = chooseRunModel({
-    agentModel: launch.agent.model,
-    effortModels: {},
-    escalationModel: launch.agent.escalationModel,
-    lastFailure: result.cause,
-    escalatedAlready: launch.modelReason === "escalation",
-    hedge: null,
-  });
-  if (chosen.reason !== "escalation") return false;
-  await queueNextAttempt(context, tx, uow, launch, { agent: { ...launch.agent, model: chosen.model }, modelReason: chosen.reason });
+  const model = escalationAfter(launch, result.cause);
+  if (model === null) return false;
+  await queueNextAttempt(context, tx, uow, launch, { agent: { ...launch.agent, model }, modelReason: "escalation" });
   return true;
 }

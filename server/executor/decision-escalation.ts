@@ -11,12 +11,11 @@
 import { randomUUID } from "node:crypto";
 import type { Prisma } from "../generated/prisma/client.ts";
 import type { AgentRunResult } from "../ports/executor.ts";
-import { chooseRunModel } from "../core/run-model.ts";
 import type { ExecutorContext } from "./context.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
 import { createRun, type RunLaunch } from "./run-records.ts";
 import { storedRequest } from "./run-queue.ts";
-import { escalationNote } from "./run-model-choice.ts";
+import { escalationAfter, escalationNote } from "./run-model-choice.ts";
 
 type Tx = Prisma.TransactionClient;
 
@@ -30,29 +29,22 @@ export async function escalateDecision(
   const { purpose, step } = launch.request;
   if (launch.kind !== "decision" || purpose.kind !== "commander-decision" || result.cause === undefined) return false;
   if (launch.planId === null || launch.stepId === null || !step) return false;
-  const chosen = chooseRunModel({
-    agentModel: launch.agent.model,
-    effortModels: {},
-    escalationModel: launch.agent.escalationModel,
-    lastFailure: result.cause,
-    escalatedAlready: launch.modelReason === "escalation",
-    hedge: null,
-  });
-  if (chosen.reason !== "escalation") return false;
+  const model = escalationAfter(launch, result.cause);
+  if (model === null) return false;
   const runId = randomUUID();
   uow.log({
     planId: launch.planId,
     stepIndex: step.stepIndex,
     runId,
     phase: "model",
-    message: `the commander's decision ${escalationNote(result.cause, chosen.model)}`,
-    data: { model: chosen.model, reason: chosen.reason },
+    message: `the commander's decision ${escalationNote(result.cause, model)}`,
+    data: { model, reason: "escalation" },
   });
   await createRun(context, tx, uow, {
     id: runId,
     conversationId: launch.request.conversationId,
-    agent: { ...launch.agent, model: chosen.model },
-    modelReason: chosen.reason,
+    agent: { ...launch.agent, model },
+    modelReason: "escalation",
     kind: "decision",
     input: launch.request.input,
     // the plan's request and the message whose attachments travel with it, as a decision's first run had them

@@ -34,6 +34,17 @@ import { traceEndedPlans } from "../observability/tracing.ts";
 
 type Tx = Prisma.TransactionClient;
 
+/** A plan submitted directly (API, automation), before it is validated. */
+export interface PlanSubmission {
+  conversationId: string;
+  raw: unknown;
+  request?: string;
+  userId?: string;
+  planId?: string;
+  /** the hash of the API submission's body, stored with the plan its Idempotency-Key names */
+  submissionHash?: string;
+}
+
 export class Executor {
   readonly context: ExecutorContext;
   private readonly timers = new Map<string, { at: number; cancel(): void }>();
@@ -131,15 +142,7 @@ export class Executor {
   // ─── Entry points ──────────────────────────────────────────────────────────
 
   /** A plan submitted directly (API, automation): validated exactly like the commander's. */
-  async submitPlan(input: {
-    conversationId: string;
-    raw: unknown;
-    request?: string;
-    userId?: string;
-    planId?: string;
-    /** the hash of the API submission's body, stored with the plan its Idempotency-Key names */
-    submissionHash?: string;
-  }): Promise<PlanDTO> {
+  async submitPlan(input: PlanSubmission): Promise<PlanDTO> {
     // an oversized plan is refused before it takes the conversation's lock
     assertPlanSize({ raw: input.raw, limits: this.context.config.planLimits });
     // named up front, so the unit can run optimistically: its one statement inserts the

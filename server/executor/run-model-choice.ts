@@ -10,6 +10,7 @@ import { chooseRunModel, type ModelReason } from "../core/run-model.ts";
 import type { EscalationCause, StepState } from "../core/types.ts";
 import { readEffortModels } from "../adapters/prisma/workspace-settings.ts";
 import type { UnitOfWork } from "./unit-of-work.ts";
+import type { RunLaunch } from "./run-launch.ts";
 
 type Tx = Prisma.TransactionClient;
 
@@ -57,4 +58,22 @@ export async function stepRunModel(
     });
   }
   return { agent: { ...agent, model: chosen.model }, modelReason: chosen.reason };
+}
+
+/**
+ * The model a run that failed outside a plan's steps (a chat reply, the commander's
+ * decision) is tried once more on: the agent's escalation model, when the failure is one
+ * a stronger model could fix and this run was not already the escalation. Else null.
+ */
+export function escalationAfter(launch: Pick<RunLaunch, "agent" | "modelReason">, cause: EscalationCause | undefined): string | null {
+  if (cause === undefined) return null;
+  const chosen = chooseRunModel({
+    agentModel: launch.agent.model,
+    effortModels: {},
+    escalationModel: launch.agent.escalationModel,
+    lastFailure: cause,
+    escalatedAlready: launch.modelReason === "escalation",
+    hedge: null,
+  });
+  return chosen.reason === "escalation" ? chosen.model : null;
 }

@@ -16,6 +16,7 @@ import { recordAudit, type AuditAction } from "../access/audit.ts";
 import { BatonError, conflict, notFound } from "../protocol/errors.ts";
 import type { PlanDTO, StepDTO } from "../protocol/dto.ts";
 import type { Engine } from "./engine.ts";
+import type { PlanSubmission } from "../executor/executor.ts";
 
 type Tx = Prisma.TransactionClient;
 type Uow = Parameters<Parameters<Engine["inConversation"]>[1]>[1];
@@ -105,14 +106,7 @@ export function createPlanControls({ prisma, engine }: { prisma: PrismaClient; e
     },
 
     /** A plan submitted directly (API, automation): validated exactly like the commander's. */
-    submitPlan(input: {
-      conversationId: string;
-      raw: unknown;
-      request?: string;
-      userId?: string;
-      planId?: string;
-      submissionHash?: string;
-    }): Promise<PlanDTO> {
+    submitPlan(input: PlanSubmission): Promise<PlanDTO> {
       return engine.submitPlan(input);
     },
 
