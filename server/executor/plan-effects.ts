@@ -344,13 +344,16 @@ async function applyCommand(context: ExecutorContext, tx: Tx, uow: UnitOfWork, p
     }
     case "plan-ended": {
       uow.log({ planId, stepIndex: null, phase: "plan-ended", message: `plan ${command.status}` });
-      // a decision nobody needs any more (the plan was stopped, or ended otherwise, while the
-      // commander weighed a failed step) stops with the plan instead of speaking after it.
-      // Decision runs are no step's live run, so the core's cancel-run commands never name them.
-      const deciding = await tx.run.findMany({
-        where: { planId, kind: "decision", status: { in: ["queued", "running"] } },
-        select: { id: true },
-      });
+      // a decision nobody needs any more (the plan was stopped, or another step's failure
+      // ended it, while the commander weighed a failed step) stops with the plan instead of
+      // speaking after it. Decision runs are no step's live run, so the core's cancel-run
+      // commands never name them. Read only for a plan stopped or failed: the read makes
+      // the unit need its transaction, and a plan that completes (or ends partial) while a
+      // decision runs is rare, and its decision is then said to be "not applied".
+      const deciding =
+        command.status === "cancelled" || command.status === "failed"
+          ? await tx.run.findMany({ where: { planId, kind: "decision", status: { in: ["queued", "running"] } }, select: { id: true } })
+          : [];
       for (const { id } of deciding) {
         const endedAt = new Date(context.clock.now());
         uow.batch.add(sqlWrites.cancelRun({ id, endedAt }));
