@@ -108,7 +108,7 @@ async function escalateReply(
   uow: UnitOfWork,
   { launch, result }: { launch: RunLaunch; result: FailedResult },
 ): Promise<boolean> {
-  if (!REPLY_KINDS.has(launch.kind) || launch.triggerMessageId === null || result.cause === undefined) return false;
+  if (!REPLY_KINDS.has(launch.kind) || launch.triggerMessageId === null) return false;
   const model = escalationAfter(launch, result.cause);
   if (model === null) return false;
   await queueNextAttempt(context, tx, uow, launch, { agent: { ...launch.agent, model }, modelReason: "escalation" });

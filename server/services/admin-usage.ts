@@ -9,19 +9,7 @@ import type { Usage, UsageRow } from "../protocol/rest/admin-views.ts";
 import { modelReasonOf } from "../core/run-model.ts";
 
 /** The runs of one (model, reason, agent, day), summed by the database. */
-interface BilledGroup {
-  model: string;
-  modelReason: string;
-  handle: string | null;
-  day: string;
-  tokensIn: number;
-  tokensOut: number;
-  cacheReadTokens: number;
-  cacheWriteTokens: number;
-  cost: number;
-  runs: number;
-  estimated: boolean;
-}
+type BilledGroup = Omit<UsageRow, "key"> & { model: string; modelReason: string; handle: string | null; day: string };
 
 function add(map: Map<string, UsageRow>, key: string, group: BilledGroup) {
   const row = map.get(key) ?? {
