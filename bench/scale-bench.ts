@@ -15,15 +15,22 @@
  *   node read the events and wrote its sockets), first client → first client on the
  *   same web node (the other node's lag), that one → each client on that node;
  * - the clients' own event-loop delay: they run in child processes (bench/scale/clients.ts)
- *   so that the benchmark's loop is not the one that is late, and report how late theirs was.
+ *   so that the benchmark's loop is not the one that is late, and report how late theirs was;
+ * - the burst: submission → every plan ended, the machine's busy share over it and the
+ *   CPU seconds of the servers, PostgreSQL and the clients (scale/cpu-time.ts): a tail
+ *   that is queueing for CPU shows as cores busy all through it.
+ *
+ * BATON_BENCH_SCALE_CLIENTS and BATON_BENCH_SCALE_PLANS change the load (1,000 and 100).
  */
 import { fork, type ChildProcess } from "node:child_process";
 import fs from "node:fs";
+import os from "node:os";
 import path from "node:path";
 import pg from "pg";
 import { startServer, type BatonServer } from "./server/launch.ts";
 import { openPostgresBenchDatabase, withDatabase } from "./bench-database.ts";
 import { quantile } from "./server/workloads.ts";
+import { cpuWindow, type CpuWindow } from "./scale/cpu-time.ts";
 import { toPlan, type TimedStep } from "./dags.ts";
 import { apiClient, type ApiClient } from "./server/client.ts";
 import { createApiToken } from "../server/services/api-tokens.ts";
@@ -31,9 +38,9 @@ import { EVENTS_CHANNEL } from "../server/adapters/socket/event-bus.ts";
 import type { ClusterMessage } from "../server/adapters/socket/socket-publisher.ts";
 import type { ClientAssignment, Delivery, FromClients, ToClients } from "./scale/clients.ts";
 
-const CLIENTS = 1_000;
+const CLIENTS = Number(process.env.BATON_BENCH_SCALE_CLIENTS ?? 1_000);
 const CONVERSATIONS = 50;
-const PLANS = 100;
+const PLANS = Number(process.env.BATON_BENCH_SCALE_PLANS ?? 100);
 const CLIENT_PROCESSES = 4;
 const log = (line: string) => console.error(`[bench:scale] ${line}`);
 const ms = (value: number) => `${value.toFixed(0)} ms`;
@@ -138,6 +145,20 @@ function startClientProcess(): { child: ChildProcess; next: () => Promise<FromCl
   };
 }
 
+/** The burst as a whole: how long the plans took, and whether the machine's cores were busy all through it. */
+function burstLine(cpu: CpuWindow, serverCount: number): string {
+  const seconds = (values: (number | null)[]) => values.reduce<number>((sum, value) => sum + (value ?? 0), 0).toFixed(1);
+  const busy = cpu.machineBusy === null ? "?" : `${(cpu.machineBusy * 100).toFixed(0)} %`;
+  return (
+    `| the burst: submitted → every plan ended; CPU over it | ${cpu.seconds.toFixed(1)} s; ${busy} of ${cpu.cores} cores busy: ` +
+    `servers ${seconds(cpu.servers.slice(0, serverCount))} s (${cpu.servers
+      .slice(0, serverCount)
+      .map((value) => (value === null ? "?" : value.toFixed(1)))
+      .join(" + ")}), PostgreSQL ${cpu.postgres.toFixed(1)} s, ` +
+    `clients ${seconds(cpu.servers.slice(serverCount))} s of CPU | |`
+  );
+}
+
 export async function benchScale(): Promise<string> {
   const adminUrl = process.env.DATABASE_URL?.trim();
   if (!adminUrl || !/^postgres(ql)?:\/\//.test(adminUrl)) {
@@ -231,6 +252,10 @@ export async function benchScale(): Promise<string> {
     await listener.query(`LISTEN ${EVENTS_CHANNEL}`);
 
     log(`${PLANS} plans at once…`);
+    const burst = cpuWindow(
+      [...servers.map((server) => server.child.pid), ...clientProcesses.map((process_) => process_.child.pid)],
+      os.availableParallelism(),
+    );
     const submitted = await Promise.all(
       Array.from({ length: PLANS }, (_, p) =>
         conversations[p % CONVERSATIONS].api
@@ -246,6 +271,7 @@ export async function benchScale(): Promise<string> {
       if (Date.now() > deadline) throw new Error(`${open} plans did not end within 10 minutes`);
       await new Promise((resolve) => setTimeout(resolve, 500));
     }
+    const cpu = burst.end();
     const statuses = await scratch.prisma.plan.groupBy({ by: ["status"], where: { id: { in: submitted } }, _count: true });
     // the last events may still be on their way
     await new Promise((resolve) => setTimeout(resolve, 2_000));
@@ -302,6 +328,7 @@ export async function benchScale(): Promise<string> {
       `| of which first client → first client on this client's web node (the other node's lag) | ${spread(hops.firstToNode)} | |`,
       `| of which first client on the node → this client (the node writing its other sockets; the clients' own delay) | ${spread(hops.nodeToEach)} | |`,
       `| the clients' own event-loop delay, p99 per process (max) | ${loops.map((l) => ms(l.p99)).join(", ")} (max ${ms(Math.max(...loops.map((l) => l.max)))}) | small |`,
+      burstLine(cpu, servers.length),
     ];
     return lines.join("\n");
   } finally {
