@@ -180,8 +180,9 @@ it(
       if (active === 0) throw new Error("every plan ended before w2 ran again: the test needs more work per plan");
       return false;
     }, "w2 running");
-    await w2.kill();
+    // noted before the signal: the "exit" event that ends kill() can come seconds later on a busy machine
     const killedAt = Date.now();
+    await w2.kill();
     const heldAtKill = (await runningOf("chaos-w2")).map((run) => run.id);
     w2 = spawn("chaos-w2b", "worker");
     await w2.ready;
@@ -199,7 +200,12 @@ it(
       where: { id: { in: heldAtKill } },
       select: { id: true, status: true, endedAt: true },
     });
-    const takeoverMs = takeovers.map((run) => (run.endedAt ? run.endedAt.getTime() - killedAt : Number.POSITIVE_INFINITY));
+    // a statement w2 sent just before its death still commits (PostgreSQL finishes it), so a
+    // run read as running at the kill may have been ended by w2 itself a moment earlier
+    const endedBy = (run: (typeof takeovers)[number]) => (run.endedAt ? run.endedAt.getTime() - killedAt : Number.POSITIVE_INFINITY);
+    const takenOver = takeovers.filter((run) => run.status === "lost");
+    const takeoverMs = takenOver.map(endedBy);
+    const endedByItself = takeovers.filter((run) => run.status !== "lost");
     const frozenLost = await db.prisma.run.count({ where: { id: { in: frozenRuns }, status: "lost" } });
     const owners = await db.prisma.run.groupBy({ by: ["leaseOwner"], where: { planId: { in: planIds } }, _count: { _all: true } });
     const lastSeq = new Map(
@@ -226,7 +232,8 @@ it(
       `[chaos] ${plans.length} plans (${statuses.map((s) => `${s._count._all} ${s.status}`).join(", ")}) in ${wall} ms; ` +
         `${figures.runs} runs, ${figures.takeovers} lost; cut ${cut.rows[0].n} connections; ` +
         `runs by owner ${owners.map((o) => `${o.leaseOwner ?? "(lost)"}=${o._count._all}`).join(" ")}; ` +
-        `SIGKILL took over ${takeovers.length} runs in ${takeoverMs.map((ms) => `${ms} ms`).join(", ")}; ` +
+        `SIGKILL took over ${takenOver.length} runs in ${takeoverMs.map((ms) => `${ms} ms`).join(", ")}` +
+        ` (${endedByItself.length} more ended by w2's last statement); ` +
         `${frozenRuns.length} runs live on the frozen worker, ${frozenLost} of them lost; ` +
         `${events} events, delivered live ${viewers.length * events - missedLive.length} of ${viewers.length * events} ` +
         `(gap replays ${viewers.map((viewer) => viewer.replays().gapReplays).join("+")})`,
@@ -246,6 +253,8 @@ it(
     // the killed worker's runs were taken over through its liveness lock, not its lease
     expect(heldAtKill.length).toBeGreaterThan(0);
     for (const ms of takeoverMs) expect(ms).toBeLessThan(LEASE_MS / 2);
+    for (const run of endedByItself)
+      expect({ run: run.id, endedAfterKill: endedBy(run) > 0 }).toEqual({ run: run.id, endedAfterKill: false });
     // the frozen worker kept its lock: its runs were not taken over while it was stopped
     expect(frozenLost).toBe(0);
     // both workers ran agents, the web node none
