@@ -22,4 +22,13 @@ describe("error serialization", () => {
     expect(outage).not.toHaveProperty("stack");
     expect(serializeError(new Error("a bug"))).toHaveProperty("stack");
   });
+
+  it("holds for another copy of this module too (Next bundles its route handlers with their own)", async () => {
+    logWithoutStack((error) => (error as { code?: unknown }).code === "57P01");
+    // a query makes the test runner load a second instance of the module, as a second bundle would
+    const specifier = "./log.ts?next-bundle";
+    const copy = (await import(/* @vite-ignore */ specifier)) as typeof import("./log.ts");
+    expect(copy.serializeError).not.toBe(serializeError);
+    expect(copy.serializeError(Object.assign(new Error("terminating connection"), { code: "57P01" }))).not.toHaveProperty("stack");
+  });
 });

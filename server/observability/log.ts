@@ -20,11 +20,16 @@ export function serializeError(error: unknown): unknown {
   const serialized = pino.stdSerializers.err(error as Error) as unknown;
   if (!serialized || typeof serialized !== "object") return serialized;
   const { client: _client, ...rest } = serialized as Record<string, unknown>;
-  if (withoutStack(error)) delete rest.stack;
+  if ((globalThis as StackRule)[WITHOUT_STACK]?.(error)) delete rest.stack;
   return rest;
 }
 
-let withoutStack: (error: unknown) => boolean = () => false;
+/**
+ * On globalThis, not in a module variable: Next bundles its route handlers with their own
+ * copy of this module, and their lines (better-auth's, a route's) must follow the rule too.
+ */
+const WITHOUT_STACK = Symbol.for("baton.log.withoutStack");
+type StackRule = { [WITHOUT_STACK]?: (error: unknown) => boolean };
 
 /**
  * Errors that are logged without their stack: those of an outage (the database went
@@ -33,7 +38,7 @@ let withoutStack: (error: unknown) => boolean = () => false;
  * what such an error looks like is the database layer's to tell.
  */
 export function logWithoutStack(predicate: (error: unknown) => boolean): void {
-  withoutStack = predicate;
+  (globalThis as StackRule)[WITHOUT_STACK] = predicate;
 }
 
 /** The level from `LOG_LEVEL`; an unknown value is refused by name rather than ignored. */
