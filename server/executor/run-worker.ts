@@ -384,7 +384,8 @@ export class RunWorker {
         settledElsewhere = !written;
       };
       const stored = await storeRunResult(this.context, this.host, { launch, record, stopped: () => this.host.stopped() });
-      runner.recorded(stored);
+      // a result nobody stored says so in its "run ended" line, not "ok"
+      runner.recorded(stored.stored === "as-reported" && settledElsewhere ? { stored: "settled-elsewhere" } : stored);
       // cancelled while its answer was on its way (a Stop, a hedge it lost): billed as stopped
       if (stored.stored === "as-reported" && settledElsewhere) await this.afterStop(launch, result, { text: sink.text(), shown: true });
       else if (stored.stored === "as-reported") this.host.hedging?.recorded(launch, result);
