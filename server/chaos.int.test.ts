@@ -1,8 +1,8 @@
 /**
  * Chaos across real processes on one PostgreSQL (issue 42): a web node and two workers
- * run plans while the test (a) terminates every database connection, (b) SIGSTOPs a
- * worker for a few seconds, then SIGCONTs it, (c) SIGKILLs the other worker mid-run and
- * starts it again. Every plan must complete, no step may run twice at a time, no process
+ * run plans while the test (a) terminates every database connection, four times in a
+ * row, (b) SIGSTOPs a worker for a few seconds, then SIGCONTs it, (c) SIGKILLs the other
+ * worker mid-run and starts it again. Every plan must complete, no step may run twice at a time, no process
  * may exit (but the killed one), the killed worker's runs must be taken over long before
  * their 30 s lease would run out (its liveness lock died with it), and Socket.IO viewers
  * on the web node must receive every event live: the web node re-subscribes after the
@@ -33,6 +33,8 @@ const PLANS_PER_CONVERSATION = 3;
  * the plans could all end while w1 was catching up, and the test timed out waiting.
  */
 const STEPS_PER_PLAN = 15;
+/** how many times every database connection is cut, one after another */
+const CUTS = 4;
 /** a liveness bound, not a speed assertion: a stalled plan never ends */
 const BOUND_MS = 70_000;
 /** the lease the killed worker's runs would otherwise wait out */
@@ -75,7 +77,8 @@ function plan(seed: number) {
       index: i + 1,
       title: `s${i + 1}`,
       assignee: handles[i % 3],
-      input: `sleep=300-700 item ${seed}.${i + 1}`,
+      // a directive line ("sleep=300-700" without "@offline" was prose: no step waited at all)
+      input: `@offline sleep=${300 + ((seed * 7 + i * 13) % 5) * 100}\nitem ${seed}.${i + 1}`,
       wait_for: i < 3 ? [] : [i - 2],
       on_failure: "abort_plan",
       max_retries: 3,
@@ -148,11 +151,18 @@ it(
 
     // (a) every database connection cut, while both workers run agents
     await waitFor(async () => (await runningOf("chaos-w1")).length > 0 && (await runningOf("chaos-w2")).length > 0, "both workers running");
+    // several times in a row, as a flapping proxy does: the compiled server once kept a
+    // run "live" with nothing running it after the fourth cut (a claim across a liveness loss)
     const cutter = new pg.Client({ connectionString: db.url });
     await cutter.connect();
-    const cut = await cutter.query(
-      "SELECT count(pg_terminate_backend(pid))::integer AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
-    );
+    const cut = { rows: [{ n: 0 }] };
+    for (let round = 0; round < CUTS; round++) {
+      if (round > 0) await sleep(700);
+      const { rows } = await cutter.query<{ n: number }>(
+        "SELECT count(pg_terminate_backend(pid))::integer AS n FROM pg_stat_activity WHERE datname = current_database() AND pid <> pg_backend_pid()",
+      );
+      cut.rows[0].n += rows[0].n;
+    }
     await cutter.end();
 
     // (b) w1 frozen for a few seconds: it keeps its liveness lock, so nobody takes its runs.

@@ -28,7 +28,8 @@ import { createHealth } from "./ops/health.ts";
 import { createMetrics } from "./ops/metrics.ts";
 import { createOpsRoutes } from "./ops/ops-routes.ts";
 import type { ClientToServerEvents, ServerToClientEvents } from "./protocol/events.ts";
-import { log } from "./observability/log.ts";
+import { log, logWithoutStack } from "./observability/log.ts";
+import { isDatabaseUnreachable } from "./db/database-errors.ts";
 import { withRequestLog } from "./ops/http-log.ts";
 import { startTracing, stopTracing } from "./observability/tracing.ts";
 
@@ -79,6 +80,8 @@ export async function serveBaton(input: {
   circuits?: ProviderCircuits;
 }): Promise<ServedBaton> {
   const { config } = input;
+  // an outage's errors are the same at every pool and request: logged without their stacks
+  logWithoutStack(isDatabaseUnreachable);
   // OpenTelemetry traces, when OTEL_EXPORTER_OTLP_ENDPOINT is set (server/observability/tracing.ts)
   await startTracing();
   const httpServer = createServer();

@@ -93,3 +93,27 @@ export function isWriteConflict(error: unknown): boolean {
 export function isRowNotFound(error: unknown): boolean {
   return databaseErrorInfo(error)?.sqlState === BATON_SQLSTATE.rowNotFound;
 }
+
+/** Prisma's codes for a database it cannot reach: not reachable, timed out, closed the connection */
+const PRISMA_UNREACHABLE = new Set(["P1001", "P1002", "P1017"]);
+/** Node's codes for a connection refused, reset, timed out or broken on the way */
+const SOCKET_UNREACHABLE = new Set(["ECONNREFUSED", "ECONNRESET", "ETIMEDOUT", "EPIPE", "EHOSTUNREACH", "ENETUNREACH"]);
+
+/**
+ * Whether the error, or one it was caused by (better-auth and others wrap the database's
+ * error), says the database could not be reached or dropped the connection: the request
+ * may succeed in a moment, and nothing of it was stored. Not a refused statement, not a
+ * conflict (class 40), which the caller must handle itself.
+ */
+export function isDatabaseUnreachable(error: unknown): boolean {
+  let current: unknown = error;
+  for (let depth = 0; depth < 5 && current instanceof Error; depth++) {
+    if (current instanceof Prisma.PrismaClientKnownRequestError && PRISMA_UNREACHABLE.has(current.code)) return true;
+    const sqlState = databaseErrorInfo(current)?.sqlState;
+    if (sqlState && (sqlState.startsWith("08") || sqlState.startsWith("57P"))) return true;
+    const code = (current as { code?: unknown }).code;
+    if (typeof code === "string" && SOCKET_UNREACHABLE.has(code)) return true;
+    current = current.cause;
+  }
+  return false;
+}

@@ -6,19 +6,67 @@
  * library that keeps a client checked out for good (Socket.IO's PostgreSQL adapter, its
  * LISTEN client) can also ask for such a client to be handed back broken, so that the
  * library's own re-connect does not leak one of the pool's slots each time.
+ *
+ * When the database goes away every connection of every pool drops at once: the log says
+ * so once, and once more when a connection is made again, with how long it took and how
+ * many connections dropped meanwhile (OutageLog), not a warning per connection.
  */
 import type pg from "pg";
+import type { Logger } from "pino";
 import { log } from "../observability/log.ts";
 
-export function guardPool(pool: pg.Pool, options: { name: string; releaseBrokenClients?: boolean }): pg.Pool {
+export interface OutageLog {
+  /** a connection of `pool` dropped */
+  dropped(pool: string, error: unknown): void;
+  /** a connection of `pool` was made */
+  connected(pool: string): void;
+}
+
+/** One warning when connections start dropping, one line when one is made again; the drops between at debug. */
+export function outageLog(logger: Pick<Logger, "warn" | "info" | "debug">, now: () => number = Date.now): OutageLog {
+  let since: number | null = null;
+  let drops = 0;
+  return {
+    dropped(pool, error) {
+      drops += 1;
+      if (since !== null) return logger.debug({ err: error, pool }, "a database connection dropped");
+      since = now();
+      logger.warn({ err: error, pool }, "database connections dropped: the database went away or restarted; reconnecting");
+    },
+    connected(pool) {
+      if (since === null) return;
+      const downMs = now() - since;
+      logger.info(
+        { pool, downMs, droppedConnections: drops },
+        `the database is back: connected again ${(downMs / 1000).toFixed(1)} s after connections dropped (${drops} dropped)`,
+      );
+      since = null;
+      drops = 0;
+    },
+  };
+}
+
+/** the process's own: its pools share one outage */
+const processOutage = outageLog(log);
+
+export function guardPool(pool: pg.Pool, options: { name: string; releaseBrokenClients?: boolean; outage?: OutageLog }): pg.Pool {
+  const outage = options.outage ?? processOutage;
   const checkedOut = new Set<pg.PoolClient>();
-  pool.on("error", (error) => log.warn({ err: error, pool: options.name }, "an idle database connection dropped"));
+  // an idle client's drop is told twice (the client's event and the pool's): counted once
+  const dropped = new WeakSet<pg.PoolClient>();
+  const drop = (client: pg.PoolClient, error: unknown) => {
+    if (dropped.has(client)) return;
+    dropped.add(client);
+    outage.dropped(options.name, error);
+  };
+  pool.on("error", (error, client) => drop(client, error));
   pool.on("acquire", (client) => checkedOut.add(client));
   pool.on("release", (_error, client) => checkedOut.delete(client));
   pool.on("remove", (client) => checkedOut.delete(client));
   pool.on("connect", (client) => {
+    outage.connected(options.name);
     client.on("error", (error) => {
-      log.warn({ err: error, pool: options.name }, "a database connection in use dropped");
+      drop(client, error);
       if (!options.releaseBrokenClients || !checkedOut.has(client)) return;
       checkedOut.delete(client);
       // passing the error destroys the client instead of returning it to the idle list

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { createTestDatabase, postgresAvailable, type TestDatabase } from "./testing/test-database.ts";
 import { listenResiliently, nextBackoff, RECONNECT_MAX_MS, RECONNECT_MIN_MS } from "./pg-listener.ts";
 import { postgresLiveness } from "./liveness.ts";
+import { guardPool, outageLog } from "./pg-guard.ts";
 
 let db: TestDatabase;
 
@@ -92,4 +93,27 @@ it("a liveness lock reads as dead once its process lets go, and is taken again a
     await liveness.close();
   }
   await vi.waitFor(() => liveness.deadOwners(["reconnect-a"]).then((dead) => expect(dead).toEqual(["reconnect-a"])), { timeout: 10_000 });
+});
+
+it("a pool whose connections are all cut logs one warning and one line when it connects again, not one a connection", async () => {
+  const lines: { level: string; fields: Record<string, unknown>; msg: string }[] = [];
+  const at = (level: string) => (fields: Record<string, unknown>, msg: string) => void lines.push({ level, fields, msg });
+  const logger = { warn: at("warn"), info: at("info"), debug: at("debug") } as unknown as Parameters<typeof outageLog>[0];
+  const pool = guardPool(new pg.Pool({ ...db.pool!.options, max: 4 }), { name: "cut", outage: outageLog(logger) });
+  try {
+    // four connections: three idle, one checked out and not querying
+    const clients = await Promise.all([1, 2, 3, 4].map(() => pool.connect()));
+    clients.slice(1).forEach((client) => client.release());
+    expect(await terminateEveryConnection()).toBeGreaterThanOrEqual(4);
+    await vi.waitFor(() => expect(lines.filter((line) => line.level !== "info")).toHaveLength(4), { timeout: 10_000 });
+    clients[0].release(true);
+    await pool.query("SELECT 1");
+    const shown = lines.filter((line) => line.level !== "debug");
+    expect(shown.map((line) => line.level)).toEqual(["warn", "info"]);
+    expect(shown[0].msg).toMatch(/the database went away/);
+    expect(shown[1].msg).toMatch(/^the database is back/);
+    expect(shown[1].fields).toMatchObject({ pool: "cut", droppedConnections: 4 });
+  } finally {
+    await pool.end();
+  }
 });

@@ -1,6 +1,7 @@
 import { expect, it } from "vitest";
 import type { ExecutorContext } from "./context.ts";
-import { recordLostRunsEachIfNeeded, runIdsByConversation, type ConversationLock } from "./refused-and-lost-runs.ts";
+import type { RunLaunch } from "./run-launch.ts";
+import { recordLostRunsEachIfNeeded, runIdsByConversation, storeRunResult, type ConversationLock } from "./refused-and-lost-runs.ts";
 
 it("groups run ids by conversation, keeping their order", () => {
   const grouped = runIdsByConversation([
@@ -49,4 +50,25 @@ it("rethrows when a single run's unit fails: there is nothing to split", async (
   await expect(
     recordLostRunsEachIfNeeded(context as ExecutorContext, lock, { conversationId: "c1", runIds: ["r1"], liveHere: () => false }),
   ).rejects.toThrow("refused");
+});
+
+it("a result stored after several tries in an outage is one warning and one line when stored, not one a try", async () => {
+  const lines: { level: string; text: unknown }[] = [];
+  const at = (level: string) => (text: unknown) => void lines.push({ level, text });
+  const context = {
+    logger: { info: at("info"), warn: at("warn"), error: at("error") },
+    config: { leaseMs: 30_000 },
+  } as unknown as ExecutorContext;
+  // the connection went: SQLSTATE 57P01, four times, then the write goes through
+  let tries = 0;
+  const record = async () => {
+    tries += 1;
+    if (tries <= 4)
+      throw Object.assign(new Error("terminating connection due to administrator command"), { severity: "FATAL", code: "57P01" });
+  };
+  const launch = { request: { runId: "r1", conversationId: "c1" } } as unknown as RunLaunch;
+  const lock: ConversationLock = { inConversation: async () => Promise.reject(new Error("not used")) };
+  expect(await storeRunResult(context, lock, { launch, record, stopped: () => false })).toEqual({ stored: "as-reported" });
+  expect(tries).toBe(5);
+  expect(lines.map((line) => line.level)).toEqual(["warn", "info"]);
 });

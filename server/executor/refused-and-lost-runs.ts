@@ -47,18 +47,22 @@ export async function storeRunResult(
   for (let attempt = 0; ; attempt++) {
     try {
       await input.record();
+      if (attempt > 0)
+        context.logger.info("[runs] stored a run's result after trying again", { runId: input.launch.request.runId, tries: attempt + 1 });
       return { stored: "as-reported" };
     } catch (error) {
       if (isRefusedWrite(error))
         return { stored: "failed-instead", error: await recordRefusedResult(context, lock, { launch: input.launch, error }) };
       const delayMs = RESULT_RETRY_DELAYS_MS[Math.min(attempt, RESULT_RETRY_DELAYS_MS.length - 1)];
       if (input.stopped() || performance.now() + delayMs > deadline) throw error;
-      context.logger.warn("[runs] could not store a run's result; trying again", {
-        runId: input.launch.request.runId,
-        attempt: attempt + 1,
-        sqlState: databaseErrorInfo(error)?.sqlState,
-        error: error instanceof Error ? error.message : String(error),
-      });
+      // said once a run, not at every try: in an outage every live run is trying at once
+      if (attempt === 0)
+        context.logger.warn("[runs] could not store a run's result; trying again", {
+          runId: input.launch.request.runId,
+          attempt: attempt + 1,
+          sqlState: databaseErrorInfo(error)?.sqlState,
+          error: error instanceof Error ? error.message : String(error),
+        });
       await new Promise((resolve) => setTimeout(resolve, delayMs));
     }
   }

@@ -43,8 +43,12 @@ export function instrumentRunner(
   };
 }
 
-/** How the run's end was stored: as reported, or refused by the database and stored failed instead. */
-export type RecordedEnd = { stored: "as-reported" } | { stored: "failed-instead"; error: string };
+/**
+ * How the run's end was stored: as reported, refused by the database and stored failed
+ * instead, or not at all because the run was settled elsewhere meanwhile (taken over
+ * after its lease ran out while this process was frozen, stopped, or a lost hedge).
+ */
+export type RecordedEnd = { stored: "as-reported" } | { stored: "failed-instead"; error: string } | { stored: "settled-elsewhere" };
 
 export interface InstrumentedRunner extends AgentRunner {
   /**
@@ -110,7 +114,12 @@ export async function instrumentRun(
     // a failed run is routine (its step may retry); a runtime that threw is not
     const ended = outcome;
     const write = (recorded: RecordedEnd) => {
-      if (recorded.stored === "failed-instead")
+      if (recorded.stored === "settled-elsewhere")
+        log.info(
+          { ...line, outcome: "discarded", reported: ended.status },
+          "run ended: its result was discarded (the run had been taken over, stopped or cancelled meanwhile)",
+        );
+      else if (recorded.stored === "failed-instead")
         log.error({ ...line, outcome: "failed", reported: ended.status, error: recorded.error }, "run ended: its result was refused");
       else if (ended.status === "crashed") log.error({ ...line, error: ended.error }, "run ended: the agent runtime crashed");
       else log.info(ended.error ? { ...line, error: ended.error } : line, "run ended");

@@ -189,10 +189,14 @@ export class RunWorker {
     for (const launch of created) this.settleEarly(launch.request.runId, null);
   }
 
-  private settleEarly(runId: string, outcome: { startedAt: Date } | null): boolean {
+  private settleEarly(runId: string, claim: { startedAt: Date } | null): boolean {
     const run = this.early.get(runId);
     if (!run) return false;
     this.early.delete(runId);
+    // a run stopped before its claim committed (a liveness loss, a shutdown) is not made
+    // live by the commit: its execution may already have returned, and nothing would ever
+    // take it out of liveRuns again (its lease renewed for good, a drain waiting forever)
+    const outcome = run.controller.signal.aborted ? null : claim;
     if (outcome) {
       this.earlyStarts.confirmed++;
       this.liveRuns.set(runId, run.controller);
@@ -209,10 +213,12 @@ export class RunWorker {
    * it claimed; `epoch`: livenessEpoch when the unit began its write (and asked its claim).
    */
   afterCommit(created: RunLaunch[], claimed: ClaimedRun[], epoch: number): void {
-    // runs started early that this statement claimed run on; the rest start now
+    // runs started early that this statement claimed run on; the rest start now. Across a
+    // liveness loss none runs on: startClaimed declares every claimed run lost instead
+    const acrossLoss = epoch !== this.livenessLosses;
     const confirmed = new Set<string>();
     const toStart = claimed.filter((run) => {
-      if (!this.settleEarly(run.id, { startedAt: new Date(run.startedAt) })) return true;
+      if (acrossLoss || !this.settleEarly(run.id, { startedAt: new Date(run.startedAt) })) return true;
       confirmed.add(run.id);
       return false;
     });
@@ -378,7 +384,8 @@ export class RunWorker {
         settledElsewhere = !written;
       };
       const stored = await storeRunResult(this.context, this.host, { launch, record, stopped: () => this.host.stopped() });
-      runner.recorded(stored);
+      // a result nobody stored says so in its "run ended" line, not "ok"
+      runner.recorded(stored.stored === "as-reported" && settledElsewhere ? { stored: "settled-elsewhere" } : stored);
       // cancelled while its answer was on its way (a Stop, a hedge it lost): billed as stopped
       if (stored.stored === "as-reported" && settledElsewhere) await this.afterStop(launch, result, { text: sink.text(), shown: true });
       else if (stored.stored === "as-reported") this.host.hedging?.recorded(launch, result);

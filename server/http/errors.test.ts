@@ -8,7 +8,8 @@ import { MAX_REPORTED_ISSUES, PlanValidationError } from "../core/errors.ts";
 import { validatePlan } from "../core/validate-plan.ts";
 import { apiErrorSchema } from "../protocol/rest/errors.ts";
 import { BatonError } from "../protocol/errors.ts";
-import { errorResponse, invalidInput } from "./errors.ts";
+import { Prisma } from "../generated/prisma/client.ts";
+import { DATABASE_UNREACHABLE_MESSAGE, errorResponse, invalidInput } from "./errors.ts";
 
 async function bodyOf(response: Response) {
   const text = await response.text();
@@ -83,5 +84,34 @@ describe("one mapping from codes to statuses", () => {
     const response = errorResponse({ code: "not_found", message: "secret detail" });
     expect(response.status).toBe(500);
     expect((await bodyOf(response)).body.message).not.toContain("secret");
+  });
+});
+
+describe("a database that cannot be reached", () => {
+  // as the server met them with its PostgreSQL stopped or its connections terminated
+  const unreachable = new Prisma.PrismaClientKnownRequestError("Can't reach database server at 127.0.0.1:5433", {
+    code: "P1001",
+    clientVersion: "7.10.0",
+  });
+  const terminated = Object.assign(new Error("terminating connection due to administrator command"), { severity: "FATAL", code: "57P01" });
+  const refused = Object.assign(new Error("connect ECONNREFUSED 127.0.0.1:5433"), { code: "ECONNREFUSED" });
+
+  it.each([
+    ["unreachable (P1001)", unreachable],
+    ["wrapped by better-auth's session lookup", new Error("Failed to get session", { cause: unreachable })],
+    ["a terminated connection (57P01)", terminated],
+    ["a refused connection", refused],
+  ])("%s: 503 'unavailable' with Retry-After, saying nothing was saved", async (_name, error) => {
+    const response = errorResponse(error);
+    expect(response.status).toBe(503);
+    expect(response.headers.get("retry-after")).toBe("5");
+    const { body } = await bodyOf(response);
+    expect(body).toEqual({ code: "unavailable", message: DATABASE_UNREACHABLE_MESSAGE });
+    expect(body.message).toMatch(/nothing was saved/);
+  });
+
+  it("a statement the database refused is still a 500, not an outage", () => {
+    const refusedWrite = Object.assign(new Error("invalid byte sequence"), { severity: "ERROR", code: "22021" });
+    expect(errorResponse(refusedWrite).status).toBe(500);
   });
 });

@@ -8,6 +8,7 @@
  */
 import type { z } from "zod";
 import { IssueCollector, MAX_REPORTED_ISSUES } from "../core/errors.ts";
+import { isDatabaseUnreachable } from "../db/database-errors.ts";
 import { log } from "../observability/log.ts";
 import { BatonError, isBatonError } from "../protocol/errors.ts";
 import { ERROR_STATUS, isErrorCode, type ApiErrorBody, type ErrorCode } from "../protocol/rest/errors.ts";
@@ -53,9 +54,21 @@ export function errorResponse(error: unknown): Response {
   if (code !== null && code !== "internal") {
     return Response.json(errorBody(code, (error as Error).message, boundedIssues(error)), { status: ERROR_STATUS[code] });
   }
+  if (isDatabaseUnreachable(error)) {
+    // an outage, not a bug: a warning, and an answer the person can act on (nothing was stored)
+    log.warn({ err: error }, "a request failed: the database is unreachable");
+    return Response.json(errorBody("unavailable", DATABASE_UNREACHABLE_MESSAGE, {}), {
+      status: ERROR_STATUS.unavailable,
+      headers: { "retry-after": String(DATABASE_RETRY_AFTER_S) },
+    });
+  }
   log.error({ err: error }, "unhandled route error");
   return Response.json(errorBody("internal", "Something went wrong.", {}), { status: 500 });
 }
+
+/** what a request that found the database unreachable answers (503): nothing was stored */
+export const DATABASE_UNREACHABLE_MESSAGE = "Baton cannot reach its database right now, so nothing was saved. Try again in a moment.";
+const DATABASE_RETRY_AFTER_S = 5;
 
 /** A coded error's issues as the body lists them: at most MAX_REPORTED_ISSUES, the rest counted. */
 function boundedIssues(error: unknown): Pick<ApiErrorBody["error"], "issues" | "omittedIssues"> {

@@ -1,5 +1,5 @@
-import { describe, expect, it } from "vitest";
-import { serializeError } from "./log.ts";
+import { afterEach, describe, expect, it } from "vitest";
+import { logWithoutStack, serializeError } from "./log.ts";
 
 describe("error serialization", () => {
   it("keeps what says what went wrong and drops the client pg hangs on a dropped connection's error", () => {
@@ -11,5 +11,24 @@ describe("error serialization", () => {
     expect(serialized).toMatchObject({ type: "Error", message: "terminating connection due to administrator command", code: "57P01" });
     expect(serialized).not.toHaveProperty("client");
     expect(JSON.stringify(serialized)).not.toContain("secretKey");
+  });
+
+  afterEach(() => logWithoutStack(() => false));
+
+  it("writes an outage's errors without their stack, and every other error with it", () => {
+    logWithoutStack((error) => (error as { code?: unknown }).code === "57P01");
+    const outage = serializeError(Object.assign(new Error("terminating connection due to administrator command"), { code: "57P01" }));
+    expect(outage).toMatchObject({ message: "terminating connection due to administrator command", code: "57P01" });
+    expect(outage).not.toHaveProperty("stack");
+    expect(serializeError(new Error("a bug"))).toHaveProperty("stack");
+  });
+
+  it("holds for another copy of this module too (Next bundles its route handlers with their own)", async () => {
+    logWithoutStack((error) => (error as { code?: unknown }).code === "57P01");
+    // a query makes the test runner load a second instance of the module, as a second bundle would
+    const specifier = "./log.ts?next-bundle";
+    const copy = (await import(/* @vite-ignore */ specifier)) as typeof import("./log.ts");
+    expect(copy.serializeError).not.toBe(serializeError);
+    expect(copy.serializeError(Object.assign(new Error("terminating connection"), { code: "57P01" }))).not.toHaveProperty("stack");
   });
 });

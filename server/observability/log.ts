@@ -18,11 +18,27 @@ const LEVELS = new Set(["fatal", "error", "warn", "info", "debug", "trace", "sil
  */
 export function serializeError(error: unknown): unknown {
   const serialized = pino.stdSerializers.err(error as Error) as unknown;
-  if (serialized && typeof serialized === "object" && "client" in serialized) {
-    const { client: _client, ...rest } = serialized as Record<string, unknown>;
-    return rest;
-  }
-  return serialized;
+  if (!serialized || typeof serialized !== "object") return serialized;
+  const { client: _client, ...rest } = serialized as Record<string, unknown>;
+  if ((globalThis as StackRule)[WITHOUT_STACK]?.(error)) delete rest.stack;
+  return rest;
+}
+
+/**
+ * On globalThis, not in a module variable: Next bundles its route handlers with their own
+ * copy of this module, and their lines (better-auth's, a route's) must follow the rule too.
+ */
+const WITHOUT_STACK = Symbol.for("baton.log.withoutStack");
+type StackRule = { [WITHOUT_STACK]?: (error: unknown) => boolean };
+
+/**
+ * Errors that are logged without their stack: those of an outage (the database went
+ * away), where every pool, listener and request says the same thing at once and a stack
+ * says nothing about where the fault is. Set where the server is wired (serve.ts), since
+ * what such an error looks like is the database layer's to tell.
+ */
+export function logWithoutStack(predicate: (error: unknown) => boolean): void {
+  (globalThis as StackRule)[WITHOUT_STACK] = predicate;
 }
 
 /** The level from `LOG_LEVEL`; an unknown value is refused by name rather than ignored. */

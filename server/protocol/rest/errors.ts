@@ -22,6 +22,8 @@ export const ERROR_STATUS = {
   rate_limited: 429,
   internal: 500,
   api_disabled: 503,
+  /** the database cannot be reached right now: nothing was stored, try again shortly */
+  unavailable: 503,
 } as const satisfies Record<string, number>;
 
 export type ErrorCode = keyof typeof ERROR_STATUS;
