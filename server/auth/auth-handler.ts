@@ -11,7 +11,7 @@
  * - Cookies set over https (as the custom server saw it, through a trusted proxy's
  *   X-Forwarded-Proto when BATON_TRUST_PROXY is set) carry `Secure`.
  */
-import { CLIENT_IP_HEADER, CLIENT_PROTO_HEADER } from "../http/client-address.ts";
+import { addressLimitKey, CLIENT_IP_HEADER, CLIENT_PROTO_HEADER } from "../http/client-address.ts";
 import { errorResponse, HttpError } from "../http/errors.ts";
 import { isJsonContentType, parseJsonText } from "../http/body.ts";
 import { MAX_PERSON_IMAGE_CHARS, MAX_PERSON_NAME_CHARS } from "../protocol/limits.ts";
@@ -60,7 +60,7 @@ export async function handleAuthRequest(request: Request, handler: (request: Req
   const address = request.headers.get(CLIENT_IP_HEADER) || "unknown";
   const accountKey = `sign-in:account:${await emailOf(request)}`;
   try {
-    const addressWait = hitRateLimit(`sign-in:address:${address}`, SIGN_IN_ADDRESS_RATE);
+    const addressWait = hitRateLimit(`sign-in:address:${addressLimitKey(address)}`, SIGN_IN_ADDRESS_RATE);
     if (addressWait !== null) throw rateLimited(addressWait);
     const accountWait = peekRateLimit(accountKey, SIGN_IN_ACCOUNT_RATE);
     if (accountWait !== null) throw rateLimited(accountWait);

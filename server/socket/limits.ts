@@ -17,7 +17,7 @@ import type { IncomingMessage } from "node:http";
 import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 import type { Socket } from "socket.io";
 import { hitRateLimit, type RateRule } from "../auth/rate-limit.ts";
-import { CLIENT_IP_HEADER } from "../http/client-address.ts";
+import { addressLimitKey, CLIENT_IP_HEADER } from "../http/client-address.ts";
 import type { HandshakeRefusal, SocketClosingReason } from "../protocol/events.ts";
 
 export interface SocketLimits {
@@ -77,7 +77,7 @@ export function socketLimitsFromEnv(env: {
 
 /** Counts a handshake from an address (engine.io's allowRequest, before anything else); false past the ceiling. */
 export function admitAddressHandshake(address: string, limits: SocketLimits): boolean {
-  return hitRateLimit(`socket-handshake:${address}`, perMinute(limits.handshakesPerAddress)) === null;
+  return hitRateLimit(`socket-handshake:${addressLimitKey(address)}`, perMinute(limits.handshakesPerAddress)) === null;
 }
 
 /** The client address the server stamped on the handshake request (see server.ts's allowRequest). */
@@ -88,7 +88,7 @@ export function handshakeAddress(request: IncomingMessage): string {
 
 /** Counts a handshake that brought no valid session; past the address's limit, the seconds to wait, else null. */
 export function anonymousHandshakeWait(address: string, limits: SocketLimits): number | null {
-  return hitRateLimit(`socket-anonymous:${address}`, perMinute(limits.anonymousHandshakesPerAddress));
+  return hitRateLimit(`socket-anonymous:${addressLimitKey(address)}`, perMinute(limits.anonymousHandshakesPerAddress));
 }
 
 /** Counts a signed-in user's handshake; past the user's limit, the seconds to wait, else null. */
