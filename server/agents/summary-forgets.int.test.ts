@@ -15,6 +15,8 @@ import { testPlanValidator } from "../executor/testing/offline-runtime.ts";
 import { HISTORY_MAX_MESSAGES } from "./conversation-context.ts";
 
 let fixture: ExecutorFixture;
+/** runs while a summary is being made: what a person does meanwhile */
+let duringSummary: (() => Promise<void>) | null = null;
 
 async function start(kind: "embedded" | "postgres") {
   fixture = await createExecutorFixture({
@@ -27,7 +29,12 @@ async function start(kind: "embedded" | "postgres") {
         sessions: createPrismaSessionStore(db.prisma),
         memory: createPrismaConversationMemory(db.prisma),
         validatePlan: testPlanValidator(),
-        summarize: extractiveSummarizer,
+        summarize: async (input) => {
+          const meanwhile = duringSummary;
+          duringSummary = null;
+          if (meanwhile) await meanwhile();
+          return extractiveSummarizer(input);
+        },
       }),
   });
   // only messages that address an agent wake one: the filler below starts no run
@@ -85,6 +92,24 @@ describe.each(["embedded", "postgres"] as const)("the stored conversation summar
     expect(after).not.toContain("VAULT-4471");
     expect(after).not.toContain("HERON-9");
     expect(after).toContain("the launch codename is secret");
-    expect(await storedSummary()).toContain("filler message number 0");
+    // made again from the messages as they are now, or (the edit was a moment ago) left for a later run to make
+    expect(await storedSummary()).not.toContain("VAULT-4471");
+    expect(await storedSummary()).not.toContain("HERON-9");
+  }, 120_000);
+
+  it("is not stored when a message it covers was deleted while it was being made", async () => {
+    await fixture.db.prisma.conversation.update({
+      where: { id: fixture.conversationId },
+      data: { historySummary: null, historySummaryUpToId: null, historySummaryUpToAt: null },
+    });
+    const older = await fixture.db.prisma.message.findFirstOrThrow({
+      where: { conversationId: fixture.conversationId, body: "filler message number 1" },
+    });
+    duringSummary = async () => {
+      await fixture.app.messages.deleteMessage(target(older.id));
+    };
+    await askWriter("once more");
+    expect(duringSummary).toBeNull();
+    expect(await storedSummary()).not.toMatch(/filler message number 1\b/);
   }, 120_000);
 });
