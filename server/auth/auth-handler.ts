@@ -7,7 +7,8 @@
  *   account exists.
  * - Text better-auth would store (a name, an avatar URL) is checked as Baton's own routes
  *   check theirs: NUL or an unpaired surrogate is a 400 naming the field (not a 500, nor a
- *   silent U+FFFD), and a name is bounded as the sign-up form bounds it.
+ *   silent U+FFFD), and a name is bounded as the sign-up form bounds it and holds no
+ *   bidirectional override (it is shown inside sentences).
  * - Cookies set over https (as the custom server saw it, through a trusted proxy's
  *   X-Forwarded-Proto when BATON_TRUST_PROXY is set) carry `Secure`.
  */
@@ -15,6 +16,7 @@ import { addressLimitKey, CLIENT_IP_HEADER, CLIENT_PROTO_HEADER } from "../http/
 import { errorResponse, HttpError } from "../http/errors.ts";
 import { isJsonContentType, parseJsonText } from "../http/body.ts";
 import { MAX_PERSON_IMAGE_CHARS, MAX_PERSON_NAME_CHARS } from "../protocol/limits.ts";
+import { hasBidiControls } from "../core/text.ts";
 import { clearRateLimit, hitRateLimit, peekRateLimit, rateLimited, SIGN_IN_ACCOUNT_RATE, SIGN_IN_ADDRESS_RATE } from "./rate-limit.ts";
 
 const SIGN_IN_PATH = /\/sign-in\/email\/?$/;
@@ -40,10 +42,15 @@ async function assertStorableAuthBody(request: Request): Promise<void> {
   if (body === null || typeof body !== "object" || Array.isArray(body)) return;
   for (const [field, max] of Object.entries(PROFILE_FIELD_LIMITS)) {
     const value = (body as Record<string, unknown>)[field];
-    if (typeof value === "string" && value.trim().length > max) {
-      const message = `must be at most ${max} characters`;
-      throw new HttpError(400, "invalid_input", `${field}: ${message}`, undefined, [{ path: field, message }]);
-    }
+    if (typeof value !== "string") continue;
+    const problem =
+      value.trim().length > max
+        ? `must be at most ${max} characters`
+        : // shown inside sentences ("Ada is typing…"): an override would reorder the rest of them
+          hasBidiControls(value)
+          ? "must not contain bidirectional override, embedding or isolate characters"
+          : null;
+    if (problem) throw new HttpError(400, "invalid_input", `${field}: ${problem}`, undefined, [{ path: field, message: problem }]);
   }
 }
 

@@ -59,9 +59,19 @@ describe("text through Better Auth's routes", () => {
     expect(await storedName()).toBe(atLimit);
   });
 
+  it("a name with a bidirectional override is refused: it would reorder every sentence it is shown in", async () => {
+    for (const name of ["Ada\u202E", "\u202Dnimda", "Ada\u2067x\u2069"]) {
+      const answer = await post("/update-user", { name });
+      expect(answer.status, JSON.stringify(name)).toBe(400);
+      expect(answer.text).toContain("name");
+    }
+    // right-to-left names need no control characters
+    expect((await post("/update-user", { name: "שרה כהן" })).status).toBe(200);
+  });
+
   it("sign-up refuses the same names before any account is made", async () => {
     const email = `unstorable-${Date.now()}@example.com`;
-    for (const name of ["Eve\u0000", "Eve\ud800", "e".repeat(MAX_PERSON_NAME_CHARS + 1)]) {
+    for (const name of ["Eve\u0000", "Eve\ud800", "e".repeat(MAX_PERSON_NAME_CHARS + 1), "Eve\u202E"]) {
       const answer = await post("/sign-up/email", { email, password: "correct horse battery", name }, "");
       expect(answer.status, JSON.stringify(name).slice(0, 40)).toBe(400);
       expect(answer.text).toContain("name");

@@ -35,6 +35,11 @@ export const int32 = () => z.int().max(MAX_INT32, `must be at most ${MAX_INT32}`
  */
 const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/g;
 
+/** True when the text holds a bidirectional embedding, override or isolate. */
+export function hasBidiControls(text: string): boolean {
+  return text.search(BIDI_CONTROLS) !== -1;
+}
+
 /** The text without bidirectional embeddings, overrides and isolates: for names shown to others (file names). */
 export function withoutBidiControls(text: string): string {
   return text.replace(BIDI_CONTROLS, "");
