@@ -102,6 +102,8 @@ export async function buildHistoryTurns(input: {
   signal: AbortSignal;
 }): Promise<ModelMessage[]> {
   const { request, memory } = input;
+  // before anything is read: a summary made from what is read below is stored only if nothing it covers changed since
+  const readAt = new Date().toISOString();
   const budget = Math.min(HISTORY_MAX_TOKENS, Math.max(0, Math.floor(input.budgetTokens)));
   const { messages, olderExist } = await memory.recent({
     conversationId: request.conversationId,
@@ -121,7 +123,7 @@ export async function buildHistoryTurns(input: {
       shown = newestThatFit(messages, Math.floor(budget / 2), Math.floor(HISTORY_MAX_MESSAGES / 2));
       const dropped = messages.length - shown.length;
       const lastHidden = dropped > 0 ? messages[dropped - 1] : undefined;
-      summary = await summaryUpTo({ ...input, stored, upTo: lastHidden, beforeShown: shown[0] });
+      summary = await summaryUpTo({ ...input, stored, upTo: lastHidden, beforeShown: shown[0], readAt });
     }
   }
   const turns: ModelMessage[] = [];
@@ -147,6 +149,7 @@ async function summaryUpTo(input: {
   /** the newest message not shown in full, when the budget dropped some of the recent ones */
   upTo: HistoryMessage | undefined;
   beforeShown: HistoryMessage | undefined;
+  readAt: string;
 }): Promise<string | null> {
   const { memory, request, stored } = input;
   // the newest message that must be covered: the last one hidden by the budget, or the
@@ -169,6 +172,11 @@ async function summaryUpTo(input: {
     signal: input.signal,
   });
   const newest = missing[missing.length - 1];
-  await memory.saveSummary(request.conversationId, { text, upToMessageId: newest.id, upToCreatedAt: newest.createdAt });
+  await memory.saveSummary(request.conversationId, {
+    text,
+    upToMessageId: newest.id,
+    upToCreatedAt: newest.createdAt,
+    readAt: input.readAt,
+  });
   return text;
 }

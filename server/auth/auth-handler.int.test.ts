@@ -77,6 +77,14 @@ describe("sign-in limits", () => {
     expect((await signIn("spray-last@example.com", "password-guess", { address: "192.0.2.45" })).status).toBe(401);
   });
 
+  it("limits one IPv6 /64 as one address, whichever of its addresses each attempt comes from", async () => {
+    for (let i = 0; i < SIGN_IN_ADDRESS_RATE.max; i++) {
+      await signIn(`rotate-${i}@example.com`, "password-guess", { address: `2001:db8:44:1:${i.toString(16)}::1`, fake: true });
+    }
+    const limited = await signIn("rotate-last@example.com", "password-guess", { address: "2001:db8:44:1:ffff::9", fake: true });
+    expect(limited.status).toBe(429);
+  });
+
   it("marks cookies Secure when the client connected over https", async () => {
     const user = await signUpInvited(fixture.db.prisma, fixture.admin, "Tess");
     const plain = await signIn(user.email, "correct horse battery");

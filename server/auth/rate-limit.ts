@@ -26,7 +26,11 @@ export const SIGN_IN_ACCOUNT_RATE: RateRule = { windowMs: 10 * 60_000, max: 10 }
 export const SIGN_IN_ADDRESS_RATE: RateRule = { windowMs: 10 * 60_000, max: 50 };
 
 const MAX_BUCKETS = 100_000;
-const buckets = new Map<string, { start: number; count: number }>();
+/** a sweep past MAX_BUCKETS frees this many at least, so the next one is 10,000 new keys away */
+const SWEPT_TO = 90_000;
+/** a window: when it started, its hits, and its rule (so a sweep knows when it ends and whether it holds a lock) */
+type Bucket = { start: number; count: number; windowMs: number; max: number };
+const buckets = new Map<string, Bucket>();
 
 function liveBucket(key: string, rule: RateRule, now: number) {
   const bucket = buckets.get(key);
@@ -42,7 +46,7 @@ export function hitRateLimit(key: string, rule: RateRule, now = Date.now()): num
   if (buckets.size > MAX_BUCKETS) sweep(now);
   const bucket = liveBucket(key, rule, now);
   if (!bucket) {
-    buckets.set(key, { start: now, count: 1 });
+    buckets.set(key, { start: now, count: 1, windowMs: rule.windowMs, max: rule.max });
     return null;
   }
   if (bucket.count >= rule.max) return waitSeconds(bucket, rule, now);
@@ -70,8 +74,20 @@ export function enforceRateLimit(key: string, rule: RateRule): void {
   if (wait !== null) throw rateLimited(wait);
 }
 
-/** Drops expired windows (the longest rule is 10 minutes), then the oldest if still too many. */
+/**
+ * Drops ended windows; when a flood of keys (one per address, and IPv6 hands out
+ * addresses by the billion) still leaves too many, drops the oldest windows that hold
+ * no lock, and only then the oldest locks. Never everything at once: that let a flood
+ * of fresh keys unlock an account under a password-guessing attack.
+ */
 function sweep(now: number) {
-  for (const [key, bucket] of buckets) if (now - bucket.start >= SIGN_IN_ACCOUNT_RATE.windowMs) buckets.delete(key);
-  if (buckets.size > MAX_BUCKETS) buckets.clear();
+  for (const [key, bucket] of buckets) if (now - bucket.start >= bucket.windowMs) buckets.delete(key);
+  for (const [key, bucket] of buckets) {
+    if (buckets.size <= SWEPT_TO) return;
+    if (bucket.count < bucket.max) buckets.delete(key);
+  }
+  for (const key of buckets.keys()) {
+    if (buckets.size <= SWEPT_TO) return;
+    buckets.delete(key);
+  }
 }

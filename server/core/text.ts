@@ -28,6 +28,23 @@ export const storableText = () => z.string().refine(isStorableText, UNSTORABLE_T
 /** An integer schema bounded by an `Int` column; chain .min() as usual. */
 export const int32 = () => z.int().max(MAX_INT32, `must be at most ${MAX_INT32}`);
 
+/**
+ * Bidirectional embeddings, overrides and isolates (U+202A–U+202E, U+2066–U+2069): in a
+ * name they reorder what is shown (`invoice\u202Efdp.exe` shows as `invoiceexe.pdf`).
+ * Right-to-left text needs none of them to show right.
+ */
+const BIDI_CONTROLS = /[\u202A-\u202E\u2066-\u2069]/g;
+
+/** True when the text holds a bidirectional embedding, override or isolate. */
+export function hasBidiControls(text: string): boolean {
+  return text.search(BIDI_CONTROLS) !== -1;
+}
+
+/** The text without bidirectional embeddings, overrides and isolates: for names shown to others (file names). */
+export function withoutBidiControls(text: string): string {
+  return text.replace(BIDI_CONTROLS, "");
+}
+
 /** what takes the place of a character that cannot be stored */
 export const REPLACEMENT_CHARACTER = "\uFFFD";
 

@@ -104,7 +104,7 @@ export async function boundBody(request: Request): Promise<Request> {
   return new Request(request.url, { method: request.method, headers: request.headers, body: bytes });
 }
 
-function isJsonContentType(value: string | null): boolean {
+export function isJsonContentType(value: string | null): boolean {
   const type = value?.split(";")[0]?.trim().toLowerCase();
   return type === "application/json" || (type?.startsWith("application/") === true && type.endsWith("+json"));
 }

@@ -1,5 +1,12 @@
 import { describe, expect, it } from "vitest";
-import { clientAddress, clientProtocol, stampClientHeaders, CLIENT_IP_HEADER, CLIENT_PROTO_HEADER } from "./client-address.ts";
+import {
+  addressLimitKey,
+  clientAddress,
+  clientProtocol,
+  stampClientHeaders,
+  CLIENT_IP_HEADER,
+  CLIENT_PROTO_HEADER,
+} from "./client-address.ts";
 
 describe("client address and protocol", () => {
   it("without a trusted proxy uses the TCP peer and ignores forwarding headers", () => {
@@ -27,5 +34,19 @@ describe("client address and protocol", () => {
     expect(request.headers[CLIENT_PROTO_HEADER]).toBe("http");
     expect(request.headers["x-forwarded-host"]).toBeUndefined();
     expect(request.headers["x-forwarded-for"]).toBeUndefined();
+  });
+});
+
+describe("the address a per-address limit counts", () => {
+  it("is an IPv4 address as it is, and an IPv6 one by its /64", () => {
+    expect(addressLimitKey("203.0.113.7")).toBe("203.0.113.7");
+    expect(addressLimitKey("::ffff:203.0.113.7")).toBe("203.0.113.7");
+    expect(addressLimitKey("2001:db8:1:2:aaaa:bbbb:cccc:dddd")).toBe("2001:db8:1:2::/64");
+    expect(addressLimitKey("2001:db8:1:2::1")).toBe("2001:db8:1:2::/64");
+    expect(addressLimitKey("2001:DB8::1")).toBe("2001:db8:0:0::/64");
+    expect(addressLimitKey("::1")).toBe("0:0:0:0::/64");
+    expect(addressLimitKey("fe80::1%eth0")).toBe("fe80:0:0:0::/64");
+    expect(addressLimitKey("")).toBe("");
+    expect(addressLimitKey("unknown")).toBe("unknown");
   });
 });

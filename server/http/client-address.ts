@@ -11,6 +11,7 @@
  * limiter, better-auth and the cookie code read those.
  */
 import type { IncomingHttpHeaders } from "node:http";
+import { isIPv4, isIPv6 } from "node:net";
 
 export const CLIENT_IP_HEADER = "x-baton-client-ip";
 export const CLIENT_PROTO_HEADER = "x-baton-client-proto";
@@ -31,6 +32,26 @@ export function clientAddress(input: {
     .filter(Boolean);
   const hops = [...chain, peer];
   return hops[Math.max(0, hops.length - 1 - input.trustProxy)] ?? peer;
+}
+
+/**
+ * What a per-address limit counts: an IPv4 address as it is; an IPv6 address by its /64,
+ * the block one subscriber, host or VM is given, since whoever holds one can use any of
+ * its 2^64 addresses (each would otherwise start every per-address limit afresh).
+ */
+export function addressLimitKey(address: string): string {
+  const plain = address.replace(/%.*$/, "");
+  const mapped = /^::ffff:(\d+\.\d+\.\d+\.\d+)$/i.exec(plain);
+  if (mapped && isIPv4(mapped[1])) return mapped[1];
+  if (!isIPv6(plain)) return address;
+  const [head, tail = ""] = plain.toLowerCase().split("::");
+  const left = head ? head.split(":") : [];
+  const right = plain.includes("::") && tail ? tail.split(":") : [];
+  const groups = plain.includes("::") ? [...left, ...Array<string>(8 - left.length - right.length).fill("0"), ...right] : left;
+  return `${groups
+    .slice(0, 4)
+    .map((group) => group.replace(/^0+(?=.)/, ""))
+    .join(":")}::/64`;
 }
 
 export function clientProtocol(input: {

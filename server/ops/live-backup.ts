@@ -10,10 +10,11 @@
  */
 import { randomBytes } from "node:crypto";
 import { existsSync, readFileSync } from "node:fs";
-import { mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
+import { chmod, mkdir, readdir, readFile, rename, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { backupPglite, type BackupResult, type BackupSource } from "./embedded-backup.ts";
 import { log } from "../observability/log.ts";
+import { ensurePrivateDir, PRIVATE_FILE_MODE } from "../db/private-files.ts";
 
 const PID_FILE = "server.pid";
 const REQUESTS_DIR = "backup-requests";
@@ -48,7 +49,8 @@ export async function claimDataDir(input: { dataDir: string; pglite: BackupSourc
   if (owner !== null && owner !== process.pid) {
     throw new DataDirBusyError(`the embedded database in ${dataDir} is in use by process ${owner}; stop it first`);
   }
-  await writeFile(path.join(dataDir, PID_FILE), `${process.pid}\n`);
+  await writeFile(path.join(dataDir, PID_FILE), `${process.pid}\n`, { mode: PRIVATE_FILE_MODE });
+  await chmod(path.join(dataDir, PID_FILE), PRIVATE_FILE_MODE);
   let busy = Promise.resolve();
   const onSignal = () => {
     busy = busy
@@ -86,7 +88,7 @@ async function answerRequests(dataDir: string, pglite: BackupSource): Promise<vo
       answer = { ok: false, error: error instanceof Error ? error.message : String(error) };
     }
     const done = requestFile.replace(/\.request\.json$/, ".done.json");
-    await writeFile(`${done}.partial`, JSON.stringify(answer));
+    await writeFile(`${done}.partial`, JSON.stringify(answer), { mode: PRIVATE_FILE_MODE });
     await rename(`${done}.partial`, done);
     await rm(requestFile, { force: true });
   }
@@ -95,11 +97,13 @@ async function answerRequests(dataDir: string, pglite: BackupSource): Promise<vo
 /** Asks the server holding `dataDir` (process `pid`) for a backup into `file`, and waits for it. */
 export async function requestLiveBackup(input: { dataDir: string; pid: number; file: string; timeoutMs?: number }): Promise<BackupResult> {
   const dir = path.join(path.resolve(input.dataDir), REQUESTS_DIR);
-  await mkdir(dir, { recursive: true });
+  await ensurePrivateDir(dir);
   const id = `${Date.now()}-${randomBytes(4).toString("hex")}`;
   const requestFile = path.join(dir, `${id}.request.json`);
   const doneFile = path.join(dir, `${id}.done.json`);
-  await writeFile(`${requestFile}.partial`, JSON.stringify({ file: path.resolve(input.file) } satisfies BackupRequest));
+  await writeFile(`${requestFile}.partial`, JSON.stringify({ file: path.resolve(input.file) } satisfies BackupRequest), {
+    mode: PRIVATE_FILE_MODE,
+  });
   await rename(`${requestFile}.partial`, requestFile);
   process.kill(input.pid, "SIGUSR2");
   const deadline = Date.now() + (input.timeoutMs ?? 120_000);

@@ -81,6 +81,11 @@ export interface HistorySummary {
   /** the newest message the summary covers */
   upToMessageId: string;
   upToCreatedAt: string;
+  /**
+   * when the messages (and the earlier summary) it was made from were read: a summary
+   * covering a message edited or deleted since is not stored (it would keep the old words)
+   */
+  readAt?: string;
 }
 
 /**

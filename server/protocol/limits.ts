@@ -12,6 +12,12 @@ export const MULTIPART_OVERHEAD_BYTES = 64 * 1024;
 /** the largest request body any other route reads (BATON_MAX_BODY_BYTES overrides it) */
 export const DEFAULT_MAX_BODY_BYTES = 1024 * 1024;
 
+/** a person's name (sign-up, profile), in UTF-16 code units as the form counts them */
+export const MAX_PERSON_NAME_CHARS = 80;
+
+/** a person's avatar URL (Better Auth's `image`) */
+export const MAX_PERSON_IMAGE_CHARS = 2048;
+
 /** a conversation's title, as a person names it */
 export const MAX_CONVERSATION_TITLE_CHARS = 120;
 

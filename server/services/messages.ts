@@ -10,7 +10,9 @@
  * copy), an edit wakes nobody new. A deletion keeps a tombstone (the row, its author and
  * time) and clears the body and mentions; its attachments are no longer listed. The
  * stored events that carried the old text are rewritten in the same transaction
- * (rewriteMessageEvents), so no replay hands it out again.
+ * (rewriteMessageEvents), so no replay hands it out again, and a stored conversation
+ * summary that covers the message is dropped (forgetSummaryCovering), so no agent is
+ * shown the old text through it: the next run that needs one summarises again.
  */
 import { randomUUID } from "node:crypto";
 import type { Prisma } from "../generated/prisma/client.ts";
@@ -38,6 +40,18 @@ interface Target {
   actor: Actor | null;
   conversationId: string;
   messageId: string;
+}
+
+/**
+ * Drops the conversation's stored summary (Conversation.historySummary) when it covers a
+ * message sent at `createdAt`: it is extended, never recomputed, so it would keep an
+ * edited or deleted message's old words for every later run.
+ */
+async function forgetSummaryCovering(tx: Tx, input: { conversationId: string; createdAt: Date }): Promise<void> {
+  await tx.conversation.updateMany({
+    where: { id: input.conversationId, historySummaryUpToAt: { gte: input.createdAt } },
+    data: { historySummary: null, historySummaryUpToId: null, historySummaryUpToAt: null },
+  });
 }
 
 /** The message, for its author only; a deleted one is gone for editing. */
@@ -93,6 +107,7 @@ export function createMessageServices(engine: Engine) {
         });
         const message = toMessageDTO(updated);
         await rewriteMessageEvents(tx, { conversationId: input.conversationId, message });
+        await forgetSummaryCovering(tx, { conversationId: input.conversationId, createdAt: updated.createdAt });
         uow.emit("message-edited", { message });
         return message;
       });
@@ -141,6 +156,7 @@ export function createMessageServices(engine: Engine) {
         });
         const message = toMessageDTO(updated);
         await rewriteMessageEvents(tx, { conversationId: input.conversationId, message });
+        await forgetSummaryCovering(tx, { conversationId: input.conversationId, createdAt: updated.createdAt });
         uow.emit("message-deleted", { message });
         return message;
       });

@@ -19,6 +19,7 @@ import { rememberIo } from "./rooms.ts";
 import {
   anonymousHandshakeWait,
   createEventGuard,
+  createOpenSocketCounter,
   DEFAULT_SOCKET_LIMITS,
   handshakeAddress,
   tooManyHandshakes,
@@ -54,6 +55,7 @@ export function attachSocketHandlers(
   const server = io as BatonServer;
   rememberIo(io);
   const guardEvents = createEventGuard(limits);
+  const openSockets = createOpenSocketCounter(limits);
 
   server.use((socket, next) => {
     const address = handshakeAddress(socket.request);
@@ -73,6 +75,10 @@ export function attachSocketHandlers(
         if (!found) return anonymous();
         const wait = userHandshakeWait(found.user.id, limits);
         if (wait !== null) return next(tooManyHandshakes(wait));
+        const full = openSockets.admit(found.user.id);
+        if (full !== null) return next(tooManyHandshakes(full));
+        // given back when the socket closes (below), or at once if it never connects
+        socket.conn.once("close", () => openSockets.release(found.user.id));
         socket.data.user = found.user;
         socket.data.sessionId = found.session.id;
         socket.data.sessionExpiresAt = found.session.expiresAt;

@@ -5,6 +5,8 @@
  * - Handshakes: a ceiling per client address (high: an office of hundreds behind one
  *   NAT reconnects at once after a restart), a limit per signed-in user, and a lower
  *   one per address for handshakes without a valid session.
+ * - Open sockets: a bound per signed-in user (per process), since the event budget is
+ *   per socket: otherwise a person adds a socket, and its budget, with every handshake.
  * - Events: each socket has a budget of events per second and a size limit per event;
  *   an event past either is refused (its ack answers `rate_limited` or `too_large`)
  *   before any handler or database sees it. A socket that keeps going past them is told
@@ -15,7 +17,7 @@ import type { IncomingMessage } from "node:http";
 import { RateLimiterMemory, RateLimiterRes } from "rate-limiter-flexible";
 import type { Socket } from "socket.io";
 import { hitRateLimit, type RateRule } from "../auth/rate-limit.ts";
-import { CLIENT_IP_HEADER } from "../http/client-address.ts";
+import { addressLimitKey, CLIENT_IP_HEADER } from "../http/client-address.ts";
 import type { HandshakeRefusal, SocketClosingReason } from "../protocol/events.ts";
 
 export interface SocketLimits {
@@ -31,6 +33,8 @@ export interface SocketLimits {
   maxEventBytes: number;
   /** refused events after which the socket is closed */
   maxRefusedEvents: number;
+  /** sockets one signed-in user may hold open in this process (tabs and devices together) */
+  openSocketsPerUser: number;
 }
 
 export const DEFAULT_SOCKET_LIMITS: SocketLimits = {
@@ -40,6 +44,7 @@ export const DEFAULT_SOCKET_LIMITS: SocketLimits = {
   eventsPerSecond: 20,
   maxEventBytes: 4_096,
   maxRefusedEvents: 50,
+  openSocketsPerUser: 40,
 };
 
 /** The transport's own ceiling for one message (engine.io's maxHttpBufferSize). */
@@ -72,7 +77,7 @@ export function socketLimitsFromEnv(env: {
 
 /** Counts a handshake from an address (engine.io's allowRequest, before anything else); false past the ceiling. */
 export function admitAddressHandshake(address: string, limits: SocketLimits): boolean {
-  return hitRateLimit(`socket-handshake:${address}`, perMinute(limits.handshakesPerAddress)) === null;
+  return hitRateLimit(`socket-handshake:${addressLimitKey(address)}`, perMinute(limits.handshakesPerAddress)) === null;
 }
 
 /** The client address the server stamped on the handshake request (see server.ts's allowRequest). */
@@ -83,12 +88,37 @@ export function handshakeAddress(request: IncomingMessage): string {
 
 /** Counts a handshake that brought no valid session; past the address's limit, the seconds to wait, else null. */
 export function anonymousHandshakeWait(address: string, limits: SocketLimits): number | null {
-  return hitRateLimit(`socket-anonymous:${address}`, perMinute(limits.anonymousHandshakesPerAddress));
+  return hitRateLimit(`socket-anonymous:${addressLimitKey(address)}`, perMinute(limits.anonymousHandshakesPerAddress));
 }
 
 /** Counts a signed-in user's handshake; past the user's limit, the seconds to wait, else null. */
 export function userHandshakeWait(userId: string, limits: SocketLimits): number | null {
   return hitRateLimit(`socket-user:${userId}`, perMinute(limits.handshakesPerUser));
+}
+
+/** seconds a person past their open sockets is told to wait before trying again */
+const OPEN_SOCKETS_RETRY_SECONDS = 30;
+
+/**
+ * Counts each user's open sockets in this process. `admit` reserves one (or answers the
+ * seconds to wait when the user holds the most already); `release` gives it back on
+ * disconnect, or when the handshake did not go through after all.
+ */
+export function createOpenSocketCounter(limits: SocketLimits) {
+  const openByUser = new Map<string, number>();
+  return {
+    admit(userId: string): number | null {
+      const open = openByUser.get(userId) ?? 0;
+      if (open >= limits.openSocketsPerUser) return OPEN_SOCKETS_RETRY_SECONDS;
+      openByUser.set(userId, open + 1);
+      return null;
+    },
+    release(userId: string): void {
+      const open = (openByUser.get(userId) ?? 0) - 1;
+      if (open > 0) openByUser.set(userId, open);
+      else openByUser.delete(userId);
+    },
+  };
 }
 
 /** Why an event was refused, as its ack tells the client. */

@@ -5,7 +5,7 @@
  * to one and a base branch.
  */
 import { existsSync } from "node:fs";
-import { mkdir, realpath, rm } from "node:fs/promises";
+import { realpath, rm } from "node:fs/promises";
 import path from "node:path";
 import type { z } from "zod";
 import type { repositoryInputSchema } from "../protocol/rest/workspace.ts";
@@ -13,6 +13,7 @@ import type { PrismaClient } from "../generated/prisma/client.ts";
 import { assertAdmin, assertMember, assertOwner, type Actor } from "../access/actor.ts";
 import { conflict, invalidInput, notFound } from "../protocol/errors.ts";
 import { git, GitError, resolveCommit } from "./git.ts";
+import { ensurePrivateDir } from "../db/private-files.ts";
 
 /** A clone may take a while; past this it is given up (and its folder removed). */
 export const CLONE_TIMEOUT_MS = 5 * 60_000;
@@ -100,7 +101,8 @@ export async function registerRepository(
     if (!existsSync(repoPath)) throw invalidInput(`path: ${repoPath} does not exist`);
     await assertRepositoryRoot(repoPath);
   } else {
-    await mkdir(input.repositoriesDir, { recursive: true });
+    // clones of private repositories: private to the server's user, wherever BATON_REPOS_DIR points
+    await ensurePrivateDir(input.repositoriesDir);
     repoPath = path.join(input.repositoriesDir, `${name}.git`);
     if (existsSync(repoPath)) throw conflict(`${repoPath} exists already`);
     try {

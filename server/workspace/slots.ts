@@ -14,9 +14,10 @@
  * written before the branch, so a resumed slot knows what its change is against.
  */
 import { existsSync } from "node:fs";
-import { mkdir, realpath, rm } from "node:fs/promises";
+import { realpath, rm } from "node:fs/promises";
 import path from "node:path";
 import { git, isAncestor, resolveCommit } from "./git.ts";
+import { ensurePrivateDir } from "../db/private-files.ts";
 import { commitTrailers, slotBranch, slotFolderName } from "./naming.ts";
 import { parseConflictHunks, parseMergeTreeOutput, type FileConflict } from "./conflicts.ts";
 import { truncateText } from "../core/text.ts";
@@ -160,7 +161,8 @@ export async function ensureSlot(input: {
   // a worktree whose folder is gone (wiped disk, crash mid-add) is forgotten; its branch is kept
   await git(["worktree", "prune"], { cwd: repoPath });
   if (existsSync(slotPath)) await rm(slotPath, { recursive: true, force: true });
-  await mkdir(input.slotsRoot, { recursive: true });
+  // checked-out code and what agents wrote: private to the server's user, wherever BATON_SLOTS_DIR points
+  await ensurePrivateDir(input.slotsRoot);
 
   const branchHead = await resolveCommit(repoPath, `refs/heads/${branch}`);
   if (branchHead) {

@@ -175,6 +175,9 @@ function toHistoryMessage(row: HistoryRow): HistoryMessage {
   return { id: row.id, author, body: row.body, createdAt: row.createdAt.toISOString() };
 }
 
+/** an edit this long before a summary's messages were read may not have been committed yet when they were */
+const CHANGED_WHILE_SUMMARISING_MARGIN_MS = 2_000;
+
 /** Forms are answered in their own cards (and may hold secrets): they are not history. */
 const HISTORY_KINDS = ["text", "dispatch", "result", "decision", "plan", "error"] as const;
 
@@ -223,15 +226,23 @@ export function createPrismaConversationMemory(prisma: PrismaClient): Conversati
     },
     async saveSummary(conversationId, summary) {
       // only ever forward: two runs summarising at once keep the one that covers more
+      const upTo = new Date(summary.upToCreatedAt);
+      // and never over an edit or deletion made while it was being written (services/messages.ts
+      // drops a stored summary then; this one was made from the old words). The margin covers an
+      // edit whose transaction committed a moment after its editedAt was taken.
+      const since = summary.readAt ? new Date(Date.parse(summary.readAt) - CHANGED_WHILE_SUMMARISING_MARGIN_MS) : null;
       await prisma.conversation.updateMany({
         where: {
           id: conversationId,
-          OR: [{ historySummaryUpToAt: null }, { historySummaryUpToAt: { lt: new Date(summary.upToCreatedAt) } }],
+          OR: [{ historySummaryUpToAt: null }, { historySummaryUpToAt: { lt: upTo } }],
+          ...(since
+            ? { messages: { none: { createdAt: { lte: upTo }, OR: [{ editedAt: { gte: since } }, { deletedAt: { gte: since } }] } } }
+            : {}),
         },
         data: {
           historySummary: summary.text,
           historySummaryUpToId: summary.upToMessageId,
-          historySummaryUpToAt: new Date(summary.upToCreatedAt),
+          historySummaryUpToAt: upTo,
         },
       });
     },

@@ -4,7 +4,7 @@ import { respond } from "@/server/http/route-spec.ts";
 import { routes } from "@/server/protocol/rest/index.ts";
 import { getRuntime } from "@/server/runtime.ts";
 import { MAX_UPLOAD_BYTES } from "@/server/protocol/limits.ts";
-import { truncateText } from "@/server/core/text.ts";
+import { truncateText, withoutBidiControls } from "@/server/core/text.ts";
 
 type Context = { params: Promise<{ conversationId: string }> };
 
@@ -19,8 +19,10 @@ export const POST = handle(async (request: Request, context: Context) => {
   const file = form.get("file");
   if (!(file instanceof File)) throw new HttpError(400, "invalid_input", "file: missing");
   if (file.size > MAX_UPLOAD_BYTES) throw tooLarge();
-  // eslint-disable-next-line no-control-regex -- control characters and path separators never reach a stored file name
-  const name = truncateText(file.name.replace(/[\\/\u0000-\u001f]/g, "_"), 200) || "file";
+  // control characters and path separators never reach a stored file name, nor a
+  // bidirectional override that would show another extension than the real one
+  // eslint-disable-next-line no-control-regex -- see above
+  const name = truncateText(withoutBidiControls(file.name).replace(/[\\/\u0000-\u001f]/g, "_"), 200) || "file";
   const mediaType = /^[\w.+-]+\/[\w.+-]+$/.test(file.type) ? file.type : "application/octet-stream";
   const bytes = new Uint8Array(await file.arrayBuffer());
   const artifact = await getRuntime().app.conversations.saveUpload({ actor: user, conversationId, name, mediaType, bytes });
