@@ -43,7 +43,7 @@ export type PhaseWord =
   | "cancelled"
   | "model";
 
-export function phaseWord(phase: string): PhaseWord | null {
+function phaseWord(phase: string): PhaseWord | null {
   return PHASE_WORD[phase] ?? null;
 }
 
