@@ -103,6 +103,14 @@ describe("the message catalogues", () => {
     expect(other).toEqual([]);
   });
 
+  it("quote with “…” in Chinese, as Simplified Chinese does, never corner brackets 「…」", () => {
+    // one style: the plan timeline and the audit log quote the same titles side by side
+    const corner = [...flat["zh-CN"]].filter(([, text]) => /[「」『』]/.test(text)).map(([key]) => key);
+    expect(corner).toEqual([]);
+    const zh = createTranslator({ locale: "zh-CN", messages: zhCN, namespace: "admin.audit" });
+    expect(zh("quoted", { text: "发布" })).toBe("“发布”");
+  });
+
   it("read a retry's countdown, and 'now' at zero", () => {
     const t = createTranslator({ locale: "en", messages: en, namespace: "plan" });
     expect(t("retryLine", { attempt: 2, total: 4, seconds: 2 })).toBe("attempt 2 of 4, retrying in 2 s");

@@ -11,6 +11,7 @@ import * as conversations from "./conversations/route.ts";
 import * as messages from "./conversations/[conversationId]/messages/route.ts";
 import * as planControl from "./conversations/[conversationId]/plans/[planId]/route.ts";
 import * as stepDetail from "./conversations/[conversationId]/plans/[planId]/steps/[stepIndex]/route.ts";
+import * as adminAgent from "./admin/agents/[agentId]/route.ts";
 import { dispatchV1 } from "@/server/api-v1/serve-v1.ts";
 
 let harness: RouteHarness;
@@ -257,6 +258,56 @@ describe("plan size", () => {
     expect((await response.json()).error.issues).toEqual([
       { stepIndex: null, field: "steps", message: "the plan has 3000 steps; the limit is 500" },
     ]);
+    expect(await counts()).toEqual(before);
+  });
+});
+
+describe("unknown keys", () => {
+  it("PUT /api/admin/agents/:id with a key it does not know is 400 naming it, and nothing changes", async () => {
+    const prisma = harness.fixture.db.prisma;
+    const writer = await prisma.agent.findUniqueOrThrow({ where: { handle: "writer" } });
+    const input = {
+      handle: writer.handle,
+      name: "Renamed writer",
+      role: writer.role,
+      systemPrompt: writer.systemPrompt,
+      model: writer.model,
+      allowedTools: writer.allowedTools,
+      skills: writer.skills,
+      concurrency: writer.concurrency,
+    };
+    const put = (body: object) =>
+      call(adminAgent.PUT as Handler, {
+        path: `/api/admin/agents/${writer.id}`,
+        params: { agentId: writer.id },
+        method: "PUT",
+        body: JSON.stringify(body),
+      });
+    await expectError(put({ ...input, temperature: 0.2, Model: "openai:gpt-4.1" }), 400, /Unrecognized keys: "temperature", "Model"/);
+    expect(await prisma.agent.findUniqueOrThrow({ where: { id: writer.id } })).toEqual(writer);
+    // the browser's own shape is still accepted
+    expect((await put(input)).status).toBe(200);
+    expect((await prisma.agent.findUniqueOrThrow({ where: { id: writer.id } })).name).toBe("Renamed writer");
+  });
+
+  it("the automation API refuses a misspelt key instead of dropping it, storing nothing", async () => {
+    const before = await counts();
+    await expectError(
+      call(dispatchV1, {
+        path: `/api/v1/conversations/${conversationId}/messages`,
+        params: { id: conversationId },
+        body: JSON.stringify({ body: "hello @writer", mention: ["writer"] }),
+      }),
+      400,
+      /Unrecognized key: "mention"/,
+    );
+    const plan = await call(dispatchV1, {
+      path: `/api/v1/conversations/${conversationId}/plans`,
+      params: { id: conversationId },
+      body: JSON.stringify({ title: "typo", max_paralel: 2, steps: [{ index: 1, title: "a", assignee: "writer", input: "x" }] }),
+    });
+    expect(plan.status).toBe(422);
+    expect(JSON.stringify(await plan.json())).toMatch(/max_paralel/);
     expect(await counts()).toEqual(before);
   });
 });

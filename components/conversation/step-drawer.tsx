@@ -16,7 +16,7 @@ import { VISUAL_STYLE, formatDuration, retryStatus, stepVisualState } from "./st
 import { useNow } from "./use-now.ts";
 import { useStepRunStatus } from "./use-run-status.ts";
 import { ESTIMATED_NOTE } from "./usage-totals.ts";
-import { causeWord, phaseWord, reasonWord } from "./step-words.ts";
+import { causeWord, plainLog, reasonWord } from "./step-words.ts";
 
 /**
  * Everything about one step: what it was asked, what happened, its runs; token counts,
@@ -266,18 +266,13 @@ export function StepDrawer({
         <Section title={t("happened")}>
           {detail?.log.length ? (
             <ol className="space-y-1 text-xs" data-testid="execution-log">
-              {detail.log
-                .flatMap((entry) => {
-                  const word = phaseWord(entry.phase);
-                  return word ? [{ entry, word }] : [];
-                })
-                .map(({ entry, word }) => (
-                  <li key={entry.id} className="flex gap-2">
-                    <Timestamp iso={entry.at} />
-                    <Badge tone="neutral">{t(`phase.${word}`)}</Badge>
-                    <span className="min-w-0 flex-1 break-words">{entry.message}</span>
-                  </li>
-                ))}
+              {plainLog(detail.log).map(({ entry, word }) => (
+                <li key={entry.id} className="flex gap-2">
+                  <Timestamp iso={entry.at} />
+                  <Badge tone="neutral">{t(`phase.${word}`)}</Badge>
+                  <span className="min-w-0 flex-1 break-words">{entry.message}</span>
+                </li>
+              ))}
             </ol>
           ) : (
             <p className="text-xs text-zinc-600 dark:text-zinc-400">{detail ? t("nothingYet") : t("loading")}</p>

@@ -13,8 +13,9 @@ const PHASE_WORD: Record<string, PhaseWord> = {
   "run-end": "finished",
   "run-failed": "failed",
   "plan-ended": "planEnded",
+  // one line per tool call: its result (same tool name) would read as a second call;
+  // failures have their own phases, and Details keeps the result
   "tool-call": "tool",
-  "tool-result": "tool",
   "tool-error": "toolFailed",
   "tool-refused": "toolRefused",
   "tool-malformed": "toolFailed",
@@ -42,8 +43,16 @@ export type PhaseWord =
   | "cancelled"
   | "model";
 
-export function phaseWord(phase: string): PhaseWord | null {
+function phaseWord(phase: string): PhaseWord | null {
   return PHASE_WORD[phase] ?? null;
+}
+
+/** The entries of a step's log the drawer shows by default, each with its word. */
+export function plainLog<Entry extends { phase: string }>(log: readonly Entry[]): { entry: Entry; word: PhaseWord }[] {
+  return log.flatMap((entry) => {
+    const word = phaseWord(entry.phase);
+    return word ? [{ entry, word }] : [];
+  });
 }
 
 /** Why a step was escalated (core/types.ts ESCALATION_CAUSES) as the select value of stepDrawer.modelReason. */

@@ -22,6 +22,16 @@ export function stepBackoffMs(failureCount: number, random: () => number): numbe
   return Math.round(ceiling * (0.5 + 0.5 * fraction));
 }
 
+/**
+ * The step goes out again with nobody having decided so: after a transient failure
+ * (a decided retry, the commander's or a member's, restarts `transientFailures` at 0:
+ * resetForRetry), or as the attempt its escalation set aside. Its hand-off was posted
+ * with an earlier attempt; an automatic retry is not posted again.
+ */
+export function isAutomaticRetry(step: Pick<StepState, "attempts" | "transientFailures" | "escalatedAttempt">): boolean {
+  return step.attempts > 0 && (step.transientFailures > 0 || step.escalatedAttempt === step.attempts + 1);
+}
+
 /** The step still has transient-retry budget (its own limit, never above the hard cap). */
 export function canRetry(step: Pick<StepState, "transientFailures" | "maxRetries">): boolean {
   return step.transientFailures < Math.min(step.maxRetries, HARD_MAX_RETRIES);

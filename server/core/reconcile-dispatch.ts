@@ -4,6 +4,7 @@
  * when an identical subtask is already running (single-flight).
  */
 import { BUDGET_DECISION_LIMIT, budgetRefusal } from "./budget.ts";
+import { isAutomaticRetry } from "./failure-policy.ts";
 import { liveChildCounts } from "./for-each.ts";
 import { readySteps } from "./readiness.ts";
 import { abortPlan, handleFailure, note, type Working } from "./reconcile-context.ts";
@@ -165,6 +166,7 @@ export function dispatchReady(working: Working): void {
     if (running >= plan.maxParallel) continue;
     if (!pools.hasRoom(step.assignee)) continue;
     const runId = working.input.newRunId();
+    const automaticRetry = isAutomaticRetry(step);
     startStep(working, step, runId, renderedInput);
     takeChildSlot(step);
     working.startedRuns.add(runId);
@@ -177,6 +179,7 @@ export function dispatchReady(working: Working): void {
       renderedInput,
       attempt: step.attempts,
       runId,
+      automaticRetry,
     });
     note(working, step.index, `dispatched to ${step.assignee} (attempt ${step.attempts}, run ${runId})`);
   }

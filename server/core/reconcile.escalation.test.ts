@@ -35,6 +35,8 @@ describe("escalation", () => {
       renderedInput: "do it",
       attempt: 2,
       runId: "next-1",
+      // nobody decided this attempt: it goes out under the step's first hand-off
+      automaticRetry: true,
     });
     expect(result.plan.steps[0]).toMatchObject({
       status: "in_progress",

@@ -90,6 +90,7 @@ describe("for_each: expansion", () => {
         renderedInput: `research ${["alpha", "beta", "gamma"][i]} (${i + 1}) for the request`,
         attempt: 1,
         runId: `new-run-${i + 1}`,
+        automaticRetry: false,
       })),
     );
     expect(result.changedSteps).toEqual([2, 4, 5, 6]);

@@ -84,7 +84,8 @@ describe("reconcile: commander decisions", () => {
       attempts: 2,
     });
     expect(result.commands).toEqual([
-      expect.objectContaining({ type: "dispatch", stepIndex: 1, assignee: "editor", renderedInput: "try again" }),
+      // a decided retry is a new hand-off, posted like the first
+      expect.objectContaining({ type: "dispatch", stepIndex: 1, assignee: "editor", renderedInput: "try again", automaticRetry: false }),
     ]);
   });
 

@@ -76,7 +76,15 @@ describe("reconcile: single-flight dispatch", () => {
     });
     const result = run(plan, { type: "plan-created" });
     expect(result.commands).toEqual([
-      { type: "dispatch", stepIndex: 1, assignee: "writer", renderedInput: "look it up", attempt: 1, runId: "new-run-1" },
+      {
+        type: "dispatch",
+        stepIndex: 1,
+        assignee: "writer",
+        renderedInput: "look it up",
+        attempt: 1,
+        runId: "new-run-1",
+        automaticRetry: false,
+      },
     ]);
     expect(stepOf(result, 2)).toMatchObject({
       status: "in_progress",

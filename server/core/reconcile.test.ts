@@ -20,8 +20,24 @@ describe("reconcile: plan-created and dispatch", () => {
     });
     const result = run(plan, { type: "plan-created" });
     expect(result.commands).toEqual([
-      { type: "dispatch", stepIndex: 1, assignee: "writer", renderedInput: "research the request", attempt: 1, runId: "new-run-1" },
-      { type: "dispatch", stepIndex: 2, assignee: "writer", renderedInput: "do part 2", attempt: 1, runId: "new-run-2" },
+      {
+        type: "dispatch",
+        stepIndex: 1,
+        assignee: "writer",
+        renderedInput: "research the request",
+        attempt: 1,
+        runId: "new-run-1",
+        automaticRetry: false,
+      },
+      {
+        type: "dispatch",
+        stepIndex: 2,
+        assignee: "writer",
+        renderedInput: "do part 2",
+        attempt: 1,
+        runId: "new-run-2",
+        automaticRetry: false,
+      },
     ]);
     expect(stepOf(result, 1)).toMatchObject({ status: "in_progress", attempts: 1, startedAt: NOW, liveRunId: "new-run-1" });
     expect(stepOf(result, 3).status).toBe("pending");
@@ -224,7 +240,7 @@ describe("reconcile: run events", () => {
   it("a tick after the backoff dispatches the retry as the next attempt", () => {
     const plan = makePlan({ steps: [{ index: 1, attempts: 1, transientFailures: 1, retryAt: NOW }] });
     const result = run(plan, { type: "tick" });
-    expect(result.commands).toEqual([expect.objectContaining({ type: "dispatch", stepIndex: 1, attempt: 2 })]);
+    expect(result.commands).toEqual([expect.objectContaining({ type: "dispatch", stepIndex: 1, attempt: 2, automaticRetry: true })]);
     expect(stepOf(result, 1).retryAt).toBeNull();
   });
 

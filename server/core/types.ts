@@ -303,8 +303,20 @@ export type PlanEventType = PlanEvent["type"];
 
 /** What the executor must do after a reconcile, inside the same transaction where it can. */
 export type PlanCommand =
-  /** start a run: sub-agent = visible @mention message; commander = private wake-up */
-  | { type: "dispatch"; stepIndex: number; assignee: string; renderedInput: string; attempt: number; runId: string }
+  /**
+   * start a run: sub-agent = visible @mention message; commander = private wake-up.
+   * `automaticRetry` (core/failure-policy.ts): the step's earlier hand-off stands for this
+   * attempt too, so no new message is posted
+   */
+  | {
+      type: "dispatch";
+      stepIndex: number;
+      assignee: string;
+      renderedInput: string;
+      attempt: number;
+      runId: string;
+      automaticRetry: boolean;
+    }
   /** assignee `user`: raise a form in the conversation; the step is now blocked */
   | { type: "open-form"; stepIndex: number; renderedInput: string }
   /**

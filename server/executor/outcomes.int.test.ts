@@ -55,6 +55,24 @@ describe("quiet retries", () => {
     expect(log.filter((entry) => entry.message.startsWith("transient failure (transient failure); retry"))).toHaveLength(2);
   });
 
+  it("a step retried after transient failures is handed over in one visible message; the retries use it", async () => {
+    const plan = await fixture.executor.submitPlan({
+      conversationId: fixture.conversationId,
+      raw: { title: "Flaky hand-off", steps: [step(1, "researcher", "fail=transient fail_attempts=2")] },
+    });
+    expect(await fixture.waitForPlan(plan.id)).toBe("completed");
+    const dispatches = await fixture.db.prisma.message.findMany({ where: { planId: plan.id, kind: "dispatch" } });
+    expect(dispatches).toHaveLength(1);
+    const runs = await fixture.db.prisma.run.findMany({ where: { planId: plan.id }, orderBy: { attempt: "asc" } });
+    expect(runs.map((run) => [run.attempt, run.triggerMessageId])).toEqual([1, 2, 3].map((attempt) => [attempt, dispatches[0].id]));
+    const log = await fixture.db.prisma.stepEvent.findMany({ where: { planId: plan.id, stepIndex: 1, phase: "dispatch" } });
+    expect(log.map((entry) => entry.message)).toEqual([
+      "attempt 1 sent to @researcher",
+      "attempt 2 sent to @researcher (a quiet retry)",
+      "attempt 3 sent to @researcher (a quiet retry)",
+    ]);
+  });
+
   it("a final failure after the retries posts one message", async () => {
     const plan = await fixture.executor.submitPlan({
       conversationId: fixture.conversationId,

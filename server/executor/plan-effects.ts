@@ -204,6 +204,22 @@ export function stepDTO(plan: LoadedPlan, step: StepState): StepDTO {
   return stepStateDTO(step, plan.stepIds.get(step.index)!);
 }
 
+/**
+ * The id of the step's latest hand-off message to `handle`, if it has one (a step that
+ * shared a twin's run never had its own); an automatic retry reuses it.
+ */
+async function earlierHandOff(tx: Tx, input: { stepId: string; handle: string }): Promise<string | null> {
+  const messages = await tx.message.findMany({
+    where: { stepId: input.stepId, kind: "dispatch" },
+    orderBy: { createdAt: "desc" },
+    select: { id: true, mentions: true },
+    take: 1,
+  });
+  const latest = messages[0];
+  const mentions = latest?.mentions as { handle?: string }[] | undefined;
+  return latest && mentions?.some((mention) => mention.handle === input.handle) ? latest.id : null;
+}
+
 async function applyCommand(context: ExecutorContext, tx: Tx, uow: UnitOfWork, plan: LoadedPlan, command: PlanCommand): Promise<void> {
   const planId = plan.state.id;
   const request = { text: plan.state.request, messageId: plan.requestMessageId };
@@ -220,7 +236,7 @@ async function applyCommand(context: ExecutorContext, tx: Tx, uow: UnitOfWork, p
         stepIndex: command.stepIndex,
         runId: command.runId,
         phase: "dispatch",
-        message: `attempt ${command.attempt} sent to ${command.assignee === "commander" ? "the commander" : `@${command.assignee}`}`,
+        message: `attempt ${command.attempt} sent to ${command.assignee === "commander" ? "the commander" : `@${command.assignee}`}${command.automaticRetry ? " (a quiet retry)" : ""}`,
         data: { renderedInput: command.renderedInput },
       });
       const commander = await context.agents.commanderFor(tx, plan.conversationId);
@@ -240,16 +256,20 @@ async function applyCommand(context: ExecutorContext, tx: Tx, uow: UnitOfWork, p
       }
       const agent = await context.agents.byHandle(tx, command.assignee);
       if (!agent) throw new Error(`step ${command.stepIndex}: agent @${command.assignee} no longer exists`);
-      const message = insertMessage(context, uow, {
-        conversationId: plan.conversationId,
-        author: { kind: "agent", agent: commander },
-        kind: "dispatch",
-        body: `@${agent.handle} ${command.renderedInput}`,
-        mentions: [{ agentId: agent.id, handle: agent.handle }],
-        planId,
-        stepId: ref.stepId,
-        runId: command.runId,
-      });
+      // an automatic retry goes out under the hand-off already in the conversation
+      const posted = command.automaticRetry ? await earlierHandOff(tx, { stepId: ref.stepId, handle: agent.handle }) : null;
+      const triggerMessageId =
+        posted ??
+        insertMessage(context, uow, {
+          conversationId: plan.conversationId,
+          author: { kind: "agent", agent: commander },
+          kind: "dispatch",
+          body: `@${agent.handle} ${command.renderedInput}`,
+          mentions: [{ agentId: agent.id, handle: agent.handle }],
+          planId,
+          stepId: ref.stepId,
+          runId: command.runId,
+        }).id;
       await createRun(context, tx, uow, {
         id: command.runId,
         conversationId: plan.conversationId,
@@ -259,7 +279,7 @@ async function applyCommand(context: ExecutorContext, tx: Tx, uow: UnitOfWork, p
         request,
         plan: ref,
         attempt: command.attempt,
-        triggerMessageId: message.id,
+        triggerMessageId,
       });
       return;
     }

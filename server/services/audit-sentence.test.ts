@@ -76,28 +76,28 @@ describe("an audit event as a sentence", () => {
     const plan = { kind: "plan", id: "p1", label: null, name: null };
     const stopped = event({ action: "plan.step_stopped", target: plan, detail: { title: "Shelf", stepIndex: 2 } });
     expect(inEnglish(stopped)).toBe("Ana stopped step 2 of the plan “Shelf” in “launch”.");
-    expect(inChinese(stopped)).toBe("Ana 停止了「launch」中计划「Shelf」的步骤 2。");
+    expect(inChinese(stopped)).toBe("Ana 停止了“launch”中计划“Shelf”的步骤 2。");
     const whole = event({ action: "plan.stopped", target: plan, detail: { title: "Shelf" } });
     expect(inEnglish(whole)).toBe("Ana stopped the plan “Shelf” in “launch”.");
-    expect(inChinese(whole)).toBe("Ana 停止了「launch」中的计划「Shelf」。");
+    expect(inChinese(whole)).toBe("Ana 停止了“launch”中的计划“Shelf”。");
     const reopened = event({ action: "plan.reopened", target: plan, detail: { title: "Shelf", stepIndex: 1 } });
     expect(inEnglish(reopened)).toBe("Ana reopened the ended plan “Shelf” in “launch” to retry step 1.");
-    expect(inChinese(reopened)).toBe("Ana 重新打开了「launch」中已结束的计划「Shelf」，以重试步骤 1。");
+    expect(inChinese(reopened)).toBe("Ana 重新打开了“launch”中已结束的计划“Shelf”，以重试步骤 1。");
     const rerun = event({ action: "plan.rerun", target: plan, detail: { title: "Shelf", rerunId: "p2" } });
     expect(inEnglish(rerun)).toBe("Ana re-ran the ended plan “Shelf” in “launch”.");
-    expect(inChinese(rerun)).toBe("Ana 重新运行了「launch」中已结束的计划「Shelf」。");
+    expect(inChinese(rerun)).toBe("Ana 重新运行了“launch”中已结束的计划“Shelf”。");
     expect(inEnglish({ ...stopped, detail: {} })).toBe("Ana stopped a step of the plan “unnamed” in “launch”.");
   });
 
   it("reads in Chinese for a Chinese reader, with Chinese quotation marks and roles", () => {
-    expect(inChinese(event({}))).toBe("Ana 将 Bo 加入了「launch」。");
+    expect(inChinese(event({}))).toBe("Ana 将 Bo 加入了“launch”。");
     expect(inChinese(event({ action: "member.role_changed", detail: { from: "member", to: "owner" } }))).toBe(
-      "Ana 将 Bo 设为「launch」的所有者（原为成员）。",
+      "Ana 将 Bo 设为“launch”的所有者（原为成员）。",
     );
     expect(inChinese(event({ actorKind: "token", action: "invite.revoked", detail: { role: "member" } }))).toBe(
       "Ana（通过 API 令牌） 撤销了一个成员邀请链接。",
     );
-    expect(inChinese(event({ action: "token.created", detail: {} }))).toBe("Ana 创建了 API 令牌「未命名」。");
+    expect(inChinese(event({ action: "token.created", detail: {} }))).toBe("Ana 创建了 API 令牌“未命名”。");
   });
 
   it("has a message for every action in both languages", () => {
@@ -114,7 +114,7 @@ describe("an audit event as a sentence", () => {
       const sample = event({ action, detail });
       const sentences = { en: inEnglish(sample), zh: inChinese(sample) };
       expect(sentences.en, action).toMatch(/^[A-Z@“].*\.$/);
-      expect(sentences.zh, action).toMatch(/^[A-Z@「].*。$/);
+      expect(sentences.zh, action).toMatch(/^[A-Z@“].*。$/);
       for (const sentence of Object.values(sentences)) expect(sentence, action).not.toMatch(/u2|c1|undefined|null|\[object|\{/);
       // what is left of the Chinese once names, handles and emails are taken out is Chinese
       const words = sentences.zh.replace(/Ana|Bo|Baton|@writer|cy@example\.test|launch|site|ci|old|new|\bt\b|API|\d+/g, "");

@@ -60,7 +60,7 @@ export const accountRoutes = {
   createToken: defineRoute({
     method: "POST",
     path: "/api/tokens",
-    body: z.object({
+    body: z.strictObject({
       name: z.string().trim().min(1).max(100),
       scopes: z.array(z.enum(TOKEN_SCOPES)).min(1).max(3),
       expiresInDays: z.number().int().min(1).max(MAX_TOKEN_DAYS),

@@ -66,21 +66,21 @@ export const adminRoutes = {
   createAgent: defineRoute({
     method: "POST",
     path: "/api/admin/agents",
-    body: agentInputSchema,
+    body: agentInputSchema.strict(),
     response: z.object({ agent: adminAgentSchema }),
     status: 201,
   }),
   updateAgent: defineRoute({
     method: "PUT",
     path: "/api/admin/agents/:agentId",
-    body: agentInputSchema,
+    body: agentInputSchema.strict(),
     response: z.object({ agent: adminAgentSchema }),
   }),
   /** disable (nothing new of it starts; running runs finish) or enable again; never the commander */
   setAgentEnabled: defineRoute({
     method: "PUT",
     path: "/api/admin/agents/:agentId/enabled",
-    body: z.object({ enabled: z.boolean() }),
+    body: z.strictObject({ enabled: z.boolean() }),
     response: z.object({ agent: adminAgentSchema }),
   }),
   /** refused (409) for the commander and while runs of the agent are live (queued, running, blocked on a form) */
@@ -92,7 +92,7 @@ export const adminRoutes = {
   createInvite: defineRoute({
     method: "POST",
     path: "/api/admin/invites",
-    body: z.object({ role: inviteRoleSchema.default("member") }),
+    body: z.strictObject({ role: inviteRoleSchema.default("member") }),
     response: z.object({
       invite: z.object({ id: z.string(), token: z.string(), role: inviteRoleSchema, expiresAt: z.string(), url: z.string() }),
     }),
@@ -131,7 +131,7 @@ export const adminRoutes = {
   testModel: defineRoute({
     method: "POST",
     path: "/api/admin/models/test",
-    body: z.object({ model: storableText().trim().min(1).max(120) }),
+    body: z.strictObject({ model: storableText().trim().min(1).max(120) }),
     response: modelTrialSchema,
   }),
 };

@@ -72,13 +72,13 @@ export const stepDetailSchema = z.object({
 export type StepDetail = z.infer<typeof stepDetailSchema>;
 
 export const planControlSchema = z.discriminatedUnion("action", [
-  z.object({ action: z.literal("cancel"), reason: storableText().max(500).optional() }),
-  z.object({ action: z.literal("retry"), stepIndex: int32().positive() }),
-  z.object({ action: z.literal("skip"), stepIndex: int32().positive(), reason: storableText().max(500).optional() }),
+  z.strictObject({ action: z.literal("cancel"), reason: storableText().max(500).optional() }),
+  z.strictObject({ action: z.literal("retry"), stepIndex: int32().positive() }),
+  z.strictObject({ action: z.literal("skip"), stepIndex: int32().positive(), reason: storableText().max(500).optional() }),
   /** stop one running step (the plan goes on as its on_failure says) */
-  z.object({ action: z.literal("stop"), stepIndex: int32().positive() }),
+  z.strictObject({ action: z.literal("stop"), stepIndex: int32().positive() }),
   /** a new plan from an ended plan's spec */
-  z.object({ action: z.literal("rerun") }),
+  z.strictObject({ action: z.literal("rerun") }),
 ]);
 
 /** A conversation's title, as a person names it at creation or later. */
@@ -99,7 +99,7 @@ export const conversationRoutes = {
   create: defineRoute({
     method: "POST",
     path: "/api/conversations",
-    body: z.object({
+    body: z.strictObject({
       title: conversationTitle,
       agentHandles: z.array(handle).max(30).default([]),
     }),
@@ -139,7 +139,7 @@ export const conversationRoutes = {
   remove: defineRoute({
     method: "DELETE",
     path: "/api/conversations/:conversationId",
-    body: z.object({ confirm: z.literal(true, "Send { confirm: true } to delete the conversation and everything in it") }),
+    body: z.strictObject({ confirm: z.literal(true, "Send { confirm: true } to delete the conversation and everything in it") }),
     response: null,
     status: 204,
   }),
@@ -147,7 +147,7 @@ export const conversationRoutes = {
   editMessage: defineRoute({
     method: "PATCH",
     path: "/api/conversations/:conversationId/messages/:messageId",
-    body: z.object({
+    body: z.strictObject({
       body: messageText("Write something, or delete the message."),
     }),
     response: z.object({ message: messageSchema }),
@@ -162,7 +162,7 @@ export const conversationRoutes = {
   setReaction: defineRoute({
     method: "PUT",
     path: "/api/conversations/:conversationId/messages/:messageId/reactions",
-    body: z.object({ emoji: z.enum(REACTION_EMOJI), on: z.boolean() }),
+    body: z.strictObject({ emoji: z.enum(REACTION_EMOJI), on: z.boolean() }),
     response: z.object({ reactions: z.array(reactionSchema) }),
   }),
   /**
@@ -172,7 +172,7 @@ export const conversationRoutes = {
   stopRun: defineRoute({
     method: "POST",
     path: "/api/conversations/:conversationId/runs/:runId",
-    body: z.object({ action: z.literal("stop") }),
+    body: z.strictObject({ action: z.literal("stop") }),
     response: z.object({ stopped: z.enum(["step", "run", "plan"]), planId: z.string().nullable(), stepIndex: z.number().nullable() }),
   }),
   /** `?before=<message id>&limit=200`: the messages just before one already shown, oldest first, and the forms they show */
@@ -186,7 +186,7 @@ export const conversationRoutes = {
     method: "POST",
     path: "/api/conversations/:conversationId/messages",
     body: z
-      .object({
+      .strictObject({
         // empty is fine when a file goes with it: a file can be sent on its own
         body: storableText().max(MAX_MESSAGE_CHARS, `A message can hold at most ${MAX_MESSAGE_CHARS} characters.`).default(""),
         mentionHandles: z.array(handle).max(20).default([]),
@@ -212,7 +212,7 @@ export const conversationRoutes = {
   answerForm: defineRoute({
     method: "POST",
     path: "/api/conversations/:conversationId/forms/:formId",
-    body: z.object({
+    body: z.strictObject({
       values: z.record(storableText().max(100), z.union([storableText().max(10_000), z.number(), z.boolean(), z.null()])),
     }),
     response: z.object({ form: formSchema }),

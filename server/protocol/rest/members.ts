@@ -41,14 +41,14 @@ export const memberRoutes = {
   invite: defineRoute({
     method: "POST",
     path: "/api/conversations/:conversationId/members",
-    body: z.object({ email: z.email().max(200) }),
+    body: z.strictObject({ email: z.email().max(200) }),
     response: z.object({ email: z.string(), status: z.literal("invited") }),
     status: 202,
   }),
   setRole: defineRoute({
     method: "PATCH",
     path: "/api/conversations/:conversationId/members/:userId",
-    body: z.object({ role: conversationRoleSchema }),
+    body: z.strictObject({ role: conversationRoleSchema }),
     response: z.object({ userId: z.string(), role: conversationRoleSchema }),
   }),
   /** an owner removes someone; anyone removes themselves (leaves) */
@@ -56,7 +56,7 @@ export const memberRoutes = {
   addAgent: defineRoute({
     method: "POST",
     path: "/api/conversations/:conversationId/agents",
-    body: z.object({ handle: z.string().regex(/^@?[a-z0-9_-]{1,40}$/i, "an agent handle") }),
+    body: z.strictObject({ handle: z.string().regex(/^@?[a-z0-9_-]{1,40}$/i, "an agent handle") }),
     response: z.object({ agent: memberAgentSchema }),
     status: 201,
   }),
@@ -77,7 +77,7 @@ export const memberRoutes = {
   answerInvitation: defineRoute({
     method: "POST",
     path: "/api/invitations/:invitationId",
-    body: z.object({ accept: z.boolean() }),
+    body: z.strictObject({ accept: z.boolean() }),
     response: z.object({ conversationId: z.string(), accepted: z.boolean() }),
   }),
 };

@@ -1,5 +1,6 @@
 import { existsSync, readFileSync } from "node:fs";
 import { describe, expect, it } from "vitest";
+import { z } from "zod";
 import { buildPath, type RouteSpec } from "./define.ts";
 import { routes } from "./index.ts";
 import { snapshotSchema } from "./conversations.ts";
@@ -48,6 +49,43 @@ describe("the route table", () => {
   it("has no Next route files for the automation API, which the custom server answers before Next", () => {
     expect(all.filter(([name]) => name.startsWith("v1.")).length).toBeGreaterThan(0);
     expect(existsSync("app/api/v1")).toBe(false);
+  });
+});
+
+/** Every fixed-shape object in a JSON schema that lets keys it does not name through, by its path. */
+function openObjects(node: unknown, at = "body"): string[] {
+  if (Array.isArray(node)) return node.flatMap((child, i) => openObjects(child, `${at}[${i}]`));
+  if (typeof node !== "object" || node === null) return [];
+  const schema = node as Record<string, unknown>;
+  const here = schema.properties !== undefined && schema.additionalProperties !== false ? [at] : [];
+  return [...here, ...Object.entries(schema).flatMap(([key, child]) => openObjects(child, `${at}.${key}`))];
+}
+
+describe("request bodies", () => {
+  // better-auth reads its own bodies; a plan's keys are checked by the core's strict plan schema
+  const unchecked = new Set(["v1.submitPlan"]);
+  const bodies = all.filter(
+    (entry): entry is [string, RouteSpec & { body: z.ZodType }] =>
+      typeof entry[1].body === "object" && !entry[1].path.startsWith("/api/auth/") && !unchecked.has(entry[0]),
+  );
+
+  it.each(bodies)("%s refuses keys it does not know (400 naming them), so a misspelt field is not silently dropped", (_, spec) => {
+    expect(openObjects(z.toJSONSchema(spec.body, { io: "input", unrepresentable: "any" }))).toEqual([]);
+  });
+
+  it("names the unknown keys", () => {
+    const parsed = routes.admin.updateAgent.body.safeParse({
+      handle: "writer",
+      name: "Writer",
+      role: "sub_agent",
+      systemPrompt: "",
+      model: "offline",
+      allowedTools: [],
+      skills: [],
+      concurrency: 2,
+      temperature: 0.2,
+    });
+    expect(parsed.error?.issues).toEqual([expect.objectContaining({ code: "unrecognized_keys", keys: ["temperature"] })]);
   });
 });
 

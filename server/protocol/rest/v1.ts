@@ -46,7 +46,7 @@ export const v1Routes = {
   createConversation: defineRoute({
     method: "POST",
     path: "/api/v1/conversations",
-    body: z.object({
+    body: z.strictObject({
       title: storableText().min(1).max(200),
       agents: z.array(storableText().min(1).max(40)).max(50).default([]),
     }),
@@ -62,7 +62,7 @@ export const v1Routes = {
   postMessage: defineRoute({
     method: "POST",
     path: "/api/v1/conversations/:id/messages",
-    body: z.object({
+    body: z.strictObject({
       body: storableText().max(MAX_MESSAGE_CHARS),
       mentions: z.array(storableText().min(1).max(40)).max(20).default([]),
     }),
@@ -81,13 +81,13 @@ export const v1Routes = {
   react: defineRoute({
     method: "POST",
     path: "/api/v1/conversations/:id/reactions",
-    body: z.object({
+    body: z.strictObject({
       source: storableText().min(1).max(40),
       target: z.union([
-        z.object({ planId: storableText().min(1).max(64), stepIndex: int32().min(1) }),
+        z.strictObject({ planId: storableText().min(1).max(64), stepIndex: int32().min(1) }),
         /** a workspace step's branch, `baton/<plan>-<step>` */
-        z.object({ branch: storableText().min(1).max(200) }),
-        z.object({ agent: storableText().min(1).max(40) }),
+        z.strictObject({ branch: storableText().min(1).max(200) }),
+        z.strictObject({ agent: storableText().min(1).max(40) }),
       ]),
       payload: z.unknown(),
     }),
