@@ -46,6 +46,13 @@ describe("file tools", () => {
   it("refuses path tricks and unknown files in finish", async () => {
     const tools = createBuiltinTools({ request: runRequest(), artifacts: new MemoryArtifactStore(), state: createToolState(false) });
     await expect(tools.write_file.execute!({ name: "../etc/passwd", content: "x" }, callOptions)).rejects.toThrow(/Invalid file name/);
+    // a bidirectional override would show people another name (and extension) than the real one
+    for (const name of ["report\u202Efdp.exe", "a\u202Db.md", "x\u2066y\u2069.md"]) {
+      await expect(tools.write_file.execute!({ name, content: "x" }, callOptions), JSON.stringify(name)).rejects.toThrow(
+        /Invalid file name/,
+      );
+    }
+    expect(await tools.write_file.execute!({ name: "تقرير.md", content: "x" }, callOptions)).toMatchObject({ name: "تقرير.md" });
     await expect(tools.finish.execute!({ summary: "s", files: ["ghost.md"] }, callOptions)).rejects.toThrow(/Unknown file/);
   });
 

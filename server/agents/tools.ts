@@ -100,8 +100,10 @@ export class ToolNotAllowedError extends Error {
   }
 }
 
+// no absolute path, no "..", no control character or backslash, and no bidirectional embedding,
+// override or isolate (it would show people another name and extension than the real one)
 // eslint-disable-next-line no-control-regex -- control characters are what a file name must not hold
-const FILE_NAME = /^(?!\/)(?!.*(?:^|\/)\.\.(?:\/|$))[^\u0000-\u001f\\]{1,200}$/;
+const FILE_NAME = /^(?!\/)(?!.*(?:^|\/)\.\.(?:\/|$))[^\u0000-\u001f\\\u202a-\u202e\u2066-\u2069]{1,200}$/;
 
 const MEDIA_TYPES: Record<string, string> = {
   md: "text/markdown",

@@ -12,7 +12,7 @@ import { assertIdParams, plausibleId } from "../http/params.ts";
 import type { Actor } from "../access/actor.ts";
 import { scopeAllows, TOKEN_PREFIX, verifyApiToken } from "../services/api-tokens.ts";
 import type { TokenScope } from "../protocol/rest/account.ts";
-import { enforceRateLimit, TOKEN_WRITE_RATE } from "../auth/rate-limit.ts";
+import { enforceRateLimit, PERSON_TOKENS_WRITE_RATE, TOKEN_WRITE_RATE } from "../auth/rate-limit.ts";
 
 /** how far a delivery's timestamp may be from the server's clock, either way */
 export const WEBHOOK_TOLERANCE_SECONDS = 5 * 60;
@@ -152,6 +152,8 @@ export async function withApiToken(
     const needed = options.scope ?? (write ? "write" : "read");
     if (!scopeAllows(principal.scopes, needed)) throw new HttpError(403, "insufficient_scope", `this token lacks the ${needed} scope`);
     if (write) enforceRateLimit(`write:token:${principal.tokenId}`, TOKEN_WRITE_RATE);
+    // and all of a person's tokens together: otherwise each new token (up to 50) is another budget
+    if (write && principal.kind === "personal") enforceRateLimit(`write:tokens-of:${principal.userId}`, PERSON_TOKENS_WRITE_RATE);
     if (params !== undefined) assertIdParams(params);
     return await handle({ ...runtime, apiUserId: principal.userId, apiMembership: membership }, principal);
   } catch (error) {

@@ -59,6 +59,12 @@ describe("/api/v1", () => {
     expect(body.agents.map((a: { handle: string }) => a.handle).sort()).toEqual(["analyst", "commander", "researcher", "writer"]);
   });
 
+  it("refuses a conversation title with a bidirectional override, naming the title", async () => {
+    const refused = await call(v1.createConversation, { body: { title: "Nightly \u202Efdp.exe", agents: [] } });
+    expect(refused.status).toBe(400);
+    expect(await refused.text()).toContain("title");
+  });
+
   it("creates a conversation, runs a submitted plan, and reports its runtime fields", async () => {
     const created = await call(v1.createConversation, { body: { title: "From CI", agents: ["researcher", "writer"] } });
     expect(created.status).toBe(201);

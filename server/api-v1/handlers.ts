@@ -11,6 +11,7 @@ import { conflict } from "../protocol/errors.ts";
 import { intParam } from "../http/params.ts";
 import { idempotentPlanId, isUniqueViolation, readIdempotencyKey, submissionHash } from "./idempotency.ts";
 import { readBody, respond } from "../http/route-spec.ts";
+import { enforceRateLimit, MESSAGE_RATE } from "../auth/rate-limit.ts";
 
 type V1Routes = typeof v1Routes;
 
@@ -66,7 +67,9 @@ export const v1Handlers: { [K in keyof V1Routes]: V1Handler<V1Routes[K]> } = {
   postMessage: (request, params) =>
     withApiToken(
       request,
-      async (runtime) => {
+      async (runtime, principal) => {
+        // a person's messages share one limit, from the page and every token of theirs (each may wake the commander)
+        if (principal.kind === "personal") enforceRateLimit(`message:${principal.userId}`, MESSAGE_RATE);
         await requireApiConversation(runtime, params.id);
         const body = await readBody(v1Routes.postMessage, request);
         const message = await runtime.app.messages.postMessage({

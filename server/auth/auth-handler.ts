@@ -16,7 +16,7 @@ import { addressLimitKey, CLIENT_IP_HEADER, CLIENT_PROTO_HEADER } from "../http/
 import { errorResponse, HttpError } from "../http/errors.ts";
 import { isJsonContentType, parseJsonText } from "../http/body.ts";
 import { MAX_PERSON_IMAGE_CHARS, MAX_PERSON_NAME_CHARS } from "../protocol/limits.ts";
-import { hasBidiControls } from "../core/text.ts";
+import { BIDI_CONTROLS_MESSAGE, hasBidiControls } from "../core/text.ts";
 import { clearRateLimit, hitRateLimit, peekRateLimit, rateLimited, SIGN_IN_ACCOUNT_RATE, SIGN_IN_ADDRESS_RATE } from "./rate-limit.ts";
 
 const SIGN_IN_PATH = /\/sign-in\/email\/?$/;
@@ -48,7 +48,7 @@ async function assertStorableAuthBody(request: Request): Promise<void> {
         ? `must be at most ${max} characters`
         : // shown inside sentences ("Ada is typing…"): an override would reorder the rest of them
           hasBidiControls(value)
-          ? "must not contain bidirectional override, embedding or isolate characters"
+          ? BIDI_CONTROLS_MESSAGE
           : null;
     if (problem) throw new HttpError(400, "invalid_input", `${field}: ${problem}`, undefined, [{ path: field, message: problem }]);
   }

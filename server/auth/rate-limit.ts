@@ -20,6 +20,8 @@ export const UPLOAD_RATE: RateRule = { windowMs: 60_000, max: 20 };
 export const USER_WRITE_RATE: RateRule = { windowMs: 60_000, max: 120 };
 /** every state-changing /api/v1 request of one token (the bootstrap token counts as one) */
 export const TOKEN_WRITE_RATE: RateRule = { windowMs: 60_000, max: 120 };
+/** every state-changing /api/v1 request of all one person's tokens together (a person may hold 50) */
+export const PERSON_TOKENS_WRITE_RATE: RateRule = { windowMs: 60_000, max: 480 };
 /** failed sign-ins of one account (GitLab locks after 10 failures for 10 minutes) */
 export const SIGN_IN_ACCOUNT_RATE: RateRule = { windowMs: 10 * 60_000, max: 10 };
 /** sign-in attempts from one client address, whatever the account */

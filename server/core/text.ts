@@ -40,6 +40,8 @@ export function hasBidiControls(text: string): boolean {
   return text.search(BIDI_CONTROLS) !== -1;
 }
 
+export const BIDI_CONTROLS_MESSAGE = "must not contain bidirectional override, embedding or isolate characters";
+
 /** The text without bidirectional embeddings, overrides and isolates: for names shown to others (file names). */
 export function withoutBidiControls(text: string): string {
   return text.replace(BIDI_CONTROLS, "");

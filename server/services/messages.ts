@@ -8,7 +8,7 @@
  *
  * What already happened stays: a run the message started keeps its input (the run's own
  * copy), an edit wakes nobody new. A deletion keeps a tombstone (the row, its author and
- * time) and clears the body and mentions; its attachments are no longer listed. The
+ * time) and clears the body and mentions; its attachments are deleted. The
  * stored events that carried the old text are rewritten in the same transaction
  * (rewriteMessageEvents), so no replay hands it out again, and a stored conversation
  * summary that covers the message is dropped (forgetSummaryCovering), so no agent is
@@ -149,6 +149,8 @@ export function createMessageServices(engine: Engine) {
           // deleting twice is the same as once
           return toMessageDTO(await tx.message.findUniqueOrThrow({ where: { id: input.messageId }, include: messageInclude }));
         }
+        // its attachments go with it: not downloadable by a link kept, nor readable by agents by name
+        await tx.artifact.deleteMany({ where: { messageId: input.messageId, conversationId: input.conversationId } });
         const updated = await tx.message.update({
           where: { id: input.messageId },
           data: { body: "", mentions: [], deletedAt: new Date() },

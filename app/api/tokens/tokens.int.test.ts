@@ -11,7 +11,7 @@ import {
   type AccountsFixture,
   type TestAccount,
 } from "@/server/auth/testing/accounts.ts";
-import { TOKEN_WRITE_RATE, USER_WRITE_RATE } from "@/server/auth/rate-limit.ts";
+import { PERSON_TOKENS_WRITE_RATE, TOKEN_WRITE_RATE, USER_WRITE_RATE } from "@/server/auth/rate-limit.ts";
 import * as tokens from "./route.ts";
 import * as tokenById from "./[tokenId]/route.ts";
 import { dispatchV1 } from "@/server/api-v1/serve-v1.ts";
@@ -150,6 +150,20 @@ describe("personal access tokens", () => {
     expect(Number(limited.headers.get("retry-after"))).toBeGreaterThan(0);
     // reads are not writes
     expect((await dispatchV1(v1("/api/v1/conversations", token))).status).toBe(200);
+  });
+
+  it("limits the writes of all of one person's tokens together, so fifty tokens are not fifty budgets", async () => {
+    const many = await signUpInvited(fixture.db.prisma, fixture.admin, "Many");
+    const owned: string[] = [];
+    for (let i = 0; i < 5; i++) owned.push((await createToken(many, { name: `t${i}`, scopes: ["write"], expiresInDays: 1 })).body.token);
+    const statuses: number[] = [];
+    // each token stays under its own budget; together they go past the person's
+    for (let round = 0; round < TOKEN_WRITE_RATE.max - 1; round++) {
+      for (const token of owned) statuses.push((await dispatchV1(v1("/api/v1/conversations", token, { title: "" }))).status);
+    }
+    const refused = statuses.filter((status) => status === 429).length;
+    expect(statuses.filter((status) => status === 400).length).toBe(PERSON_TOKENS_WRITE_RATE.max);
+    expect(refused).toBe(statuses.length - PERSON_TOKENS_WRITE_RATE.max);
   });
 
   it("limits writes per signed-in user across routes", async () => {

@@ -1,7 +1,7 @@
 /** Conversations and what happens in them: the snapshot, messages, uploads, forms, plan controls. */
 import { z } from "zod";
 import { COMMANDER_REPLY_MODES } from "../../core/addressing.ts";
-import { int32, storableText } from "../../core/text.ts";
+import { BIDI_CONTROLS_MESSAGE, hasBidiControls, int32, storableText } from "../../core/text.ts";
 import { agentRoleSchema, attachmentSchema, formSchema, messageSchema, planSchema, runSchema, stepSchema } from "../dto.ts";
 import { MAX_CONVERSATION_TITLE_CHARS, MAX_MESSAGE_CHARS, MAX_MESSAGE_PAGE } from "../limits.ts";
 import { REACTION_EMOJI, reactionSchema } from "../reactions.ts";
@@ -82,7 +82,12 @@ export const planControlSchema = z.discriminatedUnion("action", [
 ]);
 
 /** A conversation's title, as a person names it at creation or later. */
-const conversationTitle = storableText().trim().min(1, "Give the conversation a title").max(MAX_CONVERSATION_TITLE_CHARS);
+// shown in every member's sidebar and inside sentences ("… renamed it to …"): no override may reorder them
+const conversationTitle = storableText()
+  .trim()
+  .min(1, "Give the conversation a title")
+  .max(MAX_CONVERSATION_TITLE_CHARS)
+  .refine((title) => !hasBidiControls(title), BIDI_CONTROLS_MESSAGE);
 
 /** A message's text as a person sends or edits it: bounded, and not blank (`blank` says what to do instead). */
 const messageText = (blank: string) =>

@@ -3,7 +3,7 @@
  * browser, but its bodies and answers live here like every route's.
  */
 import { z } from "zod";
-import { int32, storableText } from "../../core/text.ts";
+import { BIDI_CONTROLS_MESSAGE, hasBidiControls, int32, storableText } from "../../core/text.ts";
 import { messageSchema, planSchema } from "../dto.ts";
 import type { ConversationEventDTO } from "../events.ts";
 import { MAX_MESSAGE_CHARS } from "../limits.ts";
@@ -47,7 +47,10 @@ export const v1Routes = {
     method: "POST",
     path: "/api/v1/conversations",
     body: z.strictObject({
-      title: storableText().min(1).max(200),
+      title: storableText()
+        .min(1)
+        .max(200)
+        .refine((title) => !hasBidiControls(title), BIDI_CONTROLS_MESSAGE),
       agents: z.array(storableText().min(1).max(40)).max(50).default([]),
     }),
     response: z.object({ id: z.string(), title: z.string() }),

@@ -84,6 +84,8 @@ describe("rename", () => {
     for (const [body, names] of [
       [{ title: "   " }, "title"],
       [{ title: "x".repeat(121) }, "title"],
+      // an override shown in every member's sidebar and in the "renamed" line would reorder them
+      [{ title: "Budget \u202Efdp.exe" }, "title"],
       [{ title: 3 }, "title"],
       [{ archived: "yes" }, "archived"],
       [{ colour: "red" }, "colour"],
@@ -94,6 +96,14 @@ describe("rename", () => {
       expect(JSON.stringify(await response.json()), JSON.stringify(body)).toContain(names);
     }
     expect((await row(id))?.title).toBe("Manage me");
+  });
+
+  it("a new conversation's title with a bidirectional override is refused too", async () => {
+    const response = await conversations.POST(
+      browserRequest("/api/conversations", { cookie: owner.cookie, body: { title: "Q3 \u202Efdp.exe", agentHandles: [] } }),
+    );
+    expect(response.status).toBe(400);
+    expect(JSON.stringify(await response.json())).toContain("title");
   });
 });
 
