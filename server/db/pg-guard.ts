@@ -14,6 +14,7 @@
 import type pg from "pg";
 import type { Logger } from "pino";
 import { log } from "../observability/log.ts";
+import { outsideRequest } from "../observability/request-id.ts";
 
 export interface OutageLog {
   /** a connection of `pool` dropped */
@@ -22,8 +23,20 @@ export interface OutageLog {
   connected(pool: string): void;
 }
 
-/** One warning when connections start dropping, one line when one is made again; the drops between at debug. */
+/**
+ * One warning when connections start dropping, one line when one is made again; the drops
+ * between at debug. Lines about the process, not a request: pg emits these events in the
+ * async context of whichever request opened the connection or caused the reconnect.
+ */
 export function outageLog(logger: Pick<Logger, "warn" | "info" | "debug">, now: () => number = Date.now): OutageLog {
+  const lines = outageLines(logger, now);
+  return {
+    dropped: (pool, error) => outsideRequest(() => lines.dropped(pool, error)),
+    connected: (pool) => outsideRequest(() => lines.connected(pool)),
+  };
+}
+
+function outageLines(logger: Pick<Logger, "warn" | "info" | "debug">, now: () => number): OutageLog {
   let since: number | null = null;
   let drops = 0;
   return {
