@@ -88,3 +88,32 @@ export function guardPool(pool: pg.Pool, options: { name: string; releaseBrokenC
   });
   return pool;
 }
+
+/**
+ * Ends a pool, waiting at most `timeoutMs` for its checked-out clients: pg's `end()` waits
+ * for every one to be released, and a library that lost track of one (Socket.IO's
+ * PostgreSQL adapter, re-subscribing across dropped connections) never releases it, so a
+ * shutdown waited forever. Resolves true once ended, false when it gave up (the process
+ * exits after its shutdown, which closes what is left).
+ */
+export async function endPool(
+  pool: pg.Pool,
+  options: { name: string; timeoutMs: number; logger?: Pick<Logger, "warn"> },
+): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const gaveUp = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), options.timeoutMs)));
+  const ended = await Promise.race([
+    pool.end().then(
+      () => true as const,
+      () => true as const,
+    ),
+    gaveUp,
+  ]);
+  clearTimeout(timer);
+  if (!ended)
+    (options.logger ?? log).warn(
+      { pool: options.name, checkedOut: pool.totalCount - pool.idleCount },
+      `the ${options.name} pool did not end within ${options.timeoutMs} ms: a connection is still checked out; shutting down without it`,
+    );
+  return ended;
+}
