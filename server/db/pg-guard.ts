@@ -14,6 +14,7 @@
 import type pg from "pg";
 import type { Logger } from "pino";
 import { log } from "../observability/log.ts";
+import { outsideRequest } from "../observability/request-id.ts";
 
 export interface OutageLog {
   /** a connection of `pool` dropped */
@@ -22,8 +23,20 @@ export interface OutageLog {
   connected(pool: string): void;
 }
 
-/** One warning when connections start dropping, one line when one is made again; the drops between at debug. */
+/**
+ * One warning when connections start dropping, one line when one is made again; the drops
+ * between at debug. Lines about the process, not a request: pg emits these events in the
+ * async context of whichever request opened the connection or caused the reconnect.
+ */
 export function outageLog(logger: Pick<Logger, "warn" | "info" | "debug">, now: () => number = Date.now): OutageLog {
+  const lines = outageLines(logger, now);
+  return {
+    dropped: (pool, error) => outsideRequest(() => lines.dropped(pool, error)),
+    connected: (pool) => outsideRequest(() => lines.connected(pool)),
+  };
+}
+
+function outageLines(logger: Pick<Logger, "warn" | "info" | "debug">, now: () => number): OutageLog {
   let since: number | null = null;
   let drops = 0;
   return {
@@ -74,4 +87,33 @@ export function guardPool(pool: pg.Pool, options: { name: string; releaseBrokenC
     });
   });
   return pool;
+}
+
+/**
+ * Ends a pool, waiting at most `timeoutMs` for its checked-out clients: pg's `end()` waits
+ * for every one to be released, and a library that lost track of one (Socket.IO's
+ * PostgreSQL adapter, re-subscribing across dropped connections) never releases it, so a
+ * shutdown waited forever. Resolves true once ended, false when it gave up (the process
+ * exits after its shutdown, which closes what is left).
+ */
+export async function endPool(
+  pool: pg.Pool,
+  options: { name: string; timeoutMs: number; logger?: Pick<Logger, "warn"> },
+): Promise<boolean> {
+  let timer: NodeJS.Timeout | undefined;
+  const gaveUp = new Promise<false>((resolve) => (timer = setTimeout(() => resolve(false), options.timeoutMs)));
+  const ended = await Promise.race([
+    pool.end().then(
+      () => true as const,
+      () => true as const,
+    ),
+    gaveUp,
+  ]);
+  clearTimeout(timer);
+  if (!ended)
+    (options.logger ?? log).warn(
+      { pool: options.name, checkedOut: pool.totalCount - pool.idleCount },
+      `the ${options.name} pool did not end within ${options.timeoutMs} ms: a connection is still checked out; shutting down without it`,
+    );
+  return ended;
 }

@@ -9,7 +9,7 @@ import { afterAll, beforeAll, expect, it, vi } from "vitest";
 import { createTestDatabase, postgresAvailable, type TestDatabase } from "./testing/test-database.ts";
 import { listenResiliently, nextBackoff, RECONNECT_MAX_MS, RECONNECT_MIN_MS } from "./pg-listener.ts";
 import { postgresLiveness } from "./liveness.ts";
-import { guardPool, outageLog } from "./pg-guard.ts";
+import { endPool, guardPool, outageLog } from "./pg-guard.ts";
 
 let db: TestDatabase;
 
@@ -116,4 +116,19 @@ it("a pool whose connections are all cut logs one warning and one line when it c
   } finally {
     await pool.end();
   }
+});
+
+it("a pool holding a client nobody will release still ends for a shutdown, saying so", async () => {
+  // what Socket.IO's adapter left behind on a web node after a day of cuts: SIGTERM waited forever
+  const pool = new pg.Pool({ ...db.pool!.options, max: 3 });
+  const held = await pool.connect();
+  const warnings: unknown[] = [];
+  const ended = await endPool(pool, {
+    name: "socket_io",
+    timeoutMs: 300,
+    logger: { warn: (fields: unknown) => void warnings.push(fields) },
+  });
+  expect(ended).toBe(false);
+  expect(warnings).toEqual([{ pool: "socket_io", checkedOut: 1 }]);
+  held.release(true);
 });

@@ -193,9 +193,8 @@ export class RunWorker {
     const run = this.early.get(runId);
     if (!run) return false;
     this.early.delete(runId);
-    // a run stopped before its claim committed (a liveness loss, a shutdown) is not made
-    // live by the commit: its execution may already have returned, and nothing would ever
-    // take it out of liveRuns again (its lease renewed for good, a drain waiting forever)
+    // stopped before its claim committed (a loss, a shutdown): its execution may have returned
+    // already, and nothing would take it out of liveRuns again (its lease renewed for good)
     const outcome = run.controller.signal.aborted ? null : claim;
     if (outcome) {
       this.earlyStarts.confirmed++;
@@ -213,8 +212,8 @@ export class RunWorker {
    * it claimed; `epoch`: livenessEpoch when the unit began its write (and asked its claim).
    */
   afterCommit(created: RunLaunch[], claimed: ClaimedRun[], epoch: number): void {
-    // runs started early that this statement claimed run on; the rest start now. Across a
-    // liveness loss none runs on: startClaimed declares every claimed run lost instead
+    // runs started early that this statement claimed run on (none across a liveness loss:
+    // startClaimed declares them lost), the rest start now
     const acrossLoss = epoch !== this.livenessLosses;
     const confirmed = new Set<string>();
     const toStart = claimed.filter((run) => {
@@ -313,6 +312,11 @@ export class RunWorker {
           try {
             launch = known ? { ...known, startedAt: new Date(run.startedAt) } : await loadLaunch(this.context, run.id);
             if (launch && !announced.has(run.id)) await this.announceRunning(launch);
+          } catch (error) {
+            // not readable now (a connection dropped): handed back, not left to its lease
+            this.context.logger.warn("[run-queue] could not start a claimed run; handing it back", { runId: run.id }, error);
+            await this.runsLost({ conversationId: run.conversationId, runIds: [run.id] });
+            return;
           } finally {
             this.starting -= 1;
           }

@@ -31,4 +31,16 @@ describe("error serialization", () => {
     expect(copy.serializeError).not.toBe(serializeError);
     expect(copy.serializeError(Object.assign(new Error("terminating connection"), { code: "57P01" }))).not.toHaveProperty("stack");
   });
+
+  it("leaves out the stack an outage error carries again in its body (better-auth's APIError)", () => {
+    logWithoutStack((error) => (error as { code?: unknown }).code === "57P01");
+    const body = { message: "Failed to get session", stack: "caused by: …" };
+    const serialized = serializeError(Object.assign(new Error("Failed to get session"), { code: "57P01", body })) as Record<
+      string,
+      unknown
+    >;
+    expect(serialized.body).toMatchObject({ message: "Failed to get session" });
+    expect(serialized.body).not.toHaveProperty("stack");
+    expect(body.stack, "the error itself is left as it was").toBe("caused by: …");
+  });
 });

@@ -20,7 +20,14 @@ export function serializeError(error: unknown): unknown {
   const serialized = pino.stdSerializers.err(error as Error) as unknown;
   if (!serialized || typeof serialized !== "object") return serialized;
   const { client: _client, ...rest } = serialized as Record<string, unknown>;
-  if ((globalThis as StackRule)[WITHOUT_STACK]?.(error)) delete rest.stack;
+  if (!(globalThis as StackRule)[WITHOUT_STACK]?.(error)) return rest;
+  delete rest.stack;
+  // better-auth's errors carry their cause's stack again in their body
+  for (const [key, value] of Object.entries(rest)) {
+    if (!value || typeof value !== "object" || !("stack" in value)) continue;
+    const { stack: _stack, ...withoutIt } = value as Record<string, unknown>;
+    rest[key] = withoutIt;
+  }
   return rest;
 }
 

@@ -28,3 +28,12 @@ export function withRequestId<T>(requestId: string, work: () => T): T {
 export function currentRequestId(): string | undefined {
   return current.getStore()?.requestId;
 }
+
+/**
+ * Runs `work` outside any request: for lines about the process (a database outage), which
+ * would otherwise carry the id of whichever request happened to open the connection or
+ * trigger the reconnect.
+ */
+export function outsideRequest<T>(work: () => T): T {
+  return current.exit(work);
+}

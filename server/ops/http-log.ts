@@ -59,6 +59,14 @@ export function withRequestLog(handler: Handler): Handler {
       return id;
     },
     customAttributeKeys: { reqId: "requestId" },
+    // a 5xx the handler answered (an outage's 503) carries no error of its own: pino-http
+    // makes one up, whose stack is pino-http's; the status already says it
+    customErrorObject: (_request, response, error, object: Record<string, unknown>) => {
+      if ((response as { err?: unknown }).err !== undefined || error.message !== `failed with status code ${response.statusCode}`)
+        return object;
+      const { err: _err, ...rest } = object;
+      return rest;
+    },
     autoLogging: { ignore: (request) => QUIET_PATHS.has(request.url ?? "") },
     // the id and the outcome; headers (cookies, tokens) and secrets in the URL stay out of the log
     serializers: {

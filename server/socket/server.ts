@@ -20,6 +20,7 @@ import { Server } from "socket.io";
 import { createAdapter } from "@socket.io/postgres-adapter";
 import type pg from "pg";
 import { poolBeside } from "../db/database.ts";
+import { endPool } from "../db/pg-guard.ts";
 import { log } from "../observability/log.ts";
 import type { ClientToServerEvents, ServerToClientEvents } from "../protocol/events.ts";
 import { configuredOrigins } from "../auth/auth.ts";
@@ -93,6 +94,8 @@ export function createSocketServer(httpServer: HttpServer, options: SocketServer
 
 /** the PostgreSQL adapter's channel prefix (its default) */
 const CLUSTER_CHANNEL_PREFIX = "socket.io";
+/** how long a shutdown waits for the adapter's clients (it may hold one it lost track of) */
+const ADAPTER_POOL_END_MS = 2_000;
 
 /**
  * Attaches Socket.IO's PostgreSQL adapter on a small pool of its own. The adapter keeps
@@ -109,5 +112,5 @@ export function attachClusterAdapter(io: Server, pool: pg.Pool): () => Promise<v
       errorHandler: (error) => log.warn({ err: error }, "Socket.IO's PostgreSQL adapter failed to send or receive"),
     }),
   );
-  return () => adapterPool.end().catch(() => undefined);
+  return async () => void (await endPool(adapterPool, { name: "socket_io", timeoutMs: ADAPTER_POOL_END_MS }));
 }
