@@ -143,15 +143,23 @@ function suite(kind: "embedded" | "postgres") {
 
   it("a notice is the server's alone: a person's post or edit cannot set one, nor edit the server's", async () => {
     const notice = { key: "planSubmitted", values: { title: "<img src=x onerror=alert(1)>", steps: 1 } };
+    const count = () => fixture.db.prisma.message.count({ where: { conversationId: shared } });
+    const before = await count();
+    // a body naming a key the route does not take is refused, naming it, and nothing is stored
     const response = await messages.POST(
       browserRequest(`/api/conversations/${shared}/messages`, { cookie: ann.cookie, body: { body: "mine", mentionHandles: [], notice } }),
       params({ conversationId: shared }),
     );
-    expect(response.status).toBe(201);
-    const sent = ((await response.json()) as { message: MessageDTO }).message;
+    expect(response.status).toBe(400);
+    expect(JSON.stringify(await response.json())).toContain("notice");
+    expect(await count()).toBe(before);
+    const sent = await post(ann, shared, "mine");
     expect(sent.notice).toBeNull();
-    expect((await edit(ann, shared, sent.id, { body: "mine, edited", notice })).status).toBe(200);
-    expect((await fixture.db.prisma.message.findUniqueOrThrow({ where: { id: sent.id } })).notice).toBeNull();
+    const refused = await edit(ann, shared, sent.id, { body: "mine, edited", notice });
+    expect(refused.status).toBe(400);
+    expect(JSON.stringify(await refused.json())).toContain("notice");
+    const row = await fixture.db.prisma.message.findUniqueOrThrow({ where: { id: sent.id } });
+    expect([row.body, row.notice]).toEqual(["mine", null]);
 
     const server = await fixture.db.prisma.message.create({
       data: { conversationId: shared, authorKind: "system", body: "Submitted plan **x**", notice },
