@@ -2,14 +2,24 @@
  * Error bodies stay small however much is wrong with the input: the first 50 issues
  * and a count of the rest, for zod-checked bodies and for rejected plans alike.
  */
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi, type MockInstance } from "vitest";
 import { z } from "zod";
 import { MAX_REPORTED_ISSUES, PlanValidationError } from "../core/errors.ts";
 import { validatePlan } from "../core/validate-plan.ts";
 import { apiErrorSchema } from "../protocol/rest/errors.ts";
 import { BatonError } from "../protocol/errors.ts";
 import { Prisma } from "../generated/prisma/client.ts";
+import { log } from "../observability/log.ts";
 import { DATABASE_UNREACHABLE_MESSAGE, errorResponse, invalidInput } from "./errors.ts";
+
+// what errorResponse logs is checked where it matters; the test's output stays quiet
+let warned: MockInstance;
+let logged: MockInstance;
+beforeEach(() => {
+  warned = vi.spyOn(log, "warn").mockImplementation(() => undefined);
+  logged = vi.spyOn(log, "error").mockImplementation(() => undefined);
+});
+afterEach(() => vi.restoreAllMocks());
 
 async function bodyOf(response: Response) {
   const text = await response.text();
@@ -108,10 +118,14 @@ describe("a database that cannot be reached", () => {
     const { body } = await bodyOf(response);
     expect(body).toEqual({ code: "unavailable", message: DATABASE_UNREACHABLE_MESSAGE });
     expect(body.message).toMatch(/nothing was saved/);
+    // an outage is one warning, never an error with a stack
+    expect(warned).toHaveBeenCalledTimes(1);
+    expect(logged).not.toHaveBeenCalled();
   });
 
   it("a statement the database refused is still a 500, not an outage", () => {
     const refusedWrite = Object.assign(new Error("invalid byte sequence"), { severity: "ERROR", code: "22021" });
     expect(errorResponse(refusedWrite).status).toBe(500);
+    expect(logged).toHaveBeenCalledTimes(1);
   });
 });
