@@ -159,3 +159,20 @@ test("33b. Admin → Usage by model names every model on its axis, on a phone an
   expect((await saveResearcher(researcher.escalationModel ?? null)).status()).toBe(200);
   await context.close();
 });
+
+test("33c. on a phone, every control of an admin's conversation header is wholly on screen", async ({ browser }) => {
+  const { context, page } = await adminContext(browser);
+  const view = new ConversationPage(page);
+  await view.create(`Header ${Date.now().toString(36)}`);
+  // with a plan, so the Plan button counts it
+  await view.send("Compare Postgres, MySQL and SQLite for a small team.");
+  await page.setViewportSize(PHONE);
+  const header = page.getByTestId("conversation-header");
+  await expect(header.getByRole("button", { name: "Show plan" })).toHaveText("Plan (1)", { timeout: 30_000 });
+  await expect(header.getByTestId("plan-history-link")).toBeVisible();
+  for (const control of await header.locator("button:visible, a:visible").all()) {
+    await expect(control).toBeInViewport({ ratio: 1 });
+  }
+  expect((await boxOf(page.getByTestId("conversation-title"))).width).toBeGreaterThan(90);
+  await context.close();
+});
