@@ -103,12 +103,13 @@ function Chart({ title, rows, categories = true }: { title: string; rows: UsageR
 
 export function UsageCharts({ usage }: { usage: Usage }) {
   const t = useTranslations("admin.usage");
+  const words = useTranslations("conversation");
   return (
     <div className="flex flex-col gap-4">
       <div className="flex flex-wrap items-baseline gap-4">
         <h2 className="text-lg font-semibold">{t("title")}</h2>
         <span className="text-sm text-zinc-600 dark:text-zinc-400">
-          {t("runs", { count: usage.totals.runs })} · {formatUsage(usage.totals)}
+          {t("runs", { count: usage.totals.runs })} · {formatUsage(usage.totals, (figures) => words("usageLine", figures))}
           {usage.totals.cacheReadTokens > 0 ? ` · ${t("cached", { count: usage.totals.cacheReadTokens })}` : ""}
           {usage.totals.estimated ? ` ${t("estimated")}` : ""}
         </span>
