@@ -111,6 +111,13 @@ describe("the message catalogues", () => {
     expect(zh("quoted", { text: "发布" })).toBe("“发布”");
   });
 
+  it("word a usage line in the reader's language", () => {
+    const zh = createTranslator({ locale: "zh-CN", messages: zhCN, namespace: "conversation" });
+    expect(zh("usageLine", { tokens: "2.6k", cost: "$0" })).toBe("2.6k token · $0");
+    const t = createTranslator({ locale: "en", messages: en, namespace: "conversation" });
+    expect(t("usageLine", { tokens: "2.6k", cost: "$0" })).toBe("2.6k tokens · $0");
+  });
+
   it("read a retry's countdown, and 'now' at zero", () => {
     const t = createTranslator({ locale: "en", messages: en, namespace: "plan" });
     expect(t("retryLine", { attempt: 2, total: 4, seconds: 2 })).toBe("attempt 2 of 4, retrying in 2 s");

@@ -7,7 +7,8 @@
  * - The title always keeps room (at least 6 rem) and truncates with the full text on hover.
  * - The commander's answering mode and the usage line sit in the header only where there
  *   is room; otherwise they live behind ⋯ (Conversation settings), which is always shown,
- *   as are Members and, below `lg`, Plan.
+ *   as are Members and, below `lg`, Plan. On a phone the gaps narrow and an admin's
+ *   History link is a clock, so that all of them, "Plan (n)" included, stay on screen.
  * - The repository badge of a conversation linked to a repository goes before the
  *   usage line.
  */
@@ -48,7 +49,7 @@ export function ConversationHeader({
   const connectionLabel = t(`connection.${connection}`);
   return (
     <header className="@container border-b border-zinc-200 dark:border-zinc-800" data-testid="conversation-header">
-      <div className="flex items-center gap-2 px-3 py-2">
+      <div className="flex items-center gap-1.5 px-2 py-2 @md:gap-2 @md:px-3">
         <MobileMenuButton />
         <h1 className="min-w-24 flex-1 truncate text-base font-semibold" data-testid="conversation-title" title={title}>
           {title}
@@ -69,11 +70,17 @@ export function ConversationHeader({
         {planHistoryHref ? (
           <Link
             href={planHistoryHref}
-            className="shrink-0 whitespace-nowrap rounded-md px-1.5 py-1 text-xs text-accent hover:underline"
-            title="This conversation's plans in the admin plan history"
+            className="flex shrink-0 items-center whitespace-nowrap rounded-md px-1 py-1 text-xs text-accent hover:underline @md:px-1.5"
+            title={t("planHistoryTitle")}
+            aria-label={t("planHistory")}
             data-testid="plan-history-link"
           >
-            History
+            {/* a clock on a phone, where the word would push Plan off the screen */}
+            <svg aria-hidden viewBox="0 0 16 16" className="size-4 @md:hidden" fill="none" stroke="currentColor" strokeWidth="1.5">
+              <circle cx="8" cy="8" r="6.25" />
+              <path d="M8 4.5V8l2.5 1.5" strokeLinecap="round" />
+            </svg>
+            <span className="hidden @md:inline">{t("planHistory")}</span>
           </Link>
         ) : null}
         <MembersButton conversationId={conversationId} currentUserId={currentUserId} />
@@ -81,7 +88,7 @@ export function ConversationHeader({
         <Button
           variant="secondary"
           size="sm"
-          className="lg:hidden"
+          className="shrink-0 whitespace-nowrap lg:hidden"
           onClick={onOpenPlan}
           aria-label={t("showPlan")}
           aria-expanded={planOpen}

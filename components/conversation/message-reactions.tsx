@@ -1,5 +1,5 @@
 "use client";
-import { useEffect, useRef, useState } from "react";
+import { useEffect, useLayoutEffect, useRef, useState } from "react";
 import { useTranslations } from "next-intl";
 import type { MessageDTO } from "@/server/protocol/dto.ts";
 import { isReactionEmoji, REACTION_EMOJI, type ReactionDTO, type ReactionEmoji } from "@/server/protocol/reactions.ts";
@@ -51,7 +51,20 @@ export function ReactionChips({ message, currentUserId }: { message: MessageDTO;
   );
 }
 
-/** "Add reaction": a small picker of common emoji; Esc or a click elsewhere closes it. */
+/** The top edge of what is visible around `element`: its nearest scrolling ancestor's, else the window's. */
+function visibleTop(element: HTMLElement): number {
+  for (let parent = element.parentElement; parent; parent = parent.parentElement) {
+    const overflow = getComputedStyle(parent).overflowY;
+    if (overflow === "auto" || overflow === "scroll" || overflow === "hidden") return Math.max(0, parent.getBoundingClientRect().top);
+  }
+  return 0;
+}
+
+/**
+ * "Add reaction": a small picker of common emoji; Esc or a click elsewhere closes it. It
+ * opens above the button, or below it when above would be cut off (the message right
+ * under the conversation header, at the top of the scrolled list).
+ */
 export function AddReactionButton({
   message,
   currentUserId,
@@ -63,7 +76,18 @@ export function AddReactionButton({
 }) {
   const t = useTranslations("reactions");
   const [open, setOpen] = useState(false);
+  const [below, setBelow] = useState(false);
   const box = useRef<HTMLSpanElement>(null);
+  const picker = useRef<HTMLSpanElement>(null);
+  // measured before the browser paints, so a picker that would be cut off never shows there
+  useLayoutEffect(() => {
+    if (!open || below || !picker.current) return;
+    if (picker.current.getBoundingClientRect().top < visibleTop(picker.current)) setBelow(true);
+  }, [open, below]);
+  const toggle = () => {
+    setBelow(false);
+    setOpen((value) => !value);
+  };
   useEffect(() => {
     if (!open) return;
     const onDown = (event: MouseEvent) => !box.current?.contains(event.target as Node) && setOpen(false);
@@ -78,14 +102,16 @@ export function AddReactionButton({
   const mine = new Set(message.reactions.filter((r) => r.people.some((p) => p.id === currentUserId)).map((r) => r.emoji));
   return (
     <span ref={box} className="relative">
-      <button type="button" className={className} aria-label={t("add")} aria-expanded={open} onClick={() => setOpen((value) => !value)}>
+      <button type="button" className={className} aria-label={t("add")} aria-expanded={open} onClick={toggle}>
         ☺+
       </button>
       {open ? (
         <span
+          ref={picker}
           role="group"
           aria-label={t("pick")}
-          className="absolute right-0 bottom-full z-20 mb-1 flex gap-0.5 rounded-md border border-zinc-200 bg-white p-1 shadow-lg dark:border-zinc-700 dark:bg-zinc-900"
+          data-placement={below ? "below" : "above"}
+          className={`absolute right-0 ${below ? "top-full mt-1" : "bottom-full mb-1"} z-20 flex gap-0.5 rounded-md border border-zinc-200 bg-white p-1 shadow-lg dark:border-zinc-700 dark:bg-zinc-900`}
         >
           {REACTION_EMOJI.map((emoji) => (
             <button

@@ -18,7 +18,7 @@ export function UsageLine({ planId, className = "" }: { planId?: string; classNa
       title={(planId ? t("usagePlan") : t("usageConversation")) + (total.estimated ? ` (${ESTIMATED_NOTE})` : "")}
       className={`text-xs tabular-nums text-zinc-500 ${className}`}
     >
-      {formatUsage(total)}
+      {formatUsage(total, (figures) => t("usageLine", figures))}
     </span>
   );
 }

@@ -19,11 +19,12 @@ describe("usage totals", () => {
   it("a total with one estimated run is estimated", () => {
     expect(sumUsage(runs, "p2").estimated).toBe(true);
   });
+  const english = ({ tokens, cost }: { tokens: string; cost: string }) => `${tokens} tokens · ${cost}`;
   it("reads as tokens and dollars, marked ≈ when estimated", () => {
-    expect(formatUsage({ tokens: 1_215, cost: 0.5, estimated: false })).toBe("1.2k tokens · $0.50");
-    expect(formatUsage({ tokens: 42, cost: 0.0012, estimated: false })).toBe("42 tokens · $0.0012");
-    expect(formatUsage({ tokens: 2_500_000, cost: 0, estimated: false })).toBe("2.5M tokens · $0");
-    expect(formatUsage({ tokens: 42, cost: 0.0012, estimated: true })).toBe("≈ 42 tokens · $0.0012");
+    expect(formatUsage({ tokens: 1_215, cost: 0.5, estimated: false }, english)).toBe("1.2k tokens · $0.50");
+    expect(formatUsage({ tokens: 42, cost: 0.0012, estimated: false }, english)).toBe("42 tokens · $0.0012");
+    expect(formatUsage({ tokens: 2_500_000, cost: 0, estimated: false }, english)).toBe("2.5M tokens · $0");
+    expect(formatUsage({ tokens: 42, cost: 0.0012, estimated: true }, english)).toBe("≈ 42 tokens · $0.0012");
   });
   it("adds the ended runs the snapshot summed to the runs the client holds", () => {
     const endedUsage = {

@@ -44,8 +44,14 @@ export function usageOf(
   };
 }
 
-/** "12.3k tokens · $0.0412", or "≈ 12.3k tokens · $0.0412" when part of it is estimated */
-export function formatUsage(total: Pick<UsageTotal, "tokens" | "cost" | "estimated">): string {
+/**
+ * "12.3k tokens · $0.0412", or "≈ 12.3k tokens · $0.0412" when part of it is estimated;
+ * `line` words the two figures in the reader's language (conversation.usageLine).
+ */
+export function formatUsage(
+  total: Pick<UsageTotal, "tokens" | "cost" | "estimated">,
+  line: (figures: { tokens: string; cost: string }) => string,
+): string {
   const tokens =
     total.tokens >= 1_000_000
       ? `${(total.tokens / 1_000_000).toFixed(1)}M`
@@ -53,7 +59,7 @@ export function formatUsage(total: Pick<UsageTotal, "tokens" | "cost" | "estimat
         ? `${(total.tokens / 1_000).toFixed(1)}k`
         : String(total.tokens);
   const cost = total.cost === 0 ? "$0" : total.cost < 0.01 ? `$${total.cost.toFixed(4)}` : `$${total.cost.toFixed(2)}`;
-  return `${total.estimated ? "≈ " : ""}${tokens} tokens · ${cost}`;
+  return `${total.estimated ? "≈ " : ""}${line({ tokens, cost })}`;
 }
 
 /** The tooltip's note when a total is partly estimated. */

@@ -98,6 +98,9 @@ it("malformed tool arguments twice: exactly one escalated run, which completes t
   });
   const logged = await fixture.db.prisma.stepEvent.findFirst({ where: { runId: runs[1].id, phase: "model" } });
   expect(logged?.message).toBe(`escalated after malformed tool calls → ${STRONG_MODEL}`);
+  // nobody decided the second attempt: it goes out under the first hand-off, not a new message
+  expect(runs[1].triggerMessageId).toBe(runs[0].triggerMessageId);
+  expect(await fixture.db.prisma.message.count({ where: { stepId: runs[0].stepId, kind: "dispatch" } })).toBe(1);
 }, 90_000);
 
 it("an escalated run that fails too is the step's failure: never a second escalation", async () => {

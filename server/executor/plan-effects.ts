@@ -205,19 +205,19 @@ export function stepDTO(plan: LoadedPlan, step: StepState): StepDTO {
 }
 
 /**
- * The id of the step's latest hand-off message to `handle`, if it has one (a step that
- * shared a twin's run never had its own); an automatic retry reuses it.
+ * The hand-off message the step's latest run by `agentId` was started from, if any (a
+ * step that shared a twin's run never had its own); an automatic retry reuses it. Read
+ * through the step's runs, which are indexed by step, rather than the messages, which
+ * are not.
  */
-async function earlierHandOff(tx: Tx, input: { stepId: string; handle: string }): Promise<string | null> {
-  const messages = await tx.message.findMany({
-    where: { stepId: input.stepId, kind: "dispatch" },
+async function earlierHandOff(tx: Tx, input: { stepId: string; agentId: string }): Promise<string | null> {
+  const runs = await tx.run.findMany({
+    where: { stepId: input.stepId, agentId: input.agentId, kind: "step", triggerMessageId: { not: null } },
     orderBy: { createdAt: "desc" },
-    select: { id: true, mentions: true },
+    select: { triggerMessageId: true },
     take: 1,
   });
-  const latest = messages[0];
-  const mentions = latest?.mentions as { handle?: string }[] | undefined;
-  return latest && mentions?.some((mention) => mention.handle === input.handle) ? latest.id : null;
+  return runs[0]?.triggerMessageId ?? null;
 }
 
 async function applyCommand(context: ExecutorContext, tx: Tx, uow: UnitOfWork, plan: LoadedPlan, command: PlanCommand): Promise<void> {
@@ -257,7 +257,7 @@ async function applyCommand(context: ExecutorContext, tx: Tx, uow: UnitOfWork, p
       const agent = await context.agents.byHandle(tx, command.assignee);
       if (!agent) throw new Error(`step ${command.stepIndex}: agent @${command.assignee} no longer exists`);
       // an automatic retry goes out under the hand-off already in the conversation
-      const posted = command.automaticRetry ? await earlierHandOff(tx, { stepId: ref.stepId, handle: agent.handle }) : null;
+      const posted = command.automaticRetry ? await earlierHandOff(tx, { stepId: ref.stepId, agentId: agent.id }) : null;
       const triggerMessageId =
         posted ??
         insertMessage(context, uow, {
