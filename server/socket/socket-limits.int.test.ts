@@ -4,40 +4,17 @@
  * one person hammering does not, and a flood from one signed-in non-member is cut off
  * while another person's live updates keep arriving and memory stays bounded.
  */
-import { createServer, type Server as HttpServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { io as connect, type Socket } from "socket.io-client";
-import type { Server } from "socket.io";
 import { createAccountsFixture, type AccountsFixture } from "../auth/testing/accounts.ts";
 import { quickAccount, type QuickAccount } from "../auth/testing/quick-sessions.ts";
 import { conversationRoom } from "../protocol/rooms.ts";
-import { attachSocketHandlers } from "./handlers.ts";
 import { DEFAULT_SOCKET_LIMITS, MAX_SOCKET_MESSAGE_BYTES, TOO_MANY_HANDSHAKES } from "./limits.ts";
-import { createSocketServer } from "./server.ts";
+import { startSocketTestServer, type DialOutcome as Outcome, type SocketTestServer } from "./testing/socket-test-server.ts";
 
 let fixture: AccountsFixture;
-let httpServer: HttpServer;
-let io: Server;
-let url: string;
-const open: Socket[] = [];
-
-type Outcome = { connected: true; socket: Socket } | { connected: false; error: string; data?: unknown };
-
-function dial(input: { cookie?: string; address: string }): Promise<Outcome> {
-  const socket = connect(url, {
-    transports: ["websocket"],
-    reconnection: false,
-    forceNew: true,
-    // a trusted proxy's header (the server runs with BATON_TRUST_PROXY=1): the office's one address
-    extraHeaders: { ...(input.cookie ? { cookie: input.cookie } : {}), "x-forwarded-for": input.address },
-  });
-  open.push(socket);
-  return new Promise((resolve) => {
-    socket.on("connect", () => resolve({ connected: true, socket }));
-    socket.on("connect_error", (error) => resolve({ connected: false, error: error.message, data: (error as { data?: unknown }).data }));
-  });
-}
+let server: SocketTestServer;
+// a trusted proxy's header (the server runs with BATON_TRUST_PROXY=1): the office's one address
+const dial = (input: { cookie?: string; address: string }) => server.dial(input);
 
 async function people(count: number, prefix: string): Promise<QuickAccount[]> {
   const accounts: QuickAccount[] = [];
@@ -47,16 +24,11 @@ async function people(count: number, prefix: string): Promise<QuickAccount[]> {
 
 beforeAll(async () => {
   fixture = await createAccountsFixture();
-  httpServer = createServer();
-  io = createSocketServer(httpServer, { trustProxy: 1, origins: [] });
-  attachSocketHandlers(io, { app: fixture.runtime.app });
-  await new Promise<void>((resolve) => httpServer.listen(0, "127.0.0.1", resolve));
-  url = `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}`;
+  server = await startSocketTestServer(fixture.runtime.app, { trustProxy: 1, origins: [] });
 });
 
 afterAll(async () => {
-  for (const socket of open) socket.close();
-  await new Promise<void>((resolve) => io?.close(() => resolve()));
+  await server?.close();
   await fixture?.close();
 });
 
@@ -126,7 +98,7 @@ describe("a flood from one signed-in non-member", () => {
     member.socket.on("conversation-events", () => void (received += 1));
     const publishing = setInterval(() => {
       sent += 1;
-      io.to(conversationRoom(conversationId)).emit("conversation-events", []);
+      server.io.to(conversationRoom(conversationId)).emit("conversation-events", []);
     }, 20);
 
     const heapBefore = process.memoryUsage().heapUsed;

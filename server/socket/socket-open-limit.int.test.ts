@@ -4,47 +4,25 @@
  * sockets, each with its own 20 events a second. One person's open sockets are bounded
  * (per process); closing one makes room again, and other people are not affected.
  */
-import { createServer, type Server as HttpServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { io as connect, type Socket } from "socket.io-client";
-import type { Server } from "socket.io";
 import { createAccountsFixture, type AccountsFixture } from "../auth/testing/accounts.ts";
 import { quickAccount } from "../auth/testing/quick-sessions.ts";
-import { attachSocketHandlers } from "./handlers.ts";
 import { DEFAULT_SOCKET_LIMITS, TOO_MANY_HANDSHAKES } from "./limits.ts";
-import { createSocketServer } from "./server.ts";
+import { startSocketTestServer, type DialOutcome as Outcome, type SocketTestServer } from "./testing/socket-test-server.ts";
 
 let fixture: AccountsFixture;
-let httpServer: HttpServer;
-let io: Server;
-let url: string;
-const open: Socket[] = [];
-
-type Outcome = { connected: true; socket: Socket } | { connected: false; error: string };
-
-function dial(cookie: string): Promise<Outcome> {
-  const socket = connect(url, { transports: ["websocket"], reconnection: false, forceNew: true, extraHeaders: { cookie } });
-  open.push(socket);
-  return new Promise((resolve) => {
-    socket.on("connect", () => resolve({ connected: true, socket }));
-    socket.on("connect_error", (error) => resolve({ connected: false, error: error.message }));
-  });
-}
+let server: SocketTestServer;
+const dial = (cookie: string) => server.dial({ cookie });
 
 beforeAll(async () => {
   fixture = await createAccountsFixture();
-  httpServer = createServer();
-  io = createSocketServer(httpServer, { trustProxy: 0, origins: [] });
   // as if the handshakes came over an hour: the per-minute limit is not what is tested here
-  attachSocketHandlers(io, { app: fixture.runtime.app, limits: { ...DEFAULT_SOCKET_LIMITS, handshakesPerUser: 10_000 } });
-  await new Promise<void>((resolve) => httpServer.listen(0, "127.0.0.1", resolve));
-  url = `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}`;
+  const limits = { ...DEFAULT_SOCKET_LIMITS, handshakesPerUser: 10_000 };
+  server = await startSocketTestServer(fixture.runtime.app, { trustProxy: 0, origins: [], limits });
 });
 
 afterAll(async () => {
-  for (const socket of open) socket.close();
-  await new Promise<void>((resolve) => io?.close(() => resolve()));
+  await server?.close();
   await fixture?.close();
 });
 
@@ -57,7 +35,7 @@ describe("open sockets of one person", () => {
     console.log(`one person held ${connected.length} of 200 sockets open`);
     expect(connected.length).toBeGreaterThanOrEqual(20);
     expect(connected.length).toBeLessThan(200);
-    expect(outcomes.at(-1)).toEqual({ connected: false, error: TOO_MANY_HANDSHAKES });
+    expect(outcomes.at(-1)).toMatchObject({ connected: false, error: TOO_MANY_HANDSHAKES });
 
     connected[0].socket.close();
     // the server sees the close a moment later

@@ -3,11 +3,8 @@
  * process: Origin checked on both transports, sockets closed on sign-out and session
  * revocation, a removed member evicted from the room, handshakes rate-limited.
  */
-import { createServer, type Server as HttpServer } from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { io as connect, type Socket } from "socket.io-client";
-import type { Server } from "socket.io";
+import type { Socket } from "socket.io-client";
 import {
   createAccountsFixture,
   cookieFrom,
@@ -20,42 +17,22 @@ import {
 import { getAuth } from "../auth/session.ts";
 import { CLIENT_IP_HEADER } from "../http/client-address.ts";
 import { createMembershipServices } from "../services/memberships.ts";
-import { attachSocketHandlers } from "./handlers.ts";
 import { socketMembershipNotifier } from "./rooms.ts";
 import { conversationRoom } from "../protocol/rooms.ts";
-import { createSocketServer } from "./server.ts";
+import { startSocketTestServer, type SocketTestServer } from "./testing/socket-test-server.ts";
 import { DEFAULT_SOCKET_LIMITS } from "./limits.ts";
 
 const CONFIGURED_ORIGIN = "https://chat.example.org";
 // a low per-address ceiling, so the test reaches it quickly (the default is 2,000 a minute)
 const LIMITS = { ...DEFAULT_SOCKET_LIMITS, handshakesPerAddress: 12 };
 let fixture: AccountsFixture;
-let httpServer: HttpServer;
-let io: Server;
+let server: SocketTestServer;
 let url: string;
 let bob: TestAccount;
-const open: Socket[] = [];
 
-type Outcome = { connected: true; socket: Socket } | { connected: false; error: string };
-
-function dial(options: { cookie?: string; origin?: string; transport: "polling" | "websocket"; address?: string }): Promise<Outcome> {
-  const socket = connect(url, {
-    transports: [options.transport],
-    reconnection: false,
-    forceNew: true,
-    extraHeaders: {
-      ...(options.cookie ? { cookie: options.cookie } : {}),
-      ...(options.origin ? { origin: options.origin } : {}),
-      // a trusted proxy's header (the server runs with BATON_TRUST_PROXY=1): keeps each test's handshake budget apart
-      "x-forwarded-for": options.address ?? nextTestAddress(),
-    },
-  });
-  open.push(socket);
-  return new Promise((resolve) => {
-    socket.on("connect", () => resolve({ connected: true, socket }));
-    socket.on("connect_error", (error) => resolve({ connected: false, error: error.message }));
-  });
-}
+// a trusted proxy's header (the server runs with BATON_TRUST_PROXY=1) keeps each test's handshake budget apart
+const dial = (options: { cookie?: string; origin?: string; transport: "polling" | "websocket"; address?: string }) =>
+  server.dial({ ...options, address: options.address ?? nextTestAddress() });
 
 const disconnected = (socket: Socket) => new Promise<string>((resolve) => socket.once("disconnect", (reason) => resolve(reason)));
 
@@ -74,16 +51,12 @@ async function signIn(account: TestAccount) {
 beforeAll(async () => {
   fixture = await createAccountsFixture();
   bob = await signUpInvited(fixture.db.prisma, fixture.admin, "Bob");
-  httpServer = createServer();
-  io = createSocketServer(httpServer, { trustProxy: 1, origins: [CONFIGURED_ORIGIN], limits: LIMITS });
-  attachSocketHandlers(io, { app: fixture.runtime.app, limits: LIMITS });
-  await new Promise<void>((resolve) => httpServer.listen(0, "127.0.0.1", resolve));
-  url = `http://127.0.0.1:${(httpServer.address() as AddressInfo).port}`;
+  server = await startSocketTestServer(fixture.runtime.app, { trustProxy: 1, origins: [CONFIGURED_ORIGIN], limits: LIMITS });
+  url = server.url;
 });
 
 afterAll(async () => {
-  for (const socket of open) socket.close();
-  await new Promise<void>((resolve) => io?.close(() => resolve()));
+  await server?.close();
   await fixture?.close();
 });
 
@@ -155,12 +128,12 @@ describe("membership", () => {
     expect(await added).toEqual({ conversationId: id, change: "added" });
     const join = await danSocket.socket.emitWithAck("conversation-join", { conversationId: id, afterSeq: 0 });
     expect(join.ok).toBe(true);
-    expect((await io.in(conversationRoom(id)).fetchSockets()).map((socket) => socket.id)).toContain(danSocket.socket.id);
+    expect((await server.io.in(conversationRoom(id)).fetchSockets()).map((socket) => socket.id)).toContain(danSocket.socket.id);
 
     const removed = new Promise((resolve) => danSocket.socket.once("membership-changed", resolve));
     await services.removeMember({ actor: owner, conversationId: id, userId: dan.id });
     expect(await removed).toEqual({ conversationId: id, change: "removed" });
-    expect((await io.in(conversationRoom(id)).fetchSockets()).map((socket) => socket.id)).not.toContain(danSocket.socket.id);
+    expect((await server.io.in(conversationRoom(id)).fetchSockets()).map((socket) => socket.id)).not.toContain(danSocket.socket.id);
     expect((await danSocket.socket.emitWithAck("conversation-join", { conversationId: id, afterSeq: 0 })).ok).toBe(false);
   });
 });
