@@ -178,6 +178,8 @@ export function checkInvariants({
       expect(afterByIndex.get(command.stepIndex)!.renderedInput).toBe(command.renderedInput);
     }
     if (command.type === "dispatch") {
+      // an attempt goes out quietly (no new hand-off message) only when an earlier one was posted
+      if (command.automaticRetry) expect(command.attempt > 1 && beforeByIndex.has(command.stepIndex)).toBe(true);
       // no dispatch past a budget: the plan total and the step's own usage are under every limit
       expect(withinBudget(after, afterByIndex.get(command.stepIndex)!)).toBe(true);
       // never a dispatch while an identical subtask is live on another run
