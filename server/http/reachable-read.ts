@@ -3,7 +3,7 @@
  * in production, so an outage there would show a bare "something went wrong". Reads wrapped
  * here tell the page that the database is unreachable, and the page says so itself.
  */
-import { isDatabaseUnreachable } from "./database-errors.ts";
+import { isDatabaseUnreachable } from "../db/database-errors.ts";
 
 export type ReachableRead<T> = { reachable: true; value: T } | { reachable: false };
 
