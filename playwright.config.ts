@@ -75,6 +75,8 @@ export default defineConfig({
           BATON_SEED_DEMO: "1",
           // every scenario of a worker reuses the admin's session: its page loads are not one person's
           BATON_SOCKET_HANDSHAKES_PER_USER: "10000",
+          // e2e/28-outage-page.spec.ts: a cookie makes a page's reads fail as in an outage
+          BATON_TEST_HOOK_FORCED_OUTAGE: "1",
           LOCAL_MODEL_BASE_URL: `http://127.0.0.1:${process.env.BATON_E2E_FAKE_MODEL_PORT}/v1`,
         },
       },

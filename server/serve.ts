@@ -30,6 +30,8 @@ import { createOpsRoutes } from "./ops/ops-routes.ts";
 import type { ClientToServerEvents, ServerToClientEvents } from "./protocol/events.ts";
 import { log, logWithoutStack } from "./observability/log.ts";
 import { isDatabaseUnreachable } from "./db/database-errors.ts";
+import { onDatabaseReachability } from "./db/pg-guard.ts";
+import { announceDatabaseStatus } from "./socket/database-status.ts";
 import { withRequestLog } from "./ops/http-log.ts";
 import { startTracing, stopTracing } from "./observability/tracing.ts";
 
@@ -116,7 +118,14 @@ export async function serveBaton(input: {
     };
   }
   // a worker's events reach browsers through the adapter; browsers connect to web nodes
-  if (config.role !== "worker") attachSocketHandlers(io, { app: core.app, limits: socketLimits });
+  if (config.role !== "worker") {
+    // the live indicator: this node's browsers hear when it cannot reach the database
+    const databaseStatus = announceDatabaseStatus({
+      subscribe: onDatabaseReachability,
+      emitToAll: (status) => io.local.emit("database-status", status),
+    });
+    attachSocketHandlers(io, { app: core.app, limits: socketLimits, databaseStatus });
+  }
 
   let draining = false;
   const opsRoutes = createOpsRoutes({

@@ -134,3 +134,42 @@ describe("conversation sync: gap buffer", () => {
     expect(store.getState().lastSeq).toBe(0);
   });
 });
+
+describe("conversation sync: the web node's database", () => {
+  function started() {
+    const socket = new FakeSocket();
+    const store = createConversationStore();
+    store.getState().load(emptySnapshot(conversationId));
+    const states: string[] = [];
+    const sync = new ConversationSync({
+      socket: socket as unknown as SyncSocket,
+      conversationId,
+      store,
+      onConnection: (state) => states.push(state),
+      loadSnapshot: () => Promise.reject(new Error("not used")),
+    });
+    sync.start();
+    return { socket, states, sync };
+  }
+
+  it("shows a live socket whose node cannot reach the database as noDatabase, and live again when it can", () => {
+    const { socket, states, sync } = started();
+    socket.answerJoin([]);
+    socket.receive("database-status", { reachable: false });
+    socket.receive("database-status", { reachable: true });
+    expect(states).toEqual(["live", "noDatabase", "live"]);
+    sync.stop();
+  });
+
+  it("a node that says so on connecting is noDatabase once joined; a reconnect forgets it until told again", () => {
+    const { socket, states, sync } = started();
+    socket.receive("database-status", { reachable: false });
+    socket.answerJoin([]);
+    socket.receive("disconnect");
+    socket.receive("connect");
+    socket.answerJoin([]);
+    socket.receive("database-status", { reachable: "no" });
+    expect(states).toEqual(["noDatabase", "offline", "live"]);
+    sync.stop();
+  });
+});

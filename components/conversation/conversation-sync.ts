@@ -14,7 +14,8 @@ import type { Snapshot } from "@/server/protocol/rest/conversations.ts";
 import type { ConversationStoreApi } from "../stores/conversation-store.ts";
 import type { BatonSocket } from "../socket-client.ts";
 
-export type ConnectionState = "connecting" | "live" | "offline";
+/** noDatabase: the socket is live, but its web node cannot reach the database (changes wait) */
+export type ConnectionState = "connecting" | "live" | "noDatabase" | "offline";
 
 /** how long an early event waits for the events before it before the client replays */
 export const GAP_WAIT_MS = 1_500;
@@ -36,6 +37,9 @@ export interface SyncStats {
 export class ConversationSync {
   readonly stats: SyncStats = { early: 0, joins: 0, gapReplays: 0 };
   private joining = false;
+  private joined = false;
+  /** what the web node last said (database-status); a new connection is told again if not */
+  private databaseReachable = true;
   private again = false;
   private stopped = false;
   private gapTimer: ReturnType<typeof setTimeout> | undefined;
@@ -60,6 +64,7 @@ export class ConversationSync {
     socket.on("conversation-events", this.onEvents);
     socket.on("run-delta", this.onDelta);
     socket.on("run-status", this.onStatus);
+    socket.on("database-status", this.onDatabaseStatus);
     if (socket.connected) this.join();
   }
 
@@ -71,6 +76,7 @@ export class ConversationSync {
     socket.off("conversation-events", this.onEvents);
     socket.off("run-delta", this.onDelta);
     socket.off("run-status", this.onStatus);
+    socket.off("database-status", this.onDatabaseStatus);
     clearTimeout(this.gapTimer);
     clearTimeout(this.retryTimer);
     socket.emit("conversation-leave", { conversationId });
@@ -89,7 +95,8 @@ export class ConversationSync {
     socket.emit("conversation-join", { conversationId, afterSeq }, async (ack: JoinAck) => {
       if (this.stopped) return;
       if (ack.ok) {
-        this.options.onConnection?.("live");
+        this.joined = true;
+        this.reportLive();
         this.afterApply(store.getState().applyEvents(ack.events));
       } else if (ack.error === "replay_too_long") {
         // too far behind to replay: start again from a fresh snapshot, then join from its seq
@@ -130,7 +137,19 @@ export class ConversationSync {
     this.options.store.getState().appendDelta(delta);
   };
 
+  private readonly onDatabaseStatus = (status: { reachable: boolean }): void => {
+    if (typeof status?.reachable !== "boolean") return;
+    this.databaseReachable = status.reachable;
+    if (this.joined) this.reportLive();
+  };
+
+  private reportLive(): void {
+    this.options.onConnection?.(this.databaseReachable ? "live" : "noDatabase");
+  }
+
   private readonly onDisconnect = (): void => {
+    this.joined = false;
+    this.databaseReachable = true;
     this.options.onConnection?.("offline");
     // the join on reconnect replays whatever is missing
     clearTimeout(this.gapTimer);

@@ -25,3 +25,15 @@ it("writes its lines outside the request whose work dropped or made the connecti
   ]);
   expect(seen[2].msg).toBe("the database is back: connected again 2.5 s after connections dropped (2 dropped)");
 });
+
+it("tells reachability once when connections start dropping and once when one is made again", () => {
+  const told: boolean[] = [];
+  const quiet = () => {};
+  const outage = outageLog({ warn: quiet, info: quiet, debug: quiet } as never, Date.now, (reachable) => told.push(reachable));
+  outage.connected("prisma");
+  outage.dropped("prisma", new Error("terminating connection"));
+  outage.dropped("socket", new Error("terminating connection"));
+  outage.connected("prisma");
+  outage.connected("socket");
+  expect(told).toEqual([false, true]);
+});

@@ -28,15 +28,24 @@ export interface OutageLog {
  * between at debug. Lines about the process, not a request: pg emits these events in the
  * async context of whichever request opened the connection or caused the reconnect.
  */
-export function outageLog(logger: Pick<Logger, "warn" | "info" | "debug">, now: () => number = Date.now): OutageLog {
-  const lines = outageLines(logger, now);
+export function outageLog(
+  logger: Pick<Logger, "warn" | "info" | "debug">,
+  now: () => number = Date.now,
+  /** told false when connections start dropping and true when one is made again: the log lines' moments */
+  onReachability: (reachable: boolean) => void = () => {},
+): OutageLog {
+  const lines = outageLines(logger, now, onReachability);
   return {
     dropped: (pool, error) => outsideRequest(() => lines.dropped(pool, error)),
     connected: (pool) => outsideRequest(() => lines.connected(pool)),
   };
 }
 
-function outageLines(logger: Pick<Logger, "warn" | "info" | "debug">, now: () => number): OutageLog {
+function outageLines(
+  logger: Pick<Logger, "warn" | "info" | "debug">,
+  now: () => number,
+  onReachability: (reachable: boolean) => void,
+): OutageLog {
   let since: number | null = null;
   let drops = 0;
   return {
@@ -45,6 +54,7 @@ function outageLines(logger: Pick<Logger, "warn" | "info" | "debug">, now: () =>
       if (since !== null) return logger.debug({ err: error, pool }, "a database connection dropped");
       since = now();
       logger.warn({ err: error, pool }, "database connections dropped: the database went away or restarted; reconnecting");
+      onReachability(false);
     },
     connected(pool) {
       if (since === null) return;
@@ -55,12 +65,27 @@ function outageLines(logger: Pick<Logger, "warn" | "info" | "debug">, now: () =>
       );
       since = null;
       drops = 0;
+      onReachability(true);
     },
   };
 }
 
+const reachabilityListeners = new Set<(reachable: boolean) => void>();
+
 /** the process's own: its pools share one outage */
-const processOutage = outageLog(log);
+const processOutage = outageLog(log, Date.now, (reachable) => {
+  for (const listener of reachabilityListeners) listener(reachable);
+});
+
+/**
+ * Calls `listener` with false when this process's database connections start dropping and
+ * with true when one is made again (the moments of the outage log lines); returns the
+ * unsubscribe.
+ */
+export function onDatabaseReachability(listener: (reachable: boolean) => void): () => void {
+  reachabilityListeners.add(listener);
+  return () => reachabilityListeners.delete(listener);
+}
 
 export function guardPool(pool: pg.Pool, options: { name: string; releaseBrokenClients?: boolean; outage?: OutageLog }): pg.Pool {
   const outage = options.outage ?? processOutage;

@@ -69,6 +69,8 @@ export interface ServerToClientEvents {
   "run-delta": (delta: RunDelta) => void;
   /** what a live run is waiting for ("attempt 2 of 5, retrying in 2 s"); null clears it; never stored */
   "run-status": (status: { conversationId: string; runId: string; text: string | null }) => void;
+  /** whether this web node can reach its database (socket/database-status.ts): changes wait while it cannot */
+  "database-status": (status: { reachable: boolean }) => void;
   /** something happened in a conversation the user belongs to (sidebar badges) */
   activity: (activity: { conversationId: string; seq: number }) => void;
   /** the user was added to or removed from a conversation (refresh the sidebar; leave a removed one) */

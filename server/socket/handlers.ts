@@ -16,6 +16,7 @@ import { hasErrorCode } from "../protocol/errors.ts";
 import type { Application } from "../services/application.ts";
 import { activityRoom, conversationRoom, sessionRoom, userRoom } from "../protocol/rooms.ts";
 import { rememberIo } from "./rooms.ts";
+import type { DatabaseStatus } from "./database-status.ts";
 import {
   anonymousHandshakeWait,
   createEventGuard,
@@ -50,7 +51,11 @@ const TYPING_MIN_INTERVAL_MS = 1_000;
 
 export function attachSocketHandlers(
   io: Server,
-  { app, limits = DEFAULT_SOCKET_LIMITS }: { app: Pick<Application, "live">; limits?: SocketLimits },
+  {
+    app,
+    limits = DEFAULT_SOCKET_LIMITS,
+    databaseStatus,
+  }: { app: Pick<Application, "live">; limits?: SocketLimits; databaseStatus?: { current(): DatabaseStatus | null } },
 ) {
   const server = io as BatonServer;
   rememberIo(io);
@@ -96,6 +101,9 @@ export function attachSocketHandlers(
     // sign-out and revocation empty this room (auth.ts's session delete hook)
     void socket.join(sessionRoom(sessionId));
     watchSession(socket, app);
+    // a browser that connects during an outage hears of it at once, not at the next change
+    const status = databaseStatus?.current();
+    if (status) socket.emit("database-status", status);
     // handlers are registered synchronously below, so no early event is dropped meanwhile
     app.live
       .conversationIdsOf({ userId: user.id })
