@@ -81,7 +81,10 @@ function plan(seed: number) {
       input: `@offline sleep=${300 + ((seed * 7 + i * 13) % 5) * 100}\nitem ${seed}.${i + 1}`,
       wait_for: i < 3 ? [] : [i - 2],
       on_failure: "abort_plan",
-      max_retries: 3,
+      // a lost run counts against its step's retries: each of the four cuts and the kill may
+      // lose one step's run in turn (a plan failed so with 3), and what is tested here is
+      // that the processes recover, not the retry budget
+      max_retries: CUTS + 2,
     })),
   };
 }
@@ -249,6 +252,13 @@ it(
         `(gap replays ${viewers.map((viewer) => viewer.replays().gapReplays).join("+")})`,
     );
 
+    if (statuses.some((s) => s.status !== "completed")) {
+      const failed = await db.prisma.planStep.findMany({
+        where: { planId: { in: planIds }, status: "failed" },
+        select: { planId: true, index: true, attempts: true, transientFailures: true, failureReason: true },
+      });
+      console.log(`[chaos] failed steps: ${JSON.stringify(failed)}`);
+    }
     expect(statuses.every((s) => s.status === "completed")).toBe(true);
     expect(figures.doubleDispatches).toEqual([]);
     expect(figures.seqGaps).toEqual([]);
