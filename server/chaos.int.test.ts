@@ -141,7 +141,7 @@ it(
     );
     await Promise.all(viewers.map((viewer) => viewer.connected()));
     for (const viewer of viewers) for (const id of conversations) viewer.follow(id, 0);
-    await waitFor(() => viewers.every((viewer) => [...viewer.follows.values()].every(({ sync }) => sync.stats.joins === 1)), "joins");
+    await waitFor(() => viewers.every((viewer) => [...viewer.follows.values()].every(({ sync }) => sync.isJoined)), "joins answered");
 
     const started = Date.now();
     const plans: PlanDTO[] = [];

@@ -79,7 +79,7 @@ async function runWorkload(setup: Setup) {
   await Promise.all(viewers.map((viewer) => viewer.connected()));
   for (const viewer of viewers) for (const id of conversations) viewer.follow(id, 0);
   // every viewer has joined every room before the first event
-  await waitFor(() => viewers.every((viewer) => [...viewer.follows.values()].every(({ sync }) => sync.stats.joins === 1)), "joins");
+  await waitFor(() => viewers.every((viewer) => [...viewer.follows.values()].every(({ sync }) => sync.isJoined)), "joins answered");
   await new Promise((resolve) => setTimeout(resolve, 300));
 
   const submissions: Promise<PlanDTO>[] = [];

@@ -82,6 +82,11 @@ export class ConversationSync {
     socket.emit("conversation-leave", { conversationId });
   }
 
+  /** the server has answered the last join: from here on, events reach this socket live */
+  get isJoined(): boolean {
+    return this.joined;
+  }
+
   private readonly join = (): void => {
     if (this.stopped) return;
     if (this.joining) {
