@@ -35,24 +35,38 @@ function scrollListTo(message: Locator, edge: "top" | "bottom") {
   }, edge);
 }
 
+/** notes in the conversation of 33a: enough below the 14th to scroll it to the top at 1280×800 */
+const NOTES = 24;
+
 test("33a. the reaction picker of the message right under the header opens where it can be tapped, on a phone and at 1280", async ({
   browser,
 }) => {
+  // a 429 on the notes may wait out the rest of a minute
+  test.setTimeout(150_000);
   const { context, page } = await adminContext(browser);
   const view = new ConversationPage(page);
   const conversationId = await view.create(`Long enough ${Date.now().toString(36)}`);
   const settings = await context.request.patch(`/api/conversations/${conversationId}`, { data: { commanderReplies: "when_addressed" } });
   expect(settings.status()).toBe(200);
-  // through the API: a person's own messages are limited to 30 a minute, a token's writes to 120
+  // through the API: a person's messages are limited to 30 a minute, page and tokens together,
+  // so the notes are tall (a list under each) and few, and a 429 is waited out as its
+  // Retry-After says (earlier specs' messages by the same person may share the minute)
   const created = await context.request.post("/api/tokens", { data: { name: "notes", scopes: ["write"], expiresInDays: 1 } });
   expect(created.status()).toBe(201);
   const bearer = { authorization: `Bearer ${((await created.json()) as { token: string }).token}` };
-  for (let i = 1; i <= 40; i++) {
-    const posted = await context.request.post(`/api/v1/conversations/${conversationId}/messages`, {
-      headers: bearer,
-      data: { body: `note ${i}` },
-    });
-    expect(posted.status()).toBe(201);
+  for (let i = 1; i <= NOTES; i++) {
+    for (;;) {
+      const posted = await context.request.post(`/api/v1/conversations/${conversationId}/messages`, {
+        headers: bearer,
+        data: { body: `note ${i}\n\n- first point\n- second point\n- third point` },
+      });
+      if (posted.status() === 429) {
+        await page.waitForTimeout(1_000 * Number(posted.headers()["retry-after"] ?? 5));
+        continue;
+      }
+      expect(posted.status()).toBe(201);
+      break;
+    }
   }
   const scroller = page.getByTestId("message-scroller");
   const note = (n: number) => view.messages.filter({ has: page.getByText(`note ${n}`, { exact: true }) });
@@ -77,7 +91,7 @@ test("33a. the reaction picker of the message right under the header opens where
     await expect(target.getByTestId("reaction-chip")).toHaveAccessibleName(/^👍 1:/);
 
     // the last message, at the bottom, still opens upward, inside the list too
-    const last = note(40);
+    const last = note(NOTES);
     await scrollListTo(last, "bottom");
     await last.getByRole("button", { name: "Add reaction" }).click();
     const lastPicker = last.getByRole("group", { name: "Pick a reaction" });
