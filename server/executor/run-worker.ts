@@ -19,14 +19,13 @@ import type { UnitOfWork } from "./unit-of-work.ts";
 import type { UnitPlan } from "./units.ts";
 import type { PendingEvent } from "../adapters/prisma/event-log.ts";
 import { instrumentRunner } from "./run-telemetry.ts";
+import { FAIR_SHARE_DEFER_MS, fairShareOf } from "./fair-share.ts";
 import type { Hedging } from "./hedging.ts";
 
 type Tx = Prisma.TransactionClient;
 
 /** How long after a retry's notBefore this process claims it. */
 const NOT_BEFORE_MARGIN_MS = 20;
-/** how long a process at its fair share lets the others claim before it does */
-const FAIR_SHARE_DEFER_MS = 100;
 
 /** What the worker needs from the executor that owns it. */
 export interface RunWorkerHost {
@@ -65,14 +64,7 @@ export class RunWorker {
   private slotBound = false;
   /** shutting down: claims nothing new, lets live runs finish, then hands the rest back */
   private draining = false;
-  /**
-   * With several processes that run agents: this process's fair part of the runs running
-   * across them (setClusterLoad). A unit's own statement claims for this process only
-   * below it, and a wake-up above it waits a little, so that a process with less to do
-   * claims first. Without it, the process receiving the API calls created the runs and
-   * claimed them in the same statement, and its statements ending runs claimed the next
-   * ones: every run ran there while the others idled.
-   */
+  /** this process's part of the runs running across the processes that run agents (fair-share.ts) */
   private fairShare = Number.POSITIVE_INFINITY;
   /**
    * How often this process lost its liveness lock. A claim asked for before a loss may
@@ -126,13 +118,8 @@ export class RunWorker {
   }
 
   /** What the cluster runs now (leases.ts samples it every second): sets this process's fair share. */
-  setClusterLoad({ running, workers }: { running: number; workers: number }): void {
-    this.fairShare = workers <= 1 ? Number.POSITIVE_INFINITY : Math.ceil(running / workers) + 1;
-  }
-
-  /** this process runs at least its fair share of the cluster's runs */
-  private atFairShare(): boolean {
-    return this.liveRuns.size + this.starting + this.early.size >= this.fairShare;
+  setClusterLoad(load: { running: number; workers: number }): void {
+    this.fairShare = fairShareOf(load);
   }
 
   /**
@@ -246,8 +233,8 @@ export class RunWorker {
    * pass if asked again meanwhile.
    */
   claimSoon(): void {
-    if (this.atFairShare()) {
-      // others with less to do claim first; this process still claims what they leave
+    if (this.liveRuns.size + this.starting + this.early.size >= this.fairShare) {
+      // at its fair share: others with less to do claim first; this process still claims what they leave
       if (this.deferredClaim) return;
       this.deferredClaim = setTimeout(() => {
         this.deferredClaim = null;
